@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+)
+
+// Exit codes, in one place.
+const (
+	exitOK         = 0
+	exitFailure    = 1 // the run failed at run time
+	exitUsage      = 2 // bad usage or invalid input; nothing was created
+	exitRegression = 3 // compare found a significant regression
+	// A run ended by a signal exits 128+signal, as shells expect.
+)
+
+// usageError is bad input: it names the flag, the value and what is allowed.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// signalError is the cause of a context cancelled by SIGINT or SIGTERM.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "interrupted by " + signalName(e.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// run is the whole program with its outside world injected: arguments,
+// output streams; it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	// The first signal cancels the run, which then kills its child and removes
+	// its slice; further signals are swallowed so that the cleanup finishes.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		for s := range sigs {
+			cancel(&signalError{s.(syscall.Signal)})
+		}
+	}()
+
+	if len(args) > 0 && args[0] == bench.ChildArg {
+		if err := bench.ServeChild(ctx, os.Stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "throttlebench workload: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var sigErr *signalError
+	if errors.As(context.Cause(ctx), &sigErr) {
+		fmt.Fprintf(stderr, "throttlebench: %v; nothing left behind\n", sigErr)
+		return 128 + int(sigErr.sig)
+	}
+	fmt.Fprintf(stderr, "throttlebench: %v\n", err)
+	var ue *usageError
+	var ce *codeError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ce):
+		return ce.code
+	}
+	return exitFailure
+}
+
+// codeError carries an exit code other than 1 for an outcome that is not a
+// failure of the program (compare's regression verdict).
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e *codeError) Error() string { return e.err.Error() }
+func (e *codeError) Unwrap() error { return e.err }

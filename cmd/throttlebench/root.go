@@ -1,0 +1,26 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "throttlebench",
+		Short: "Measure what cgroup CPU limits (CFS quota, period, burst) do to a CPU-bound workload",
+		Long: `throttlebench runs bcrypt batches on N worker threads inside a cgroup slice it
+creates with the CFS period, quota and burst you ask for, or inside the limits
+it finds itself in (a container, a pod), and reports duration statistics with
+the kernel's own throttling counters as JSON.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	// Flag syntax errors are usage errors too: exit 2, one line.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.AddCommand(newCmdRun(stdout, stderr), newCmdCleanup(stdout, stderr))
+	return root
+}

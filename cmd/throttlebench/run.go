@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/harness"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+type runOptions struct {
+	workload   string
+	workers    int
+	batch      int
+	iterations int
+	warmup     int
+	cost       int
+	limits     limitFlags
+	mode       string
+	version    string
+	parent     string
+	gomaxprocs string
+	format     string
+	output     string
+	timeout    time.Duration
+}
+
+func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run bcrypt batches in a cgroup slice with the given CPU limits and report statistics",
+		Example: `  sudo throttlebench run --cpus 0.1 --workers 2 --batch 50 --iterations 5
+  docker run --cpu-period=10000 --cpu-quota=1000 throttlebench:dev run --batch 50
+  throttlebench run --cgroup current --format text`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := o.harnessOptions(cmd, stderr)
+			if err != nil {
+				return err
+			}
+			return runRun(cmd.Context(), o, h, stdout)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.workload, "workload", "bcrypt", "CPU-bound workload: bcrypt")
+	f.IntVar(&o.workers, "workers", 1, "worker threads, each running --batch operations per iteration")
+	f.IntVar(&o.batch, "batch", 50, "operations (bcrypt hashes) per worker per iteration")
+	f.IntVar(&o.iterations, "iterations", 5, "measured iterations")
+	f.IntVar(&o.warmup, "warmup", 1, "iterations run first and discarded")
+	f.IntVar(&o.cost, "cost", 4, "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)")
+	o.limits.register(cmd)
+	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
+	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
+	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
+	f.StringVar(&o.gomaxprocs, "gomaxprocs", "workers", "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)")
+	f.StringVar(&o.format, "format", "json", "output format: json, text")
+	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")
+	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, cleaning up everything (0 = no limit)")
+	return cmd
+}
+
+func (l *limitFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&l.period, "period", "", "CFS period, 1ms–1s (default 100ms)")
+	f.StringVar(&l.quota, "quota", "", "CFS quota per period, ≥ 1ms, or max (default max)")
+	f.StringVar(&l.cpus, "cpus", "", "CPUs allowed, like docker --cpus: quota = cpus × period")
+	f.StringVar(&l.burst, "burst", "", "CFS burst, ≤ quota: unused quota that may be saved up")
+}
+
+// harnessOptions validates every flag before anything is created.
+func (o *runOptions) harnessOptions(cmd *cobra.Command, stderr io.Writer) (harness.Options, error) {
+	var h harness.Options
+	if err := checkChoice("workload", o.workload, bench.Workloads); err != nil {
+		return h, err
+	}
+	for _, c := range []struct {
+		flag      string
+		v, lo, hi int
+	}{
+		{"workers", o.workers, 1, 1024},
+		{"batch", o.batch, 1, 1_000_000},
+		{"iterations", o.iterations, 1, 1_000_000},
+		{"warmup", o.warmup, 0, 1_000_000},
+		{"cost", o.cost, 4, 31},
+	} {
+		if err := checkRange(c.flag, c.v, c.lo, c.hi); err != nil {
+			return h, err
+		}
+	}
+	limits, limitsSet, err := o.limits.resolve()
+	if err != nil {
+		return h, err
+	}
+	if err := checkChoice("cgroup", o.mode, []string{harness.ModeAuto, harness.ModeCreate, harness.ModeCurrent}); err != nil {
+		return h, err
+	}
+	if o.mode == harness.ModeCurrent {
+		for _, name := range []string{"cpus", "quota", "period", "burst", "parent"} {
+			if fl := cmd.Flags().Lookup(name); fl.Changed {
+				return h, usagef("--%s %s cannot be used with --cgroup current: it measures the limits already in place", name, fl.Value)
+			}
+		}
+	}
+	if err := checkChoice("cgroup-version", o.version, []string{"auto", "1", "2"}); err != nil {
+		return h, err
+	}
+	version, _ := strconv.Atoi(o.version) // "auto" → 0
+	gmp, err := parseGOMAXPROCS(o.gomaxprocs, o.workers)
+	if err != nil {
+		return h, err
+	}
+	if err := checkChoice("format", o.format, report.Formats); err != nil {
+		return h, err
+	}
+	if err := checkOutput(o.output); err != nil {
+		return h, err
+	}
+	if o.timeout < 0 {
+		return h, usagef("invalid --timeout %v: must not be negative", o.timeout)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return h, err
+	}
+	return harness.Options{
+		Bench: bench.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
+			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp},
+		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: o.parent,
+		Limits: limits, LimitsSet: limitsSet, Host: cgroup.Host{Root: "/"}, Exe: exe, Stderr: stderr,
+	}, nil
+}
+
+func runRun(ctx context.Context, o *runOptions, h harness.Options, stdout io.Writer) error {
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	rep, err := harness.Run(ctx, h)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", o.timeout)
+	}
+	if err != nil {
+		return err
+	}
+	return writeOutput(o.output, stdout, func(w io.Writer) error { return report.Write(w, rep, o.format) })
+}

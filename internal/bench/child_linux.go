@@ -1,0 +1,161 @@
+//go:build linux
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// The child protocol. The parent starts a copy of its own binary with the
+// hidden argument ChildArg, stdin and stdout as pipes:
+//
+//	parent → child: one line of JSON, the Config
+//	parent → child: the line "go", once the child has been moved into the slice
+//	child → parent: one line of JSON, the Result (or {"error": "..."})
+//
+// The child waits for "go" so that not one operation runs outside the slice,
+// and it re-reads its GOMAXPROCS default only then, because the Go runtime
+// computed it from the cgroup the child started in.
+
+// ChildArg is the hidden command line argument that makes the binary a child.
+const ChildArg = "__child"
+
+type childReply struct {
+	Result *Result `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Child is a running workload process.
+type Child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	waited chan error
+}
+
+// StartChild starts exe as a child running cfg. It does not run yet: move
+// it into its cgroup, then call Go.
+//
+// The child gets SIGKILL when the parent dies (even by SIGKILL), and its own
+// process group so that a Ctrl-C at the terminal reaches only the parent,
+// which then ends the child in order and removes the slice.
+func StartChild(exe string, cfg Config, stderr io.Writer) (*Child, error) {
+	cmd := exec.Command(exe, ChildArg)
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &Child{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), waited: make(chan error, 1)}
+
+	// Pdeathsig fires when the *thread* that forked the child exits, not the
+	// process; Go may retire idle threads, so the forking goroutine stays
+	// locked to its thread until the child has been reaped.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		c.waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start workload process: %w", err)
+	}
+	if err := json.NewEncoder(stdin).Encode(cfg); err != nil {
+		c.Kill()
+		return nil, fmt.Errorf("send config to workload process: %w", err)
+	}
+	return c, nil
+}
+
+// Pid is the child's process ID.
+func (c *Child) Pid() int { return c.cmd.Process.Pid }
+
+// Go lets the child start its iterations.
+func (c *Child) Go() error {
+	_, err := io.WriteString(c.stdin, "go\n")
+	return err
+}
+
+// Kill ends the child at once and reaps it.
+func (c *Child) Kill() {
+	c.cmd.Process.Kill()
+	<-c.waited
+	c.waited <- nil // keep Kill idempotent
+}
+
+// Wait returns the child's result. When ctx ends first, the child is killed
+// and ctx's error returned.
+func (c *Child) Wait(ctx context.Context) (Result, error) {
+	type reply struct {
+		r   childReply
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		var r childReply
+		line, err := c.stdout.ReadBytes('\n')
+		if err == nil {
+			err = json.Unmarshal(line, &r)
+		}
+		got <- reply{r, err}
+	}()
+	select {
+	case <-ctx.Done():
+		c.Kill()
+		return Result{}, ctx.Err()
+	case rep := <-got:
+		werr := <-c.waited
+		c.waited <- werr
+		switch {
+		case rep.err == nil && rep.r.Error != "":
+			return Result{}, errors.New(rep.r.Error)
+		case rep.err == nil && rep.r.Result != nil && werr == nil:
+			return *rep.r.Result, nil
+		case werr != nil:
+			return Result{}, fmt.Errorf("workload process failed: %w", werr)
+		default:
+			return Result{}, fmt.Errorf("workload process sent no result: %v", rep.err)
+		}
+	}
+}
+
+// ServeChild is the child's side: read the config, wait for "go", run, reply.
+func ServeChild(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(line, &cfg); err != nil {
+		return fmt.Errorf("decode config: %w", err)
+	}
+	if goLine, err := in.ReadString('\n'); err != nil || goLine != "go\n" {
+		return errors.New("the parent closed the control pipe before saying go")
+	}
+	res, err := Run(ctx, cfg)
+	var rep childReply
+	if err != nil {
+		rep.Error = err.Error()
+	} else {
+		rep.Result = &res
+	}
+	return json.NewEncoder(stdout).Encode(rep)
+}

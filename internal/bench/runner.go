@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Config is what one run executes. All counts are validated by the caller.
+type Config struct {
+	Workload   string `json:"workload"`
+	Cost       int    `json:"cost"`
+	Batch      int    `json:"batch"`      // operations per worker per iteration
+	Iterations int    `json:"iterations"` // measured iterations
+	Warmup     int    `json:"warmup"`     // iterations run first and discarded
+	Workers    int    `json:"workers"`
+	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
+	GOMAXPROCS int `json:"gomaxprocs"`
+}
+
+// WorkerSample is one worker's share of one iteration.
+type WorkerSample struct {
+	Wall time.Duration `json:"wall_ns"` // from the iteration's start until this worker finished
+	CPU  time.Duration `json:"cpu_ns"`  // this worker's thread CPU time during the iteration
+}
+
+// Iteration is one measured iteration.
+type Iteration struct {
+	Wall    time.Duration  `json:"wall_ns"` // from start until the last worker finished
+	Workers []WorkerSample `json:"workers"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	GOMAXPROCS int         `json:"gomaxprocs"` // the value in force during the run
+	Iterations []Iteration `json:"iterations"`
+}
+
+// ApplyGOMAXPROCS sets GOMAXPROCS as cfg asks and returns the value in force.
+// 0 restores the runtime's default, which Go ≥ 1.25 derives from the CPU
+// limit of the cgroup the process is in now.
+func ApplyGOMAXPROCS(n int) int {
+	if n > 0 {
+		runtime.GOMAXPROCS(n)
+	} else {
+		runtime.SetDefaultGOMAXPROCS()
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Run executes cfg in the calling process: cfg.Warmup discarded iterations,
+// then cfg.Iterations measured ones. Each worker is a goroutine locked to its
+// own OS thread, so its thread CPU clock measures its work alone. Run stops
+// between operations when ctx is cancelled.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
+	ws := make([]Workload, cfg.Workers)
+	for i := range ws {
+		w, err := NewWorkload(cfg.Workload, cfg.Cost)
+		if err != nil {
+			return Result{}, err
+		}
+		ws[i] = w
+	}
+
+	type done struct {
+		id  int
+		end time.Time
+		cpu time.Duration
+		err error
+	}
+	starts := make([]chan time.Time, cfg.Workers)
+	results := make(chan done, cfg.Workers)
+	for i := range starts {
+		starts[i] = make(chan time.Time)
+		go func(id int, start <-chan time.Time) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for range start {
+				c0 := threadCPU()
+				var err error
+				for j := 0; j < cfg.Batch && err == nil; j++ {
+					if err = ctx.Err(); err == nil {
+						err = ws[id].Do()
+					}
+				}
+				results <- done{id: id, end: time.Now(), cpu: threadCPU() - c0, err: err}
+			}
+		}(i, starts[i])
+	}
+	defer func() {
+		for _, s := range starts {
+			close(s)
+		}
+	}()
+
+	for it := 0; it < cfg.Warmup+cfg.Iterations; it++ {
+		t0 := time.Now()
+		for _, s := range starts {
+			s <- t0
+		}
+		iter := Iteration{Workers: make([]WorkerSample, cfg.Workers)}
+		var errs []error
+		for range cfg.Workers {
+			d := <-results
+			errs = append(errs, d.err)
+			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
+			iter.Workers[d.id] = WorkerSample{Wall: d.end.Sub(t0), CPU: d.cpu}
+			iter.Wall = max(iter.Wall, d.end.Sub(t0))
+		}
+		if err := errors.Join(errs...); err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return Result{}, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		if it >= cfg.Warmup {
+			res.Iterations = append(res.Iterations, iter)
+		}
+	}
+	return res, nil
+}
+
+// threadCPU is the calling thread's CPU time. The caller must be locked to
+// its OS thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}

@@ -1,0 +1,231 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+var inf = math.Inf(1)
+
+// ErrNoCPUController says no mounted hierarchy (of the requested version)
+// holds the cpu controller.
+var ErrNoCPUController = errors.New("no cgroup hierarchy with the cpu controller is mounted")
+
+// Host reads cgroup state below Root: "/" in production, a fixture tree in
+// tests. Paths it returns include Root.
+type Host struct {
+	Root string
+}
+
+// Hierarchy is the mounted cgroup hierarchy that holds the cpu controller.
+type Hierarchy struct {
+	Version    int    // 1 or 2
+	MountPoint string // directory on disk (including Host.Root)
+	MountRoot  string // cgroup path mounted there: "/" on a host, "/docker/<id>" in a container
+}
+
+// Cgroup is one cgroup of the cpu hierarchy.
+type Cgroup struct {
+	Hierarchy
+	Path string // the cgroup path as the kernel names it (/proc/self/cgroup)
+	Dir  string // its directory on disk
+}
+
+func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
+
+// CPUHierarchy finds the hierarchy holding the cpu controller. version is 0
+// (prefer v1 where the cpu controller is bound to v1, as on hybrid hosts), 1
+// or 2.
+func (h Host) CPUHierarchy(version int) (Hierarchy, error) {
+	data, err := readFile(h.path("/proc/self/mountinfo"))
+	if err != nil {
+		return Hierarchy{}, err
+	}
+	mounts, err := parseMountInfo(data)
+	if err != nil {
+		return Hierarchy{}, err
+	}
+	return h.pickHierarchy(mounts, version)
+}
+
+func (h Host) pickHierarchy(mounts []Mount, version int) (Hierarchy, error) {
+	// A controller is bound to at most one hierarchy; v1 wins on hybrid hosts
+	// because a controller bound to v1 never appears in cgroup2's list.
+	if version == 0 || version == 1 {
+		for _, m := range mounts {
+			if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") {
+				return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}, nil
+			}
+		}
+	}
+	if version == 0 || version == 2 {
+		for _, m := range mounts {
+			if m.FSType != "cgroup2" {
+				continue
+			}
+			mp := h.path(m.MountPoint)
+			ctrl, err := readFile(filepath.Join(mp, "cgroup.controllers"))
+			if err != nil {
+				continue
+			}
+			if slices.Contains(strings.Fields(string(ctrl)), "cpu") {
+				return Hierarchy{Version: 2, MountPoint: mp, MountRoot: m.Root}, nil
+			}
+		}
+	}
+	if version != 0 {
+		return Hierarchy{}, fmt.Errorf("%w (cgroup v%d)", ErrNoCPUController, version)
+	}
+	return Hierarchy{}, ErrNoCPUController
+}
+
+// Self finds the calling process's own cgroup in the cpu hierarchy, honouring
+// the mount root: inside a container the container's own cgroup is mounted at
+// the hierarchy's mount point, so /docker/<id> lives at the mount point itself.
+func (h Host) Self(version int) (Cgroup, error) {
+	hier, err := h.CPUHierarchy(version)
+	if err != nil {
+		return Cgroup{}, err
+	}
+	data, err := readFile(h.path("/proc/self/cgroup"))
+	if err != nil {
+		return Cgroup{}, err
+	}
+	lines, err := parseProcCgroup(data)
+	if err != nil {
+		return Cgroup{}, err
+	}
+	var cgPath string
+	found := false
+	for _, l := range lines {
+		if hier.Version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
+			hier.Version == 1 && slices.Contains(l.Controllers, "cpu") {
+			cgPath, found = l.Path, true
+			break
+		}
+	}
+	if !found {
+		return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the cpu controller in /proc/self/cgroup", ErrParse, hier.Version)
+	}
+	return hier.At(cgPath)
+}
+
+// At returns the cgroup with the given kernel path in this hierarchy.
+func (hier Hierarchy) At(cgPath string) (Cgroup, error) {
+	cgPath = path.Clean("/" + cgPath)
+	rel, ok := relCgroupPath(hier.MountRoot, cgPath)
+	if !ok {
+		// A path outside the mount root (a cgroup namespace shows "/.." paths
+		// for cgroups above it) cannot be reached through this mount.
+		return Cgroup{}, fmt.Errorf("cgroup %s is outside the mounted part %s of the hierarchy at %s", cgPath, hier.MountRoot, hier.MountPoint)
+	}
+	return Cgroup{Hierarchy: hier, Path: cgPath, Dir: filepath.Join(hier.MountPoint, rel)}, nil
+}
+
+func relCgroupPath(root, p string) (string, bool) {
+	root = path.Clean("/" + root)
+	if root == "/" {
+		return p, true
+	}
+	if p == root {
+		return "/", true
+	}
+	if strings.HasPrefix(p, root+"/") {
+		return strings.TrimPrefix(p, root), true
+	}
+	return "", false
+}
+
+// Limits reads the CFS bandwidth settings of c. Missing files mean "no
+// limit" (a v2 cgroup whose parent has not enabled the cpu controller).
+func (c Cgroup) Limits() (Limits, error) {
+	l := Limits{Quota: Unlimited}
+	read := func(name string, set func([]byte) error) error {
+		data, err := readFile(filepath.Join(c.Dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return set(data)
+	}
+	micros := func(dst *time.Duration) func([]byte) error {
+		return func(b []byte) (err error) { *dst, err = parseMicros(b); return }
+	}
+	var err error
+	if c.Version == 1 {
+		err = errors.Join(
+			read("cpu.cfs_period_us", micros(&l.Period)),
+			read("cpu.cfs_quota_us", micros(&l.Quota)),
+			read("cpu.cfs_burst_us", micros(&l.Burst)),
+		)
+	} else {
+		err = errors.Join(
+			read("cpu.max", func(b []byte) (err error) { l.Quota, l.Period, err = parseCPUMax(b); return }),
+			read("cpu.max.burst", micros(&l.Burst)),
+		)
+	}
+	if l.Burst == Unlimited {
+		l.Burst = 0
+	}
+	return l, err
+}
+
+// Stat reads the throttling counters of c.
+func (c Cgroup) Stat() (CPUStat, error) {
+	data, err := readFile(filepath.Join(c.Dir, "cpu.stat"))
+	if errors.Is(err, os.ErrNotExist) {
+		return CPUStat{}, nil
+	}
+	if err != nil {
+		return CPUStat{}, err
+	}
+	return parseCPUStat(data)
+}
+
+// Level is the limit found at one cgroup on the way from a leaf to the
+// visible top of the hierarchy.
+type Level struct {
+	Dir    string
+	Limits Limits
+}
+
+// Chain returns the limits of c and of every ancestor visible through the
+// mount, leaf first.
+func (c Cgroup) Chain() ([]Level, error) {
+	var out []Level
+	dir := c.Dir
+	for {
+		l, err := Cgroup{Hierarchy: c.Hierarchy, Dir: dir}.Limits()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Level{Dir: dir, Limits: l})
+		if dir == c.MountPoint || !strings.HasPrefix(dir, c.MountPoint+"/") {
+			return out, nil
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// EffectiveCPUs is the tightest CPU limit over a chain of levels and the
+// number of CPUs the process may run on (affinity, cpuset): what a CPU-bound
+// group can use at most.
+func EffectiveCPUs(chain []Level, cpusAllowed int) float64 {
+	eff := inf
+	if cpusAllowed > 0 {
+		eff = float64(cpusAllowed)
+	}
+	for _, l := range chain {
+		eff = math.Min(eff, l.Limits.CPUs())
+	}
+	return eff
+}

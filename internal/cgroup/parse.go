@@ -1,0 +1,259 @@
+package cgroup
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrParse is wrapped by every error about malformed kernel files.
+var ErrParse = errors.New("cannot parse")
+
+// maxFileSize bounds how much of a pseudo-file is read: their stat size is
+// meaningless (0 or 4096), and none of the files we read comes near this.
+const maxFileSize = 1 << 20
+
+// readFile reads a whole pseudo-file through a size limit.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxFileSize))
+}
+
+// Mount is one line of /proc/<pid>/mountinfo that matters to us.
+type Mount struct {
+	Root       string   // the path inside the filesystem that is mounted (cgroup: the mount root)
+	MountPoint string   // where it is mounted
+	FSType     string   // "cgroup" or "cgroup2" for us
+	SuperOpts  []string // super-block options: the v1 controllers ("cpu", "cpuacct", "name=systemd")
+}
+
+// parseMountInfo parses /proc/<pid>/mountinfo (proc(5)). Only the fields we
+// use are kept.
+func parseMountInfo(data []byte) ([]Mount, error) {
+	var mounts []Mount
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		// id parent major:minor root mountpoint options [optional...] - fstype source superoptions
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok {
+			return nil, fmt.Errorf("%w: mountinfo line without separator: %q", ErrParse, line)
+		}
+		pf := strings.Fields(pre)
+		qf := strings.Fields(post)
+		if len(pf) < 6 || len(qf) < 2 {
+			return nil, fmt.Errorf("%w: mountinfo line with too few fields: %q", ErrParse, line)
+		}
+		m := Mount{
+			Root:       unescapeMountPath(pf[3]),
+			MountPoint: unescapeMountPath(pf[4]),
+			FSType:     qf[0],
+		}
+		if len(qf) >= 3 {
+			m.SuperOpts = strings.Split(qf[2], ",")
+		}
+		mounts = append(mounts, m)
+	}
+	return mounts, sc.Err()
+}
+
+// unescapeMountPath undoes the kernel's octal escapes (\040 for a space,
+// \011, \012, \134) in mountinfo paths.
+func unescapeMountPath(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ProcCgroup is one line of /proc/<pid>/cgroup.
+type ProcCgroup struct {
+	ID          int
+	Controllers []string // empty for the v2 line "0::/path"
+	Path        string
+}
+
+// parseProcCgroup parses /proc/<pid>/cgroup: "hierarchy-ID:controllers:path".
+// The path may itself contain colons, hence SplitN.
+func parseProcCgroup(data []byte) ([]ProcCgroup, error) {
+	var out []ProcCgroup
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%w: /proc/self/cgroup line: %q", ErrParse, line)
+		}
+		id, err := strconv.Atoi(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("%w: /proc/self/cgroup hierarchy id: %q", ErrParse, line)
+		}
+		pc := ProcCgroup{ID: id, Path: f[2]}
+		if f[1] != "" {
+			pc.Controllers = strings.Split(f[1], ",")
+		}
+		out = append(out, pc)
+	}
+	return out, sc.Err()
+}
+
+// CPUStat holds the kernel's CFS bandwidth counters of one cgroup, both
+// versions normalised to time.Duration. A nil field is one the kernel does not
+// report (an older kernel, a v2 cgroup without the cpu controller): we never
+// invent a zero for it.
+type CPUStat struct {
+	NrPeriods     *uint64
+	NrThrottled   *uint64
+	ThrottledTime *time.Duration
+	NrBursts      *uint64
+	BurstTime     *time.Duration
+}
+
+// parseCPUStat parses cpu.stat of either version. v1 reports times in
+// nanoseconds (throttled_time, burst_time), v2 in microseconds
+// (throttled_usec, burst_usec).
+func parseCPUStat(data []byte) (CPUStat, error) {
+	var s CPUStat
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return CPUStat{}, fmt.Errorf("%w: cpu.stat line: %q", ErrParse, sc.Text())
+		}
+		v, err := strconv.ParseUint(f[1], 10, 64)
+		if err != nil {
+			return CPUStat{}, fmt.Errorf("%w: cpu.stat value: %q", ErrParse, sc.Text())
+		}
+		switch f[0] {
+		case "nr_periods":
+			s.NrPeriods = &v
+		case "nr_throttled":
+			s.NrThrottled = &v
+		case "nr_bursts":
+			s.NrBursts = &v
+		case "throttled_time":
+			s.ThrottledTime = durPtr(time.Duration(v))
+		case "throttled_usec":
+			s.ThrottledTime = durPtr(time.Duration(v) * time.Microsecond)
+		case "burst_time":
+			s.BurstTime = durPtr(time.Duration(v))
+		case "burst_usec":
+			s.BurstTime = durPtr(time.Duration(v) * time.Microsecond)
+		}
+	}
+	return s, sc.Err()
+}
+
+func durPtr(d time.Duration) *time.Duration { return &d }
+
+// Sub returns the counters' change from before to s. A counter missing from
+// either reading is missing from the result.
+func (s CPUStat) Sub(before CPUStat) CPUStat {
+	u := func(a, b *uint64) *uint64 {
+		if a == nil || b == nil {
+			return nil
+		}
+		d := *a - *b
+		return &d
+	}
+	d := func(a, b *time.Duration) *time.Duration {
+		if a == nil || b == nil {
+			return nil
+		}
+		return durPtr(*a - *b)
+	}
+	return CPUStat{
+		NrPeriods:     u(s.NrPeriods, before.NrPeriods),
+		NrThrottled:   u(s.NrThrottled, before.NrThrottled),
+		ThrottledTime: d(s.ThrottledTime, before.ThrottledTime),
+		NrBursts:      u(s.NrBursts, before.NrBursts),
+		BurstTime:     d(s.BurstTime, before.BurstTime),
+	}
+}
+
+// Unlimited is the Quota of a cgroup without a CPU bandwidth limit.
+const Unlimited time.Duration = -1
+
+// Limits are the CFS bandwidth settings of one cgroup.
+type Limits struct {
+	Period time.Duration // 0 when the cgroup has no bandwidth files
+	Quota  time.Duration // Unlimited, or the runtime allowed per Period
+	Burst  time.Duration // 0 when none is set or the kernel has no burst
+}
+
+// CPUs is the number of CPUs the quota allows, or +Inf when unlimited.
+func (l Limits) CPUs() float64 {
+	if l.Quota <= 0 || l.Period <= 0 {
+		return inf
+	}
+	return float64(l.Quota) / float64(l.Period)
+}
+
+// parseCPUMax parses v2 cpu.max: "max 100000" or "20000 100000" (µs).
+func parseCPUMax(data []byte) (quota, period time.Duration, err error) {
+	f := strings.Fields(string(data))
+	if len(f) < 1 || len(f) > 2 {
+		return 0, 0, fmt.Errorf("%w: cpu.max: %q", ErrParse, data)
+	}
+	period = 100 * time.Millisecond // the kernel's default when only the quota is given
+	if len(f) == 2 {
+		p, err := strconv.ParseUint(f[1], 10, 63)
+		if err != nil || p == 0 {
+			return 0, 0, fmt.Errorf("%w: cpu.max period: %q", ErrParse, data)
+		}
+		period = time.Duration(p) * time.Microsecond
+	}
+	if f[0] == "max" {
+		return Unlimited, period, nil
+	}
+	q, err := strconv.ParseUint(f[0], 10, 63)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: cpu.max quota: %q", ErrParse, data)
+	}
+	return time.Duration(q) * time.Microsecond, period, nil
+}
+
+// parseMicros parses a single integer of microseconds, as in the v1 files
+// cpu.cfs_period_us, cpu.cfs_quota_us ("-1" = unlimited) and
+// cpu.cfs_burst_us, and v2 cpu.max.burst.
+func parseMicros(data []byte) (time.Duration, error) {
+	s := strings.TrimSpace(string(data))
+	if s == "max" || s == "-1" {
+		return Unlimited, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%w: microseconds: %q", ErrParse, s)
+	}
+	return time.Duration(v) * time.Microsecond, nil
+}

@@ -1,0 +1,210 @@
+// Package report defines the JSON result of a run (the contract documented in
+// the README) and renders it as JSON or text.
+package report
+
+import (
+	"math"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/stats"
+)
+
+// SchemaVersion changes whenever a key changes meaning or goes away.
+const SchemaVersion = 1
+
+// Report is the result of one run. Keys say their unit.
+type Report struct {
+	SchemaVersion int        `json:"schema_version"`
+	Config        Config     `json:"config"`
+	Cgroup        Cgroup     `json:"cgroup"`
+	Host          Host       `json:"host"`
+	DurationsMs   []float64  `json:"durations_ms"`
+	Stats         Stats      `json:"stats"`
+	Workers       []Worker   `json:"workers"`
+	Throttling    Throttling `json:"throttling"`
+	Model         Model      `json:"model"`
+	Warnings      []string   `json:"warnings"`
+}
+
+type Config struct {
+	Workload   string `json:"workload"`
+	Cost       int    `json:"cost"`
+	Batch      int    `json:"batch"`
+	Iterations int    `json:"iterations"`
+	Warmup     int    `json:"warmup"`
+	Workers    int    `json:"workers"`
+	GOMAXPROCS int    `json:"gomaxprocs"` // the value in force during the run
+	// GOMAXPROCSPolicy is what was asked: "workers", "runtime" or a number.
+	GOMAXPROCSPolicy string `json:"gomaxprocs_policy"`
+}
+
+type Cgroup struct {
+	Mode          string  `json:"mode"` // "created" or "current"
+	Version       int     `json:"version"`
+	Path          string  `json:"path"` // as the kernel names it in /proc/<pid>/cgroup
+	Dir           string  `json:"dir"`  // its directory when the run looked
+	PeriodUs      *int64  `json:"period_us"`
+	QuotaUs       int64   `json:"quota_us"` // -1 = unlimited
+	BurstUs       int64   `json:"burst_us"`
+	EffectiveCPUs float64 `json:"effective_cpus"`
+	Levels        []Level `json:"levels,omitempty"`
+}
+
+// Level is a limit found on an ancestor, for effective_cpus to explain itself.
+type Level struct {
+	Dir      string `json:"dir"`
+	PeriodUs int64  `json:"period_us"`
+	QuotaUs  int64  `json:"quota_us"`
+}
+
+type Host struct {
+	Kernel    string `json:"kernel"`
+	CPUModel  string `json:"cpu_model"`
+	NumCPU    int    `json:"num_cpu"`
+	GoVersion string `json:"go_version"`
+	Hostname  string `json:"hostname"`
+	StartedAt string `json:"started_at"`
+}
+
+type Stats struct {
+	N          int     `json:"n"`
+	MeanMs     float64 `json:"mean_ms"`
+	VarianceMs float64 `json:"variance_ms2"`
+	StddevMs   float64 `json:"stddev_ms"`
+	CoV        float64 `json:"cov"`
+	MinMs      float64 `json:"min_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+}
+
+type Worker struct {
+	ID     int     `json:"id"`
+	MeanMs float64 `json:"mean_ms"`
+	MinMs  float64 `json:"min_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	CPUMs  float64 `json:"cpu_ms"` // thread CPU time over all measured iterations
+}
+
+// Throttling holds the change of the kernel's counters over the run; null
+// where the kernel does not report a counter.
+type Throttling struct {
+	NrPeriods         *uint64  `json:"nr_periods"`
+	NrThrottled       *uint64  `json:"nr_throttled"`
+	ThrottledMs       *float64 `json:"throttled_ms"`
+	NrBursts          *uint64  `json:"nr_bursts"`
+	BurstMs           *float64 `json:"burst_ms"`
+	ThrottledFraction *float64 `json:"throttled_fraction"`
+}
+
+// Model compares the measured mean with the CFS bandwidth model.
+type Model struct {
+	CPUMsPerIteration float64 `json:"cpu_ms_per_iteration"`
+	Parallelism       float64 `json:"parallelism"`
+	ExpectedMs        float64 `json:"expected_ms"`
+	Ratio             float64 `json:"ratio"`
+}
+
+// Input is everything a report is built from.
+type Input struct {
+	Config   bench.Config
+	Policy   string
+	Mode     string
+	Cgroup   cgroup.Cgroup
+	Limits   cgroup.Limits
+	Chain    []cgroup.Level
+	NumCPU   int
+	Result   bench.Result
+	Stat     cgroup.CPUStat // the change over the run
+	Host     Host
+	Warnings []string
+}
+
+// Build computes the statistics and the model from the raw samples.
+func Build(in Input) *Report {
+	r := &Report{
+		SchemaVersion: SchemaVersion,
+		Config: Config{
+			Workload: in.Config.Workload, Cost: in.Config.Cost, Batch: in.Config.Batch,
+			Iterations: in.Config.Iterations, Warmup: in.Config.Warmup, Workers: in.Config.Workers,
+			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
+		},
+		Host:     in.Host,
+		Warnings: append([]string{}, in.Warnings...),
+	}
+
+	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	r.Cgroup = Cgroup{
+		Mode: in.Mode, Version: in.Cgroup.Version, Path: in.Cgroup.Path, Dir: in.Cgroup.Dir,
+		QuotaUs: -1, BurstUs: micros(in.Limits.Burst), EffectiveCPUs: round(eff, 6),
+	}
+	if in.Limits.Period > 0 {
+		p := micros(in.Limits.Period)
+		r.Cgroup.PeriodUs = &p
+	}
+	if in.Limits.Quota > 0 {
+		r.Cgroup.QuotaUs = micros(in.Limits.Quota)
+	}
+	for _, l := range in.Chain[min(1, len(in.Chain)):] {
+		if l.Limits.Quota > 0 {
+			r.Cgroup.Levels = append(r.Cgroup.Levels, Level{Dir: l.Dir, PeriodUs: micros(l.Limits.Period), QuotaUs: micros(l.Limits.Quota)})
+		}
+	}
+
+	n := in.Config.Workers
+	perWorker := make([][]float64, n)
+	cpuMs := make([]float64, n)
+	var cpuPerIter []float64
+	for _, it := range in.Result.Iterations {
+		r.DurationsMs = append(r.DurationsMs, ms(it.Wall))
+		sum := 0.0
+		for w, s := range it.Workers {
+			perWorker[w] = append(perWorker[w], ms(s.Wall))
+			cpuMs[w] += ms(s.CPU)
+			sum += ms(s.CPU)
+		}
+		cpuPerIter = append(cpuPerIter, sum)
+	}
+	s := stats.Summarize(r.DurationsMs)
+	r.Stats = Stats{N: s.N, MeanMs: s.Mean, VarianceMs: s.Variance, StddevMs: s.Stddev, CoV: s.CoV,
+		MinMs: s.Min, MaxMs: s.Max, P50Ms: s.P50, P90Ms: s.P90, P99Ms: s.P99}
+	for w := range perWorker {
+		ws := stats.Summarize(perWorker[w])
+		r.Workers = append(r.Workers, Worker{ID: w, MeanMs: ws.Mean, MinMs: ws.Min, MaxMs: ws.Max, CPUMs: cpuMs[w]})
+	}
+
+	cpu := stats.Summarize(cpuPerIter).Mean
+	par := stats.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
+	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: stats.ExpectedDuration(cpu, par)}
+	if r.Model.ExpectedMs > 0 {
+		r.Model.Ratio = s.Mean / r.Model.ExpectedMs
+	}
+
+	st := in.Stat
+	r.Throttling = Throttling{NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled, NrBursts: st.NrBursts,
+		ThrottledMs: msPtr(st.ThrottledTime), BurstMs: msPtr(st.BurstTime)}
+	if st.NrPeriods != nil && st.NrThrottled != nil && *st.NrPeriods > 0 {
+		f := float64(*st.NrThrottled) / float64(*st.NrPeriods)
+		r.Throttling.ThrottledFraction = &f
+	}
+	return r
+}
+
+func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecond) }
+func micros(d time.Duration) int64 { return int64(d / time.Microsecond) }
+
+func msPtr(d *time.Duration) *float64 {
+	if d == nil {
+		return nil
+	}
+	v := ms(*d)
+	return &v
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}

@@ -1,0 +1,188 @@
+# shellcheck shell=bash
+# Shared helpers for test/vm/setup.sh and test/vm/run.sh. Sourced, never run.
+#
+# Everything here is careful about processes: every qemu we start is recorded
+# in TB_PIDS and killed *by PID* from the EXIT trap (tb_cleanup), so an
+# interrupted or failing script never leaves a qemu behind. Temporary
+# directories are recorded in TB_TMPDIRS and removed the same way.
+
+# Paths are derived from this file's location, so the scripts work from any
+# working directory.
+TB_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TB_REPO=$(cd "$TB_VM_DIR/../.." && pwd)
+
+# Cache directory (kernel, busybox, KVM probe result). Overridable so CI can
+# point it at a cached path; a relative value is taken relative to the
+# caller's working directory.
+TB_VM_CACHE=${TB_VM_CACHE:-$TB_REPO/.cache/vm}
+case $TB_VM_CACHE in
+/*) ;;
+*) TB_VM_CACHE=$PWD/$TB_VM_CACHE ;;
+esac
+
+TB_PIDS=()
+TB_TMPDIRS=()
+
+tb_log() { printf '%s: %s\n' "${TB_PROG:-tb-vm}" "$*" >&2; }
+tb_die() {
+	local rc=$1
+	shift
+	tb_log "ERROR: $*"
+	exit "$rc"
+}
+
+# Seconds since the epoch with sub-second precision (for timing/logging).
+tb_now() { date +%s.%N; }
+# Elapsed seconds since $1 (as produced by tb_now), 1 decimal.
+tb_since() { awk -v s="$1" -v e="$(tb_now)" 'BEGIN { printf "%.1f", e - s }'; }
+
+tb_mktemp() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/tb-vm.XXXXXX")
+	TB_TMPDIRS+=("$d")
+	printf '%s\n' "$d"
+}
+
+# Kill one process by PID: TERM, up to ~3 s grace, then KILL; reap it if it is
+# our child. Never matches by name.
+tb_kill_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || {
+		wait "$pid" 2>/dev/null || true
+		return 0
+	}
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# EXIT trap: kill what we started (by PID), remove our temp dirs.
+tb_cleanup() {
+	local pid d
+	for pid in "${TB_PIDS[@]}"; do
+		tb_kill_pid "$pid"
+	done
+	for d in "${TB_TMPDIRS[@]}"; do
+		rm -rf -- "$d"
+	done
+}
+
+# Scripts call this once: INT/TERM become a normal exit so the EXIT trap runs.
+tb_install_traps() {
+	trap tb_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+}
+
+# Start qemu in the background with the serial console going to file $1.
+# Sets TB_QEMU_PID. stdin is /dev/null: qemu must never touch a terminal.
+tb_qemu_start() {
+	local log=$1
+	shift
+	: >"$log"
+	qemu-system-x86_64 \
+		-nodefaults -no-user-config \
+		-display none \
+		-no-reboot \
+		-serial "file:$log" \
+		"$@" </dev/null &
+	TB_QEMU_PID=$!
+	TB_PIDS+=("$TB_QEMU_PID")
+}
+
+tb_kernel() { printf '%s\n' "$TB_VM_CACHE/vmlinuz"; }
+tb_busybox() { printf '%s\n' "$TB_VM_CACHE/busybox"; }
+
+tb_require_cache() {
+	[[ -s $TB_VM_CACHE/vmlinuz && -x $TB_VM_CACHE/busybox ]] ||
+		tb_die 2 "VM assets missing in $TB_VM_CACHE; run: sudo bash $TB_VM_DIR/setup.sh"
+	command -v qemu-system-x86_64 >/dev/null ||
+		tb_die 2 "qemu-system-x86_64 not found; run: sudo bash $TB_VM_DIR/setup.sh"
+	command -v cpio >/dev/null ||
+		tb_die 2 "cpio not found; run: sudo bash $TB_VM_DIR/setup.sh"
+}
+
+# Decide the qemu accelerator and print it: "kvm" or "tcg".
+#
+# TB_VM_ACCEL=kvm|tcg forces it; the default "auto" uses KVM only if a KVM
+# guest has been seen to actually boot on this host. /dev/kvm being present is
+# not enough: on some hosts (nested/sandboxed) it opens fine but the guest
+# spins forever without output. The probe boots a tiny initramfs with KVM and
+# waits for a token on the serial console; the result is cached per host boot
+# (keyed by /proc/sys/kernel/random/boot_id) so a cache restored onto another
+# machine or after a reboot is re-probed. When in doubt: TCG.
+tb_accel() {
+	local want=${TB_VM_ACCEL:-auto}
+	case $want in
+	kvm | tcg)
+		printf '%s\n' "$want"
+		return 0
+		;;
+	auto) ;;
+	*) tb_die 2 "TB_VM_ACCEL must be auto, kvm or tcg (got '$want')" ;;
+	esac
+	if [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
+		printf 'tcg\n'
+		return 0
+	fi
+	local boot_id result_file
+	boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	result_file=$TB_VM_CACHE/accel.$boot_id
+	if [[ -s $result_file ]]; then
+		cat "$result_file"
+		return 0
+	fi
+	local result
+	result=$(tb_probe_kvm)
+	mkdir -p "$TB_VM_CACHE"
+	# Atomic write so parallel runs never see a half-written file.
+	printf '%s\n' "$result" >"$result_file.$$"
+	mv -f "$result_file.$$" "$result_file"
+	printf '%s\n' "$result"
+}
+
+# Boot a minimal busybox initramfs under KVM; print "kvm" if it reaches
+# userspace within TB_VM_KVM_PROBE_TIMEOUT seconds (default 15), else "tcg".
+tb_probe_kvm() {
+	local limit=${TB_VM_KVM_PROBE_TIMEOUT:-15}
+	local tmp token start result=tcg
+	tmp=$(tb_mktemp)
+	token=kvm-probe-$$-$RANDOM$RANDOM
+	mkdir -p "$tmp/root/bin"
+	cp "$(tb_busybox)" "$tmp/root/bin/busybox"
+	cat >"$tmp/root/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox echo "$token"
+/bin/busybox poweroff -f
+EOF
+	chmod 755 "$tmp/root/init"
+	(cd "$tmp/root" && find . | cpio -o -H newc --owner=0:0 --quiet) >"$tmp/probe.cpio"
+	tb_log "probing KVM (up to ${limit}s; set TB_VM_ACCEL=tcg|kvm to skip)..."
+	start=$(tb_now)
+	tb_qemu_start "$tmp/console.log" -accel kvm -cpu host -m 256 -smp 1 \
+		-kernel "$(tb_kernel)" -initrd "$tmp/probe.cpio" \
+		-append "console=ttyS0 panic=-1 quiet"
+	local pid=$TB_QEMU_PID
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -qaF "$token" "$tmp/console.log"; then
+			result=kvm
+			break
+		fi
+		if awk -v s="$start" -v e="$(tb_now)" -v l="$limit" 'BEGIN { exit !(e - s >= l) }'; then
+			break
+		fi
+		sleep 0.2
+	done
+	# qemu may have exited between the last check and now.
+	grep -qaF "$token" "$tmp/console.log" && result=kvm
+	tb_kill_pid "$pid"
+	tb_log "KVM probe: $result (after $(tb_since "$start")s)"
+	printf '%s\n' "$result"
+}
