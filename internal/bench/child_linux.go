@@ -19,6 +19,8 @@ import (
 //
 //	parent → child: one line of JSON, the Config
 //	parent → child: the line "go", once the child has been moved into the slice
+//	child → parent: the line {"warm":true} after the warm-up iterations
+//	parent → child: the line "measure", once it has read the counters
 //	child → parent: one line of JSON, the Result (or {"error": "..."})
 //
 // The child waits for "go" so that not one operation runs outside the slice,
@@ -29,6 +31,7 @@ import (
 const ChildArg = "__child"
 
 type childReply struct {
+	Warm   bool    `json:"warm,omitempty"`
 	Result *Result `json:"result,omitempty"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -100,9 +103,37 @@ func (c *Child) Kill() {
 	c.waited <- nil // keep Kill idempotent
 }
 
-// Wait returns the child's result. When ctx ends first, the child is killed
-// and ctx's error returned.
+// WaitWarm waits until the child has finished its warm-up; it then idles
+// until Measure.
+func (c *Child) WaitWarm(ctx context.Context) error {
+	r, err := c.receive(ctx)
+	if err == nil && !r.Warm {
+		err = fmt.Errorf("workload process: unexpected message before warm-up ended")
+	}
+	return err
+}
+
+// Measure lets the child start its measured iterations.
+func (c *Child) Measure() error {
+	_, err := io.WriteString(c.stdin, "measure\n")
+	return err
+}
+
+// Wait returns the child's result.
 func (c *Child) Wait(ctx context.Context) (Result, error) {
+	r, err := c.receive(ctx)
+	if err == nil && r.Result == nil {
+		err = fmt.Errorf("workload process: no result")
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return *r.Result, nil
+}
+
+// receive reads the child's next message. When ctx ends first, or the child
+// dies, the child is killed and reaped and the reason returned.
+func (c *Child) receive(ctx context.Context) (childReply, error) {
 	type reply struct {
 		r   childReply
 		err error
@@ -119,20 +150,22 @@ func (c *Child) Wait(ctx context.Context) (Result, error) {
 	select {
 	case <-ctx.Done():
 		c.Kill()
-		return Result{}, ctx.Err()
+		return childReply{}, ctx.Err()
 	case rep := <-got:
-		werr := <-c.waited
-		c.waited <- werr
 		switch {
 		case rep.err == nil && rep.r.Error != "":
-			return Result{}, errors.New(rep.r.Error)
-		case rep.err == nil && rep.r.Result != nil && werr == nil:
-			return *rep.r.Result, nil
-		case werr != nil:
-			return Result{}, fmt.Errorf("workload process failed: %w", werr)
-		default:
-			return Result{}, fmt.Errorf("workload process sent no result: %v", rep.err)
+			c.Kill()
+			return childReply{}, errors.New(rep.r.Error)
+		case rep.err == nil:
+			return rep.r, nil
 		}
+		// The pipe broke: the child died. Say how.
+		werr := <-c.waited
+		c.waited <- werr
+		if werr == nil {
+			werr = rep.err
+		}
+		return childReply{}, fmt.Errorf("workload process died: %w", werr)
 	}
 }
 
@@ -150,12 +183,21 @@ func ServeChild(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if goLine, err := in.ReadString('\n'); err != nil || goLine != "go\n" {
 		return errors.New("the parent closed the control pipe before saying go")
 	}
-	res, err := Run(ctx, cfg)
+	enc := json.NewEncoder(stdout)
+	res, err := Run(ctx, cfg, func() error {
+		if err := enc.Encode(childReply{Warm: true}); err != nil {
+			return err
+		}
+		if l, err := in.ReadString('\n'); err != nil || l != "measure\n" {
+			return errors.New("the parent closed the control pipe during the warm-up")
+		}
+		return nil
+	})
 	var rep childReply
 	if err != nil {
 		rep.Error = err.Error()
 	} else {
 		rep.Result = &res
 	}
-	return json.NewEncoder(stdout).Encode(rep)
+	return enc.Encode(rep)
 }

@@ -56,7 +56,11 @@ func ApplyGOMAXPROCS(n int) int {
 // then cfg.Iterations measured ones. Each worker is a goroutine locked to its
 // own OS thread, so its thread CPU clock measures its work alone. Run stops
 // between operations when ctx is cancelled.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+//
+// beforeMeasure, when not nil, is called between the warm-up and the first
+// measured iteration, so the caller can take the kernel's counters over the
+// measured iterations alone.
+func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
 	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
 	ws := make([]Workload, cfg.Workers)
 	for i := range ws {
@@ -99,6 +103,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}()
 
 	for it := 0; it < cfg.Warmup+cfg.Iterations; it++ {
+		if it == cfg.Warmup && beforeMeasure != nil {
+			if err := beforeMeasure(); err != nil {
+				return Result{}, err
+			}
+		}
 		t0 := time.Now()
 		for _, s := range starts {
 			s <- t0

@@ -102,12 +102,18 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err := slice.AddProc(child.Pid()); err != nil {
 		return nil, fmt.Errorf("move workload process into %s: %w", slice.Dir, err)
 	}
+	if err := child.Go(); err != nil {
+		return nil, fmt.Errorf("start workload: %w", err)
+	}
+	if err := child.WaitWarm(ctx); err != nil {
+		return nil, err
+	}
 	before, err := slice.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if err := child.Go(); err != nil {
-		return nil, fmt.Errorf("start workload: %w", err)
+	if err := child.Measure(); err != nil {
+		return nil, fmt.Errorf("start measured iterations: %w", err)
 	}
 	res, err := child.Wait(ctx)
 	if err != nil {
@@ -133,11 +139,11 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	if err != nil {
 		return nil, err
 	}
-	before, err := cg.Stat()
-	if err != nil {
-		return nil, err
-	}
-	res, err := bench.Run(ctx, o.Bench)
+	var before cgroup.CPUStat
+	res, err := bench.Run(ctx, o.Bench, func() (err error) {
+		before, err = cg.Stat()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -36,21 +36,34 @@ tb_now() { date +%s.%N; }
 # Elapsed seconds since $1 (as produced by tb_now), 1 decimal.
 tb_since() { awk -v s="$1" -v e="$(tb_now)" 'BEGIN { printf "%.1f", e - s }'; }
 
+# tb_mktemp VAR: create a temp dir, store its path in VAR, register it for
+# removal. (Not a $(...) function: a subshell would lose the registration.)
 tb_mktemp() {
 	local d
 	d=$(mktemp -d "${TMPDIR:-/tmp}/tb-vm.XXXXXX")
 	TB_TMPDIRS+=("$d")
-	printf '%s\n' "$d"
+	printf -v "$1" '%s' "$d"
 }
 
-# Kill one process by PID: TERM, up to ~3 s grace, then KILL; reap it if it is
-# our child. Never matches by name.
+# Drop a PID from TB_PIDS once it has been reaped, so the EXIT trap can never
+# signal an unrelated process that later reuses the number.
+tb_forget_pid() {
+	local pid=$1 p keep=()
+	for p in ${TB_PIDS[@]+"${TB_PIDS[@]}"}; do
+		[[ $p == "$pid" ]] || keep+=("$p")
+	done
+	TB_PIDS=(${keep[@]+"${keep[@]}"})
+}
+
+# Kill one of our child processes by PID: TERM, up to ~3 s grace, then KILL;
+# then reap it and forget it. Never matches by name.
 tb_kill_pid() {
 	local pid=$1 i
-	kill -0 "$pid" 2>/dev/null || {
+	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid" 2>/dev/null || true
+		tb_forget_pid "$pid"
 		return 0
-	}
+	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	for i in $(seq 30); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -60,15 +73,16 @@ tb_kill_pid() {
 		kill -KILL "$pid" 2>/dev/null || true
 	fi
 	wait "$pid" 2>/dev/null || true
+	tb_forget_pid "$pid"
 }
 
 # EXIT trap: kill what we started (by PID), remove our temp dirs.
 tb_cleanup() {
 	local pid d
-	for pid in "${TB_PIDS[@]}"; do
+	for pid in ${TB_PIDS[@]+"${TB_PIDS[@]}"}; do
 		tb_kill_pid "$pid"
 	done
-	for d in "${TB_TMPDIRS[@]}"; do
+	for d in ${TB_TMPDIRS[@]+"${TB_TMPDIRS[@]}"}; do
 		rm -rf -- "$d"
 	done
 }
@@ -109,7 +123,9 @@ tb_require_cache() {
 		tb_die 2 "cpio not found; run: sudo bash $TB_VM_DIR/setup.sh"
 }
 
-# Decide the qemu accelerator and print it: "kvm" or "tcg".
+# Decide the qemu accelerator and store it in TB_ACCEL: "kvm" or "tcg".
+# (Sets a variable instead of printing: the probe starts qemu, and that must
+# happen in this shell so the EXIT trap can kill it by PID.)
 #
 # TB_VM_ACCEL=kvm|tcg forces it; the default "auto" uses KVM only if a KVM
 # guest has been seen to actually boot on this host. /dev/kvm being present is
@@ -122,38 +138,37 @@ tb_accel() {
 	local want=${TB_VM_ACCEL:-auto}
 	case $want in
 	kvm | tcg)
-		printf '%s\n' "$want"
+		TB_ACCEL=$want
 		return 0
 		;;
 	auto) ;;
 	*) tb_die 2 "TB_VM_ACCEL must be auto, kvm or tcg (got '$want')" ;;
 	esac
 	if [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
-		printf 'tcg\n'
+		TB_ACCEL=tcg
 		return 0
 	fi
 	local boot_id result_file
 	boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
 	result_file=$TB_VM_CACHE/accel.$boot_id
 	if [[ -s $result_file ]]; then
-		cat "$result_file"
+		TB_ACCEL=$(cat "$result_file")
+		[[ $TB_ACCEL == kvm ]] || TB_ACCEL=tcg
 		return 0
 	fi
-	local result
-	result=$(tb_probe_kvm)
+	tb_probe_kvm
 	mkdir -p "$TB_VM_CACHE"
 	# Atomic write so parallel runs never see a half-written file.
-	printf '%s\n' "$result" >"$result_file.$$"
+	printf '%s\n' "$TB_ACCEL" >"$result_file.$$"
 	mv -f "$result_file.$$" "$result_file"
-	printf '%s\n' "$result"
 }
 
-# Boot a minimal busybox initramfs under KVM; print "kvm" if it reaches
-# userspace within TB_VM_KVM_PROBE_TIMEOUT seconds (default 15), else "tcg".
+# Boot a minimal busybox initramfs under KVM; set TB_ACCEL=kvm if it reaches
+# userspace within TB_VM_KVM_PROBE_TIMEOUT seconds (default 15), else tcg.
 tb_probe_kvm() {
 	local limit=${TB_VM_KVM_PROBE_TIMEOUT:-15}
 	local tmp token start result=tcg
-	tmp=$(tb_mktemp)
+	tb_mktemp tmp
 	token=kvm-probe-$$-$RANDOM$RANDOM
 	mkdir -p "$tmp/root/bin"
 	cp "$(tb_busybox)" "$tmp/root/bin/busybox"
@@ -183,6 +198,7 @@ EOF
 	# qemu may have exited between the last check and now.
 	grep -qaF "$token" "$tmp/console.log" && result=kvm
 	tb_kill_pid "$pid"
+	rm -rf -- "$tmp"
 	tb_log "KVM probe: $result (after $(tb_since "$start")s)"
-	printf '%s\n' "$result"
+	TB_ACCEL=$result
 }
