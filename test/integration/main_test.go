@@ -1,0 +1,189 @@
+//go:build linux
+
+// Package integration runs the real throttlebench binary against the real
+// kernel: slices are created and throttled for real, on whichever cgroup
+// version holds the cpu controller (v1 on our hosts, v2 inside the test VM).
+//
+// These tests need root. Outside CI they skip, saying so; with CI=true a
+// missing precondition fails them instead.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+// binary is the throttlebench under test: $THROTTLEBENCH_BIN (the VM has no
+// Go toolchain) or a fresh build.
+var binary string
+
+func TestMain(m *testing.M) {
+	binary = os.Getenv("THROTTLEBENCH_BIN")
+	cleanup := func() {}
+	if binary == "" {
+		dir, err := os.MkdirTemp("", "tb-it-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		binary = filepath.Join(dir, "throttlebench")
+		_, file, _, _ := runtime.Caller(0)
+		build := exec.Command("go", "build", "-o", binary, "./cmd/throttlebench")
+		build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build throttlebench: %v\n%s", err, out)
+			cleanup()
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// needRoot skips (or, in CI, fails) a test that must create cgroups.
+func needRoot(t *testing.T) cgroup.Hierarchy {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		skipOrFail(t, "needs root to create cgroups (run as root, or in CI with CI=true)")
+	}
+	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(0)
+	if err != nil {
+		skipOrFail(t, fmt.Sprintf("no cgroup hierarchy with the cpu controller: %v", err))
+	}
+	return hier
+}
+
+func skipOrFail(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("precondition missing in CI: %s", why)
+	}
+	t.Skip(why)
+}
+
+// testParent makes a parent cgroup for this test's slices and removes it
+// (and checks that nothing was left in it) at the end.
+func testParent(t *testing.T, hier cgroup.Hierarchy) string {
+	t.Helper()
+	dir := filepath.Join(hier.DefaultParent(), fmt.Sprintf("it-%d-%s", os.Getpid(), sanitize(t.Name())))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	t.Cleanup(func() {
+		left := subdirs(t, dir)
+		for _, d := range left {
+			killCgroup(d)
+			os.Remove(d)
+		}
+		os.Remove(dir)
+		if len(left) > 0 {
+			t.Errorf("slices left behind under %s: %v", dir, left)
+		}
+	})
+	return dir
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func subdirs(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// result is the part of the JSON report the tests look at.
+type result struct {
+	Config struct {
+		Workers    int `json:"workers"`
+		GOMAXPROCS int `json:"gomaxprocs"`
+	} `json:"config"`
+	Cgroup struct {
+		Mode          string  `json:"mode"`
+		Version       int     `json:"version"`
+		Path          string  `json:"path"`
+		Dir           string  `json:"dir"`
+		PeriodUs      *int64  `json:"period_us"`
+		QuotaUs       int64   `json:"quota_us"`
+		BurstUs       int64   `json:"burst_us"`
+		EffectiveCPUs float64 `json:"effective_cpus"`
+	} `json:"cgroup"`
+	DurationsMs []float64 `json:"durations_ms"`
+	Stats       struct {
+		N      int     `json:"n"`
+		MeanMs float64 `json:"mean_ms"`
+	} `json:"stats"`
+	Throttling struct {
+		NrPeriods   *uint64  `json:"nr_periods"`
+		NrThrottled *uint64  `json:"nr_throttled"`
+		ThrottledMs *float64 `json:"throttled_ms"`
+		NrBursts    *uint64  `json:"nr_bursts"`
+		BurstMs     *float64 `json:"burst_ms"`
+	} `json:"throttling"`
+	Model struct {
+		ExpectedMs float64 `json:"expected_ms"`
+		Ratio      float64 `json:"ratio"`
+	} `json:"model"`
+}
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// tb runs the binary to completion.
+func tb(t *testing.T, args ...string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// tbJSON runs the binary, requires success and decodes its report.
+func tbJSON(t *testing.T, args ...string) result {
+	t.Helper()
+	o := tb(t, args...)
+	require.Equal(t, 0, o.code, "throttlebench %v failed: %s", args, o.stderr)
+	var r result
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
+	return r
+}

@@ -1,0 +1,181 @@
+//go:build linux
+
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A quota of 0.2 CPUs must slow a single CPU-bound worker about fivefold; we
+// ask for at least 3× to stay robust on a busy machine.
+func TestQuotaThrottles(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	args := []string{"run", "--cgroup", "create", "--parent", parent, "--batch", "20", "--iterations", "3"}
+
+	free := tbJSON(t, args...)
+	slow := tbJSON(t, append(args, "--cpus", "0.2")...)
+
+	assert.Equal(t, "created", slow.Cgroup.Mode)
+	assert.Equal(t, hier.Version, slow.Cgroup.Version)
+	assert.Equal(t, int64(20000), slow.Cgroup.QuotaUs)
+	require.NotNil(t, slow.Cgroup.PeriodUs)
+	assert.Equal(t, int64(100000), *slow.Cgroup.PeriodUs)
+	assert.InDelta(t, 0.2, slow.Cgroup.EffectiveCPUs, 1e-9)
+	assert.Equal(t, int64(-1), free.Cgroup.QuotaUs)
+	assert.Len(t, slow.DurationsMs, 3)
+
+	ratio := slow.Stats.MeanMs / free.Stats.MeanMs
+	t.Logf("mean %.1f ms at 0.2 CPUs vs %.1f ms unlimited: %.2f×; model ratio %.2f", slow.Stats.MeanMs, free.Stats.MeanMs, ratio, slow.Model.Ratio)
+	assert.GreaterOrEqual(t, ratio, 3.0)
+	require.NotNil(t, slow.Throttling.NrThrottled)
+	assert.Greater(t, *slow.Throttling.NrThrottled, uint64(0))
+	require.NotNil(t, slow.Throttling.ThrottledMs)
+	assert.Greater(t, *slow.Throttling.ThrottledMs, 0.0)
+	// The unlimited slice has no bandwidth periods: the fraction is undefined.
+	require.NotNil(t, free.Throttling.NrThrottled)
+	assert.Equal(t, uint64(0), *free.Throttling.NrThrottled)
+	// The slices are gone (testParent checks at cleanup too).
+	assert.NoDirExists(t, slow.Cgroup.Dir)
+}
+
+func TestBurstIsWrittenAndReported(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	r := tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--period", "50ms", "--quota", "10ms", "--burst", "8ms",
+		"--batch", "10", "--iterations", "2")
+	// burst_us is read back from the kernel's file, not echoed from the flag.
+	assert.Equal(t, int64(8000), r.Cgroup.BurstUs)
+	assert.Equal(t, int64(10000), r.Cgroup.QuotaUs)
+	require.NotNil(t, r.Throttling.NrBursts, "this kernel reports burst counters")
+	require.NotNil(t, r.Throttling.BurstMs)
+}
+
+func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	outer := filepath.Join(parent, "outer")
+	makeCgroup(t, hier, outer, 30000, 100000)
+	leaf := filepath.Join(outer, "leaf")
+	makeCgroup(t, hier, leaf, -1, 100000)
+
+	for _, c := range []struct {
+		dir       string
+		quotaUs   int64
+		effective float64
+	}{
+		{outer, 30000, 0.3},
+		// The leaf has no quota of its own; its parent's limit is what binds.
+		{leaf, -1, 0.3},
+	} {
+		cmd := exec.Command("sh", "-c", `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, "sh", c.dir,
+			binary, "run", "--cgroup", "current", "--batch", "5", "--iterations", "2")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		require.NoError(t, cmd.Run(), errb.String())
+		var r result
+		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+		assert.Equal(t, "current", r.Cgroup.Mode)
+		assert.Equal(t, c.dir, r.Cgroup.Dir)
+		assert.Equal(t, c.quotaUs, r.Cgroup.QuotaUs)
+		assert.InDelta(t, c.effective, r.Cgroup.EffectiveCPUs, 1e-9, "in %s", c.dir)
+	}
+}
+
+func TestParallelRunsDoNotCollide(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--cpus", "0.5", "--batch", "10", "--iterations", "2")
+		}()
+	}
+	wg.Wait()
+	assert.NotEqual(t, results[0].Cgroup.Path, results[1].Cgroup.Path)
+	for _, r := range results {
+		assert.Equal(t, "created", r.Cgroup.Mode)
+		assert.Len(t, r.DurationsMs, 2)
+	}
+}
+
+// Every invalid input exits 2 with one line naming the flag, and creates
+// nothing (testParent fails the test if a slice appears).
+func TestInvalidInputCreatesNothing(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--workers", "0"}, "--workers"},
+		{[]string{"--cpus", "0.2", "--quota", "20ms"}, "--cpus"},
+		{[]string{"--period", "2s"}, "--period"},
+		{[]string{"--quota", "20ms", "--burst", "30ms"}, "--burst"},
+		{[]string{"--cost", "3"}, "--cost"},
+	} {
+		o := tb(t, append([]string{"run", "--parent", parent}, c.args...)...)
+		assert.Equal(t, 2, o.code, "%v: %s", c.args, o.stderr)
+		assert.Equal(t, 1, strings.Count(o.stderr, "\n"), "%v: one line: %q", c.args, o.stderr)
+		assert.Contains(t, o.stderr, c.flag)
+		assert.Empty(t, o.stdout)
+	}
+}
+
+// Without the rights to create a slice, create mode fails clearly and auto
+// mode measures the current cgroup instead, saying so.
+func TestWithoutPrivilege(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	// The binary must be reachable by an unprivileged user.
+	dir, err := os.MkdirTemp("", "tb-nobody-")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	bin := filepath.Join(dir, "throttlebench")
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
+
+	asNobody := func(args ...string) outcome {
+		cmd := exec.Command(bin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return outcome{code, out.String(), errb.String()}
+	}
+
+	o := asNobody("run", "--cgroup", "create", "--parent", parent, "--cpus", "0.5", "--batch", "2", "--iterations", "1")
+	assert.Equal(t, 1, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "--cgroup current")
+	assert.Contains(t, o.stderr, "delegated")
+
+	o = asNobody("run", "--parent", parent, "--batch", "2", "--iterations", "1")
+	require.Equal(t, 0, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "current cgroup")
+	var r result
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	assert.Equal(t, "current", r.Cgroup.Mode)
+}
