@@ -67,7 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
-	root := newRootCmd(stdout, stderr)
+	started := false
+	root := newRootCmd(stdout, stderr, &started)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -82,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	var ce *codeError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || !started:
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

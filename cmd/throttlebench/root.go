@@ -6,7 +6,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+// newRootCmd builds the command tree. *started is set once a command's own
+// code runs: an error before that (unknown command, wrong arguments) is a
+// usage error.
+func newRootCmd(stdout, stderr io.Writer, started *bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "throttlebench",
 		Short: "Measure what cgroup CPU limits (CFS quota, period, burst) do to a CPU-bound workload",
@@ -14,8 +17,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 creates with the CFS period, quota and burst you ask for, or inside the limits
 it finds itself in (a container, a pod), and reports duration statistics with
 the kernel's own throttling counters as JSON.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:     true,
+		SilenceErrors:    true,
+		PersistentPreRun: func(*cobra.Command, []string) { *started = true },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

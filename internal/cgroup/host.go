@@ -119,28 +119,37 @@ func (h Host) Self(version int) (Cgroup, error) {
 
 // At returns the cgroup with the given kernel path in this hierarchy.
 func (hier Hierarchy) At(cgPath string) (Cgroup, error) {
-	cgPath = path.Clean("/" + cgPath)
 	rel, ok := relCgroupPath(hier.MountRoot, cgPath)
 	if !ok {
 		// A path outside the mount root (a cgroup namespace shows "/.." paths
 		// for cgroups above it) cannot be reached through this mount.
 		return Cgroup{}, fmt.Errorf("cgroup %s is outside the mounted part %s of the hierarchy at %s", cgPath, hier.MountRoot, hier.MountPoint)
 	}
-	return Cgroup{Hierarchy: hier, Path: cgPath, Dir: filepath.Join(hier.MountPoint, rel)}, nil
+	return Cgroup{Hierarchy: hier, Path: path.Clean("/" + cgPath), Dir: filepath.Join(hier.MountPoint, rel)}, nil
 }
 
+// relCgroupPath returns cgroup path p relative to the mount root root, or
+// false when p lies outside it. Both are cleaned relative to the cgroup
+// namespace root, so that a leading ".." (how a cgroup namespace shows
+// cgroups above its root, in /proc/self/cgroup and in mountinfo) survives
+// instead of being cleaned away at "/".
 func relCgroupPath(root, p string) (string, bool) {
-	root = path.Clean("/" + root)
-	if root == "/" {
-		return p, true
+	root = path.Clean(strings.TrimLeft(root, "/"))
+	p = path.Clean(strings.TrimLeft(p, "/"))
+	rel := p
+	switch {
+	case root == ".":
+	case p == root:
+		rel = "."
+	case strings.HasPrefix(p, root+"/"):
+		rel = strings.TrimPrefix(p, root+"/")
+	default:
+		return "", false
 	}
-	if p == root {
-		return "/", true
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
 	}
-	if strings.HasPrefix(p, root+"/") {
-		return strings.TrimPrefix(p, root), true
-	}
-	return "", false
+	return path.Clean("/" + rel), true
 }
 
 // Limits reads the CFS bandwidth settings of c. Missing files mean "no

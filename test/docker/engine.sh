@@ -21,8 +21,9 @@
 # Why the network flags: a plain dockerd creates the docker0 bridge, writes iptables
 # NAT/FORWARD rules and turns on net.ipv4.ip_forward on the host. The benchmark needs
 # none of that, so we ALWAYS pass --iptables=false --ip-forward=false --bridge=none
-# (plus --ip-masq=false / --ip6tables=false for completeness). Containers then have only
-# the "none" and "host" networks; run them with `--network none` (see README.md).
+# (plus --ip-masq=false / --ip6tables=false for completeness). Containers still start
+# without a --network flag (they get only "lo"), but the CLI then warns "IPv4 forwarding
+# is disabled"; pass `--network none` to say what we mean (see README.md).
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,6 +39,7 @@ LOG="$STATE/dockerd.log"
 DATA_ROOT="$STATE/data"            # images, layers, containers (kept between up/down as a cache)
 EXEC_ROOT="$STATE/exec"            # runtime state; managed containerd lives in $EXEC_ROOT/containerd
 CONFIG="$STATE/daemon.json"        # empty config so /etc/docker/daemon.json cannot interfere
+CREATED="$STATE/created-dirs"      # host dirs outside $STATE that did not exist before our engine
 
 log() { printf 'engine.sh: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -60,12 +62,28 @@ pid_is() {
 	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$STATE" || return 1
 }
 
+# running <pid>: alive and not a zombie. `kill -0` is not enough: a dockerd that dies
+# during startup stays a zombie child of this script (nobody waits for it), and kill -0
+# succeeds on zombies.
+running() {
+	local st
+	st=$(sed -e 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ -n $st && ${st:0:1} != Z && ${st:0:1} != X ]]
+}
+
 # exe_name <pid>: basename of the process's executable ("" if gone).
 exe_name() {
 	local exe
 	exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 0
 	exe=${exe% (deleted)}
 	echo "${exe##*/}"
+}
+
+# lock_state: serialize concurrent up/down on the same state dir (fd 9 holds the lock
+# until this script exits; dockerd is started with fd 9 closed so it never inherits it).
+lock_state() {
+	exec 9>"$STATE/lock"
+	flock -w 120 9 || die "another engine.sh up/down holds $STATE/lock for over 120s"
 }
 
 our_engine_alive() {
@@ -120,6 +138,35 @@ stop_pid() {
 	die "$name (pid $pid) survived SIGKILL"
 }
 
+# Containers that outlived dockerd. A graceful dockerd shutdown stops its containers,
+# but after a SIGKILL (or OOM/crash) the shims and container processes keep running, and
+# stopping a shim does NOT kill its container. runc's state for our engine lives in
+# $EXEC_ROOT/runtime-runc/<containerd namespace>/<id>; `runc delete --force` SIGKILLs
+# every process of the container and removes its cgroups and state.
+kill_leftover_containers() {
+	local root dir id runc_bin
+	runc_bin=$(command -v runc 2>/dev/null) || return 0
+	for root in "$EXEC_ROOT"/runtime-runc/*/; do
+		[[ -d $root ]] || continue
+		for dir in "$root"*/; do
+			[[ -d $dir ]] || continue
+			id=$(basename "$dir")
+			log "killing leftover container ${id:0:12}"
+			"$runc_bin" --root "${root%/}" delete --force "$id" || log "runc delete $id failed"
+		done
+	done
+}
+
+# cleanup_leftovers: after our dockerd is gone, remove whatever it left running or
+# mounted. No-op after a clean shutdown.
+cleanup_leftovers() {
+	local p
+	kill_leftover_containers
+	# containerd (dockerd stops it on SIGTERM, not when dockerd is SIGKILLed) and shims.
+	for p in $(our_helper_pids); do stop_pid "$p" "$(exe_name "$p")" 10; done
+	unmount_leftovers
+}
+
 # Mounts left under $STATE (overlay layers, netns, shm) if dockerd died uncleanly.
 # Only paths inside our own state dir are touched; deepest first.
 unmount_leftovers() {
@@ -128,6 +175,32 @@ unmount_leftovers() {
 		log "unmounting leftover $mp"
 		umount "$mp" 2>/dev/null || umount -l "$mp" || true
 	done
+}
+
+# Directories outside $STATE that our engine creates as a side effect: the cgroupfs
+# driver's "docker" parent cgroup in every hierarchy (/sys/fs/cgroup/<ctrl>/docker) and
+# the containerd shims' socket dir /run/containerd/s. We note the ones absent before we
+# start so `down` can rmdir them again; rmdir only succeeds on empty dirs (an empty
+# cgroup has no tasks and no children), so anything another engine uses is left alone.
+record_absent_dirs() {
+	local mp d
+	: >"$CREATED"
+	while read -r mp; do
+		d="$mp/docker"
+		[[ -e $d ]] || echo "$d" >>"$CREATED"
+	done < <(awk '$9 == "cgroup" || $9 == "cgroup2" { print $5 }' /proc/self/mountinfo)
+	# Deepest first, so /run/containerd/s goes before /run/containerd.
+	[[ -e /run/containerd/s ]] || echo /run/containerd/s >>"$CREATED"
+	[[ -e /run/containerd ]] || echo /run/containerd >>"$CREATED"
+}
+
+remove_created_dirs() {
+	local d
+	[[ -f $CREATED ]] || return 0
+	while read -r d; do
+		[[ -d $d ]] && { rmdir "$d" 2>/dev/null || log "left $d (not empty)"; }
+	done <"$CREATED"
+	rm -f "$CREATED"
 }
 
 install_docker() {
@@ -158,9 +231,7 @@ install_docker() {
 cmd_up() {
 	need_root
 	mkdir -p "$STATE"
-	# Serialize concurrent up/down on the same state dir.
-	exec 9>"$STATE/lock"
-	flock 9
+	lock_state
 
 	# 1. Our engine from an earlier `up` still running and answering: nothing to do.
 	if our_engine_alive && ours_answers; then
@@ -191,17 +262,19 @@ $(tail -n 30 "$LOG" 2>/dev/null)"
 
 	# Stale leftovers from a crash (dockerd refuses to start with a live-looking pidfile
 	# of someone else, and a stale socket would confuse ours_answers).
-	local p
-	for p in $(our_helper_pids); do stop_pid "$p" "$(exe_name "$p")" 10; done
-	unmount_leftovers
+	cleanup_leftovers
 	rm -f "$SOCK" "$DOCKERD_PID" "$ENGINE_PID"
 	mkdir -p "$DATA_ROOT" "$EXEC_ROOT"
 	[[ -f $CONFIG ]] || echo '{}' >"$CONFIG"
+	# After a crash the old list is still there and still right; keep it.
+	[[ -f $CREATED ]] || record_absent_dirs
 
 	log "starting dockerd (state $STATE)"
 	# setsid: own session, so the caller's Ctrl-C / process-group kill does not take the
 	# engine down mid-test; it lives until `down`. All fds go to the log so that
-	# `$(engine.sh up)` callers are not held open by the background daemon.
+	# `$(engine.sh up)` callers are not held open by the background daemon; fd 9 (our
+	# lock) is closed, otherwise dockerd would hold the lock for its whole life and the
+	# next `down` would block on it.
 	# No --containerd: dockerd then spawns and supervises its own containerd under
 	# $EXEC_ROOT/containerd and stops it when it exits (Debian's docker.service passes
 	# --containerd=/run/containerd/containerd.sock, but there is no systemd here).
@@ -221,14 +294,14 @@ $(tail -n 30 "$LOG" 2>/dev/null)"
 		--ip-forward=false \
 		--ip-masq=false \
 		--bridge=none \
-		</dev/null >"$LOG" 2>&1 &
+		</dev/null >"$LOG" 2>&1 9>&- &
 	local started=$!
 	echo "$started" >"$ENGINE_PID"
 	echo ours >"$OWNER"
 
 	local deadline=$((SECONDS + TIMEOUT))
 	until ours_answers; do
-		if ! kill -0 "$started" 2>/dev/null; then
+		if ! running "$started"; then
 			log "dockerd exited during startup. Log tail:"
 			tail -n 40 "$LOG" >&2 || true
 			rm -f "$ENGINE_PID" "$OWNER"
@@ -238,6 +311,7 @@ $(tail -n 30 "$LOG" 2>/dev/null)"
 			log "dockerd did not answer within ${TIMEOUT}s. Log tail:"
 			tail -n 40 "$LOG" >&2 || true
 			stop_pid "$started" dockerd 20 || true
+			cleanup_leftovers
 			rm -f "$ENGINE_PID" "$OWNER"
 			exit 1
 		fi
@@ -254,8 +328,7 @@ $(tail -n 30 "$LOG" 2>/dev/null)"
 cmd_down() {
 	need_root
 	[[ -d $STATE ]] || { log "no state dir; nothing to stop"; return 0; }
-	exec 9>"$STATE/lock"
-	flock 9
+	lock_state
 
 	if [[ $(cat "$OWNER" 2>/dev/null) == external ]]; then
 		log "engine was already running before 'up'; leaving it alone"
@@ -269,10 +342,8 @@ cmd_down() {
 	else
 		log "no engine pid recorded"
 	fi
-	# Anything of ours that outlived dockerd (containerd/shims after a SIGKILL).
-	local p
-	for p in $(our_helper_pids); do stop_pid "$p" "$(exe_name "$p")" 10; done
-	unmount_leftovers
+	cleanup_leftovers
+	remove_created_dirs
 	rm -f "$ENGINE_PID" "$OWNER" "$SOCK" "$DOCKERD_PID"
 	local left
 	left=$(our_helper_pids)

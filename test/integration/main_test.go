@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // needRoot skips (or, in CI, fails) a test that must create cgroups.
-func needRoot(t *testing.T) cgroup.Hierarchy {
+func needRoot(t testing.TB) cgroup.Hierarchy {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		skipOrFail(t, "needs root to create cgroups (run as root, or in CI with CI=true)")
@@ -69,7 +69,7 @@ func needRoot(t *testing.T) cgroup.Hierarchy {
 	return hier
 }
 
-func skipOrFail(t *testing.T, why string) {
+func skipOrFail(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("precondition missing in CI: %s", why)
@@ -79,7 +79,7 @@ func skipOrFail(t *testing.T, why string) {
 
 // testParent makes a parent cgroup for this test's slices and removes it
 // (and checks that nothing was left in it) at the end.
-func testParent(t *testing.T, hier cgroup.Hierarchy) string {
+func testParent(t testing.TB, hier cgroup.Hierarchy) string {
 	t.Helper()
 	dir := filepath.Join(hier.DefaultParent(), fmt.Sprintf("it-%d-%s", os.Getpid(), sanitize(t.Name())))
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -106,7 +106,7 @@ func sanitize(s string) string {
 	}, s)
 }
 
-func subdirs(t *testing.T, dir string) []string {
+func subdirs(t testing.TB, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -161,7 +161,7 @@ type outcome struct {
 }
 
 // tb runs the binary to completion.
-func tb(t *testing.T, args ...string) outcome {
+func tb(t testing.TB, args ...string) outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -179,7 +179,9 @@ func tb(t *testing.T, args ...string) outcome {
 }
 
 // tbJSON runs the binary, requires success and decodes its report.
-func tbJSON(t *testing.T, args ...string) result {
+func tbJSON(t *testing.T, args ...string) result { return tbJSONB(t, args...) }
+
+func tbJSONB(t testing.TB, args ...string) result {
 	t.Helper()
 	o := tb(t, args...)
 	require.Equal(t, 0, o.code, "throttlebench %v failed: %s", args, o.stderr)

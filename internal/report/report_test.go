@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+func u64(v uint64) *uint64               { return &v }
+func dur(v time.Duration) *time.Duration { return &v }
+func iter(ws ...bench.WorkerSample) bench.Iteration {
+	it := bench.Iteration{Workers: ws}
+	for _, w := range ws {
+		it.Wall = max(it.Wall, w.Wall)
+	}
+	return it
+}
+
+func sample() Input {
+	ms := time.Millisecond
+	return Input{
+		Config: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
+		Policy: "workers", Mode: "created",
+		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
+		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms},
+		Chain:  []cgroup.Level{{Dir: "/x", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
+		NumCPU: 2,
+		Result: bench.Result{GOMAXPROCS: 2, Iterations: []bench.Iteration{
+			iter(bench.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
+			iter(bench.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
+			iter(bench.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
+		}},
+		Stat: cgroup.CPUStat{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledTime: dur(150 * ms)},
+	}
+}
+
+func TestBuild(t *testing.T) {
+	r := Build(sample())
+	assert.Equal(t, []float64{100, 90, 110}, r.DurationsMs)
+	assert.Equal(t, 3, r.Stats.N)
+	assert.InDelta(t, 100, r.Stats.MeanMs, 1e-9)
+	assert.InDelta(t, 100, r.Stats.VarianceMs, 1e-9) // ((0)²+(-10)²+(10)²)/2
+	assert.InDelta(t, 0.1, r.Stats.CoV, 1e-9)
+	assert.Equal(t, 90.0, r.Stats.MinMs)
+	assert.Equal(t, 110.0, r.Stats.MaxMs)
+
+	require.Len(t, r.Workers, 2)
+	assert.InDelta(t, 80, r.Workers[0].MeanMs, 1e-9)
+	assert.InDelta(t, 60, r.Workers[1].CPUMs, 1e-9)
+
+	// 40 ms of CPU per iteration on min(2 workers, 2 CPUs, 0.5 quota) = 0.5 CPUs.
+	assert.InDelta(t, 40, r.Model.CPUMsPerIteration, 1e-9)
+	assert.InDelta(t, 0.5, r.Model.Parallelism, 1e-9)
+	assert.InDelta(t, 80, r.Model.ExpectedMs, 1e-9)
+	assert.InDelta(t, 1.25, r.Model.Ratio, 1e-9)
+
+	assert.Equal(t, int64(50000), r.Cgroup.QuotaUs)
+	assert.Equal(t, int64(100000), *r.Cgroup.PeriodUs)
+	assert.InDelta(t, 0.5, r.Cgroup.EffectiveCPUs, 1e-9)
+	require.NotNil(t, r.Throttling.ThrottledFraction)
+	assert.InDelta(t, 0.75, *r.Throttling.ThrottledFraction, 1e-9)
+	assert.InDelta(t, 150, *r.Throttling.ThrottledMs, 1e-9)
+}
+
+// Counters the kernel does not report are null in the JSON, never 0.
+func TestMissingCountersAreNull(t *testing.T) {
+	in := sample()
+	in.Stat = cgroup.CPUStat{NrPeriods: u64(0), NrThrottled: u64(0)}
+	in.Limits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, Build(in), "json"))
+	var m struct {
+		Throttling map[string]any `json:"throttling"`
+		Cgroup     map[string]any `json:"cgroup"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
+	th := m.Throttling
+	assert.Equal(t, 0.0, th["nr_periods"])
+	for _, k := range []string{"throttled_ms", "nr_bursts", "burst_ms", "throttled_fraction"} {
+		v, present := th[k]
+		assert.True(t, present, k)
+		assert.Nil(t, v, k)
+	}
+	assert.Equal(t, -1.0, m.Cgroup["quota_us"])
+	assert.Equal(t, 100000.0, m.Cgroup["period_us"])
+}
+
+func TestTextSummary(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, Build(sample()), "text"))
+	out := buf.String()
+	assert.Contains(t, out, "Time (mean ± σ):   100.0 ms ± 10.00 ms")
+	assert.Contains(t, out, "Range (min … max): 90.00 ms … 110.0 ms")
+	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
+	assert.Contains(t, out, "measured/expected 1.25")
+}
+
+func TestCPUModel(t *testing.T) {
+	assert.Equal(t, "AMD EPYC 7B13", cpuModel([]byte("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n")))
+	assert.Equal(t, "", cpuModel([]byte("processor\t: 0\n")))
+}

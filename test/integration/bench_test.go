@@ -1,0 +1,62 @@
+//go:build linux
+
+package integration
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+)
+
+// BenchmarkHarnessFidelity compares the per-hash time the harness reports
+// (run --cgroup current, one worker) with the bare bcrypt call timed by the
+// Go benchmark framework, at the same cost. A ratio near 1 says the harness
+// adds nothing measurable. Metrics: harness-ns/hash, bare-ns/hash, ratio.
+func BenchmarkHarnessFidelity(b *testing.B) {
+	const batch = 200
+	w, err := bench.NewWorkload("bcrypt", 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			if err := w.Do(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	var harness float64
+	for b.Loop() {
+		r := tbJSONB(b, "run", "--cgroup", "current", "--gomaxprocs", "1", "--batch", strconv.Itoa(batch), "--iterations", "5")
+		harness = r.Stats.MeanMs * 1e6 / batch
+	}
+	bareNs := float64(bare.NsPerOp())
+	b.ReportMetric(harness, "harness-ns/hash")
+	b.ReportMetric(bareNs, "bare-ns/hash")
+	b.ReportMetric(harness/bareNs, "ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkModelRatio reports measured/expected mean iteration duration of
+// the CFS model for a grid of quotas and worker counts (root only).
+func BenchmarkModelRatio(b *testing.B) {
+	hier := needRoot(b)
+	parent := testParent(b, hier)
+	for _, cpus := range []string{"0.1", "0.5", "1"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("cpus=%s/workers=%d", cpus, workers), func(b *testing.B) {
+				var r result
+				for b.Loop() {
+					r = tbJSONB(b, "run", "--cgroup", "create", "--parent", parent, "--cpus", cpus,
+						"--workers", strconv.Itoa(workers), "--batch", "50", "--iterations", "5")
+				}
+				b.ReportMetric(r.Model.Ratio, "model-ratio")
+				b.ReportMetric(r.Stats.MeanMs, "mean-ms")
+				b.ReportMetric(r.Model.ExpectedMs, "expected-ms")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
