@@ -1,0 +1,42 @@
+# throttlebench — build, test, benchmark.
+#   make build   static binary in bin/throttlebench
+#   make run     build, then measure the default demo (needs root to create slices)
+#   make check   quick loop: vet + unit tests, no root needed
+#   make test    everything CI runs (root): unit, host cgroup integration, VM (v2), Docker
+#   make bench   harness fidelity and CFS model ratios (root for the model grid)
+#   make image   the Docker image throttlebench:dev (FROM scratch)
+
+GO      ?= go
+BIN     := bin/throttlebench
+IMAGE   ?= throttlebench:dev
+ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
+export CGO_ENABLED := 0
+
+.PHONY: build run check test test-host bench image clean
+
+build:
+	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
+
+run: build
+	$(BIN) $(ARGS)
+
+check:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./internal/... ./cmd/...
+
+# Unit tests and the integration tests against this machine's real cgroups.
+test-host: build
+	$(GO) vet ./...
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m ./...
+
+test: test-host
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/bench ./internal/stats
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
+
+image: build
+	docker build -q -t $(IMAGE) .
+
+clean:
+	rm -rf bin
