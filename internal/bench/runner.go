@@ -102,13 +102,22 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 		}
 	}()
 
+	// Iterations run back to back: each starts the instant the previous one
+	// ended, not when this goroutine gets round to signalling the workers.
+	// Under a quota this goroutine is throttled too, and a fresh time.Now()
+	// would start every iteration at the beginning of a period, with a full
+	// quota: the best case, hiding the throttled gap in between.
+	var t0 time.Time
 	for it := 0; it < cfg.Warmup+cfg.Iterations; it++ {
 		if it == cfg.Warmup && beforeMeasure != nil {
 			if err := beforeMeasure(); err != nil {
 				return Result{}, err
 			}
+			t0 = time.Time{} // the pause for the caller is not the workload's
 		}
-		t0 := time.Now()
+		if t0.IsZero() {
+			t0 = time.Now()
+		}
 		for _, s := range starts {
 			s <- t0
 		}
@@ -130,6 +139,7 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 		if it >= cfg.Warmup {
 			res.Iterations = append(res.Iterations, iter)
 		}
+		t0 = t0.Add(iter.Wall)
 	}
 	return res, nil
 }

@@ -58,14 +58,14 @@ tb_forget_pid() {
 # Kill one of our child processes by PID: TERM, up to ~3 s grace, then KILL;
 # then reap it and forget it. Never matches by name.
 tb_kill_pid() {
-	local pid=$1 i
+	local pid=$1 _
 	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid" 2>/dev/null || true
 		tb_forget_pid "$pid"
 		return 0
 	fi
 	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -97,16 +97,33 @@ tb_install_traps() {
 
 # Start qemu in the background with the serial console going to file $1.
 # Sets TB_QEMU_PID. stdin is /dev/null: qemu must never touch a terminal.
+# qemu's own messages go to stderr, or to file $TB_QEMU_ERR if set.
 tb_qemu_start() {
 	local log=$1
 	shift
 	: >"$log"
-	qemu-system-x86_64 \
+	if [[ -n ${TB_QEMU_ERR:-} ]]; then
+		exec 8>"$TB_QEMU_ERR"
+	else
+		exec 8>&2
+	fi
+	# setpriv --pdeathsig (util-linux, Essential on Debian) makes the kernel
+	# kill qemu if this shell dies by SIGKILL, when no trap can run. It
+	# execs qemu, so $! is still qemu's own PID.
+	# (Help text captured first: `setpriv --help | grep -q` can fail under
+	# pipefail when grep exits early and setpriv gets SIGPIPE.)
+	local pdeath=() help
+	help=$(setpriv --help 2>/dev/null || true)
+	if [[ $help == *--pdeathsig* ]]; then
+		pdeath=(setpriv --pdeathsig KILL --)
+	fi
+	${pdeath[@]+"${pdeath[@]}"} qemu-system-x86_64 \
 		-nodefaults -no-user-config \
 		-display none \
 		-no-reboot \
 		-serial "file:$log" \
-		"$@" </dev/null &
+		"$@" </dev/null 2>&8 &
+	exec 8>&-
 	TB_QEMU_PID=$!
 	TB_PIDS+=("$TB_QEMU_PID")
 }
@@ -181,7 +198,10 @@ EOF
 	(cd "$tmp/root" && find . | cpio -o -H newc --owner=0:0 --quiet) >"$tmp/probe.cpio"
 	tb_log "probing KVM (up to ${limit}s; set TB_VM_ACCEL=tcg|kvm to skip)..."
 	start=$(tb_now)
-	tb_qemu_start "$tmp/console.log" -accel kvm -cpu host -m 256 -smp 1 \
+	# The probe's qemu stderr goes to a file (its "terminating on signal"
+	# line would look like an error); shown only if KVM is rejected early.
+	TB_QEMU_ERR=$tmp/qemu.err tb_qemu_start "$tmp/console.log" \
+		-accel kvm -cpu host -m 256 -smp 1 \
 		-kernel "$(tb_kernel)" -initrd "$tmp/probe.cpio" \
 		-append "console=ttyS0 panic=-1 quiet"
 	local pid=$TB_QEMU_PID
@@ -198,6 +218,9 @@ EOF
 	# qemu may have exited between the last check and now.
 	grep -qaF "$token" "$tmp/console.log" && result=kvm
 	tb_kill_pid "$pid"
+	if [[ $result == tcg ]] && grep -qv 'terminating on signal' "$tmp/qemu.err"; then
+		tb_log "qemu with KVM said: $(grep -v 'terminating on signal' "$tmp/qemu.err" | head -3 | tr '\n' ' ')"
+	fi
 	rm -rf -- "$tmp"
 	tb_log "KVM probe: $result (after $(tb_since "$start")s)"
 	TB_ACCEL=$result

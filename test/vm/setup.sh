@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # Prepare everything test/vm/run.sh needs to boot a cgroup v2 guest.
 #
 # Usage: sudo bash test/vm/setup.sh        (from any working directory)
@@ -27,8 +28,9 @@
 # To refresh the kernel/busybox, delete the cache dir and run again.
 set -euo pipefail
 
+# shellcheck disable=SC2034 # read by lib.sh (message prefix)
 TB_PROG=setup.sh
-# shellcheck source=test/vm/lib.sh
+# shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tb_install_traps
 
