@@ -12,7 +12,7 @@ IMAGE   ?= throttlebench:dev
 ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 export CGO_ENABLED := 0
 
-.PHONY: build run check test test-host bench image clean
+.PHONY: build run check test test-host test-vm test-docker bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -27,9 +27,14 @@ check:
 # Unit tests and the integration tests against this machine's real cgroups.
 test-host: build
 	$(GO) vet ./...
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m ./...
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/docker)
 
-test: test-host
+# The container path: a real Docker engine (started and stopped here if none
+# runs), the image, docker run with --cpu-period/--cpu-quota and --cpus.
+test-docker:
+	test/docker/run.sh
+
+test: test-host test-docker
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/bench ./internal/stats

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# run.sh — the container path, end to end (make test-docker): start a Docker
+# engine when none runs (stopping it again at the end), build the image
+# throttlebench:dev from bin/throttlebench, and run test/docker's Go tests
+# against it. Needs root.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cd "$repo"
+# A short state path: the engine's unix sockets live in it, and socket paths
+# are limited to ~100 bytes, which a deep CI checkout could exceed.
+export TB_DOCKER_STATE=${TB_DOCKER_STATE:-/var/tmp/throttlebench-docker}
+image=${TB_DOCKER_IMAGE:-throttlebench:dev}
+
+"$here/engine.sh" up
+trap '"$here/engine.sh" down' EXIT
+eval "$("$here/engine.sh" env)"
+
+make -s build
+docker build -q -t "$image" . >/dev/null
+size=$(docker image inspect -f '{{.Size}}' "$image")
+echo "run.sh: image $image is $((size / 1024 / 1024)) MiB"
+
+TB_DOCKER_IMAGE=$image go test -count=1 -v ./test/docker/
