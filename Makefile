@@ -2,7 +2,8 @@
 #   make build   static binary in bin/throttlebench
 #   make run     build, then measure the default demo (needs root to create slices)
 #   make check   quick loop: vet + unit tests, no root needed
-#   make test    everything CI runs (root): unit, host cgroup integration, VM (v2), Docker
+#   make test    everything CI runs (root): unit + host cgroups (test-host),
+#                cgroup v2 in a VM (test-vm), the Docker image (test-docker)
 #   make bench   harness fidelity and CFS model ratios (root for the model grid)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 
@@ -29,12 +30,16 @@ test-host: build
 	$(GO) vet ./...
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/docker)
 
+# cgroup v2 for real: the integration tests inside a qemu VM (test/vm).
+test-vm:
+	test/vm/test-v2.sh
+
 # The container path: a real Docker engine (started and stopped here if none
 # runs), the image, docker run with --cpu-period/--cpu-quota and --cpus.
 test-docker:
 	test/docker/run.sh
 
-test: test-host test-docker
+test: test-host test-vm test-docker
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/bench ./internal/stats

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -66,6 +65,10 @@ func TestBurstIsWrittenAndReported(t *testing.T) {
 func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
+	// Two separate trees: on cgroup v2 a cgroup with children that use the
+	// cpu controller may not hold processes itself.
+	own := filepath.Join(parent, "own")
+	makeCgroup(t, hier, own, 30000, 100000)
 	outer := filepath.Join(parent, "outer")
 	makeCgroup(t, hier, outer, 30000, 100000)
 	leaf := filepath.Join(outer, "leaf")
@@ -76,7 +79,7 @@ func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
 		quotaUs   int64
 		effective float64
 	}{
-		{outer, 30000, 0.3},
+		{own, 30000, 0.3},
 		// The leaf has no quota of its own; its parent's limit is what binds.
 		{leaf, -1, 0.3},
 	} {
@@ -88,6 +91,7 @@ func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
 		var r result
 		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
 		assert.Equal(t, "current", r.Cgroup.Mode)
+		assert.Equal(t, hier.Version, r.Cgroup.Version)
 		assert.Equal(t, c.dir, r.Cgroup.Dir)
 		assert.Equal(t, c.quotaUs, r.Cgroup.QuotaUs)
 		assert.InDelta(t, c.effective, r.Cgroup.EffectiveCPUs, 1e-9, "in %s", c.dir)
@@ -142,15 +146,7 @@ func TestInvalidInputCreatesNothing(t *testing.T) {
 func TestWithoutPrivilege(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
-	// The binary must be reachable by an unprivileged user.
-	dir, err := os.MkdirTemp("", "tb-nobody-")
-	require.NoError(t, err)
-	defer os.RemoveAll(dir)
-	require.NoError(t, os.Chmod(dir, 0o755))
-	bin := filepath.Join(dir, "throttlebench")
-	data, err := os.ReadFile(binary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	bin := binaryFor(t, 65534)
 
 	asNobody := func(args ...string) outcome {
 		cmd := exec.Command(bin, args...)
