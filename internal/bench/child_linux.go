@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -38,10 +39,11 @@ type childReply struct {
 
 // Child is a running workload process.
 type Child struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	waited chan error
+	cmd     *exec.Cmd
+	stdin   io.Writer
+	stdout  *bufio.Reader
+	waited  chan error
+	closers []io.Closer
 }
 
 // StartChild starts exe as a child running cfg. It does not run yet: move
@@ -54,15 +56,22 @@ func StartChild(exe string, cfg Config, stderr io.Writer) (*Child, error) {
 	cmd := exec.Command(exe, ChildArg)
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	// Plain pipes, not StdinPipe/StdoutPipe: Wait (which runs as soon as the
+	// child exits, see below) closes those, and would race our reading of
+	// the child's last message.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return nil, err
 	}
-	c := &Child{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), waited: make(chan error, 1)}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	c := &Child{cmd: cmd, stdin: inW, stdout: bufio.NewReader(outR), waited: make(chan error, 1),
+		closers: []io.Closer{inW, outR}}
 
 	// Pdeathsig fires when the *thread* that forked the child exits, not the
 	// process; Go may retire idle threads, so the forking goroutine stays
@@ -77,10 +86,16 @@ func StartChild(exe string, cfg Config, stderr io.Writer) (*Child, error) {
 		started <- nil
 		c.waited <- cmd.Wait()
 	}()
-	if err := <-started; err != nil {
+	err = <-started
+	// The child holds its own ends now.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, fmt.Errorf("start workload process: %w", err)
 	}
-	if err := json.NewEncoder(stdin).Encode(cfg); err != nil {
+	if err := json.NewEncoder(inW).Encode(cfg); err != nil {
 		c.Kill()
 		return nil, fmt.Errorf("send config to workload process: %w", err)
 	}
@@ -96,11 +111,14 @@ func (c *Child) Go() error {
 	return err
 }
 
-// Kill ends the child at once and reaps it.
+// Kill ends the child at once, reaps it and closes the pipes.
 func (c *Child) Kill() {
 	c.cmd.Process.Kill()
-	<-c.waited
-	c.waited <- nil // keep Kill idempotent
+	werr := <-c.waited
+	c.waited <- werr // keep Kill idempotent
+	for _, cl := range c.closers {
+		cl.Close()
+	}
 }
 
 // WaitWarm waits until the child has finished its warm-up; it then idles
