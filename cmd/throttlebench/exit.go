@@ -22,11 +22,20 @@ const (
 )
 
 // usageError is bad input: it names the flag, the value and what is allowed.
-type usageError struct{ msg string }
+// combination marks input bad only in how values combine (a burst above the
+// quota): a sweep skips such a configuration instead of stopping.
+type usageError struct {
+	msg         string
+	combination bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+func combinationf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...), combination: true}
+}
 
 // signalError is the cause of a context cancelled by SIGINT or SIGTERM.
 type signalError struct{ sig syscall.Signal }

@@ -68,7 +68,7 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		}
 		l.Quota = (time.Duration(math.Round(c*float64(l.Period/time.Microsecond))) * time.Microsecond)
 		if l.Quota < minQuota {
-			return l, set, usagef("invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", f.cpus, l.Quota, l.Period)
+			return l, set, combinationf("invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", f.cpus, l.Quota, l.Period)
 		}
 	}
 	if f.burst != "" {
@@ -79,10 +79,10 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 			return l, set, usagef("invalid --burst %q: must not be negative", f.burst)
 		}
 		if l.Quota == cgroup.Unlimited && l.Burst > 0 {
-			return l, set, usagef("invalid --burst %q: a burst needs a quota (--quota or --cpus)", f.burst)
+			return l, set, combinationf("invalid --burst %q: a burst needs a quota (--quota or --cpus)", f.burst)
 		}
 		if l.Burst > l.Quota {
-			return l, set, usagef("invalid --burst %q: must not exceed the quota %v", f.burst, l.Quota)
+			return l, set, combinationf("invalid --burst %q: must not exceed the quota %v", f.burst, l.Quota)
 		}
 	}
 	return l, set, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,10 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   throttlebench run --cgroup current --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := o.harnessOptions(cmd, stderr)
+			if err := checkChoice("format", o.format, report.Formats); err != nil {
+				return err
+			}
+			h, err := o.resolve(func(name string) bool { return cmd.Flags().Changed(name) }, stderr)
 			if err != nil {
 				return err
 			}
@@ -52,21 +56,27 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.workload, "workload", "bcrypt", "CPU-bound workload: bcrypt")
+	o.registerShared(cmd, report.Formats)
 	f.IntVar(&o.workers, "workers", 1, "worker threads, each running --batch operations per iteration")
+	f.IntVar(&o.cost, "cost", 4, "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)")
+	f.StringVar(&o.gomaxprocs, "gomaxprocs", "workers", "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)")
+	o.limits.register(cmd)
+	return cmd
+}
+
+// registerShared registers the flags that run and sweep share.
+func (o *runOptions) registerShared(cmd *cobra.Command, formats []string) {
+	f := cmd.Flags()
+	f.StringVar(&o.workload, "workload", "bcrypt", "CPU-bound workload: bcrypt")
 	f.IntVar(&o.batch, "batch", 50, "operations (bcrypt hashes) per worker per iteration")
 	f.IntVar(&o.iterations, "iterations", 5, "measured iterations")
 	f.IntVar(&o.warmup, "warmup", 1, "iterations run first and discarded")
-	f.IntVar(&o.cost, "cost", 4, "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)")
-	o.limits.register(cmd)
 	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
-	f.StringVar(&o.gomaxprocs, "gomaxprocs", "workers", "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)")
-	f.StringVar(&o.format, "format", "json", "output format: json, text")
+	f.StringVar(&o.format, "format", "json", "output format: "+strings.Join(formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, cleaning up everything (0 = no limit)")
-	return cmd
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
@@ -77,8 +87,9 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 	f.StringVar(&l.burst, "burst", "", "CFS burst, ≤ quota: unused quota that may be saved up")
 }
 
-// harnessOptions validates every flag before anything is created.
-func (o *runOptions) harnessOptions(cmd *cobra.Command, stderr io.Writer) (harness.Options, error) {
+// resolve validates every flag before anything is created. changed says
+// whether the user gave a flag.
+func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (harness.Options, error) {
 	var h harness.Options
 	if err := checkChoice("workload", o.workload, bench.Workloads); err != nil {
 		return h, err
@@ -105,9 +116,10 @@ func (o *runOptions) harnessOptions(cmd *cobra.Command, stderr io.Writer) (harne
 		return h, err
 	}
 	if o.mode == harness.ModeCurrent {
+		values := map[string]string{"cpus": o.limits.cpus, "quota": o.limits.quota, "period": o.limits.period, "burst": o.limits.burst, "parent": o.parent}
 		for _, name := range []string{"cpus", "quota", "period", "burst", "parent"} {
-			if fl := cmd.Flags().Lookup(name); fl.Changed {
-				return h, usagef("--%s %s cannot be used with --cgroup current: it measures the limits already in place", name, fl.Value)
+			if changed(name) {
+				return h, usagef("--%s %s cannot be used with --cgroup current: it measures the limits already in place", name, values[name])
 			}
 		}
 	}
@@ -117,9 +129,6 @@ func (o *runOptions) harnessOptions(cmd *cobra.Command, stderr io.Writer) (harne
 	version, _ := strconv.Atoi(o.version) // "auto" → 0
 	gmp, err := parseGOMAXPROCS(o.gomaxprocs, o.workers)
 	if err != nil {
-		return h, err
-	}
-	if err := checkChoice("format", o.format, report.Formats); err != nil {
 		return h, err
 	}
 	if err := checkOutput(o.output); err != nil {

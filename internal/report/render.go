@@ -8,19 +8,26 @@ import (
 )
 
 // Formats lists the values --format accepts for a run.
-var Formats = []string{"json", "text"}
+var Formats = []string{"json", "text", "gobench"}
 
 // Write renders r in the given format.
 func Write(w io.Writer, r *Report, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return WriteJSON(w, r)
 	case "text":
 		return writeText(w, r)
+	case "gobench":
+		return WriteGobench(w, []*Report{r})
 	}
 	return fmt.Errorf("unknown format %q", format)
+}
+
+// WriteJSON writes v (a report or a list of them) as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // writeText is the short human summary, in the manner of hyperfine.

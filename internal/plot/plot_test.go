@@ -1,0 +1,109 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+func row(workers, cpus string, eff, mean float64) sweep.Row {
+	r := &report.Report{DurationsMs: []float64{mean * 0.8, mean, mean * 1.2}}
+	r.Cgroup.EffectiveCPUs = eff
+	r.Stats.MeanMs = mean
+	f := 0.5
+	r.Throttling.ThrottledFraction = &f
+	return sweep.Row{Config: sweep.Config{{"workers", workers}, {"cpus", cpus}}, Report: r}
+}
+
+func sampleRows() []sweep.Row {
+	return []sweep.Row{
+		row("1", "0.1", 0.1, 450), row("1", "0.5", 0.5, 90), row("1", "1", 1, 45),
+		row("2", "0.1", 0.1, 900), row("2", "0.5", 0.5, 180), row("2", "1", 1, 90),
+		{Config: sweep.Config{{"workers", "2"}, {"cpus", "2"}}, Skipped: "no"},
+	}
+}
+
+func TestBuildGroupsSeriesByTheOtherSettings(t *testing.T) {
+	c, err := Build(sampleRows(), "t")
+	require.NoError(t, err)
+	require.Len(t, c.Series, 2)
+	assert.Equal(t, "workers=1", c.Series[0].Label)
+	assert.Equal(t, []float64{0.1, 0.5, 1}, c.Series[1].X)
+	assert.Equal(t, []float64{900, 180, 90}, c.Series[1].Mean)
+	assert.InDelta(t, 0.09, c.Series[1].Cost[0], 1e-9, "0.1 CPUs × 900 ms")
+	assert.Contains(t, c.XLabel, "CPU share")
+	assert.InDelta(t, 900*0.84, c.Series[1].Lo[0], 1e-9, "p10 of {720, 900, 1080}")
+}
+
+func TestBuildWithoutResults(t *testing.T) {
+	_, err := Build([]sweep.Row{{Skipped: "x"}}, "t")
+	assert.Error(t, err)
+}
+
+// A sweep over workers alone: the x axis becomes --workers.
+func TestBuildPicksTheVaryingAxis(t *testing.T) {
+	rows := []sweep.Row{row("1", "0.5", 0.5, 90), row("2", "0.5", 0.5, 180)}
+	c, err := Build(rows, "t")
+	require.NoError(t, err)
+	assert.Equal(t, "--workers", c.XLabel)
+	require.Len(t, c.Series, 1)
+	assert.Equal(t, []float64{1, 2}, c.Series[0].X)
+}
+
+func TestSaveSVG(t *testing.T) {
+	c, err := Build(sampleRows(), "sweep on testhost")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "sweep.svg")
+	require.NoError(t, Save(path, c))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	// Well-formed XML with an <svg> root.
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var root string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	assert.Equal(t, "svg", root)
+	// Each of the three panels has a legend entry per series.
+	s := string(data)
+	assert.Equal(t, 3, strings.Count(s, ">workers=1<"))
+	assert.Equal(t, 3, strings.Count(s, ">workers=2<"))
+	assert.Contains(t, s, "sweep on testhost")
+	assert.Contains(t, s, "mean iteration duration (ms)")
+}
+
+func TestSavePNG(t *testing.T) {
+	c, err := Build(sampleRows(), "t")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "sweep.png")
+	require.NoError(t, Save(path, c))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	assert.Equal(t, 960, img.Bounds().Dx())
+}
+
+func TestSaveRejectsOtherFormats(t *testing.T) {
+	c, _ := Build(sampleRows(), "t")
+	assert.Error(t, Save(filepath.Join(t.TempDir(), "x.pdf"), c))
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteGobench writes reports in the Go benchmark format, one line per
+// measured iteration, so that benchstat can compare runs:
+//
+//	BenchmarkThrottle/cpus=0.5/period=100ms/burst=0s/workers=2/gomaxprocs=2/cost=4/batch=50  1  52300000 ns/op  0.12 throttled-frac  1.03 model-ratio
+//
+// The configuration lines before them (goos, cpu, kernel, …) are what
+// benchstat shows as the context of a comparison.
+func WriteGobench(w io.Writer, reports []*Report) error {
+	var b strings.Builder
+	if len(reports) > 0 {
+		h := reports[0].Host
+		fmt.Fprintf(&b, "goos: linux\ngoarch: %s\ncpu: %s\nkernel: %s\ngo: %s\n", runtime.GOARCH, h.CPUModel, h.Kernel, h.GoVersion)
+	}
+	for _, r := range reports {
+		name := GobenchName(r)
+		for _, d := range r.DurationsMs {
+			fmt.Fprintf(&b, "%s\t1\t%.0f ns/op", name, d*1e6)
+			if f := r.Throttling.ThrottledFraction; f != nil {
+				fmt.Fprintf(&b, "\t%.4f throttled-frac", *f)
+			}
+			fmt.Fprintf(&b, "\t%.4f model-ratio\n", r.Model.Ratio)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// GobenchName names a configuration as a benchmark with sub-benchmark keys.
+func GobenchName(r *Report) string {
+	cpus := "max"
+	period := "none"
+	if r.Cgroup.PeriodUs != nil {
+		period = (time.Duration(*r.Cgroup.PeriodUs) * time.Microsecond).String()
+		if r.Cgroup.QuotaUs > 0 {
+			cpus = strconv.FormatFloat(round(float64(r.Cgroup.QuotaUs)/float64(*r.Cgroup.PeriodUs), 6), 'f', -1, 64)
+		}
+	}
+	burst := (time.Duration(r.Cgroup.BurstUs) * time.Microsecond).String()
+	c := r.Config
+	return fmt.Sprintf("BenchmarkThrottle/cpus=%s/period=%s/burst=%s/workers=%d/gomaxprocs=%d/cost=%d/batch=%d",
+		cpus, period, burst, c.Workers, c.GOMAXPROCS, c.Cost, c.Batch)
+}

@@ -1,0 +1,222 @@
+// Package sweep expands parameter lists and ranges into the configurations
+// of a sweep, renders its rows as tables, and estimates how long it takes.
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind says how the values of an axis are parsed and stepped.
+type Kind int
+
+const (
+	Float    Kind = iota // --cpus
+	Duration             // --quota, --period, --burst
+	Int                  // --workers, --cost
+	Words                // --gomaxprocs: integers, or the words workers and runtime
+)
+
+// MaxValues bounds one axis, so that a typo in a step cannot start a sweep
+// of a million configurations.
+const MaxValues = 1000
+
+// Expand turns a spec into the list of values it names. A spec is a comma
+// separated list whose items are single values or ranges:
+//
+//	start:stop:step   start, start+step, … up to and including stop
+//	start:stop:*k     start, start×k, start×k², … up to and including stop
+//
+// e.g. "0.1,0.25,0.5,1", "0.1:1:0.1", "1ms:100ms:*2", "1:4:1,8,16".
+// Values come back formatted as the flags take them; their own validity
+// (a period within 1ms–1s, say) is checked where they are used.
+func Expand(spec string, kind Kind) ([]string, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("empty list")
+	}
+	var out []string
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, errors.New("empty item in the list")
+		}
+		parts := strings.Split(item, ":")
+		switch len(parts) {
+		case 1:
+			v, err := parse(item, kind)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, format(v, kind, item))
+		case 3:
+			vs, err := expandRange(parts[0], parts[1], parts[2], kind)
+			if err != nil {
+				return nil, fmt.Errorf("range %q: %w", item, err)
+			}
+			out = append(out, vs...)
+		default:
+			return nil, fmt.Errorf("%q is neither a value nor a range start:stop:step", item)
+		}
+		if len(out) > MaxValues {
+			return nil, fmt.Errorf("more than %d values", MaxValues)
+		}
+	}
+	return out, nil
+}
+
+// parse reads one value as a float64 (durations in nanoseconds).
+func parse(s string, kind Kind) (float64, error) {
+	switch kind {
+	case Duration:
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration such as 10ms", s)
+		}
+		return float64(d), nil
+	case Int, Words:
+		if kind == Words && (s == "workers" || s == "runtime") {
+			return math.NaN(), nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a whole number", s)
+		}
+		return float64(n), nil
+	default:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("%q is not a number", s)
+		}
+		return f, nil
+	}
+}
+
+func format(v float64, kind Kind, orig string) string {
+	switch kind {
+	case Duration:
+		return time.Duration(math.Round(v)).String()
+	case Int:
+		return strconv.Itoa(int(v))
+	case Words:
+		if math.IsNaN(v) {
+			return orig
+		}
+		return strconv.Itoa(int(v))
+	default:
+		// Rounded so that 0.1+0.2 reads 0.3, as the user meant.
+		return strconv.FormatFloat(roundTo(v, 9), 'f', -1, 64)
+	}
+}
+
+func roundTo(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
+	start, err := parse(startS, kind)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := parse(stopS, kind)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsNaN(start) || math.IsNaN(stop) {
+		return nil, errors.New("only numbers can form a range")
+	}
+	if stop < start {
+		return nil, fmt.Errorf("stop %s is below start %s", stopS, startS)
+	}
+	var out []string
+	// A tolerance of a millionth of the span keeps 0.1:1:0.1 from losing its
+	// last value to rounding.
+	eps := (stop - start) * 1e-9
+	if mul, ok := strings.CutPrefix(stepS, "*"); ok {
+		k, err := strconv.ParseFloat(mul, 64)
+		if err != nil || !(k > 1) || math.IsInf(k, 0) {
+			return nil, fmt.Errorf("factor %q must be a number above 1", stepS)
+		}
+		if !(start > 0) {
+			return nil, errors.New("a multiplying range must start above 0")
+		}
+		for v := start; v <= stop+eps; v *= k {
+			out = append(out, format(v, kind, ""))
+			if len(out) > MaxValues {
+				return nil, fmt.Errorf("more than %d values", MaxValues)
+			}
+		}
+		return dedupe(out), nil
+	}
+	step, err := parse(strings.TrimPrefix(stepS, "+"), kind)
+	if err != nil || !(step > 0) {
+		return nil, fmt.Errorf("step %q must be above 0", stepS)
+	}
+	if (stop-start)/step > MaxValues {
+		return nil, fmt.Errorf("more than %d values", MaxValues)
+	}
+	for i := 0; ; i++ {
+		v := start + float64(i)*step
+		if v > stop+eps {
+			break
+		}
+		out = append(out, format(v, kind, ""))
+	}
+	return dedupe(out), nil
+}
+
+// dedupe drops repeats that rounding to whole numbers can make (1:10:*1.5).
+func dedupe(vs []string) []string {
+	var out []string
+	for i, v := range vs {
+		if i == 0 || v != vs[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Axis is one swept parameter: the flag it came from and its values.
+type Axis struct {
+	Flag   string
+	Values []string
+}
+
+// Config is one point of a sweep: a value for every axis, in axis order.
+type Config []Param
+
+// Param is one flag's value in a configuration.
+type Param struct {
+	Flag, Value string
+}
+
+// Get returns the value of flag in c, or "".
+func (c Config) Get(flag string) string {
+	for _, p := range c {
+		if p.Flag == flag {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// Product returns every combination of the axes' values, the last axis
+// varying fastest.
+func Product(axes []Axis) []Config {
+	out := []Config{{}}
+	for _, a := range axes {
+		var next []Config
+		for _, c := range out {
+			for _, v := range a.Values {
+				nc := append(append(Config{}, c...), Param{a.Flag, v})
+				next = append(next, nc)
+			}
+		}
+		out = next
+	}
+	return out
+}

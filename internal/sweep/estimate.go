@@ -1,0 +1,51 @@
+package sweep
+
+import (
+	"math"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/stats"
+)
+
+// Estimator predicts how long a configuration runs from the CFS model:
+// the CPU time its iterations need, spread over the CPUs it may use. It
+// learns the cost of one operation from each finished run.
+type Estimator struct {
+	// opCost is the CPU time of one operation at cost 4; each cost step
+	// doubles bcrypt's work. 1ms is what we measured on our machines.
+	opCost time.Duration
+}
+
+// NewEstimator starts from 1ms per bcrypt hash at cost 4.
+func NewEstimator() *Estimator { return &Estimator{opCost: time.Millisecond} }
+
+// Shape is what the estimate needs of a configuration.
+type Shape struct {
+	Cost, Batch, Iterations, Warmup, Workers, GOMAXPROCS int
+	CPUs                                                 float64 // quota/period; 0 or +Inf = unlimited
+	NumCPU                                               int
+}
+
+// Estimate is the expected wall time of a whole run.
+func (e *Estimator) Estimate(s Shape) time.Duration {
+	cpus := s.CPUs
+	if !(cpus > 0) || math.IsInf(cpus, 0) {
+		cpus = float64(s.NumCPU)
+	}
+	gmp := s.GOMAXPROCS
+	if gmp <= 0 {
+		gmp = s.NumCPU
+	}
+	par := stats.Parallelism(s.Workers, gmp, math.Min(cpus, float64(s.NumCPU)))
+	work := float64(e.opCost) * math.Pow(2, float64(s.Cost-4)) * float64(s.Batch*s.Workers*(s.Iterations+s.Warmup))
+	return time.Duration(stats.ExpectedDuration(work, par))
+}
+
+// Learn updates the cost of one operation from a finished run.
+func (e *Estimator) Learn(r *report.Report) {
+	ops := float64(r.Config.Batch*r.Config.Workers) * math.Pow(2, float64(r.Config.Cost-4))
+	if ops > 0 && r.Model.CPUMsPerIteration > 0 {
+		e.opCost = time.Duration(r.Model.CPUMsPerIteration / ops * float64(time.Millisecond))
+	}
+}

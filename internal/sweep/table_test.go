@@ -1,0 +1,88 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+func fakeReport(cpus, meanMs float64, throttled *float64) *report.Report {
+	r := &report.Report{}
+	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Workers: 1, GOMAXPROCS: 1}
+	r.Cgroup.EffectiveCPUs = cpus
+	r.Stats = report.Stats{N: 3, MeanMs: meanMs, P50Ms: meanMs, P99Ms: meanMs * 1.1, CoV: 0.05}
+	r.DurationsMs = []float64{meanMs * 0.9, meanMs, meanMs * 1.1}
+	r.Throttling.ThrottledFraction = throttled
+	r.Model = report.Model{CPUMsPerIteration: 10, Ratio: 1.02}
+	return r
+}
+
+func frac(v float64) *float64 { return &v }
+
+func sampleRows() []Row {
+	return []Row{
+		{Config: Config{{"workers", "1"}, {"cpus", "0.5"}}, Report: fakeReport(0.5, 20, frac(1))},
+		{Config: Config{{"workers", "1"}, {"cpus", "1"}}, Report: fakeReport(1, 10, nil)},
+		{Config: Config{{"workers", "1"}, {"cpus", "2"}}, Skipped: "invalid --burst \"30ms\": must not exceed the quota 20ms"},
+	}
+}
+
+func TestCSVParses(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, sampleRows()))
+	recs, err := csv.NewReader(&buf).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 4)
+	assert.Equal(t, []string{"workers", "cpus", "mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "note"}, recs[0])
+	assert.Equal(t, "20", recs[1][2])
+	assert.Equal(t, "0.01", recs[1][8], "cost = 0.5 CPUs × 20 ms")
+	assert.Equal(t, "", recs[2][6], "throttled fraction not reported: empty, not 0")
+	assert.Contains(t, recs[3][9], "skipped: invalid --burst")
+}
+
+func TestMarkdownTable(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteMarkdown(&buf, sampleRows()))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 5)
+	assert.Equal(t, "| workers | cpus | mean_ms | p50_ms | p99_ms | cov | throttled_fraction | model_ratio | cost_cpu_s | note |", lines[0])
+	for _, l := range lines {
+		assert.Equal(t, 11, strings.Count(l, "|")-strings.Count(l, `\|`), "every line has 10 cells: %s", l)
+	}
+	assert.Contains(t, lines[2], "| 20.0 |")
+}
+
+func TestTextTableAligns(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, sampleRows()))
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	require.Len(t, lines, 4)
+	// Right-aligned: the mean column ends at the same position on every line.
+	end := strings.Index(lines[0], "mean_ms") + len("mean_ms")
+	assert.Equal(t, "20.0", strings.TrimSpace(lines[1][end-7:end]))
+}
+
+func TestEstimator(t *testing.T) {
+	e := NewEstimator()
+	s := Shape{Cost: 4, Batch: 50, Iterations: 4, Warmup: 1, Workers: 2, GOMAXPROCS: 2, CPUs: 0.5, NumCPU: 2}
+	// 50 × 2 × 5 ms of work at 0.5 CPUs.
+	assert.Equal(t, time.Second, e.Estimate(s))
+	s.CPUs = 0 // unlimited: both workers run in parallel on 2 CPUs
+	assert.Equal(t, 250*time.Millisecond, e.Estimate(s))
+	s.Cost = 6
+	assert.Equal(t, time.Second, e.Estimate(s), "two cost steps are 4× the work")
+
+	r := fakeReport(1, 10, nil)
+	r.Config.Batch, r.Config.Workers, r.Config.Cost = 10, 1, 4
+	r.Model.CPUMsPerIteration = 20 // 2 ms per hash measured
+	e.Learn(r)
+	s.Cost = 4
+	assert.Equal(t, 500*time.Millisecond, e.Estimate(s))
+}
