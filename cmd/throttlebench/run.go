@@ -56,7 +56,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	o.registerShared(cmd, report.Formats)
+	o.registerShared(cmd, report.Formats, "json")
 	f.IntVar(&o.workers, "workers", 1, "worker threads, each running --batch operations per iteration")
 	f.IntVar(&o.cost, "cost", 4, "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)")
 	f.StringVar(&o.gomaxprocs, "gomaxprocs", "workers", "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)")
@@ -65,7 +65,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // registerShared registers the flags that run and sweep share.
-func (o *runOptions) registerShared(cmd *cobra.Command, formats []string) {
+func (o *runOptions) registerShared(cmd *cobra.Command, formats []string, defaultFormat string) {
 	f := cmd.Flags()
 	f.StringVar(&o.workload, "workload", "bcrypt", "CPU-bound workload: bcrypt")
 	f.IntVar(&o.batch, "batch", 50, "operations (bcrypt hashes) per worker per iteration")
@@ -74,7 +74,7 @@ func (o *runOptions) registerShared(cmd *cobra.Command, formats []string) {
 	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
-	f.StringVar(&o.format, "format", "json", "output format: "+strings.Join(formats, ", "))
+	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, cleaning up everything (0 = no limit)")
 }

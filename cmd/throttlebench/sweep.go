@@ -70,7 +70,8 @@ and the sweep goes on.`,
 			return o.execute(cmd, stdout, stderr)
 		},
 	}
-	o.run.registerShared(cmd, sweepFormats)
+	// A sweep is read by people first: a table by default.
+	o.run.registerShared(cmd, sweepFormats, "text")
 	f := cmd.Flags()
 	for _, a := range sweepAxes {
 		o.specs[a.flag] = f.String(a.flag, a.def, a.help+"; a list or range")
