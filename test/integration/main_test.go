@@ -165,7 +165,12 @@ func tb(t testing.TB, args ...string) outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	return runCmd(t, exec.CommandContext(ctx, binary, args...))
+}
+
+// runCmd runs cmd to completion and collects its exit code and output.
+func runCmd(t testing.TB, cmd *exec.Cmd) outcome {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -151,16 +151,7 @@ func TestWithoutPrivilege(t *testing.T) {
 	asNobody := func(args ...string) outcome {
 		cmd := exec.Command(bin, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return outcome{code, out.String(), errb.String()}
+		return runCmd(t, cmd)
 	}
 
 	o := asNobody("run", "--cgroup", "create", "--parent", parent, "--cpus", "0.5", "--batch", "2", "--iterations", "1")
