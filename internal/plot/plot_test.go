@@ -23,14 +23,18 @@ func row(workers, cpus string, eff, mean float64) sweep.Row {
 	r.Stats.MeanMs = mean
 	f := 0.5
 	r.Throttling.ThrottledFraction = &f
-	return sweep.Row{Config: sweep.Config{{"workers", workers}, {"cpus", cpus}}, Report: r}
+	return sweep.Row{Config: config(workers, cpus), Report: r}
+}
+
+func config(workers, cpus string) sweep.Config {
+	return sweep.Config{{Flag: "workers", Value: workers}, {Flag: "cpus", Value: cpus}}
 }
 
 func sampleRows() []sweep.Row {
 	return []sweep.Row{
 		row("1", "0.1", 0.1, 450), row("1", "0.5", 0.5, 90), row("1", "1", 1, 45),
 		row("2", "0.1", 0.1, 900), row("2", "0.5", 0.5, 180), row("2", "1", 1, 90),
-		{Config: sweep.Config{{"workers", "2"}, {"cpus", "2"}}, Skipped: "no"},
+		{Config: config("2", "2"), Skipped: "no"},
 	}
 }
 

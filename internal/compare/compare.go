@@ -1,0 +1,427 @@
+// Package compare matches the results of two sets of runs by configuration
+// and tests each pair for a significant change in duration, in the manner of
+// benchstat: the centre is the median, the spread a distribution-free
+// confidence interval of the median, and the test a two-sided Mann-Whitney U
+// test on the per-iteration durations. It is pure: Load reads from an
+// io.Reader, Compare computes, Write renders; warnings are data, never
+// printed.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	mstats "github.com/aclements/go-moremath/stats"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/stats"
+)
+
+// Defaults, in one place.
+const (
+	DefaultAlpha        = 0.05
+	DefaultThresholdPct = 5.0
+	// Confidence is the level of the interval shown as the spread.
+	Confidence = 0.95
+)
+
+// DefaultMatch are the keys that make two results the same configuration:
+// what ran and under which limits, not where or when.
+var DefaultMatch = []string{"workload", "cost", "batch", "workers", "gomaxprocs", "period", "quota", "burst"}
+
+// keyDef is one configuration key: its name for --match, its name in the
+// JSON output, and how it is read from a result.
+type keyDef struct {
+	name, json string
+	get        func(r *report.Report) (text string, value any)
+}
+
+var keyDefs = []keyDef{
+	{"workload", "workload", func(r *report.Report) (string, any) { return r.Config.Workload, r.Config.Workload }},
+	{"cost", "cost", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
+	{"batch", "batch", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
+	{"workers", "workers", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
+	{"gomaxprocs", "gomaxprocs", func(r *report.Report) (string, any) {
+		return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS
+	}},
+	{"period", "period_us", func(r *report.Report) (string, any) {
+		if r.Cgroup.PeriodUs == nil {
+			return "none", nil
+		}
+		return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
+	}},
+	{"quota", "quota_us", func(r *report.Report) (string, any) {
+		if r.Cgroup.QuotaUs < 0 {
+			return "max", r.Cgroup.QuotaUs
+		}
+		return usText(r.Cgroup.QuotaUs), r.Cgroup.QuotaUs
+	}},
+	{"burst", "burst_us", func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
+	{"host", "hostname", func(r *report.Report) (string, any) { return r.Host.Hostname, r.Host.Hostname }},
+	{"kernel", "kernel", func(r *report.Report) (string, any) { return r.Host.Kernel, r.Host.Kernel }},
+	{"version", "cgroup_version", func(r *report.Report) (string, any) {
+		return strconv.Itoa(r.Cgroup.Version), r.Cgroup.Version
+	}},
+	{"mode", "cgroup_mode", func(r *report.Report) (string, any) { return r.Cgroup.Mode, r.Cgroup.Mode }},
+}
+
+// Keys lists every key --match accepts, in the order keys are shown.
+func Keys() []string {
+	names := make([]string, len(keyDefs))
+	for i, k := range keyDefs {
+		names[i] = k.name
+	}
+	return names
+}
+
+// ErrMatch says that a --match list names an unknown key or none.
+var ErrMatch = errors.New("invalid match keys")
+
+// ParseMatch reads a comma-separated list of keys. Duplicates are dropped;
+// the order does not matter (keys are always shown in the order of Keys).
+func ParseMatch(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(Keys(), f) {
+			return nil, fmt.Errorf("%w: unknown key %q", ErrMatch, f)
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no key given", ErrMatch)
+	}
+	return out, nil
+}
+
+// Options are the thresholds of a comparison.
+type Options struct {
+	// Match names the keys that make two results the same configuration
+	// (see Keys); empty means DefaultMatch. Unknown keys are ignored with
+	// a warning: validate user input with ParseMatch.
+	Match []string
+	// Alpha is the significance level of the U test; 0 means DefaultAlpha.
+	Alpha float64
+	// ThresholdPct is the smallest change of the median, in percent, that
+	// counts: a change must be statistically significant AND at least this
+	// large. 0 counts every significant change.
+	ThresholdPct float64
+}
+
+// DefaultOptions are the options of the compare command without flags.
+func DefaultOptions() Options {
+	return Options{Match: DefaultMatch, Alpha: DefaultAlpha, ThresholdPct: DefaultThresholdPct}
+}
+
+// Verdict is the outcome for one configuration.
+type Verdict string
+
+const (
+	Regression  Verdict = "regression"  // significantly slower
+	Improvement Verdict = "improvement" // significantly faster
+	NoChange    Verdict = "none"        // no significant change, or none could be shown
+)
+
+// Field is one key of a configuration.
+type Field struct {
+	Name  string // as --match names it
+	JSON  string // its name in the JSON output
+	Text  string // as shown: 100ms, max, 4
+	Value any    // as in the result file: 100000, -1, 4; nil for null
+}
+
+// Side is one input of the comparison.
+type Side struct {
+	Name    string // set by the caller (a file name); used by the renderers
+	Results int    // how many results it held
+}
+
+// Summary describes the durations of one configuration on one side, pooled
+// over every result with that configuration. Times are in milliseconds.
+type Summary struct {
+	Runs   int       // results pooled
+	N      int       // iterations, over all pooled results
+	Values []float64 // the pooled durations_ms, in file order
+	Center float64   // the median (R-7, as p50_ms in a run result)
+	Lo, Hi float64   // a confidence interval of the median
+	// Confidence is the actual confidence of [Lo, Hi]: at least the
+	// package's Confidence when N allows, less when [Lo, Hi] is the range.
+	Confidence float64
+	Notes      []string // about this side: pooling, a spread that is the full range
+	// ThrottledFraction is Σ nr_throttled / Σ nr_periods over the pooled
+	// results; nil when a result lacks the counters or no period ran.
+	ThrottledFraction *float64
+	// ModelRatio is the model ratio (measured mean / expected) averaged
+	// over the pooled iterations; nil without a model.
+	ModelRatio *float64
+}
+
+// Row is one configuration found on both sides.
+type Row struct {
+	Key         string // the configuration as text: "workload=bcrypt cost=4 …"
+	Fields      []Field
+	Old, New    Summary
+	ChangePct   float64 // change of the median in percent, positive = slower; NaN when it cannot be computed
+	P           float64 // two-sided Mann-Whitney U test; NaN when no test could be made
+	Significant bool    // P < Alpha and |ChangePct| ≥ ThresholdPct
+	Verdict     Verdict
+	Warnings    []string // about this comparison: too few iterations to reach Alpha, no iterations
+}
+
+// Unmatched is a configuration found on one side only.
+type Unmatched struct {
+	Key     string
+	Fields  []Field
+	Results int
+}
+
+// Result is a whole comparison.
+type Result struct {
+	Options  Options // as used, defaults filled in
+	Old, New Side
+	Rows     []Row       // in the order the configurations first appear in old
+	OnlyOld  []Unmatched // configurations without a partner, listed rather than dropped
+	OnlyNew  []Unmatched
+	Warnings []string // about the whole comparison
+}
+
+// Count is how many rows have each verdict.
+func (r Result) Count(v Verdict) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+type group struct {
+	key    string
+	fields []Field
+	runs   []*report.Report
+}
+
+// Compare matches old and new results by configuration and compares each
+// pair. Several results with the same configuration on one side are pooled.
+func Compare(old, new []report.Report, opts Options) Result {
+	res := Result{Options: opts, Old: Side{Results: len(old)}, New: Side{Results: len(new)}}
+	if len(res.Options.Match) == 0 {
+		res.Options.Match = DefaultMatch
+	}
+	if res.Options.Alpha == 0 {
+		res.Options.Alpha = DefaultAlpha
+	}
+	var keys []keyDef
+	for _, k := range keyDefs {
+		if slices.Contains(res.Options.Match, k.name) {
+			keys = append(keys, k)
+		}
+	}
+	for _, m := range res.Options.Match {
+		if !slices.Contains(Keys(), m) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("unknown match key %q ignored", m))
+		}
+	}
+	res.Options.Match = nil
+	for _, k := range keys {
+		res.Options.Match = append(res.Options.Match, k.name)
+	}
+
+	og, ng := groupBy(old, keys), groupBy(new, keys)
+	newByKey := map[string]*group{}
+	for _, g := range ng {
+		newByKey[g.key] = g
+	}
+	matched := map[string]bool{}
+	for _, o := range og {
+		n, ok := newByKey[o.key]
+		if !ok {
+			res.OnlyOld = append(res.OnlyOld, Unmatched{Key: o.key, Fields: o.fields, Results: len(o.runs)})
+			continue
+		}
+		matched[o.key] = true
+		res.Rows = append(res.Rows, compareGroups(o, n, res.Options))
+	}
+	for _, n := range ng {
+		if !matched[n.key] {
+			res.OnlyNew = append(res.OnlyNew, Unmatched{Key: n.key, Fields: n.fields, Results: len(n.runs)})
+		}
+	}
+	if len(res.Rows) == 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("no configuration is on both sides: nothing was compared (matching on %s)", strings.Join(res.Options.Match, ",")))
+	} else if len(res.OnlyOld)+len(res.OnlyNew) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d configuration(s) only in old and %d only in new were not compared (matching on %s)",
+			len(res.OnlyOld), len(res.OnlyNew), strings.Join(res.Options.Match, ",")))
+	}
+	return res
+}
+
+func groupBy(reps []report.Report, keys []keyDef) []*group {
+	var out []*group
+	byKey := map[string]*group{}
+	for i := range reps {
+		r := &reps[i]
+		var fields []Field
+		var parts []string
+		for _, k := range keys {
+			text, v := k.get(r)
+			fields = append(fields, Field{Name: k.name, JSON: k.json, Text: text, Value: v})
+			parts = append(parts, k.name+"="+text)
+		}
+		key := strings.Join(parts, " ")
+		g, ok := byKey[key]
+		if !ok {
+			g = &group{key: key, fields: fields}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	return out
+}
+
+func compareGroups(o, n *group, opts Options) Row {
+	row := Row{Key: o.key, Fields: o.fields, Old: summarize(o.runs), New: summarize(n.runs),
+		ChangePct: math.NaN(), P: math.NaN(), Verdict: NoChange}
+	n1, n2 := row.Old.N, row.New.N
+	if n1 == 0 || n2 == 0 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d: a side without iterations cannot be compared", n1, n2))
+		return row
+	}
+	if row.Old.Center != 0 {
+		row.ChangePct = (row.New.Center/row.Old.Center - 1) * 100
+	}
+	row.P = UTest(row.Old.Values, row.New.Values)
+	if MinP(n1, n2) >= opts.Alpha {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
+			n1, n2, opts.Alpha, NeededN(opts.Alpha)))
+	}
+	row.Significant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
+	switch {
+	case row.Significant && row.ChangePct > 0:
+		row.Verdict = Regression
+	case row.Significant && row.ChangePct < 0:
+		row.Verdict = Improvement
+	}
+	return row
+}
+
+func summarize(runs []*report.Report) Summary {
+	s := Summary{Runs: len(runs)}
+	var periods, throttled uint64
+	counters := true
+	var ratioSum float64
+	ratioN := 0
+	for _, r := range runs {
+		s.Values = append(s.Values, r.DurationsMs...)
+		t := r.Throttling
+		if t.NrPeriods == nil || t.NrThrottled == nil {
+			counters = false
+		} else {
+			periods += *t.NrPeriods
+			throttled += *t.NrThrottled
+		}
+		if r.Model.Ratio > 0 && len(r.DurationsMs) > 0 {
+			ratioSum += float64(r.Model.Ratio * float64(len(r.DurationsMs))) // no fused multiply-add: the same sum on every CPU
+			ratioN += len(r.DurationsMs)
+		}
+	}
+	s.N = len(s.Values)
+	if counters && periods > 0 {
+		f := float64(throttled) / float64(periods)
+		s.ThrottledFraction = &f
+	}
+	if ratioN > 0 {
+		r := ratioSum / float64(ratioN)
+		s.ModelRatio = &r
+	}
+	if s.Runs > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %d iterations", s.Runs, s.N))
+	}
+	if s.N == 0 {
+		s.Center, s.Lo, s.Hi = math.NaN(), math.NaN(), math.NaN()
+		return s
+	}
+	sorted := slices.Clone(s.Values)
+	slices.Sort(sorted)
+	s.Center = stats.Quantile(sorted, 0.5)
+	ci := mstats.QuantileCI(s.N, 0.5, Confidence)
+	if ci.LoOrder >= 1 && ci.HiOrder <= s.N {
+		s.Lo, s.Hi, s.Confidence = sorted[ci.LoOrder-1], sorted[ci.HiOrder-1], ci.Confidence
+	} else {
+		// Too few values for the interval: show the range, which covers
+		// the median with probability 1 - 2·0.5ⁿ, and say so.
+		s.Lo, s.Hi = sorted[0], sorted[s.N-1]
+		s.Confidence = 1 - 2*math.Pow(0.5, float64(s.N))
+		s.Notes = append(s.Notes, fmt.Sprintf("n=%d: ± is the full range, a %.0f%% confidence interval of the median; %.0f%% needs at least %d iterations",
+			s.N, math.Floor(100*s.Confidence), 100*Confidence, minCIN()))
+	}
+	return s
+}
+
+// minCIN is the smallest sample whose range is a Confidence interval of
+// the median.
+func minCIN() int {
+	n := 1
+	for 1-2*math.Pow(0.5, float64(n)) < Confidence {
+		n++
+	}
+	return n
+}
+
+// UTest is the two-sided p-value of the Mann-Whitney U test of x against y:
+// exact for small samples (with or without ties), the normal approximation
+// with tie and continuity correction for large ones. Identical samples (all
+// values equal) give 1; an empty sample gives NaN.
+func UTest(x, y []float64) float64 {
+	r, err := mstats.MannWhitneyUTest(x, y, mstats.LocationDiffers)
+	switch {
+	case errors.Is(err, mstats.ErrSamplesEqual):
+		return 1
+	case err != nil:
+		return math.NaN()
+	}
+	return min(r.P, 1)
+}
+
+// MinP is the smallest two-sided p-value the U test can give for samples of
+// n1 and n2 values without ties: when they are fully separated,
+// 2 / C(n1+n2, n1).
+func MinP(n1, n2 int) float64 {
+	if n1 <= 0 || n2 <= 0 {
+		return 1
+	}
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return min(1, 2/c)
+}
+
+// NeededN is the smallest n for which n+n iterations can reach p < alpha.
+func NeededN(alpha float64) int {
+	n := 1
+	for MinP(n, n) >= alpha && n < 1000 {
+		n++
+	}
+	return n
+}
+
+// usText shows microseconds as a Go duration: 100ms, 1.5ms, 0.
+func usText(us int64) string {
+	if us == 0 {
+		return "0"
+	}
+	return (time.Duration(us) * time.Microsecond).String()
+}

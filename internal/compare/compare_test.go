@@ -1,0 +1,274 @@
+package compare
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+func i64(v int64) *int64     { return &v }
+func u64(v uint64) *uint64   { return &v }
+func f64(v float64) *float64 { return &v }
+
+// rep is a run result of the default configuration with the given quota
+// (-1 = max) and durations.
+func rep(quotaUs int64, durations ...float64) report.Report {
+	r := report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Config:        report.Config{Workload: "bcrypt", Cost: 4, Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+		Cgroup:        report.Cgroup{Mode: "created", Version: 1, PeriodUs: i64(100000), QuotaUs: quotaUs},
+		Host:          report.Host{Hostname: "a", Kernel: "6.18"},
+		DurationsMs:   durations,
+		Model:         report.Model{Ratio: 1},
+	}
+	r.Throttling.NrPeriods, r.Throttling.NrThrottled = u64(10), u64(0)
+	return r
+}
+
+// series is n durations spread evenly around centre: centre·(1 ± 1%).
+func series(n int, centre float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		// Rounded: the same values on CPUs with and without fused multiply-add.
+		out[i] = math.Round(1000*centre*(0.99+0.02*float64(i)/float64(max(n-1, 1)))) / 1000
+	}
+	return out
+}
+
+func TestCompareUTestKnownValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x, y []float64
+		want float64
+	}{
+		// Hollander & Wolfe (1973), p. 69 (the example of R's wilcox.test):
+		// W = 35, one-sided p = 0.1272; two-sided exact p = 764/3003.
+		{"textbook", []float64{0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46},
+			[]float64{1.15, 0.88, 0.90, 0.74, 1.21}, 764.0 / 3003},
+		{"identical samples", []float64{1, 2, 3, 4, 5}, []float64{1, 2, 3, 4, 5}, 1},
+		{"all values equal", []float64{2, 2, 2}, []float64{2, 2, 2}, 1},
+		// Fully separated: only 2 of the C(10,5) = 252 orderings are as extreme.
+		{"separated 5+5", []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 2.0 / 252},
+		{"separated 5+5 reversed", []float64{6, 7, 8, 9, 10}, []float64{1, 2, 3, 4, 5}, 2.0 / 252},
+		{"separated 10+10", series(10, 100), series(10, 200), 2.0 / 184756},
+		{"separated 3+3", []float64{1, 2, 3}, []float64{4, 5, 6}, 0.1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.InDelta(t, c.want, UTest(c.x, c.y), 1e-12)
+		})
+	}
+	assert.True(t, math.IsNaN(UTest(nil, []float64{1})), "an empty sample has no p-value")
+}
+
+func TestCompareMinPAndNeededN(t *testing.T) {
+	assert.InDelta(t, 2.0/252, MinP(5, 5), 1e-15)
+	assert.InDelta(t, 0.1, MinP(3, 3), 1e-15)
+	assert.InDelta(t, 2.0/286, MinP(3, 10), 1e-15)
+	assert.InDelta(t, MinP(10, 3), MinP(3, 10), 1e-15)
+	assert.Equal(t, 1.0, MinP(0, 5))
+	assert.Equal(t, 4, NeededN(0.05)) // 2/C(8,4) = 0.029; 2/C(6,3) = 0.1
+	assert.Equal(t, 5, NeededN(0.01)) // 2/C(10,5) = 0.0079; 2/C(8,4) = 0.029
+	assert.Equal(t, 3, NeededN(0.2))
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		old, new []float64
+		verdict  Verdict
+		sig      bool
+		change   float64
+	}{
+		{"2× slower is a regression", series(10, 100), series(10, 200), Regression, true, 100},
+		{"2× faster is an improvement", series(10, 200), series(10, 100), Improvement, true, -50},
+		{"the same samples are no change", series(10, 100), series(10, 100), NoChange, false, 0},
+		// Significant but below the 5% threshold: not a verdict.
+		{"3% slower is below the threshold", series(10, 100), series(10, 103), NoChange, false, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Compare([]report.Report{rep(50000, c.old...)}, []report.Report{rep(50000, c.new...)}, DefaultOptions())
+			require.Len(t, res.Rows, 1)
+			row := res.Rows[0]
+			assert.Equal(t, c.verdict, row.Verdict)
+			assert.Equal(t, c.sig, row.Significant)
+			assert.InDelta(t, c.change, row.ChangePct, 1e-9)
+			assert.Empty(t, row.Warnings)
+			assert.Empty(t, res.Warnings)
+		})
+	}
+}
+
+func TestCompareThresholdZeroCountsEverySignificantChange(t *testing.T) {
+	o := DefaultOptions()
+	o.ThresholdPct = 0
+	res := Compare([]report.Report{rep(50000, series(10, 100)...)}, []report.Report{rep(50000, series(10, 103)...)}, o)
+	assert.Equal(t, Regression, res.Rows[0].Verdict)
+}
+
+func TestCompareTooFewIterationsWarn(t *testing.T) {
+	res := Compare([]report.Report{rep(50000, 10, 11, 12)}, []report.Report{rep(50000, 30, 31, 32)}, DefaultOptions())
+	row := res.Rows[0]
+	assert.Equal(t, NoChange, row.Verdict, "p=0.1 at best: never significant")
+	assert.InDelta(t, 0.1, row.P, 1e-12)
+	assert.Equal(t, []string{"n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}, row.Warnings)
+
+	o := DefaultOptions()
+	o.Alpha = 0.01
+	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, o)
+	assert.Equal(t, []string{"n=4+4 cannot reach p<0.01; need at least 5 iterations on each side"}, res.Rows[0].Warnings)
+
+	// 4+4 can reach 0.05.
+	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, DefaultOptions())
+	assert.Empty(t, res.Rows[0].Warnings)
+	assert.Equal(t, Regression, res.Rows[0].Verdict)
+}
+
+func TestCompareNoIterationsOnOneSide(t *testing.T) {
+	res := Compare([]report.Report{rep(50000)}, []report.Report{rep(50000, 1, 2, 3)}, DefaultOptions())
+	row := res.Rows[0]
+	assert.Equal(t, NoChange, row.Verdict)
+	assert.True(t, math.IsNaN(row.P))
+	assert.True(t, math.IsNaN(row.ChangePct))
+	assert.Equal(t, []string{"n=0+3: a side without iterations cannot be compared"}, row.Warnings)
+}
+
+func TestCompareMatchingListsUnmatched(t *testing.T) {
+	old := []report.Report{rep(50000, series(5, 10)...), rep(-1, series(5, 5)...), rep(20000, series(5, 30)...)}
+	new := []report.Report{rep(30000, series(5, 20)...), rep(-1, series(5, 5)...), rep(50000, series(5, 10)...)}
+	res := Compare(old, new, DefaultOptions())
+
+	require.Len(t, res.Rows, 2)
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0", res.Rows[0].Key, "in the order of old")
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[1].Key)
+	require.Len(t, res.OnlyOld, 1)
+	assert.Contains(t, res.OnlyOld[0].Key, "quota=20ms")
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "quota=30ms")
+	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst)"}, res.Warnings)
+	assert.Equal(t, 3, res.Old.Results)
+	assert.Equal(t, 3, res.New.Results)
+}
+
+func TestCompareNothingMatchedWarns(t *testing.T) {
+	res := Compare([]report.Report{rep(50000, 1, 2, 3, 4)}, []report.Report{rep(20000, 1, 2, 3, 4)}, DefaultOptions())
+	assert.Empty(t, res.Rows)
+	assert.Len(t, res.OnlyOld, 1)
+	assert.Len(t, res.OnlyNew, 1)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "no configuration is on both sides")
+}
+
+func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
+	a, b := rep(50000, series(6, 10)...), rep(100000, series(6, 20)...)
+	b.Host.Hostname = "b"
+
+	// Two hosts, two quotas: with the default keys nothing pairs up ...
+	res := Compare([]report.Report{a}, []report.Report{b}, DefaultOptions())
+	assert.Empty(t, res.Rows)
+
+	// ... matched on the workload alone they do, the quota ignored.
+	o := DefaultOptions()
+	o.Match = []string{"workload"}
+	res = Compare([]report.Report{a}, []report.Report{b}, o)
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, "workload=bcrypt", res.Rows[0].Key)
+	assert.Equal(t, Regression, res.Rows[0].Verdict)
+
+	// host as a key keeps the two hosts apart.
+	o.Match = []string{"workload", "host"}
+	res = Compare([]report.Report{a, b}, []report.Report{b, a}, o)
+	require.Len(t, res.Rows, 2)
+	assert.Equal(t, "workload=bcrypt host=a", res.Rows[0].Key)
+	assert.Equal(t, NoChange, res.Rows[0].Verdict)
+
+	// Every key has a reading; the key order is fixed whatever the order asked.
+	o.Match = []string{"mode", "version", "kernel", "host", "burst", "quota", "period", "gomaxprocs", "workers", "batch", "cost", "workload"}
+	res = Compare([]report.Report{a}, []report.Report{a}, o)
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 host=a kernel=6.18 version=1 mode=created", res.Rows[0].Key)
+	assert.Equal(t, Keys(), res.Options.Match)
+
+	// No period file: the period is "none" and null.
+	c := rep(-1, 1, 2)
+	c.Cgroup.PeriodUs = nil
+	res = Compare([]report.Report{c}, []report.Report{c}, DefaultOptions())
+	assert.Contains(t, res.Rows[0].Key, "period=none quota=max")
+	assert.Nil(t, res.Rows[0].Fields[5].Value)
+}
+
+func TestCompareParseMatch(t *testing.T) {
+	got, err := ParseMatch("workload, host,workload")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"workload", "host"}, got)
+	_, err = ParseMatch("workload,cpus")
+	assert.ErrorIs(t, err, ErrMatch)
+	assert.ErrorContains(t, err, `"cpus"`)
+	_, err = ParseMatch(" , ")
+	assert.ErrorIs(t, err, ErrMatch)
+}
+
+func TestComparePoolingSaysSo(t *testing.T) {
+	a, b := rep(50000, 10, 11, 12), rep(50000, 13, 14, 15)
+	a.Throttling.NrPeriods, a.Throttling.NrThrottled = u64(10), u64(5)
+	b.Throttling.NrPeriods, b.Throttling.NrThrottled = u64(30), u64(5)
+	a.Model.Ratio, b.Model.Ratio = 1.0, 2.0
+	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13, 14, 15)}, DefaultOptions())
+	require.Len(t, res.Rows, 1)
+	s := res.Rows[0].Old
+	assert.Equal(t, 2, s.Runs)
+	assert.Equal(t, 6, s.N)
+	assert.Equal(t, []float64{10, 11, 12, 13, 14, 15}, s.Values)
+	assert.InDelta(t, 12.5, s.Center, 1e-12)
+	require.NotNil(t, s.ThrottledFraction)
+	assert.InDelta(t, 10.0/40, *s.ThrottledFraction, 1e-12, "Σ throttled / Σ periods, not a mean of fractions")
+	require.NotNil(t, s.ModelRatio)
+	assert.InDelta(t, 1.5, *s.ModelRatio, 1e-12)
+	assert.Contains(t, s.Notes, "2 results pooled: 6 iterations")
+	assert.Equal(t, 1.0, res.Rows[0].P)
+	assert.Empty(t, res.Rows[0].New.Notes, "6 iterations give a 95% interval")
+}
+
+func TestCompareSummarySpread(t *testing.T) {
+	xs := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
+	res := Compare([]report.Report{rep(-1, xs...)}, []report.Report{rep(-1, xs...)}, DefaultOptions())
+	s := res.Rows[0].Old
+	assert.InDelta(t, 5.5, s.Center, 1e-12)
+	// n=10: the order statistics 2 and 9 cover the median with 97.9%.
+	assert.Equal(t, 2.0, s.Lo)
+	assert.Equal(t, 9.0, s.Hi)
+	assert.InDelta(t, 0.9785, s.Confidence, 1e-4)
+	assert.Empty(t, s.Notes)
+
+	// n=5 cannot give 95%: the range, and a note saying so.
+	res = Compare([]report.Report{rep(-1, 5, 1, 4, 2, 3)}, []report.Report{rep(-1, 1, 2, 3, 4, 5)}, DefaultOptions())
+	s = res.Rows[0].Old
+	assert.Equal(t, 1.0, s.Lo)
+	assert.Equal(t, 5.0, s.Hi)
+	assert.InDelta(t, 0.9375, s.Confidence, 1e-12)
+	assert.Equal(t, []string{"n=5: ± is the full range, a 93% confidence interval of the median; 95% needs at least 6 iterations"}, s.Notes)
+}
+
+func TestCompareThrottlingNullWhenNotReported(t *testing.T) {
+	a := rep(-1, 1, 2, 3)
+	a.Throttling = report.Throttling{}
+	a.Model.Ratio = 0
+	b := rep(-1, 1, 2, 3)
+	b.Throttling.NrPeriods = u64(0)
+	res := Compare([]report.Report{a}, []report.Report{b}, DefaultOptions())
+	assert.Nil(t, res.Rows[0].Old.ThrottledFraction)
+	assert.Nil(t, res.Rows[0].New.ThrottledFraction, "no period ran")
+	assert.Nil(t, res.Rows[0].Old.ModelRatio)
+	assert.NotNil(t, res.Rows[0].New.ModelRatio)
+}
+
+func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
+	o := DefaultOptions()
+	o.Match = []string{"workload", "colour"}
+	res := Compare([]report.Report{rep(-1, 1)}, []report.Report{rep(-1, 1)}, o)
+	assert.Equal(t, []string{"workload"}, res.Options.Match)
+	assert.True(t, strings.Contains(strings.Join(res.Warnings, "\n"), `unknown match key "colour" ignored`))
+}

@@ -1,0 +1,79 @@
+package compare
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runJSON(t *testing.T, quotaUs int64, durations ...float64) string {
+	t.Helper()
+	b, err := json.MarshalIndent(rep(quotaUs, durations...), "", "  ")
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestCompareLoadAcceptsObjectArrayAndLines(t *testing.T) {
+	a, b := runJSON(t, 50000, 1, 2), runJSON(t, -1, 3)
+	for _, c := range []struct {
+		name, in string
+		n        int
+	}{
+		{"one run object", a, 1},
+		{"a sweep array", "[" + a + ",\n" + b + "]", 2},
+		{"JSON Lines of runs", compact(t, a) + "\n" + compact(t, b) + "\n", 2},
+		{"concatenated pretty objects", a + "\n" + b, 2},
+		{"JSON Lines of arrays", "[" + compact(t, a) + "]\n[" + compact(t, b) + "," + compact(t, a) + "]\n", 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reps, err := Load(strings.NewReader(c.in))
+			require.NoError(t, err)
+			require.Len(t, reps, c.n)
+			assert.Equal(t, []float64{1, 2}, reps[0].DurationsMs)
+		})
+	}
+	// Keys this version does not know are ignored.
+	reps, err := Load(strings.NewReader(`{"schema_version":1,"config":{"workload":"bcrypt"},"later":{"x":1},"durations_ms":[4]}`))
+	require.NoError(t, err)
+	assert.Equal(t, []float64{4}, reps[0].DurationsMs)
+}
+
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal([]byte(s), &v))
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestCompareLoadRejectsWhatIsNotAResult(t *testing.T) {
+	good := compact(t, runJSON(t, -1, 1))
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", "no results"},
+		{"only space", " \n\n", "no results"},
+		{"empty array", "[]", "no results"},
+		{"text", "BenchmarkX 10 100 ns/op\n", "line 1"},
+		{"broken second line", good + "\n{\"schema_version\": 1,\n", "line 2"},
+		{"syntax error on line 3", good + "\n" + good + "\n{\"a\" 1}\n", "line 3"},
+		{"a number", "42", "line 1: found 42 where a run object or an array of them belongs"},
+		{"array of numbers", "[1]", "element 1: found 1 where a run object belongs"},
+		{"no schema_version", `{"config":{"workload":"bcrypt"}}`, "without schema_version"},
+		{"later schema", `{"schema_version":2,"config":{"workload":"bcrypt"}}`, "schema_version 2: this throttlebench reads version 1"},
+		{"no workload", `{"schema_version":1}`, "without config.workload"},
+		{"wrong type", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":"fast"}`, "durations_ms"},
+		{"second element bad", "\n\n[" + good + ",{}]", "line 3, element 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(strings.NewReader(c.in))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrInput)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}

@@ -1,0 +1,543 @@
+package compare
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Formats lists the output formats of a comparison.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write renders res as text (a benchstat-like table), markdown (for a pull
+// request or a CI job summary) or json (for machines).
+func Write(w io.Writer, res Result, format string) error {
+	var s string
+	switch format {
+	case "text":
+		s = textTable(res)
+	case "markdown":
+		s = markdownTable(res)
+	case "json":
+		b, err := json.MarshalIndent(toJSON(res), "", "  ")
+		if err != nil {
+			return err
+		}
+		s = string(b) + "\n"
+	default:
+		return fmt.Errorf("unknown format %q", format)
+	}
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+// footnotes numbers messages in the order they are first referred to.
+type footnotes struct {
+	msgs []string
+}
+
+// mark returns the superscript markers for msgs, adding new ones.
+func (f *footnotes) mark(msgs ...string) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		i := 0
+		for i < len(f.msgs) && f.msgs[i] != m {
+			i++
+		}
+		if i == len(f.msgs) {
+			f.msgs = append(f.msgs, m)
+		}
+		if b.Len() > 0 {
+			b.WriteString("˒")
+		}
+		b.WriteString(superscript(i + 1))
+	}
+	return b.String()
+}
+
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range strconv.Itoa(n) {
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
+}
+
+func prefixed(prefix string, msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = prefix + m
+	}
+	return out
+}
+
+// cells is a row of the table in both human formats.
+type cells struct {
+	label, old, new, change, throttled, ratio string
+	bold                                      bool // a significant change
+}
+
+var header = cells{label: "configuration", old: "old time/iter", new: "new time/iter", change: "vs old", throttled: "throttled", ratio: "model ratio"}
+
+// layout turns res into table rows, the common part of every
+// configuration, footnotes and the unmatched lists.
+type layout struct {
+	common           []Field
+	rows             []cells
+	onlyOld, onlyNew []string
+	notes            footnotes
+}
+
+func makeLayout(res Result) layout {
+	var l layout
+	var all [][]Field
+	for _, r := range res.Rows {
+		all = append(all, r.Fields)
+	}
+	for _, u := range append(append([]Unmatched{}, res.OnlyOld...), res.OnlyNew...) {
+		all = append(all, u.Fields)
+	}
+	varies := map[string]bool{}
+	if len(all) > 1 {
+		for i, f := range all[0] {
+			same := true
+			for _, other := range all[1:] {
+				same = same && other[i].Text == f.Text
+			}
+			if same {
+				l.common = append(l.common, f)
+			} else {
+				varies[f.Name] = true
+			}
+		}
+	}
+	label := func(fields []Field) string {
+		var parts []string
+		for _, f := range fields {
+			if len(all) <= 1 || varies[f.Name] {
+				parts = append(parts, f.Name+"="+f.Text)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, r := range res.Rows {
+		c := cells{label: label(r.Fields)}
+		c.old = summaryText(r.Old) + l.notes.mark(r.Old.Notes...)
+		c.new = summaryText(r.New) + l.notes.mark(r.New.Notes...)
+		c.change = changeText(r) + l.notes.mark(prefixed("warning: ", r.Warnings)...)
+		c.bold = r.Significant
+		c.throttled = pairText(r.Old.ThrottledFraction, r.New.ThrottledFraction, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
+		c.ratio = pairText(r.Old.ModelRatio, r.New.ModelRatio, func(v float64) string { return fmt.Sprintf("%.2f", v) })
+		l.rows = append(l.rows, c)
+	}
+	for _, u := range res.OnlyOld {
+		l.onlyOld = append(l.onlyOld, label(u.Fields)+resultsText(u.Results))
+	}
+	for _, u := range res.OnlyNew {
+		l.onlyNew = append(l.onlyNew, label(u.Fields)+resultsText(u.Results))
+	}
+	return l
+}
+
+func resultsText(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d results)", n)
+}
+
+func fieldsText(fs []Field, sep string) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.Name+"="+f.Text)
+	}
+	return strings.Join(parts, sep)
+}
+
+func sideText(s Side, fallback string) string {
+	name := s.Name
+	if name == "" {
+		name = fallback
+	}
+	if s.Results == 1 {
+		return name + ", 1 result"
+	}
+	return fmt.Sprintf("%s, %d results", name, s.Results)
+}
+
+// verdictText sums up, e.g. "1 regression, 0 improvements, 2 without
+// significant change, of 3 configurations compared".
+func verdictText(res Result) string {
+	if len(res.Rows) == 0 {
+		return "nothing compared"
+	}
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	return fmt.Sprintf("%s, %s, %d without significant change, of %s compared",
+		plural(res.Count(Regression), "regression", "regressions"),
+		plural(res.Count(Improvement), "improvement", "improvements"),
+		res.Count(NoChange), plural(len(res.Rows), "configuration", "configurations"))
+}
+
+func methodText(res Result) []string {
+	return []string{
+		fmt.Sprintf("significant: p < %v (two-sided Mann-Whitney U test on the per-iteration durations) and |change| ≥ %v%%",
+			res.Options.Alpha, res.Options.ThresholdPct),
+		fmt.Sprintf("time/iter: median ± %.0f%% confidence interval of the median; throttled: throttled periods; model ratio: measured mean / CFS model", 100*Confidence),
+	}
+}
+
+func textTable(res Result) string {
+	l := makeLayout(res)
+	var b strings.Builder
+	fmt.Fprintf(&b, "old: %s\n", sideText(res.Old, "old"))
+	fmt.Fprintf(&b, "new: %s\n", sideText(res.New, "new"))
+	if len(l.common) > 0 {
+		fmt.Fprintf(&b, "common: %s\n", fieldsText(l.common, " "))
+	}
+	b.WriteString("\n")
+	if len(l.rows) > 0 {
+		table := [][]string{{"", header.old, header.new, header.change, header.throttled, header.ratio}}
+		for _, c := range l.rows {
+			table = append(table, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
+		}
+		writeAligned(&b, table)
+		b.WriteString("\n")
+	}
+	if len(l.onlyOld) > 0 {
+		fmt.Fprintf(&b, "only in old: %s\n", strings.Join(l.onlyOld, ", "))
+	}
+	if len(l.onlyNew) > 0 {
+		fmt.Fprintf(&b, "only in new: %s\n", strings.Join(l.onlyNew, ", "))
+	}
+	if len(l.onlyOld)+len(l.onlyNew) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "verdict: %s\n", verdictText(res))
+	for _, m := range methodText(res) {
+		b.WriteString(m + "\n")
+	}
+	for i, m := range l.notes.msgs {
+		fmt.Fprintf(&b, "%s %s\n", superscript(i+1), m)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// writeAligned writes columns padded to their widest cell, in runes.
+func writeAligned(b *strings.Builder, table [][]string) {
+	widths := make([]int, len(table[0]))
+	for _, row := range table {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range table {
+		var line strings.Builder
+		for i, c := range row {
+			line.WriteString(c)
+			if i < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+3))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+func markdownTable(res Result) string {
+	l := makeLayout(res)
+	var b strings.Builder
+	b.WriteString("### throttlebench compare\n\n")
+	side := func(s Side, fallback string) string {
+		name, count, _ := strings.Cut(sideText(s, fallback), ", ")
+		return "`" + mdCode(name) + "` (" + count + ")"
+	}
+	fmt.Fprintf(&b, "old: %s · new: %s", side(res.Old, "old"), side(res.New, "new"))
+	if len(l.common) > 0 {
+		fmt.Fprintf(&b, " · common: `%s`", mdCode(fieldsText(l.common, " ")))
+	}
+	b.WriteString("\n\n")
+	if len(l.rows) > 0 {
+		row := func(cs ...string) {
+			for i := range cs {
+				cs[i] = strings.ReplaceAll(cs[i], "|", `\|`)
+			}
+			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
+		}
+		row(header.label, header.old, header.new, header.change, header.throttled, header.ratio)
+		b.WriteString("|:--|--:|--:|:--|--:|--:|\n")
+		for _, c := range l.rows {
+			change := c.change
+			if c.bold {
+				// Bold the number only: the markers and the p-value stay plain.
+				num, rest, _ := strings.Cut(change, " ")
+				change = "**" + num + "** " + rest
+			}
+			label := c.label
+			if label != "" {
+				label = "`" + mdCode(label) + "`"
+			}
+			row(label, c.old, c.new, change, c.throttled, c.ratio)
+		}
+		b.WriteString("\n")
+	}
+	if len(l.onlyOld) > 0 {
+		fmt.Fprintf(&b, "Only in old: %s\n\n", mdCodeList(l.onlyOld))
+	}
+	if len(l.onlyNew) > 0 {
+		fmt.Fprintf(&b, "Only in new: %s\n\n", mdCodeList(l.onlyNew))
+	}
+	v := verdictText(res)
+	if res.Count(Regression) > 0 {
+		first, rest, _ := strings.Cut(v, ", ")
+		v = "**" + first + "**, " + rest
+	}
+	fmt.Fprintf(&b, "Verdict: %s.\n\n", v)
+	if len(l.notes.msgs) > 0 {
+		for i, m := range l.notes.msgs {
+			fmt.Fprintf(&b, "- %s %s\n", superscript(i+1), m)
+		}
+		b.WriteString("\n")
+	}
+	// Warnings stand out: GitHub renders this as an alert box.
+	warnings := slices.Clone(res.Warnings)
+	for i, r := range res.Rows {
+		for _, w := range r.Warnings {
+			warnings = append(warnings, fmt.Sprintf("`%s`: %s", mdCode(cmp.Or(l.rows[i].label, r.Key)), w))
+		}
+	}
+	if len(warnings) > 0 {
+		b.WriteString("> [!WARNING]\n")
+		for i, w := range warnings {
+			if i > 0 {
+				b.WriteString(">\n")
+			}
+			fmt.Fprintf(&b, "> %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	ms := methodText(res)
+	fmt.Fprintf(&b, "<sub>%s.<br>%s.</sub>\n", ms[0], ms[1])
+	return b.String()
+}
+
+// mdCode keeps backticks from ending a code span.
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+func mdCodeList(items []string) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		name, count, _ := strings.Cut(it, " (")
+		out[i] = "`" + mdCode(name) + "`"
+		if count != "" {
+			out[i] += " (" + count
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// summaryText is "45.10ms ± 2%": the median and the larger half-width of
+// its confidence interval, relative to it.
+func summaryText(s Summary) string {
+	if s.N == 0 {
+		return "no iterations"
+	}
+	text := msText(s.Center)
+	if s.Center == 0 {
+		return text
+	}
+	spread := 100 * max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center)
+	if spread < 1 && spread > 0 {
+		return fmt.Sprintf("%s ± %.1f%%", text, spread)
+	}
+	return fmt.Sprintf("%s ± %.0f%%", text, spread)
+}
+
+// changeText is "+12.3% (p=0.002 n=10+10)" for a significant change and
+// "~ (p=0.481 n=10+10)" otherwise.
+func changeText(r Row) string {
+	n := fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
+	if math.IsNaN(r.P) {
+		return "? (" + n + ")"
+	}
+	if !r.Significant {
+		return fmt.Sprintf("~ (%s %s)", pText(r.P), n)
+	}
+	return fmt.Sprintf("%+.1f%% (%s %s)", r.ChangePct, pText(r.P), n)
+}
+
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+func pairText(old, new *float64, f func(float64) string) string {
+	if old == nil && new == nil {
+		return "–"
+	}
+	side := func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return f(*v)
+	}
+	return side(old) + " → " + side(new)
+}
+
+// msText shows milliseconds with four significant digits in a fitting unit:
+// 850.0µs, 45.10ms, 1.234s.
+func msText(v float64) string {
+	if v != 0 {
+		// Round to four significant digits first, so that 999.96ms
+		// becomes 1.000s rather than 1000.0ms.
+		p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+		v = math.Round(v*p) / p
+	}
+	unit, x := "ms", v
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		unit, x = "s", v/1000
+	case a < 1 && a > 0:
+		unit, x = "µs", v*1000
+	}
+	digits := 3
+	if a := math.Abs(x); a > 0 {
+		digits = min(3, max(0, 3-int(math.Floor(math.Log10(a)))))
+	}
+	return strconv.FormatFloat(x, 'f', digits, 64) + unit
+}
+
+// The JSON output: units in the names, null where a value does not exist.
+
+type jsonResult struct {
+	Old          jsonSide       `json:"old"`
+	New          jsonSide       `json:"new"`
+	Match        []string       `json:"match"`
+	Alpha        float64        `json:"alpha"`
+	ThresholdPct float64        `json:"threshold_pct"`
+	Center       string         `json:"center"`
+	Confidence   float64        `json:"confidence"` // of the interval around the centre
+	Test         string         `json:"test"`
+	Verdicts     map[string]int `json:"verdicts"`
+	Rows         []jsonRow      `json:"rows"`
+	OnlyOld      []jsonUnmatch  `json:"only_old"`
+	OnlyNew      []jsonUnmatch  `json:"only_new"`
+	Warnings     []string       `json:"warnings"`
+}
+
+type jsonSide struct {
+	Name    string `json:"name"`
+	Results int    `json:"results"`
+}
+
+type jsonRow struct {
+	Key         string         `json:"key"`
+	Config      map[string]any `json:"config"`
+	Old         jsonSummary    `json:"old"`
+	New         jsonSummary    `json:"new"`
+	ChangePct   *float64       `json:"change_pct"`
+	P           *float64       `json:"p"`
+	Significant bool           `json:"significant"`
+	Verdict     Verdict        `json:"verdict"`
+	Warnings    []string       `json:"warnings"`
+}
+
+type jsonSummary struct {
+	Results           int       `json:"results"`
+	N                 int       `json:"n"`
+	MedianMs          *float64  `json:"median_ms"`
+	CILoMs            *float64  `json:"ci_lo_ms"`
+	CIHiMs            *float64  `json:"ci_hi_ms"`
+	CIConfidence      *float64  `json:"ci_confidence"`
+	ThrottledFraction *float64  `json:"throttled_fraction"`
+	ModelRatio        *float64  `json:"model_ratio"`
+	DurationsMs       []float64 `json:"durations_ms"`
+	Notes             []string  `json:"notes"`
+}
+
+type jsonUnmatch struct {
+	Key     string         `json:"key"`
+	Config  map[string]any `json:"config"`
+	Results int            `json:"results"`
+}
+
+// num is x for the JSON output: null when it does not exist, and rounded to
+// ten significant digits, which drops the noise of the last bits (that also
+// differ between CPUs that fuse multiply-adds and CPUs that do not).
+func num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 10, 64), 64)
+	return &x
+}
+
+func numPtr(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	return num(*x)
+}
+
+func config(fs []Field) map[string]any {
+	m := map[string]any{}
+	for _, f := range fs {
+		m[f.JSON] = f.Value
+	}
+	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func toJSON(res Result) jsonResult {
+	j := jsonResult{
+		Old: jsonSide{res.Old.Name, res.Old.Results}, New: jsonSide{res.New.Name, res.New.Results},
+		Match: res.Options.Match, Alpha: res.Options.Alpha, ThresholdPct: res.Options.ThresholdPct,
+		Center: "median", Test: "mann-whitney-u, two-sided", Confidence: Confidence,
+		Rows: []jsonRow{}, OnlyOld: []jsonUnmatch{}, OnlyNew: []jsonUnmatch{},
+		Verdicts: map[string]int{string(Regression): res.Count(Regression), string(Improvement): res.Count(Improvement), string(NoChange): res.Count(NoChange)},
+		Warnings: nonNil(res.Warnings),
+	}
+	sum := func(s Summary) jsonSummary {
+		out := jsonSummary{Results: s.Runs, N: s.N, ThrottledFraction: numPtr(s.ThrottledFraction), ModelRatio: numPtr(s.ModelRatio),
+			DurationsMs: s.Values, Notes: nonNil(s.Notes)}
+		if out.DurationsMs == nil {
+			out.DurationsMs = []float64{}
+		}
+		if s.N > 0 {
+			out.MedianMs, out.CILoMs, out.CIHiMs, out.CIConfidence = num(s.Center), num(s.Lo), num(s.Hi), num(s.Confidence)
+		}
+		return out
+	}
+	for _, r := range res.Rows {
+		j.Rows = append(j.Rows, jsonRow{Key: r.Key, Config: config(r.Fields), Old: sum(r.Old), New: sum(r.New),
+			ChangePct: num(r.ChangePct), P: num(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: nonNil(r.Warnings)})
+	}
+	for _, u := range res.OnlyOld {
+		j.OnlyOld = append(j.OnlyOld, jsonUnmatch{u.Key, config(u.Fields), u.Results})
+	}
+	for _, u := range res.OnlyNew {
+		j.OnlyNew = append(j.OnlyNew, jsonUnmatch{u.Key, config(u.Fields), u.Results})
+	}
+	return j
+}

@@ -1,0 +1,124 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	assert.Equal(t, string(want), got, "differs from %s; go test -update rewrites it", path)
+}
+
+// everything is a comparison with every kind of row: a regression, an
+// improvement, no change, too few iterations, pooled results, a side
+// without counters, and configurations found on one side only.
+func everything() Result {
+	withThrottling := func(r report.Report, throttled, periods uint64, ratio float64) report.Report {
+		r.Throttling.NrPeriods, r.Throttling.NrThrottled = u64(periods), u64(throttled)
+		r.Model.Ratio = ratio
+		return r
+	}
+	noCounters := rep(-1, series(10, 18.2)...)
+	noCounters.Throttling = report.Throttling{}
+	old := []report.Report{
+		withThrottling(rep(50000, series(10, 36.4)...), 3, 10, 1.01),
+		withThrottling(rep(25000, series(10, 80)...), 9, 10, 1.1),
+		noCounters,
+		rep(10000, 180, 185, 190),
+		rep(5000, series(5, 400)...),
+		rep(5000, series(5, 404)...),
+		rep(2000, 900),
+	}
+	new := []report.Report{
+		withThrottling(rep(50000, series(10, 72.8)...), 8, 10, 1.02),
+		withThrottling(rep(25000, series(10, 40)...), 2, 10, 0.98),
+		rep(-1, series(10, 18.3)...),
+		rep(10000, 360, 365, 370),
+		rep(5000, series(10, 402)...),
+		rep(1000, 1800),
+		rep(1000, 1810),
+	}
+	res := Compare(old, new, DefaultOptions())
+	res.Old.Name, res.New.Name = "base.jsonl", "change.jsonl"
+	return res
+}
+
+func TestCompareRenderGolden(t *testing.T) {
+	res := everything()
+	for format, file := range map[string]string{"text": "everything.txt", "markdown": "everything.md", "json": "everything.json"} {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, Write(&b, res, format))
+			golden(t, file, b.String())
+		})
+	}
+}
+
+func TestCompareRenderJSONIsValidAndNullsWhatIsMissing(t *testing.T) {
+	res := Compare([]report.Report{rep(-1)}, []report.Report{rep(-1, 1, 2)}, DefaultOptions())
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, res, "json"))
+	var got struct {
+		Rows []struct {
+			ChangePct *float64 `json:"change_pct"`
+			P         *float64 `json:"p"`
+			Old       struct {
+				MedianMs *float64 `json:"median_ms"`
+			} `json:"old"`
+			Config map[string]any `json:"config"`
+		} `json:"rows"`
+		Verdicts map[string]int `json:"verdicts"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got), b.String())
+	require.Len(t, got.Rows, 1)
+	assert.Nil(t, got.Rows[0].P, "NaN is null")
+	assert.Nil(t, got.Rows[0].ChangePct)
+	assert.Nil(t, got.Rows[0].Old.MedianMs)
+	assert.Equal(t, -1.0, got.Rows[0].Config["quota_us"], "values as in the result file")
+	assert.Equal(t, map[string]int{"regression": 0, "improvement": 0, "none": 1}, got.Verdicts)
+}
+
+func TestCompareRenderSingleConfigurationShowsItsKey(t *testing.T) {
+	res := Compare([]report.Report{rep(50000, series(10, 10)...)}, []report.Report{rep(50000, series(10, 20)...)}, DefaultOptions())
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, res, "text"))
+	assert.Contains(t, b.String(), "\nworkload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0   10.00ms ± 0.8%")
+	assert.Contains(t, b.String(), "+100.0% (p<0.001 n=10+10)")
+	assert.NotContains(t, b.String(), "common:")
+}
+
+func TestCompareRenderUnknownFormat(t *testing.T) {
+	assert.Error(t, Write(&bytes.Buffer{}, Result{}, "yaml"))
+}
+
+func TestCompareMsText(t *testing.T) {
+	for v, want := range map[float64]string{
+		45.1: "45.10ms", 450.12: "450.1ms", 4.5: "4.500ms", 1234.5: "1.235s", 12345: "12.35s",
+		0.85: "850.0µs", 0: "0.000ms", 999.96: "1.000s", 0.99996: "1.000ms", 12345678: "12350s",
+	} {
+		assert.Equal(t, want, msText(v), "%v", v)
+	}
+	assert.True(t, strings.HasPrefix(summaryText(Summary{N: 3, Center: 10, Lo: 9.95, Hi: 10.02}), "10.00ms ± 0.5%"))
+}
