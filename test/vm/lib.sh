@@ -174,10 +174,12 @@ tb_accel() {
 		return 0
 	fi
 	tb_probe_kvm
-	mkdir -p "$TB_VM_CACHE"
-	# Atomic write so parallel runs never see a half-written file.
-	printf '%s\n' "$TB_ACCEL" >"$result_file.$$"
-	mv -f "$result_file.$$" "$result_file"
+	# Atomic write so parallel runs never see a half-written file. Best
+	# effort: a non-root run.sh may not be able to write a root-owned cache;
+	# it then just probes again next time.
+	{ printf '%s\n' "$TB_ACCEL" >"$result_file.$$" &&
+		mv -f "$result_file.$$" "$result_file"; } 2>/dev/null ||
+		rm -f "$result_file.$$" 2>/dev/null || true
 }
 
 # Boot a minimal busybox initramfs under KVM; set TB_ACCEL=kvm if it reaches

@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Boot a throwaway cgroup v2 VM (qemu) and run PAYLOAD_DIR/guest.sh inside it.
+#
+# Usage: bash test/vm/run.sh PAYLOAD_DIR [TIMEOUT_SECONDS]
+#   PAYLOAD_DIR      directory with guest.sh (and whatever it needs, e.g.
+#                    static Go binaries); copied into the guest as /payload
+#   TIMEOUT_SECONDS  wall-clock limit for the whole boot+run, default 600
+#
+# Needs test/vm/setup.sh to have run once (as root). run.sh itself needs no
+# root, no network, no terminal (stdin may be /dev/null), and works from any
+# working directory. The guest console is streamed to stdout (CR stripped);
+# run.sh's own messages go to stderr, prefixed "run.sh:".
+#
+# Exit status:
+#   guest.sh's exit status, when the guest reported one
+#   2    usage error / setup.sh not run
+#   124  timeout hit (the guest kernel is first asked for sysrq backtraces
+#        of running CPUs and blocked tasks, into the log; then qemu killed)
+#   125  no result: guest crashed, panicked, or /init failed to set up
+# (so guest.sh should avoid exiting 2, 124 or 125 if a caller must tell them
+# apart).
+#
+# Environment:
+#   TB_VM_CACHE   cache dir filled by setup.sh (default <repo>/.cache/vm)
+#   TB_VM_ACCEL   auto (default) | kvm | tcg. auto = KVM only if a probe
+#                 guest really booted with KVM on this host (cached per boot);
+#                 else TCG (software emulation, works everywhere)
+#   TB_VM_MEM     guest memory in MiB (default 1024)
+#   TB_VM_SMP     guest CPUs (default 2)
+#   TB_VM_APPEND  extra kernel command line (e.g. "loglevel=7")
+#   TB_VM_LOG     if set, the full console log (CR stripped) is copied there
+#   TB_VM_QEMU_ARGS  extra qemu arguments, word-split (debugging aid, e.g.
+#                 "-monitor unix:/tmp/mon.sock,server=on,wait=off")
+#
+# ---------------------------------------------------------------------------
+# What guest.sh can rely on (the guest contract)
+# ---------------------------------------------------------------------------
+#   * Run as root by `sh /payload/guest.sh` (busybox ash), cwd /payload,
+#     stdin /dev/null, stdout/stderr on the serial console (-> host stdout).
+#     Its exit status becomes run.sh's exit status.
+#   * Kernel: Debian linux-image-amd64 (see <cache>/kernel.release), no
+#     modules; 2 CPUs and 1 GiB RAM by default. Root fs is the initramfs
+#     (in RAM, writable); /payload is a copy of PAYLOAD_DIR, owned by root,
+#     modes preserved.
+#   * Mounted: /proc, /sys, /dev (devtmpfs), /dev/pts, /dev/shm, /tmp (tmpfs,
+#     1777), and cgroup2 at /sys/fs/cgroup (pure v2, no v1 hierarchies).
+#     The root cgroup's cgroup.subtree_control has +cpu and, when the kernel
+#     offers it, +cpuset; enable more (memory, pids, io) yourself. /init and
+#     guest.sh live in the root cgroup.
+#   * Tools: busybox 1.35 (static) with all applets as commands in
+#     /bin, /sbin, /usr/bin, /usr/sbin (sh, awk, sed, grep, timeout, taskset,
+#     seq, yes, sleep with fractions, ps, kill, ip, nsenter, unshare, ...).
+#     No glibc: ship static binaries only (Go: CGO_ENABLED=0).
+#   * Users: root (0:0) and tbuser (uid 1000, gid 1000 "tbuser", home
+#     /home/tbuser owned by it); nobody/nogroup 65534. /etc/passwd, /etc/group,
+#     /etc/shadow (no passwords), /etc/hosts, /etc/nsswitch.conf exist.
+#   * Dropping privileges: busybox on Debian 12 has no chpst/setuidgid, and
+#     its setpriv cannot change uid. What works (as root, no setuid needed):
+#         runas tbuser CMD [ARG...]       # helper in /usr/local/bin; execs
+#                                         # CMD with args verbatim as tbuser
+#         su -s /bin/sh -c 'shell command' -- tbuser
+#         start-stop-daemon -S -c tbuser:tbuser -x /path/prog -- ARG...
+#     (With su, put "--" before the user: busybox getopt permutes argv.)
+#     All set uid, gid and supplementary groups (from /etc/group) and keep
+#     the environment except HOME/SHELL/USER/LOGNAME. To let tbuser manage a
+#     cgroup, delegate it first, e.g. `chown -R tbuser:tbuser $cg` plus
+#     chown of the parent's cgroup.procs if it must move processes.
+#   * Clock: wall clock set from the emulated RTC (host time, UTC);
+#     CLOCK_MONOTONIC is sane. Under TCG the guest runs several times slower
+#     than the host, so keep timing thresholds generous.
+#   * Network: only lo (127.0.0.1, ::1) is up; there is no NIC.
+#   * Env: PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+#     TB_VM=1 TZ=UTC. Host environment is NOT passed through: put any
+#     configuration into PAYLOAD_DIR.
+#   * Output: only the console comes back. Print results (e.g. JSON lines)
+#     and parse them from stdout or from $TB_VM_LOG on the host.
+#   * Don't print "TB-VM-RESULT"/"TB-VM-INIT-ERROR" lines yourself; /init
+#     prints the final one, tagged with a per-run random id.
+set -euo pipefail
+
+# shellcheck disable=SC2034 # read by lib.sh (message prefix)
+TB_PROG=run.sh
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tb_install_traps
+
+usage() {
+	echo "usage: $0 PAYLOAD_DIR [TIMEOUT_SECONDS]" >&2
+	exit 2
+}
+
+(($# >= 1 && $# <= 2)) || usage
+PAYLOAD=$1
+TIMEOUT=${2:-600}
+[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || tb_die 2 "TIMEOUT_SECONDS must be a positive integer (got '$TIMEOUT')"
+[[ -d $PAYLOAD ]] || tb_die 2 "payload dir not found: $PAYLOAD"
+[[ -f $PAYLOAD/guest.sh ]] || tb_die 2 "payload has no guest.sh: $PAYLOAD/guest.sh"
+MEM=${TB_VM_MEM:-1024}
+SMP=${TB_VM_SMP:-2}
+[[ $MEM =~ ^[1-9][0-9]*$ ]] || tb_die 2 "TB_VM_MEM must be MiB as an integer (got '$MEM')"
+[[ $SMP =~ ^[1-9][0-9]*$ ]] || tb_die 2 "TB_VM_SMP must be a positive integer (got '$SMP')"
+tb_require_cache
+tb_accel
+
+tb_mktemp TMP
+ROOT=$TMP/root
+LOG=$TMP/console.log
+INITRD=$TMP/initramfs.cpio
+# Random per-run id in the result marker, so nothing guest.sh (or a test it
+# runs) prints can be mistaken for the real result line.
+NONCE=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
+
+# --- build the initramfs tree ----------------------------------------------
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,etc,proc,sys,dev,tmp,run,root,home/tbuser,payload,var/log}
+cp "$(tb_busybox)" "$ROOT/bin/busybox"
+# Install the applets as symlinks at build time (busybox --list-full gives
+# paths like "usr/bin/awk"); saves a --install step in the guest.
+while IFS= read -r applet; do
+	[[ -e $ROOT/$applet || -L $ROOT/$applet ]] || ln -s /bin/busybox "$ROOT/$applet"
+done < <("$ROOT/bin/busybox" --list-full)
+
+cat >"$ROOT/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+tbuser:x:1000:1000:throttlebench test user:/home/tbuser:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+cat >"$ROOT/etc/group" <<'EOF'
+root:x:0:
+tbuser:x:1000:
+nogroup:x:65534:
+EOF
+cat >"$ROOT/etc/shadow" <<'EOF'
+root:*:19000:0:99999:7:::
+tbuser:*:19000:0:99999:7:::
+nobody:*:19000:0:99999:7:::
+EOF
+chmod 600 "$ROOT/etc/shadow"
+printf '/bin/sh\n' >"$ROOT/etc/shells"
+printf '127.0.0.1\tlocalhost tb-vm\n::1\tlocalhost ip6-localhost\n' >"$ROOT/etc/hosts"
+printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$ROOT/etc/nsswitch.conf"
+printf 'tb-vm\n' >"$ROOT/etc/hostname"
+
+cat >"$ROOT/usr/local/bin/runas" <<'EOF'
+#!/bin/sh
+# runas USER CMD [ARG...]: run CMD as USER (uid, gid and groups from
+# /etc/passwd and /etc/group), arguments passed through verbatim.
+# busybox su runs `sh -c 'exec "$@"' runas CMD ARG...` as USER; as root it
+# asks for no password and needs no setuid bit. The "--" matters: busybox
+# getopt permutes, so without it su would parse CMD's options (e.g. the -u
+# of `id -u`) as its own.
+if [ $# -lt 2 ]; then
+	echo "usage: runas USER CMD [ARG...]" >&2
+	exit 2
+fi
+u=$1
+shift
+exec su -s /bin/sh -c 'exec "$@"' -- "$u" runas "$@"
+EOF
+chmod 755 "$ROOT/usr/local/bin/runas"
+
+# /init (PID 1). Written with a quoted heredoc (no host expansion); the
+# nonce is substituted afterwards.
+cat >"$ROOT/init" <<'EOF'
+#!/bin/sh
+# PID 1 of the throttlebench test VM, generated by test/vm/run.sh.
+# No `set -e`: every failure must still end in a marker line and a poweroff.
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb TZ=UTC TB_VM=1
+ID=@NONCE@
+
+say() { echo "tb-vm-init: $*"; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+off() {
+	# Give the tty layer a moment to push the last line out of the UART,
+	# then power off. If that fails, sysrq; if that fails, exiting PID 1
+	# panics the kernel and panic=-1 + qemu -no-reboot end qemu anyway.
+	sleep 0.3
+	poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 5
+	exit 1
+}
+
+# Leading newline: output without a trailing newline (or a kernel message)
+# must not share the marker's line.
+init_error() {
+	printf '\nTB-VM-INIT-ERROR id=%s %s\n' "$ID" "$*"
+	off
+}
+
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc || init_error "mount /proc failed"
+mount -t sysfs sysfs /sys || init_error "mount /sys failed"
+mount -t devtmpfs devtmpfs /dev || init_error "mount /dev failed"
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts || init_error "mount /dev/pts failed"
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || init_error "mount /dev/shm failed"
+mount -t tmpfs -o mode=1777 tmpfs /tmp || init_error "mount /tmp failed"
+mount -t tmpfs -o mode=755 tmpfs /run || init_error "mount /run failed"
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+mount -t cgroup2 cgroup2 /sys/fs/cgroup || init_error "mount cgroup2 failed"
+
+CG=/sys/fs/cgroup
+ctrls=$(cat $CG/cgroup.controllers)
+case " $ctrls " in
+*" cpu "*) ;;
+*) init_error "no cpu controller in $CG/cgroup.controllers: '$ctrls'" ;;
+esac
+echo +cpu >$CG/cgroup.subtree_control || init_error "cannot enable +cpu"
+case " $ctrls " in
+*" cpuset "*) echo +cpuset >$CG/cgroup.subtree_control || init_error "cannot enable +cpuset" ;;
+esac
+
+# Allow all sysrq functions: on a timeout run.sh sends sysrq l/w through the
+# emulated keyboard to get backtraces into the log before killing qemu.
+echo 1 >/proc/sys/kernel/sysrq
+hostname tb-vm
+ip link set lo up || init_error "cannot bring up lo"
+chown -R 1000:1000 /home/tbuser
+chmod 700 /root
+
+say "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)," \
+	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+say "date $(date -u '+%Y-%m-%dT%H:%M:%SZ'), uptime $(uptime_s)s"
+say "cgroup2 controllers: $ctrls; root subtree_control: $(cat $CG/cgroup.subtree_control)"
+say "running /payload/guest.sh"
+
+cd /payload || init_error "no /payload"
+sh /payload/guest.sh </dev/null
+rc=$?
+cd /
+say "guest.sh exited rc=$rc at uptime $(uptime_s)s"
+printf '\nTB-VM-RESULT rc=%s id=%s\n' "$rc" "$ID"
+off
+EOF
+sed -i "s/@NONCE@/$NONCE/" "$ROOT/init"
+chmod 755 "$ROOT/init"
+
+cp -a -- "$PAYLOAD/." "$ROOT/payload/"
+
+# Uncompressed newc cpio: the kernel unpacks it with a plain copy, which is
+# faster under TCG than decompressing. Owners normalized to root; /init
+# chowns /home/tbuser at boot.
+(cd "$ROOT" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) >"$INITRD"
+rm -rf -- "$ROOT"
+
+# --- boot ---------------------------------------------------------------------
+if [[ $TB_ACCEL == kvm ]]; then
+	ACCEL_ARGS=(-accel kvm -cpu host)
+else
+	ACCEL_ARGS=(-accel tcg)
+fi
+APPEND="console=ttyS0 panic=-1 quiet${TB_VM_APPEND:+ $TB_VM_APPEND}"
+
+tb_log "booting $(cat "$TB_VM_CACHE/kernel.release") accel=$TB_ACCEL smp=$SMP mem=${MEM}M" \
+	"initramfs=$(($(stat -c %s "$INITRD") / 1024))KiB timeout=${TIMEOUT}s payload=$PAYLOAD"
+START=$(tb_now)
+# Microsecond clock for the timeout ($SECONDS ticks in whole seconds and
+# may fire up to 1 s early). EPOCHREALTIME needs bash >= 5 (Debian 12: 5.2).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; printf '%s' "$((10#$t))"; }
+DEADLINE_US=$(($(now_us) + TIMEOUT * 1000000))
+# The qemu monitor on a pair of FIFOs ($MON.in/$MON.out, opened O_RDWR by
+# qemu, so nothing blocks): used only on timeout, to make the guest kernel
+# dump CPU backtraces and blocked tasks (sysrq l, w) into the console log.
+MON=$TMP/monitor
+mkfifo "$MON.in" "$MON.out"
+# No NIC (-nodefaults in tb_qemu_start), serial console into $LOG, no
+# display, stdin /dev/null: nothing ever touches a terminal.
+read -r -a EXTRA_ARGS <<<"${TB_VM_QEMU_ARGS:-}"
+tb_qemu_start "$LOG" "${ACCEL_ARGS[@]}" -m "$MEM" -smp "$SMP" \
+	-kernel "$(tb_kernel)" -initrd "$INITRD" -append "$APPEND" \
+	-monitor "pipe:$MON" \
+	${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}
+QPID=$TB_QEMU_PID
+
+# Stream the console while qemu runs; tail exits by itself once qemu is gone
+# (--pid), after printing what is left in the log.
+tail -n +1 -s 0.1 -f --pid="$QPID" "$LOG" | tr -d '\r' &
+STREAM_PID=$!
+TB_PIDS+=("$STREAM_PID")
+
+RESULT_RE="TB-VM-RESULT rc=([0-9]+) id=$NONCE"
+MARK_RE="TB-VM-(RESULT rc=[0-9]+|INIT-ERROR) id=$NONCE"
+timed_out=0
+marker_after=
+while kill -0 "$QPID" 2>/dev/null; do
+	if [[ -z $marker_after ]] && grep -qaE "$MARK_RE" "$LOG"; then
+		marker_after=$(tb_since "$START")
+		MARKER_US=$(now_us)
+	fi
+	if (($(now_us) >= DEADLINE_US)); then
+		timed_out=1
+		break
+	fi
+	# /init powers off right after the marker; if qemu lingers (poweroff
+	# broken), don't wait for the full timeout.
+	if [[ -n $marker_after ]] && (($(now_us) - MARKER_US > 15000000)); then
+		tb_log "WARNING: guest printed its result but did not power off; killing qemu"
+		break
+	fi
+	sleep 0.2
+done
+# On timeout, ask the guest for diagnostics first: sysrq-l (backtraces of
+# all CPUs, even when userspace is starved) and sysrq-w (blocked tasks),
+# through the emulated PS/2 keyboard. "1<>" opens the FIFO read-write so the
+# write cannot block even if qemu has just gone away.
+if ((timed_out)) && kill -0 "$QPID" 2>/dev/null; then
+	tb_log "timeout: asking the guest kernel for sysrq backtraces (l, w) before killing qemu"
+	# sysrq-9 first: console loglevel 9, or "quiet" would hide the dumps.
+	for key in 9 l w; do
+		printf 'sendkey alt-sysrq-%s\n' "$key" 1<>"$MON.in" || true
+		sleep 1.5
+	done
+fi
+qemu_rc=0
+if kill -0 "$QPID" 2>/dev/null; then
+	tb_kill_pid "$QPID"
+	qemu_rc=killed
+else
+	wait "$QPID" || qemu_rc=$?
+	tb_forget_pid "$QPID"
+fi
+wait "$STREAM_PID" 2>/dev/null || true
+tb_forget_pid "$STREAM_PID"
+# The kernel's last line ("reboot: Power down") has no trailing newline.
+if [[ -n $(tail -c 1 "$LOG" | tr -d '\r\n') ]]; then echo; fi
+TOTAL=$(tb_since "$START")
+
+if [[ -n ${TB_VM_LOG:-} ]]; then
+	tr -d '\r' <"$LOG" >"$TB_VM_LOG"
+fi
+
+if ((timed_out)); then
+	tb_die 124 "TIMEOUT: guest did not finish within ${TIMEOUT}s; qemu (pid $QPID) killed"
+fi
+if line=$(grep -aoE "TB-VM-INIT-ERROR id=$NONCE.*" "$LOG" | tail -n 1 | tr -d '\r') && [[ -n $line ]]; then
+	tb_die 125 "guest /init failed before running guest.sh: ${line#*id="$NONCE" }"
+fi
+line=$(grep -aoE "$RESULT_RE" "$LOG" | tail -n 1 || true)
+if [[ -z $line ]]; then
+	tb_die 125 "no result marker from the guest (crash, kernel panic or early exit?); qemu exit status: $qemu_rc; see console output above"
+fi
+[[ $line =~ $RESULT_RE ]]
+rc=${BASH_REMATCH[1]}
+tb_log "guest.sh rc=$rc; marker after ${marker_after:-?}s, total ${TOTAL}s (accel=$TB_ACCEL)"
+exit "$rc"
