@@ -90,6 +90,11 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, permissionError(fmt.Errorf("create parent %s: %w", parent, err))
 	}
+	// The directory is made here, before the library runs, so that a failure
+	// to make it (no rights) is told apart from a limit the kernel refuses.
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, permissionError(fmt.Errorf("create %s: %w", dir, err))
+	}
 	quota, period := spec.Limits.Quota, spec.Limits.Period
 	if hier.Version == 1 {
 		s.v1, err = hier.newV1(group, quota, period)
@@ -100,9 +105,8 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 		err = s.writeBurst(spec.Limits.Burst)
 	}
 	if err != nil {
-		// The library leaves the directory behind when a write fails after mkdir.
 		os.Remove(dir)
-		return nil, permissionError(fmt.Errorf("create cgroup %s: %w", dir, err))
+		return nil, fmt.Errorf("set up cgroup %s: %w", dir, err)
 	}
 	return s, nil
 }

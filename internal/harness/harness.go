@@ -67,11 +67,11 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
-			note := fmt.Sprintf("cannot create a slice under %s (%v); measured in the current cgroup instead", parent, errors.Unwrap(err))
+			note := fmt.Sprintf("cannot create a slice under %s (%v); measured in the current cgroup instead", parent, err)
 			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
 			return runCurrent(ctx, o, started, []string{note})
 		}
-		return nil, fmt.Errorf("%w under %s: %v; run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, errors.Unwrap(err))
+		return nil, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
 	}
 	if err != nil {
 		return nil, err
