@@ -42,7 +42,7 @@ test-docker:
 test: test-host test-vm test-docker
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/bench ./internal/stats
+	$(GO) test -run '^$$' -bench . ./internal/bench ./internal/stats
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 image: build
