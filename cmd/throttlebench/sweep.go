@@ -168,7 +168,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		}
 		if p.skip != "" {
 			rows = append(rows, sweep.Row{Config: p.cfg, Skipped: p.skip})
-			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", describe(p.cfg), p.skip)
+			skipped(progress, stderr, p.cfg, p.skip)
 			continue
 		}
 		rep, err := harness.Run(ctx, p.opts)
@@ -179,7 +179,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 			}
 			// The kernel refused this combination: say so and go on.
 			rows = append(rows, sweep.Row{Config: p.cfg, Skipped: err.Error()})
-			fmt.Fprintf(stderr, "throttlebench: skipped %s: %v\n", describe(p.cfg), err)
+			skipped(progress, stderr, p.cfg, err.Error())
 			continue
 		}
 		est.Learn(rep)
@@ -191,9 +191,6 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 				return err
 			}
 		}
-	}
-	if progress != nil {
-		progress.Done()
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.DeadlineExceeded) {
@@ -247,6 +244,14 @@ func checkAxisValue(flag, v string) error {
 		return err
 	}
 	return nil
+}
+
+// skipped tells the user on stderr, below the progress bar if there is one.
+func skipped(progress *sweep.Progress, stderr io.Writer, c sweep.Config, why string) {
+	if progress != nil {
+		progress.Done() // clear the bar's line; the next update redraws it
+	}
+	fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", describe(c), why)
 }
 
 func orDefault(v, def string) string {
