@@ -1,6 +1,6 @@
 # throttlebench — build, test, benchmark.
 #   make build   static binary in bin/throttlebench
-#   make run     build, then measure the default demo (needs root to create slices)
+#   make run     build, then measure 0.1 CPUs (runs the binary with sudo unless root)
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
 #                cgroup v2 in a VM (test-vm), the Docker image (test-docker)
@@ -11,6 +11,9 @@ GO      ?= go
 BIN     := bin/throttlebench
 IMAGE   ?= throttlebench:dev
 ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
+# Creating cgroups needs root: `make run` builds as you and runs the binary
+# with sudo unless you are root already.
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_ENABLED := 0
 
 .PHONY: build run check test test-host test-vm test-docker bench image clean
@@ -19,7 +22,7 @@ build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
 
 run: build
-	$(BIN) $(ARGS)
+	$(SUDO) $(BIN) $(ARGS)
 
 check:
 	$(GO) vet ./...
