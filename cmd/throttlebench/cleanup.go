@@ -32,7 +32,9 @@ func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
 			}
 			parent := hier.DefaultParent()
 			if o.parent != "" {
-				parent = hier.ParentDir(o.parent)
+				if parent, err = hier.ParentDir(o.parent); err != nil {
+					return err
+				}
 			}
 			removed, err := cgroup.CleanStale(parent)
 			for _, d := range removed {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
 // Exit codes, in one place.
@@ -92,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	var ce *codeError
 	switch {
-	case errors.As(err, &ue) || !started:
+	case errors.As(err, &ue) || !started || errors.Is(err, cgroup.ErrParentOutside):
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

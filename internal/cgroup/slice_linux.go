@@ -47,12 +47,24 @@ func (hier Hierarchy) DefaultParent() string {
 
 // ParentDir resolves a --parent value: a directory below the mount point as
 // given, otherwise a cgroup path relative to the top of the mounted hierarchy.
-func (hier Hierarchy) ParentDir(p string) string {
-	p = filepath.Clean(p)
-	if p == hier.MountPoint || strings.HasPrefix(p, hier.MountPoint+"/") {
-		return p
+// A path that leaves the hierarchy ("../x") is refused: cleanup would
+// otherwise sweep a directory that is no cgroup of ours.
+func (hier Hierarchy) ParentDir(p string) (string, error) {
+	dir := filepath.Clean(p)
+	if !hier.contains(dir) {
+		dir = filepath.Join(hier.MountPoint, p)
 	}
-	return filepath.Join(hier.MountPoint, p)
+	if !hier.contains(dir) {
+		return "", fmt.Errorf("invalid --parent %q: %w %s", p, ErrParentOutside, hier.MountPoint)
+	}
+	return dir, nil
+}
+
+// ErrParentOutside says a --parent is not below the cpu hierarchy's mount.
+var ErrParentOutside = errors.New("not below the cpu hierarchy mounted at")
+
+func (hier Hierarchy) contains(dir string) bool {
+	return dir == hier.MountPoint || strings.HasPrefix(dir, hier.MountPoint+"/")
 }
 
 // sliceName embeds the owner's PID and start time so that `cleanup` can tell
@@ -76,8 +88,8 @@ func newSliceName() (string, error) {
 // spec.Limits written. On error nothing is left behind.
 func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	parent := filepath.Clean(spec.Parent)
-	if parent != hier.MountPoint && !strings.HasPrefix(parent, hier.MountPoint+"/") {
-		return nil, fmt.Errorf("parent %s is not below the cpu hierarchy mounted at %s", parent, hier.MountPoint)
+	if !hier.contains(parent) {
+		return nil, fmt.Errorf("parent %s: %w %s", parent, ErrParentOutside, hier.MountPoint)
 	}
 	name, err := newSliceName()
 	if err != nil {

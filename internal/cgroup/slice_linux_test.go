@@ -33,8 +33,20 @@ func TestParentDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, hier.ParentDir(tt.in))
+			got, err := hier.ParentDir(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// A --parent that climbs out of the hierarchy is refused, so that cleanup
+// never sweeps a directory outside it.
+func TestParentDirOutside(t *testing.T) {
+	hier := Hierarchy{Version: 1, MountPoint: "/sys/fs/cgroup/cpu", MountRoot: "/"}
+	for _, in := range []string{"../x", "/../../etc", "a/../../.."} {
+		_, err := hier.ParentDir(in)
+		assert.ErrorIs(t, err, ErrParentOutside, in)
 	}
 }
 

@@ -9,6 +9,9 @@ var ErrPermission = errors.New("no permission to create a cgroup")
 
 var errNotLinux = errors.New("cgroups exist on Linux only")
 
+// ErrParentOutside says a --parent is not below the cpu hierarchy's mount.
+var ErrParentOutside = errors.New("not below the cpu hierarchy mounted at")
+
 // SliceSpec says where a slice is created and with which limits.
 type SliceSpec struct {
 	Parent string

@@ -58,7 +58,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	parent := hier.DefaultParent()
 	if o.Parent != "" {
-		parent = hier.ParentDir(o.Parent)
+		if parent, err = hier.ParentDir(o.Parent); err != nil {
+			return nil, err
+		}
 	}
 	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
 	if removed, err := cgroup.CleanStale(parent); err == nil && len(removed) > 0 {
