@@ -132,6 +132,7 @@ func TestInvalidInputCreatesNothing(t *testing.T) {
 		{[]string{"--period", "2s"}, "--period"},
 		{[]string{"--quota", "20ms", "--burst", "30ms"}, "--burst"},
 		{[]string{"--cost", "3"}, "--cost"},
+		{[]string{"--parent", "../../x"}, "--parent"},
 	} {
 		o := tb(t, append([]string{"run", "--parent", parent}, c.args...)...)
 		assert.Equal(t, 2, o.code, "%v: %s", c.args, o.stderr)
