@@ -177,17 +177,19 @@ func parseCPUStat(data []byte) (CPUStat, error) {
 func durPtr(d time.Duration) *time.Duration { return &d }
 
 // Sub returns the counters' change from before to s. A counter missing from
-// either reading is missing from the result.
+// either reading is missing from the result, and so is one that went
+// backwards (the cgroup was removed and made anew in between): there is no
+// true change to report for it.
 func (s CPUStat) Sub(before CPUStat) CPUStat {
 	u := func(a, b *uint64) *uint64 {
-		if a == nil || b == nil {
+		if a == nil || b == nil || *a < *b {
 			return nil
 		}
 		d := *a - *b
 		return &d
 	}
 	d := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil {
+		if a == nil || b == nil || *a < *b {
 			return nil
 		}
 		return durPtr(*a - *b)

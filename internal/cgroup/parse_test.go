@@ -404,6 +404,17 @@ func TestCPUStatSub(t *testing.T) {
 		}, after.Sub(before))
 	})
 
+	t.Run("a counter that went backwards is not reported", func(t *testing.T) {
+		before, err := parseCPUStat([]byte("nr_periods 100\nnr_throttled 10\nthrottled_time 1000000\n"))
+		require.NoError(t, err)
+		after, err := parseCPUStat([]byte("nr_periods 3\nnr_throttled 12\nthrottled_time 5\n"))
+		require.NoError(t, err)
+		d := after.Sub(before)
+		assert.Nil(t, d.NrPeriods)
+		assert.Nil(t, d.ThrottledTime)
+		assert.Equal(t, u64(2), d.NrThrottled)
+	})
+
 	t.Run("v1 ns and v2 usec agree", func(t *testing.T) {
 		zero1, err := parseCPUStat([]byte("throttled_time 0\nburst_time 0\n"))
 		require.NoError(t, err)
