@@ -22,7 +22,7 @@ type SliceSpec struct {
 type Slice struct{ Cgroup }
 
 func (hier Hierarchy) DefaultParent() string                 { return "" }
-func (hier Hierarchy) ParentDir(p string) string             { return p }
+func (hier Hierarchy) ParentDir(p string) (string, error)    { return p, errNotLinux }
 func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error) { return nil, errNotLinux }
 func (s *Slice) AddProc(int) error                           { return errNotLinux }
 func (s *Slice) Delete() error                               { return errNotLinux }
