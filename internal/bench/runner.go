@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Config is what one run executes. All counts are validated by the caller.
@@ -142,14 +140,4 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 		t0 = t0.Add(iter.Wall)
 	}
 	return res, nil
-}
-
-// threadCPU is the calling thread's CPU time. The caller must be locked to
-// its OS thread.
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }

@@ -7,17 +7,12 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // HostInfo describes the machine a run happens on.
 func HostInfo(started time.Time) Host {
 	h := Host{NumCPU: runtime.NumCPU(), GoVersion: runtime.Version(), StartedAt: started.UTC().Format(time.RFC3339)}
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		h.Kernel = unix.ByteSliceToString(u.Release[:])
-	}
+	h.Kernel = kernelRelease()
 	h.Hostname, _ = os.Hostname()
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		h.CPUModel = cpuModel(data)

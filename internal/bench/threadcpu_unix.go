@@ -1,0 +1,19 @@
+//go:build unix
+
+package bench
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// threadCPU is the calling thread's CPU time. The caller must be locked to
+// its OS thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package report
+
+// kernelRelease is unknown off Unix.
+func kernelRelease() string { return "" }

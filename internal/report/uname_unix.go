@@ -1,0 +1,14 @@
+//go:build unix
+
+package report
+
+import "golang.org/x/sys/unix"
+
+// kernelRelease is uname -r.
+func kernelRelease() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
