@@ -220,8 +220,11 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 // checkAxisValue validates one value of a swept flag on its own.
 func checkAxisValue(flag, v string) error {
 	switch flag {
-	case "period", "quota":
-		_, _, err := (limitFlags{period: map[bool]string{true: v}[flag == "period"], quota: map[bool]string{true: v}[flag == "quota"]}).resolve()
+	case "period":
+		_, _, err := limitFlags{period: v}.resolve()
+		return err
+	case "quota":
+		_, _, err := limitFlags{quota: v}.resolve()
 		return err
 	case "cpus":
 		// Checked at the longest period, so that only the value itself counts.

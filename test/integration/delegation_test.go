@@ -3,8 +3,6 @@
 package integration
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,11 +51,7 @@ func TestDelegatedSubtree(t *testing.T) {
 		UseCgroupFD: true,
 		CgroupFD:    shellFD,
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Run(), errb.String())
-	var r result
-	require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+	r := runJSON(t, cmd)
 	assert.Equal(t, "created", r.Cgroup.Mode)
 	assert.Equal(t, int64(50000), r.Cgroup.QuotaUs)
 	assert.Equal(t, slices, filepath.Dir(r.Cgroup.Dir))

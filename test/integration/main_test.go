@@ -188,8 +188,19 @@ func tbJSON(t *testing.T, args ...string) result { return tbJSONB(t, args...) }
 
 func tbJSONB(t testing.TB, args ...string) result {
 	t.Helper()
-	o := tb(t, args...)
-	require.Equal(t, 0, o.code, "throttlebench %v failed: %s", args, o.stderr)
+	return report(t, tb(t, args...))
+}
+
+// runJSON runs a prepared command (another user, another cgroup), requires
+// success and decodes its report.
+func runJSON(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
+	return report(t, runCmd(t, cmd))
+}
+
+func report(t testing.TB, o outcome) result {
+	t.Helper()
+	require.Equal(t, 0, o.code, "throttlebench failed: %s", o.stderr)
 	var r result
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
 	return r

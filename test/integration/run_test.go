@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"os/exec"
@@ -85,11 +84,7 @@ func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
 	} {
 		cmd := exec.Command("sh", "-c", `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, "sh", c.dir,
 			binary, "run", "--cgroup", "current", "--batch", "5", "--iterations", "2")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		require.NoError(t, cmd.Run(), errb.String())
-		var r result
-		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+		r := runJSON(t, cmd)
 		assert.Equal(t, "current", r.Cgroup.Mode)
 		assert.Equal(t, hier.Version, r.Cgroup.Version)
 		assert.Equal(t, c.dir, r.Cgroup.Dir)
