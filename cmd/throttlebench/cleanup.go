@@ -20,7 +20,12 @@ func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cleanup",
 		Short: "Remove slices left by runs whose process no longer lives (e.g. killed with SIGKILL)",
-		Args:  cobra.NoArgs,
+		Long: `cleanup removes the empty slices (tb-<pid>-<start>-<random>) whose owning
+throttlebench process no longer lives. It never kills anything: a slice that
+still holds processes belongs to a run it cannot see (another PID namespace)
+or holds processes that are not ours, and is left alone and listed. Nothing
+else under the parent is touched.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkChoice("cgroup-version", o.version, []string{"auto", "1", "2"}); err != nil {
 				return err
@@ -33,15 +38,21 @@ func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
 			parent := hier.DefaultParent()
 			if o.parent != "" {
 				if parent, err = hier.ParentDir(o.parent); err != nil {
-					return err
+					return usagef("invalid --parent %q: %v", o.parent, err)
 				}
 			}
-			removed, err := cgroup.CleanStale(parent)
+			removed, skipped, err := cgroup.CleanStale(parent)
 			for _, d := range removed {
 				fmt.Fprintf(stdout, "removed %s\n", d)
 			}
-			if err == nil && len(removed) == 0 {
+			for _, s := range skipped {
+				fmt.Fprintf(stdout, "left %s: %s\n", s.Dir, s.Reason)
+			}
+			if err == nil && len(removed) == 0 && len(skipped) == 0 {
 				fmt.Fprintf(stdout, "nothing to remove under %s\n", parent)
+			}
+			if o.parent == "" {
+				hier.RemoveDefaultParent()
 			}
 			return err
 		},

@@ -92,8 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "throttlebench: %v\n", err)
 	var ue *usageError
 	var ce *codeError
+	var pe *cgroup.ParentError
 	switch {
-	case errors.As(err, &ue) || !started || errors.Is(err, cgroup.ErrParentOutside):
+	case errors.As(err, &ue) || !started || errors.As(err, &pe):
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

@@ -91,6 +91,7 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 // whether the user gave a flag.
 func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (harness.Options, error) {
 	var h harness.Options
+	host := cgroup.Host{Root: "/"}
 	if err := checkChoice("workload", o.workload, bench.Workloads); err != nil {
 		return h, err
 	}
@@ -127,6 +128,17 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 		return h, err
 	}
 	version, _ := strconv.Atoi(o.version) // "auto" → 0
+	// A parent the user names must exist inside the cpu hierarchy: checked
+	// here, so that a bad one creates nothing. Without a hierarchy the
+	// harness says so (or falls back to the current cgroup).
+	parent := o.parent
+	if o.parent != "" {
+		if hier, err := host.CPUHierarchy(version); err == nil {
+			if parent, err = hier.ParentDir(o.parent); err != nil {
+				return h, usagef("invalid --parent %q: %v", o.parent, err)
+			}
+		}
+	}
 	gmp, err := parseGOMAXPROCS(o.gomaxprocs, o.workers)
 	if err != nil {
 		return h, err
@@ -144,8 +156,8 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	return harness.Options{
 		Bench: bench.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
 			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp},
-		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: o.parent,
-		Limits: limits, LimitsSet: limitsSet, Host: cgroup.Host{Root: "/"}, Exe: exe, Stderr: stderr,
+		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: parent,
+		Limits: limits, LimitsSet: limitsSet, Host: host, Exe: exe, Stderr: stderr,
 	}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,7 +30,10 @@ var ErrPermission = errors.New("no permission to create a cgroup")
 // SliceSpec says where a slice is created and with which limits.
 type SliceSpec struct {
 	Parent string // directory on disk, below the hierarchy's mount point
-	Limits Limits // Quota may be Unlimited; Burst 0 leaves burst alone
+	// CreateParent makes Parent if it is missing. Only for the default
+	// parent: a parent the user names must exist (see ParentDir).
+	CreateParent bool
+	Limits       Limits // Quota may be Unlimited; Burst 0 leaves burst alone
 }
 
 // Slice is a cgroup created for one benchmark run. Delete it when done.
@@ -37,34 +41,6 @@ type Slice struct {
 	Cgroup
 	v1 cgroup1.Cgroup
 	v2 *cgroup2.Manager
-}
-
-// DefaultParent is where slices go unless the user says otherwise: a
-// throttlebench directory at the top of the visible hierarchy.
-func (hier Hierarchy) DefaultParent() string {
-	return filepath.Join(hier.MountPoint, "throttlebench")
-}
-
-// ParentDir resolves a --parent value: a directory below the mount point as
-// given, otherwise a cgroup path relative to the top of the mounted hierarchy.
-// A path that leaves the hierarchy ("../x") is refused: cleanup would
-// otherwise sweep a directory that is no cgroup of ours.
-func (hier Hierarchy) ParentDir(p string) (string, error) {
-	dir := filepath.Clean(p)
-	if !hier.contains(dir) {
-		dir = filepath.Join(hier.MountPoint, p)
-	}
-	if !hier.contains(dir) {
-		return "", fmt.Errorf("invalid --parent %q: %w %s", p, ErrParentOutside, hier.MountPoint)
-	}
-	return dir, nil
-}
-
-// ErrParentOutside says a --parent is not below the cpu hierarchy's mount.
-var ErrParentOutside = errors.New("not below the cpu hierarchy mounted at")
-
-func (hier Hierarchy) contains(dir string) bool {
-	return dir == hier.MountPoint || strings.HasPrefix(dir, hier.MountPoint+"/")
 }
 
 // sliceName embeds the owner's PID and start time so that `cleanup` can tell
@@ -89,7 +65,7 @@ func newSliceName() (string, error) {
 func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	parent := filepath.Clean(spec.Parent)
 	if !hier.contains(parent) {
-		return nil, fmt.Errorf("parent %s: %w %s", parent, ErrParentOutside, hier.MountPoint)
+		return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("%s is outside the cpu hierarchy mounted at %s", parent, hier.MountPoint)}
 	}
 	name, err := newSliceName()
 	if err != nil {
@@ -99,12 +75,26 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(dir, hier.MountPoint), "/")
 	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Path: filepath.Join(hier.MountRoot, group), Dir: dir}}
 
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, permissionError(fmt.Errorf("create parent %s: %w", parent, err))
-	}
 	// The directory is made here, before the library runs, so that a failure
 	// to make it (no rights) is told apart from a limit the kernel refuses.
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	// Another run may remove an empty default parent between our mkdirs
+	// (RemoveDefaultParent): then make it again.
+	for attempt := 0; ; attempt++ {
+		if spec.CreateParent {
+			if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, permissionError(fmt.Errorf("create parent %s: %w", parent, err))
+			}
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, fs.ErrNotExist) && spec.CreateParent && attempt < 5 {
+			continue
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("%s does not exist", parent)}
+		}
 		return nil, permissionError(fmt.Errorf("create %s: %w", dir, err))
 	}
 	quota, period := spec.Limits.Quota, spec.Limits.Period
@@ -184,9 +174,12 @@ func (s *Slice) AddProc(pid int) error {
 	return s.v2.AddProc(uint64(pid))
 }
 
-// Delete kills whatever still runs in the slice and removes it.
+// Delete removes the slice once it is empty. The caller ends its own
+// workload first (by PID); Delete waits for the kernel to let go of it but
+// kills nothing: a process someone else moved in is not ours to end, and
+// the slice then stays, with an error that names the processes.
 func (s *Slice) Delete() error {
-	if err := killAll(s.Dir); err != nil {
+	if err := waitEmpty(s.Dir, 5*time.Second); err != nil {
 		return err
 	}
 	if s.v1 != nil {
@@ -195,31 +188,36 @@ func (s *Slice) Delete() error {
 	return s.v2.Delete()
 }
 
-// killAll SIGKILLs every process in dir and waits until the cgroup is empty.
-// After a normal run the child has been reaped and there is nothing to do.
-func killAll(dir string) error {
-	deadline := time.Now().Add(5 * time.Second)
+// RemoveDefaultParent removes the default parent when no slice is left in
+// it, so that a run leaves nothing behind; while another run uses it the
+// kernel refuses (EBUSY or ENOTEMPTY) and it stays.
+func (hier Hierarchy) RemoveDefaultParent() {
+	os.Remove(hier.DefaultParent())
+}
+
+// procs lists the processes in cgroup dir; a directory without cgroup.procs
+// (already removed, or not a cgroup) has none.
+func procs(dir string) ([]string, error) {
+	data, err := readFile(filepath.Join(dir, "cgroup.procs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return strings.Fields(string(data)), err
+}
+
+// waitEmpty waits until no process is left in dir. After a reaped child
+// that is at once.
+func waitEmpty(dir string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for {
-		data, err := readFile(filepath.Join(dir, "cgroup.procs"))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
+		pids, err := procs(dir)
+		if err != nil || len(pids) == 0 {
 			return err
 		}
-		pids := strings.Fields(string(data))
-		if len(pids) == 0 {
-			return nil
-		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("processes %v in %s survive SIGKILL", pids, dir)
+			return fmt.Errorf("processes %s that throttlebench did not start are in %s: it is left in place", strings.Join(pids, ", "), dir)
 		}
-		for _, p := range pids {
-			if pid, err := strconv.Atoi(p); err == nil && pid > 0 {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -243,22 +241,33 @@ func procStartTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
+// Skipped is a directory that looks like a slice but that CleanStale left
+// alone, and why.
+type Skipped struct {
+	Dir, Reason string
+}
+
 // CleanStale removes the slices under parent whose owning throttlebench
 // process no longer lives (it was SIGKILLed, or the machine lost power in the
-// middle of a run), killing anything still inside them. It returns the
-// directories removed.
-func CleanStale(parent string) ([]string, error) {
+// middle of a run). It returns the directories removed and those it left.
+//
+// It never kills anything. A workload dies with its owner (parent-death
+// signal), so a slice that still holds processes is not stale: it belongs to
+// a run we cannot see (another PID namespace sharing this cgroup tree) or
+// someone put processes there that are not ours. Only empty directories
+// named like our slices, without child cgroups, are removed.
+func CleanStale(parent string) (removed []string, skipped []Skipped, err error) {
 	entries, err := os.ReadDir(parent)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var removed []string
 	var errs []error
 	for _, e := range entries {
 		m := sliceNameRE.FindStringSubmatch(e.Name())
+		// ReadDir does not follow links: a link named like a slice is no slice.
 		if !e.IsDir() || m == nil {
 			continue
 		}
@@ -268,15 +277,25 @@ func CleanStale(parent string) ([]string, error) {
 			continue // its owner still runs
 		}
 		dir := filepath.Join(parent, e.Name())
-		if err := killAll(dir); err != nil {
+		pids, err := procs(dir)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		if len(pids) > 0 {
+			skipped = append(skipped, Skipped{dir, fmt.Sprintf("holds processes %s: a run we cannot see (another PID namespace) or processes that are not ours; left alone", strings.Join(pids, ", "))})
+			continue
+		}
+		if sub, err := os.ReadDir(dir); err == nil && slices.ContainsFunc(sub, fs.DirEntry.IsDir) {
+			skipped = append(skipped, Skipped{dir, "has child cgroups, which our slices never have; left alone"})
+			continue
+		}
+		// rmdir: on cgroupfs it fails (EBUSY) if a process entered meanwhile.
 		if err := os.Remove(dir); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		removed = append(removed, dir)
 	}
-	return removed, errors.Join(errs...)
+	return removed, skipped, errors.Join(errs...)
 }

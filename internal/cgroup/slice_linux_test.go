@@ -9,51 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestParentDir(t *testing.T) {
-	const mp = "/sys/fs/cgroup/cpu"
-	hier := Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/"}
-	tests := []struct {
-		name, in, want string
-	}{
-		{"directory below the mount point", mp + "/throttlebench", mp + "/throttlebench"},
-		{"the mount point itself", mp, mp},
-		{"the mount point with a trailing slash", mp + "/", mp},
-		{"unclean directory", mp + "/a/../b/", mp + "/b"},
-		{"cgroup path", "/throttlebench", mp + "/throttlebench"},
-		{"nested cgroup path", "/user.slice/tb", mp + "/user.slice/tb"},
-		{"relative cgroup path", "throttlebench", mp + "/throttlebench"},
-		{"root cgroup path", "/", mp},
-		// Another hierarchy sharing the name prefix is not below this one.
-		{"name prefix only", "/sys/fs/cgroup/cpuacct/x", mp + "/sys/fs/cgroup/cpuacct/x"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := hier.ParentDir(tt.in)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-// A --parent that climbs out of the hierarchy is refused, so that cleanup
-// never sweeps a directory outside it.
-func TestParentDirOutside(t *testing.T) {
-	hier := Hierarchy{Version: 1, MountPoint: "/sys/fs/cgroup/cpu", MountRoot: "/"}
-	for _, in := range []string{"../x", "/../../etc", "a/../../.."} {
-		_, err := hier.ParentDir(in)
-		assert.ErrorIs(t, err, ErrParentOutside, in)
-	}
-}
-
-func TestDefaultParent(t *testing.T) {
-	hier := Hierarchy{Version: 2, MountPoint: "/sys/fs/cgroup", MountRoot: "/"}
-	assert.Equal(t, "/sys/fs/cgroup/throttlebench", hier.DefaultParent())
-}
 
 func TestProcStartTime(t *testing.T) {
 	a, err := procStartTime(os.Getpid())
@@ -106,18 +66,6 @@ func TestSliceNameRE(t *testing.T) {
 	}
 }
 
-func TestKillAllWithoutProcsFile(t *testing.T) {
-	// A directory that is not a cgroup (or one already removed) has nothing
-	// to kill.
-	assert.NoError(t, killAll(t.TempDir()))
-}
-
-func TestKillAllEmptyProcsFile(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644))
-	assert.NoError(t, killAll(dir))
-}
-
 func TestCleanStale(t *testing.T) {
 	pid := os.Getpid()
 	st, err := procStartTime(pid)
@@ -128,37 +76,49 @@ func TestCleanStale(t *testing.T) {
 	dead := fmt.Sprintf("tb-999999999-%d-deadbeef", st)   // owner gone
 	reused := fmt.Sprintf("tb-%d-%d-cafebabe", pid, st+1) // our pid, another process's start time
 	live := fmt.Sprintf("tb-%d-%d-0badf00d", pid, st)     // this very process
-	for _, d := range []string{dead, reused, live, "unrelated", "tb-999999999-1-DEADBEEF"} {
+	occupied := "tb-999999999-1-0000000a"                 // owner gone, but processes inside
+	nested := "tb-999999999-1-0000000b"                   // owner gone, but a child cgroup inside
+	for _, d := range []string{dead, reused, live, occupied, nested, nested + "/child", "unrelated", "tb-999999999-1-DEADBEEF", "tb-999999999-1-deadbeef.old"} {
 		require.NoError(t, os.Mkdir(filepath.Join(parent, d), 0o755))
 	}
-	// A file with a slice's name is not a slice.
+	require.NoError(t, os.WriteFile(filepath.Join(parent, occupied, "cgroup.procs"), []byte("4242\n4243\n"), 0o644))
+	// A file or a link with a slice's name is not a slice.
 	fileLike := "tb-999999999-1-feedface"
 	require.NoError(t, os.WriteFile(filepath.Join(parent, fileLike), nil, 0o644))
+	target := t.TempDir()
+	linkLike := "tb-999999999-1-1111aaaa"
+	require.NoError(t, os.Symlink(target, filepath.Join(parent, linkLike)))
 
-	removed, err := CleanStale(parent)
+	removed, skipped, err := CleanStale(parent)
 	require.NoError(t, err)
 	slices.Sort(removed)
 	want := []string{filepath.Join(parent, reused), filepath.Join(parent, dead)}
 	slices.Sort(want)
 	assert.Equal(t, want, removed)
+	require.Len(t, skipped, 2)
+	assert.Equal(t, filepath.Join(parent, occupied), skipped[0].Dir)
+	assert.Contains(t, skipped[0].Reason, "holds processes 4242, 4243")
+	assert.Equal(t, filepath.Join(parent, nested), skipped[1].Dir)
+	assert.Contains(t, skipped[1].Reason, "child cgroups")
 
-	assert.NoDirExists(t, filepath.Join(parent, dead))
-	assert.NoDirExists(t, filepath.Join(parent, reused))
-	assert.DirExists(t, filepath.Join(parent, live))
-	assert.DirExists(t, filepath.Join(parent, "unrelated"))
-	assert.DirExists(t, filepath.Join(parent, "tb-999999999-1-DEADBEEF"))
+	for _, d := range []string{live, occupied, nested + "/child", "unrelated", "tb-999999999-1-DEADBEEF", "tb-999999999-1-deadbeef.old"} {
+		assert.DirExists(t, filepath.Join(parent, d))
+	}
 	assert.FileExists(t, filepath.Join(parent, fileLike))
+	assert.DirExists(t, target, "a link is never followed")
 
-	// A second sweep finds nothing more.
-	removed, err = CleanStale(parent)
+	// A second sweep removes nothing more and leaves the same alone.
+	removed, skipped, err = CleanStale(parent)
 	require.NoError(t, err)
 	assert.Empty(t, removed)
+	assert.Len(t, skipped, 2)
 }
 
 func TestCleanStaleMissingParent(t *testing.T) {
-	removed, err := CleanStale(filepath.Join(t.TempDir(), "no-such-parent"))
+	removed, skipped, err := CleanStale(filepath.Join(t.TempDir(), "no-such-parent"))
 	assert.NoError(t, err)
 	assert.Empty(t, removed)
+	assert.Empty(t, skipped)
 }
 
 func TestCleanStaleReportsFailureAndGoesOn(t *testing.T) {
@@ -172,8 +132,23 @@ func TestCleanStaleReportsFailureAndGoesOn(t *testing.T) {
 	require.NoError(t, os.Mkdir(gone, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stuck, "cgroup.procs"), nil, 0o644))
 
-	removed, err := CleanStale(parent)
+	removed, _, err := CleanStale(parent)
 	assert.Error(t, err)
 	assert.Equal(t, []string{gone}, removed)
 	assert.DirExists(t, stuck)
+}
+
+func TestWaitEmpty(t *testing.T) {
+	// No cgroup.procs (already removed, or not a cgroup) and an empty one:
+	// nothing to wait for.
+	assert.NoError(t, waitEmpty(t.TempDir(), time.Second))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644))
+	assert.NoError(t, waitEmpty(dir, time.Second))
+
+	// Processes that stay are named, not killed.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("4242\n"), 0o644))
+	err := waitEmpty(dir, 30*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "processes 4242 that throttlebench did not start")
 }

@@ -56,17 +56,23 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		return nil, err
 	}
-	parent := hier.DefaultParent()
-	if o.Parent != "" {
+	// Only the default parent is ever created (and removed again when the
+	// last slice in it goes); a parent the user names must exist.
+	parent, ownParent := hier.DefaultParent(), o.Parent == ""
+	if !ownParent {
 		if parent, err = hier.ParentDir(o.Parent); err != nil {
 			return nil, err
 		}
 	}
 	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
-	if removed, err := cgroup.CleanStale(parent); err == nil && len(removed) > 0 {
+	removed, skipped, _ := cgroup.CleanStale(parent)
+	if len(removed) > 0 {
 		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
 	}
-	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, Limits: o.Limits})
+	if len(skipped) > 0 {
+		fmt.Fprintf(o.Stderr, "throttlebench: left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)\n", len(skipped), parent)
+	}
+	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("cannot create a slice under %s (%v); measured in the current cgroup instead", parent, err)
@@ -81,6 +87,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	defer func() {
 		if err := slice.Delete(); err != nil {
 			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Dir, err)
+		}
+		if ownParent {
+			hier.RemoveDefaultParent()
 		}
 	}()
 	return runCreated(ctx, o, started, slice)
