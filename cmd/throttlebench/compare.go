@@ -102,7 +102,7 @@ func (o *compareOptions) resolve() (compare.Options, error) {
 	if err != nil {
 		return opts, usagef("invalid --match %q: want a comma-separated list of %s", o.match, strings.Join(compare.Keys(), ", "))
 	}
-	if err := checkOutput(o.output); err != nil {
+	if err := checkOutput("output", o.output); err != nil {
 		return opts, err
 	}
 	return compare.Options{Match: match, Alpha: o.alpha, ThresholdPct: t}, nil

@@ -2,13 +2,12 @@ package main
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
@@ -118,15 +117,15 @@ func checkRange(flag string, v, lo, hi int) error {
 	return nil
 }
 
-// checkOutput refuses an --output whose directory does not exist before any
-// work is done, rather than after a long run.
-func checkOutput(path string) error {
+// checkOutput refuses, before any work is done rather than after a long run,
+// an --output (or --plot) that is no place for a result: a device, a
+// directory, a missing or unwritable directory, a kernel filesystem.
+func checkOutput(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("invalid --output %q: directory %s does not exist", path, dir)
+	if _, err := atomicfile.Target(path); err != nil {
+		return usagef("invalid --%s %q: %v", flag, path, err)
 	}
 	return nil
 }

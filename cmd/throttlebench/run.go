@@ -143,7 +143,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	if err != nil {
 		return h, err
 	}
-	if err := checkOutput(o.output); err != nil {
+	if err := checkOutput("output", o.output); err != nil {
 		return h, err
 	}
 	if o.timeout < 0 {

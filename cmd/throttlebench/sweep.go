@@ -90,8 +90,8 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		if ext := strings.ToLower(o.plot[max(0, strings.LastIndex(o.plot, ".")):]); ext != ".svg" && ext != ".png" {
 			return usagef("invalid --plot %q: want a file name ending in .svg or .png", o.plot)
 		}
-		if err := checkOutput(o.plot); err != nil {
-			return usagef("invalid --plot %q: its directory does not exist", o.plot)
+		if err := checkOutput("plot", o.plot); err != nil {
+			return err
 		}
 	}
 	if changed("cpus") && changed("quota") {

@@ -10,33 +10,49 @@ import (
 	"path/filepath"
 )
 
-// Write creates or replaces path with what write produces.
-func Write(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// Write creates or replaces path with what write produces. path is checked
+// as Target does, again at write time: a device or directory put there since
+// the check is not replaced, and a symbolic link is written through.
+func Write(path string, write func(io.Writer) error) (err error) {
+	target, err := Target(path)
+	if err != nil {
+		return err
+	}
+	// Beside the target, so that the rename stays on one filesystem and
+	// replaces it in one step.
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	renamed := false
+	defer func() {
+		// On every path that did not rename it, a panic in write included.
+		if !renamed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
 	bw := bufio.NewWriter(f)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
+	if err = write(bw); err != nil {
+		return err
 	}
-	if err == nil {
-		err = f.Sync()
+	if err = bw.Flush(); err != nil {
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err = f.Sync(); err != nil {
+		return err
 	}
-	if err == nil {
-		// CreateTemp makes 0600 files; results are for everyone to read.
-		err = os.Chmod(tmp, 0o644)
+	if err = f.Close(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+	// CreateTemp makes 0600 files; results are for everyone to read.
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
 	}
-	if err != nil {
-		os.Remove(tmp)
+	if err = os.Rename(tmp, target); err != nil {
+		return err
 	}
-	return err
+	renamed = true
+	return nil
 }
