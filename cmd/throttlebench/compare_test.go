@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,42 +153,4 @@ func TestCompareWritesOutputFile(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "| `period=10ms quota=5ms` |")
-}
-
-// Bad usage and unreadable input: exit 2, one line naming the flag or the
-// argument, the value and what is allowed.
-func TestCompareRejectsInvalidInput(t *testing.T) {
-	base, reg := fixture("base.jsonl"), fixture("regression.jsonl")
-	for _, c := range []struct {
-		args []string
-		want []string
-	}{
-		{[]string{base}, []string{"compare takes two result files, OLD and NEW; got 1 argument(s)"}},
-		{[]string{base, reg, base}, []string{"got 3 argument(s)"}},
-		{[]string{"--alpha", "0", base, reg}, []string{"--alpha 0", "between 0 and 1"}},
-		{[]string{"--alpha", "1", base, reg}, []string{"--alpha 1", "such as 0.05"}},
-		{[]string{"--alpha", "NaN", base, reg}, []string{"--alpha NaN"}},
-		{[]string{"--alpha", "often", base, reg}, []string{`"often"`, "--alpha"}},
-		{[]string{"--threshold", "-1", base, reg}, []string{`--threshold "-1"`, "percentage ≥ 0"}},
-		{[]string{"--threshold", "five", base, reg}, []string{`--threshold "five"`, "5 or 5%"}},
-		{[]string{"--threshold", "Inf%", base, reg}, []string{`--threshold "Inf%"`}},
-		{[]string{"--fail-on", "always", base, reg}, []string{`--fail-on "always"`, "regression, change, never"}},
-		{[]string{"--format", "gobench", base, reg}, []string{`--format "gobench"`, "text, markdown, json"}},
-		{[]string{"--match", "workload,cpus", base, reg}, []string{`--match "workload,cpus"`, "workload, cost, batch, workers, gomaxprocs, period, quota, burst, host, kernel, version, mode"}},
-		{[]string{"--match", "", base, reg}, []string{`--match ""`}},
-		{[]string{"--output", "/nonexistent/dir/x.txt", base, reg}, []string{`--output "/nonexistent/dir/x.txt"`, "does not exist"}},
-		{[]string{"testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
-		{[]string{base, "testdata/compare"}, []string{`invalid NEW "testdata/compare"`}},
-		{[]string{base, fixture("gobench.txt")}, []string{`invalid NEW "testdata/compare/gobench.txt": not a throttlebench result: line 1`}},
-	} {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(append([]string{"compare"}, c.args...)...)
-			assert.Equal(t, exitUsage, code, stderr)
-			assert.Empty(t, stdout)
-			assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
-			for _, w := range c.want {
-				assert.Contains(t, stderr, w)
-			}
-		})
-	}
 }

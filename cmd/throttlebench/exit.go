@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
@@ -89,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "throttlebench: %v; nothing left behind\n", sigErr)
 		return 128 + int(sigErr.sig)
 	}
-	fmt.Fprintf(stderr, "throttlebench: %v\n", err)
+	fmt.Fprintf(stderr, "throttlebench: %s\n", oneLine(err.Error()))
 	var ue *usageError
 	var ce *codeError
 	var pe *cgroup.ParentError
@@ -100,6 +101,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ce.code
 	}
 	return exitFailure
+}
+
+// oneLine keeps an error to one line, whatever a value or a library put
+// in it (cobra's "Did you mean this?" suggestions span several).
+func oneLine(msg string) string {
+	if !strings.ContainsAny(msg, "\r\n") {
+		return msg
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }
 
 // codeError carries an exit code other than 1 for an outcome that is not a

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,63 @@ const (
 	maxPeriod = time.Second
 	minQuota  = time.Millisecond
 )
+
+// Our own bounds: far beyond any machine we run on, small enough that no
+// product or conversion overflows (a quota of 1e308 CPUs once came out as 0s).
+const (
+	maxCPUs    = 1024 // --cpus, --workers, --gomaxprocs; the quota at most maxCPUs × period
+	maxTimeout = 30 * 24 * time.Hour
+)
+
+// intBounds are the integer flags' allowed ranges, in one place: checked after
+// parsing, and named when a value does not even parse as an int (1e12).
+var intBounds = map[string]struct{ lo, hi int }{
+	"workers":     {1, maxCPUs},
+	"batch":       {1, 1_000_000},
+	"iterations":  {1, 1_000_000},
+	"warmup":      {0, 1_000_000},
+	"cost":        {4, 31},
+	"max-configs": {1, 1_000_000},
+}
+
+// checkInt checks an integer flag against its bounds.
+func checkInt(flag string, v int) error {
+	b := intBounds[flag]
+	if v < b.lo || v > b.hi {
+		return usagef("invalid --%s %d: must be between %d and %d", flag, v, b.lo, b.hi)
+	}
+	return nil
+}
+
+// flagErrRE matches pflag's "invalid argument" error for a value it could
+// not parse itself (ints, durations, floats, bools).
+var flagErrRE = regexp.MustCompile(`^invalid argument (".*") for "(?:-\w, )?--([\w-]+)" flag: `)
+
+// flagError turns pflag's parser text ("strconv.ParseInt: parsing "1e12":
+// invalid syntax") into our one line: the flag, the value, what is allowed.
+func flagError(err error) error {
+	m := flagErrRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return usagef("%v", err)
+	}
+	v, uerr := strconv.Unquote(m[1])
+	if uerr != nil {
+		v = m[1]
+	}
+	flag := m[2]
+	var want string
+	switch b, ok := intBounds[flag]; {
+	case ok:
+		want = fmt.Sprintf("want a whole number between %d and %d", b.lo, b.hi)
+	case flag == "timeout":
+		want = fmt.Sprintf("want a duration between 0 (no limit) and %v, such as 90s or 10m", maxTimeout)
+	case flag == "alpha":
+		want = "want a number between 0 and 1 (exclusive), such as 0.05"
+	default:
+		want = "want true or false"
+	}
+	return usagef("invalid --%s %q: %s", flag, v, want)
+}
 
 // parseMicroDuration parses a Go duration that the kernel can take: whole
 // microseconds.
@@ -49,7 +108,7 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		}
 	}
 	if f.cpus != "" && f.quota != "" {
-		return l, set, usagef("--cpus %s conflicts with --quota %s: give one of them (quota = cpus × period)", f.cpus, f.quota)
+		return l, set, usagef("--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", f.cpus, f.quota)
 	}
 	switch {
 	case f.quota == "max":
@@ -60,10 +119,13 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		if l.Quota < minQuota {
 			return l, set, usagef("invalid --quota %q: must be at least 1ms, or max", f.quota)
 		}
+		if l.Quota > maxCPUs*l.Period {
+			return l, set, combinationf("invalid --quota %q: at most %d CPUs' worth, %v per %v period", f.quota, maxCPUs, maxCPUs*l.Period, l.Period)
+		}
 	case f.cpus != "":
 		c, perr := strconv.ParseFloat(f.cpus, 64)
-		if perr != nil || !(c > 0) || math.IsInf(c, 0) {
-			return l, set, usagef("invalid --cpus %q: want a number of CPUs above 0, such as 0.5", f.cpus)
+		if perr != nil || !(c > 0) || c > maxCPUs {
+			return l, set, usagef("invalid --cpus %q: want a number of CPUs above 0 and at most %d, such as 0.5", f.cpus, maxCPUs)
 		}
 		l.Quota = (time.Duration(math.Round(c*float64(l.Period/time.Microsecond))) * time.Microsecond)
 		if l.Quota < minQuota {
@@ -97,8 +159,9 @@ func parseGOMAXPROCS(v string, workers int) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, usagef("invalid --gomaxprocs %q: want a number ≥ 1, workers or runtime", v)
+	// GOMAXPROCS allocates per-P state: a huge value exhausts memory.
+	if err != nil || n < 1 || n > maxCPUs {
+		return 0, usagef("invalid --gomaxprocs %q: want a number between 1 and %d, workers or runtime", v, maxCPUs)
 	}
 	return n, nil
 }
@@ -106,13 +169,6 @@ func parseGOMAXPROCS(v string, workers int) (int, error) {
 func checkChoice(flag, v string, allowed []string) error {
 	if !slices.Contains(allowed, v) {
 		return usagef("invalid --%s %q: want one of %s", flag, v, strings.Join(allowed, ", "))
-	}
-	return nil
-}
-
-func checkRange(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return usagef("invalid --%s %d: must be between %d and %d", flag, v, lo, hi)
 	}
 	return nil
 }

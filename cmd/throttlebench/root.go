@@ -24,7 +24,7 @@ the kernel's own throttling counters as JSON.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr))
 	return root
 }

@@ -96,16 +96,10 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 		return h, err
 	}
 	for _, c := range []struct {
-		flag      string
-		v, lo, hi int
-	}{
-		{"workers", o.workers, 1, 1024},
-		{"batch", o.batch, 1, 1_000_000},
-		{"iterations", o.iterations, 1, 1_000_000},
-		{"warmup", o.warmup, 0, 1_000_000},
-		{"cost", o.cost, 4, 31},
-	} {
-		if err := checkRange(c.flag, c.v, c.lo, c.hi); err != nil {
+		flag string
+		v    int
+	}{{"workers", o.workers}, {"batch", o.batch}, {"iterations", o.iterations}, {"warmup", o.warmup}, {"cost", o.cost}} {
+		if err := checkInt(c.flag, c.v); err != nil {
 			return h, err
 		}
 	}
@@ -120,7 +114,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 		values := map[string]string{"cpus": o.limits.cpus, "quota": o.limits.quota, "period": o.limits.period, "burst": o.limits.burst, "parent": o.parent}
 		for _, name := range []string{"cpus", "quota", "period", "burst", "parent"} {
 			if changed(name) {
-				return h, usagef("--%s %s cannot be used with --cgroup current: it measures the limits already in place", name, values[name])
+				return h, usagef("--%s %q cannot be used with --cgroup current: it measures the limits already in place", name, values[name])
 			}
 		}
 	}
@@ -146,8 +140,8 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	if err := checkOutput("output", o.output); err != nil {
 		return h, err
 	}
-	if o.timeout < 0 {
-		return h, usagef("invalid --timeout %v: must not be negative", o.timeout)
+	if o.timeout < 0 || o.timeout > maxTimeout {
+		return h, usagef("invalid --timeout %v: want a duration between 0 (no limit) and %v", o.timeout, maxTimeout)
 	}
 	exe, err := os.Executable()
 	if err != nil {

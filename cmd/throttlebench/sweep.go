@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
@@ -41,10 +42,11 @@ var sweepAxes = []struct {
 }
 
 type sweepOptions struct {
-	run   runOptions
-	specs map[string]*string
-	plot  string
-	quiet bool
+	run        runOptions
+	specs      map[string]*string
+	plot       string
+	quiet      bool
+	maxConfigs int
 }
 
 func newCmdSweep(stdout, stderr io.Writer) *cobra.Command {
@@ -78,6 +80,7 @@ and the sweep goes on.`,
 	}
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
 	return cmd
 }
 
@@ -95,7 +98,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		}
 	}
 	if changed("cpus") && changed("quota") {
-		return usagef("--cpus %s conflicts with --quota %s: give one of them (quota = cpus × period)", *o.specs["cpus"], *o.specs["quota"])
+		return usagef("--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", *o.specs["cpus"], *o.specs["quota"])
 	}
 	var axes []sweep.Axis
 	for _, a := range sweepAxes {
@@ -113,6 +116,14 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		}
 		axes = append(axes, sweep.Axis{Flag: a.flag, Values: values})
 	}
+	if err := checkInt("max-configs", o.maxConfigs); err != nil {
+		return err
+	}
+	// Counted before any configuration is made: --cpus 0.01:1:0.001
+	// --workers 1:1000:1 is 991,000 of them.
+	if n, fits := sweep.Size(axes); !fits || n > o.maxConfigs {
+		return o.tooBig(axes, n, fits, changed, stderr)
+	}
 	configs := sweep.Product(axes)
 
 	// Resolve every configuration before running any: bad input stops the
@@ -125,11 +136,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 	}
 	plan := make([]planned, len(configs))
 	for i, c := range configs {
-		ro := o.run
-		ro.workers, _ = strconv.Atoi(orDefault(c.Get("workers"), *o.specs["workers"]))
-		ro.cost, _ = strconv.Atoi(orDefault(c.Get("cost"), *o.specs["cost"]))
-		ro.gomaxprocs = orDefault(c.Get("gomaxprocs"), *o.specs["gomaxprocs"])
-		ro.limits = limitFlags{period: c.Get("period"), quota: c.Get("quota"), cpus: c.Get("cpus"), burst: c.Get("burst")}
+		ro := o.optionsFor(c)
 		h, err := ro.resolve(changed, stderr)
 		var ue *usageError
 		switch {
@@ -217,6 +224,69 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 	return nil
 }
 
+// optionsFor is the run of one configuration: the sweep's flags with this
+// configuration's values.
+func (o *sweepOptions) optionsFor(c sweep.Config) runOptions {
+	ro := o.run
+	ro.workers, _ = strconv.Atoi(orDefault(c.Get("workers"), *o.specs["workers"]))
+	ro.cost, _ = strconv.Atoi(orDefault(c.Get("cost"), *o.specs["cost"]))
+	ro.gomaxprocs = orDefault(c.Get("gomaxprocs"), *o.specs["gomaxprocs"])
+	ro.limits = limitFlags{period: c.Get("period"), quota: c.Get("quota"), cpus: c.Get("cpus"), burst: c.Get("burst")}
+	return ro
+}
+
+// tooBig refuses a sweep of more than --max-configs configurations, saying
+// how many there are, where they come from, and how long they would take by
+// the CFS model (estimated from up to 1000 of them, evenly spread).
+func (o *sweepOptions) tooBig(axes []sweep.Axis, n int, fits bool, changed func(string) bool, stderr io.Writer) error {
+	var sizes []string
+	for _, a := range axes {
+		sizes = append(sizes, fmt.Sprintf("--%s %d", a.Flag, len(a.Values)))
+	}
+	if !fits {
+		return usagef("invalid --max-configs %d: the sweep has more configurations than can be counted (%s values); narrow the lists and ranges",
+			o.maxConfigs, strings.Join(sizes, " × "))
+	}
+	// A seeded random sample: evenly spaced indices would alias with the
+	// fastest axis and see only one of its values.
+	const samples = 1000
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	est := sweep.NewEstimator()
+	var seconds float64
+	k := 0
+	for range min(n, samples) {
+		ro := o.optionsFor(sweep.At(axes, rng.IntN(n)))
+		if h, err := ro.resolve(changed, stderr); err == nil {
+			seconds += est.EstimateSeconds(shapeOf(h))
+			k++
+		}
+	}
+	took := "an unknown time"
+	if k > 0 {
+		took = "about " + humanDuration(seconds/float64(k)*float64(n))
+	}
+	raise := fmt.Sprintf("or give --max-configs %d to run them all", n)
+	if n > intBounds["max-configs"].hi {
+		raise = fmt.Sprintf("at most %d can run in one sweep", intBounds["max-configs"].hi)
+	}
+	return usagef("invalid --max-configs %d: the sweep has %d configurations (%s values), %s by the CFS model; narrow the lists and ranges, %s",
+		o.maxConfigs, n, strings.Join(sizes, " × "), took, raise)
+}
+
+// humanDuration rounds a long estimate, in seconds (a Duration overflows at
+// 292 years), to what a person plans by.
+func humanDuration(s float64) string {
+	switch {
+	case s >= 2*365*86400:
+		return fmt.Sprintf("%.0f years", s/(365*86400))
+	case s >= 2*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	case s >= 3600:
+		return fmt.Sprintf("%.1f hours", s/3600)
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
 // checkAxisValue validates one value of a swept flag on its own.
 func checkAxisValue(flag, v string) error {
 	switch flag {
@@ -238,10 +308,10 @@ func checkAxisValue(flag, v string) error {
 		return err
 	case "workers":
 		n, _ := strconv.Atoi(v)
-		return checkRange("workers", n, 1, 1024)
+		return checkInt("workers", n)
 	case "cost":
 		n, _ := strconv.Atoi(v)
-		return checkRange("cost", n, 4, 31)
+		return checkInt("cost", n)
 	case "gomaxprocs":
 		_, err := parseGOMAXPROCS(v, 1)
 		return err

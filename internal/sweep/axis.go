@@ -204,6 +204,35 @@ func (c Config) Get(flag string) string {
 	return ""
 }
 
+// Size is the number of configurations in the product of the axes, computed
+// before any is made; ok is false when it does not even fit an int (seven
+// axes of a thousand values each).
+func Size(axes []Axis) (n int, ok bool) {
+	n = 1
+	for _, a := range axes {
+		if len(a.Values) == 0 {
+			return 0, true
+		}
+		if n > math.MaxInt/len(a.Values) {
+			return math.MaxInt, false
+		}
+		n *= len(a.Values)
+	}
+	return n, true
+}
+
+// At returns configuration i (0 ≤ i < Size) of the product in Product's
+// order, without making the others.
+func At(axes []Axis, i int) Config {
+	c := make(Config, len(axes))
+	for k := len(axes) - 1; k >= 0; k-- {
+		vs := axes[k].Values
+		c[k] = Param{axes[k].Flag, vs[i%len(vs)]}
+		i /= len(vs)
+	}
+	return c
+}
+
 // Product returns every combination of the axes' values, the last axis
 // varying fastest.
 func Product(axes []Axis) []Config {

@@ -70,3 +70,25 @@ func TestProduct(t *testing.T) {
 	assert.Equal(t, "", got[5].Get("period"))
 	assert.Equal(t, []Config{{}}, Product(nil), "no axes: one configuration, the defaults")
 }
+
+func TestSizeAndAt(t *testing.T) {
+	axes := []Axis{{"workers", []string{"1", "2"}}, {"period", []string{"10ms", "100ms", "1s"}}, {"cpus", []string{"0.5", "1"}}}
+	n, ok := Size(axes)
+	require.True(t, ok)
+	all := Product(axes)
+	require.Equal(t, len(all), n)
+	for i := range all {
+		assert.Equal(t, all[i], At(axes, i), "configuration %d", i)
+	}
+
+	thousand := make([]string, 1000)
+	var huge []Axis
+	for range 7 {
+		huge = append(huge, Axis{"x", thousand})
+	}
+	_, ok = Size(huge)
+	assert.False(t, ok, "10^21 configurations do not fit an int")
+	n, ok = Size(huge[:2])
+	assert.True(t, ok)
+	assert.Equal(t, 1_000_000, n)
+}

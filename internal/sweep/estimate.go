@@ -27,8 +27,18 @@ type Shape struct {
 	NumCPU                                               int
 }
 
-// Estimate is the expected wall time of a whole run.
+// Estimate is the expected wall time of a whole run, at most the longest
+// Duration (292 years: cost 31 on a thousand workers gets there).
 func (e *Estimator) Estimate(s Shape) time.Duration {
+	ns := e.EstimateSeconds(s) * float64(time.Second)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
+}
+
+// EstimateSeconds is Estimate in seconds, without an upper bound.
+func (e *Estimator) EstimateSeconds(s Shape) float64 {
 	cpus := s.CPUs
 	if !(cpus > 0) || math.IsInf(cpus, 0) {
 		cpus = float64(s.NumCPU)
@@ -39,7 +49,7 @@ func (e *Estimator) Estimate(s Shape) time.Duration {
 	}
 	par := stats.Parallelism(s.Workers, gmp, math.Min(cpus, float64(s.NumCPU)))
 	work := float64(e.opCost) * math.Pow(2, float64(s.Cost-4)) * float64(s.Batch*s.Workers*(s.Iterations+s.Warmup))
-	return time.Duration(stats.ExpectedDuration(work, par))
+	return stats.ExpectedDuration(work, par) / float64(time.Second)
 }
 
 // Learn updates the cost of one operation from a finished run.

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every invalid or hostile input, across all commands, in one table: exit 2,
+// nothing on stdout, and exactly one line on stderr naming the flag (or
+// argument), the value and what is allowed. Validation happens before any
+// cgroup is touched, so these run anywhere; the integration suite checks
+// that such input creates nothing.
+func TestInvalidInputExits2(t *testing.T) {
+	dir := t.TempDir()
+	dangling := filepath.Join(dir, "dangling")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere", "x"), dangling))
+	base, reg := fixture("base.jsonl"), fixture("regression.jsonl")
+
+	cases := []struct {
+		args []string
+		want []string // substrings of the one error line
+	}{
+		// run: counts and their bounds
+		{[]string{"run", "--workers", "0"}, []string{"--workers 0", "between 1 and 1024"}},
+		{[]string{"run", "--workers", "-3"}, []string{"--workers -3"}},
+		{[]string{"run", "--workers", "two"}, []string{`--workers "two"`, "whole number between 1 and 1024"}},
+		{[]string{"run", "--workers", "99999999999999999999"}, []string{`--workers "99999999999999999999"`, "between 1 and 1024"}},
+		{[]string{"run", "--batch", "0"}, []string{"--batch 0", "between 1"}},
+		{[]string{"run", "--batch", "1.5"}, []string{`--batch "1.5"`, "whole number"}},
+		{[]string{"run", "--iterations", "0"}, []string{"--iterations 0"}},
+		{[]string{"run", "--iterations", "1e12"}, []string{`--iterations "1e12"`, "between 1 and 1000000"}},
+		{[]string{"run", "--iterations", "2000000"}, []string{"--iterations 2000000", "between 1 and 1000000"}},
+		{[]string{"run", "--warmup", "-1"}, []string{"--warmup -1", "between 0"}},
+		{[]string{"run", "--cost", "3"}, []string{"--cost 3", "between 4 and 31"}},
+		{[]string{"run", "--cost", "32"}, []string{"--cost 32"}},
+		// run: CFS limits
+		{[]string{"run", "--period", "500us"}, []string{`--period "500us"`, "1ms and 1s"}},
+		{[]string{"run", "--period", "2s"}, []string{`--period "2s"`, "1ms and 1s"}},
+		{[]string{"run", "--period", "fast"}, []string{`--period "fast"`, "duration"}},
+		{[]string{"run", "--period", "1500ns"}, []string{`--period "1500ns"`, "microseconds"}},
+		{[]string{"run", "--quota", "500us"}, []string{`--quota "500us"`, "at least 1ms"}},
+		{[]string{"run", "--quota", "-5ms"}, []string{`--quota "-5ms"`, "at least 1ms"}},
+		{[]string{"run", "--quota", "lots"}, []string{`--quota "lots"`, "or max"}},
+		{[]string{"run", "--quota", "1000s"}, []string{`--quota "1000s"`, "at most 1024 CPUs' worth, 1m42.4s per 100ms period"}},
+		{[]string{"run", "--quota", "99999999999999h"}, []string{`--quota "99999999999999h"`, "duration"}},
+		{[]string{"run", "--cpus", "0"}, []string{`--cpus "0"`, "above 0"}},
+		{[]string{"run", "--cpus", "-1"}, []string{`--cpus "-1"`}},
+		{[]string{"run", "--cpus", "half"}, []string{`--cpus "half"`}},
+		{[]string{"run", "--cpus", "NaN"}, []string{`--cpus "NaN"`, "above 0 and at most 1024"}},
+		{[]string{"run", "--cpus", "Inf"}, []string{`--cpus "Inf"`, "at most 1024"}},
+		{[]string{"run", "--cpus", "1e308"}, []string{`--cpus "1e308"`, "at most 1024"}},
+		{[]string{"run", "--cpus", "0.005"}, []string{`--cpus "0.005"`, "1ms minimum"}},
+		{[]string{"run", "--cpus", "0.5", "--quota", "50ms"}, []string{`--cpus "0.5" conflicts with --quota "50ms"`}},
+		{[]string{"run", "--cpus", "0.5\nwith a second line", "--quota", "50ms"}, []string{`--cpus "0.5\nwith a second line" conflicts`}},
+		{[]string{"run", "--quota", "20ms", "--burst", "30ms"}, []string{`--burst "30ms"`, "exceed the quota 20ms"}},
+		{[]string{"run", "--burst", "5ms"}, []string{`--burst "5ms"`, "needs a quota"}},
+		{[]string{"run", "--cpus", "0.5", "--burst", "-1ms"}, []string{`--burst "-1ms"`, "negative"}},
+		// run: modes, policies, formats, files, time
+		{[]string{"run", "--cgroup", "mine"}, []string{`--cgroup "mine"`, "auto, create, current"}},
+		{[]string{"run", "--cgroup", "current", "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --cgroup current`}},
+		{[]string{"run", "--cgroup", "current", "--parent", "/x"}, []string{`--parent "/x" cannot be used with --cgroup current`}},
+		{[]string{"run", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
+		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers or runtime"}},
+		{[]string{"run", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
+		{[]string{"run", "--gomaxprocs", "1000000000"}, []string{`--gomaxprocs "1000000000"`, "between 1 and 1024"}},
+		{[]string{"run", "--format", "yaml"}, []string{`--format "yaml"`, "json, text"}},
+		{[]string{"run", "--workload", "sha"}, []string{`--workload "sha"`, "bcrypt"}},
+		{[]string{"run", "--output", "/nonexistent/dir/out.json"}, []string{`--output "/nonexistent/dir/out.json"`, "does not exist"}},
+		{[]string{"run", "--output", "/dev/full"}, []string{`--output "/dev/full"`, "not a regular file"}},
+		{[]string{"run", "-o", dir}, []string{"--output", "is a directory"}},
+		{[]string{"run", "-o", dangling}, []string{"--output", "leads nowhere"}},
+		{[]string{"run", "-o", "/proc/sys/kernel/hostname"}, []string{"--output", "kernel filesystem"}},
+		{[]string{"run", "--timeout", "-1s"}, []string{"--timeout -1s", "between 0"}},
+		{[]string{"run", "--timeout", "soon"}, []string{`--timeout "soon"`, "duration between 0 (no limit) and 720h"}},
+		{[]string{"run", "--timeout", "9999999999999h"}, []string{`--timeout "9999999999999h"`, "720h"}},
+		{[]string{"run", "--timeout", "1000h"}, []string{"--timeout 1000h", "720h"}},
+		{[]string{"run", "--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
+		{[]string{"run", "--cpus"}, []string{"flag needs an argument: --cpus"}},
+		{[]string{"run", "extra-arg"}, []string{`unknown command "extra-arg"`}},
+		// sweep
+		{[]string{"sweep", "--cpus", "0.1:1:0"}, []string{`--cpus "0.1:1:0"`, "step"}},
+		{[]string{"sweep", "--cpus", "0.1,abc"}, []string{`--cpus "0.1,abc"`, `"abc" is not a number`}},
+		{[]string{"sweep", "--cpus", "0,0.5"}, []string{`--cpus "0"`, "above 0"}},
+		{[]string{"sweep", "--cpus", "0.01:1:0.0001"}, []string{`--cpus "0.01:1:0.0001"`, "more than 1000 values"}},
+		{[]string{"sweep", "--period", "1ms:2s:*2"}, []string{`--period "1.024s"`, "1ms and 1s"}},
+		{[]string{"sweep", "--period", "1ms:1s:*1"}, []string{`--period "1ms:1s:*1"`, "above 1"}},
+		{[]string{"sweep", "--workers", "0:4:1"}, []string{"--workers 0"}},
+		{[]string{"sweep", "--workers", "1,x"}, []string{`--workers "1,x"`, "whole number"}},
+		{[]string{"sweep", "--cost", "3,4"}, []string{"--cost 3"}},
+		{[]string{"sweep", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
+		{[]string{"sweep", "--quota", "10ms", "--cpus", "0.5"}, []string{"conflicts"}},
+		{[]string{"sweep", "--format", "xml"}, []string{`--format "xml"`, "csv, markdown, gobench"}},
+		{[]string{"sweep", "--plot", "out.pdf"}, []string{`--plot "out.pdf"`, ".svg or .png"}},
+		{[]string{"sweep", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
+		{[]string{"sweep", "--cgroup", "current", "--cpus", "0.5,1"}, []string{"cannot be used with --cgroup current"}},
+		{[]string{"sweep", "--cpus", "0.01:1:0.001", "--workers", "1:1000:1"}, []string{"--max-configs 1000", "991000 configurations", "years by the CFS model", "--max-configs 991000"}},
+		{[]string{"sweep", "--max-configs", "0"}, []string{"--max-configs 0", "between 1 and 1000000"}},
+		{[]string{"sweep", "--max-configs", "1e9"}, []string{`--max-configs "1e9"`, "whole number"}},
+		{[]string{"sweep", "--quiet=maybe"}, []string{`--quiet "maybe"`, "true or false"}},
+		// compare
+		{[]string{"compare", base}, []string{"compare takes two result files, OLD and NEW; got 1 argument(s)"}},
+		{[]string{"compare", base, reg, base}, []string{"got 3 argument(s)"}},
+		{[]string{"compare", "--alpha", "0", base, reg}, []string{"--alpha 0", "between 0 and 1"}},
+		{[]string{"compare", "--alpha", "1", base, reg}, []string{"--alpha 1", "such as 0.05"}},
+		{[]string{"compare", "--alpha", "NaN", base, reg}, []string{"--alpha NaN"}},
+		{[]string{"compare", "--alpha", "often", base, reg}, []string{`--alpha "often"`, "between 0 and 1"}},
+		{[]string{"compare", "--threshold", "-1", base, reg}, []string{`--threshold "-1"`, "percentage ≥ 0"}},
+		{[]string{"compare", "--threshold", "five", base, reg}, []string{`--threshold "five"`, "5 or 5%"}},
+		{[]string{"compare", "--threshold", "Inf%", base, reg}, []string{`--threshold "Inf%"`}},
+		{[]string{"compare", "--fail-on", "always", base, reg}, []string{`--fail-on "always"`, "regression, change, never"}},
+		{[]string{"compare", "--format", "gobench", base, reg}, []string{`--format "gobench"`, "text, markdown, json"}},
+		{[]string{"compare", "--match", "workload,cpus", base, reg}, []string{`--match "workload,cpus"`, "workload, cost, batch, workers, gomaxprocs, period, quota, burst, host, kernel, version, mode"}},
+		{[]string{"compare", "--match", "", base, reg}, []string{`--match ""`}},
+		{[]string{"compare", "--output", "/nonexistent/dir/x.txt", base, reg}, []string{`--output "/nonexistent/dir/x.txt"`, "does not exist"}},
+		{[]string{"compare", "-o", "/dev/null", base, reg}, []string{`--output "/dev/null"`, "not a regular file"}},
+		{[]string{"compare", "testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
+		{[]string{"compare", base, "testdata/compare"}, []string{`invalid NEW "testdata/compare"`}},
+		{[]string{"compare", base, fixture("gobench.txt")}, []string{`invalid NEW "testdata/compare/gobench.txt": not a throttlebench result: line 1`}},
+		// cleanup, and no command at all
+		{[]string{"cleanup", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
+		{[]string{"cleanup", "leftover"}, []string{`unknown command "leftover"`}},
+		{[]string{"rnu"}, []string{`unknown command "rnu"`, "Did you mean this? run"}},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		name := strings.Join(c.args, " ")
+		require.False(t, seen[name], "listed twice: %s", name)
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(c.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
+			assert.True(t, strings.HasPrefix(stderr, "throttlebench: "), stderr)
+			for _, w := range c.want {
+				assert.Contains(t, stderr, w)
+			}
+		})
+	}
+	assert.GreaterOrEqual(t, len(cases), 40, "the hardening issue asks for at least 40")
+}
