@@ -1,4 +1,4 @@
-// Package plot draws the charts of a sweep with gonum/plot: mean iteration
+// Package plot draws the charts of a sweep with gonum/plot's vg: mean iteration
 // duration with its p10–p90 band, normalised cost, and throttled fraction,
 // each against the swept CPU share, one line per other swept setting.
 package plot
@@ -14,9 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -149,11 +146,9 @@ func Save(path string, c Chart) error {
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("plot file %s: want .svg or .png", path)
 	}
-	plots, err := c.plots()
-	if err != nil {
-		return err
-	}
 	const w, h = 8 * vg.Inch, 12 * vg.Inch
+	// The two canvases are used directly: draw.NewFormattedCanvas would need
+	// every format registered, and with them their packages linked.
 	var canvas vg.CanvasWriterTo
 	if ext == ".svg" {
 		canvas = vgsvg.New(w, h)
@@ -161,13 +156,14 @@ func Save(path string, c Chart) error {
 		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120), vgimg.UseBackgroundColor(color.White))}
 	}
 	dc := draw.New(canvas)
-	grid := make([][]*plot.Plot, len(plots))
-	for i, p := range plots {
-		grid[i] = []*plot.Plot{p}
+	panels := c.panels()
+	var left vg.Length
+	for _, p := range panels {
+		left = max(left, p.leftWidth())
 	}
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(8), PadY: vg.Points(16)}
-	for i, row := range plot.Align(grid, tiles, dc) {
-		plots[i].Draw(row[0])
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(8), PadY: vg.Points(16)}
+	for i, p := range panels {
+		p.draw(tiles.At(dc, 0, i), left)
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := canvas.WriteTo(w)
@@ -175,97 +171,93 @@ func Save(path string, c Chart) error {
 	})
 }
 
-func (c Chart) plots() ([]*plot.Plot, error) {
-	mean := newPlot(c.Title+"\nmean iteration duration, band p10–p90", c.XLabel, "mean iteration duration (ms)")
+func (c Chart) panels() []*panel {
+	mean := &panel{title: c.Title + "\nmean iteration duration, band p10–p90", y: axis{label: "mean iteration duration (ms)"}}
 	// Durations fall as 1/share: a log scale keeps the fast end readable.
-	logY := spread(c.Series, func(s Series) []float64 { return append(s.Lo, s.Hi...) }) >= 8
-	if logY {
-		mean.Y.Scale, mean.Y.Tick.Marker = plot.LogScale{}, ticks125{}
-	}
-	cost := newPlot("normalised cost: effective CPUs × mean duration", c.XLabel, "cost (CPU-seconds per iteration)")
-	thr := newPlot("throttled fraction of CFS periods", c.XLabel, "nr_throttled / nr_periods")
+	mean.y.log = spread(c.Series, func(s Series) []float64 { return slices.Concat(s.Lo, s.Hi) }) >= 8
+	cost := &panel{title: "normalised cost: effective CPUs × mean duration", y: axis{label: "cost (CPU-seconds per iteration)"}}
+	thr := &panel{title: "throttled fraction of CFS periods", y: axis{label: "nr_throttled / nr_periods"}}
+	panels := []*panel{mean, cost, thr}
 
 	for i, s := range c.Series {
-		col := plotutil.Color(i)
-		if band := bandPolygon(s); band != nil {
-			r, g, b, _ := col.RGBA()
-			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 50}
-			band.LineStyle.Width = 0
-			mean.Add(band)
+		col := colors[i%len(colors)]
+		if ring := bandRing(s); ring != nil {
+			mean.bands = append(mean.bands, band{pts: ring, color: color.NRGBA{R: col.R, G: col.G, B: col.B, A: 50}})
 		}
 		for _, panel := range []struct {
-			p *plot.Plot
+			p *panel
 			y []float64
 		}{{mean, s.Mean}, {cost, s.Cost}, {thr, s.Throttled}} {
-			pts := points(s.X, panel.y)
-			if len(pts) == 0 {
+			panel.p.lines = append(panel.p.lines, line{label: s.Label, pts: points(s.X, panel.y), color: col, shape: shapes[i%len(shapes)]})
+		}
+	}
+
+	// Every panel shares the x axis, with room around the data: the x
+	// extremes are not cut in half, and the legend (top right) sits above
+	// the lines, not on them.
+	xlo, xhi := bounds(c.Series, func(s Series) []float64 { return s.X }, false)
+	dx := (xhi - xlo) * 0.04
+	for _, p := range panels {
+		p.x = axis{label: c.XLabel, min: xlo - dx, max: xhi + dx}
+	}
+	lo, hi := bounds(c.Series, func(s Series) []float64 { return slices.Concat(s.Mean, s.Lo, s.Hi) }, mean.y.log)
+	if mean.y.log {
+		mean.y.min, mean.y.max = lo, hi*1.8
+	} else {
+		mean.y.min, mean.y.max = 0, hi*1.25
+	}
+	_, hi = bounds(c.Series, func(s Series) []float64 { return s.Cost }, false)
+	cost.y.min, cost.y.max = 0, hi*1.25
+	thr.y.min, thr.y.max = 0, 1.3
+	for _, p := range panels {
+		p.y.min, p.y.max = widen(p.y.min, p.y.max)
+	}
+	return panels
+}
+
+// bounds is the range of the finite values (positive ones only, for a log
+// axis); 0, 1 when there are none.
+func bounds(series []Series, get func(Series) []float64, positive bool) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, v := range get(s) {
+			if math.IsNaN(v) || math.IsInf(v, 0) || (positive && v <= 0) {
 				continue
 			}
-			line, scatter, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			line.Color, scatter.Color = col, col
-			scatter.Shape = plotutil.Shape(i)
-			panel.p.Add(line, scatter)
-			panel.p.Legend.Add(s.Label, line, scatter)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	plots := []*plot.Plot{mean, cost, thr}
-	// Room around the data: the x extremes are not cut in half, and the
-	// legend (top right) sits above the lines, not on them.
-	for _, p := range plots {
-		dx := (p.X.Max - p.X.Min) * 0.04
-		p.X.Min, p.X.Max = p.X.Min-dx, p.X.Max+dx
+	if lo > hi {
+		return 0, 1
 	}
-	cost.Y.Min = 0
-	cost.Y.Max *= 1.25
-	thr.Y.Min, thr.Y.Max = 0, 1.3
-	if logY {
-		mean.Y.Max *= 1.8
-	} else {
-		mean.Y.Min, mean.Y.Max = 0, mean.Y.Max*1.25
-	}
-	return plots, nil
+	return widen(lo, hi)
 }
 
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Legend.Top = true
-	p.Legend.XOffs = -vg.Points(12) // keep the line samples inside the picture
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// ticks125 labels a log axis at 1, 2 and 5 times the powers of ten: plot's
-// LogTicks labels decades only, which leaves most sweeps with one label.
-type ticks125 struct{}
-
-func (ticks125) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for _, m := range []float64{1, 2, 5} {
-			v := m * math.Pow(10, e)
-			if v >= lo && v <= hi {
-				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-			}
-		}
+// widen gives a range of one value (a single configuration, a cost of 0)
+// some width, so that it can be drawn.
+func widen(lo, hi float64) (float64, float64) {
+	if lo < hi {
+		return lo, hi
 	}
-	return ts
+	d := math.Abs(lo) * 0.1
+	if d == 0 {
+		d = 1
+	}
+	if lo > 0 && lo-d <= 0 {
+		return lo / 2, hi + d // stays positive for a log axis
+	}
+	return lo - d, hi + d
 }
 
 // points pairs x and y, sorted by x, leaving out what was not measured.
-func points(x, y []float64) plotter.XYs {
-	var pts plotter.XYs
+func points(x, y []float64) []xy {
+	var pts []xy
 	for i := range x {
 		if !math.IsNaN(y[i]) {
-			pts = append(pts, plotter.XY{X: x[i], Y: y[i]})
+			pts = append(pts, xy{X: x[i], Y: y[i]})
 		}
 	}
-	slices.SortFunc(pts, func(a, b plotter.XY) int { return compare(a.X, b.X) })
+	slices.SortFunc(pts, func(a, b xy) int { return compare(a.X, b.X) })
 	return pts
 }
 
@@ -279,21 +271,17 @@ func compare(a, b float64) int {
 	return 0
 }
 
-// bandPolygon is the p10–p90 area: along Hi one way, back along Lo.
-func bandPolygon(s Series) *plotter.Polygon {
+// bandRing is the p10–p90 area: along Hi one way, back along Lo.
+func bandRing(s Series) []xy {
 	hi, lo := points(s.X, s.Hi), points(s.X, s.Lo)
 	if len(hi) < 2 {
 		return nil
 	}
-	ring := append(plotter.XYs{}, hi...)
+	ring := append([]xy{}, hi...)
 	for i := len(lo) - 1; i >= 0; i-- {
 		ring = append(ring, lo[i])
 	}
-	p, err := plotter.NewPolygon(ring)
-	if err != nil {
-		return nil
-	}
-	return p
+	return ring
 }
 
 // spread is max/min of the positive values, for choosing a log scale.

@@ -111,3 +111,57 @@ func TestSaveRejectsOtherFormats(t *testing.T) {
 	c, _ := Build(sampleRows(), "t")
 	assert.Error(t, Save(filepath.Join(t.TempDir(), "x.pdf"), c))
 }
+
+func labels(ts []tick) []string {
+	var ls []string
+	for _, t := range ts {
+		if t.label != "" {
+			ls = append(ls, t.label)
+		}
+	}
+	return ls
+}
+
+func TestLinearTicksAreRound(t *testing.T) {
+	assert.Equal(t, []string{"0.0", "0.5", "1.0"}, labels(linearTicks(0, 1.3)), "throttled fraction; no -0")
+	assert.Equal(t, []string{"0.2", "0.4", "0.6", "0.8", "1.0"}, labels(linearTicks(0.064, 1.036)))
+	assert.Equal(t, []string{"0.00", "0.05", "0.10"}, labels(linearTicks(-0.0001, 0.1125)))
+	assert.Equal(t, []string{"200", "400", "600", "800", "1000"}, labels(linearTicks(150, 1100)))
+	ts := linearTicks(0, 1.3)
+	assert.Len(t, ts, 14, "minor ticks every 0.1")
+}
+
+func TestTicks125(t *testing.T) {
+	assert.Equal(t, []string{"50", "100", "200", "500", "1000"}, labels(ticks125(36, 1944)))
+}
+
+// One face is embedded: every text of the picture is in it.
+func TestSVGUsesOneFont(t *testing.T) {
+	c, err := Build(sampleRows(), "t")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "sweep.svg")
+	require.NoError(t, Save(path, c))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s := string(data)
+	assert.Equal(t, strings.Count(s, "<text"), strings.Count(s, "font-family:Liberation Serif;font-variant:normal;font-weight:normal;font-style:normal"))
+}
+
+// A sweep that measured one configuration, with no throttling counted, still
+// draws: the ranges of one value get some width, empty panels stay empty.
+func TestSaveOneConfiguration(t *testing.T) {
+	r := row("1", "0.5", 0.5, 90)
+	r.Report.Throttling.ThrottledFraction = nil
+	c, err := Build([]sweep.Row{r}, "t")
+	require.NoError(t, err)
+	for _, name := range []string{"one.png", "one.svg"} {
+		path := filepath.Join(t.TempDir(), name)
+		require.NoError(t, Save(path, c))
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Positive(t, st.Size())
+	}
+	p := c.panels()
+	assert.Less(t, p[0].x.min, 0.5)
+	assert.Greater(t, p[0].x.max, 0.5)
+}

@@ -142,6 +142,26 @@ func TestQuantileInvalid(t *testing.T) {
 	}
 }
 
+// Summarize computes the variance itself instead of calling gonum's
+// stat.MeanVariance (which would link gonum's LAPACK into the binary): it
+// must agree with gonum to rounding, also where a naive sum of squares
+// loses every digit (a spread of 1e-3 around 1e9).
+func TestVarianceMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ center, spread float64 }{{100, 10}, {1e9, 1e-3}, {0, 1}, {-5, 1e6}} {
+		for _, n := range []int{2, 3, 10, 1000} {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = c.center + c.spread*rng.NormFloat64()
+			}
+			wantMean, wantVar := stat.MeanVariance(xs, nil)
+			s := Summarize(xs)
+			assert.InEpsilon(t, wantVar, s.Variance, 1e-9, "center %g spread %g n %d", c.center, c.spread, n)
+			assert.InDelta(t, wantMean, s.Mean, 1e-12*math.Max(1, math.Abs(wantMean)), "center %g spread %g n %d", c.center, c.spread, n)
+		}
+	}
+}
+
 // TestQuantileDiffersFromGonumLinInterp pins down the reason Quantile exists:
 // gonum's LinInterp is R-4, not R-7.
 func TestQuantileDiffersFromGonumLinInterp(t *testing.T) {

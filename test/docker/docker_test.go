@@ -9,8 +9,15 @@ package dockertest
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"image/color"
+	"image/png"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +110,93 @@ func TestInvalidInputInContainer(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 2, ee.ExitCode())
 	assert.Contains(t, errb.String(), "--cost 99")
+}
+
+// The image is the static binary alone; it must stay at most 10 MiB (it was
+// 17.6 MiB with twelve embedded fonts and containerd's cgroup library).
+// test/docker/weigh.sh says what each dependency adds.
+func TestImageSize(t *testing.T) {
+	out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Size}}", image(t)).Output()
+	require.NoError(t, err)
+	size, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	require.NoError(t, err)
+	t.Logf("image %s: %d bytes (%.2f MiB)", image(t), size, float64(size)/(1<<20))
+	assert.LessOrEqual(t, size, int64(10<<20), "the image grew over 10 MiB: see what grew with test/docker/weigh.sh")
+}
+
+// A sweep inside the container draws its plots there (the font is compiled
+// in, a FROM scratch image has none) into a bind-mounted directory; the host
+// decodes the PNG and parses the SVG.
+func TestPlotInsideContainer(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sweep.png", "sweep.svg"} {
+		_, stderr := dockerRun(t, []string{"--cpus=0.5", "-v", dir + ":/out"},
+			"sweep", "--cgroup", "current", "--workers", "1,2", "--batch", "20", "--iterations", "3",
+			"--quiet", "--format", "json", "-o", "/out/"+name+".json", "--plot", "/out/"+name)
+		if stderr != "" {
+			t.Logf("%s: %s", name, stderr)
+		}
+
+		data, err := os.ReadFile(filepath.Join(dir, name+".json"))
+		require.NoError(t, err)
+		var rows []result
+		require.NoError(t, json.Unmarshal(data, &rows), string(data))
+		require.Len(t, rows, 2, "--workers 1,2: two configurations")
+		assert.InDelta(t, 0.5, rows[0].Cgroup.EffectiveCPUs, 1e-9)
+	}
+
+	f, err := os.Open(filepath.Join(dir, "sweep.png"))
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	assert.Equal(t, 960, img.Bounds().Dx())
+	assert.Equal(t, 1440, img.Bounds().Dy())
+	// The series is drawn in the first colour of the palette; text in black.
+	series, black := 0, 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			switch {
+			case c.R == 241 && c.G == 90 && c.B == 96:
+				series++
+			case c.R < 40 && c.G < 40 && c.B < 40:
+				black++
+			}
+		}
+	}
+	assert.Greater(t, series, 500, "pixels of the measured line and its markers")
+	assert.Greater(t, black, 2000, "dark pixels: the text (about 5000 here; the thin axes are grey once anti-aliased)")
+
+	data, err := os.ReadFile(filepath.Join(dir, "sweep.svg"))
+	require.NoError(t, err)
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var root string
+	var texts []string
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			inText = tok.Name.Local == "text"
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(tok))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	assert.Equal(t, "svg", root)
+	all := strings.Join(texts, "\n")
+	assert.Contains(t, all, "mean iteration duration (ms)")
+	assert.Contains(t, all, "--workers", "the swept setting is the x axis")
+	assert.Contains(t, all, "throttled fraction of CFS periods")
 }
