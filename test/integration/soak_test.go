@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
@@ -34,16 +35,16 @@ import (
 //
 // TB_SOAK_TRIALS sets the trials per kind: 3 by default, the short form
 // that every `make test` runs; `make soak` runs 20. TB_SOAK_SEED replays the
-// random moments of an earlier soak (each soak logs its seed); the timing
-// of the machine still varies, so a replay aims at the same moments rather
-// than hitting the same instructions.
+// random moments of an earlier soak (each soak logs its seed): the same
+// delays and CPU times are aimed at, though the machine's timing varies, so
+// a replay need not hit the same instructions.
 
 // soakTagVar marks every process a trial starts. The workload child
 // inherits the environment, so a scan of /proc finds both the parent and
 // the child, even after the child has been orphaned.
 const soakTagVar = "TB_SOAK_TRIAL"
 
-// The short run: 3 warm-up and 3 measured iterations of about 11 ms of CPU
+// The short run: 3 warm-up and 3 measured iterations of about 10 ms of CPU
 // each at half a CPU with a 10 ms period, about 20 ms apiece, so that a
 // random moment can land in every phase. The long run is the same with
 // iterations that never end in a trial's lifetime.
@@ -77,12 +78,18 @@ var soakKinds = []soakKind{
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
 // measured on this machine (the VM runs several times slower than a host).
+//
+// Moments inside a run are aimed at by the workload child's CPU time, not
+// by the clock: on a shared machine the wall time of an iteration varies
+// severalfold with the load, its CPU time hardly at all.
 type soak struct {
 	hier    cgroup.Hierarchy
 	seed    uint64
 	trials  int
-	startup time.Duration // from exec until the workload child sits in its slice
-	iter    time.Duration // one iteration of the short run
+	startup time.Duration // wall time from exec until the workload child sits in its slice
+	iter    time.Duration // wall time of one iteration of the short run
+	offset  time.Duration // CPU time the child uses before its first iteration
+	cpuIter time.Duration // CPU time of one iteration
 }
 
 // kindTally is one row of the table.
@@ -142,11 +149,12 @@ func TestSoak(t *testing.T) {
 	}
 }
 
-// calibrate times one short run: when its child appears in the slice, and
-// how long one iteration lasts. The random moments are drawn from these.
+// calibrate times three short runs: when the child appears in its slice,
+// the CPU time it has used by then, and the wall and CPU time of one
+// iteration. The random moments are drawn from these.
 func (s *soak) calibrate(t *testing.T) {
 	parent := testParent(t, s.hier)
-	var startups, iters []time.Duration
+	var startups, iters, offsets, cpus []time.Duration
 	for range 3 {
 		cmd := exec.Command(binary, append([]string{"run", "--cgroup", "create", "--parent", parent}, shortRun...)...)
 		var out, errb bytes.Buffer
@@ -159,16 +167,57 @@ func (s *soak) calibrate(t *testing.T) {
 				cmd.Wait()
 			}
 		})
-		_, child := waitForChild(t, parent)
+		child := 0
+		for deadline := time.Now().Add(time.Minute); child == 0; time.Sleep(200 * time.Microsecond) {
+			require.True(t, time.Now().Before(deadline), "no workload child appeared under %s", parent)
+			for _, d := range subdirs(t, parent) {
+				if pids := procsIn(d); len(pids) > 0 {
+					child = pids[0]
+				}
+			}
+		}
 		startups = append(startups, time.Since(start))
-		require.NoError(t, cmd.Wait(), "calibration run (child %d): %s", child, errb.String())
-		var r result
+		used, _ := cpuOf(child)
+		offsets = append(offsets, used)
+		require.NoError(t, cmd.Wait(), "calibration run: %s", errb.String())
+		var r struct {
+			Stats struct {
+				N      int
+				MeanMs float64 `json:"mean_ms"`
+			}
+			Workers []struct {
+				CPUMs float64 `json:"cpu_ms"`
+			}
+		}
 		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+		require.Len(t, r.Workers, 1)
 		iters = append(iters, time.Duration(r.Stats.MeanMs*float64(time.Millisecond)))
+		cpus = append(cpus, time.Duration(r.Workers[0].CPUMs/float64(r.Stats.N)*float64(time.Millisecond)))
 	}
-	s.startup, s.iter = median(startups), median(iters)
-	t.Logf("soak: calibrated on this machine: the child sits in its slice %v after exec; one iteration takes %v",
-		s.startup.Round(time.Millisecond), s.iter.Round(100*time.Microsecond))
+	s.startup, s.iter, s.offset, s.cpuIter = median(startups), median(iters), slices.Min(offsets), median(cpus)
+	t.Logf("soak: calibrated: the child sits in its slice %v after exec, having used %v of CPU; an iteration takes %v (%v of CPU)",
+		s.startup.Round(100*time.Microsecond), s.offset.Round(100*time.Microsecond), s.iter.Round(100*time.Microsecond), s.cpuIter.Round(100*time.Microsecond))
+}
+
+// cpuOf is the CPU time a process has used so far, all its threads: its
+// kernel CPU clock (clock_getcpuclockid), exact where /proc's ticks are not.
+func cpuOf(pid int) (time.Duration, bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(int32(^pid<<3|2), &ts); err != nil {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
+}
+
+// phase names the part of a run a child with this much CPU time is in.
+func (s *soak) phase(used time.Duration, iterations int) string {
+	switch {
+	case used < s.offset+soakWarmup*s.cpuIter:
+		return "warm-up"
+	case used < s.offset+time.Duration(soakWarmup+iterations)*s.cpuIter:
+		return "measured"
+	}
+	return "end"
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -183,6 +232,11 @@ func between(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 		return lo
 	}
 	return lo + time.Duration(rng.Int64N(int64(hi-lo)))
+}
+
+// logBetween draws a duration log-uniformly from [lo, hi).
+func logBetween(rng *rand.Rand, lo, hi time.Duration) time.Duration {
+	return time.Duration(float64(lo) * math.Pow(float64(hi)/float64(lo), rng.Float64()))
 }
 
 // trial is one run of one kind, in its own parent cgroup and output directory.
@@ -302,48 +356,62 @@ func signalName(s syscall.Signal) string {
 }
 
 // waitSlice polls the trial's parent until the workload child of the
-// (k+1)-th slice (a sweep makes one per configuration) sits in it. It
-// returns when that happened, or false when the process ended first.
-func (tr *trial) waitSlice(p *proc, k int) (time.Time, bool) {
+// (k+1)-th slice (a sweep makes one per configuration) sits in it, and
+// returns the child; 0 when the process ended first.
+func (tr *trial) waitSlice(p *proc, k int) int {
 	seen := map[string]bool{}
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
 		for _, d := range subdirs(tr.t, tr.parent) {
-			if !seen[d] && len(procsIn(d)) > 0 {
+			if pids := procsIn(d); !seen[d] && len(pids) > 0 {
 				seen[d] = true
 				if len(seen) > k {
-					return time.Now(), true
+					return pids[0]
 				}
 			}
 		}
 		if p.exited() {
-			return time.Time{}, false
+			return 0
 		}
-		time.Sleep(time.Millisecond)
 	}
 	tr.fail("no workload child appeared in slice %d within a minute", k+1)
-	return time.Time{}, false
+	return 0
 }
 
-// observe says where a run is at the moment a fault is injected, where the
-// outside can tell: "" means the workload child sits in its slice, and the
-// aimed moment (warm-up, measured iterations) stands.
-func (tr *trial) observe(p *proc, childSeen bool) string {
+// waitCPU polls until the child has used target CPU time, or is gone.
+func (tr *trial) waitCPU(p *proc, child int, target time.Duration) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Microsecond) {
+		if used, ok := cpuOf(child); !ok || used >= target || !alive(child) || p.exited() {
+			return
+		}
+	}
+	tr.fail("the child did not reach %v of CPU time within a minute", target)
+}
+
+// where says where a run stands, as far as the outside can tell: the
+// directory of its slice, the child in it and the child's CPU time. seen
+// says whether its child has been in the slice before (an empty slice is
+// then being torn down, not set up).
+func (tr *trial) where(p *proc, seen bool, iterations int) string {
 	if p.exited() {
 		return "after exit"
 	}
 	dirs := subdirs(tr.t, tr.parent)
+	var pids []int
+	if len(dirs) > 0 {
+		pids = procsIn(dirs[0])
+	}
 	switch {
-	case len(dirs) == 0 && childSeen:
+	case len(pids) > 0:
+		if used, ok := cpuOf(pids[0]); ok {
+			return tr.s.phase(used, iterations)
+		}
+		return "end"
+	case seen:
 		return "tear-down/output"
 	case len(dirs) == 0:
 		return "before slice"
-	case !childSeen && len(procsIn(dirs[0])) == 0:
-		return "slice set-up"
-	case !childSeen:
-		return "warm-up" // the child has just arrived
 	}
-	return ""
+	return "slice set-up"
 }
 
 // aim picks the i-th moment of a cycle. The cycle goes on from one kind to
@@ -353,57 +421,52 @@ func (tr *trial) aim(moments ...string) string {
 	return moments[(tr.i+tr.aimOffset)%len(moments)]
 }
 
-// inject waits for the aimed moment and calls fault there. Before the slice
-// exists, the moment counts from exec; later ones from the child's arrival
-// in its slice, iterations measured by calibrate.
+// inject waits for a random moment of the aimed part of the run, calls
+// fault there, and records where the run really stood. Before the slice
+// exists, the moment is a wall time after exec; in the warm-up, the
+// measured iterations and at their end, a CPU time of the child; for the
+// output, a wall time after the slice is gone.
 func (tr *trial) inject(p *proc, aimed string, iterations int, fault func()) {
-	s, it := tr.s, tr.s.iter
-	var from time.Time
-	var delay time.Duration
-	childSeen := false
+	s := tr.s
+	seen := false
 	switch aimed {
 	case "before slice":
-		from, delay = p.started, between(tr.rng, 0, s.startup)
-	default:
-		var ok bool
-		if from, ok = tr.waitSlice(p, 0); !ok {
-			tr.moment = "after exit"
-			fault()
-			return
-		}
-		childSeen = true
-		switch aimed {
-		case "warm-up":
-			delay = between(tr.rng, 0, soakWarmup*it)
-		case "measured":
-			delay = between(tr.rng, soakWarmup*it, time.Duration(soakWarmup+iterations)*it)
-		case "end":
-			end := time.Duration(soakWarmup+iterations) * it
-			delay = between(tr.rng, end-it/2, end+it/2)
-		case "output":
-			// The slice goes once the child has ended; the output is
-			// written after that. Too short to aim at by the clock.
+		delay := between(tr.rng, 0, s.startup)
+		time.Sleep(time.Until(p.started.Add(delay)))
+		tr.note("%v after exec", delay.Round(100*time.Microsecond))
+	case "output":
+		// Too short to aim at by CPU time or the clock: wait until the
+		// slice has gone, then the output is being written.
+		if seen = tr.waitSlice(p, 0) != 0; seen {
 			for deadline := time.Now().Add(time.Minute); len(subdirs(tr.t, tr.parent)) > 0 && !p.exited() && time.Now().Before(deadline); {
 				time.Sleep(100 * time.Microsecond)
 			}
-			from, delay = time.Now(), between(tr.rng, 0, time.Millisecond)
+		}
+		delay := between(tr.rng, 0, time.Millisecond)
+		time.Sleep(delay)
+		tr.note("%v after its slice was removed", delay.Round(10*time.Microsecond))
+	default:
+		warm, end := s.offset+soakWarmup*s.cpuIter, s.offset+time.Duration(soakWarmup+iterations)*s.cpuIter
+		var target time.Duration
+		switch aimed {
+		case "warm-up":
+			target = between(tr.rng, s.offset, warm)
+		case "measured":
+			target = between(tr.rng, warm, end)
+		case "end":
+			// The last half iteration, or just after: a target the child
+			// never reaches lands as it finishes.
+			target = between(tr.rng, end-s.cpuIter/2, end+s.cpuIter/4)
 		default:
 			panic("unknown moment " + aimed)
 		}
+		child := tr.waitSlice(p, 0)
+		if seen = child != 0; seen {
+			tr.waitCPU(p, child, target)
+		}
+		tr.note("at %v of the child's CPU time", target.Round(100*time.Microsecond))
 	}
-	time.Sleep(time.Until(from.Add(delay)))
-	switch aimed {
-	case "before slice":
-		tr.note("%v after exec", delay.Round(100*time.Microsecond))
-	case "output":
-		tr.note("%v after its slice was removed", delay.Round(10*time.Microsecond))
-	default:
-		tr.note("%v after the child entered its slice", delay.Round(100*time.Microsecond))
-	}
-	tr.moment = aimed
-	if where := tr.observe(p, childSeen); where != "" {
-		tr.moment = where
-	}
+	tr.moment = tr.where(p, seen, iterations)
 	fault()
 }
 
@@ -532,20 +595,33 @@ func (s *soak) killParent(tr *trial) {
 	tr.note("cleanup found %d slice(s)", len(stale))
 }
 
-// timeout gives a long run a random short --timeout, expiring before the
-// slice exists, in the warm-up or in the measured iterations.
+// timeout gives a long run a random short --timeout: one that expires
+// while the slice is set up (the clock starts after the process's own
+// start-up), in the warm-up or in the measured iterations. The clock of a
+// timeout is the wall clock: where the run stood when it expired is
+// watched from outside.
 func (s *soak) timeout(tr *trial) {
 	var d time.Duration
-	switch tr.moment = tr.aim("before slice", "warm-up", "measured"); tr.moment {
-	case "before slice":
-		d = between(tr.rng, time.Millisecond, s.startup)
+	switch tr.aim("set-up", "warm-up", "measured") {
+	case "set-up":
+		// Log-uniform: the set-up takes a few hundred µs, and the shortest
+		// timeouts are the ones that expire in its first steps.
+		d = logBetween(tr.rng, 10*time.Microsecond, 2*time.Millisecond).Round(time.Microsecond)
 	case "warm-up":
-		d = s.startup + between(tr.rng, 0, soakWarmup*s.iter)
+		d = between(tr.rng, 2*time.Millisecond, soakWarmup*s.iter).Round(time.Millisecond)
 	case "measured":
-		d = s.startup + between(tr.rng, soakWarmup*s.iter, (soakWarmup+3)*s.iter)
+		d = between(tr.rng, soakWarmup*s.iter, (soakWarmup+3)*s.iter).Round(time.Millisecond)
 	}
-	d = max(d.Round(time.Millisecond), time.Millisecond)
 	p := tr.start(tr.runArgs(longRun, "-o", tr.out("run.json"), "--timeout", d.String())...)
+	// Watched until the end: the furthest place seen is where the timeout hit.
+	rank := map[string]int{"before slice": 1, "slice set-up": 2, "warm-up": 3, "measured": 4}
+	seen := false
+	for !p.exited() {
+		if w := tr.where(p, seen, 100000); rank[w] > rank[tr.moment] {
+			tr.moment, seen = w, rank[w] >= rank["warm-up"]
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 	tr.wait(p)
 	tr.outcome = p.exit()
 	tr.note("--timeout %v", d)
@@ -591,16 +667,15 @@ func (s *soak) sweepInterrupted(tr *trial) {
 	args := append([]string{"sweep", "--cgroup", "create", "--parent", tr.parent}, sweepRun...)
 	p := tr.start(append(args, "--format", "json", "-o", out)...)
 	k := (tr.i + tr.aimOffset) % len(sweepShares)
-	// One configuration lasts 3 iterations of about 11 ms of CPU each at its share.
-	cpuPerIter := time.Duration(float64(s.iter) * 0.5)
-	length := 3 * time.Duration(float64(cpuPerIter)/sweepShares[k])
 	tr.moment = fmt.Sprintf("config %d of 3", k+1)
-	if from, ok := tr.waitSlice(p, k); ok {
-		delay := between(tr.rng, 0, length)
-		time.Sleep(time.Until(from.Add(delay)))
-		tr.note("%v into configuration %d", delay.Round(100*time.Microsecond), k+1)
-		if where := tr.observe(p, true); where != "" {
-			tr.moment += ", " + where
+	if child := tr.waitSlice(p, k); child != 0 {
+		// Each configuration runs 3 iterations; a target just past them
+		// lands as the configuration ends.
+		target := between(tr.rng, tr.s.offset, tr.s.offset+3*tr.s.cpuIter+tr.s.cpuIter/4)
+		tr.waitCPU(p, child, target)
+		tr.note("at %v of the child's CPU time", target.Round(100*time.Microsecond))
+		if w := tr.where(p, true, 2); w == "tear-down/output" || w == "after exit" {
+			tr.moment += ", " + w
 		}
 	} else {
 		tr.moment = "after exit"
