@@ -47,18 +47,23 @@ const soakTagVar = "TB_SOAK_TRIAL"
 // The short run: 3 warm-up and 3 measured iterations of about 10 ms of CPU
 // each at half a CPU with a 10 ms period, about 20 ms apiece, so that a
 // random moment can land in every phase. The long run is the same with
-// iterations that never end in a trial's lifetime.
-const soakWarmup, soakIters = 3, 3
+// iterations that never end in a trial's lifetime. The batch that makes an
+// iteration 10 ms of CPU is measured: 10 hashes on a host, fewer in the VM,
+// whose emulated CPU is several times slower.
+const soakWarmup, soakIters, soakLong = 3, 3, 100000
 
-var (
-	soakShape = []string{"--cpus", "0.5", "--period", "10ms", "--batch", "10", "--warmup", strconv.Itoa(soakWarmup)}
-	shortRun  = append(slices.Clone(soakShape), "--iterations", strconv.Itoa(soakIters))
-	longRun   = append(slices.Clone(soakShape), "--iterations", "100000")
-	// A sweep of three configurations, one iteration of warm-up and two
-	// measured each.
-	sweepShares = []float64{0.3, 0.5, 0.7}
-	sweepRun    = []string{"--cpus", "0.3,0.5,0.7", "--period", "10ms", "--batch", "10", "--warmup", "1", "--iterations", "2"}
-)
+func (s *soak) run(iterations int) []string {
+	return []string{"--cpus", "0.5", "--period", "10ms", "--batch", strconv.Itoa(s.batch),
+		"--warmup", strconv.Itoa(soakWarmup), "--iterations", strconv.Itoa(iterations)}
+}
+
+// A sweep of three configurations, one iteration of warm-up and two
+// measured each.
+var sweepShares = []float64{0.3, 0.5, 0.7}
+
+func (s *soak) sweepRun() []string {
+	return []string{"--cpus", "0.3,0.5,0.7", "--period", "10ms", "--batch", strconv.Itoa(s.batch), "--warmup", "1", "--iterations", "2"}
+}
 
 type soakKind struct {
 	id, name string
@@ -86,6 +91,7 @@ type soak struct {
 	hier    cgroup.Hierarchy
 	seed    uint64
 	trials  int
+	batch   int           // hashes per iteration: about 10 ms of CPU
 	startup time.Duration // wall time from exec until the workload child sits in its slice
 	iter    time.Duration // wall time of one iteration of the short run
 	offset  time.Duration // CPU time the child uses before its first iteration
@@ -149,54 +155,62 @@ func TestSoak(t *testing.T) {
 	}
 }
 
-// calibrate times three short runs: when the child appears in its slice,
-// the CPU time it has used by then, and the wall and CPU time of one
-// iteration. The random moments are drawn from these.
+// calibrate chooses the batch, then times three short runs: when the child
+// appears in its slice, the CPU time it has used by then, and the wall and
+// CPU time of one iteration. The random moments are drawn from these.
 func (s *soak) calibrate(t *testing.T) {
 	parent := testParent(t, s.hier)
+	s.batch = 10
+	_, _, _, cpu := s.calibrationRun(t, parent)
+	s.batch = min(max(int(float64(10*time.Millisecond)/float64(cpu/10)+0.5), 1), 10)
 	var startups, iters, offsets, cpus []time.Duration
 	for range 3 {
-		cmd := exec.Command(binary, append([]string{"run", "--cgroup", "create", "--parent", parent}, shortRun...)...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		start := time.Now()
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() {
-			if cmd.ProcessState == nil {
-				cmd.Process.Kill()
-				cmd.Wait()
-			}
-		})
-		child := 0
-		for deadline := time.Now().Add(time.Minute); child == 0; time.Sleep(200 * time.Microsecond) {
-			require.True(t, time.Now().Before(deadline), "no workload child appeared under %s", parent)
-			for _, d := range subdirs(t, parent) {
-				if pids := procsIn(d); len(pids) > 0 {
-					child = pids[0]
-				}
-			}
-		}
-		startups = append(startups, time.Since(start))
-		used, _ := cpuOf(child)
-		offsets = append(offsets, used)
-		require.NoError(t, cmd.Wait(), "calibration run: %s", errb.String())
-		var r struct {
-			Stats struct {
-				N      int
-				MeanMs float64 `json:"mean_ms"`
-			}
-			Workers []struct {
-				CPUMs float64 `json:"cpu_ms"`
-			}
-		}
-		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
-		require.Len(t, r.Workers, 1)
-		iters = append(iters, time.Duration(r.Stats.MeanMs*float64(time.Millisecond)))
-		cpus = append(cpus, time.Duration(r.Workers[0].CPUMs/float64(r.Stats.N)*float64(time.Millisecond)))
+		startup, offset, iter, cpu := s.calibrationRun(t, parent)
+		startups, offsets, iters, cpus = append(startups, startup), append(offsets, offset), append(iters, iter), append(cpus, cpu)
 	}
 	s.startup, s.iter, s.offset, s.cpuIter = median(startups), median(iters), slices.Min(offsets), median(cpus)
-	t.Logf("soak: calibrated: the child sits in its slice %v after exec, having used %v of CPU; an iteration takes %v (%v of CPU)",
-		s.startup.Round(100*time.Microsecond), s.offset.Round(100*time.Microsecond), s.iter.Round(100*time.Microsecond), s.cpuIter.Round(100*time.Microsecond))
+	t.Logf("soak: calibrated: --batch %d; the child sits in its slice %v after exec, having used %v of CPU; an iteration takes %v (%v of CPU)",
+		s.batch, s.startup.Round(100*time.Microsecond), s.offset.Round(100*time.Microsecond), s.iter.Round(100*time.Microsecond), s.cpuIter.Round(100*time.Microsecond))
+}
+
+func (s *soak) calibrationRun(t *testing.T, parent string) (startup, offset, iter, cpu time.Duration) {
+	cmd := exec.Command(binary, append([]string{"run", "--cgroup", "create", "--parent", parent}, s.run(soakIters)...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	child := 0
+	for deadline := time.Now().Add(time.Minute); child == 0; time.Sleep(200 * time.Microsecond) {
+		require.True(t, time.Now().Before(deadline), "no workload child appeared under %s", parent)
+		for _, d := range subdirs(t, parent) {
+			if pids := procsIn(d); len(pids) > 0 {
+				child = pids[0]
+			}
+		}
+	}
+	startup = time.Since(start)
+	offset, _ = cpuOf(child)
+	require.NoError(t, cmd.Wait(), "calibration run: %s", errb.String())
+	var r struct {
+		Stats struct {
+			N      int
+			MeanMs float64 `json:"mean_ms"`
+		}
+		Workers []struct {
+			CPUMs float64 `json:"cpu_ms"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+	require.Len(t, r.Workers, 1)
+	iter = time.Duration(r.Stats.MeanMs * float64(time.Millisecond))
+	cpu = time.Duration(r.Workers[0].CPUMs / float64(r.Stats.N) * float64(time.Millisecond))
+	return startup, offset, iter, cpu
 }
 
 // cpuOf is the CPU time a process has used so far, all its threads: its
@@ -494,7 +508,7 @@ func (tr *trial) runArgs(shape []string, extra ...string) []string {
 
 func (s *soak) normal(tr *trial) {
 	out := tr.out("run.json")
-	p := tr.start(tr.runArgs(shortRun, "-o", out)...)
+	p := tr.start(tr.runArgs(s.run(soakIters), "-o", out)...)
 	tr.wait(p)
 	tr.moment, tr.outcome = "", p.exit()
 	if tr.outcome != "exit 0" {
@@ -512,7 +526,7 @@ func (s *soak) normal(tr *trial) {
 // with nothing created yet or everything done.
 func (s *soak) signal(tr *trial, sig syscall.Signal) {
 	out := tr.out("run.json")
-	p := tr.start(tr.runArgs(shortRun, "-o", out)...)
+	p := tr.start(tr.runArgs(s.run(soakIters), "-o", out)...)
 	tr.inject(p, tr.aim("before slice", "warm-up", "measured", "end", "output"), soakIters, func() { p.cmd.Process.Signal(sig) })
 	tr.wait(p)
 	tr.outcome = p.exit()
@@ -544,7 +558,7 @@ func (s *soak) signal(tr *trial, sig syscall.Signal) {
 // killChild SIGKILLs the workload child in its warm-up or measured
 // iterations: the run fails (exit 1) saying so.
 func (s *soak) killChild(tr *trial) {
-	p := tr.start(tr.runArgs(longRun, "-o", tr.out("run.json"))...)
+	p := tr.start(tr.runArgs(s.run(soakLong), "-o", tr.out("run.json"))...)
 	tr.inject(p, tr.aim("warm-up", "measured"), 3, func() {
 		for _, pid := range tr.livePids() {
 			if pid != p.cmd.Process.Pid {
@@ -562,7 +576,7 @@ func (s *soak) killChild(tr *trial) {
 // killParent SIGKILLs the run itself, which can then clean up nothing: its
 // child must die by the parent-death signal, and `cleanup` remove the slice.
 func (s *soak) killParent(tr *trial) {
-	p := tr.start(tr.runArgs(longRun, "-o", tr.out("run.json"))...)
+	p := tr.start(tr.runArgs(s.run(soakLong), "-o", tr.out("run.json"))...)
 	tr.inject(p, tr.aim("before slice", "warm-up", "measured"), 3, func() { p.cmd.Process.Kill() })
 	tr.wait(p)
 	tr.outcome = p.exit()
@@ -612,12 +626,12 @@ func (s *soak) timeout(tr *trial) {
 	case "measured":
 		d = between(tr.rng, soakWarmup*s.iter, (soakWarmup+3)*s.iter).Round(time.Millisecond)
 	}
-	p := tr.start(tr.runArgs(longRun, "-o", tr.out("run.json"), "--timeout", d.String())...)
+	p := tr.start(tr.runArgs(s.run(soakLong), "-o", tr.out("run.json"), "--timeout", d.String())...)
 	// Watched until the end: the furthest place seen is where the timeout hit.
 	rank := map[string]int{"before slice": 1, "slice set-up": 2, "warm-up": 3, "measured": 4}
 	seen := false
 	for !p.exited() {
-		if w := tr.where(p, seen, 100000); rank[w] > rank[tr.moment] {
+		if w := tr.where(p, seen, soakLong); rank[w] > rank[tr.moment] {
 			tr.moment, seen = w, rank[w] >= rank["warm-up"]
 		}
 		time.Sleep(200 * time.Microsecond)
@@ -635,7 +649,7 @@ func (s *soak) timeout(tr *trial) {
 func (s *soak) parallel(tr *trial) {
 	var ps []*proc
 	for j := range 4 {
-		ps = append(ps, tr.start(tr.runArgs(shortRun, "-o", tr.out(fmt.Sprintf("run-%d.json", j)))...))
+		ps = append(ps, tr.start(tr.runArgs(s.run(soakIters), "-o", tr.out(fmt.Sprintf("run-%d.json", j)))...))
 	}
 	var outcomes []string
 	paths := map[string]bool{}
@@ -664,7 +678,7 @@ func (s *soak) parallel(tr *trial) {
 // JSON, and nothing else stays.
 func (s *soak) sweepInterrupted(tr *trial) {
 	out := tr.out("sweep.json")
-	args := append([]string{"sweep", "--cgroup", "create", "--parent", tr.parent}, sweepRun...)
+	args := append([]string{"sweep", "--cgroup", "create", "--parent", tr.parent}, s.sweepRun()...)
 	p := tr.start(append(args, "--format", "json", "-o", out)...)
 	k := (tr.i + tr.aimOffset) % len(sweepShares)
 	tr.moment = fmt.Sprintf("config %d of 3", k+1)
