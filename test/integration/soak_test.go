@@ -435,9 +435,10 @@ func (tr *trial) aim(moments ...string) string {
 	return moments[(tr.i+tr.aimOffset)%len(moments)]
 }
 
-// inject waits for a random moment of the aimed part of the run, calls
-// fault there, and records where the run really stood. Before the slice
-// exists, the moment is a wall time after exec; in the warm-up, the
+// inject waits for a random moment of the aimed part of the run (one of
+// iterations measured ones), calls fault there, and records where the run
+// really stood. Before the slice exists, the moment is a wall time after
+// exec, or the slice's appearance if that comes first; in the warm-up, the
 // measured iterations and at their end, a CPU time of the child; for the
 // output, a wall time after the slice is gone.
 func (tr *trial) inject(p *proc, aimed string, iterations int, fault func()) {
@@ -446,8 +447,10 @@ func (tr *trial) inject(p *proc, aimed string, iterations int, fault func()) {
 	switch aimed {
 	case "before slice":
 		delay := between(tr.rng, 0, s.startup)
-		time.Sleep(time.Until(p.started.Add(delay)))
-		tr.note("%v after exec", delay.Round(100*time.Microsecond))
+		for time.Since(p.started) < delay && len(subdirs(tr.t, tr.parent)) == 0 && !p.exited() {
+			time.Sleep(100 * time.Microsecond)
+		}
+		tr.note("%v after exec (aimed at %v)", time.Since(p.started).Round(100*time.Microsecond), delay.Round(100*time.Microsecond))
 	case "output":
 		// Too short to aim at by CPU time or the clock: wait until the
 		// slice has gone, then the output is being written.
@@ -460,7 +463,8 @@ func (tr *trial) inject(p *proc, aimed string, iterations int, fault func()) {
 		time.Sleep(delay)
 		tr.note("%v after its slice was removed", delay.Round(10*time.Microsecond))
 	default:
-		warm, end := s.offset+soakWarmup*s.cpuIter, s.offset+time.Duration(soakWarmup+iterations)*s.cpuIter
+		// Within the first iterations of a long run, which has no end.
+		warm, end := s.offset+soakWarmup*s.cpuIter, s.offset+time.Duration(soakWarmup+min(iterations, soakIters))*s.cpuIter
 		var target time.Duration
 		switch aimed {
 		case "warm-up":
@@ -559,7 +563,7 @@ func (s *soak) signal(tr *trial, sig syscall.Signal) {
 // iterations: the run fails (exit 1) saying so.
 func (s *soak) killChild(tr *trial) {
 	p := tr.start(tr.runArgs(s.run(soakLong), "-o", tr.out("run.json"))...)
-	tr.inject(p, tr.aim("warm-up", "measured"), 3, func() {
+	tr.inject(p, tr.aim("warm-up", "measured"), soakLong, func() {
 		for _, pid := range tr.livePids() {
 			if pid != p.cmd.Process.Pid {
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -577,7 +581,7 @@ func (s *soak) killChild(tr *trial) {
 // child must die by the parent-death signal, and `cleanup` remove the slice.
 func (s *soak) killParent(tr *trial) {
 	p := tr.start(tr.runArgs(s.run(soakLong), "-o", tr.out("run.json"))...)
-	tr.inject(p, tr.aim("before slice", "warm-up", "measured"), 3, func() { p.cmd.Process.Kill() })
+	tr.inject(p, tr.aim("before slice", "warm-up", "measured"), soakLong, func() { p.cmd.Process.Kill() })
 	tr.wait(p)
 	tr.outcome = p.exit()
 	if tr.outcome != "killed by SIGKILL" {
