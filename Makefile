@@ -51,11 +51,14 @@ test: test-host test-vm test-docker
 # SIGTERM at random moments, SIGKILL of the child and of the parent, random
 # timeouts, parallel runs, interrupted sweeps; after each trial the slices,
 # processes and partial output files left behind are counted. A table per
-# hierarchy: this host's (v1 here), then cgroup v2 in the VM.
+# hierarchy: this host's (v1 here), then cgroup v2 in the VM; both run even
+# when the first fails.
 SOAK_TRIALS ?= 20
 soak: build
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) TB_SOAK_TRIALS=$(SOAK_TRIALS) $(GO) test -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration
-	TB_SOAK_TRIALS=$(SOAK_TRIALS) test/vm/test-v2.sh soak
+	rc=0; \
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) TB_SOAK_TRIALS=$(SOAK_TRIALS) $(GO) test -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration || rc=1; \
+	TB_SOAK_TRIALS=$(SOAK_TRIALS) test/vm/test-v2.sh soak || rc=1; \
+	exit $$rc
 
 bench: build
 	$(GO) test -run '^$$' -bench . ./internal/bench ./internal/stats
