@@ -4,6 +4,9 @@
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
 #                cgroup v2 in a VM (test-vm), the Docker image (test-docker)
+#   make soak    fault trials, counted (root): every way a run ends, 20 times
+#                each at random moments, on this host and on cgroup v2 in the
+#                VM; fails on any leftover (make test runs 3 of each)
 #   make bench   harness fidelity and CFS model ratios (root for the model grid)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 
@@ -16,7 +19,7 @@ ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check test test-host test-vm test-docker bench image clean
+.PHONY: build run check test test-host test-vm test-docker soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -43,6 +46,19 @@ test-docker:
 	test/docker/run.sh
 
 test: test-host test-vm test-docker
+
+# The fault soak (test/integration/soak_test.go): normal ends, SIGINT and
+# SIGTERM at random moments, SIGKILL of the child and of the parent, random
+# timeouts, parallel runs, interrupted sweeps; after each trial the slices,
+# processes and partial output files left behind are counted. A table per
+# hierarchy: this host's (v1 here), then cgroup v2 in the VM; both run even
+# when the first fails.
+SOAK_TRIALS ?= 20
+soak: build
+	rc=0; \
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) TB_SOAK_TRIALS=$(SOAK_TRIALS) $(GO) test -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration || rc=1; \
+	TB_SOAK_TRIALS=$(SOAK_TRIALS) test/vm/test-v2.sh soak || rc=1; \
+	exit $$rc
 
 bench: build
 	$(GO) test -run '^$$' -bench . ./internal/bench ./internal/stats
