@@ -55,15 +55,26 @@ func signalName(s syscall.Signal) string {
 }
 
 // run is the whole program with its outside world injected: arguments,
-// output streams; it returns the exit code.
+// output streams; it returns the exit code. Tests call it many times, so it
+// gives its signal handler back when it returns.
 func run(args []string, stdout, stderr io.Writer) int {
+	return execute(args, stdout, stderr, true)
+}
+
+// execute is run. main keeps the signal handler until the process exits
+// (stopSignals false): restoring the default action before os.Exit opened a
+// window in which a SIGTERM killed a run that had finished and written its
+// output (seen by the fault soak).
+func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 	// The first signal cancels the run, which then kills its child and removes
 	// its slice; further signals are swallowed so that the cleanup finishes.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	if stopSignals {
+		defer signal.Stop(sigs)
+	}
 	go func() {
 		for s := range sigs {
 			cancel(&signalError{s.(syscall.Signal)})

@@ -289,6 +289,39 @@ func procStartTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
+// dying says whether every process listed is exiting already (a zombie
+// leader whose threads have not all gone) or gone: a state only the kernel
+// moves on from, which no process of anyone's can leave.
+func dying(pids []string) bool {
+	for _, p := range pids {
+		data, err := readFile("/proc/" + p + "/stat")
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		i := strings.LastIndexByte(string(data), ')')
+		if i < 0 || i+2 >= len(data) || (data[i+2] != 'Z' && data[i+2] != 'X') {
+			return false
+		}
+	}
+	return true
+}
+
+// waitDying waits while the processes in dir are all dying, until it is
+// empty; it returns what is left when one is not, or the time is up.
+func waitDying(dir string, timeout time.Duration) ([]string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		pids, err := procs(dir)
+		if err != nil || len(pids) == 0 || !dying(pids) || time.Now().After(deadline) {
+			return pids, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Skipped is a directory that looks like a slice but that CleanStale left
 // alone, and why.
 type Skipped struct {
@@ -329,6 +362,16 @@ func CleanStale(parent string) (removed []string, skipped []Skipped, err error) 
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if len(pids) > 0 && dying(pids) {
+			// The owner's SIGKILL reaches the workload through the parent-death
+			// signal, but a throttled group may wait up to a period for the CPU
+			// to exit: the leader is a zombie while its threads still go.
+			pids, err = waitDying(dir, 3*time.Second)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
 		if len(pids) > 0 {
 			skipped = append(skipped, Skipped{dir, fmt.Sprintf("holds processes %s: a run we cannot see (another PID namespace) or processes that are not ours; left alone", strings.Join(pids, ", "))})

@@ -5,9 +5,11 @@ package cgroup
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,7 +83,9 @@ func TestCleanStale(t *testing.T) {
 	for _, d := range []string{dead, reused, live, occupied, nested, nested + "/child", "unrelated", "tb-999999999-1-DEADBEEF", "tb-999999999-1-deadbeef.old"} {
 		require.NoError(t, os.Mkdir(filepath.Join(parent, d), 0o755))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(parent, occupied, "cgroup.procs"), []byte("4242\n4243\n"), 0o644))
+	// Live processes (this test, and its parent): not ours to touch.
+	occupants := fmt.Sprintf("%d\n%d\n", pid, os.Getppid())
+	require.NoError(t, os.WriteFile(filepath.Join(parent, occupied, "cgroup.procs"), []byte(occupants), 0o644))
 	// A file or a link with a slice's name is not a slice.
 	fileLike := "tb-999999999-1-feedface"
 	require.NoError(t, os.WriteFile(filepath.Join(parent, fileLike), nil, 0o644))
@@ -97,7 +101,7 @@ func TestCleanStale(t *testing.T) {
 	assert.Equal(t, want, removed)
 	require.Len(t, skipped, 2)
 	assert.Equal(t, filepath.Join(parent, occupied), skipped[0].Dir)
-	assert.Contains(t, skipped[0].Reason, "holds processes 4242, 4243")
+	assert.Contains(t, skipped[0].Reason, fmt.Sprintf("holds processes %d, %d", pid, os.Getppid()))
 	assert.Equal(t, filepath.Join(parent, nested), skipped[1].Dir)
 	assert.Contains(t, skipped[1].Reason, "child cgroups")
 
@@ -151,4 +155,21 @@ func TestWaitEmpty(t *testing.T) {
 	err := waitEmpty(dir, 30*time.Millisecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "processes 4242 that throttlebench did not start")
+}
+
+// A process that is exiting (a zombie: its threads may still be on their way
+// out of a throttled slice) counts as dying; a live one never does.
+func TestDying(t *testing.T) {
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Wait() })
+	zombie := strconv.Itoa(cmd.Process.Pid)
+	require.Eventually(t, func() bool {
+		data, err := os.ReadFile("/proc/" + zombie + "/stat")
+		return err == nil && strings.Contains(string(data), ") Z ")
+	}, 5*time.Second, 5*time.Millisecond, "true never became a zombie")
+
+	assert.True(t, dying([]string{zombie}))
+	assert.True(t, dying([]string{zombie, "999999999"}), "a process already gone is no obstacle")
+	assert.False(t, dying([]string{zombie, strconv.Itoa(os.Getpid())}), "this test is alive")
 }

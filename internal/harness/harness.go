@@ -72,6 +72,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if len(skipped) > 0 {
 		fmt.Fprintf(o.Stderr, "throttlebench: left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)\n", len(skipped), parent)
 	}
+	// A run cancelled already (a signal, a --timeout of microseconds, the
+	// next configuration of an interrupted sweep) creates nothing. Only here,
+	// before the slice: after it, the deferred removal must always be set.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
