@@ -25,6 +25,7 @@ func TestSweepRejectsInvalidInput(t *testing.T) {
 		{[]string{"--plot", "out.pdf"}, []string{`--plot "out.pdf"`, ".svg or .png"}},
 		{[]string{"--plot", "/nonexistent/x.svg"}, []string{"--plot", "does not exist"}},
 		{[]string{"--cgroup", "current", "--cpus", "0.5,1"}, []string{"cannot be used with --cgroup current"}},
+		{[]string{"--cpus", "0.5,1", "--min-time", "-5s"}, []string{"--min-time -5s", "between 0 (off) and 1h"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(append([]string{"sweep"}, c.args...)...)

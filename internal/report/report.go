@@ -29,11 +29,14 @@ type Report struct {
 }
 
 type Config struct {
-	Workload   string `json:"workload"`
-	Cost       int    `json:"cost"`
-	Batch      int    `json:"batch"`
-	Iterations int    `json:"iterations"`
-	Warmup     int    `json:"warmup"`
+	Workload string `json:"workload"`
+	Cost     int    `json:"cost"`
+	Batch    int    `json:"batch"`
+	// Iterations is what was asked, the least that ran; stats.n is how many
+	// ran, more when MinTimeMs asked for more.
+	Iterations int     `json:"iterations"`
+	MinTimeMs  float64 `json:"min_time_ms"` // --min-time; 0 = off
+	Warmup     int     `json:"warmup"`
 	Workers    int    `json:"workers"`
 	GOMAXPROCS int    `json:"gomaxprocs"` // the value in force during the run
 	// GOMAXPROCSPolicy is what was asked: "workers", "runtime" or a number.
@@ -129,7 +132,7 @@ func Build(in Input) *Report {
 		SchemaVersion: SchemaVersion,
 		Config: Config{
 			Workload: in.Config.Workload, Cost: in.Config.Cost, Batch: in.Config.Batch,
-			Iterations: in.Config.Iterations, Warmup: in.Config.Warmup, Workers: in.Config.Workers,
+			Iterations: in.Config.Iterations, MinTimeMs: ms(in.Config.MinTime), Warmup: in.Config.Warmup, Workers: in.Config.Workers,
 			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
 		},
 		Host:     in.Host,

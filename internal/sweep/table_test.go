@@ -79,6 +79,13 @@ func TestEstimator(t *testing.T) {
 	s.Cost = 6
 	assert.Equal(t, time.Second, e.Estimate(s), "two cost steps are 4× the work")
 
+	// --min-time: the measured iterations last at least that long.
+	s.MinTime = 3 * time.Second
+	assert.Equal(t, 3200*time.Millisecond, e.Estimate(s), "one warm-up iteration of 200 ms, then 3 s")
+	s.MinTime = 500 * time.Millisecond
+	assert.Equal(t, time.Second, e.Estimate(s), "the iterations take longer than --min-time")
+	s.MinTime = 0
+
 	r := fakeReport(1, 10, nil)
 	r.Config.Batch, r.Config.Workers, r.Config.Cost = 10, 1, 4
 	r.Model.CPUMsPerIteration = 20 // 2 ms per hash measured
