@@ -261,3 +261,9 @@ func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
 	assert.Equal(t, []string{"workload"}, res.Options.Match)
 	assert.True(t, strings.Contains(strings.Join(res.Warnings, "\n"), `unknown match key "colour" ignored`))
 }
+
+// A run warns when its iterations are too few for compare at compare's
+// default --alpha: the two must not drift apart.
+func TestRunWarningsJudgeByCompareAlpha(t *testing.T) {
+	assert.Equal(t, DefaultAlpha, report.DefaultThresholds.Alpha)
+}

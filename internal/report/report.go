@@ -37,8 +37,8 @@ type Config struct {
 	Iterations int     `json:"iterations"`
 	MinTimeMs  float64 `json:"min_time_ms"` // --min-time; 0 = off
 	Warmup     int     `json:"warmup"`
-	Workers    int    `json:"workers"`
-	GOMAXPROCS int    `json:"gomaxprocs"` // the value in force during the run
+	Workers    int     `json:"workers"`
+	GOMAXPROCS int     `json:"gomaxprocs"` // the value in force during the run
 	// GOMAXPROCSPolicy is what was asked: "workers", "runtime" or a number.
 	GOMAXPROCSPolicy string `json:"gomaxprocs_policy"`
 }
@@ -123,7 +123,9 @@ type Input struct {
 	Result   bench.Result
 	Stat     cgroup.CPUStat // the change over the run
 	Host     Host
-	Warnings []string
+	Warnings []string // found by the caller; Build adds those of Check
+	// Background is what else was read around the measured iterations.
+	Background Background
 }
 
 // Build computes the statistics and the model from the raw samples.
@@ -193,6 +195,7 @@ func Build(in Input) *Report {
 		f := float64(*st.NrThrottled) / float64(*st.NrPeriods)
 		r.Throttling.ThrottledFraction = &f
 	}
+	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
 	return r
 }
 
