@@ -101,6 +101,8 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
 	assert.Contains(t, out, "measured/expected 1.25")
 	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
+	// The summary shows every warning, in full.
+	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
 
 	// With --min-time: how many ran, and what was asked.
 	in := sample()

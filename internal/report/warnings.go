@@ -82,9 +82,13 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			if counted {
 				n = fmt.Sprintf("%.0f", periods)
 			}
-			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s CFS periods of %v; "+
+			plural := "s"
+			if counted && periods == 1 {
+				plural = ""
+			}
+			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s CFS period%s of %v; "+
 				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",
-				msText(window), n, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
+				msText(window), n, plural, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
 		}
 		if cpu := r.Model.CPUMsPerIteration; cpu > 0 && cpu < ms(q.quota) {
 			// Two periods' worth of CPU: iterations of about two periods,
@@ -122,9 +126,9 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 		// Judged by the least the counters allow, so that their rounding
 		// cannot raise the warning on its own.
 		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
-			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the measurement; "+
-				"they compete with the workload for CPU time and delay it when a period refills, so durations and the model ratio may come out high; "+
-				"measure on a quiet machine", float64(others)/float64(bg.Window)))
+			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the measurement, "+
+				"competing with the workload for CPU time: durations and the model ratio may come out high; measure on a quiet machine",
+				float64(others)/float64(bg.Window)))
 		}
 	}
 	return w

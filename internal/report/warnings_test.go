@@ -53,6 +53,9 @@ func TestFewPeriods(t *testing.T) {
 	assert.Contains(t, w[0], "span 2000.0 ms, 3 CFS periods of 100ms")
 	assert.Contains(t, w[0], "raise --iterations or use --min-time 1s")
 
+	r.Throttling.NrPeriods = u64(1)
+	assert.Contains(t, Check(r, Background{}, DefaultThresholds)[0], ", 1 CFS period of 100ms;")
+
 	r.Throttling.NrPeriods = u64(10)
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "10 periods are enough")
 
