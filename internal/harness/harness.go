@@ -39,29 +39,10 @@ type Options struct {
 	Host      cgroup.Host
 	Exe       string    // this binary, re-executed as the workload child
 	Stderr    io.Writer // notes for the user
-	Probes    Probes
 }
 
-// Probes read what the warnings need besides cpu.stat, around the measured
-// iterations; tests replace them, nil ones are the real readers. A probe
-// that fails leaves its number unknown, and its warning silent: it never
-// fails a run.
-type Probes struct {
-	HostCPU    func() (host.CPUTimes, error) // /proc/stat
-	ProcessCPU func() (time.Duration, error) // this process, all threads
-}
-
-func (p Probes) withDefaults() Probes {
-	if p.HostCPU == nil {
-		p.HostCPU = func() (host.CPUTimes, error) { return host.ReadStat("/") }
-	}
-	if p.ProcessCPU == nil {
-		p.ProcessCPU = host.ProcessCPU
-	}
-	return p
-}
-
-// reading is what the probes saw at one moment.
+// reading is what the counters the warnings need, besides cpu.stat, said
+// at one moment.
 type reading struct {
 	at      time.Time
 	host    *host.CPUTimes
@@ -69,8 +50,11 @@ type reading struct {
 	process *time.Duration // this process's CPU time (current mode)
 }
 
-// read takes a reading; usage and process are nil where they mean nothing
-// (a created slice: the workload is another process, alone in its slice).
+// read takes a reading through the given readers (function values, so
+// tests fake them); usage and process are nil where they mean nothing (a
+// created slice: the workload is another process, alone in its slice). A
+// reader that fails leaves its number unknown and its warning silent: it
+// never fails a run.
 func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
 	r := reading{at: time.Now()}
 	if t, err := hostCPU(); err == nil {
@@ -180,14 +164,14 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err := child.WaitWarm(ctx); err != nil {
 		return nil, err
 	}
-	probes := o.Probes.withDefaults()
+	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
 	before, err := slice.Stat()
 	if err != nil {
 		return nil, err
 	}
 	// The machine's counters only: the workload is the child, alone in its
 	// slice, and its workers' CPU time comes back with the result.
-	bgBefore := read(probes.HostCPU, nil, nil)
+	bgBefore := read(hostCPU, nil, nil)
 	if err := child.Measure(); err != nil {
 		return nil, fmt.Errorf("start measured iterations: %w", err)
 	}
@@ -195,7 +179,7 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err != nil {
 		return nil, err
 	}
-	bgAfter := read(probes.HostCPU, nil, nil)
+	bgAfter := read(hostCPU, nil, nil)
 	after, err := slice.Stat()
 	if err != nil {
 		return nil, err
@@ -218,7 +202,7 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
-	probes := o.Probes.withDefaults()
+	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
 	var usage func() (time.Duration, error)
 	if acct, err := o.Host.Accounting(cg); err == nil {
 		usage = acct.Usage
@@ -227,13 +211,13 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	var bgBefore reading
 	res, err := bench.Run(ctx, o.Bench, func() (err error) {
 		before, err = cg.Stat()
-		bgBefore = read(probes.HostCPU, usage, probes.ProcessCPU)
+		bgBefore = read(hostCPU, usage, host.ProcessCPU)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	bgAfter := read(probes.HostCPU, usage, probes.ProcessCPU)
+	bgAfter := read(hostCPU, usage, host.ProcessCPU)
 	after, err := cg.Stat()
 	if err != nil {
 		return nil, err

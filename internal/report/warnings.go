@@ -27,8 +27,8 @@ type Background struct {
 	ProcessCPU  *time.Duration
 }
 
-// Thresholds of the warnings, in one place. Why each value: the README
-// ("Reading the numbers") and DefaultThresholds.
+// Thresholds of the warnings, in one place; DefaultThresholds says why each
+// value, the README's table of warnings what each rule means to a reader.
 type Thresholds struct {
 	MinPeriods        float64       // fewer CFS periods in the measured window: phase matters
 	CgroupOthersShare float64       // others' share of the measured cgroup's CPU usage …
