@@ -115,6 +115,9 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 			return h, err
 		}
 	}
+	if o.minTime < 0 || o.minTime > maxMinTime {
+		return h, usagef("invalid --min-time %v: want a duration between 0 (off) and 1h", o.minTime)
+	}
 	limits, limitsSet, err := o.limits.resolve()
 	if err != nil {
 		return h, err
@@ -140,9 +143,6 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	}
 	if err := checkOutput(o.output); err != nil {
 		return h, err
-	}
-	if o.minTime < 0 || o.minTime > maxMinTime {
-		return h, usagef("invalid --min-time %v: want a duration between 0 (off) and 1h", o.minTime)
 	}
 	if o.timeout < 0 {
 		return h, usagef("invalid --timeout %v: must not be negative", o.timeout)
