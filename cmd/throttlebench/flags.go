@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
@@ -32,7 +33,7 @@ const (
 var intBounds = map[string]struct{ lo, hi int }{
 	"workers":     {1, maxCPUs},
 	"batch":       {1, 1_000_000},
-	"iterations":  {1, 1_000_000},
+	"iterations":  {1, bench.MaxIterations},
 	"warmup":      {0, 1_000_000},
 	"cost":        {4, 31},
 	"max-configs": {1, 1_000_000},
@@ -69,10 +70,14 @@ func flagError(err error) error {
 		want = fmt.Sprintf("want a whole number between %d and %d", b.lo, b.hi)
 	case flag == "timeout":
 		want = fmt.Sprintf("want a duration between 0 (no limit) and %v, such as 90s or 10m", maxTimeout)
+	case flag == "min-time":
+		want = fmt.Sprintf("want a duration between 0 (off) and %v, such as 10s", maxMinTime)
 	case flag == "alpha":
 		want = "want a number between 0 and 1 (exclusive), such as 0.05"
-	default:
+	case flag == "quiet":
 		want = "want true or false"
+	default:
+		return usagef("%v", err)
 	}
 	return usagef("invalid --%s %q: %s", flag, v, want)
 }

@@ -23,6 +23,7 @@ type runOptions struct {
 	workers    int
 	batch      int
 	iterations int
+	minTime    time.Duration
 	warmup     int
 	cost       int
 	limits     limitFlags
@@ -64,12 +65,18 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
+// maxMinTime bounds --min-time: a benchmark, not a soak test. Whatever the
+// time, bench.MaxIterations bounds the iterations too. The usage message
+// says "1h".
+const maxMinTime = time.Hour
+
 // registerShared registers the flags that run and sweep share.
 func (o *runOptions) registerShared(cmd *cobra.Command, formats []string, defaultFormat string) {
 	f := cmd.Flags()
 	f.StringVar(&o.workload, "workload", "bcrypt", "CPU-bound workload: bcrypt")
 	f.IntVar(&o.batch, "batch", 50, "operations (bcrypt hashes) per worker per iteration")
-	f.IntVar(&o.iterations, "iterations", 5, "measured iterations")
+	f.IntVar(&o.iterations, "iterations", 5, "measured iterations, at least")
+	f.DurationVar(&o.minTime, "min-time", 0, "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)")
 	f.IntVar(&o.warmup, "warmup", 1, "iterations run first and discarded")
 	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
@@ -102,6 +109,9 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 		if err := checkInt(c.flag, c.v); err != nil {
 			return h, err
 		}
+	}
+	if o.minTime < 0 || o.minTime > maxMinTime {
+		return h, usagef("invalid --min-time %v: want a duration between 0 (off) and 1h", o.minTime)
 	}
 	limits, limitsSet, err := o.limits.resolve()
 	if err != nil {
@@ -149,7 +159,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	}
 	return harness.Options{
 		Bench: bench.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
-			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp},
+			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp, MinTime: o.minTime},
 		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: parent,
 		Limits: limits, LimitsSet: limitsSet, Host: host, Exe: exe, Stderr: stderr,
 	}, nil

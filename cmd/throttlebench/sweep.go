@@ -343,7 +343,7 @@ func describe(c sweep.Config) string {
 }
 
 func shapeOf(h harness.Options) sweep.Shape {
-	return sweep.Shape{Cost: h.Bench.Cost, Batch: h.Bench.Batch, Iterations: h.Bench.Iterations, Warmup: h.Bench.Warmup,
+	return sweep.Shape{Cost: h.Bench.Cost, Batch: h.Bench.Batch, Iterations: h.Bench.Iterations, MinTime: h.Bench.MinTime, Warmup: h.Bench.Warmup,
 		Workers: h.Bench.Workers, GOMAXPROCS: h.Bench.GOMAXPROCS, CPUs: h.Limits.CPUs(), NumCPU: runtime.NumCPU()}
 }
 

@@ -13,9 +13,12 @@ type Config struct {
 	Workload   string `json:"workload"`
 	Cost       int    `json:"cost"`
 	Batch      int    `json:"batch"`      // operations per worker per iteration
-	Iterations int    `json:"iterations"` // measured iterations
+	Iterations int    `json:"iterations"` // measured iterations, at least
 	Warmup     int    `json:"warmup"`     // iterations run first and discarded
 	Workers    int    `json:"workers"`
+	// MinTime: after Iterations, keep measuring until the measured
+	// iterations span at least this long (0 = off), at most MaxIterations.
+	MinTime time.Duration `json:"min_time_ns"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
 }
@@ -38,6 +41,10 @@ type Result struct {
 	Iterations []Iteration `json:"iterations"`
 }
 
+// MaxIterations bounds the measured iterations of a run, --min-time's too:
+// however short an iteration, a run ends.
+const MaxIterations = 1_000_000
+
 // ApplyGOMAXPROCS sets GOMAXPROCS as cfg asks and returns the value in force.
 // 0 restores the runtime's default, which Go ≥ 1.25 derives from the CPU
 // limit of the cgroup the process is in now.
@@ -51,7 +58,8 @@ func ApplyGOMAXPROCS(n int) int {
 }
 
 // Run executes cfg in the calling process: cfg.Warmup discarded iterations,
-// then cfg.Iterations measured ones. Each worker is a goroutine locked to its
+// then cfg.Iterations measured ones, and more while the measured ones span
+// less than cfg.MinTime (up to MaxIterations). Each worker is a goroutine locked to its
 // own OS thread, so its thread CPU clock measures its work alone. Run stops
 // between operations when ctx is cancelled.
 //
@@ -59,10 +67,21 @@ func ApplyGOMAXPROCS(n int) int {
 // measured iteration, so the caller can take the kernel's counters over the
 // measured iterations alone.
 func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: NewWorkload, maxIterations: MaxIterations}.run(ctx, cfg, beforeMeasure)
+}
+
+// runner holds what tests replace: the workload, and the bound on
+// iterations.
+type runner struct {
+	newWorkload   func(name string, cost int) (Workload, error)
+	maxIterations int
+}
+
+func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
 	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
 	ws := make([]Workload, cfg.Workers)
 	for i := range ws {
-		w, err := NewWorkload(cfg.Workload, cfg.Cost)
+		w, err := rn.newWorkload(cfg.Workload, cfg.Cost)
 		if err != nil {
 			return Result{}, err
 		}
@@ -106,7 +125,12 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 	// would start every iteration at the beginning of a period, with a full
 	// quota: the best case, hiding the throttled gap in between.
 	var t0 time.Time
-	for it := 0; it < cfg.Warmup+cfg.Iterations; it++ {
+	var window time.Duration // of the measured iterations so far
+	more := func(it int) bool {
+		measured := it - cfg.Warmup
+		return it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && measured < rn.maxIterations
+	}
+	for it := 0; more(it); it++ {
 		if it == cfg.Warmup && beforeMeasure != nil {
 			if err := beforeMeasure(); err != nil {
 				return Result{}, err
@@ -136,6 +160,7 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 		}
 		if it >= cfg.Warmup {
 			res.Iterations = append(res.Iterations, iter)
+			window += iter.Wall
 		}
 		t0 = t0.Add(iter.Wall)
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime"
 	"testing"
@@ -85,4 +86,71 @@ func BenchmarkBcryptCost4(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// sleepWork stands in for bcrypt where a test needs iterations of a known
+// length and no CPU: an operation sleeps for d.
+type sleepWork struct{ d time.Duration }
+
+func (w sleepWork) Do() error { time.Sleep(w.d); return nil }
+
+func sleeping(d time.Duration, maxIterations int) runner {
+	return runner{
+		newWorkload:   func(string, int) (Workload, error) { return sleepWork{d}, nil },
+		maxIterations: maxIterations,
+	}
+}
+
+func window(res Result) time.Duration {
+	var sum time.Duration
+	for _, it := range res.Iterations {
+		sum += it.Wall
+	}
+	return sum
+}
+
+// --min-time keeps measuring until the measured iterations span it, and
+// stops at the first iteration that gets there.
+func TestMinTimeExtendsTheRun(t *testing.T) {
+	const op = 10 * time.Millisecond
+	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2, MinTime: 100 * time.Millisecond}
+	res, err := sleeping(op, MaxIterations).run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	w := window(res)
+	assert.GreaterOrEqual(t, w, cfg.MinTime)
+	last := res.Iterations[len(res.Iterations)-1].Wall
+	assert.Less(t, w-last, cfg.MinTime, "one iteration fewer would not have reached --min-time")
+	assert.Greater(t, len(res.Iterations), cfg.Iterations)
+}
+
+// --iterations stays a minimum: a --min-time that the asked iterations
+// already cover changes nothing.
+func TestMinTimeBelowTheIterationsChangesNothing(t *testing.T) {
+	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 5, Workers: 1, GOMAXPROCS: 1, MinTime: time.Millisecond}
+	res, err := sleeping(2*time.Millisecond, MaxIterations).run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Len(t, res.Iterations, 5)
+
+	cfg.MinTime = 0
+	res, err = sleeping(2*time.Millisecond, MaxIterations).run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Len(t, res.Iterations, 5, "0 = off")
+}
+
+// However long --min-time, the run ends at the bound on iterations.
+func TestMinTimeStopsAtTheIterationBound(t *testing.T) {
+	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1, MinTime: time.Hour}
+	res, err := sleeping(time.Millisecond, 7).run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Len(t, res.Iterations, 7)
+}
+
+// The child receives --min-time with the rest of the configuration.
+func TestConfigCarriesMinTime(t *testing.T) {
+	in := Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 1, Workers: 1, MinTime: 1500 * time.Millisecond}
+	data, err := json.Marshal(in)
+	require.NoError(t, err)
+	var out Config
+	require.NoError(t, json.Unmarshal(data, &out))
+	assert.Equal(t, in, out)
 }

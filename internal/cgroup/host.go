@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,7 +32,8 @@ type Hierarchy struct {
 	MountRoot  string // cgroup path mounted there: "/" on a host, "/docker/<id>" in a container
 }
 
-// Cgroup is one cgroup of the cpu hierarchy.
+// Cgroup is one cgroup of the cpu hierarchy (or, from Host.Accounting, of
+// the v1 cpuacct hierarchy).
 type Cgroup struct {
 	Hierarchy
 	Path string // the cgroup path as the kernel names it (/proc/self/cgroup)
@@ -198,6 +200,86 @@ func (c Cgroup) Stat() (CPUStat, error) {
 		return CPUStat{}, err
 	}
 	return parseCPUStat(data)
+}
+
+// ErrNoUsage says the CPU usage of a cgroup cannot be read: no cpuacct
+// controller (v1), no usage counter, or a v1 cpuacct cgroup that is not the
+// process's cpu cgroup.
+var ErrNoUsage = errors.New("the cgroup's CPU usage is not known")
+
+// Accounting returns the cgroup whose CPU usage counts the processes of cg,
+// the process's own cgroup (Self): cg itself on cgroup v2 and where cpu and
+// cpuacct share a v1 hierarchy. Where v1 mounts cpuacct apart (as on our
+// hybrid hosts) it is the process's cgroup in the cpuacct hierarchy, but
+// only when that has the same path as cg: a cpuacct cgroup of another name
+// groups other processes, and its usage would blame them on cg.
+func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
+	if cg.Version == 2 {
+		return cg, nil
+	}
+	data, err := readFile(h.path("/proc/self/mountinfo"))
+	if err != nil {
+		return Cgroup{}, err
+	}
+	mounts, err := parseMountInfo(data)
+	if err != nil {
+		return Cgroup{}, err
+	}
+	var acct *Hierarchy
+	for _, m := range mounts {
+		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuacct") {
+			acct = &Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
+			break
+		}
+	}
+	switch {
+	case acct == nil:
+		return Cgroup{}, fmt.Errorf("%w: no cgroup v1 hierarchy with the cpuacct controller", ErrNoUsage)
+	case acct.MountPoint == cg.MountPoint:
+		return cg, nil
+	}
+	if data, err = readFile(h.path("/proc/self/cgroup")); err != nil {
+		return Cgroup{}, err
+	}
+	lines, err := parseProcCgroup(data)
+	if err != nil {
+		return Cgroup{}, err
+	}
+	for _, l := range lines {
+		if !slices.Contains(l.Controllers, "cpuacct") {
+			continue
+		}
+		if path.Clean("/"+l.Path) != cg.Path {
+			return Cgroup{}, fmt.Errorf("%w: the cpuacct cgroup %s is not the cpu cgroup %s", ErrNoUsage, l.Path, cg.Path)
+		}
+		return acct.At(l.Path)
+	}
+	return Cgroup{}, fmt.Errorf("%w: no cpuacct line in /proc/self/cgroup", ErrNoUsage)
+}
+
+// Usage is the CPU time all processes of c have used since c was made: v2
+// usage_usec in cpu.stat, v1 cpuacct.usage (c from Host.Accounting). A
+// missing counter is ErrNoUsage.
+func (c Cgroup) Usage() (time.Duration, error) {
+	name := "cpuacct.usage"
+	if c.Version == 2 {
+		name = "cpu.stat"
+	}
+	data, err := readFile(filepath.Join(c.Dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("%w: no %s in %s", ErrNoUsage, name, c.Dir)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if c.Version == 2 {
+		return parseUsageUsec(data)
+	}
+	ns, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 63)
+	if err != nil {
+		return 0, fmt.Errorf("%w: cpuacct.usage: %q", ErrParse, data)
+	}
+	return time.Duration(ns), nil
 }
 
 // Level is the limit found at one cgroup on the way from a leaf to the

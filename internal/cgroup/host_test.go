@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -575,5 +576,88 @@ func TestRelCgroupPath(t *testing.T) {
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// The usage counter of the process's own cgroup: where v1 mounts cpuacct
+// apart, it is read there, and only for a cgroup of the same path.
+func TestAccountingUsage(t *testing.T) {
+	tests := []struct {
+		fixture string
+		dir     string // of the accounting cgroup, relative to sys/fs/cgroup
+		usage   time.Duration
+	}{
+		{"hybrid", "cpuacct", 682601068594},
+		{"v1-host", "cpu,cpuacct/user.slice/user-1000.slice/session-2.scope", 52 * time.Second},
+		{"v2", "user.slice/app", 400 * time.Millisecond},
+		{"docker-v2", "", 123456 * time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			h, cg := fixture(tt.fixture)
+			self, err := h.Self(0)
+			require.NoError(t, err)
+			acct, err := h.Accounting(self)
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(cg, tt.dir), acct.Dir)
+			got, err := acct.Usage()
+			require.NoError(t, err)
+			assert.Equal(t, tt.usage, got)
+		})
+	}
+}
+
+func TestAccountingUnknown(t *testing.T) {
+	// In cpu:/job but cpuacct:/ — the root's usage is every process's.
+	h, _ := fixture("hybrid-split")
+	self, err := h.Self(0)
+	require.NoError(t, err)
+	_, err = h.Accounting(self)
+	assert.ErrorIs(t, err, ErrNoUsage)
+
+	// No cpuacct mounted at all.
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, os.DirFS(filepath.Join("testdata", "hybrid"))))
+	mi := filepath.Join(root, "proc/self/mountinfo")
+	data, err := os.ReadFile(mi)
+	require.NoError(t, err)
+	var kept []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.Contains(l, "cpuacct") {
+			kept = append(kept, l)
+		}
+	}
+	require.NoError(t, os.WriteFile(mi, []byte(strings.Join(kept, "\n")), 0o644))
+	self, err = Host{Root: root}.Self(0)
+	require.NoError(t, err)
+	_, err = Host{Root: root}.Accounting(self)
+	assert.ErrorIs(t, err, ErrNoUsage)
+
+	// A cgroup without the counter file: unknown, not an error of its own kind.
+	h, _ = fixture("docker-v1")
+	self, err = h.Self(0)
+	require.NoError(t, err)
+	acct, err := h.Accounting(self)
+	require.NoError(t, err)
+	_, err = acct.Usage()
+	assert.ErrorIs(t, err, ErrNoUsage)
+}
+
+func TestUsageMalformed(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		version int
+		file    string
+		data    string
+		want    error
+	}{
+		{1, "cpuacct.usage", "lots\n", ErrParse},
+		{2, "cpu.stat", "usage_usec -1\n", ErrParse},
+		{2, "cpu.stat", "nr_periods 3\n", ErrNoUsage},
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.data), 0o644))
+		_, err := Cgroup{Hierarchy: Hierarchy{Version: c.version}, Dir: dir}.Usage()
+		assert.ErrorIs(t, err, c.want, "%s: %q", c.file, c.data)
+		os.Remove(filepath.Join(dir, c.file))
 	}
 }

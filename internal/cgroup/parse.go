@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -172,6 +173,26 @@ func parseCPUStat(data []byte) (CPUStat, error) {
 		}
 	}
 	return s, sc.Err()
+}
+
+// parseUsageUsec finds usage_usec in a v2 cpu.stat: every cgroup has it,
+// with or without the cpu controller.
+func parseUsageUsec(data []byte) (time.Duration, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == "usage_usec" {
+			v, err := strconv.ParseUint(f[1], 10, 63)
+			if err != nil || v > uint64(math.MaxInt64/int64(time.Microsecond)) {
+				return 0, fmt.Errorf("%w: cpu.stat value: %q", ErrParse, sc.Text())
+			}
+			return time.Duration(v) * time.Microsecond, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%w: no usage_usec in cpu.stat", ErrNoUsage)
 }
 
 func durPtr(d time.Duration) *time.Duration { return &d }

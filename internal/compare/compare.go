@@ -303,9 +303,9 @@ func compareGroups(o, n *group, opts Options) Row {
 		row.ChangePct = (row.New.Center/row.Old.Center - 1) * 100
 	}
 	row.P = UTest(row.Old.Values, row.New.Values)
-	if MinP(n1, n2) >= opts.Alpha {
+	if stats.UTestMinP(n1, n2) >= opts.Alpha {
 		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
-			n1, n2, opts.Alpha, NeededN(opts.Alpha)))
+			n1, n2, opts.Alpha, stats.UTestNeededN(opts.Alpha)))
 	}
 	row.Significant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
 	switch {
@@ -393,29 +393,6 @@ func UTest(x, y []float64) float64 {
 		return math.NaN()
 	}
 	return min(r.P, 1)
-}
-
-// MinP is the smallest two-sided p-value the U test can give for samples of
-// n1 and n2 values without ties: when they are fully separated,
-// 2 / C(n1+n2, n1).
-func MinP(n1, n2 int) float64 {
-	if n1 <= 0 || n2 <= 0 {
-		return 1
-	}
-	c := 1.0
-	for i := 1; i <= n1; i++ {
-		c = c * float64(n2+i) / float64(i)
-	}
-	return min(1, 2/c)
-}
-
-// NeededN is the smallest n for which n+n iterations can reach p < alpha.
-func NeededN(alpha float64) int {
-	n := 1
-	for MinP(n, n) >= alpha && n < 1000 {
-		n++
-	}
-	return n
 }
 
 // usText shows microseconds as a Go duration: 100ms, 1.5ms, 0.

@@ -65,17 +65,6 @@ func TestCompareUTestKnownValues(t *testing.T) {
 	assert.True(t, math.IsNaN(UTest(nil, []float64{1})), "an empty sample has no p-value")
 }
 
-func TestCompareMinPAndNeededN(t *testing.T) {
-	assert.InDelta(t, 2.0/252, MinP(5, 5), 1e-15)
-	assert.InDelta(t, 0.1, MinP(3, 3), 1e-15)
-	assert.InDelta(t, 2.0/286, MinP(3, 10), 1e-15)
-	assert.InDelta(t, MinP(10, 3), MinP(3, 10), 1e-15)
-	assert.Equal(t, 1.0, MinP(0, 5))
-	assert.Equal(t, 4, NeededN(0.05)) // 2/C(8,4) = 0.029; 2/C(6,3) = 0.1
-	assert.Equal(t, 5, NeededN(0.01)) // 2/C(10,5) = 0.0079; 2/C(8,4) = 0.029
-	assert.Equal(t, 3, NeededN(0.2))
-}
-
 func TestCompareVerdicts(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -271,4 +260,10 @@ func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
 	res := Compare([]report.Report{rep(-1, 1)}, []report.Report{rep(-1, 1)}, o)
 	assert.Equal(t, []string{"workload"}, res.Options.Match)
 	assert.True(t, strings.Contains(strings.Join(res.Warnings, "\n"), `unknown match key "colour" ignored`))
+}
+
+// A run warns when its iterations are too few for compare at compare's
+// default --alpha: the two must not drift apart.
+func TestRunWarningsJudgeByCompareAlpha(t *testing.T) {
+	assert.Equal(t, DefaultAlpha, report.DefaultThresholds.Alpha)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -38,6 +39,59 @@ type Options struct {
 	Host      cgroup.Host
 	Exe       string    // this binary, re-executed as the workload child
 	Stderr    io.Writer // notes for the user
+}
+
+// reading is what the counters the warnings need, besides cpu.stat, said
+// at one moment.
+type reading struct {
+	at      time.Time
+	host    *host.CPUTimes
+	usage   *time.Duration // the measured cgroup's CPU usage (current mode)
+	process *time.Duration // this process's CPU time (current mode)
+}
+
+// read takes a reading through the given readers (function values, so
+// tests fake them); usage and process are nil where they mean nothing (a
+// created slice: the workload is another process, alone in its slice). A
+// reader that fails leaves its number unknown and its warning silent: it
+// never fails a run.
+func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
+	r := reading{at: time.Now()}
+	if t, err := hostCPU(); err == nil {
+		r.host = &t
+	}
+	for _, c := range []struct {
+		f   func() (time.Duration, error)
+		dst **time.Duration
+	}{{usage, &r.usage}, {process, &r.process}} {
+		if c.f == nil {
+			continue
+		}
+		if v, err := c.f(); err == nil {
+			*c.dst = &v
+		}
+	}
+	return r
+}
+
+// background turns two readings into what happened between them.
+func background(before, after reading) report.Background {
+	bg := report.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
+	if before.host != nil && after.host != nil {
+		if busy, ok := host.Busy(*before.host, *after.host, bg.Window); ok {
+			bg.MachineBusy = &busy
+		}
+	}
+	delta := func(a, b *time.Duration) *time.Duration {
+		if a == nil || b == nil || *b < *a {
+			return nil
+		}
+		d := *b - *a
+		return &d
+	}
+	bg.CgroupUsage = delta(before.usage, after.usage)
+	bg.ProcessCPU = delta(before.process, after.process)
+	return bg
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.
@@ -81,7 +135,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
-			note := fmt.Sprintf("cannot create a slice under %s (%v); measured in the current cgroup instead", parent, err)
+			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
 			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
 			return runCurrent(ctx, o, started, []string{note})
 		}
@@ -125,10 +179,14 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err := child.WaitWarm(ctx); err != nil {
 		return nil, err
 	}
+	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
 	before, err := slice.Stat()
 	if err != nil {
 		return nil, err
 	}
+	// The machine's counters only: the workload is the child, alone in its
+	// slice, and its workers' CPU time comes back with the result.
+	bgBefore := read(hostCPU, nil, nil)
 	if err := child.Measure(); err != nil {
 		return nil, fmt.Errorf("start measured iterations: %w", err)
 	}
@@ -136,11 +194,12 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err != nil {
 		return nil, err
 	}
+	bgAfter := read(hostCPU, nil, nil)
 	after, err := slice.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return build(o, started, "created", slice.Cgroup, limits, chain, res, after.Sub(before), nil), nil
+	return build(o, started, "created", slice.Cgroup, limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
 }
 
 func runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
@@ -156,29 +215,37 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	if err != nil {
 		return nil, err
 	}
+	// Others may share this cgroup: its counters cover them too. Its usage
+	// against this process's own CPU time tells whether they did.
+	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
+	var usage func() (time.Duration, error)
+	if acct, err := o.Host.Accounting(cg); err == nil {
+		usage = acct.Usage
+	}
 	var before cgroup.CPUStat
+	var bgBefore reading
 	res, err := bench.Run(ctx, o.Bench, func() (err error) {
 		before, err = cg.Stat()
+		bgBefore = read(hostCPU, usage, host.ProcessCPU)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	bgAfter := read(hostCPU, usage, host.ProcessCPU)
 	after, err := cg.Stat()
 	if err != nil {
 		return nil, err
 	}
-	// Others may share this cgroup: its counters cover them too.
-	return build(o, started, "current", cg, limits, chain, res, after.Sub(before), warnings), nil
+	return build(o, started, "current", cg, limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
 }
 
 func build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res bench.Result, stat cgroup.CPUStat, warnings []string) *report.Report {
-	if res.GOMAXPROCS < o.Bench.Workers {
-		warnings = append(warnings, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", res.GOMAXPROCS, o.Bench.Workers))
-	}
+	res bench.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
+	// report.Build adds the warnings about the numbers themselves.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: report.HostInfo(started), Warnings: warnings,
+		Background: bg,
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Formats lists the values --format accepts for a run.
@@ -34,8 +35,13 @@ func WriteJSON(w io.Writer, v any) error {
 func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	c, cg, s := r.Config, r.Cgroup, r.Stats
-	fmt.Fprintf(&b, "%s cost %d: %d × %d ops per iteration, %d iterations (+%d warm-up), GOMAXPROCS %d\n",
-		c.Workload, c.Cost, c.Workers, c.Batch, c.Iterations, c.Warmup, c.GOMAXPROCS)
+	iterations := fmt.Sprintf("%d iterations", s.N)
+	if c.MinTimeMs > 0 {
+		minTime := time.Duration(c.MinTimeMs * float64(time.Millisecond)).Round(time.Microsecond)
+		iterations += fmt.Sprintf(" (at least %d, for at least %v)", c.Iterations, minTime)
+	}
+	fmt.Fprintf(&b, "%s cost %d: %d × %d ops per iteration, %s (+%d warm-up), GOMAXPROCS %d\n",
+		c.Workload, c.Cost, c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
 	fmt.Fprintf(&b, "  cgroup:            v%d %s %s\n", cg.Version, cg.Mode, cg.Path)
 	fmt.Fprintf(&b, "  limit:             %s, effective %.3g CPUs\n", limitText(cg), cg.EffectiveCPUs)
 	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", msText(s.MeanMs), msText(s.StddevMs), 100*s.CoV)

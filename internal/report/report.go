@@ -29,13 +29,16 @@ type Report struct {
 }
 
 type Config struct {
-	Workload   string `json:"workload"`
-	Cost       int    `json:"cost"`
-	Batch      int    `json:"batch"`
-	Iterations int    `json:"iterations"`
-	Warmup     int    `json:"warmup"`
-	Workers    int    `json:"workers"`
-	GOMAXPROCS int    `json:"gomaxprocs"` // the value in force during the run
+	Workload string `json:"workload"`
+	Cost     int    `json:"cost"`
+	Batch    int    `json:"batch"`
+	// Iterations is what was asked, the least that ran; stats.n is how many
+	// ran, more when MinTimeMs asked for more.
+	Iterations int     `json:"iterations"`
+	MinTimeMs  float64 `json:"min_time_ms"` // --min-time; 0 = off
+	Warmup     int     `json:"warmup"`
+	Workers    int     `json:"workers"`
+	GOMAXPROCS int     `json:"gomaxprocs"` // the value in force during the run
 	// GOMAXPROCSPolicy is what was asked: "workers", "runtime" or a number.
 	GOMAXPROCSPolicy string `json:"gomaxprocs_policy"`
 }
@@ -120,7 +123,9 @@ type Input struct {
 	Result   bench.Result
 	Stat     cgroup.CPUStat // the change over the run
 	Host     Host
-	Warnings []string
+	Warnings []string // found by the caller; Build adds those of Check
+	// Background is what else was read around the measured iterations.
+	Background Background
 }
 
 // Build computes the statistics and the model from the raw samples.
@@ -129,7 +134,7 @@ func Build(in Input) *Report {
 		SchemaVersion: SchemaVersion,
 		Config: Config{
 			Workload: in.Config.Workload, Cost: in.Config.Cost, Batch: in.Config.Batch,
-			Iterations: in.Config.Iterations, Warmup: in.Config.Warmup, Workers: in.Config.Workers,
+			Iterations: in.Config.Iterations, MinTimeMs: ms(in.Config.MinTime), Warmup: in.Config.Warmup, Workers: in.Config.Workers,
 			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
 		},
 		Host:     in.Host,
@@ -190,6 +195,7 @@ func Build(in Input) *Report {
 		f := float64(*st.NrThrottled) / float64(*st.NrPeriods)
 		r.Throttling.ThrottledFraction = &f
 	}
+	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
 	return r
 }
 

@@ -100,6 +100,25 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "Range (min … max): 90.00 ms … 110.0 ms")
 	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
 	assert.Contains(t, out, "measured/expected 1.25")
+	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
+	// The summary shows every warning, in full.
+	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
+
+	// With --min-time: how many ran, and what was asked.
+	in := sample()
+	in.Config.Iterations, in.Config.MinTime = 2, 1500*time.Millisecond
+	buf.Reset()
+	require.NoError(t, Write(&buf, Build(in), "text"))
+	assert.Contains(t, buf.String(), "3 iterations (at least 2, for at least 1.5s) (+1 warm-up)")
+}
+
+func TestMinTimeInJSON(t *testing.T) {
+	in := sample()
+	in.Config.Iterations, in.Config.MinTime = 2, 1500*time.Millisecond
+	r := Build(in)
+	assert.Equal(t, 2, r.Config.Iterations, "what was asked")
+	assert.Equal(t, 3, r.Stats.N, "what ran")
+	assert.Equal(t, 1500.0, r.Config.MinTimeMs)
 }
 
 func TestCPUModel(t *testing.T) {

@@ -23,7 +23,8 @@ func NewEstimator() *Estimator { return &Estimator{opCost: time.Millisecond} }
 // Shape is what the estimate needs of a configuration.
 type Shape struct {
 	Cost, Batch, Iterations, Warmup, Workers, GOMAXPROCS int
-	CPUs                                                 float64 // quota/period; 0 or +Inf = unlimited
+	MinTime                                              time.Duration // --min-time: the measured iterations last at least this
+	CPUs                                                 float64       // quota/period; 0 or +Inf = unlimited
 	NumCPU                                               int
 }
 
@@ -48,8 +49,9 @@ func (e *Estimator) EstimateSeconds(s Shape) float64 {
 		gmp = s.NumCPU
 	}
 	par := stats.Parallelism(s.Workers, gmp, math.Min(cpus, float64(s.NumCPU)))
-	work := float64(e.opCost) * math.Pow(2, float64(s.Cost-4)) * float64(s.Batch*s.Workers*(s.Iterations+s.Warmup))
-	return stats.ExpectedDuration(work, par) / float64(time.Second)
+	iter := stats.ExpectedDuration(float64(e.opCost)*math.Pow(2, float64(s.Cost-4))*float64(s.Batch*s.Workers), par)
+	measured := max(iter*float64(s.Iterations), float64(s.MinTime))
+	return (iter*float64(s.Warmup) + measured) / float64(time.Second)
 }
 
 // Learn updates the cost of one operation from a finished run.

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -37,9 +38,40 @@ func header(rows []Row) []string {
 	return append(append(h, metricColumns...), "note")
 }
 
+// footnotes numbers the warnings of a table in the order rows refer to
+// them, so that a table for people shows each warning's headline with a
+// number in the note column and its full text once below the table.
+type footnotes struct{ texts []string }
+
+// note is a row's note cell: its warnings' headlines, each marked with the
+// number of its footnote.
+func (f *footnotes) note(warnings []string) string {
+	var parts []string
+	for _, w := range warnings {
+		i := slices.Index(f.texts, w)
+		if i < 0 {
+			f.texts = append(f.texts, w)
+			i = len(f.texts) - 1
+		}
+		head, _, _ := strings.Cut(w, ": ")
+		parts = append(parts, head+superscript(i+1))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range strconv.Itoa(n) {
+		b.WriteRune([]rune(digits)[c-'0'])
+	}
+	return b.String()
+}
+
 // cells renders one row; prec chooses how many decimals a person wants to
-// read (tables) or -1 for full precision (CSV).
-func cells(r Row, prec int) []string {
+// read (tables) or -1 for full precision (CSV). Tables for people pass
+// footnotes for the warnings; CSV has them in full (notes nil).
+func cells(r Row, prec int, notes *footnotes) []string {
 	var c []string
 	for _, p := range r.Config {
 		c = append(c, p.Value)
@@ -62,6 +94,9 @@ func cells(r Row, prec int) []string {
 		frac = f(*rep.Throttling.ThrottledFraction, 3)
 	}
 	note := strings.Join(rep.Warnings, "; ")
+	if notes != nil {
+		note = notes.note(rep.Warnings)
+	}
 	return append(c,
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
 		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), note)
@@ -72,7 +107,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	cw.Write(header(rows))
 	for _, r := range rows {
-		cw.Write(cells(r, -1))
+		cw.Write(cells(r, -1, nil))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -84,12 +119,19 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 	h := header(rows)
 	fmt.Fprintf(&b, "| %s |\n", strings.Join(h, " | "))
 	fmt.Fprintf(&b, "|%s\n", strings.Repeat("---:|", len(h)))
+	var notes footnotes
 	for _, r := range rows {
-		c := cells(r, 1)
+		c := cells(r, 1, &notes)
 		for i := range c {
 			c[i] = strings.ReplaceAll(c[i], "|", `\|`)
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(c, " | "))
+	}
+	if len(notes.texts) > 0 {
+		b.WriteString("\n")
+		for i, t := range notes.texts {
+			fmt.Fprintf(&b, "- %s %s\n", superscript(i+1), t)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -99,8 +141,20 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 func WriteText(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(header(rows), "\t")+"\t")
+	var notes footnotes
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(cells(r, 1), "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(cells(r, 1, &notes), "\t")+"\t")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if len(notes.texts) > 0 {
+		b.WriteString("\n")
+	}
+	for i, t := range notes.texts {
+		fmt.Fprintf(&b, "%s %s\n", superscript(i+1), t)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

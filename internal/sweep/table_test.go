@@ -79,10 +79,53 @@ func TestEstimator(t *testing.T) {
 	s.Cost = 6
 	assert.Equal(t, time.Second, e.Estimate(s), "two cost steps are 4× the work")
 
+	// --min-time: the measured iterations last at least that long.
+	s.MinTime = 3 * time.Second
+	assert.Equal(t, 3200*time.Millisecond, e.Estimate(s), "one warm-up iteration of 200 ms, then 3 s")
+	s.MinTime = 500 * time.Millisecond
+	assert.Equal(t, time.Second, e.Estimate(s), "the iterations take longer than --min-time")
+	s.MinTime = 0
+
 	r := fakeReport(1, 10, nil)
 	r.Config.Batch, r.Config.Workers, r.Config.Cost = 10, 1, 4
 	r.Model.CPUMsPerIteration = 20 // 2 ms per hash measured
 	e.Learn(r)
 	s.Cost = 4
 	assert.Equal(t, 500*time.Millisecond, e.Estimate(s))
+}
+
+// Warnings are not hidden, and do not wreck the table: the note column
+// shows their headlines with footnote numbers, their full texts follow
+// the table once each; CSV, for machines, has them whole in the cell.
+func TestWarningsAreFootnotes(t *testing.T) {
+	few := "few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"
+	short := "short iterations: an iteration needs 20.00 ms of CPU, less than the 50ms quota per 100ms period; use --batch 100 or more"
+	rows := sampleRows()
+	rows[0].Report.Warnings = []string{short, few}
+	rows[1].Report.Warnings = []string{few}
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, rows))
+	out := buf.String()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	require.Len(t, lines, 7, out) // header, 3 rows, blank, 2 footnotes
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[1]), "short iterations¹; few iterations²"), lines[1])
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[2]), "few iterations²"), "the same warning, the same footnote: %s", lines[2])
+	assert.Equal(t, "¹ "+short, lines[5])
+	assert.Equal(t, "² "+few, lines[6])
+	// Still aligned: the mean column ends at the same place on every row.
+	end := strings.Index(lines[0], "mean_ms") + len("mean_ms")
+	assert.Equal(t, "20.0", strings.TrimSpace(lines[1][end-7:end]))
+
+	buf.Reset()
+	require.NoError(t, WriteMarkdown(&buf, rows))
+	out = buf.String()
+	assert.Contains(t, out, "| short iterations¹; few iterations² |")
+	assert.Contains(t, out, "\n- ¹ "+short+"\n- ² "+few+"\n")
+
+	buf.Reset()
+	require.NoError(t, WriteCSV(&buf, rows))
+	recs, err := csv.NewReader(&buf).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, short+"; "+few, recs[1][9])
 }

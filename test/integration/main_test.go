@@ -126,8 +126,10 @@ func subdirs(t testing.TB, dir string) []string {
 // result is the part of the JSON report the tests look at.
 type result struct {
 	Config struct {
-		Workers    int `json:"workers"`
-		GOMAXPROCS int `json:"gomaxprocs"`
+		Workers    int     `json:"workers"`
+		GOMAXPROCS int     `json:"gomaxprocs"`
+		Iterations int     `json:"iterations"`
+		MinTimeMs  float64 `json:"min_time_ms"`
 	} `json:"config"`
 	Cgroup struct {
 		Mode          string  `json:"mode"`
@@ -155,6 +157,7 @@ type result struct {
 		ExpectedMs float64 `json:"expected_ms"`
 		Ratio      float64 `json:"ratio"`
 	} `json:"model"`
+	Warnings []string `json:"warnings"`
 }
 
 type outcome struct {

@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/stats"
+)
+
+// Background is what the harness read around the measured iterations,
+// besides the cgroup's cpu.stat, for the warnings to judge the run by. A
+// nil field was not known; a rule that needs it stays silent.
+type Background struct {
+	// Window is the wall time between the readings: the measured iterations
+	// and the few hundred microseconds it takes to read the counters.
+	Window time.Duration
+	// MachineBusy is the CPU time every CPU of the machine spent running
+	// anything over Window, summed, and BusyResolution how far off the
+	// counter may be (/proc/stat rounds to 10 ms).
+	MachineBusy    *time.Duration
+	BusyResolution time.Duration
+	// CgroupUsage is the CPU time of every process in the measured cgroup
+	// over Window; ProcessCPU this process's own. Both in current mode,
+	// where the workload runs in this process.
+	CgroupUsage *time.Duration
+	ProcessCPU  *time.Duration
+}
+
+// Thresholds of the warnings, in one place; DefaultThresholds says why each
+// value, the README's table of warnings what each rule means to a reader.
+type Thresholds struct {
+	MinPeriods        float64       // fewer CFS periods in the measured window: phase matters
+	CgroupOthersShare float64       // others' share of the measured cgroup's CPU usage …
+	CgroupOthersMin   time.Duration // … and at least this much of it
+	BusyCPUs          float64       // other load on the machine, in CPUs on average
+	Alpha             float64       // the significance compare tests at
+}
+
+// DefaultThresholds are the thresholds every run is judged by.
+var DefaultThresholds = Thresholds{
+	// The two ends of the window fall anywhere in a period: the quota left
+	// at its start and the throttled stretch cut off at its end move the
+	// total by up to one period, 1/n of n periods. At 10 that is at most
+	// 10% and typically half of it, compare's default threshold.
+	MinPeriods: 10,
+	// What others use in the measured cgroup comes out of its quota: at 5%
+	// the slowdown is as large as compare's default threshold. 10 ms keeps
+	// a short run quiet about a stray shell command.
+	CgroupOthersShare: 0.05,
+	CgroupOthersMin:   10 * time.Millisecond,
+	// A fifth of a CPU of other load, averaged over the window, is a tenth
+	// of our 2-CPU machines: enough to take CPU time from a workload that
+	// uses every CPU, and to delay its wake-up when a period refills.
+	BusyCPUs: 0.2,
+	// compare's default --alpha.
+	Alpha: 0.05,
+}
+
+// Check judges a built report r (and what else was read around it) and
+// returns the warnings it deserves. Every warning starts with a short
+// headline ending in ": ", then says what is wrong, by how much, and what
+// to do about it: tables show the headlines, the JSON carries it all.
+func Check(r *Report, bg Background, th Thresholds) []string {
+	var w []string
+	c := r.Config
+	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
+		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
+	}
+	var window float64 // ms: the measured iterations run back to back
+	for _, d := range r.DurationsMs {
+		window += d
+	}
+	if q, ok := bindingQuota(r); ok {
+		periods := window / ms(q.period)
+		counted := q.leaf && r.Throttling.NrPeriods != nil && *r.Throttling.NrPeriods > 0
+		if counted {
+			periods = float64(*r.Throttling.NrPeriods)
+		}
+		if periods < th.MinPeriods && window > 0 {
+			n := fmt.Sprintf("about %.1f", periods)
+			if counted {
+				n = fmt.Sprintf("%.0f", periods)
+			}
+			plural := "s"
+			if counted && periods == 1 {
+				plural = ""
+			}
+			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s CFS period%s of %v; "+
+				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",
+				msText(window), n, plural, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
+		}
+		if cpu := r.Model.CPUMsPerIteration; cpu > 0 && cpu < ms(q.quota) {
+			// Two periods' worth of CPU: iterations of about two periods,
+			// clear of this rule with room for noise.
+			batch := int(math.Ceil(2 * float64(c.Batch) * ms(q.quota) / cpu))
+			w = append(w, fmt.Sprintf("short iterations: an iteration needs %s of CPU, less than the %v quota per %v period: "+
+				"some run unthrottled, others wait out a throttled stretch, so the median and percentiles show the unthrottled speed "+
+				"and the mean depends on where iterations fall in the period (the model ratio drifts below 1); use --batch %d or more",
+				msText(cpu), q.quota, q.period, batch))
+		}
+	}
+	if need := stats.UTestNeededN(th.Alpha); r.Stats.N < need {
+		w = append(w, fmt.Sprintf("few iterations: compare can never find a change with %d+%d iterations (a two-sided U test needs %d on each side for p<%v); "+
+			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
+			r.Stats.N, r.Stats.N, need, th.Alpha, need))
+	}
+	if bg.CgroupUsage != nil && bg.ProcessCPU != nil {
+		others := *bg.CgroupUsage - *bg.ProcessCPU
+		if others >= th.CgroupOthersMin && float64(others) > th.CgroupOthersShare*float64(*bg.CgroupUsage) {
+			w = append(w, fmt.Sprintf("shared cgroup: other processes in %s used %s of CPU during the measurement, %.0f%% of the cgroup's; "+
+				"the cgroup's counters (and its quota, if it has one) cover them too; measure in a slice of its own (--cgroup create)",
+				r.Cgroup.Path, msText(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)))
+		}
+	}
+	if bg.MachineBusy != nil && bg.Window > 0 {
+		own := bg.ProcessCPU
+		if own == nil {
+			var sum time.Duration
+			for _, wk := range r.Workers {
+				sum += time.Duration(wk.CPUMs * float64(time.Millisecond))
+			}
+			own = &sum
+		}
+		others := *bg.MachineBusy - *own
+		// Judged by the least the counters allow, so that their rounding
+		// cannot raise the warning on its own.
+		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
+			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the measurement, "+
+				"competing with the workload for CPU time: durations and the model ratio may come out high; measure on a quiet machine",
+				float64(others)/float64(bg.Window)))
+		}
+	}
+	return w
+}
+
+type quota struct {
+	period, quota time.Duration
+	leaf          bool // the measured cgroup's own, whose cpu.stat counts its periods
+}
+
+// bindingQuota is the tightest quota over the measured cgroup and its
+// ancestors, if it limits the run: a quota of more CPUs than the workers,
+// GOMAXPROCS and the machine allow is never used up, and has no periods
+// worth warning about.
+func bindingQuota(r *Report) (quota, bool) {
+	var best quota
+	found := false
+	consider := func(periodUs, quotaUs int64, leaf bool) {
+		if periodUs <= 0 || quotaUs <= 0 {
+			return
+		}
+		q := quota{time.Duration(periodUs) * time.Microsecond, time.Duration(quotaUs) * time.Microsecond, leaf}
+		if !found || float64(q.quota)/float64(q.period) < float64(best.quota)/float64(best.period) {
+			best, found = q, true
+		}
+	}
+	if r.Cgroup.PeriodUs != nil {
+		consider(*r.Cgroup.PeriodUs, r.Cgroup.QuotaUs, true)
+	}
+	for _, l := range r.Cgroup.Levels {
+		consider(l.PeriodUs, l.QuotaUs, false)
+	}
+	if !found {
+		return quota{}, false
+	}
+	free := stats.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(r.Host.NumCPU))
+	return best, float64(best.quota)/float64(best.period) < free
+}

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func i64(v int64) *int64 { return &v }
+
+// quiet is a run that deserves no warning: 10 iterations of 200 ms at half
+// a CPU of a 100 ms period, 100 ms of CPU each, 20 periods counted.
+func quiet() *Report {
+	r := &Report{
+		Config: Config{Workload: "bcrypt", Cost: 4, Batch: 100, Iterations: 10, Workers: 1, GOMAXPROCS: 1},
+		Cgroup: Cgroup{Mode: "created", Path: "/throttlebench/tb-1", PeriodUs: i64(100000), QuotaUs: 50000, EffectiveCPUs: 0.5},
+		Host:   Host{NumCPU: 2},
+		Stats:  Stats{N: 10, MeanMs: 200},
+		Model:  Model{CPUMsPerIteration: 100, Parallelism: 0.5, ExpectedMs: 200, Ratio: 1},
+	}
+	for range 10 {
+		r.DurationsMs = append(r.DurationsMs, 200)
+	}
+	r.Workers = []Worker{{ID: 0, MeanMs: 200, CPUMs: 1000}}
+	r.Throttling.NrPeriods = u64(20)
+	return r
+}
+
+// headline is what tables show of a warning.
+func headline(w string) string { h, _, _ := strings.Cut(w, ": "); return h }
+
+func headlines(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, headline(w))
+	}
+	return out
+}
+
+func TestQuietRunHasNoWarnings(t *testing.T) {
+	assert.Empty(t, Check(quiet(), Background{}, DefaultThresholds))
+}
+
+func TestFewPeriods(t *testing.T) {
+	// The kernel counted 3 periods: the measured cgroup's own quota binds.
+	r := quiet()
+	r.Throttling.NrPeriods = u64(3)
+	w := Check(r, Background{}, DefaultThresholds)
+	require.Equal(t, []string{"few periods"}, headlines(w))
+	assert.Contains(t, w[0], "span 2000.0 ms, 3 CFS periods of 100ms")
+	assert.Contains(t, w[0], "raise --iterations or use --min-time 1s")
+
+	r.Throttling.NrPeriods = u64(1)
+	assert.Contains(t, Check(r, Background{}, DefaultThresholds)[0], ", 1 CFS period of 100ms;")
+
+	r.Throttling.NrPeriods = u64(10)
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "10 periods are enough")
+
+	// No count from the kernel: the window says 450 ms / 100 ms.
+	r = quiet()
+	r.Throttling.NrPeriods = nil
+	r.DurationsMs = []float64{150, 150, 150}
+	r.Stats.N = 3
+	w = Check(r, Background{}, DefaultThresholds)
+	require.Contains(t, headlines(w), "few periods")
+	assert.Contains(t, w[0], "span 450.0 ms, about 4.5 CFS periods of 100ms")
+	assert.Contains(t, w[0], "22% of it", "a period is 22% of 450 ms")
+
+	// The binding quota is an ancestor's, with its own period: the leaf's
+	// count of 0 says nothing, the window does.
+	r = quiet()
+	r.Cgroup.QuotaUs = -1
+	r.Throttling.NrPeriods = u64(0)
+	r.Cgroup.Levels = []Level{{Dir: "/sys/fs/cgroup/pod", PeriodUs: 250000, QuotaUs: 125000}}
+	r.Model.CPUMsPerIteration = 200 // more than the quota of 125 ms
+	w = Check(r, Background{}, DefaultThresholds)
+	require.Equal(t, []string{"few periods"}, headlines(w))
+	assert.Contains(t, w[0], "about 8.0 CFS periods of 250ms")
+	assert.Contains(t, w[0], "--min-time 2.5s")
+}
+
+// A quota that cannot bind (more CPUs than the run can use) and no quota
+// at all have no periods worth a warning.
+func TestNoBindingQuotaNoPeriodWarnings(t *testing.T) {
+	for _, quotaUs := range []int64{-1, 150000} { // unlimited; 1.5 CPUs for one worker
+		r := quiet()
+		r.Cgroup.QuotaUs = quotaUs
+		r.Throttling.NrPeriods = u64(1)
+		r.Model.CPUMsPerIteration = 1
+		assert.Empty(t, Check(r, Background{}, DefaultThresholds), "quota %d", quotaUs)
+	}
+	// Two workers on two CPUs can use 1.5 CPUs: that quota binds.
+	r := quiet()
+	r.Cgroup.QuotaUs = 150000
+	r.Config.Workers, r.Config.GOMAXPROCS = 2, 2
+	r.Throttling.NrPeriods = u64(1)
+	assert.Contains(t, headlines(Check(r, Background{}, DefaultThresholds)), "few periods")
+}
+
+func TestShortIterations(t *testing.T) {
+	// --cpus 0.5 --batch 20: 20 ms of CPU per iteration, below the 50 ms quota.
+	r := quiet()
+	r.Config.Batch = 20
+	r.Model.CPUMsPerIteration = 20
+	w := Check(r, Background{}, DefaultThresholds)
+	require.Equal(t, []string{"short iterations"}, headlines(w))
+	assert.Contains(t, w[0], "needs 20.00 ms of CPU, less than the 50ms quota per 100ms period")
+	assert.Contains(t, w[0], "model ratio drifts below 1")
+	assert.Contains(t, w[0], "use --batch 100 or more", "two periods' worth: 100 ms of CPU")
+
+	r.Model.CPUMsPerIteration = 50
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "a whole quota's worth is a period long")
+}
+
+func TestFewIterationsForCompare(t *testing.T) {
+	r := quiet()
+	r.Stats.N = 3
+	w := Check(r, Background{}, DefaultThresholds)
+	require.Equal(t, []string{"few iterations"}, headlines(w))
+	assert.Contains(t, w[0], "3+3 iterations")
+	assert.Contains(t, w[0], "needs 4 on each side for p<0.05")
+
+	r.Stats.N = 4
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
+	th := DefaultThresholds
+	th.Alpha = 0.01
+	assert.Contains(t, headlines(Check(r, Background{}, th)), "few iterations", "4+4 cannot reach p<0.01")
+}
+
+func TestGOMAXPROCSBelowWorkers(t *testing.T) {
+	r := quiet()
+	r.Config.Workers, r.Config.GOMAXPROCS = 3, 2
+	w := Check(r, Background{}, DefaultThresholds)
+	assert.Contains(t, w, "GOMAXPROCS 2 is below --workers 3: workers take turns even without a CPU limit")
+}
+
+func TestSharedCgroup(t *testing.T) {
+	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
+	r := quiet()
+	r.Cgroup.Mode, r.Cgroup.Path = "current", "/user.slice/app"
+	for _, c := range []struct {
+		usage, process *time.Duration
+		warn           bool
+	}{
+		{d(1000), d(900), true},  // 100 ms, 10%
+		{d(1000), d(960), false}, // 40 ms, 4%: below 5%
+		{d(100), d(90), true},    // 10 ms, 10%
+		{d(100), d(95), false},   // 5 ms: below 10 ms
+		{nil, d(90), false},      // usage unknown (a v1 cpuacct cgroup of another name)
+		{d(1000), nil, false},
+	} {
+		w := Check(r, Background{CgroupUsage: c.usage, ProcessCPU: c.process}, DefaultThresholds)
+		if !c.warn {
+			assert.Empty(t, w, "%v", c)
+			continue
+		}
+		require.Equal(t, []string{"shared cgroup"}, headlines(w), "%v", c)
+		assert.Contains(t, w[0], "other processes in /user.slice/app used")
+		assert.Contains(t, w[0], "10% of the cgroup's")
+	}
+}
+
+func TestBusyMachine(t *testing.T) {
+	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
+	r := quiet() // the worker used 1000 ms of CPU
+	res := 20 * time.Millisecond
+	for _, c := range []struct {
+		name      string
+		window    time.Duration
+		busy, own *time.Duration
+		want      string // "" = no warning
+	}{
+		{"a whole other CPU", 2 * time.Second, d(3000), nil, "kept 1.00 CPUs busy"},
+		{"our process's own CPU time, where known", 2 * time.Second, d(3000), d(1500), "kept 0.75 CPUs busy"},
+		{"a little other load", 2 * time.Second, d(1300), nil, ""},
+		{"0.205 CPUs, but within the counters' rounding", 2 * time.Second, d(1410), nil, ""},
+		{"0.22 CPUs", 2 * time.Second, d(1440), nil, "kept 0.22 CPUs busy"},
+		{"unknown", 2 * time.Second, nil, nil, ""},
+	} {
+		w := Check(r, Background{Window: c.window, MachineBusy: c.busy, BusyResolution: res, ProcessCPU: c.own}, DefaultThresholds)
+		if c.want == "" {
+			assert.Empty(t, w, c.name)
+			continue
+		}
+		require.Equal(t, []string{"busy machine"}, headlines(w), c.name)
+		assert.Contains(t, w[0], c.want, c.name)
+	}
+}
+
+// Build adds Check's warnings after the caller's own.
+func TestBuildChecks(t *testing.T) {
+	in := sample() // 3 iterations
+	in.Warnings = []string{"ran in the current cgroup: no cpu controller"}
+	r := Build(in)
+	require.NotEmpty(t, r.Warnings)
+	assert.Equal(t, in.Warnings[0], r.Warnings[0])
+	assert.Contains(t, headlines(r.Warnings), "few iterations")
+}
+
+// Every rule at once, for the headlines tables show.
+func TestHeadlinesAreShort(t *testing.T) {
+	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
+	r := quiet()
+	r.Config.Workers, r.Config.GOMAXPROCS = 2, 1
+	r.Stats.N, r.Throttling.NrPeriods, r.Model.CPUMsPerIteration = 2, u64(1), 10
+	w := Check(r, Background{Window: time.Second, MachineBusy: d(2000), CgroupUsage: d(1000), ProcessCPU: d(500)}, DefaultThresholds)
+	assert.Len(t, w, 6)
+	for _, h := range headlines(w) {
+		assert.LessOrEqual(t, len(h), 40, h)
+	}
+}
