@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // The child protocol. The parent starts a copy of its own binary with the
@@ -108,7 +109,26 @@ func (c *Child) Pid() int { return c.cmd.Process.Pid }
 // Go lets the child start its iterations.
 func (c *Child) Go() error {
 	_, err := io.WriteString(c.stdin, "go\n")
-	return err
+	return c.diedIf(err)
+}
+
+// diedIf explains a failed write to the child: a broken pipe means the
+// child died (killed before it read its go-ahead), and how it died is the
+// news, not the pipe.
+func (c *Child) diedIf(err error) error {
+	if err == nil {
+		return nil
+	}
+	select {
+	case werr := <-c.waited:
+		c.waited <- werr
+		if werr == nil {
+			werr = err
+		}
+		return fmt.Errorf("workload process died: %w", werr)
+	case <-time.After(time.Second):
+		return err
+	}
 }
 
 // Kill ends the child at once, reaps it and closes the pipes.
@@ -134,7 +154,7 @@ func (c *Child) WaitWarm(ctx context.Context) error {
 // Measure lets the child start its measured iterations.
 func (c *Child) Measure() error {
 	_, err := io.WriteString(c.stdin, "measure\n")
-	return err
+	return c.diedIf(err)
 }
 
 // Wait returns the child's result.
