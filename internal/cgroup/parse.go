@@ -259,3 +259,23 @@ func parseMicros(data []byte) (time.Duration, error) {
 	}
 	return time.Duration(v) * time.Microsecond, nil
 }
+
+// parseProcStartTime returns field 22 of /proc/<pid>/stat (proc(5)): the
+// start time in clock ticks since boot.
+func parseProcStartTime(data []byte) (uint64, error) {
+	// The command name may contain spaces and parentheses: fields start after the last ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("%w: stat without a command name in parentheses: %.40q", ErrParse, data)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	// f[0] is field 3 (state); field 22 is f[19].
+	if len(f) < 20 {
+		return 0, fmt.Errorf("%w: stat too short: %.40q", ErrParse, data)
+	}
+	st, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: stat start time: %q", ErrParse, f[19])
+	}
+	return st, nil
+}

@@ -528,3 +528,27 @@ func TestEffectiveCPUs(t *testing.T) {
 		})
 	}
 }
+
+func TestParseProcStartTime(t *testing.T) {
+	got, err := parseProcStartTime([]byte("17338 (cat) R 17333 17333 14356 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 48889 3133440 411 18446744073709551615\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(48889), got)
+
+	got, err = parseProcStartTime([]byte("42 (a) b (c)) S 1 42 42 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 777 3133440\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(777), got, "fields start after the last ')'")
+
+	for _, c := range []struct{ name, in string }{
+		{"empty", ""},
+		{"no command name", "42 cat R 1 2 3"},
+		{"too short", "42 (cat) R 1 2 3\n"},
+		// Found by FuzzParseProcStartTime: the number's own error escaped without ErrParse.
+		{"start time not a number", ")0 0 0 0 0 0 0 0 0 0 0 00 0 0 0 0 0 0 0 A"},
+		{"negative start time", "42 (cat) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 -1\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseProcStartTime([]byte(c.in))
+			assert.ErrorIs(t, err, ErrParse)
+		})
+	}
+}
