@@ -3,8 +3,10 @@ package cgroup
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,7 @@ func FuzzParseMountInfo(f *testing.F) {
 
 func FuzzParseProcCgroup(f *testing.F) {
 	seedFromFixtures(f, "proc", "cgroup")
+	f.Add([]byte("-1:cpu:/\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, err := parseProcCgroup(data)
 		if err != nil {
@@ -101,6 +104,10 @@ func FuzzParseProcCgroup(f *testing.F) {
 
 func FuzzParseCPUStat(f *testing.F) {
 	seedFromFixtures(f, "", "cpu.stat")
+	// The largest numbers each unit can hold: byte mutation rarely reaches
+	// twenty-digit numbers on its own.
+	f.Add([]byte("throttled_time 9223372036854775807\nburst_usec 9223372036854775\n"))
+	f.Add([]byte("throttled_usec 18446744073709551615\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parseCPUStat(data)
 		if err != nil {
@@ -110,9 +117,25 @@ func FuzzParseCPUStat(f *testing.F) {
 			}
 			return
 		}
+		// Each time is the file's number in its unit (the last line of a key
+		// wins), not a number wrapped around by the conversion.
+		want := map[string]time.Duration{}
+		for _, line := range strings.Split(string(data), "\n") {
+			kv := strings.Fields(line)
+			unit, ok := map[string]time.Duration{"throttled_time": 1, "burst_time": 1, "throttled_usec": time.Microsecond, "burst_usec": time.Microsecond}[statKey(kv)]
+			if !ok {
+				continue
+			}
+			v, _ := strconv.ParseUint(kv[1], 10, 64)
+			if v > uint64(math.MaxInt64/unit) {
+				t.Fatalf("%s %d cannot be a time.Duration, yet %q parsed", kv[0], v, data)
+			}
+			want[strings.TrimSuffix(strings.TrimSuffix(kv[0], "_time"), "_usec")] = time.Duration(v) * unit
+		}
 		for name, d := range map[string]*time.Duration{"throttled": s.ThrottledTime, "burst": s.BurstTime} {
-			if d != nil && *d < 0 {
-				t.Fatalf("negative %s time %v from %q", name, *d, data)
+			w, ok := want[name]
+			if (d != nil) != ok || (ok && *d != w) {
+				t.Fatalf("%s time %v from %q, want %v", name, d, data, w)
 			}
 		}
 	})
@@ -120,6 +143,8 @@ func FuzzParseCPUStat(f *testing.F) {
 
 func FuzzParseCPUMax(f *testing.F) {
 	seedFromFixtures(f, "", "cpu.max")
+	f.Add([]byte("9223372036854775 1000000\n"))
+	f.Add([]byte("max 9223372036854775807\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		quota, period, err := parseCPUMax(data)
 		if err != nil {
@@ -135,11 +160,23 @@ func FuzzParseCPUMax(f *testing.F) {
 		if quota != Unlimited && (quota < 0 || quota%time.Microsecond != 0) {
 			t.Fatalf("quota %v from %q: want Unlimited or whole microseconds ≥ 0", quota, data)
 		}
+		// And they are the file's numbers, not numbers wrapped around.
+		f := strings.Fields(string(data))
+		if q, err := strconv.ParseUint(f[0], 10, 64); err == nil && time.Duration(q)*time.Microsecond != quota {
+			t.Fatalf("quota %v from %q", quota, data)
+		}
+		if len(f) == 2 {
+			if p, _ := strconv.ParseUint(f[1], 10, 64); time.Duration(p)*time.Microsecond != period || uint64(period/time.Microsecond) != p {
+				t.Fatalf("period %v from %q", period, data)
+			}
+		}
 	})
 }
 
 func FuzzParseMicros(f *testing.F) {
 	seedFromFixtures(f, "", "cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.cfs_burst_us", "cpu.max.burst")
+	f.Add([]byte("9223372036854775\n"))
+	f.Add([]byte("9223372036854775807\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := parseMicros(data)
 		if err != nil {
@@ -149,8 +186,11 @@ func FuzzParseMicros(f *testing.F) {
 			}
 			return
 		}
-		if d != Unlimited && (d < 0 || d%time.Microsecond != 0) {
-			t.Fatalf("%v from %q: want Unlimited or whole microseconds ≥ 0", d, data)
+		if d == Unlimited {
+			return
+		}
+		if v, _ := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); d < 0 || int64(d/time.Microsecond) != v || d%time.Microsecond != 0 {
+			t.Fatalf("%v from %q: want whole microseconds ≥ 0, the file's number", d, data)
 		}
 	})
 }
@@ -166,4 +206,12 @@ func FuzzParseProcStartTime(f *testing.F) {
 			checkParseErr(t, err, data)
 		}
 	})
+}
+
+// statKey is the key of a cpu.stat line of two fields, or "".
+func statKey(f []string) string {
+	if len(f) == 2 {
+		return f[0]
+	}
+	return ""
 }
