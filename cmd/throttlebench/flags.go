@@ -17,6 +17,9 @@ const (
 	minPeriod = time.Millisecond
 	maxPeriod = time.Second
 	minQuota  = time.Millisecond
+	// maxQuota bounds a quota, and a quota plus its burst: 2^44−1 µs
+	// (max_cfs_runtime in kernel/sched/core.c), about 203 days.
+	maxQuota = (1<<44 - 1) * time.Microsecond
 )
 
 // parseMicroDuration parses a Go duration that the kernel can take: whole
@@ -50,7 +53,7 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		}
 	}
 	if f.cpus != "" && f.quota != "" {
-		return l, set, usagef("--cpus %s conflicts with --quota %s: give one of them (quota = cpus × period)", f.cpus, f.quota)
+		return l, set, usagef("--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", f.cpus, f.quota)
 	}
 	switch {
 	case f.quota == "max":
@@ -61,12 +64,20 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		if l.Quota < minQuota {
 			return l, set, usagef("invalid --quota %q: must be at least 1ms, or max", f.quota)
 		}
+		if l.Quota > maxQuota {
+			return l, set, usagef("invalid --quota %q: must be at most %v (the kernel's limit), or max", f.quota, maxQuota)
+		}
 	case f.cpus != "":
 		c, perr := strconv.ParseFloat(f.cpus, 64)
 		if perr != nil || !(c > 0) || math.IsInf(c, 0) {
 			return l, set, usagef("invalid --cpus %q: want a number of CPUs above 0, such as 0.5", f.cpus)
 		}
-		l.Quota = (time.Duration(math.Round(c*float64(l.Period/time.Microsecond))) * time.Microsecond)
+		// Bounded while still a float: a Duration beyond maxQuota could wrap around.
+		us := math.Round(c * float64(l.Period/time.Microsecond))
+		if us > float64(maxQuota/time.Microsecond) {
+			return l, set, combinationf("invalid --cpus %q: gives a quota above the kernel's maximum of %v per %v period; use fewer CPUs or a shorter --period", f.cpus, maxQuota, l.Period)
+		}
+		l.Quota = time.Duration(us) * time.Microsecond
 		if l.Quota < minQuota {
 			return l, set, combinationf("invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", f.cpus, l.Quota, l.Period)
 		}
@@ -83,6 +94,9 @@ func (f limitFlags) resolve() (l cgroup.Limits, set bool, err error) {
 		}
 		if l.Burst > l.Quota {
 			return l, set, combinationf("invalid --burst %q: must not exceed the quota %v", f.burst, l.Quota)
+		}
+		if l.Quota != cgroup.Unlimited && l.Burst > maxQuota-l.Quota {
+			return l, set, combinationf("invalid --burst %q: quota %v plus burst must not exceed the kernel's limit %v", f.burst, l.Quota, maxQuota)
 		}
 	}
 	return l, set, nil

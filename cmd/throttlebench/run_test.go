@@ -46,7 +46,14 @@ func TestRunRejectsInvalidInput(t *testing.T) {
 		{[]string{"--cpus", "-1"}, []string{`--cpus "-1"`}},
 		{[]string{"--cpus", "half"}, []string{`--cpus "half"`}},
 		{[]string{"--cpus", "0.005"}, []string{`--cpus "0.005"`, "1ms minimum"}},
-		{[]string{"--cpus", "0.5", "--quota", "50ms"}, []string{"--cpus 0.5 conflicts with --quota 50ms"}},
+		{[]string{"--cpus", "0.5", "--quota", "50ms"}, []string{`--cpus "0.5" conflicts with --quota "50ms"`}},
+		// Beyond the kernel's 2^44−1 µs: a quota it refuses, or (--cpus) a
+		// product that wrapped around to 431459h or to a negative quota.
+		{[]string{"--quota", "4887h"}, []string{`--quota "4887h"`, "at most 4886h43m6.044415s"}},
+		{[]string{"--cpus", "2e11"}, []string{`--cpus "2e11"`, "above the kernel's maximum of 4886h43m6.044415s per 100ms period"}},
+		{[]string{"--quota", "4886h", "--burst", "1h"}, []string{`--burst "1h"`, "must not exceed the kernel's limit"}},
+		// Found by FuzzLimitFlags: an unquoted value broke the one line.
+		{[]string{"--cpus", "0", "--quota", "\r"}, []string{`--cpus "0" conflicts with --quota "\r"`}},
 		{[]string{"--quota", "20ms", "--burst", "30ms"}, []string{`--burst "30ms"`, "exceed the quota 20ms"}},
 		{[]string{"--burst", "5ms"}, []string{`--burst "5ms"`, "needs a quota"}},
 		{[]string{"--cpus", "0.5", "--burst", "-1ms"}, []string{`--burst "-1ms"`, "negative"}},

@@ -95,7 +95,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		}
 	}
 	if changed("cpus") && changed("quota") {
-		return usagef("--cpus %s conflicts with --quota %s: give one of them (quota = cpus × period)", *o.specs["cpus"], *o.specs["quota"])
+		return usagef("--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", *o.specs["cpus"], *o.specs["quota"])
 	}
 	var axes []sweep.Axis
 	for _, a := range sweepAxes {
