@@ -21,7 +21,9 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // run relabelled, same.jsonl repeated runs of base's configurations,
 // sweep.json those as an array, pooled.jsonl two runs of each,
 // unmatched.jsonl a --cpus 0.25 run not relabelled, few-*.json 3 iterations
-// each (0.5 against 0.25 relabelled).
+// each (0.5 against 0.25 relabelled); negative-durations.json,
+// empty-durations.json, no-durations.json and null-duration.json are base's
+// first run with its durations_ms edited so ([-5,-1,0], [], gone, a null).
 func fixture(name string) string { return filepath.Join("testdata", "compare", name) }
 
 func checkGolden(t *testing.T, name, got string) {
@@ -181,6 +183,12 @@ func TestCompareRejectsInvalidInput(t *testing.T) {
 		{[]string{"testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
 		{[]string{base, "testdata/compare"}, []string{`invalid NEW "testdata/compare"`}},
 		{[]string{base, fixture("gobench.txt")}, []string{`invalid NEW "testdata/compare/gobench.txt": not a throttlebench result: line 1`}},
+		// A result whose durations are no durations: [-5,-1,0] once read as a
+		// −10454.2% improvement and exited 0.
+		{[]string{base, fixture("negative-durations.json")}, []string{`invalid NEW "testdata/compare/negative-durations.json": not a throttlebench result: line 1: durations_ms element 1 is -5: want a duration above 0 ms`}},
+		{[]string{fixture("empty-durations.json"), base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
+		{[]string{base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
+		{[]string{base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(append([]string{"compare"}, c.args...)...)
