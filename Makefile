@@ -3,7 +3,9 @@
 #   make run     build, then measure 0.1 CPUs (runs the binary with sudo unless root)
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
-#                cgroup v2 in a VM (test-vm), the Docker image (test-docker)
+#                every fuzz target for 3s (test-fuzz), cgroup v2 in a VM
+#                (test-vm), the Docker image (test-docker)
+#   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
@@ -19,7 +21,7 @@ ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check test test-host test-vm test-docker soak bench image clean
+.PHONY: build run check test test-host test-fuzz test-vm test-docker fuzz soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -36,6 +38,18 @@ test-host: build
 	$(GO) vet ./...
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/docker)
 
+# Every Go fuzz target (test/fuzz.sh finds them) for a few seconds each:
+# about 1 minute here for all of them. Plain go test already runs their seeds
+# and the inputs committed under testdata/fuzz/.
+TEST_FUZZTIME ?= 3s
+test-fuzz:
+	GO=$(GO) FUZZTIME=$(TEST_FUZZTIME) test/fuzz.sh
+
+# The same, long enough to find something new: FUZZTIME per target.
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) test/fuzz.sh
+
 # cgroup v2 for real: the integration tests inside a qemu VM (test/vm).
 test-vm:
 	test/vm/test-v2.sh
@@ -45,7 +59,7 @@ test-vm:
 test-docker:
 	test/docker/run.sh
 
-test: test-host test-vm test-docker
+test: test-host test-fuzz test-vm test-docker
 
 # The fault soak (test/integration/soak_test.go): normal ends, SIGINT and
 # SIGTERM at random moments, SIGKILL of the child and of the parent, random

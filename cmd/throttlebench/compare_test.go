@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // run relabelled, same.jsonl repeated runs of base's configurations,
 // sweep.json those as an array, pooled.jsonl two runs of each,
 // unmatched.jsonl a --cpus 0.25 run not relabelled, few-*.json 3 iterations
-// each (0.5 against 0.25 relabelled).
+// each (0.5 against 0.25 relabelled); negative-durations.json,
+// empty-durations.json, no-durations.json and null-duration.json are base's
+// first run with its durations_ms edited so ([-5,-1,0], [], gone, a null).
 func fixture(name string) string { return filepath.Join("testdata", "compare", name) }
 
 func checkGolden(t *testing.T, name, got string) {

@@ -57,6 +57,8 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"run", "--cpus", "0.005"}, []string{`--cpus "0.005"`, "1ms minimum"}},
 		{[]string{"run", "--cpus", "0.5", "--quota", "50ms"}, []string{`--cpus "0.5" conflicts with --quota "50ms"`}},
 		{[]string{"run", "--cpus", "0.5\nwith a second line", "--quota", "50ms"}, []string{`--cpus "0.5\nwith a second line" conflicts`}},
+		// Found by FuzzLimitFlags: an unquoted value broke the one line.
+		{[]string{"run", "--cpus", "0", "--quota", "\r"}, []string{`--cpus "0" conflicts with --quota "\r"`}},
 		{[]string{"run", "--quota", "20ms", "--burst", "30ms"}, []string{`--burst "30ms"`, "exceed the quota 20ms"}},
 		{[]string{"run", "--burst", "5ms"}, []string{`--burst "5ms"`, "needs a quota"}},
 		{[]string{"run", "--cpus", "0.5", "--burst", "-1ms"}, []string{`--burst "-1ms"`, "negative"}},
@@ -125,6 +127,12 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"compare", "testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
 		{[]string{"compare", base, "testdata/compare"}, []string{`invalid NEW "testdata/compare"`}},
 		{[]string{"compare", base, fixture("gobench.txt")}, []string{`invalid NEW "testdata/compare/gobench.txt": not a throttlebench result: line 1`}},
+		// Results whose durations are no durations: [-5,-1,0] once read as a
+		// −10454.2% improvement and exited 0.
+		{[]string{"compare", base, fixture("negative-durations.json")}, []string{`invalid NEW "testdata/compare/negative-durations.json": not a throttlebench result: line 1: durations_ms element 1 is -5: want a duration above 0 ms`}},
+		{[]string{"compare", fixture("empty-durations.json"), base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
+		{[]string{"compare", base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
+		{[]string{"compare", base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
 		// cleanup, and no command at all
 		{[]string{"cleanup", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
 		{[]string{"cleanup", "leftover"}, []string{`unknown command "leftover"`}},

@@ -30,6 +30,16 @@ func readFile(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxFileSize))
 }
 
+// newLineScanner scans data line by line with no limit on a line's length
+// but data's own: a line longer than bufio's 64 KiB default is for the
+// parser to judge, not a bufio.ErrTooLong that escapes without ErrParse.
+// (data is a whole pseudo-file, already bounded by maxFileSize.)
+func newLineScanner(data []byte) *bufio.Scanner {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
+	return sc
+}
+
 // Mount is one line of /proc/<pid>/mountinfo that matters to us.
 type Mount struct {
 	Root       string   // the path inside the filesystem that is mounted (cgroup: the mount root)
@@ -42,7 +52,7 @@ type Mount struct {
 // use are kept.
 func parseMountInfo(data []byte) ([]Mount, error) {
 	var mounts []Mount
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := newLineScanner(data)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
@@ -102,7 +112,7 @@ type ProcCgroup struct {
 // The path may itself contain colons, hence SplitN.
 func parseProcCgroup(data []byte) ([]ProcCgroup, error) {
 	var out []ProcCgroup
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := newLineScanner(data)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
@@ -113,7 +123,7 @@ func parseProcCgroup(data []byte) ([]ProcCgroup, error) {
 			return nil, fmt.Errorf("%w: /proc/self/cgroup line: %q", ErrParse, line)
 		}
 		id, err := strconv.Atoi(f[0])
-		if err != nil {
+		if err != nil || id < 0 { // the kernel numbers hierarchies from 0
 			return nil, fmt.Errorf("%w: /proc/self/cgroup hierarchy id: %q", ErrParse, line)
 		}
 		pc := ProcCgroup{ID: id, Path: f[2]}
@@ -142,7 +152,7 @@ type CPUStat struct {
 // (throttled_usec, burst_usec).
 func parseCPUStat(data []byte) (CPUStat, error) {
 	var s CPUStat
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := newLineScanner(data)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
@@ -154,6 +164,18 @@ func parseCPUStat(data []byte) (CPUStat, error) {
 		v, err := strconv.ParseUint(f[1], 10, 64)
 		if err != nil {
 			return CPUStat{}, fmt.Errorf("%w: cpu.stat value: %q", ErrParse, sc.Text())
+		}
+		// A time no time.Duration can hold is no reading a kernel could make
+		// (2^63 ns is 292 years): refused, rather than wrapped negative.
+		switch f[0] {
+		case "throttled_time", "burst_time":
+			if v > math.MaxInt64 {
+				return CPUStat{}, fmt.Errorf("%w: cpu.stat value out of range: %q", ErrParse, sc.Text())
+			}
+		case "throttled_usec", "burst_usec":
+			if v > maxMicros {
+				return CPUStat{}, fmt.Errorf("%w: cpu.stat value out of range: %q", ErrParse, sc.Text())
+			}
 		}
 		switch f[0] {
 		case "nr_periods":
@@ -242,6 +264,9 @@ func (l Limits) CPUs() float64 {
 	return float64(l.Quota) / float64(l.Period)
 }
 
+// maxMicros is the most microseconds a time.Duration holds (about 292 years).
+const maxMicros = math.MaxInt64 / uint64(time.Microsecond)
+
 // parseCPUMax parses v2 cpu.max: "max 100000" or "20000 100000" (µs).
 func parseCPUMax(data []byte) (quota, period time.Duration, err error) {
 	f := strings.Fields(string(data))
@@ -251,7 +276,7 @@ func parseCPUMax(data []byte) (quota, period time.Duration, err error) {
 	period = 100 * time.Millisecond // the kernel's default when only the quota is given
 	if len(f) == 2 {
 		p, err := strconv.ParseUint(f[1], 10, 63)
-		if err != nil || p == 0 {
+		if err != nil || p == 0 || p > maxMicros {
 			return 0, 0, fmt.Errorf("%w: cpu.max period: %q", ErrParse, data)
 		}
 		period = time.Duration(p) * time.Microsecond
@@ -260,7 +285,7 @@ func parseCPUMax(data []byte) (quota, period time.Duration, err error) {
 		return Unlimited, period, nil
 	}
 	q, err := strconv.ParseUint(f[0], 10, 63)
-	if err != nil {
+	if err != nil || q > maxMicros {
 		return 0, 0, fmt.Errorf("%w: cpu.max quota: %q", ErrParse, data)
 	}
 	return time.Duration(q) * time.Microsecond, period, nil
@@ -275,8 +300,28 @@ func parseMicros(data []byte) (time.Duration, error) {
 		return Unlimited, nil
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 {
+	if err != nil || v < 0 || uint64(v) > maxMicros {
 		return 0, fmt.Errorf("%w: microseconds: %q", ErrParse, s)
 	}
 	return time.Duration(v) * time.Microsecond, nil
+}
+
+// parseProcStartTime returns field 22 of /proc/<pid>/stat (proc(5)): the
+// start time in clock ticks since boot.
+func parseProcStartTime(data []byte) (uint64, error) {
+	// The command name may contain spaces and parentheses: fields start after the last ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("%w: stat without a command name in parentheses: %.40q", ErrParse, data)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	// f[0] is field 3 (state); field 22 is f[19].
+	if len(f) < 20 {
+		return 0, fmt.Errorf("%w: stat too short: %.40q", ErrParse, data)
+	}
+	st, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: stat start time: %q", ErrParse, f[19])
+	}
+	return st, nil
 }

@@ -2,6 +2,7 @@ package cgroup
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,6 +195,7 @@ func TestParseProcCgroupMalformed(t *testing.T) {
 		{"two fields", "cpu:/\n"},
 		{"hierarchy id not a number", "x:cpu:/\n"},
 		{"empty hierarchy id", ":cpu:/\n"},
+		{"negative hierarchy id", "-1:cpu:/\n"},
 		{"good line then a bad one", "0::/\n1:cpu\n"},
 	}
 	for _, tt := range tests {
@@ -254,6 +256,11 @@ func TestParseCPUStat(t *testing.T) {
 			want: CPUStat{},
 		},
 		{
+			name: "longest times",
+			in:   "throttled_time 9223372036854775807\nburst_usec 9223372036854775\n",
+			want: CPUStat{ThrottledTime: dur(math.MaxInt64), BurstTime: dur(9223372036854775 * time.Microsecond)},
+		},
+		{
 			name: "largest counter",
 			in:   "nr_periods 18446744073709551615\n",
 			want: CPUStat{NrPeriods: u64(math.MaxUint64)},
@@ -278,6 +285,10 @@ func TestParseCPUStatMalformed(t *testing.T) {
 		{"not a number", "throttled_usec lots\n"},
 		{"fraction", "throttled_time 1.5\n"},
 		{"overflow", "nr_periods 18446744073709551616\n"},
+		// Times no time.Duration holds used to wrap around to negative ones.
+		{"throttled_time beyond a Duration", "throttled_time 9223372036854775808\n"},
+		{"throttled_usec beyond a Duration", "throttled_usec 18446744073709551615\n"},
+		{"burst_usec beyond a Duration", "burst_usec 9223372036854776\n"},
 		{"unknown key with a bad value", "usage_usec x\n"},
 		{"good lines then a bad one", "nr_periods 1\nnr_throttled 2\nthrottled_time\n"},
 	}
@@ -327,6 +338,8 @@ func TestParseCPUMaxMalformed(t *testing.T) {
 		{"period not a number", "max forever\n"},
 		{"negative period", "50000 -100000\n"},
 		{"period max", "50000 max\n"},
+		{"period beyond a Duration", "max 9223372036854775807\n"},
+		{"quota beyond a Duration", "9223372036854776 100000\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,6 +363,7 @@ func TestParseMicros(t *testing.T) {
 		{"v2 unlimited", "max\n", Unlimited},
 		{"surrounding space", "  50000  \n", 50 * time.Millisecond},
 		{"one microsecond", "1", time.Microsecond},
+		{"the most a Duration holds", "9223372036854775", 9223372036854775 * time.Microsecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,6 +385,8 @@ func TestParseMicrosMalformed(t *testing.T) {
 		{"fraction", "1.5\n"},
 		{"two numbers", "20000 100000\n"},
 		{"unit suffix", "100ms\n"},
+		{"beyond a Duration", "9223372036854775807\n"},
+		{"just beyond a Duration", "9223372036854776\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -527,4 +543,54 @@ func TestEffectiveCPUs(t *testing.T) {
 			assert.InDelta(t, tt.want, got, 1e-12)
 		})
 	}
+}
+
+func TestParseProcStartTime(t *testing.T) {
+	got, err := parseProcStartTime([]byte("17338 (cat) R 17333 17333 14356 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 48889 3133440 411 18446744073709551615\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(48889), got)
+
+	got, err = parseProcStartTime([]byte("42 (a) b (c)) S 1 42 42 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 777 3133440\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(777), got, "fields start after the last ')'")
+
+	for _, c := range []struct{ name, in string }{
+		{"empty", ""},
+		{"no command name", "42 cat R 1 2 3"},
+		{"too short", "42 (cat) R 1 2 3\n"},
+		// Found by FuzzParseProcStartTime: the number's own error escaped without ErrParse.
+		{"start time not a number", ")0 0 0 0 0 0 0 0 0 0 0 00 0 0 0 0 0 0 0 A"},
+		{"negative start time", "42 (cat) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 -1\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseProcStartTime([]byte(c.in))
+			assert.ErrorIs(t, err, ErrParse)
+		})
+	}
+}
+
+// Lines longer than bufio.Scanner's 64 KiB default used to fail with
+// bufio.ErrTooLong, which does not wrap ErrParse.
+func TestParseLongLines(t *testing.T) {
+	long := strings.Repeat("a", 70000)
+
+	mounts, err := parseMountInfo([]byte("32 31 0:29 /" + long + " /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"))
+	require.NoError(t, err)
+	require.Len(t, mounts, 1)
+	assert.Equal(t, "/"+long, mounts[0].Root)
+	_, err = parseMountInfo([]byte(long))
+	assert.ErrorIs(t, err, ErrParse)
+
+	lines, err := parseProcCgroup([]byte("1:cpu:/" + long + "\n"))
+	require.NoError(t, err)
+	require.Len(t, lines, 1)
+	assert.Equal(t, "/"+long, lines[0].Path)
+	_, err = parseProcCgroup([]byte(long))
+	assert.ErrorIs(t, err, ErrParse)
+
+	s, err := parseCPUStat([]byte("nr_periods " + strings.Repeat("0", 70000) + "7\n"))
+	require.NoError(t, err)
+	assert.Equal(t, u64(7), s.NrPeriods)
+	_, err = parseCPUStat([]byte(long))
+	assert.ErrorIs(t, err, ErrParse)
 }

@@ -276,17 +276,11 @@ func procStartTime(pid int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The command name may contain spaces and parentheses: fields start after the last ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("%w: /proc/%d/stat", ErrParse, pid)
+	st, err := parseProcStartTime(data)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	f := strings.Fields(string(data[i+1:]))
-	// f[0] is field 3 (state); field 22 is f[19].
-	if len(f) < 20 {
-		return 0, fmt.Errorf("%w: /proc/%d/stat too short", ErrParse, pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64)
+	return st, nil
 }
 
 // dying says whether every process listed is exiting already (a zombie

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -48,7 +49,7 @@ func Load(r io.Reader) ([]report.Report, error) {
 				return nil, fmt.Errorf("%w: line %d: %v", ErrInput, line(data, start), err)
 			}
 		default:
-			return nil, fmt.Errorf("%w: line %d: found %.20s where a run object or an array of them belongs", ErrInput, line(data, start), raw)
+			return nil, fmt.Errorf("%w: line %d: found %.20s where a run object or an array of them belongs", ErrInput, line(data, start), oneLine(raw))
 		}
 		for i, item := range items {
 			rep, err := decodeReport(item)
@@ -71,7 +72,7 @@ func Load(r io.Reader) ([]report.Report, error) {
 func decodeReport(item json.RawMessage) (report.Report, error) {
 	var rep report.Report
 	if len(item) == 0 || item[0] != '{' {
-		return rep, fmt.Errorf("found %.20s where a run object belongs", item)
+		return rep, fmt.Errorf("found %.20s where a run object belongs", oneLine(item))
 	}
 	if err := json.Unmarshal(item, &rep); err != nil {
 		return rep, err
@@ -84,7 +85,46 @@ func decodeReport(item json.RawMessage) (report.Report, error) {
 	case rep.Config.Workload == "":
 		return rep, errors.New("a run result without config.workload")
 	}
-	return rep, nil
+	return rep, checkDurations(item)
+}
+
+// checkDurations refuses a result whose durations_ms are not what a run
+// measures: absent, empty, or holding a null or a value that is no
+// duration (≤ 0). Compared as if measured, [-5,-1,0] showed a change of
+// −10454.2% and counted as an improvement. A null would have decoded as 0,
+// so the elements are read as pointers to tell it apart.
+func checkDurations(item json.RawMessage) error {
+	var d struct {
+		DurationsMs []*float64 `json:"durations_ms"`
+	}
+	if err := json.Unmarshal(item, &d); err != nil {
+		return err
+	}
+	switch {
+	case d.DurationsMs == nil:
+		return errors.New("a run result without durations_ms")
+	case len(d.DurationsMs) == 0:
+		return errors.New("a run result with no durations_ms: want one per measured iteration")
+	}
+	for i, v := range d.DurationsMs {
+		switch {
+		case v == nil:
+			return fmt.Errorf("durations_ms element %d is null: want a duration above 0 ms", i+1)
+		case !(*v > 0) || math.IsInf(*v, 0):
+			return fmt.Errorf("durations_ms element %d is %v: want a duration above 0 ms", i+1, *v)
+		}
+	}
+	return nil
+}
+
+// oneLine is a JSON value on one line, as an error quotes it: an array
+// spread over lines would break compare's one line of diagnosis.
+func oneLine(v json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
 }
 
 func skipSpace(data []byte, i int) int {

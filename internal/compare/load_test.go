@@ -63,11 +63,23 @@ func TestCompareLoadRejectsWhatIsNotAResult(t *testing.T) {
 		{"syntax error on line 3", good + "\n" + good + "\n{\"a\" 1}\n", "line 3"},
 		{"a number", "42", "line 1: found 42 where a run object or an array of them belongs"},
 		{"array of numbers", "[1]", "element 1: found 1 where a run object belongs"},
+		// Found by FuzzLoad's one-line property: the element was quoted as written.
+		{"array of arrays over lines", "[[1,\n2]]", "element 1: found [1,2] where a run object belongs"},
 		{"no schema_version", `{"config":{"workload":"bcrypt"}}`, "without schema_version"},
 		{"later schema", `{"schema_version":2,"config":{"workload":"bcrypt"}}`, "schema_version 2: this throttlebench reads version 1"},
 		{"no workload", `{"schema_version":1}`, "without config.workload"},
 		{"wrong type", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":"fast"}`, "durations_ms"},
 		{"second element bad", "\n\n[" + good + ",{}]", "line 3, element 2"},
+		// A result with no real durations is not a result: [-5,-1,0] compared
+		// as −10454.2%, an improvement.
+		{"negative durations", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[-5,-1,0]}`, "line 1: durations_ms element 1 is -5: want a duration above 0 ms"},
+		{"a zero duration", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[3,0]}`, "durations_ms element 2 is 0: want a duration above 0 ms"},
+		{"a null duration", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[3,null,4]}`, "durations_ms element 2 is null"},
+		{"no durations", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[]}`, "no durations_ms: want one per measured iteration"},
+		{"durations absent", `{"schema_version":1,"config":{"workload":"bcrypt"}}`, "without durations_ms"},
+		{"durations null", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":null}`, "without durations_ms"},
+		{"bad durations in a sweep's second run", "[" + good + `,{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[1,-1]}]`, "line 1, element 2: durations_ms element 2 is -1"},
+		{"a duration beyond float64", `{"schema_version":1,"config":{"workload":"bcrypt"},"durations_ms":[1e400]}`, "durations_ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load(strings.NewReader(c.in))

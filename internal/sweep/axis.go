@@ -51,7 +51,7 @@ func Expand(spec string, kind Kind) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, format(v, kind, item))
+			out = append(out, canonical(item, v, kind))
 		case 3:
 			vs, err := expandRange(parts[0], parts[1], parts[2], kind)
 			if err != nil {
@@ -95,16 +95,31 @@ func parse(s string, kind Kind) (float64, error) {
 	}
 }
 
-func format(v float64, kind Kind, orig string) string {
+// canonical formats a single value v, parsed from s, as the flags take it.
+// Whole numbers and durations are formatted from their own parse, not from
+// the float64 a range steps in, which holds them exactly only up to 2^53; a
+// number is kept as typed, not rounded as a range's values are.
+func canonical(s string, v float64, kind Kind) string {
+	switch kind {
+	case Duration:
+		d, _ := time.ParseDuration(s)
+		return d.String()
+	case Int, Words:
+		if n, err := strconv.Atoi(s); err == nil {
+			return strconv.Itoa(n)
+		}
+		return s // workers, runtime
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}
+
+// format formats one value of a range.
+func format(v float64, kind Kind) string {
 	switch kind {
 	case Duration:
 		return time.Duration(math.Round(v)).String()
-	case Int:
-		return strconv.Itoa(int(v))
-	case Words:
-		if math.IsNaN(v) {
-			return orig
-		}
+	case Int, Words:
 		return strconv.Itoa(int(v))
 	default:
 		// Rounded so that 0.1+0.2 reads 0.3, as the user meant.
@@ -114,8 +129,15 @@ func format(v float64, kind Kind, orig string) string {
 
 func roundTo(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
+	if r := math.Round(v*p) / p; !math.IsInf(r, 0) {
+		return r
+	}
+	return v // beyond 1e299 v*p overflows, and there are no decimals left to round
 }
+
+// maxExact is the largest whole number up to which every whole number is a
+// float64: a range of whole numbers or durations ends within it.
+const maxExact = 1 << 53
 
 func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 	start, err := parse(startS, kind)
@@ -128,6 +150,9 @@ func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 	}
 	if math.IsNaN(start) || math.IsNaN(stop) {
 		return nil, errors.New("only numbers can form a range")
+	}
+	if kind != Float && (math.Abs(start) > maxExact || math.Abs(stop) > maxExact) {
+		return nil, fmt.Errorf("its ends must lie within ±%s, where it can be stepped exactly", format(maxExact, kind))
 	}
 	if stop < start {
 		return nil, fmt.Errorf("stop %s is below start %s", stopS, startS)
@@ -145,7 +170,7 @@ func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 			return nil, errors.New("a multiplying range must start above 0")
 		}
 		for v := start; v <= stop+eps; v *= k {
-			out = append(out, format(v, kind, ""))
+			out = append(out, format(v, kind))
 			if len(out) > MaxValues {
 				return nil, fmt.Errorf("more than %d values", MaxValues)
 			}
@@ -159,12 +184,14 @@ func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 	if (stop-start)/step > MaxValues {
 		return nil, fmt.Errorf("more than %d values", MaxValues)
 	}
-	for i := 0; ; i++ {
+	// Bounded by the count too: a step below the float spacing at start
+	// (1e300:1e300:1) never moves v, and dedupe folds its repeats into one.
+	for i := 0; i <= MaxValues; i++ {
 		v := start + float64(i)*step
 		if v > stop+eps {
 			break
 		}
-		out = append(out, format(v, kind, ""))
+		out = append(out, format(v, kind))
 	}
 	return dedupe(out), nil
 }

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,6 +59,57 @@ func TestExpandRejects(t *testing.T) {
 		_, err := Expand(c.spec, c.kind)
 		require.Error(t, err, c.spec)
 		assert.Contains(t, err.Error(), c.want, c.spec)
+	}
+}
+
+// Found by FuzzExpand's properties, seeded near the ends of each kind: single
+// values went through a float64 and came back as other values (+Inf, the
+// most negative int64, a neighbour above 2^53), and a range whose step is
+// below the float spacing at its start looped for ever.
+func TestExpandExtremes(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		kind Kind
+		want []string
+	}{
+		{"9223372036854775807", Int, []string{"9223372036854775807"}},
+		{"9007199254740993", Words, []string{"9007199254740993"}},
+		{"2562047h47m16.854775807s", Duration, []string{"2562047h47m16.854775807s"}},
+		{"1e-12", Float, []string{"0.000000000001"}},
+		{"1e17:1e17:1", Float, []string{"100000000000000000"}},
+		{"9007199254740990:9007199254740992:1", Int, []string{"9007199254740990", "9007199254740991", "9007199254740992"}},
+	} {
+		got, err := Expand(c.spec, c.kind)
+		require.NoError(t, err, c.spec)
+		assert.Equal(t, c.want, got, c.spec)
+	}
+
+	got, err := Expand("1e300", Float)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	f, err := strconv.ParseFloat(got[0], 64)
+	require.NoError(t, err, "was +Inf")
+	assert.Equal(t, 1e300, f)
+
+	done := make(chan []string, 1)
+	go func() { vs, _ := Expand("1e300:1e300:1", Float); done <- vs }()
+	select {
+	case vs := <-done:
+		assert.Len(t, vs, 1, "a step below the float spacing gives the start once")
+	case <-time.After(5 * time.Second):
+		panic("Expand(1e300:1e300:1) loops") // a runaway Expand goes on allocating: stop the binary
+	}
+
+	for _, c := range []struct {
+		spec string
+		kind Kind
+		want string
+	}{
+		{"9007199254740994:9007199254740994:1", Int, `range "9007199254740994:9007199254740994:1": its ends must lie within ±9007199254740992`},
+		{"1ms:2562047h:1h", Duration, "its ends must lie within ±2501h59m59.254740992s"},
+	} {
+		_, err := Expand(c.spec, c.kind)
+		assert.ErrorContains(t, err, c.want, c.spec)
 	}
 }
 

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+// The fuzz targets below feed the parsers of duration and CPU flags arbitrary
+// strings. Whatever the input: no panic; an error is a *usageError (exit 2)
+// of one line that names the flag; a success is limits the kernel accepts.
+
+// kernelMaxQuota is the kernel's bound on a quota, and on quota + burst:
+// 2^44−1 µs (max_cfs_runtime in kernel/sched/core.c; this machine's kernel
+// refuses cpu.cfs_quota_us 17592186044416 and takes 17592186044415).
+const kernelMaxQuota = (1<<44 - 1) * time.Microsecond
+
+// checkUsageError fails unless err is a *usageError of one line that names
+// one of flags ("--quota").
+func checkUsageError(t *testing.T, err error, flags ...string) {
+	t.Helper()
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("error is not a usage error (exit 2): %T %v", err, err)
+	}
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\r\n") {
+		t.Fatalf("error of more than one line: %q", msg)
+	}
+	for _, f := range flags {
+		if strings.Contains(msg, "--"+f) {
+			return
+		}
+	}
+	t.Fatalf("error names none of --%s: %q", strings.Join(flags, ", --"), msg)
+}
+
+func FuzzParseMicroDuration(f *testing.F) {
+	for _, s := range []string{"100ms", "1.5ms", "1500ns", "1µs", "1us", "-5ms", "0", "fast", "",
+		"2562047h47m16.854775807s", "9223372036854775807ns", "1h1m1s1ms1us"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		d, err := parseMicroDuration("period", v)
+		if err != nil {
+			checkUsageError(t, err, "period")
+			if !strings.HasPrefix(err.Error(), "invalid --period ") {
+				t.Fatalf("error %q does not start with invalid --period", err)
+			}
+			return
+		}
+		if d%time.Microsecond != 0 {
+			t.Fatalf("%q gave %v: not whole microseconds", v, d)
+		}
+		if want, _ := time.ParseDuration(v); d != want {
+			t.Fatalf("%q gave %v, want %v", v, d, want)
+		}
+	})
+}
+
+// FuzzLimitFlags: --period, --quota, --cpus and --burst together.
+func FuzzLimitFlags(f *testing.F) {
+	for _, s := range [][4]string{
+		{"", "", "", ""},
+		{"10ms", "", "0.5", ""},
+		{"", "50ms", "", ""},
+		{"", "max", "", ""},
+		{"", "20ms", "", "20ms"},
+		{"1s", "", "0.001", ""},
+		{"1ms", "", "1.5", "500us"},
+		{"", "", "0.5", "-1ms"},
+		{"", "", "0.005", ""},
+		{"", "5ms", "0.5", ""},
+		{"500us", "", "", ""},
+		{"", "", "", "5ms"},
+		{"", "2562047h", "", ""},
+		{"", "", "1e308", ""},
+		{"", "", "2e11", ""},
+		{"", "", "1.8e8", ""},
+		{"", "4886h", "", "1h"},
+		{"1s", "", "1.7e7", "1ms"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, period, quota, cpus, burst string) {
+		fl := limitFlags{period: period, quota: quota, cpus: cpus, burst: burst}
+		l, set, err := fl.resolve()
+		if want := period != "" || quota != "" || cpus != "" || burst != ""; set != want {
+			t.Fatalf("%+v: set = %v", fl, set)
+		}
+		if err != nil {
+			var given []string
+			for name, v := range map[string]string{"period": period, "quota": quota, "cpus": cpus, "burst": burst} {
+				if v != "" {
+					given = append(given, name)
+				}
+			}
+			checkUsageError(t, err, given...)
+			return
+		}
+		whole := func(d time.Duration) bool { return d%time.Microsecond == 0 }
+		if l.Period < time.Millisecond || l.Period > time.Second || !whole(l.Period) {
+			t.Fatalf("%+v: period %v, want whole microseconds within 1ms–1s", fl, l.Period)
+		}
+		if l.Quota != cgroup.Unlimited && (l.Quota < time.Millisecond || l.Quota > kernelMaxQuota || !whole(l.Quota)) {
+			t.Fatalf("%+v: quota %v, want unlimited or whole microseconds within 1ms–%v", fl, l.Quota, kernelMaxQuota)
+		}
+		if l.Burst < 0 || !whole(l.Burst) || (l.Quota == cgroup.Unlimited && l.Burst != 0) ||
+			(l.Quota != cgroup.Unlimited && (l.Burst > l.Quota || l.Quota+l.Burst > kernelMaxQuota)) {
+			t.Fatalf("%+v: burst %v with quota %v, want whole microseconds within 0–quota, quota+burst ≤ %v", fl, l.Burst, l.Quota, kernelMaxQuota)
+		}
+		if cpus != "" {
+			// quota = cpus × period, to the microsecond: not a product wrapped around.
+			c, _ := strconv.ParseFloat(cpus, 64)
+			want := c * float64(l.Period/time.Microsecond)
+			if got := float64(l.Quota / time.Microsecond); math.Abs(got-want) > 0.5+want*1e-12 {
+				t.Fatalf("%+v: quota %v for %v CPUs × %v", fl, l.Quota, c, l.Period)
+			}
+		}
+	})
+}
+
+func FuzzParseGOMAXPROCS(f *testing.F) {
+	for _, s := range []string{"workers", "runtime", "1", "4", "0", "-1", "all", "", "9223372036854775808"} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, v string, workers int) {
+		n, err := parseGOMAXPROCS(v, workers)
+		if err != nil {
+			checkUsageError(t, err, "gomaxprocs")
+			return
+		}
+		switch {
+		case v == "workers":
+			if n != workers {
+				t.Fatalf("workers gave %d, want %d", n, workers)
+			}
+		case v == "runtime":
+			if n != 0 {
+				t.Fatalf("runtime gave %d, want 0 (the runtime's default)", n)
+			}
+		case n < 1:
+			t.Fatalf("%q gave %d, want ≥ 1", v, n)
+		}
+	})
+}
