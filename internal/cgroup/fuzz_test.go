@@ -215,3 +215,23 @@ func statKey(f []string) string {
 	}
 	return ""
 }
+
+func FuzzParseUsageUsec(f *testing.F) {
+	seedFromFixtures(f, "", "cpu.stat")
+	f.Add([]byte("usage_usec 9223372036854775\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := parseUsageUsec(data)
+		if err != nil {
+			if !errors.Is(err, ErrParse) && !errors.Is(err, ErrNoUsage) {
+				t.Fatalf("error for %q wraps neither ErrParse nor ErrNoUsage: %v", data, err)
+			}
+			if d != 0 {
+				t.Fatalf("%v returned with an error", d)
+			}
+			return
+		}
+		if d < 0 || d%time.Microsecond != 0 {
+			t.Fatalf("%v from %q: want whole microseconds ≥ 0", d, data)
+		}
+	})
+}

@@ -200,7 +200,7 @@ func parseCPUStat(data []byte) (CPUStat, error) {
 // parseUsageUsec finds usage_usec in a v2 cpu.stat: every cgroup has it,
 // with or without the cpu controller.
 func parseUsageUsec(data []byte) (time.Duration, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := newLineScanner(data)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 2 && f[0] == "usage_usec" {

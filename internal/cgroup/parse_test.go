@@ -593,4 +593,8 @@ func TestParseLongLines(t *testing.T) {
 	assert.Equal(t, u64(7), s.NrPeriods)
 	_, err = parseCPUStat([]byte(long))
 	assert.ErrorIs(t, err, ErrParse)
+
+	u, err := parseUsageUsec([]byte(long + "\nusage_usec 5\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Microsecond, u)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,7 +64,9 @@ func ParseStat(data []byte) (CPUTimes, error) {
 		}
 		for _, v := range f[4:6] {
 			n, err := strconv.ParseUint(v, 10, 63)
-			if err != nil {
+			// Ticks no time.Duration holds (2^63 ns is 292 years) are no
+			// reading a kernel makes: refused, rather than wrapped negative.
+			if err != nil || n > uint64(math.MaxInt64/Tick) || time.Duration(n)*Tick > math.MaxInt64-t.Idle {
 				return CPUTimes{}, fmt.Errorf("%w: /proc/stat cpu line: %q", ErrParse, sc.Text())
 			}
 			t.Idle += time.Duration(n) * Tick
@@ -71,7 +74,7 @@ func ParseStat(data []byte) (CPUTimes, error) {
 		found = true
 	}
 	if err := sc.Err(); err != nil {
-		return CPUTimes{}, err
+		return CPUTimes{}, fmt.Errorf("%w: /proc/stat: %v", ErrParse, err)
 	}
 	if !found || t.CPUs == 0 {
 		return CPUTimes{}, fmt.Errorf("%w: /proc/stat without a cpu line and cpuN lines", ErrParse)

@@ -33,6 +33,10 @@ func TestParseStat(t *testing.T) {
 		{"not a number", "cpu 1 2 3 idle 5\ncpu0 1 2 3 4 5\n", CPUTimes{}, true},
 		{"negative", "cpu 1 2 3 -4 5\ncpu0 1 2 3 4 5\n", CPUTimes{}, true},
 		{"empty", "", CPUTimes{}, true},
+		// Found by FuzzParseStat: ticks beyond a time.Duration wrapped around.
+		{"idle beyond a Duration", "cpu 0 0 0 922337203686 0\ncpu0 0 0 0 0 0\n", CPUTimes{}, true},
+		{"idle + iowait beyond a Duration", "cpu 0 0 0 922337203685 922337203685\ncpu0 0 0 0 0 0\n", CPUTimes{}, true},
+		{"the most a Duration holds", "cpu 0 0 0 922337203685 0\ncpu0 0 0 0 0 0\n", CPUTimes{CPUs: 1, Idle: 922337203685 * Tick}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := ParseStat([]byte(c.data))
