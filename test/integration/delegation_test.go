@@ -17,7 +17,7 @@ import (
 // Delegate=yes does: the directory and its cgroup.procs, cgroup.threads and
 // cgroup.subtree_control chowned to the user — can create slices in it. As
 // under systemd, the user's own processes sit in a leaf of the subtree
-// ("shell") and the slices go into a sibling ("slices").
+// ("shell") and the slices go into a sibling ("slices") that the user made.
 func TestDelegatedSubtree(t *testing.T) {
 	hier := needRoot(t)
 	if hier.Version != 2 {
@@ -34,8 +34,14 @@ func TestDelegatedSubtree(t *testing.T) {
 	require.NoError(t, os.Mkdir(shell, 0o755))
 	t.Cleanup(func() { killCgroup(shell); os.Remove(shell) })
 	require.NoError(t, os.Chown(filepath.Join(shell, "cgroup.procs"), uid, gid))
+	// The user makes the parent of its slices, as its own (throttlebench
+	// creates no parent but its default one, which only root may make).
 	slices := filepath.Join(deleg, "slices")
+	require.NoError(t, os.Mkdir(slices, 0o755))
 	t.Cleanup(func() { os.Remove(slices) })
+	for _, f := range []string{"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control"} {
+		require.NoError(t, os.Chown(filepath.Join(slices, f), uid, gid))
+	}
 
 	// The user's process starts inside its leaf: moving it there afterwards
 	// would need write access to the root's cgroup.procs, which a delegated
