@@ -12,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 // Exit codes, in one place.
@@ -23,21 +24,13 @@ const (
 	// A run ended by a signal exits 128+signal, as shells expect.
 )
 
-// usageError is bad input: it names the flag, the value and what is allowed.
-// combination marks input bad only in how values combine (a burst above the
-// quota): a sweep skips such a configuration instead of stopping.
-type usageError struct {
-	msg         string
-	combination bool
-}
+// usageError is bad input to a command (a configuration parameter's is a
+// config.Error): it names the flag, the value and what is allowed.
+type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
-
-func combinationf(format string, a ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, a...), combination: true}
-}
 
 // signalError is the cause of a context cancelled by SIGINT or SIGTERM.
 type signalError struct{ sig syscall.Signal }
@@ -105,8 +98,9 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 	var ue *usageError
 	var ce *codeError
 	var pe *cgroup.ParentError
+	var bad *config.Error
 	switch {
-	case errors.As(err, &ue) || !started || errors.As(err, &pe):
+	case errors.As(err, &ue) || !started || errors.As(err, &pe) || errors.As(err, &bad):
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

@@ -23,6 +23,10 @@ import (
 // to this user.
 var ErrPermission = errors.New("no permission to create a cgroup")
 
+// ErrLimitsRefused says the kernel refused the limits written into a new
+// slice: a combination it cannot take.
+var ErrLimitsRefused = errors.New("the kernel refused these limits")
+
 // SliceSpec says where a slice is created and with which limits.
 type SliceSpec struct {
 	Parent string // directory on disk, below the hierarchy's mount point
@@ -102,6 +106,11 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	}
 	if err != nil {
 		os.Remove(dir)
+		// EINVAL (or ERANGE) from a limit file: the kernel refuses this
+		// combination of limits, which a sweep skips; anything else stops it.
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ERANGE) {
+			err = fmt.Errorf("%w: %w", ErrLimitsRefused, err)
+		}
 		return nil, fmt.Errorf("set up cgroup %s: %w", dir, err)
 	}
 	return s, nil

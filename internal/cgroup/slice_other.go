@@ -7,6 +7,9 @@ import "errors"
 // ErrPermission says a slice could not be created for lack of rights.
 var ErrPermission = errors.New("no permission to create a cgroup")
 
+// ErrLimitsRefused says the kernel refused the limits written into a new slice.
+var ErrLimitsRefused = errors.New("the kernel refused these limits")
+
 var errNotLinux = errors.New("cgroups exist on Linux only")
 
 // SliceSpec says where a slice is created and with which limits.

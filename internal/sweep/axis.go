@@ -9,16 +9,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/config"
 )
 
-// Kind says how the values of an axis are parsed and stepped.
-type Kind int
+// Kind says how the values of an axis are parsed and stepped: the kind its
+// parameter declares (config.Params).
+type Kind = config.Kind
 
 const (
-	Float    Kind = iota // --cpus
-	Duration             // --quota, --period, --burst
-	Int                  // --workers, --cost
-	Words                // --gomaxprocs: integers, or the words workers and runtime
+	Float    = config.Float    // --cpus
+	Duration = config.Duration // --quota, --period, --burst
+	Int      = config.Int      // --workers, --cost
+	Words    = config.Words    // --gomaxprocs: integers, or the words workers and runtime
 )
 
 // MaxValues bounds one axis, so that a typo in a step cannot start a sweep

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -11,20 +11,21 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
-// The fuzz targets below feed the parsers of duration and CPU flags arbitrary
-// strings. Whatever the input: no panic; an error is a *usageError (exit 2)
-// of one line that names the flag; a success is limits the kernel accepts.
+// The fuzz targets below feed the parsers of duration and CPU parameters
+// arbitrary strings. Whatever the input: no panic; an error is an *Error
+// (exit 2) of one line that names the flag; a success is limits the kernel
+// accepts.
 
 // kernelMaxQuota is the kernel's bound on a quota, and on quota + burst:
 // 2^44−1 µs (max_cfs_runtime in kernel/sched/core.c; this machine's kernel
 // refuses cpu.cfs_quota_us 17592186044416 and takes 17592186044415).
 const kernelMaxQuota = (1<<44 - 1) * time.Microsecond
 
-// checkUsageError fails unless err is a *usageError of one line that names
-// one of flags ("--quota").
+// checkUsageError fails unless err is an *Error of one line that names one
+// of flags ("--quota").
 func checkUsageError(t *testing.T, err error, flags ...string) {
 	t.Helper()
-	var ue *usageError
+	var ue *Error
 	if !errors.As(err, &ue) {
 		t.Fatalf("error is not a usage error (exit 2): %T %v", err, err)
 	}
@@ -46,7 +47,7 @@ func FuzzParseMicroDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		d, err := parseMicroDuration("period", v)
+		d, err := MicroDuration("period", v)
 		if err != nil {
 			checkUsageError(t, err, "period")
 			if !strings.HasPrefix(err.Error(), "invalid --period ") {
@@ -88,10 +89,16 @@ func FuzzLimitFlags(f *testing.F) {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
 	f.Fuzz(func(t *testing.T, period, quota, cpus, burst string) {
-		fl := limitFlags{period: period, quota: quota, cpus: cpus, burst: burst}
-		l, set, err := fl.resolve()
-		if want := period != "" || quota != "" || cpus != "" || burst != ""; set != want {
-			t.Fatalf("%+v: set = %v", fl, set)
+		fl := map[string]string{}
+		for name, v := range map[string]string{"period": period, "quota": quota, "cpus": cpus, "burst": burst} {
+			if v != "" {
+				fl[name] = v
+			}
+		}
+		c, err := Resolve(fl)
+		l := c.Limits
+		if want := len(fl) > 0; err == nil && c.LimitsSet != want {
+			t.Fatalf("%+v: set = %v", fl, c.LimitsSet)
 		}
 		if err != nil {
 			var given []string
@@ -130,9 +137,10 @@ func FuzzParseGOMAXPROCS(f *testing.F) {
 		f.Add(s, 2)
 	}
 	f.Fuzz(func(t *testing.T, v string, workers int) {
-		n, err := parseGOMAXPROCS(v, workers)
+		c, err := Resolve(map[string]string{"gomaxprocs": v, "workers": strconv.Itoa(workers)})
+		n := c.GOMAXPROCSValue()
 		if err != nil {
-			checkUsageError(t, err, "gomaxprocs")
+			checkUsageError(t, err, "gomaxprocs", "workers")
 			return
 		}
 		switch {

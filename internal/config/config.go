@@ -1,0 +1,326 @@
+// Package config is the one configuration of a run: what the workload does,
+// how often, on how many workers, under which CFS limits. Every command's
+// flags, the sweep's axes, compare's match keys and the labels of tables and
+// plots derive from the parameters declared here, so a new parameter (a
+// workload's own knob, a request rate) is added once, in Params.
+//
+// Values arrive as text (a flag, one value of a sweep axis) and are checked
+// here, in one place, with errors that name the parameter, the value and
+// what is allowed.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+// Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
+const (
+	MinPeriod = time.Millisecond
+	MaxPeriod = time.Second
+	MinQuota  = time.Millisecond
+)
+
+// Our own bounds: far beyond any machine we run on, small enough that no
+// product or conversion overflows (a quota of 1e308 CPUs once came out as 0s).
+const (
+	MaxCPUs    = 1024 // --cpus, --workers, --gomaxprocs; the quota at most MaxCPUs × period
+	MaxMinTime = time.Hour
+)
+
+// DefaultPeriod is the kernel's and Docker's default CFS period.
+const DefaultPeriod = 100 * time.Millisecond
+
+// Config is one configuration of a run.
+type Config struct {
+	Workload   string
+	Cost       int
+	Batch      int // operations per worker per iteration
+	Iterations int // measured iterations (the least, with MinTime)
+	Warmup     int
+	MinTime    time.Duration
+	Workers    int
+	// GOMAXPROCS is the policy as given: a number, "workers" or "runtime".
+	GOMAXPROCS string
+	// Limits are the CFS limits to create a slice with; LimitsSet says the
+	// user gave any of them.
+	Limits    cgroup.Limits
+	LimitsSet bool
+}
+
+// GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for
+// the runtime's own cgroup-aware default.
+func (c Config) GOMAXPROCSValue() int {
+	switch c.GOMAXPROCS {
+	case "workers":
+		return c.Workers
+	case "runtime":
+		return 0
+	}
+	n, _ := strconv.Atoi(c.GOMAXPROCS)
+	return n
+}
+
+// Kind says how a parameter's values are parsed and stepped in a sweep.
+type Kind int
+
+const (
+	Float    Kind = iota // --cpus
+	Duration             // --quota, --period, --burst
+	Int                  // --workers, --cost
+	Words                // --gomaxprocs: integers, or words
+)
+
+// Param is one parameter of a configuration.
+type Param struct {
+	Name    string // the flag, the sweep axis, the match key
+	Kind    Kind
+	Default string // "" = not given
+	Help    string
+	Axis    bool // may be a list or a range in a sweep
+	// Limit marks a CFS limit: only for a slice that throttlebench creates.
+	Limit bool
+	// parse checks one value alone and stores it.
+	parse func(c *Config, v string) error
+}
+
+// Params are every parameter, in the order they are resolved: the period
+// before what depends on it. A sweep varies the last axis fastest.
+var Params = []Param{
+	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(bench.Workloads, ", "),
+		parse: func(c *Config, v string) (err error) { c.Workload, err = choice("workload", v, bench.Workloads); return }},
+	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes) per worker per iteration",
+		parse: func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return }},
+	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
+		parse: func(c *Config, v string) (err error) {
+			c.Iterations, err = integer("iterations", v, 1, bench.MaxIterations)
+			return
+		}},
+	{Name: "warmup", Kind: Int, Default: "1", Help: "iterations run first and discarded",
+		parse: func(c *Config, v string) (err error) { c.Warmup, err = integer("warmup", v, 0, 1_000_000); return }},
+	{Name: "min-time", Kind: Duration, Default: "0s", Help: "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)",
+		parse: parseMinTime},
+	{Name: "cost", Kind: Int, Default: "4", Axis: true, Help: "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)",
+		parse: func(c *Config, v string) (err error) { c.Cost, err = integer("cost", v, 4, 31); return }},
+	{Name: "workers", Kind: Int, Default: "1", Axis: true, Help: "worker threads, each running --batch operations per iteration",
+		parse: func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return }},
+	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true,
+		Help:  "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
+		parse: parseGOMAXPROCS},
+	{Name: "period", Kind: Duration, Axis: true, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod},
+	{Name: "burst", Kind: Duration, Axis: true, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst},
+	{Name: "quota", Kind: Duration, Axis: true, Limit: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota},
+	{Name: "cpus", Kind: Float, Axis: true, Limit: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+}
+
+// Lookup returns the parameter called name.
+func Lookup(name string) (Param, bool) {
+	i := slices.IndexFunc(Params, func(p Param) bool { return p.Name == name })
+	if i < 0 {
+		return Param{}, false
+	}
+	return Params[i], true
+}
+
+// Check checks one value of a parameter on its own, as a sweep does for
+// every value of an axis before any configuration runs. The CPU share is
+// checked at the longest period, so that only the value itself counts.
+func (p Param) Check(v string) error {
+	c := Config{Limits: cgroup.Limits{Period: MaxPeriod, Quota: cgroup.Unlimited}}
+	if p.Name == "burst" {
+		c.Limits.Quota = time.Duration(math.MaxInt64) // the burst alone; its quota is checked with it
+	}
+	return p.parse(&c, v)
+}
+
+// Resolve turns the given values (by parameter name; a missing one takes its
+// default) into a Config, checking every value and how they combine.
+func Resolve(values map[string]string) (Config, error) {
+	c := Config{Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited}}
+	_, hasCPUs := values["cpus"]
+	_, hasQuota := values["quota"]
+	if hasCPUs && hasQuota {
+		return c, Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", values["cpus"], values["quota"])
+	}
+	// burst depends on the quota: resolved after it, whatever the order.
+	order := slices.Clone(Params)
+	slices.SortStableFunc(order, func(a, b Param) int {
+		return btoi(a.Name == "burst") - btoi(b.Name == "burst")
+	})
+	for _, p := range order {
+		v, ok := values[p.Name]
+		if !ok {
+			if p.Default == "" {
+				continue
+			}
+			v = p.Default
+		}
+		if p.Limit {
+			c.LimitsSet = true
+		}
+		if err := p.parse(&c, v); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Error is bad input: one line naming the parameter, the value and what is
+// allowed. A Combination is bad only in how values combine (a burst above
+// the quota): a sweep skips such a configuration instead of stopping.
+type Error struct {
+	Param       string
+	Msg         string
+	Combination bool
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Usagef makes an Error about param.
+func Usagef(param, format string, a ...any) error {
+	return &Error{Param: param, Msg: fmt.Sprintf(format, a...)}
+}
+
+func combinationf(param, format string, a ...any) error {
+	return &Error{Param: param, Msg: fmt.Sprintf(format, a...), Combination: true}
+}
+
+// IsCombination says whether err is a combination that cannot be.
+func IsCombination(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Combination
+}
+
+func choice(name, v string, allowed []string) (string, error) {
+	if !slices.Contains(allowed, v) {
+		return "", Usagef(name, "invalid --%s %q: want one of %s", name, v, strings.Join(allowed, ", "))
+	}
+	return v, nil
+}
+
+// integer parses a whole number within [lo, hi]; a value that is not one
+// (1e12, 99999999999999999999) names the range too.
+func integer(name, v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, Usagef(name, "invalid --%s %q: want a whole number between %d and %d", name, v, lo, hi)
+	}
+	if n < lo || n > hi {
+		return 0, Usagef(name, "invalid --%s %d: must be between %d and %d", name, n, lo, hi)
+	}
+	return n, nil
+}
+
+// MicroDuration parses a Go duration that the kernel can take: whole
+// microseconds.
+func MicroDuration(name, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, Usagef(name, "invalid --%s %q: want a duration such as 100ms or 1.5ms", name, v)
+	}
+	if d%time.Microsecond != 0 {
+		return 0, Usagef(name, "invalid --%s %q: the kernel takes whole microseconds", name, v)
+	}
+	return d, nil
+}
+
+func parseMinTime(c *Config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return Usagef("min-time", "invalid --min-time %q: want a duration between 0 (off) and %v, such as 10s", v, MaxMinTime)
+	}
+	if d < 0 || d > MaxMinTime {
+		return Usagef("min-time", "invalid --min-time %v: want a duration between 0 (off) and 1h", d)
+	}
+	c.MinTime = d
+	return nil
+}
+
+func parseGOMAXPROCS(c *Config, v string) error {
+	if v != "workers" && v != "runtime" {
+		n, err := strconv.Atoi(v)
+		// GOMAXPROCS allocates per-P state: a huge value exhausts memory.
+		if err != nil || n < 1 || n > MaxCPUs {
+			return Usagef("gomaxprocs", "invalid --gomaxprocs %q: want a number between 1 and %d, workers or runtime", v, MaxCPUs)
+		}
+	}
+	c.GOMAXPROCS = v
+	return nil
+}
+
+func parsePeriod(c *Config, v string) error {
+	d, err := MicroDuration("period", v)
+	if err != nil {
+		return err
+	}
+	if d < MinPeriod || d > MaxPeriod {
+		return Usagef("period", "invalid --period %q: must be between 1ms and 1s", v)
+	}
+	c.Limits.Period = d
+	return nil
+}
+
+func parseQuota(c *Config, v string) error {
+	if v == "max" {
+		c.Limits.Quota = cgroup.Unlimited
+		return nil
+	}
+	d, err := MicroDuration("quota", v)
+	if err != nil {
+		return Usagef("quota", "invalid --quota %q: want a duration of at least 1ms, or max", v)
+	}
+	if d < MinQuota {
+		return Usagef("quota", "invalid --quota %q: must be at least 1ms, or max", v)
+	}
+	if d > MaxCPUs*c.Limits.Period {
+		return combinationf("quota", "invalid --quota %q: at most %d CPUs' worth, %v per %v period", v, MaxCPUs, MaxCPUs*c.Limits.Period, c.Limits.Period)
+	}
+	c.Limits.Quota = d
+	return nil
+}
+
+func parseCPUs(c *Config, v string) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || f > MaxCPUs {
+		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, such as 0.5", v, MaxCPUs)
+	}
+	q := time.Duration(math.Round(f*float64(c.Limits.Period/time.Microsecond))) * time.Microsecond
+	if q < MinQuota {
+		return combinationf("cpus", "invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", v, q, c.Limits.Period)
+	}
+	c.Limits.Quota = q
+	return nil
+}
+
+func parseBurst(c *Config, v string) error {
+	d, err := MicroDuration("burst", v)
+	if err != nil {
+		return err
+	}
+	if d < 0 {
+		return Usagef("burst", "invalid --burst %q: must not be negative", v)
+	}
+	if c.Limits.Quota == cgroup.Unlimited && d > 0 {
+		return combinationf("burst", "invalid --burst %q: a burst needs a quota (--quota or --cpus)", v)
+	}
+	if d > c.Limits.Quota && c.Limits.Quota != cgroup.Unlimited {
+		return combinationf("burst", "invalid --burst %q: must not exceed the quota %v", v, c.Limits.Quota)
+	}
+	c.Limits.Burst = d
+	return nil
+}

@@ -1,0 +1,277 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/harness"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// Runner runs one configuration: the local harness on a real kernel, fakes
+// in tests.
+type Runner interface {
+	Run(ctx context.Context, o harness.Options) (*report.Report, error)
+}
+
+// Spec is a sweep as the user gave it.
+type Spec struct {
+	// Axes are the swept parameters' specs ("0.1:1:0.1") by name; Fixed the
+	// other parameters the user gave. Parameters in neither take their
+	// defaults.
+	Axes  map[string]string
+	Fixed map[string]string
+	// MaxConfigs refuses a larger sweep (a typo in a step makes millions).
+	MaxConfigs int
+	// Options turns one configuration into what the runner needs (the
+	// cgroup mode, parent, …, which every configuration shares).
+	Options func(config.Config) (harness.Options, error)
+	NumCPU  int
+}
+
+// Step is one planned configuration: its options, or why it cannot run.
+type Step struct {
+	Config Config
+	Opts   harness.Options
+	Skip   string
+}
+
+// Plan expands the axes and resolves every configuration before any runs:
+// bad input stops the sweep with nothing created (a config.Error); a
+// combination that cannot be (a burst above its quota) becomes a skipped
+// step.
+func Plan(s Spec) ([]Step, error) {
+	var axes []Axis
+	for _, p := range config.Params {
+		spec, ok := s.Axes[p.Name]
+		if !ok {
+			continue
+		}
+		if !p.Axis {
+			return nil, config.Usagef(p.Name, "invalid --%s %q: sweep cannot vary it", p.Name, spec)
+		}
+		values, err := Expand(spec, p.Kind)
+		if err != nil {
+			return nil, config.Usagef(p.Name, "invalid --%s %q: %v", p.Name, spec, err)
+		}
+		for _, v := range values {
+			if err := p.Check(v); err != nil {
+				return nil, err
+			}
+		}
+		axes = append(axes, Axis{Flag: p.Name, Values: values})
+	}
+	if _, ok := s.Axes["cpus"]; ok {
+		if q, ok := s.Axes["quota"]; ok {
+			return nil, config.Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", s.Axes["cpus"], q)
+		}
+	}
+	// Counted before any configuration is made: --cpus 0.01:1:0.001
+	// --workers 1:1000:1 is 991,000 of them.
+	if n, fits := Size(axes); !fits || n > s.MaxConfigs {
+		return nil, s.tooBig(axes, n, fits)
+	}
+	configs := Product(axes)
+	steps := make([]Step, len(configs))
+	for i, c := range configs {
+		opts, err := s.resolve(c)
+		switch {
+		case config.IsCombination(err):
+			steps[i] = Step{Config: c, Skip: err.Error()}
+		case err != nil:
+			return nil, err
+		default:
+			steps[i] = Step{Config: c, Opts: opts}
+		}
+	}
+	return steps, nil
+}
+
+// resolve is the runner's options for one configuration.
+func (s Spec) resolve(c Config) (harness.Options, error) {
+	values := make(map[string]string, len(s.Fixed)+len(c))
+	for k, v := range s.Fixed {
+		values[k] = v
+	}
+	for _, p := range c {
+		values[p.Flag] = p.Value
+	}
+	cfg, err := config.Resolve(values)
+	if err != nil {
+		return harness.Options{}, err
+	}
+	return s.Options(cfg)
+}
+
+// tooBig refuses a sweep of more than MaxConfigs configurations, saying how
+// many there are, where they come from, and how long they would take by the
+// CFS model (estimated from up to 1000 of them).
+func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
+	var sizes []string
+	for _, a := range axes {
+		sizes = append(sizes, fmt.Sprintf("--%s %d", a.Flag, len(a.Values)))
+	}
+	if !fits {
+		return config.Usagef("max-configs", "invalid --max-configs %d: the sweep has more configurations than can be counted (%s values); narrow the lists and ranges",
+			s.MaxConfigs, strings.Join(sizes, " × "))
+	}
+	// A seeded random sample: evenly spaced indices would alias with the
+	// fastest axis and see only one of its values.
+	const samples = 1000
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	est := NewEstimator()
+	var seconds float64
+	k := 0
+	for range min(n, samples) {
+		if opts, err := s.resolve(At(axes, rng.IntN(n))); err == nil {
+			seconds += est.EstimateSeconds(ShapeOf(opts, s.NumCPU))
+			k++
+		}
+	}
+	took := "an unknown time"
+	if k > 0 {
+		took = "about " + humanDuration(seconds/float64(k)*float64(n))
+	}
+	raise := fmt.Sprintf("or give --max-configs %d to run them all", n)
+	if n > MaxConfigs {
+		raise = fmt.Sprintf("at most %d can run in one sweep", MaxConfigs)
+	}
+	return config.Usagef("max-configs", "invalid --max-configs %d: the sweep has %d configurations (%s values), %s by the CFS model; narrow the lists and ranges, %s",
+		s.MaxConfigs, n, strings.Join(sizes, " × "), took, raise)
+}
+
+// MaxConfigs is the most --max-configs allows.
+const MaxConfigs = 1_000_000
+
+// humanDuration rounds a long estimate, in seconds (a Duration overflows at
+// 292 years), to what a person plans by.
+func humanDuration(s float64) string {
+	switch {
+	case s >= 2*365*86400:
+		return fmt.Sprintf("%.0f years", s/(365*86400))
+	case s >= 2*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	case s >= 3600:
+		return fmt.Sprintf("%.1f hours", s/3600)
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// ShapeOf is what the time estimate needs of a configuration.
+func ShapeOf(o harness.Options, numCPU int) Shape {
+	b := o.Bench
+	return Shape{Cost: b.Cost, Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
+		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU}
+}
+
+// ErrAllSkipped says that no configuration of a sweep could run.
+var ErrAllSkipped = errors.New("every configuration was skipped")
+
+// Loop is how a sweep runs its steps.
+type Loop struct {
+	Runner Runner
+	// Save is called with the rows so far after every configuration that
+	// ran, so that an interrupted sweep keeps what it measured; nil saves
+	// nothing.
+	Save func([]Row) error
+	// Skipped tells the user about a skipped configuration (stderr).
+	Skipped func(c Config, why string)
+	// Progress, when not nil, shows the configurations done and the time
+	// left by the CFS model.
+	Progress *Progress
+	NumCPU   int
+}
+
+// Run runs the steps one after another (never in parallel: they would
+// disturb each other) and returns the rows. A combination the kernel
+// refuses (cgroup.ErrLimitsRefused) is skipped with its reason, as are the
+// combinations Plan found; anything else stops the sweep: an interrupt, a
+// timeout, no right to create slices, a workload that failed. The rows
+// measured until then are returned with the error.
+func (l Loop) Run(ctx context.Context, steps []Step) ([]Row, error) {
+	est := NewEstimator()
+	rows := make([]Row, 0, len(steps))
+	ran := 0
+	for i, st := range steps {
+		if l.Progress != nil {
+			var left time.Duration
+			for _, q := range steps[i:] {
+				if q.Skip == "" {
+					left += est.Estimate(ShapeOf(q.Opts, l.NumCPU))
+				}
+			}
+			l.Progress.Update(i, left, Describe(st.Config))
+		}
+		skip := st.Skip
+		if skip == "" {
+			rep, err := l.Runner.Run(ctx, st.Opts)
+			switch {
+			case err == nil:
+				est.Learn(rep)
+				rows = append(rows, Row{Config: st.Config, Report: rep})
+				ran++
+				if l.Save != nil {
+					if err := l.Save(rows); err != nil {
+						return rows, err
+					}
+				}
+				continue
+			case errors.Is(err, cgroup.ErrLimitsRefused) && ctx.Err() == nil:
+				skip = err.Error()
+			default:
+				return rows, err
+			}
+		}
+		rows = append(rows, Row{Config: st.Config, Skipped: skip})
+		if l.Skipped != nil {
+			if l.Progress != nil {
+				l.Progress.Done() // clear the bar's line; the next update redraws it
+			}
+			l.Skipped(st.Config, skip)
+		}
+	}
+	if ran == 0 && len(steps) > 0 {
+		return rows, fmt.Errorf("%w (%d): nothing was measured", ErrAllSkipped, len(steps))
+	}
+	return rows, nil
+}
+
+// Describe names a configuration by its swept values.
+func Describe(c Config) string {
+	var parts []string
+	for _, p := range c {
+		parts = append(parts, p.Flag+"="+p.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteRows writes rows in one of the sweep's formats.
+func WriteRows(w io.Writer, rows []Row, format string) error {
+	var reports []*report.Report
+	for _, r := range rows {
+		if r.Report != nil {
+			reports = append(reports, r.Report)
+		}
+	}
+	switch format {
+	case "json":
+		return report.WriteJSON(w, reports)
+	case "csv":
+		return WriteCSV(w, rows)
+	case "markdown":
+		return WriteMarkdown(w, rows)
+	case "gobench":
+		return report.WriteGobench(w, reports)
+	}
+	return WriteText(w, rows)
+}
+
+// Formats are the sweep's output formats; a table for people by default.
+var Formats = []string{"json", "text", "csv", "markdown", "gobench"}
