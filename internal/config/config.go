@@ -96,7 +96,10 @@ type Param struct {
 // before what depends on it. A sweep varies the last axis fastest.
 var Params = []Param{
 	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(bench.Workloads, ", "),
-		parse: func(c *Config, v string) (err error) { c.Workload, err = choice("workload", v, bench.Workloads); return }},
+		parse: func(c *Config, v string) (err error) {
+			c.Workload, err = choice("workload", v, bench.Workloads)
+			return
+		}},
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes) per worker per iteration",
 		parse: func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return }},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
