@@ -67,8 +67,7 @@ func Text(w io.Writer, t *Table) error {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	var b strings.Builder
-	line := func(cells []string) {
+	line := func(cells []string) string {
 		var l strings.Builder
 		l.WriteString(strings.Repeat(" ", t.Style.Indent))
 		for i, c := range cells {
@@ -86,18 +85,9 @@ func Text(w io.Writer, t *Table) error {
 		if n := len(t.Columns); n > 0 && t.Columns[n-1].Align == Left {
 			s = strings.TrimRight(s, " ")
 		}
-		b.WriteString(s + "\n")
+		return s + "\n"
 	}
-	line(t.names())
-	for _, row := range t.Rows {
-		line(row)
-	}
-	if len(t.Notes) > 0 {
-		b.WriteString("\n")
-		b.WriteString(TextNotes(t.Notes))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return t.write(w, line(t.names()), line, TextNotes)
 }
 
 // Markdown writes the table GitHub-flavoured, the notes below it as a list
@@ -108,16 +98,15 @@ func Markdown(w io.Writer, t *Table) error {
 	if dashes == 0 {
 		dashes = 3
 	}
-	var b strings.Builder
-	row := func(cells []string) {
+	row := func(cells []string) string {
 		out := make([]string, len(cells))
 		for i, c := range cells {
 			out[i] = MarkdownCell(c)
 		}
-		b.WriteString("| " + strings.Join(out, " | ") + " |\n")
+		return "| " + strings.Join(out, " | ") + " |\n"
 	}
-	row(t.names())
-	b.WriteString("|")
+	var b strings.Builder
+	b.WriteString(row(t.names()) + "|")
 	for _, c := range t.Columns {
 		if c.Align == Right {
 			b.WriteString(strings.Repeat("-", dashes) + ":|")
@@ -126,12 +115,18 @@ func Markdown(w io.Writer, t *Table) error {
 		}
 	}
 	b.WriteString("\n")
+	return t.write(w, b.String(), row, MarkdownNotes)
+}
+
+// write writes head, a line per row, and the notes after a blank line.
+func (t *Table) write(w io.Writer, head string, line func([]string) string, notes func([]string) string) error {
+	var b strings.Builder
+	b.WriteString(head)
 	for _, r := range t.Rows {
-		row(r)
+		b.WriteString(line(r))
 	}
 	if len(t.Notes) > 0 {
-		b.WriteString("\n")
-		b.WriteString(MarkdownNotes(t.Notes))
+		b.WriteString("\n" + notes(t.Notes))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
