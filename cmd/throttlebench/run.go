@@ -15,7 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/harness"
-	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/render"
 )
 
 type runOptions struct {
@@ -46,7 +46,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   throttlebench run --cgroup current --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("format", o.format, report.Formats); err != nil {
+			if err := checkChoice("format", o.format, render.Formats); err != nil {
 				return err
 			}
 			h, err := o.resolve(func(name string) bool { return cmd.Flags().Changed(name) }, stderr)
@@ -57,7 +57,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	o.registerShared(cmd, report.Formats, "json")
+	o.registerShared(cmd, render.Formats, "json")
 	f.IntVar(&o.workers, "workers", 1, "worker threads, each running --batch operations per iteration")
 	f.IntVar(&o.cost, "cost", 4, "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)")
 	f.StringVar(&o.gomaxprocs, "gomaxprocs", "workers", "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)")
@@ -178,5 +178,5 @@ func runRun(ctx context.Context, o *runOptions, h harness.Options, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	return writeOutput(o.output, stdout, func(w io.Writer) error { return report.Write(w, rep, o.format) })
+	return writeOutput(o.output, stdout, func(w io.Writer) error { return render.Write(w, rep, o.format) })
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -362,7 +363,7 @@ func writeRows(w io.Writer, rows []sweep.Row, format string) error {
 	case "markdown":
 		return sweep.WriteMarkdown(w, rows)
 	case "gobench":
-		return report.WriteGobench(w, reports)
+		return render.WriteGobench(w, reports)
 	}
 	return sweep.WriteText(w, rows)
 }

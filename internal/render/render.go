@@ -1,12 +1,16 @@
-package report
+// Package render writes a run's report for people and for benchstat: the
+// short text summary and the Go benchmark format. The JSON schema and its
+// writer stay with the report (internal/report); tables go through
+// internal/table.
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -14,27 +18,20 @@ import (
 var Formats = []string{"json", "text", "gobench"}
 
 // Write renders r in the given format.
-func Write(w io.Writer, r *Report, format string) error {
+func Write(w io.Writer, r *report.Report, format string) error {
 	switch format {
 	case "json":
-		return WriteJSON(w, r)
+		return report.WriteJSON(w, r)
 	case "text":
 		return writeText(w, r)
 	case "gobench":
-		return WriteGobench(w, []*Report{r})
+		return WriteGobench(w, []*report.Report{r})
 	}
 	return fmt.Errorf("unknown format %q", format)
 }
 
-// WriteJSON writes v (a report or a list of them) as indented JSON.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // writeText is the short human summary, in the manner of hyperfine.
-func writeText(w io.Writer, r *Report) error {
+func writeText(w io.Writer, r *report.Report) error {
 	var b strings.Builder
 	c, cg, s := r.Config, r.Cgroup, r.Stats
 	iterations := fmt.Sprintf("%d iterations", s.N)
@@ -79,7 +76,7 @@ func writeText(w io.Writer, r *Report) error {
 	return err
 }
 
-func limitText(cg Cgroup) string {
+func limitText(cg report.Cgroup) string {
 	if cg.QuotaUs < 0 || cg.PeriodUs == nil {
 		return "no quota"
 	}
