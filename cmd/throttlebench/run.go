@@ -10,7 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/harness"
-	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/render"
 )
 
 func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
@@ -23,7 +23,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   throttlebench run --cgroup current --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("format", o.format, report.Formats); err != nil {
+			if err := checkChoice("format", o.format, render.Formats); err != nil {
 				return err
 			}
 			s, err := o.settings(cmd.Flags().Changed, stderr)
@@ -41,7 +41,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
-	o.register(cmd, report.Formats, "json", false)
+	o.register(cmd, render.Formats, "json", false)
 	return cmd
 }
 
@@ -58,5 +58,5 @@ func runRun(ctx context.Context, s settings, h harness.Options, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	return writeOutput(s.output, stdout, func(w io.Writer) error { return report.Write(w, rep, s.format) })
+	return writeOutput(s.output, stdout, func(w io.Writer) error { return render.Write(w, rep, s.format) })
 }

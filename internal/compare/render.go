@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Formats lists the output formats of a comparison.
@@ -37,37 +38,13 @@ func Write(w io.Writer, res Result, format string) error {
 	return err
 }
 
-// footnotes numbers messages in the order they are first referred to.
-type footnotes struct {
-	msgs []string
-}
-
-// mark returns the superscript markers for msgs, adding new ones.
-func (f *footnotes) mark(msgs ...string) string {
-	var b strings.Builder
+// mark returns the footnote markers of msgs, joined by "˒".
+func mark(notes *table.Notes, msgs ...string) string {
+	var refs []string
 	for _, m := range msgs {
-		i := 0
-		for i < len(f.msgs) && f.msgs[i] != m {
-			i++
-		}
-		if i == len(f.msgs) {
-			f.msgs = append(f.msgs, m)
-		}
-		if b.Len() > 0 {
-			b.WriteString("˒")
-		}
-		b.WriteString(superscript(i + 1))
+		refs = append(refs, notes.Ref(m))
 	}
-	return b.String()
-}
-
-func superscript(n int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	var b strings.Builder
-	for _, c := range strconv.Itoa(n) {
-		b.WriteString(string([]rune(digits)[c-'0']))
-	}
-	return b.String()
+	return strings.Join(refs, "˒")
 }
 
 func prefixed(prefix string, msgs []string) []string {
@@ -92,7 +69,7 @@ type layout struct {
 	common           []Field
 	rows             []cells
 	onlyOld, onlyNew []string
-	notes            footnotes
+	notes            table.Notes
 }
 
 func makeLayout(res Result) layout {
@@ -129,9 +106,9 @@ func makeLayout(res Result) layout {
 	}
 	for _, r := range res.Rows {
 		c := cells{label: label(r.Fields)}
-		c.old = summaryText(r.Old) + l.notes.mark(r.Old.Notes...)
-		c.new = summaryText(r.New) + l.notes.mark(r.New.Notes...)
-		c.change = changeText(r) + l.notes.mark(prefixed("warning: ", r.Warnings)...)
+		c.old = summaryText(r.Old) + mark(&l.notes, r.Old.Notes...)
+		c.new = summaryText(r.New) + mark(&l.notes, r.New.Notes...)
+		c.change = changeText(r) + mark(&l.notes, prefixed("warning: ", r.Warnings)...)
 		c.bold = r.Significant
 		c.throttled = pairText(r.Old.ThrottledFraction, r.New.ThrottledFraction, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 		c.ratio = pairText(r.Old.ModelRatio, r.New.ModelRatio, func(v float64) string { return fmt.Sprintf("%.2f", v) })
@@ -208,11 +185,14 @@ func textTable(res Result) string {
 	}
 	b.WriteString("\n")
 	if len(l.rows) > 0 {
-		table := [][]string{{"", header.old, header.new, header.change, header.throttled, header.ratio}}
-		for _, c := range l.rows {
-			table = append(table, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
+		t := &table.Table{Style: table.Style{Gap: 3}}
+		for _, name := range []string{"", header.old, header.new, header.change, header.throttled, header.ratio} {
+			t.Columns = append(t.Columns, table.Column{Name: name})
 		}
-		writeAligned(&b, table)
+		for _, c := range l.rows {
+			t.Rows = append(t.Rows, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
+		}
+		table.Text(&b, t)
 		b.WriteString("\n")
 	}
 	if len(l.onlyOld) > 0 {
@@ -228,33 +208,11 @@ func textTable(res Result) string {
 	for _, m := range methodText(res) {
 		b.WriteString(m + "\n")
 	}
-	for i, m := range l.notes.msgs {
-		fmt.Fprintf(&b, "%s %s\n", superscript(i+1), m)
-	}
+	b.WriteString(table.TextNotes(l.notes.Texts()))
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
-}
-
-// writeAligned writes columns padded to their widest cell, in runes.
-func writeAligned(b *strings.Builder, table [][]string) {
-	widths := make([]int, len(table[0]))
-	for _, row := range table {
-		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range table {
-		var line strings.Builder
-		for i, c := range row {
-			line.WriteString(c)
-			if i < len(row)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+3))
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
 }
 
 func markdownTable(res Result) string {
@@ -271,14 +229,10 @@ func markdownTable(res Result) string {
 	}
 	b.WriteString("\n\n")
 	if len(l.rows) > 0 {
-		row := func(cs ...string) {
-			for i := range cs {
-				cs[i] = strings.ReplaceAll(cs[i], "|", `\|`)
-			}
-			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
-		}
-		row(header.label, header.old, header.new, header.change, header.throttled, header.ratio)
-		b.WriteString("|:--|--:|--:|:--|--:|--:|\n")
+		t := &table.Table{Style: table.Style{Dashes: 2}, Columns: []table.Column{
+			{Name: header.label}, {Name: header.old, Align: table.Right}, {Name: header.new, Align: table.Right},
+			{Name: header.change}, {Name: header.throttled, Align: table.Right}, {Name: header.ratio, Align: table.Right},
+		}}
 		for _, c := range l.rows {
 			change := c.change
 			if c.bold {
@@ -290,8 +244,9 @@ func markdownTable(res Result) string {
 			if label != "" {
 				label = "`" + mdCode(label) + "`"
 			}
-			row(label, c.old, c.new, change, c.throttled, c.ratio)
+			t.Rows = append(t.Rows, []string{label, c.old, c.new, change, c.throttled, c.ratio})
 		}
+		table.Markdown(&b, t)
 		b.WriteString("\n")
 	}
 	if len(l.onlyOld) > 0 {
@@ -306,10 +261,8 @@ func markdownTable(res Result) string {
 		v = "**" + first + "**, " + rest
 	}
 	fmt.Fprintf(&b, "Verdict: %s.\n\n", v)
-	if len(l.notes.msgs) > 0 {
-		for i, m := range l.notes.msgs {
-			fmt.Fprintf(&b, "- %s %s\n", superscript(i+1), m)
-		}
+	if notes := l.notes.Texts(); len(notes) > 0 {
+		b.WriteString(table.MarkdownNotes(notes))
 		b.WriteString("\n")
 	}
 	// Warnings stand out: GitHub renders this as an alert box.
@@ -355,7 +308,7 @@ func summaryText(s Summary) string {
 	if s.N == 0 {
 		return "no iterations"
 	}
-	text := msText(s.Center)
+	text := table.Ms(s.Center)
 	if s.Center == 0 {
 		return text
 	}
@@ -397,29 +350,6 @@ func pairText(old, new *float64, f func(float64) string) string {
 		return f(*v)
 	}
 	return side(old) + " → " + side(new)
-}
-
-// msText shows milliseconds with four significant digits in a fitting unit:
-// 850.0µs, 45.10ms, 1.234s.
-func msText(v float64) string {
-	if v != 0 {
-		// Round to four significant digits first, so that 999.96ms
-		// becomes 1.000s rather than 1000.0ms.
-		p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
-		v = math.Round(v*p) / p
-	}
-	unit, x := "ms", v
-	switch a := math.Abs(v); {
-	case a >= 1000:
-		unit, x = "s", v/1000
-	case a < 1 && a > 0:
-		unit, x = "µs", v*1000
-	}
-	digits := 3
-	if a := math.Abs(x); a > 0 {
-		digits = min(3, max(0, 3-int(math.Floor(math.Log10(a)))))
-	}
-	return strconv.FormatFloat(x, 'f', digits, 64) + unit
 }
 
 // The JSON output: units in the names, null where a value does not exist.

@@ -1,5 +1,6 @@
 // Package report defines the JSON result of a run (the contract documented in
-// the README) and renders it as JSON or text.
+// the README), builds it from a run's samples and writes it as JSON. Text
+// and the Go benchmark format are internal/render's.
 package report
 
 import (

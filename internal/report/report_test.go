@@ -75,7 +75,7 @@ func TestMissingCountersAreNull(t *testing.T) {
 	in.Stat = cgroup.CPUStat{NrPeriods: u64(0), NrThrottled: u64(0)}
 	in.Limits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, Build(in), "json"))
+	require.NoError(t, WriteJSON(&buf, Build(in)))
 	var m struct {
 		Throttling map[string]any `json:"throttling"`
 		Cgroup     map[string]any `json:"cgroup"`
@@ -90,26 +90,6 @@ func TestMissingCountersAreNull(t *testing.T) {
 	}
 	assert.Equal(t, -1.0, m.Cgroup["quota_us"])
 	assert.Equal(t, 100000.0, m.Cgroup["period_us"])
-}
-
-func TestTextSummary(t *testing.T) {
-	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, Build(sample()), "text"))
-	out := buf.String()
-	assert.Contains(t, out, "Time (mean ± σ):   100.0 ms ± 10.00 ms")
-	assert.Contains(t, out, "Range (min … max): 90.00 ms … 110.0 ms")
-	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
-	assert.Contains(t, out, "measured/expected 1.25")
-	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
-	// The summary shows every warning, in full.
-	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
-
-	// With --min-time: how many ran, and what was asked.
-	in := sample()
-	in.Config.Iterations, in.Config.MinTime = 2, 1500*time.Millisecond
-	buf.Reset()
-	require.NoError(t, Write(&buf, Build(in), "text"))
-	assert.Contains(t, buf.String(), "3 iterations (at least 2, for at least 1.5s) (+1 warm-up)")
 }
 
 func TestMinTimeInJSON(t *testing.T) {

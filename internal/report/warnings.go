@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Background is what the harness read around the measured iterations,
@@ -88,7 +89,7 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			}
 			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s CFS period%s of %v; "+
 				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",
-				msText(window), n, plural, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
+				table.MsSpaced(window), n, plural, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
 		}
 		if cpu := r.Model.CPUMsPerIteration; cpu > 0 && cpu < ms(q.quota) {
 			// Two periods' worth of CPU: iterations of about two periods,
@@ -97,7 +98,7 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			w = append(w, fmt.Sprintf("short iterations: an iteration needs %s of CPU, less than the %v quota per %v period: "+
 				"some run unthrottled, others wait out a throttled stretch, so the median and percentiles show the unthrottled speed "+
 				"and the mean depends on where iterations fall in the period (the model ratio drifts below 1); use --batch %d or more",
-				msText(cpu), q.quota, q.period, batch))
+				table.MsSpaced(cpu), q.quota, q.period, batch))
 		}
 	}
 	if need := stats.UTestNeededN(th.Alpha); r.Stats.N < need {
@@ -110,7 +111,7 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 		if others >= th.CgroupOthersMin && float64(others) > th.CgroupOthersShare*float64(*bg.CgroupUsage) {
 			w = append(w, fmt.Sprintf("shared cgroup: other processes in %s used %s of CPU during the measurement, %.0f%% of the cgroup's; "+
 				"the cgroup's counters (and its quota, if it has one) cover them too; measure in a slice of its own (--cgroup create)",
-				r.Cgroup.Path, msText(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)))
+				r.Cgroup.Path, table.MsSpaced(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)))
 		}
 	}
 	if bg.MachineBusy != nil && bg.Window > 0 {

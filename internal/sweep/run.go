@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/harness"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -268,7 +269,7 @@ func WriteRows(w io.Writer, rows []Row, format string) error {
 	case "markdown":
 		return WriteMarkdown(w, rows)
 	case "gobench":
-		return report.WriteGobench(w, reports)
+		return render.WriteGobench(w, reports)
 	}
 	return WriteText(w, rows)
 }

@@ -1,15 +1,12 @@
 package sweep
 
 import (
-	"encoding/csv"
-	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Row is one configuration's outcome: a report, or the reason it was skipped.
@@ -28,50 +25,33 @@ func CostCPUSeconds(r *report.Report) float64 {
 
 var metricColumns = []string{"mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s"}
 
-func header(rows []Row) []string {
-	var h []string
+// build lays rows out as a table: one column per swept flag, the metrics,
+// and a note. For people (notes non-nil) the note cell shows each warning's
+// headline marked with its footnote number, the full text once below the
+// table, and numbers have as many decimals as a person reads; CSV, for
+// machines, has full precision and the warnings whole (notes nil).
+func build(rows []Row, notes *table.Notes) *table.Table {
+	t := &table.Table{Style: table.Style{Indent: 2}}
+	var names []string
 	if len(rows) > 0 {
 		for _, p := range rows[0].Config {
-			h = append(h, p.Flag)
+			names = append(names, p.Flag)
 		}
 	}
-	return append(append(h, metricColumns...), "note")
-}
-
-// footnotes numbers the warnings of a table in the order rows refer to
-// them, so that a table for people shows each warning's headline with a
-// number in the note column and its full text once below the table.
-type footnotes struct{ texts []string }
-
-// note is a row's note cell: its warnings' headlines, each marked with the
-// number of its footnote.
-func (f *footnotes) note(warnings []string) string {
-	var parts []string
-	for _, w := range warnings {
-		i := slices.Index(f.texts, w)
-		if i < 0 {
-			f.texts = append(f.texts, w)
-			i = len(f.texts) - 1
-		}
-		head, _, _ := strings.Cut(w, ": ")
-		parts = append(parts, head+superscript(i+1))
+	for _, n := range append(append(names, metricColumns...), "note") {
+		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
 	}
-	return strings.Join(parts, "; ")
-}
-
-func superscript(n int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	var b strings.Builder
-	for _, c := range strconv.Itoa(n) {
-		b.WriteRune([]rune(digits)[c-'0'])
+	for _, r := range rows {
+		t.Rows = append(t.Rows, cells(r, notes))
 	}
-	return b.String()
+	if notes != nil {
+		t.Notes = notes.Texts()
+	}
+	return t
 }
 
-// cells renders one row; prec chooses how many decimals a person wants to
-// read (tables) or -1 for full precision (CSV). Tables for people pass
-// footnotes for the warnings; CSV has them in full (notes nil).
-func cells(r Row, prec int, notes *footnotes) []string {
+// cells renders one row (see build).
+func cells(r Row, notes *table.Notes) []string {
 	var c []string
 	for _, p := range r.Config {
 		c = append(c, p.Value)
@@ -83,7 +63,7 @@ func cells(r Row, prec int, notes *footnotes) []string {
 		return append(c, "skipped: "+r.Skipped)
 	}
 	f := func(v float64, p int) string {
-		if prec < 0 {
+		if notes == nil {
 			p = -1
 		}
 		return strconv.FormatFloat(v, 'f', p, 64)
@@ -95,7 +75,12 @@ func cells(r Row, prec int, notes *footnotes) []string {
 	}
 	note := strings.Join(rep.Warnings, "; ")
 	if notes != nil {
-		note = notes.note(rep.Warnings)
+		var parts []string
+		for _, w := range rep.Warnings {
+			head, _, _ := strings.Cut(w, ": ")
+			parts = append(parts, head+notes.Ref(w))
+		}
+		note = strings.Join(parts, "; ")
 	}
 	return append(c,
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
@@ -104,57 +89,15 @@ func cells(r Row, prec int, notes *footnotes) []string {
 
 // WriteCSV writes a header and one line per row.
 func WriteCSV(w io.Writer, rows []Row) error {
-	cw := csv.NewWriter(w)
-	cw.Write(header(rows))
-	for _, r := range rows {
-		cw.Write(cells(r, -1, nil))
-	}
-	cw.Flush()
-	return cw.Error()
+	return table.CSV(w, build(rows, nil))
 }
 
 // WriteMarkdown writes a GitHub-flavoured table.
 func WriteMarkdown(w io.Writer, rows []Row) error {
-	var b strings.Builder
-	h := header(rows)
-	fmt.Fprintf(&b, "| %s |\n", strings.Join(h, " | "))
-	fmt.Fprintf(&b, "|%s\n", strings.Repeat("---:|", len(h)))
-	var notes footnotes
-	for _, r := range rows {
-		c := cells(r, 1, &notes)
-		for i := range c {
-			c[i] = strings.ReplaceAll(c[i], "|", `\|`)
-		}
-		fmt.Fprintf(&b, "| %s |\n", strings.Join(c, " | "))
-	}
-	if len(notes.texts) > 0 {
-		b.WriteString("\n")
-		for i, t := range notes.texts {
-			fmt.Fprintf(&b, "- %s %s\n", superscript(i+1), t)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return table.Markdown(w, build(rows, &table.Notes{}))
 }
 
 // WriteText writes an aligned table for a terminal.
 func WriteText(w io.Writer, rows []Row) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(header(rows), "\t")+"\t")
-	var notes footnotes
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(cells(r, 1, &notes), "\t")+"\t")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	var b strings.Builder
-	if len(notes.texts) > 0 {
-		b.WriteString("\n")
-	}
-	for i, t := range notes.texts {
-		fmt.Fprintf(&b, "%s %s\n", superscript(i+1), t)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return table.Text(w, build(rows, &table.Notes{}))
 }

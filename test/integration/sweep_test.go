@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +87,21 @@ func TestInterruptedSweepKeepsItsRows(t *testing.T) {
 	assert.Equal(t, "1", recs[1][0])
 	entries, _ := os.ReadDir(filepath.Dir(out))
 	assert.Len(t, entries, 1, "no temporary file beside the output")
+}
+
+// A sweep in which nothing could run is a failure, not a success; a --parent
+// outside the hierarchy is bad input, as for run, not a reason to skip.
+func TestSweepErrorsAreSorted(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	o := tb(t, "sweep", "--cgroup", "create", "--parent", parent, "--period", "10ms", "--cpus", "0.001,0.005",
+		"--batch", "2", "--iterations", "1")
+	assert.Equal(t, 1, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "every configuration was skipped (2): nothing was measured")
+
+	o = tb(t, "sweep", "--parent", "../x", "--cpus", "0.5,1", "--batch", "2", "--iterations", "1")
+	assert.Equal(t, 2, o.code, o.stderr)
+	assert.Equal(t, 1, strings.Count(o.stderr, "\n"), "one line: %q", o.stderr)
+	assert.Contains(t, o.stderr, `invalid --parent "../x"`)
+	assert.Empty(t, o.stdout)
 }

@@ -1,12 +1,15 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // WriteGobench writes reports in the Go benchmark format, one line per
@@ -16,7 +19,7 @@ import (
 //
 // The configuration lines before them (goos, cpu, kernel, …) are what
 // benchstat shows as the context of a comparison.
-func WriteGobench(w io.Writer, reports []*Report) error {
+func WriteGobench(w io.Writer, reports []*report.Report) error {
 	var b strings.Builder
 	if len(reports) > 0 {
 		h := reports[0].Host
@@ -37,13 +40,14 @@ func WriteGobench(w io.Writer, reports []*Report) error {
 }
 
 // GobenchName names a configuration as a benchmark with sub-benchmark keys.
-func GobenchName(r *Report) string {
+func GobenchName(r *report.Report) string {
 	cpus := "max"
 	period := "none"
 	if r.Cgroup.PeriodUs != nil {
 		period = (time.Duration(*r.Cgroup.PeriodUs) * time.Microsecond).String()
 		if r.Cgroup.QuotaUs > 0 {
-			cpus = strconv.FormatFloat(round(float64(r.Cgroup.QuotaUs)/float64(*r.Cgroup.PeriodUs), 6), 'f', -1, 64)
+			// Six decimals, as effective_cpus: 1/3 is 0.333333.
+			cpus = strconv.FormatFloat(math.Round(1e6*float64(r.Cgroup.QuotaUs)/float64(*r.Cgroup.PeriodUs))/1e6, 'f', -1, 64)
 		}
 	}
 	burst := (time.Duration(r.Cgroup.BurstUs) * time.Microsecond).String()

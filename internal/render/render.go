@@ -1,38 +1,37 @@
-package report
+// Package render writes a run's report for people and for benchstat: the
+// short text summary and the Go benchmark format. The JSON schema and its
+// writer stay with the report (internal/report); tables go through
+// internal/table.
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Formats lists the values --format accepts for a run.
 var Formats = []string{"json", "text", "gobench"}
 
 // Write renders r in the given format.
-func Write(w io.Writer, r *Report, format string) error {
+func Write(w io.Writer, r *report.Report, format string) error {
 	switch format {
 	case "json":
-		return WriteJSON(w, r)
+		return report.WriteJSON(w, r)
 	case "text":
 		return writeText(w, r)
 	case "gobench":
-		return WriteGobench(w, []*Report{r})
+		return WriteGobench(w, []*report.Report{r})
 	}
 	return fmt.Errorf("unknown format %q", format)
 }
 
-// WriteJSON writes v (a report or a list of them) as indented JSON.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // writeText is the short human summary, in the manner of hyperfine.
-func writeText(w io.Writer, r *Report) error {
+func writeText(w io.Writer, r *report.Report) error {
 	var b strings.Builder
 	c, cg, s := r.Config, r.Cgroup, r.Stats
 	iterations := fmt.Sprintf("%d iterations", s.N)
@@ -44,9 +43,9 @@ func writeText(w io.Writer, r *Report) error {
 		c.Workload, c.Cost, c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
 	fmt.Fprintf(&b, "  cgroup:            v%d %s %s\n", cg.Version, cg.Mode, cg.Path)
 	fmt.Fprintf(&b, "  limit:             %s, effective %.3g CPUs\n", limitText(cg), cg.EffectiveCPUs)
-	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", msText(s.MeanMs), msText(s.StddevMs), 100*s.CoV)
-	fmt.Fprintf(&b, "  Range (min … max): %s … %s\n", msText(s.MinMs), msText(s.MaxMs))
-	fmt.Fprintf(&b, "  Percentiles:       p50 %s   p90 %s   p99 %s\n", msText(s.P50Ms), msText(s.P90Ms), msText(s.P99Ms))
+	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", table.MsSpaced(s.MeanMs), table.MsSpaced(s.StddevMs), 100*s.CoV)
+	fmt.Fprintf(&b, "  Range (min … max): %s … %s\n", table.MsSpaced(s.MinMs), table.MsSpaced(s.MaxMs))
+	fmt.Fprintf(&b, "  Percentiles:       p50 %s   p90 %s   p99 %s\n", table.MsSpaced(s.P50Ms), table.MsSpaced(s.P90Ms), table.MsSpaced(s.P99Ms))
 	t := r.Throttling
 	switch {
 	case t.NrPeriods == nil || t.NrThrottled == nil:
@@ -56,20 +55,20 @@ func writeText(w io.Writer, r *Report) error {
 	default:
 		fmt.Fprintf(&b, "  Throttled:         %d of %d periods (%.1f%%)", *t.NrThrottled, *t.NrPeriods, 100**t.ThrottledFraction)
 		if t.ThrottledMs != nil {
-			fmt.Fprintf(&b, ", %s in total", msText(*t.ThrottledMs))
+			fmt.Fprintf(&b, ", %s in total", table.MsSpaced(*t.ThrottledMs))
 		}
 		b.WriteString("\n")
 	}
 	if t.NrBursts != nil && *t.NrBursts > 0 {
 		fmt.Fprintf(&b, "  Bursts:            %d", *t.NrBursts)
 		if t.BurstMs != nil {
-			fmt.Fprintf(&b, ", %s in total", msText(*t.BurstMs))
+			fmt.Fprintf(&b, ", %s in total", table.MsSpaced(*t.BurstMs))
 		}
 		b.WriteString("\n")
 	}
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
-		msText(m.CPUMsPerIteration), m.Parallelism, msText(m.ExpectedMs), m.Ratio)
+		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", warn)
 	}
@@ -77,27 +76,13 @@ func writeText(w io.Writer, r *Report) error {
 	return err
 }
 
-func limitText(cg Cgroup) string {
+func limitText(cg report.Cgroup) string {
 	if cg.QuotaUs < 0 || cg.PeriodUs == nil {
 		return "no quota"
 	}
-	s := fmt.Sprintf("quota %s per %s period", msText(float64(cg.QuotaUs)/1000), msText(float64(*cg.PeriodUs)/1000))
+	s := fmt.Sprintf("quota %s per %s period", table.MsSpaced(float64(cg.QuotaUs)/1000), table.MsSpaced(float64(*cg.PeriodUs)/1000))
 	if cg.BurstUs > 0 {
-		s += fmt.Sprintf(", burst %s", msText(float64(cg.BurstUs)/1000))
+		s += fmt.Sprintf(", burst %s", table.MsSpaced(float64(cg.BurstUs)/1000))
 	}
 	return s
-}
-
-// msText scales a millisecond value for reading.
-func msText(v float64) string {
-	switch {
-	case v >= 10000:
-		return fmt.Sprintf("%.2f s", v/1000)
-	case v >= 100:
-		return fmt.Sprintf("%.1f ms", v)
-	case v >= 1:
-		return fmt.Sprintf("%.2f ms", v)
-	default:
-		return fmt.Sprintf("%.1f µs", v*1000)
-	}
 }

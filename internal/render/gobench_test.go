@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -7,12 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // benchstat must read what --format gobench writes.
 func TestGobenchParsesWithBenchfmt(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteGobench(&buf, []*Report{Build(sample())}))
+	require.NoError(t, WriteGobench(&buf, []*report.Report{sample()}))
 	rd := benchfmt.NewReader(&buf, "run.txt")
 	var results []*benchfmt.Result
 	for rd.Scan() {

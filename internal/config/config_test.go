@@ -1,0 +1,92 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+func TestResolveDefaults(t *testing.T) {
+	c, err := Resolve(nil)
+	require.NoError(t, err)
+	assert.Equal(t, Config{Workload: "bcrypt", Cost: 4, Batch: 50, Iterations: 5, Warmup: 1, Workers: 1, GOMAXPROCS: "workers",
+		Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited}}, c)
+	assert.Equal(t, 1, c.GOMAXPROCSValue())
+}
+
+func TestResolveLimits(t *testing.T) {
+	for _, tc := range []struct {
+		values map[string]string
+		want   cgroup.Limits
+	}{
+		{map[string]string{"cpus": "0.5"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: 50 * time.Millisecond}},
+		// The period is resolved first, whatever the map's order.
+		{map[string]string{"cpus": "0.5", "period": "10ms"}, cgroup.Limits{Period: 10 * time.Millisecond, Quota: 5 * time.Millisecond}},
+		{map[string]string{"quota": "20ms", "burst": "20ms"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond, Burst: 20 * time.Millisecond}},
+		{map[string]string{"quota": "max", "burst": "0"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}},
+	} {
+		c, err := Resolve(tc.values)
+		require.NoError(t, err, tc.values)
+		assert.Equal(t, tc.want, c.Limits, tc.values)
+		assert.True(t, c.LimitsSet, "a limit was given: %v", tc.values)
+	}
+}
+
+// A value bad on its own stops everything; values that are fine alone but
+// not together are a Combination, which a sweep skips.
+func TestResolveErrors(t *testing.T) {
+	for _, tc := range []struct {
+		values      map[string]string
+		param, msg  string
+		combination bool
+	}{
+		{map[string]string{"workers": "0"}, "workers", "invalid --workers 0: must be between 1 and 1024", false},
+		{map[string]string{"workers": "1e3"}, "workers", `invalid --workers "1e3": want a whole number between 1 and 1024`, false},
+		{map[string]string{"cost": "32"}, "cost", "invalid --cost 32: must be between 4 and 31", false},
+		{map[string]string{"period": "2s"}, "period", `invalid --period "2s": must be between 1ms and 1s`, false},
+		{map[string]string{"cpus": "0.5", "quota": "5ms"}, "cpus", `--cpus "0.5" conflicts with --quota "5ms"`, false},
+		{map[string]string{"cpus": "0.005"}, "cpus", "below the kernel's 1ms minimum", true},
+		{map[string]string{"quota": "10ms", "burst": "20ms"}, "burst", "must not exceed the quota 10ms", true},
+		{map[string]string{"burst": "5ms"}, "burst", "a burst needs a quota", true},
+		{map[string]string{"gomaxprocs": "2000"}, "gomaxprocs", "between 1 and 1024, workers or runtime", false},
+		{map[string]string{"workload": "sha"}, "workload", `invalid --workload "sha": want one of bcrypt`, false},
+		{map[string]string{"min-time": "2h"}, "min-time", "between 0 (off) and 1h", false},
+	} {
+		_, err := Resolve(tc.values)
+		var e *Error
+		require.ErrorAs(t, err, &e, tc.values)
+		assert.Equal(t, tc.param, e.Param, tc.values)
+		assert.Contains(t, e.Msg, tc.msg)
+		assert.Equal(t, tc.combination, IsCombination(err), tc.values)
+	}
+}
+
+// Check judges one value of a sweep axis alone.
+func TestCheck(t *testing.T) {
+	cpus, _ := Lookup("cpus")
+	assert.NoError(t, cpus.Check("0.005"), "fine at a 1s period; only a combination with a short period is not")
+	assert.Error(t, cpus.Check("0"))
+	burst, _ := Lookup("burst")
+	assert.NoError(t, burst.Check("500ms"), "the burst alone; its quota is checked with it")
+	assert.Error(t, burst.Check("-1ms"))
+	_, ok := Lookup("no-such")
+	assert.False(t, ok)
+}
+
+// Every parameter is declared once, with what its flag and axis need.
+func TestParams(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Params {
+		assert.False(t, seen[p.Name], "declared twice: %s", p.Name)
+		seen[p.Name] = true
+		assert.NotEmpty(t, p.Help, p.Name)
+		assert.NotNil(t, p.parse, p.Name)
+		if p.Default != "" {
+			assert.NoError(t, p.Check(p.Default), "%s's default", p.Name)
+		}
+	}
+}

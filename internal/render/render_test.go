@@ -1,0 +1,69 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+func u64(v uint64) *uint64   { return &v }
+func f64(v float64) *float64 { return &v }
+
+// sample is what report.Build makes of three iterations of 100, 90 and
+// 110 ms by two workers at 0.5 CPUs (internal/report tests the building).
+func sample() *report.Report {
+	period := int64(100000)
+	return &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Config:        report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"},
+		Cgroup:        report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", PeriodUs: &period, QuotaUs: 50000, EffectiveCPUs: 0.5},
+		DurationsMs:   []float64{100, 90, 110},
+		Stats:         report.Stats{N: 3, MeanMs: 100, VarianceMs: 100, StddevMs: 10, CoV: 0.1, MinMs: 90, MaxMs: 110, P50Ms: 100, P90Ms: 108, P99Ms: 109.8},
+		Throttling:    report.Throttling{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledMs: f64(150), ThrottledFraction: f64(0.75)},
+		Model:         report.Model{CPUMsPerIteration: 40, Parallelism: 0.5, ExpectedMs: 80, Ratio: 1.25},
+		Warnings:      []string{"few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"},
+	}
+}
+
+func TestTextSummary(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, sample(), "text"))
+	out := buf.String()
+	assert.Contains(t, out, "Time (mean ± σ):   100.0 ms ± 10.00 ms")
+	assert.Contains(t, out, "Range (min … max): 90.00 ms … 110.0 ms")
+	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
+	assert.Contains(t, out, "measured/expected 1.25")
+	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
+	// The summary shows every warning, in full.
+	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
+
+	// With --min-time: how many ran, and what was asked.
+	r := sample()
+	r.Config.Iterations, r.Config.MinTimeMs = 2, 1500
+	buf.Reset()
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "3 iterations (at least 2, for at least 1.5s) (+1 warm-up)")
+}
+
+// json is the report's own writer, the schema's; the others are here.
+func TestWriteFormats(t *testing.T) {
+	for _, format := range Formats {
+		var viaRender, direct bytes.Buffer
+		require.NoError(t, Write(&viaRender, sample(), format), format)
+		switch format {
+		case "json":
+			require.NoError(t, report.WriteJSON(&direct, sample()))
+		case "gobench":
+			require.NoError(t, WriteGobench(&direct, []*report.Report{sample()}))
+		case "text":
+			require.NoError(t, writeText(&direct, sample()))
+		}
+		assert.NotEmpty(t, direct.String(), format)
+		assert.Equal(t, direct.String(), viaRender.String(), format)
+	}
+	assert.ErrorContains(t, Write(&bytes.Buffer{}, sample(), "yaml"), `unknown format "yaml"`)
+}

@@ -1,0 +1,122 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/harness"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// fakeRunner answers each configuration (by its quota) with a report or an
+// error, and records what it was asked to run.
+type fakeRunner struct {
+	errs  map[string]error // by the configuration's quota, as cgroup reads it
+	ran   []string
+	onRun func(n int)
+}
+
+func (f *fakeRunner) Run(ctx context.Context, o harness.Options) (*report.Report, error) {
+	key := o.Limits.Quota.String()
+	f.ran = append(f.ran, key)
+	if f.onRun != nil {
+		f.onRun(len(f.ran))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := f.errs[key]; err != nil {
+		return nil, err
+	}
+	return &report.Report{Config: report.Config{Workload: o.Bench.Workload, Batch: o.Bench.Batch}, Stats: report.Stats{MeanMs: 1}}, nil
+}
+
+func plan(t *testing.T, axes map[string]string) []Step {
+	t.Helper()
+	steps, err := Plan(Spec{Axes: axes, Fixed: map[string]string{"batch": "5"}, MaxConfigs: 1000, NumCPU: 2,
+		Options: func(c config.Config) (harness.Options, error) {
+			return harness.Options{Limits: c.Limits, LimitsSet: c.LimitsSet}, nil
+		}})
+	require.NoError(t, err)
+	return steps
+}
+
+func TestPlan(t *testing.T) {
+	steps := plan(t, map[string]string{"cpus": "0.005,0.5", "period": "10ms,1s"})
+	require.Len(t, steps, 4)
+	// The CPU share varies fastest; 0.005 at 10ms is below the kernel's
+	// minimum quota: skipped, not an error.
+	assert.Equal(t, "period=10ms cpus=0.005", Describe(steps[0].Config))
+	assert.Contains(t, steps[0].Skip, "below the kernel's 1ms minimum")
+	assert.Empty(t, steps[1].Skip)
+	assert.Empty(t, steps[2].Skip, "0.005 CPUs of a 1s period is 5ms")
+
+	// Bad input stops the plan: nothing would be created.
+	for _, axes := range []map[string]string{{"cpus": "0,0.5"}, {"workers": "1:x:1"}, {"cpus": "0.5", "quota": "5ms"}} {
+		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (harness.Options, error) { return harness.Options{}, nil }})
+		var e *config.Error
+		assert.ErrorAs(t, err, &e, "%v", axes)
+	}
+	_, err := Plan(Spec{Axes: map[string]string{"workers": "1:1000:1", "cpus": "0.1:1:0.1"}, MaxConfigs: 1000, NumCPU: 2,
+		Options: func(c config.Config) (harness.Options, error) { return harness.Options{Limits: c.Limits}, nil }})
+	assert.ErrorContains(t, err, "invalid --max-configs 1000: the sweep has 10000 configurations")
+}
+
+func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
+	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	f := &fakeRunner{errs: map[string]error{"20ms": fmt.Errorf("set up cgroup: %w", cgroup.ErrLimitsRefused)}}
+	var saved [][]Row
+	var told []string
+	rows, err := Loop{Runner: f, Save: func(r []Row) error { saved = append(saved, append([]Row{}, r...)); return nil },
+		Skipped: func(c Config, why string) { told = append(told, Describe(c)+": "+why) }}.Run(context.Background(), steps)
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	assert.NotNil(t, rows[0].Report)
+	assert.Contains(t, rows[1].Skipped, "the kernel refused these limits")
+	assert.NotNil(t, rows[2].Report)
+	assert.Equal(t, []string{"quota=20ms: set up cgroup: the kernel refused these limits"}, told)
+	// Saved after each configuration that ran: an interrupted sweep keeps them.
+	require.Len(t, saved, 2)
+	assert.Len(t, saved[0], 1)
+	assert.Len(t, saved[1], 3)
+}
+
+func TestLoopStopsOnAnythingElse(t *testing.T) {
+	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	for _, stop := range []error{harness.ErrNeedsPrivilege, cgroup.ErrNoCPUController, errors.New("workload process died: signal: killed")} {
+		f := &fakeRunner{errs: map[string]error{"20ms": stop}}
+		rows, err := Loop{Runner: f}.Run(context.Background(), steps)
+		assert.ErrorIs(t, err, stop)
+		assert.Len(t, rows, 1, "the rows before it are kept")
+		assert.Equal(t, []string{"10ms", "20ms"}, f.ran, "nothing runs after it")
+	}
+}
+
+// Ctrl-C in the second configuration: the loop stops there, with the first
+// one's row, and a refusal that comes with a cancelled context is no skip.
+func TestLoopInterrupted(t *testing.T) {
+	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeRunner{onRun: func(n int) {
+		if n == 2 {
+			cancel()
+		}
+	}}
+	rows, err := Loop{Runner: f}.Run(ctx, steps)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Len(t, rows, 1)
+}
+
+func TestLoopAllSkippedIsAnError(t *testing.T) {
+	steps := plan(t, map[string]string{"cpus": "0.001,0.005", "period": "10ms"})
+	rows, err := Loop{Runner: &fakeRunner{}}.Run(context.Background(), steps)
+	assert.ErrorIs(t, err, ErrAllSkipped)
+	assert.Len(t, rows, 2)
+}
