@@ -8,6 +8,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
@@ -182,8 +183,8 @@ func Build(in Input) *Report {
 	}
 
 	cpu := stats.Summarize(cpuPerIter).Mean
-	par := stats.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
-	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: stats.ExpectedDuration(cpu, par)}
+	par := model.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
+	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: model.ExpectedDuration(cpu, par)}
 	if r.Model.ExpectedMs > 0 {
 		r.Model.Ratio = s.Mean / r.Model.ExpectedMs
 	}
