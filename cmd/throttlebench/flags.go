@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
 )
 
 // Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
@@ -33,7 +33,7 @@ const (
 var intBounds = map[string]struct{ lo, hi int }{
 	"workers":     {1, maxCPUs},
 	"batch":       {1, 1_000_000},
-	"iterations":  {1, bench.MaxIterations},
+	"iterations":  {1, driver.MaxIterations},
 	"warmup":      {0, 1_000_000},
 	"cost":        {4, 31},
 	"max-configs": {1, 1_000_000},

@@ -12,10 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 type runOptions struct {
@@ -66,7 +67,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // maxMinTime bounds --min-time: a benchmark, not a soak test. Whatever the
-// time, bench.MaxIterations bounds the iterations too. The usage message
+// time, driver.MaxIterations bounds the iterations too. The usage message
 // says "1h".
 const maxMinTime = time.Hour
 
@@ -99,7 +100,7 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (harness.Options, error) {
 	var h harness.Options
 	host := cgroup.Host{Root: "/"}
-	if err := checkChoice("workload", o.workload, bench.Workloads); err != nil {
+	if err := checkChoice("workload", o.workload, workload.Names()); err != nil {
 		return h, err
 	}
 	for _, c := range []struct {
@@ -158,7 +159,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 		return h, err
 	}
 	return harness.Options{
-		Bench: bench.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
+		Bench: driver.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
 			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp, MinTime: o.minTime},
 		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: parent,
 		Limits: limits, LimitsSet: limitsSet, Host: host, Exe: exe, Stderr: stderr,

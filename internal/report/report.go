@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -114,14 +114,14 @@ type Model struct {
 
 // Input is everything a report is built from.
 type Input struct {
-	Config   bench.Config
+	Config   driver.Config
 	Policy   string
 	Mode     string
 	Cgroup   cgroup.Cgroup
 	Limits   cgroup.Limits
 	Chain    []cgroup.Level
 	NumCPU   int
-	Result   bench.Result
+	Result   driver.Result
 	Stat     cgroup.CPUStat // the change over the run
 	Host     Host
 	Warnings []string // found by the caller; Build adds those of Check
