@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
 
@@ -74,8 +74,8 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 		}
 	}()
 
-	if len(args) > 0 && args[0] == bench.ChildArg {
-		if err := bench.ServeChild(ctx, os.Stdin, stdout); err != nil {
+	if len(args) > 0 && args[0] == childproto.Arg {
+		if err := childproto.Serve(ctx, os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "throttlebench workload: %v\n", err)
 			return exitFailure
 		}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/harness"
 )
 
@@ -122,7 +122,7 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 // options is what the harness needs to run one configuration.
 func (s settings) options(c config.Config) (harness.Options, error) {
 	return harness.Options{
-		Bench: bench.Config{Workload: c.Workload, Cost: c.Cost, Batch: c.Batch, Iterations: c.Iterations,
+		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Batch: c.Batch, Iterations: c.Iterations,
 			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime},
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
 		Limits: c.Limits, LimitsSet: c.LimitsSet, Host: s.host, Exe: s.exe, Stderr: s.stderr,

@@ -18,8 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
@@ -95,24 +96,27 @@ type Param struct {
 // Params are every parameter, in the order they are resolved: the period
 // before what depends on it. A sweep varies the last axis fastest.
 var Params = []Param{
-	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(bench.Workloads, ", "),
+	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(workload.Names(), ", "),
 		parse: func(c *Config, v string) (err error) {
-			c.Workload, err = choice("workload", v, bench.Workloads)
+			c.Workload, err = choice("workload", v, workload.Names())
 			return
 		}},
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes) per worker per iteration",
 		parse: func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return }},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
-			c.Iterations, err = integer("iterations", v, 1, bench.MaxIterations)
+			c.Iterations, err = integer("iterations", v, 1, driver.MaxIterations)
 			return
 		}},
 	{Name: "warmup", Kind: Int, Default: "1", Help: "iterations run first and discarded",
 		parse: func(c *Config, v string) (err error) { c.Warmup, err = integer("warmup", v, 0, 1_000_000); return }},
 	{Name: "min-time", Kind: Duration, Default: "0s", Help: "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)",
 		parse: parseMinTime},
-	{Name: "cost", Kind: Int, Default: "4", Axis: true, Help: "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)",
-		parse: func(c *Config, v string) (err error) { c.Cost, err = integer("cost", v, 4, 31); return }},
+	{Name: "cost", Kind: Int, Default: bcryptCost.def(), Axis: true, Help: bcryptCost.Help,
+		parse: func(c *Config, v string) (err error) {
+			c.Cost, err = integer("cost", v, bcryptCost.Min, bcryptCost.Max)
+			return
+		}},
 	{Name: "workers", Kind: Int, Default: "1", Axis: true, Help: "worker threads, each running --batch operations per iteration",
 		parse: func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return }},
 	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true,
@@ -123,6 +127,25 @@ var Params = []Param{
 	{Name: "quota", Kind: Duration, Axis: true, Limit: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota},
 	{Name: "cpus", Kind: Float, Axis: true, Limit: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
 }
+
+// bcryptCost is bcrypt's own parameter, declared with the workload: its
+// range and help are not repeated here.
+var bcryptCost = func() workloadParam {
+	spec, err := workload.Lookup("bcrypt")
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range spec.Params {
+		if p.Name == "cost" {
+			return workloadParam(p)
+		}
+	}
+	panic("bcrypt declares no cost")
+}()
+
+type workloadParam workload.Param
+
+func (p workloadParam) def() string { return strconv.Itoa(p.Default) }
 
 // Lookup returns the parameter called name.
 func Lookup(name string) (Param, bool) {

@@ -12,8 +12,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -27,7 +28,7 @@ const (
 
 // Options describe one run. They are validated by the caller.
 type Options struct {
-	Bench   bench.Config
+	Bench   driver.Config
 	Policy  string // the --gomaxprocs value as given, for the report
 	Mode    string
 	Version int    // cgroup version: 0 = whichever holds the cpu controller
@@ -165,7 +166,7 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err != nil {
 		return nil, err
 	}
-	child, err := bench.StartChild(o.Exe, o.Bench, o.Stderr)
+	child, err := childproto.Start(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +225,7 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	}
 	var before cgroup.CPUStat
 	var bgBefore reading
-	res, err := bench.Run(ctx, o.Bench, func() (err error) {
+	res, err := driver.Run(ctx, o.Bench, func() (err error) {
 		before, err = cg.Stat()
 		bgBefore = read(hostCPU, usage, host.ProcessCPU)
 		return err
@@ -241,7 +242,7 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 }
 
 func build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res bench.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
+	res driver.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
 	// report.Build adds the warnings about the numbers themselves.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,

@@ -7,8 +7,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
@@ -114,14 +115,14 @@ type Model struct {
 
 // Input is everything a report is built from.
 type Input struct {
-	Config   bench.Config
+	Config   driver.Config
 	Policy   string
 	Mode     string
 	Cgroup   cgroup.Cgroup
 	Limits   cgroup.Limits
 	Chain    []cgroup.Level
 	NumCPU   int
-	Result   bench.Result
+	Result   driver.Result
 	Stat     cgroup.CPUStat // the change over the run
 	Host     Host
 	Warnings []string // found by the caller; Build adds those of Check
@@ -183,8 +184,8 @@ func Build(in Input) *Report {
 	}
 
 	cpu := stats.Summarize(cpuPerIter).Mean
-	par := stats.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
-	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: stats.ExpectedDuration(cpu, par)}
+	par := model.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
+	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: model.ExpectedDuration(cpu, par)}
 	if r.Model.ExpectedMs > 0 {
 		r.Model.Ratio = s.Mean / r.Model.ExpectedMs
 	}

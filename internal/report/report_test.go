@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
 )
 
 func u64(v uint64) *uint64               { return &v }
 func dur(v time.Duration) *time.Duration { return &v }
-func iter(ws ...bench.WorkerSample) bench.Iteration {
-	it := bench.Iteration{Workers: ws}
+func iter(ws ...driver.WorkerSample) driver.Iteration {
+	it := driver.Iteration{Workers: ws}
 	for _, w := range ws {
 		it.Wall = max(it.Wall, w.Wall)
 	}
@@ -26,16 +26,16 @@ func iter(ws ...bench.WorkerSample) bench.Iteration {
 func sample() Input {
 	ms := time.Millisecond
 	return Input{
-		Config: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
+		Config: driver.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
 		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms},
 		Chain:  []cgroup.Level{{Dir: "/x", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 2,
-		Result: bench.Result{GOMAXPROCS: 2, Iterations: []bench.Iteration{
-			iter(bench.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
-			iter(bench.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
-			iter(bench.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
+		Result: driver.Result{GOMAXPROCS: 2, Iterations: []driver.Iteration{
+			iter(driver.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
+			iter(driver.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
+			iter(driver.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
 		}},
 		Stat: cgroup.CPUStat{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledTime: dur(150 * ms)},
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -165,6 +166,6 @@ func bindingQuota(r *Report) (quota, bool) {
 	if !found {
 		return quota{}, false
 	}
-	free := stats.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(r.Host.NumCPU))
+	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(r.Host.NumCPU))
 	return best, float64(best.quota)/float64(best.period) < free
 }

@@ -1,6 +1,6 @@
 // Package stats holds the pure numeric helpers throttlebench uses to
-// summarise measured samples and to compute what the CFS bandwidth model
-// predicts for them.
+// summarise measured samples and to compare two sets of them. What the CFS
+// bandwidth model predicts is internal/model's.
 //
 // Everything here works on []float64 in whatever unit the caller chooses
 // (nanoseconds, seconds, ...); no function does I/O, and no function

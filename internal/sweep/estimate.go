@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
 // Estimator predicts how long a configuration runs from the CFS model:
@@ -48,8 +48,8 @@ func (e *Estimator) EstimateSeconds(s Shape) float64 {
 	if gmp <= 0 {
 		gmp = s.NumCPU
 	}
-	par := stats.Parallelism(s.Workers, gmp, math.Min(cpus, float64(s.NumCPU)))
-	iter := stats.ExpectedDuration(float64(e.opCost)*math.Pow(2, float64(s.Cost-4))*float64(s.Batch*s.Workers), par)
+	par := model.Parallelism(s.Workers, gmp, math.Min(cpus, float64(s.NumCPU)))
+	iter := model.ExpectedDuration(float64(e.opCost)*math.Pow(2, float64(s.Cost-4))*float64(s.Batch*s.Workers), par)
 	measured := max(iter*float64(s.Iterations), float64(s.MinTime))
 	return (iter*float64(s.Warmup) + measured) / float64(time.Second)
 }

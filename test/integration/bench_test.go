@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // BenchmarkHarnessFidelity compares the per-hash time the harness reports
 // (run --cgroup current, one worker) with the bare bcrypt call in a plain
-// timed loop, at the same cost (BenchmarkBcryptCost4 in internal/bench is the
+// timed loop, at the same cost (BenchmarkBcryptCost4 in internal/workload is the
 // same call under the benchmark framework). A ratio near 1 says the harness
 // adds nothing measurable. Metrics: harness-ns/hash, bare-ns/hash, ratio.
 func BenchmarkHarnessFidelity(b *testing.B) {
 	const batch = 200
-	w, err := bench.NewWorkload("bcrypt", 4)
+	w, err := workload.New("bcrypt", workload.Args{"cost": 4})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package driver
 
 import (
 	"context"
@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
-// Config is what one run executes. All counts are validated by the caller.
+// Config is what one closed-loop run executes. All counts are validated by
+// the caller.
 type Config struct {
-	Workload   string `json:"workload"`
-	Cost       int    `json:"cost"`
-	Batch      int    `json:"batch"`      // operations per worker per iteration
-	Iterations int    `json:"iterations"` // measured iterations, at least
-	Warmup     int    `json:"warmup"`     // iterations run first and discarded
-	Workers    int    `json:"workers"`
+	Workload string `json:"workload"`
+	// Cost is bcrypt's parameter, under the key its Param declares; the
+	// parameters of the next workloads join it here, each under its own.
+	Cost       int `json:"cost"`
+	Batch      int `json:"batch"`      // operations per worker per iteration
+	Iterations int `json:"iterations"` // measured iterations, at least
+	Warmup     int `json:"warmup"`     // iterations run first and discarded
+	Workers    int `json:"workers"`
 	// MinTime: after Iterations, keep measuring until the measured
 	// iterations span at least this long (0 = off), at most MaxIterations.
 	MinTime time.Duration `json:"min_time_ns"`
@@ -67,21 +72,26 @@ func ApplyGOMAXPROCS(n int) int {
 // measured iteration, so the caller can take the kernel's counters over the
 // measured iterations alone.
 func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
-	return runner{newWorkload: NewWorkload, maxIterations: MaxIterations}.run(ctx, cfg, beforeMeasure)
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations}.run(ctx, cfg, beforeMeasure)
+}
+
+// Args are cfg's workload parameters by name, for workload.New.
+func (cfg Config) Args() workload.Args {
+	return workload.Args{"cost": cfg.Cost}
 }
 
 // runner holds what tests replace: the workload, and the bound on
 // iterations.
 type runner struct {
-	newWorkload   func(name string, cost int) (Workload, error)
+	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
 	maxIterations int
 }
 
 func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
 	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
-	ws := make([]Workload, cfg.Workers)
+	ws := make([]workload.Workload, cfg.Workers)
 	for i := range ws {
-		w, err := rn.newWorkload(cfg.Workload, cfg.Cost)
+		w, err := rn.newWorkload(cfg.Workload, cfg.Args())
 		if err != nil {
 			return Result{}, err
 		}

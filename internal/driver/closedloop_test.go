@@ -1,4 +1,4 @@
-package bench
+package driver
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 func TestRunShapesTheResult(t *testing.T) {
@@ -69,23 +71,14 @@ func TestGOMAXPROCSRuntimeDefault(t *testing.T) {
 	assert.GreaterOrEqual(t, ApplyGOMAXPROCS(0), 1)
 }
 
-func TestNewWorkloadRejects(t *testing.T) {
-	_, err := NewWorkload("bcrypt", 3)
-	assert.Error(t, err)
-	_, err = NewWorkload("md5", 4)
-	assert.Error(t, err)
-}
-
-// The bare bcrypt call at the harness's default cost: `make bench` compares
-// the harness's per-hash time with this.
-func BenchmarkBcryptCost4(b *testing.B) {
-	w, err := NewWorkload("bcrypt", 4)
-	require.NoError(b, err)
-	for b.Loop() {
-		if err := w.Do(); err != nil {
-			b.Fatal(err)
-		}
-	}
+// The workload's refusal reaches the caller with its kind, before any
+// iteration runs.
+func TestRunRefusesABadWorkload(t *testing.T) {
+	called := false
+	_, err := Run(context.Background(), Config{Workload: "bcrypt", Cost: 3, Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
+		func() error { called = true; return nil })
+	assert.ErrorIs(t, err, workload.ErrBadConfig)
+	assert.False(t, called)
 }
 
 // sleepWork stands in for bcrypt where a test needs iterations of a known
@@ -96,7 +89,7 @@ func (w sleepWork) Do() error { time.Sleep(w.d); return nil }
 
 func sleeping(d time.Duration, maxIterations int) runner {
 	return runner{
-		newWorkload:   func(string, int) (Workload, error) { return sleepWork{d}, nil },
+		newWorkload:   func(string, workload.Args) (workload.Workload, error) { return sleepWork{d}, nil },
 		maxIterations: maxIterations,
 	}
 }

@@ -1,7 +1,8 @@
-package stats
-
-import "math"
-
+// Package model holds what the kernel's CPU bandwidth control predicts for
+// a workload: the CFS model of quota and period here, and beside it (to
+// come) the burst simulator. Generic statistics live in internal/stats; this
+// package knows about cgroups, workers and GOMAXPROCS.
+//
 // The CFS bandwidth model.
 //
 // A cgroup with cpu.max "q p" (quota q microseconds per period p) may run
@@ -20,6 +21,9 @@ import "math"
 // than the period either fits inside the quota (and runs at full speed) or
 // straddles a throttled stretch (and waits until the next period), so
 // individual iterations are bimodal even when their mean matches the model.
+package model
+
+import "math"
 
 // Parallelism is how many CPUs a CPU-bound run of workers threads can use at
 // once, averaged over time: min(workers, gomaxprocs, cpus), where cpus is the

@@ -1,0 +1,132 @@
+package childproto
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/workload"
+)
+
+// Type says what a message is.
+type Type string
+
+// Parent to child.
+const (
+	TypeStart   Type = "start"
+	TypeGo      Type = "go"
+	TypeMeasure Type = "measure"
+)
+
+// Child to parent.
+const (
+	TypeWarm   Type = "warm"
+	TypeResult Type = "result"
+	TypeError  Type = "error"
+)
+
+// Message is one line of the protocol, either way. Config comes with
+// start, Result with result, Kind and Error with error.
+type Message struct {
+	Type   Type           `json:"type"`
+	Config *driver.Config `json:"config,omitempty"`
+	Result *driver.Result `json:"result,omitempty"`
+	Kind   Kind           `json:"kind,omitempty"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// Kind is what sort of failure an error message reports.
+type Kind string
+
+const (
+	KindBadConfig   Kind = "bad_config"
+	KindWorkload    Kind = "workload"
+	KindInterrupted Kind = "interrupted"
+	KindProtocol    Kind = "protocol"
+)
+
+// The kinds' sentinels, for errors.Is.
+var (
+	ErrBadConfig   = errors.New("the workload configuration cannot run")
+	ErrWorkload    = errors.New("the workload failed")
+	ErrInterrupted = errors.New("the workload was interrupted")
+	ErrProtocol    = errors.New("the child protocol was broken")
+)
+
+var sentinels = map[Kind]error{
+	KindBadConfig:   ErrBadConfig,
+	KindWorkload:    ErrWorkload,
+	KindInterrupted: ErrInterrupted,
+	KindProtocol:    ErrProtocol,
+}
+
+// Error is a failure of a kind: one the child reported, or one either side
+// found in the exchange itself. Its text is the message alone, as today's
+// users read it; the kind is for errors.Is.
+type Error struct {
+	Kind Kind
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Is matches the sentinel of e's kind.
+func (e *Error) Is(target error) bool { return target != nil && sentinels[e.Kind] == target }
+
+func errorf(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
+}
+
+// kindOf classifies an error of the child's run for the trip across the
+// pipe.
+func kindOf(err error) Kind {
+	for k, s := range sentinels {
+		if errors.Is(err, s) {
+			return k
+		}
+	}
+	switch {
+	case errors.Is(err, workload.ErrBadConfig):
+		return KindBadConfig
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return KindInterrupted
+	}
+	return KindWorkload
+}
+
+// decode parses one line and checks that it is a message of one of the
+// types allowed here, with its payload.
+func decode(line []byte, allowed ...Type) (Message, error) {
+	var m Message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return Message{}, errorf(KindProtocol, "malformed message %q: %v", clip(line), err)
+	}
+	if !slices.Contains(allowed, m.Type) {
+		return Message{}, errorf(KindProtocol, "unexpected message %q: want type %v", clip(line), allowed)
+	}
+	var missing bool
+	switch m.Type {
+	case TypeStart:
+		missing = m.Config == nil
+	case TypeResult:
+		missing = m.Result == nil
+	case TypeError:
+		missing = sentinels[m.Kind] == nil
+	}
+	if missing {
+		return Message{}, errorf(KindProtocol, "incomplete message %q", clip(line))
+	}
+	return m, nil
+}
+
+// clip keeps a quoted message short: a broken line may be a whole result.
+func clip(line []byte) []byte {
+	const keep = 200
+	if len(line) > keep {
+		return append(line[:keep:keep], "…"...)
+	}
+	return line
+}

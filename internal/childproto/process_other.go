@@ -1,0 +1,20 @@
+//go:build !linux
+
+package childproto
+
+import (
+	"errors"
+	"io"
+
+	"github.com/throttlebench/throttlebench/internal/driver"
+)
+
+var errNotLinux = errors.New("the workload child runs on Linux only")
+
+// Process is a running workload child (Linux only: it relies on the
+// parent-death signal).
+type Process struct{ *Parent }
+
+func Start(string, driver.Config, io.Writer) (*Process, error) { return nil, errNotLinux }
+func (c *Process) Pid() int                                    { return 0 }
+func (c *Process) Kill()                                       {}

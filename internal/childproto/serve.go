@@ -1,0 +1,58 @@
+package childproto
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/throttlebench/throttlebench/internal/driver"
+)
+
+// Serve is the child's side: read the configuration, wait for go, run the
+// closed-loop driver, reply. It returns an error only when it could not
+// reply: the parent went away, or the reply could not be written; an error
+// it replied with is the parent's to report.
+func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil {
+		return &Error{Kind: KindInterrupted, Msg: fmt.Sprintf("read config: %v", err)}
+	}
+	start, startErr := decode(line, TypeStart)
+	// Not a word before go (see the package comment), even about a bad start.
+	line, err = in.ReadBytes('\n')
+	if err != nil {
+		if startErr != nil {
+			return startErr
+		}
+		return errorf(KindInterrupted, "the parent closed the control pipe before saying go")
+	}
+	enc := json.NewEncoder(stdout)
+	if _, err := decode(line, TypeGo); startErr != nil || err != nil {
+		return reply(enc, errors.Join(startErr, err))
+	}
+
+	res, err := driver.Run(ctx, *start.Config, func() error {
+		if err := enc.Encode(Message{Type: TypeWarm}); err != nil {
+			return err
+		}
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return errorf(KindInterrupted, "the parent closed the control pipe during the warm-up")
+		}
+		_, err = decode(line, TypeMeasure)
+		return err
+	})
+	if err != nil {
+		return reply(enc, err)
+	}
+	return enc.Encode(Message{Type: TypeResult, Result: &res})
+}
+
+// reply sends err to the parent with its kind.
+func reply(enc *json.Encoder, err error) error {
+	return enc.Encode(Message{Type: TypeError, Kind: kindOf(err), Error: err.Error()})
+}
