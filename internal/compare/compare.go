@@ -14,10 +14,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	mstats "github.com/aclements/go-moremath/stats"
 
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -31,8 +31,17 @@ const (
 )
 
 // DefaultMatch are the keys that make two results the same configuration:
-// what ran and under which limits, not where or when.
-var DefaultMatch = []string{"workload", "cost", "batch", "workers", "gomaxprocs", "period", "quota", "burst"}
+// what ran and under which limits (the configuration parameters that are
+// keys, config.Params), not where or when.
+var DefaultMatch = func() []string {
+	var names []string
+	for _, p := range config.Params {
+		if p.Key != nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}()
 
 // keyDef is one configuration key: its name for --match, its name in the
 // JSON output, and how it is read from a result.
@@ -41,34 +50,23 @@ type keyDef struct {
 	get        func(r *report.Report) (text string, value any)
 }
 
-var keyDefs = []keyDef{
-	{"workload", "workload", func(r *report.Report) (string, any) { return r.Config.Workload, r.Config.Workload }},
-	{"cost", "cost", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
-	{"batch", "batch", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
-	{"workers", "workers", func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
-	{"gomaxprocs", "gomaxprocs", func(r *report.Report) (string, any) {
-		return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS
-	}},
-	{"period", "period_us", func(r *report.Report) (string, any) {
-		if r.Cgroup.PeriodUs == nil {
-			return "none", nil
+// keyDefs are the configuration's keys, then where and how it ran.
+var keyDefs = func() []keyDef {
+	var defs []keyDef
+	for _, p := range config.Params {
+		if p.Key != nil {
+			defs = append(defs, keyDef{p.Name, p.KeyJSON, p.Key})
 		}
-		return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
-	}},
-	{"quota", "quota_us", func(r *report.Report) (string, any) {
-		if r.Cgroup.QuotaUs < 0 {
-			return "max", r.Cgroup.QuotaUs
-		}
-		return usText(r.Cgroup.QuotaUs), r.Cgroup.QuotaUs
-	}},
-	{"burst", "burst_us", func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
-	{"host", "hostname", func(r *report.Report) (string, any) { return r.Host.Hostname, r.Host.Hostname }},
-	{"kernel", "kernel", func(r *report.Report) (string, any) { return r.Host.Kernel, r.Host.Kernel }},
-	{"version", "cgroup_version", func(r *report.Report) (string, any) {
-		return strconv.Itoa(r.Cgroup.Version), r.Cgroup.Version
-	}},
-	{"mode", "cgroup_mode", func(r *report.Report) (string, any) { return r.Cgroup.Mode, r.Cgroup.Mode }},
-}
+	}
+	return append(defs,
+		keyDef{"host", "hostname", func(r *report.Report) (string, any) { return r.Host.Hostname, r.Host.Hostname }},
+		keyDef{"kernel", "kernel", func(r *report.Report) (string, any) { return r.Host.Kernel, r.Host.Kernel }},
+		keyDef{"version", "cgroup_version", func(r *report.Report) (string, any) {
+			return strconv.Itoa(r.Cgroup.Version), r.Cgroup.Version
+		}},
+		keyDef{"mode", "cgroup_mode", func(r *report.Report) (string, any) { return r.Cgroup.Mode, r.Cgroup.Mode }},
+	)
+}()
 
 // Keys lists every key --match accepts, in the order keys are shown.
 func Keys() []string {
@@ -393,12 +391,4 @@ func UTest(x, y []float64) float64 {
 		return math.NaN()
 	}
 	return min(r.P, 1)
-}
-
-// usText shows microseconds as a Go duration: 100ms, 1.5ms, 0.
-func usText(us int64) string {
-	if us == 0 {
-		return "0"
-	}
-	return (time.Duration(us) * time.Microsecond).String()
 }

@@ -424,7 +424,7 @@ func numPtr(x *float64) *float64 {
 	return num(*x)
 }
 
-func config(fs []Field) map[string]any {
+func configJSON(fs []Field) map[string]any {
 	m := map[string]any{}
 	for _, f := range fs {
 		m[f.JSON] = f.Value
@@ -460,14 +460,14 @@ func toJSON(res Result) jsonResult {
 		return out
 	}
 	for _, r := range res.Rows {
-		j.Rows = append(j.Rows, jsonRow{Key: r.Key, Config: config(r.Fields), Old: sum(r.Old), New: sum(r.New),
+		j.Rows = append(j.Rows, jsonRow{Key: r.Key, Config: configJSON(r.Fields), Old: sum(r.Old), New: sum(r.New),
 			ChangePct: num(r.ChangePct), P: num(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: nonNil(r.Warnings)})
 	}
 	for _, u := range res.OnlyOld {
-		j.OnlyOld = append(j.OnlyOld, jsonUnmatch{u.Key, config(u.Fields), u.Results})
+		j.OnlyOld = append(j.OnlyOld, jsonUnmatch{u.Key, configJSON(u.Fields), u.Results})
 	}
 	for _, u := range res.OnlyNew {
-		j.OnlyNew = append(j.OnlyNew, jsonUnmatch{u.Key, config(u.Fields), u.Results})
+		j.OnlyNew = append(j.OnlyNew, jsonUnmatch{u.Key, configJSON(u.Fields), u.Results})
 	}
 	return j
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
@@ -89,20 +90,38 @@ type Param struct {
 	Axis    bool // may be a list or a range in a sweep
 	// Limit marks a CFS limit: only for a slice that throttlebench creates.
 	Limit bool
+	// AxisRank orders a sweep's axes, outermost first: the CPU share varies
+	// fastest, so a table reads down a share scan.
+	AxisRank int
+	// Key reads the parameter back from a result, for compare's matching
+	// and labels: its text and its JSON value; KeyJSON names it in compare's
+	// JSON. nil: not a key (--cpus is the quota's other spelling; counts
+	// like --iterations do not make two results different configurations).
+	Key     func(r *report.Report) (text string, value any)
+	KeyJSON string
 	// parse checks one value alone and stores it.
 	parse func(c *Config, v string) error
 }
 
-// Params are every parameter, in the order they are resolved: the period
-// before what depends on it. A sweep varies the last axis fastest.
+// Params are every parameter, in the order they are shown (compare's keys)
+// and resolved: the period before what depends on it, the burst after its
+// quota (Resolve sees to that).
 var Params = []Param{
 	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(workload.Names(), ", "),
 		parse: func(c *Config, v string) (err error) {
 			c.Workload, err = choice("workload", v, workload.Names())
 			return
-		}},
+		},
+		KeyJSON: "workload", Key: func(r *report.Report) (string, any) { return r.Config.Workload, r.Config.Workload }},
+	{Name: "cost", Kind: Int, Default: bcryptCost.def(), Axis: true, AxisRank: 1, Help: bcryptCost.Help,
+		parse: func(c *Config, v string) (err error) {
+			c.Cost, err = integer("cost", v, bcryptCost.Min, bcryptCost.Max)
+			return
+		},
+		KeyJSON: "cost", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes) per worker per iteration",
-		parse: func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return }},
+		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
+		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
 			c.Iterations, err = integer("iterations", v, 1, driver.MaxIterations)
@@ -112,20 +131,50 @@ var Params = []Param{
 		parse: func(c *Config, v string) (err error) { c.Warmup, err = integer("warmup", v, 0, 1_000_000); return }},
 	{Name: "min-time", Kind: Duration, Default: "0s", Help: "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)",
 		parse: parseMinTime},
-	{Name: "cost", Kind: Int, Default: bcryptCost.def(), Axis: true, Help: bcryptCost.Help,
-		parse: func(c *Config, v string) (err error) {
-			c.Cost, err = integer("cost", v, bcryptCost.Min, bcryptCost.Max)
-			return
+	{Name: "workers", Kind: Int, Default: "1", Axis: true, AxisRank: 2, Help: "worker threads, each running --batch operations per iteration",
+		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
+		KeyJSON: "workers", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
+	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3,
+		Help:    "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
+		parse:   parseGOMAXPROCS,
+		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS }},
+	{Name: "period", Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
+		KeyJSON: "period_us", Key: func(r *report.Report) (string, any) {
+			if r.Cgroup.PeriodUs == nil {
+				return "none", nil
+			}
+			return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
 		}},
-	{Name: "workers", Kind: Int, Default: "1", Axis: true, Help: "worker threads, each running --batch operations per iteration",
-		parse: func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return }},
-	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true,
-		Help:  "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
-		parse: parseGOMAXPROCS},
-	{Name: "period", Kind: Duration, Axis: true, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod},
-	{Name: "burst", Kind: Duration, Axis: true, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst},
-	{Name: "quota", Kind: Duration, Axis: true, Limit: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota},
-	{Name: "cpus", Kind: Float, Axis: true, Limit: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
+		KeyJSON: "quota_us", Key: func(r *report.Report) (string, any) {
+			if r.Cgroup.QuotaUs < 0 {
+				return "max", r.Cgroup.QuotaUs
+			}
+			return usText(r.Cgroup.QuotaUs), r.Cgroup.QuotaUs
+		}},
+	{Name: "burst", Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
+		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
+	{Name: "cpus", Kind: Float, Axis: true, AxisRank: 7, Limit: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+}
+
+// Axes are the parameters a sweep may vary, outermost first.
+func Axes() []Param {
+	var out []Param
+	for _, p := range Params {
+		if p.Axis {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Param) int { return a.AxisRank - b.AxisRank })
+	return out
+}
+
+// usText shows microseconds as a Go duration: 100ms, 1.5ms, 0.
+func usText(us int64) string {
+	if us == 0 {
+		return "0"
+	}
+	return (time.Duration(us) * time.Microsecond).String()
 }
 
 // bcryptCost is bcrypt's own parameter, declared with the workload: its

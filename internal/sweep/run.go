@@ -50,13 +50,15 @@ type Step struct {
 // step.
 func Plan(s Spec) ([]Step, error) {
 	var axes []Axis
-	for _, p := range config.Params {
+	for name, spec := range s.Axes {
+		if p, ok := config.Lookup(name); !ok || !p.Axis {
+			return nil, config.Usagef(name, "invalid --%s %q: sweep cannot vary it", name, spec)
+		}
+	}
+	for _, p := range config.Axes() {
 		spec, ok := s.Axes[p.Name]
 		if !ok {
 			continue
-		}
-		if !p.Axis {
-			return nil, config.Usagef(p.Name, "invalid --%s %q: sweep cannot vary it", p.Name, spec)
 		}
 		values, err := Expand(spec, p.Kind)
 		if err != nil {
