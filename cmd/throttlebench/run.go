@@ -14,8 +14,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 type runOptions struct {
@@ -78,7 +78,7 @@ func (o *runOptions) registerShared(cmd *cobra.Command, formats []string, defaul
 	f.IntVar(&o.iterations, "iterations", 5, "measured iterations, at least")
 	f.DurationVar(&o.minTime, "min-time", 0, "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)")
 	f.IntVar(&o.warmup, "warmup", 1, "iterations run first and discarded")
-	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
+	f.StringVar(&o.mode, "cgroup", runner.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
 	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
@@ -96,8 +96,8 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 
 // resolve validates every flag before anything is created. changed says
 // whether the user gave a flag.
-func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (harness.Options, error) {
-	var h harness.Options
+func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (runner.Options, error) {
+	var h runner.Options
 	host := cgroup.Host{Root: "/"}
 	if err := checkChoice("workload", o.workload, bench.Workloads); err != nil {
 		return h, err
@@ -117,10 +117,10 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	if err != nil {
 		return h, err
 	}
-	if err := checkChoice("cgroup", o.mode, []string{harness.ModeAuto, harness.ModeCreate, harness.ModeCurrent}); err != nil {
+	if err := checkChoice("cgroup", o.mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
 		return h, err
 	}
-	if o.mode == harness.ModeCurrent {
+	if o.mode == runner.ModeCurrent {
 		values := map[string]string{"cpus": o.limits.cpus, "quota": o.limits.quota, "period": o.limits.period, "burst": o.limits.burst, "parent": o.parent}
 		for _, name := range []string{"cpus", "quota", "period", "burst", "parent"} {
 			if changed(name) {
@@ -134,7 +134,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	version, _ := strconv.Atoi(o.version) // "auto" → 0
 	// A parent the user names must exist inside the cpu hierarchy: checked
 	// here, so that a bad one creates nothing. Without a hierarchy the
-	// harness says so (or falls back to the current cgroup).
+	// runner says so (or falls back to the current cgroup).
 	parent := o.parent
 	if o.parent != "" {
 		if hier, err := host.CPUHierarchy(version); err == nil {
@@ -157,7 +157,7 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	if err != nil {
 		return h, err
 	}
-	return harness.Options{
+	return runner.Options{
 		Bench: bench.Config{Workload: o.workload, Cost: o.cost, Batch: o.batch, Iterations: o.iterations,
 			Warmup: o.warmup, Workers: o.workers, GOMAXPROCS: gmp, MinTime: o.minTime},
 		Policy: o.gomaxprocs, Mode: o.mode, Version: version, Parent: parent,
@@ -165,13 +165,13 @@ func (o *runOptions) resolve(changed func(name string) bool, stderr io.Writer) (
 	}, nil
 }
 
-func runRun(ctx context.Context, o *runOptions, h harness.Options, stdout io.Writer) error {
+func runRun(ctx context.Context, o *runOptions, h runner.Options, stdout io.Writer) error {
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	rep, err := harness.Run(ctx, h)
+	rep, err := runner.NewLocal().Run(ctx, h)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", o.timeout)
 	}

@@ -16,9 +16,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -131,7 +131,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 	// above its quota) is skipped.
 	type planned struct {
 		cfg  sweep.Config
-		opts harness.Options
+		opts runner.Options
 		skip string // why this combination cannot run
 	}
 	plan := make([]planned, len(configs))
@@ -161,6 +161,7 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 		defer progress.Done()
 	}
 	est := sweep.NewEstimator()
+	var rn runner.Runner = runner.NewLocal()
 	rows := make([]sweep.Row, 0, len(plan))
 	var runErr error
 	for i, p := range plan {
@@ -178,9 +179,9 @@ func (o *sweepOptions) execute(cmd *cobra.Command, stdout, stderr io.Writer) err
 			skipped(progress, stderr, p.cfg, p.skip)
 			continue
 		}
-		rep, err := harness.Run(ctx, p.opts)
+		rep, err := rn.Run(ctx, p.opts)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, harness.ErrNeedsPrivilege) || errors.Is(err, cgroup.ErrNoCPUController) {
+			if ctx.Err() != nil || errors.Is(err, runner.ErrNeedsPrivilege) || errors.Is(err, cgroup.ErrNoCPUController) {
 				runErr = err
 				break
 			}
@@ -342,7 +343,7 @@ func describe(c sweep.Config) string {
 	return strings.Join(parts, " ")
 }
 
-func shapeOf(h harness.Options) sweep.Shape {
+func shapeOf(h runner.Options) sweep.Shape {
 	return sweep.Shape{Cost: h.Bench.Cost, Batch: h.Bench.Batch, Iterations: h.Bench.Iterations, MinTime: h.Bench.MinTime, Warmup: h.Bench.Warmup,
 		Workers: h.Bench.Workers, GOMAXPROCS: h.Bench.GOMAXPROCS, CPUs: h.Limits.CPUs(), NumCPU: runtime.NumCPU()}
 }

@@ -1,8 +1,4 @@
-// Package harness runs one benchmark configuration end to end: it finds or
-// creates the cgroup, runs the workload in it (a child process inside a
-// created slice, or this process in the current cgroup), reads the kernel's
-// counters around it, and always removes what it created.
-package harness
+package runner
 
 import (
 	"context"
@@ -18,27 +14,99 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
-// Modes of --cgroup.
-const (
-	ModeAuto    = "auto"
-	ModeCreate  = "create"
-	ModeCurrent = "current"
-)
+// Local runs a configuration on this machine. Its zero value uses the real
+// kernel, processes and clocks; each field, when set, replaces one of them,
+// so that tests can run the whole sequence on fakes, without root.
+type Local struct {
+	Cgroups Cgroups
+	// StartChild starts the workload child, not yet running (see Child).
+	StartChild func(exe string, cfg bench.Config, stderr io.Writer) (Child, error)
+	// RunHere runs the workload in this process (current mode), calling
+	// beforeMeasure between the warm-up and the measured iterations.
+	RunHere func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error)
+	// HostCPU reads the machine's CPU times below a filesystem root;
+	// ProcessCPU this process's CPU time; HostInfo the report's host block.
+	HostCPU    func(root string) (host.CPUTimes, error)
+	ProcessCPU func() (time.Duration, error)
+	HostInfo   func(started time.Time) report.Host
+}
 
-// Options describe one run. They are validated by the caller.
-type Options struct {
-	Bench   bench.Config
-	Policy  string // the --gomaxprocs value as given, for the report
-	Mode    string
-	Version int    // cgroup version: 0 = whichever holds the cpu controller
-	Parent  string // where slices go; "" = the hierarchy's default
-	// Limits to create the slice with; LimitsSet says the user asked for
-	// some, so that auto mode must not quietly run without them.
-	Limits    cgroup.Limits
-	LimitsSet bool
-	Host      cgroup.Host
-	Exe       string    // this binary, re-executed as the workload child
-	Stderr    io.Writer // notes for the user
+// NewLocal returns the runner on this machine's kernel.
+func NewLocal() *Local { return &Local{} }
+
+var _ Runner = (*Local)(nil)
+
+// Cgroups is what a run needs of the cgroup filesystem.
+type Cgroups interface {
+	// CPUHierarchy finds the hierarchy that holds the cpu controller.
+	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
+	// ParentDir resolves a parent the user named to an existing directory.
+	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
+	// CleanStale removes the empty slices of runs that no longer live.
+	CleanStale(parent string) (removed []string, skipped []cgroup.Skipped, err error)
+	// CreateSlice creates a slice with its limits; on error nothing is left.
+	CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error)
+	// RemoveDefaultParent removes the default parent if no slice is left in it.
+	RemoveDefaultParent(hier cgroup.Hierarchy)
+	// Self is the process's own cgroup in the cpu hierarchy.
+	Self(h cgroup.Host, version int) (Current, error)
+}
+
+// Group is a cgroup whose limits and counters a run reads.
+type Group interface {
+	Cgroup() cgroup.Cgroup // its version, path and directory, for the report
+	Limits() (cgroup.Limits, error)
+	Chain() ([]cgroup.Level, error)
+	Stat() (cgroup.CPUStat, error)
+}
+
+// Slice is a cgroup created for one run.
+type Slice interface {
+	Group
+	AddProc(pid int) error
+	Delete() error
+}
+
+// Current is the process's own cgroup.
+type Current interface {
+	Group
+	// Usage is the CPU time of every process in the cgroup; an error when
+	// it is not known.
+	Usage() (time.Duration, error)
+}
+
+// Child is the workload process of a created slice. It starts stopped: it
+// runs nothing until Go, so that it can be moved into the slice first.
+type Child interface {
+	Pid() int
+	Go() error
+	WaitWarm(ctx context.Context) error // the warm-up iterations are done
+	Measure() error                     // start the measured iterations
+	Wait(ctx context.Context) (bench.Result, error)
+	Kill() // end it and reap it; harmless once it has exited
+}
+
+// withDefaults fills the seams left unset with the real ones.
+func (l Local) withDefaults() Local {
+	if l.Cgroups == nil {
+		l.Cgroups = kernelCgroups{}
+	}
+	if l.StartChild == nil {
+		l.StartChild = startChild
+	}
+	if l.RunHere == nil {
+		l.RunHere = runHere
+	}
+	if l.HostCPU == nil {
+		l.HostCPU = hostCPU
+	}
+	if l.ProcessCPU == nil {
+		l.ProcessCPU = processCPU
+	}
+	if l.HostInfo == nil {
+		l.HostInfo = hostInfo
+	}
+	return l
 }
 
 // reading is what the counters the warnings need, besides cpu.stat, said
@@ -94,19 +162,17 @@ func background(before, after reading) report.Background {
 	return bg
 }
 
-// ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.
-var ErrNeedsPrivilege = errors.New("cannot create a cgroup slice")
-
 // Run executes one configuration and returns its report.
-func Run(ctx context.Context, o Options) (*report.Report, error) {
+func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
+	k := l.withDefaults()
 	started := time.Now()
 	if o.Mode == ModeCurrent {
-		return runCurrent(ctx, o, started, nil)
+		return k.runCurrent(ctx, o, started, nil)
 	}
-	hier, err := o.Host.CPUHierarchy(o.Version)
+	hier, err := k.Cgroups.CPUHierarchy(o.Host, o.Version)
 	if err != nil {
 		if o.Mode == ModeAuto && !o.LimitsSet {
-			return runCurrent(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
+			return k.runCurrent(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
 		}
 		return nil, err
 	}
@@ -114,12 +180,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	// last slice in it goes); a parent the user names must exist.
 	parent, ownParent := hier.DefaultParent(), o.Parent == ""
 	if !ownParent {
-		if parent, err = hier.ParentDir(o.Parent); err != nil {
+		if parent, err = k.Cgroups.ParentDir(hier, o.Parent); err != nil {
 			return nil, err
 		}
 	}
 	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
-	removed, skipped, _ := cgroup.CleanStale(parent)
+	removed, skipped, _ := k.Cgroups.CleanStale(parent)
 	if len(removed) > 0 {
 		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
 	}
@@ -132,12 +198,12 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	slice, err := hier.CreateSlice(cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
+	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
 			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
-			return runCurrent(ctx, o, started, []string{note})
+			return k.runCurrent(ctx, o, started, []string{note})
 		}
 		return nil, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
 	}
@@ -146,16 +212,16 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	defer func() {
 		if err := slice.Delete(); err != nil {
-			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Dir, err)
+			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
 		}
 		if ownParent {
-			hier.RemoveDefaultParent()
+			k.Cgroups.RemoveDefaultParent(hier)
 		}
 	}()
-	return runCreated(ctx, o, started, slice)
+	return k.runCreated(ctx, o, started, slice)
 }
 
-func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup.Slice) (*report.Report, error) {
+func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {
 	// Read back what the kernel took, rather than echo what we asked for.
 	limits, err := slice.Limits()
 	if err != nil {
@@ -165,13 +231,14 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err != nil {
 		return nil, err
 	}
-	child, err := bench.StartChild(o.Exe, o.Bench, o.Stderr)
+	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
 	defer child.Kill()
+	dir := slice.Cgroup().Dir
 	if err := slice.AddProc(child.Pid()); err != nil {
-		return nil, fmt.Errorf("move workload process into %s: %w", slice.Dir, err)
+		return nil, fmt.Errorf("move workload process into %s: %w", dir, err)
 	}
 	if err := child.Go(); err != nil {
 		return nil, fmt.Errorf("start workload: %w", err)
@@ -179,7 +246,7 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err := child.WaitWarm(ctx); err != nil {
 		return nil, err
 	}
-	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
+	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 	before, err := slice.Stat()
 	if err != nil {
 		return nil, err
@@ -199,11 +266,11 @@ func runCreated(ctx context.Context, o Options, started time.Time, slice *cgroup
 	if err != nil {
 		return nil, err
 	}
-	return build(o, started, "created", slice.Cgroup, limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
 }
 
-func runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
-	cg, err := o.Host.Self(o.Version)
+func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
+	cg, err := k.Cgroups.Self(o.Host, o.Version)
 	if err != nil {
 		return nil, fmt.Errorf("find the current cgroup: %w", err)
 	}
@@ -217,35 +284,31 @@ func runCurrent(ctx context.Context, o Options, started time.Time, warnings []st
 	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
-	hostCPU := func() (host.CPUTimes, error) { return host.ReadStat(o.Host.Root) }
-	var usage func() (time.Duration, error)
-	if acct, err := o.Host.Accounting(cg); err == nil {
-		usage = acct.Usage
-	}
+	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 	var before cgroup.CPUStat
 	var bgBefore reading
-	res, err := bench.Run(ctx, o.Bench, func() (err error) {
+	res, err := k.RunHere(ctx, o.Bench, func() (err error) {
 		before, err = cg.Stat()
-		bgBefore = read(hostCPU, usage, host.ProcessCPU)
+		bgBefore = read(hostCPU, cg.Usage, k.ProcessCPU)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	bgAfter := read(hostCPU, usage, host.ProcessCPU)
+	bgAfter := read(hostCPU, cg.Usage, k.ProcessCPU)
 	after, err := cg.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return build(o, started, "current", cg, limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
 }
 
-func build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
+func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
 	res bench.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
 	// report.Build adds the warnings about the numbers themselves.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: report.HostInfo(started), Warnings: warnings,
+		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: k.HostInfo(started), Warnings: warnings,
 		Background: bg,
 	})
 }
