@@ -222,12 +222,7 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {
-	// Read back what the kernel took, rather than echo what we asked for.
-	limits, err := slice.Limits()
-	if err != nil {
-		return nil, err
-	}
-	chain, err := slice.Chain()
+	limits, chain, err := readBack(slice)
 	if err != nil {
 		return nil, err
 	}
@@ -274,11 +269,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	if err != nil {
 		return nil, fmt.Errorf("find the current cgroup: %w", err)
 	}
-	limits, err := cg.Limits()
-	if err != nil {
-		return nil, err
-	}
-	chain, err := cg.Chain()
+	limits, chain, err := readBack(cg)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +292,17 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 		return nil, err
 	}
 	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+}
+
+// readBack reads the limits of g and its ancestors as the kernel took them,
+// rather than echo what we asked for.
+func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
+	limits, err := g.Limits()
+	if err != nil {
+		return cgroup.Limits{}, nil, err
+	}
+	chain, err := g.Chain()
+	return limits, chain, err
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,

@@ -12,7 +12,7 @@ import (
 )
 
 // The real kernel, processes and clocks behind Local's seams: the defaults
-// of a zero Local. Nothing else in this package touches them.
+// of a zero Local. Nothing else in this package reads or changes the system.
 
 // kernelCgroups is Cgroups on the kernel's cgroup filesystem.
 type kernelCgroups struct{}
