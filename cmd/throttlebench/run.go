@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
@@ -45,13 +45,13 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func runRun(ctx context.Context, s settings, h harness.Options, stdout io.Writer) error {
+func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer) error {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	rep, err := harness.Run(ctx, h)
+	rep, err := runner.NewLocal().Run(ctx, h)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/driver"
-	"github.com/throttlebench/throttlebench/internal/harness"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // runFlags are the flags run and sweep share: one per configuration
@@ -42,7 +42,7 @@ func (o *runFlags) register(cmd *cobra.Command, formats []string, defaultFormat 
 		o.values[p.Name] = &v.s
 		f.Var(v, p.Name, help)
 	}
-	f.StringVar(&o.mode, "cgroup", harness.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
+	f.StringVar(&o.mode, "cgroup", runner.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
 	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
@@ -75,10 +75,10 @@ type settings struct {
 // anything is created.
 func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settings, error) {
 	s := settings{mode: o.mode, format: o.format, output: o.output, timeout: o.timeout, host: cgroup.Host{Root: "/"}, stderr: stderr}
-	if err := checkChoice("cgroup", o.mode, []string{harness.ModeAuto, harness.ModeCreate, harness.ModeCurrent}); err != nil {
+	if err := checkChoice("cgroup", o.mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
 		return s, err
 	}
-	if o.mode == harness.ModeCurrent {
+	if o.mode == runner.ModeCurrent {
 		// It measures the limits already in place: a limit or a parent
 		// cannot apply.
 		for _, p := range config.Params {
@@ -120,8 +120,8 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 }
 
 // options is what the harness needs to run one configuration.
-func (s settings) options(c config.Config) (harness.Options, error) {
-	return harness.Options{
+func (s settings) options(c config.Config) (runner.Options, error) {
+	return runner.Options{
 		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Batch: c.Batch, Iterations: c.Iterations,
 			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime},
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,

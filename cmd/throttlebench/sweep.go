@@ -13,8 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -106,7 +106,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	loop := sweep.Loop{Runner: harness.Local{}, NumCPU: spec.NumCPU,
+	loop := sweep.Loop{Runner: runner.NewLocal(), NumCPU: spec.NumCPU,
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}

@@ -11,15 +11,15 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // Runner runs one configuration: the local harness on a real kernel, fakes
 // in tests.
 type Runner interface {
-	Run(ctx context.Context, o harness.Options) (*report.Report, error)
+	Run(ctx context.Context, o runner.Options) (*report.Report, error)
 }
 
 // Spec is a sweep as the user gave it.
@@ -33,14 +33,14 @@ type Spec struct {
 	MaxConfigs int
 	// Options turns one configuration into what the runner needs (the
 	// cgroup mode, parent, …, which every configuration shares).
-	Options func(config.Config) (harness.Options, error)
+	Options func(config.Config) (runner.Options, error)
 	NumCPU  int
 }
 
 // Step is one planned configuration: its options, or why it cannot run.
 type Step struct {
 	Config Config
-	Opts   harness.Options
+	Opts   runner.Options
 	Skip   string
 }
 
@@ -98,7 +98,7 @@ func Plan(s Spec) ([]Step, error) {
 }
 
 // resolve is the runner's options for one configuration.
-func (s Spec) resolve(c Config) (harness.Options, error) {
+func (s Spec) resolve(c Config) (runner.Options, error) {
 	values := make(map[string]string, len(s.Fixed)+len(c))
 	for k, v := range s.Fixed {
 		values[k] = v
@@ -108,7 +108,7 @@ func (s Spec) resolve(c Config) (harness.Options, error) {
 	}
 	cfg, err := config.Resolve(values)
 	if err != nil {
-		return harness.Options{}, err
+		return runner.Options{}, err
 	}
 	return s.Options(cfg)
 }
@@ -168,7 +168,7 @@ func humanDuration(s float64) string {
 }
 
 // ShapeOf is what the time estimate needs of a configuration.
-func ShapeOf(o harness.Options, numCPU int) Shape {
+func ShapeOf(o runner.Options, numCPU int) Shape {
 	b := o.Bench
 	return Shape{Cost: b.Cost, Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
 		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/harness"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // fakeRunner answers each configuration (by its quota) with a report or an
@@ -23,7 +23,7 @@ type fakeRunner struct {
 	onRun func(n int)
 }
 
-func (f *fakeRunner) Run(ctx context.Context, o harness.Options) (*report.Report, error) {
+func (f *fakeRunner) Run(ctx context.Context, o runner.Options) (*report.Report, error) {
 	key := o.Limits.Quota.String()
 	f.ran = append(f.ran, key)
 	if f.onRun != nil {
@@ -41,8 +41,8 @@ func (f *fakeRunner) Run(ctx context.Context, o harness.Options) (*report.Report
 func plan(t *testing.T, axes map[string]string) []Step {
 	t.Helper()
 	steps, err := Plan(Spec{Axes: axes, Fixed: map[string]string{"batch": "5"}, MaxConfigs: 1000, NumCPU: 2,
-		Options: func(c config.Config) (harness.Options, error) {
-			return harness.Options{Limits: c.Limits, LimitsSet: c.LimitsSet}, nil
+		Options: func(c config.Config) (runner.Options, error) {
+			return runner.Options{Limits: c.Limits, LimitsSet: c.LimitsSet}, nil
 		}})
 	require.NoError(t, err)
 	return steps
@@ -60,12 +60,12 @@ func TestPlan(t *testing.T) {
 
 	// Bad input stops the plan: nothing would be created.
 	for _, axes := range []map[string]string{{"cpus": "0,0.5"}, {"workers": "1:x:1"}, {"cpus": "0.5", "quota": "5ms"}} {
-		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (harness.Options, error) { return harness.Options{}, nil }})
+		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (runner.Options, error) { return runner.Options{}, nil }})
 		var e *config.Error
 		assert.ErrorAs(t, err, &e, "%v", axes)
 	}
 	_, err := Plan(Spec{Axes: map[string]string{"workers": "1:1000:1", "cpus": "0.1:1:0.1"}, MaxConfigs: 1000, NumCPU: 2,
-		Options: func(c config.Config) (harness.Options, error) { return harness.Options{Limits: c.Limits}, nil }})
+		Options: func(c config.Config) (runner.Options, error) { return runner.Options{Limits: c.Limits}, nil }})
 	assert.ErrorContains(t, err, "invalid --max-configs 1000: the sweep has 10000 configurations")
 }
 
@@ -90,7 +90,7 @@ func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
 
 func TestLoopStopsOnAnythingElse(t *testing.T) {
 	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
-	for _, stop := range []error{harness.ErrNeedsPrivilege, cgroup.ErrNoCPUController, errors.New("workload process died: signal: killed")} {
+	for _, stop := range []error{runner.ErrNeedsPrivilege, cgroup.ErrNoCPUController, errors.New("workload process died: signal: killed")} {
 		f := &fakeRunner{errs: map[string]error{"20ms": stop}}
 		rows, err := Loop{Runner: f}.Run(context.Background(), steps)
 		assert.ErrorIs(t, err, stop)

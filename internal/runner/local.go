@@ -1,0 +1,316 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// Local runs a configuration on this machine. Its zero value uses the real
+// kernel, processes and clocks; each field, when set, replaces one of them,
+// so that tests can run the whole sequence on fakes, without root.
+type Local struct {
+	Cgroups Cgroups
+	// StartChild starts the workload child, not yet running (see Child).
+	StartChild func(exe string, cfg driver.Config, stderr io.Writer) (Child, error)
+	// RunHere runs the workload in this process (current mode), calling
+	// beforeMeasure between the warm-up and the measured iterations.
+	RunHere func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error)
+	// HostCPU reads the machine's CPU times below a filesystem root;
+	// ProcessCPU this process's CPU time; HostInfo the report's host block.
+	HostCPU    func(root string) (host.CPUTimes, error)
+	ProcessCPU func() (time.Duration, error)
+	HostInfo   func(started time.Time) report.Host
+}
+
+// NewLocal returns the runner on this machine's kernel.
+func NewLocal() *Local { return &Local{} }
+
+var _ Runner = (*Local)(nil)
+
+// Cgroups is what a run needs of the cgroup filesystem.
+type Cgroups interface {
+	// CPUHierarchy finds the hierarchy that holds the cpu controller.
+	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
+	// ParentDir resolves a parent the user named to an existing directory.
+	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
+	// CleanStale removes the empty slices of runs that no longer live.
+	CleanStale(parent string) (removed []string, skipped []cgroup.Skipped, err error)
+	// CreateSlice creates a slice with its limits; on error nothing is left.
+	CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error)
+	// RemoveDefaultParent removes the default parent if no slice is left in it.
+	RemoveDefaultParent(hier cgroup.Hierarchy)
+	// Self is the process's own cgroup in the cpu hierarchy.
+	Self(h cgroup.Host, version int) (Current, error)
+}
+
+// Group is a cgroup whose limits and counters a run reads.
+type Group interface {
+	Cgroup() cgroup.Cgroup // its version, path and directory, for the report
+	Limits() (cgroup.Limits, error)
+	Chain() ([]cgroup.Level, error)
+	Stat() (cgroup.CPUStat, error)
+}
+
+// Slice is a cgroup created for one run.
+type Slice interface {
+	Group
+	AddProc(pid int) error
+	Delete() error
+}
+
+// Current is the process's own cgroup.
+type Current interface {
+	Group
+	// Usage is the CPU time of every process in the cgroup; an error when
+	// it is not known.
+	Usage() (time.Duration, error)
+}
+
+// Child is the workload process of a created slice. It starts stopped: it
+// runs nothing until Go, so that it can be moved into the slice first.
+type Child interface {
+	Pid() int
+	Go() error
+	WaitWarm(ctx context.Context) error // the warm-up iterations are done
+	Measure() error                     // start the measured iterations
+	Wait(ctx context.Context) (driver.Result, error)
+	Kill() // end it and reap it; harmless once it has exited
+}
+
+// withDefaults fills the seams left unset with the real ones.
+func (l Local) withDefaults() Local {
+	if l.Cgroups == nil {
+		l.Cgroups = kernelCgroups{}
+	}
+	if l.StartChild == nil {
+		l.StartChild = startChild
+	}
+	if l.RunHere == nil {
+		l.RunHere = runHere
+	}
+	if l.HostCPU == nil {
+		l.HostCPU = hostCPU
+	}
+	if l.ProcessCPU == nil {
+		l.ProcessCPU = processCPU
+	}
+	if l.HostInfo == nil {
+		l.HostInfo = hostInfo
+	}
+	return l
+}
+
+// reading is what the counters the warnings need, besides cpu.stat, said
+// at one moment.
+type reading struct {
+	at      time.Time
+	host    *host.CPUTimes
+	usage   *time.Duration // the measured cgroup's CPU usage (current mode)
+	process *time.Duration // this process's CPU time (current mode)
+}
+
+// read takes a reading through the given readers (function values, so
+// tests fake them); usage and process are nil where they mean nothing (a
+// created slice: the workload is another process, alone in its slice). A
+// reader that fails leaves its number unknown and its warning silent: it
+// never fails a run.
+func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
+	r := reading{at: time.Now()}
+	if t, err := hostCPU(); err == nil {
+		r.host = &t
+	}
+	for _, c := range []struct {
+		f   func() (time.Duration, error)
+		dst **time.Duration
+	}{{usage, &r.usage}, {process, &r.process}} {
+		if c.f == nil {
+			continue
+		}
+		if v, err := c.f(); err == nil {
+			*c.dst = &v
+		}
+	}
+	return r
+}
+
+// background turns two readings into what happened between them.
+func background(before, after reading) report.Background {
+	bg := report.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
+	if before.host != nil && after.host != nil {
+		if busy, ok := host.Busy(*before.host, *after.host, bg.Window); ok {
+			bg.MachineBusy = &busy
+		}
+	}
+	delta := func(a, b *time.Duration) *time.Duration {
+		if a == nil || b == nil || *b < *a {
+			return nil
+		}
+		d := *b - *a
+		return &d
+	}
+	bg.CgroupUsage = delta(before.usage, after.usage)
+	bg.ProcessCPU = delta(before.process, after.process)
+	return bg
+}
+
+// Run executes one configuration and returns its report.
+func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
+	k := l.withDefaults()
+	started := time.Now()
+	if o.Mode == ModeCurrent {
+		return k.runCurrent(ctx, o, started, nil)
+	}
+	hier, err := k.Cgroups.CPUHierarchy(o.Host, o.Version)
+	if err != nil {
+		if o.Mode == ModeAuto && !o.LimitsSet {
+			return k.runCurrent(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
+		}
+		return nil, err
+	}
+	// Only the default parent is ever created (and removed again when the
+	// last slice in it goes); a parent the user names must exist.
+	parent, ownParent := hier.DefaultParent(), o.Parent == ""
+	if !ownParent {
+		if parent, err = k.Cgroups.ParentDir(hier, o.Parent); err != nil {
+			return nil, err
+		}
+	}
+	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
+	removed, skipped, _ := k.Cgroups.CleanStale(parent)
+	if len(removed) > 0 {
+		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(o.Stderr, "throttlebench: left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)\n", len(skipped), parent)
+	}
+	// A run cancelled already (a signal, a --timeout of microseconds, the
+	// next configuration of an interrupted sweep) creates nothing. Only here,
+	// before the slice: after it, the deferred removal must always be set.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
+	if errors.Is(err, cgroup.ErrPermission) {
+		if o.Mode == ModeAuto && !o.LimitsSet {
+			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
+			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
+			return k.runCurrent(ctx, o, started, []string{note})
+		}
+		return nil, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := slice.Delete(); err != nil {
+			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
+		}
+		if ownParent {
+			k.Cgroups.RemoveDefaultParent(hier)
+		}
+	}()
+	return k.runCreated(ctx, o, started, slice)
+}
+
+func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {
+	limits, chain, err := readBack(slice)
+	if err != nil {
+		return nil, err
+	}
+	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer child.Kill()
+	dir := slice.Cgroup().Dir
+	if err := slice.AddProc(child.Pid()); err != nil {
+		return nil, fmt.Errorf("move workload process into %s: %w", dir, err)
+	}
+	if err := child.Go(); err != nil {
+		return nil, fmt.Errorf("start workload: %w", err)
+	}
+	if err := child.WaitWarm(ctx); err != nil {
+		return nil, err
+	}
+	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
+	before, err := slice.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// The machine's counters only: the workload is the child, alone in its
+	// slice, and its workers' CPU time comes back with the result.
+	bgBefore := read(hostCPU, nil, nil)
+	if err := child.Measure(); err != nil {
+		return nil, fmt.Errorf("start measured iterations: %w", err)
+	}
+	res, err := child.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bgAfter := read(hostCPU, nil, nil)
+	after, err := slice.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
+}
+
+func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
+	cg, err := k.Cgroups.Self(o.Host, o.Version)
+	if err != nil {
+		return nil, fmt.Errorf("find the current cgroup: %w", err)
+	}
+	limits, chain, err := readBack(cg)
+	if err != nil {
+		return nil, err
+	}
+	// Others may share this cgroup: its counters cover them too. Its usage
+	// against this process's own CPU time tells whether they did.
+	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
+	var before cgroup.CPUStat
+	var bgBefore reading
+	res, err := k.RunHere(ctx, o.Bench, func() (err error) {
+		before, err = cg.Stat()
+		bgBefore = read(hostCPU, cg.Usage, k.ProcessCPU)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	bgAfter := read(hostCPU, cg.Usage, k.ProcessCPU)
+	after, err := cg.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+}
+
+// readBack reads the limits of g and its ancestors as the kernel took them,
+// rather than echo what we asked for.
+func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
+	limits, err := g.Limits()
+	if err != nil {
+		return cgroup.Limits{}, nil, err
+	}
+	chain, err := g.Chain()
+	return limits, chain, err
+}
+
+func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
+	res driver.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
+	// report.Build adds the warnings about the numbers themselves.
+	return report.Build(report.Input{
+		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: k.HostInfo(started), Warnings: warnings,
+		Background: bg,
+	})
+}

@@ -1,0 +1,393 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// world fakes the kernel, the child and the clocks behind a Local. Every
+// call appends an event to log; fail makes the step of that name return
+// its error; on runs a hook at a step (a cancel, say) before it answers.
+type world struct {
+	log     []string
+	fail    map[string]error
+	on      map[string]func()
+	spec    cgroup.SliceSpec // what CreateSlice was asked for
+	removed []string         // stale slices CleanStale reports
+	stats   []uint64         // nr_periods of successive cpu.stat reads
+}
+
+var fakeHier = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
+
+const fakePid = 4242
+
+func (w *world) step(name string) error {
+	w.log = append(w.log, name)
+	if f := w.on[name]; f != nil {
+		f()
+	}
+	return w.fail[name]
+}
+
+func (w *world) CPUHierarchy(_ cgroup.Host, version int) (cgroup.Hierarchy, error) {
+	return fakeHier, w.step("hierarchy")
+}
+
+func (w *world) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
+	if err := w.step("parent"); err != nil {
+		return "", err
+	}
+	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
+}
+
+func (w *world) CleanStale(parent string) ([]string, []cgroup.Skipped, error) {
+	return w.removed, nil, w.step("clean " + parent)
+}
+
+func (w *world) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {
+	w.spec = spec
+	if err := w.step("create"); err != nil {
+		return nil, err
+	}
+	return fakeGroup{w, cgroup.Cgroup{Hierarchy: hier, Path: "/tb-fake", Dir: spec.Parent + "/tb-fake"}}, nil
+}
+
+func (w *world) RemoveDefaultParent(cgroup.Hierarchy) { w.step("remove parent") }
+
+func (w *world) Self(cgroup.Host, int) (Current, error) {
+	if err := w.step("self"); err != nil {
+		return nil, err
+	}
+	return fakeGroup{w, cgroup.Cgroup{Hierarchy: fakeHier, Path: "/user.slice", Dir: "/fake/cpu/user.slice"}}, nil
+}
+
+// fakeGroup is both the created slice and the current cgroup. Its limits
+// are what the "kernel" took: 20 ms per 100 ms, whatever was asked.
+type fakeGroup struct {
+	w  *world
+	cg cgroup.Cgroup
+}
+
+var keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond}
+
+func (g fakeGroup) Cgroup() cgroup.Cgroup { return g.cg }
+
+func (g fakeGroup) Limits() (cgroup.Limits, error) { return keptLimits, g.w.step("limits") }
+
+func (g fakeGroup) Chain() ([]cgroup.Level, error) {
+	return []cgroup.Level{{Dir: g.cg.Dir, Limits: keptLimits}}, g.w.step("chain")
+}
+
+func (g fakeGroup) Stat() (cgroup.CPUStat, error) {
+	var n uint64
+	if len(g.w.stats) > 0 {
+		n, g.w.stats = g.w.stats[0], g.w.stats[1:]
+	}
+	return cgroup.CPUStat{NrPeriods: &n}, g.w.step("stat")
+}
+
+func (g fakeGroup) AddProc(pid int) error { return g.w.step(fmt.Sprintf("move %d", pid)) }
+
+func (g fakeGroup) Delete() error { return g.w.step("delete") }
+
+func (g fakeGroup) Usage() (time.Duration, error) { return 0, g.w.step("usage") }
+
+// fakeChild answers like the real child; Kill may come more than once.
+type fakeChild struct{ w *world }
+
+func (c fakeChild) Pid() int       { return fakePid }
+func (c fakeChild) Go() error      { return c.w.step("go") }
+func (c fakeChild) Kill()          { c.w.step("kill") }
+func (c fakeChild) Measure() error { return c.w.step("measure") }
+
+func (c fakeChild) WaitWarm(ctx context.Context) error {
+	if err := c.w.step("warm"); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (c fakeChild) Wait(ctx context.Context) (driver.Result, error) {
+	if err := c.w.step("wait"); err != nil {
+		return driver.Result{}, err
+	}
+	return result, ctx.Err()
+}
+
+// result is two measured iterations of one worker.
+var result = driver.Result{GOMAXPROCS: 1, Iterations: []driver.Iteration{
+	{Wall: 50 * time.Millisecond, Workers: []driver.WorkerSample{{Wall: 50 * time.Millisecond, CPU: 10 * time.Millisecond}}},
+	{Wall: 60 * time.Millisecond, Workers: []driver.WorkerSample{{Wall: 60 * time.Millisecond, CPU: 10 * time.Millisecond}}},
+}}
+
+func (w *world) local() *Local {
+	return &Local{
+		Cgroups: w,
+		StartChild: func(exe string, cfg driver.Config, _ io.Writer) (Child, error) {
+			if err := w.step("start " + exe); err != nil {
+				return nil, err
+			}
+			return fakeChild{w}, nil
+		},
+		RunHere: func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
+			if err := w.step("warm here"); err != nil {
+				return driver.Result{}, err
+			}
+			if err := beforeMeasure(); err != nil {
+				return driver.Result{}, err
+			}
+			return result, w.step("measure here")
+		},
+		HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
+		ProcessCPU: func() (time.Duration, error) { return 0, w.step("process cpu") },
+		HostInfo:   func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
+	}
+}
+
+func options(mode string) Options {
+	return Options{
+		Bench: driver.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Mode:  mode, Exe: "/bin/tb", Stderr: io.Discard,
+		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
+	}
+}
+
+// The whole sequence of a created slice, in the order that makes it right:
+// the child is inside the slice before it runs a single operation, the
+// counters frame the measured iterations alone, and the child is gone
+// before the slice is removed, the default parent last.
+func TestCreatedRunOrder(t *testing.T) {
+	w := &world{removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, stats: []uint64{10, 25}}
+	var stderr bytes.Buffer
+	o := options(ModeCreate)
+	o.Stderr = &stderr
+	rep, err := w.local().Run(context.Background(), o)
+	require.NoError(t, err)
+
+	assert.Equal(t, []string{
+		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain",
+		"start /bin/tb", "move 4242", "go", "warm",
+		"stat", "host cpu", "measure", "wait", "host cpu", "stat",
+		"kill", "delete", "remove parent",
+	}, w.log)
+	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
+	assert.Contains(t, stderr.String(), "removed 1 slice(s) left by runs that no longer live")
+
+	assert.Equal(t, "created", rep.Cgroup.Mode)
+	assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", rep.Cgroup.Dir)
+	assert.Equal(t, int64(20_000), rep.Cgroup.QuotaUs, "the limits read back, not the 10 ms asked for")
+	require.NotNil(t, rep.Throttling.NrPeriods)
+	assert.Equal(t, uint64(15), *rep.Throttling.NrPeriods, "cpu.stat after minus before")
+	assert.Equal(t, []float64{50, 60}, rep.DurationsMs)
+	assert.Equal(t, "fake", rep.Host.Kernel)
+}
+
+// A parent the user names is resolved, never created, and never removed.
+func TestUserParentIsNeverCreated(t *testing.T) {
+	w := &world{}
+	o := options(ModeCreate)
+	o.Parent = "/user.slice/mine"
+	_, err := w.local().Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/user.slice/mine", Limits: o.Limits}, w.spec)
+	assert.Equal(t, []string{"hierarchy", "parent", "clean /fake/cpu/user.slice/mine", "create"}, w.log[:4])
+	assert.NotContains(t, w.log, "remove parent")
+	assert.Equal(t, "delete", w.log[len(w.log)-1])
+}
+
+// Whichever step fails, the child that was started is killed and the
+// slice that was created is deleted (after the kill: a slice with a
+// process in it cannot be removed), and the step's error comes back.
+func TestEveryFailureCleansUp(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		step    string
+		created bool // the slice exists when the step fails
+		started bool // so does the child
+	}{
+		{step: "create"},
+		{step: "limits", created: true},
+		{step: "chain", created: true},
+		{step: "start /bin/tb", created: true},
+		{step: "move 4242", created: true, started: true},
+		{step: "go", created: true, started: true},
+		{step: "warm", created: true, started: true},
+		{step: "stat", created: true, started: true},
+		{step: "measure", created: true, started: true},
+		{step: "wait", created: true, started: true},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			w := &world{fail: map[string]error{tc.step: boom}}
+			rep, err := w.local().Run(context.Background(), options(ModeCreate))
+			require.ErrorIs(t, err, boom)
+			assert.Nil(t, rep)
+			assertCleanedUp(t, w.log, tc.created, tc.started)
+			assert.Equal(t, 1, count(w.log, tc.step), "the run stops at the failing step")
+		})
+	}
+}
+
+// assertCleanedUp checks the tail of a failed run's log: kill (if the child
+// was started), then delete and the default parent's removal (if the slice
+// was created), and nothing ran after them.
+func assertCleanedUp(t *testing.T, log []string, created, started bool) {
+	t.Helper()
+	tail := []string{}
+	if started {
+		tail = append(tail, "kill")
+	}
+	if created {
+		tail = append(tail, "delete", "remove parent")
+	}
+	require.GreaterOrEqual(t, len(log), len(tail), "log %v", log)
+	assert.Equal(t, tail, log[len(log)-len(tail):], "log %v", log)
+	assert.Equal(t, count(log, "kill") > 0, started, "child killed iff started: %v", log)
+	assert.Equal(t, count(log, "delete") > 0, created, "slice deleted iff created: %v", log)
+}
+
+func count(log []string, event string) int {
+	n := 0
+	for _, e := range log {
+		if e == event {
+			n++
+		}
+	}
+	return n
+}
+
+// A run cancelled before its slice exists creates nothing; one cancelled
+// while the child works ends the child and removes the slice. Either way
+// the error says it was cancelled, which is what stops a sweep.
+func TestCancelledRunCleansUp(t *testing.T) {
+	t.Run("before create", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		w := &world{}
+		_, err := w.local().Run(ctx, options(ModeCreate))
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench"}, w.log)
+	})
+	t.Run("during wait", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w := &world{on: map[string]func(){"wait": cancel}}
+		_, err := w.local().Run(ctx, options(ModeCreate))
+		require.ErrorIs(t, err, context.Canceled)
+		assertCleanedUp(t, w.log, true, true)
+	})
+}
+
+// A slice that cannot be removed is reported on stderr; the measurement
+// stands, and the default parent is still tried.
+func TestFailedDeleteIsReported(t *testing.T) {
+	w := &world{fail: map[string]error{"delete": errors.New("busy")}}
+	var stderr bytes.Buffer
+	o := options(ModeCreate)
+	o.Stderr = &stderr
+	rep, err := w.local().Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.NotNil(t, rep)
+	assert.Contains(t, stderr.String(), "removing /fake/cpu/throttlebench/tb-fake: busy")
+	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.log[len(w.log)-3:])
+}
+
+// No right to create a slice: auto mode without limits measures the
+// current cgroup and says so; asked for a slice, or for limits, it fails
+// with ErrNeedsPrivilege and runs nothing.
+func TestPermissionDenied(t *testing.T) {
+	denied := fmt.Errorf("%w: mkdir: permission denied", cgroup.ErrPermission)
+	for _, tc := range []struct {
+		name      string
+		mode      string
+		limitsSet bool
+		fallBack  bool
+	}{
+		{name: "auto falls back", mode: ModeAuto, fallBack: true},
+		{name: "auto with limits fails", mode: ModeAuto, limitsSet: true},
+		{name: "create fails", mode: ModeCreate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &world{fail: map[string]error{"create": denied}}
+			var stderr bytes.Buffer
+			o := options(tc.mode)
+			o.LimitsSet, o.Stderr = tc.limitsSet, &stderr
+			rep, err := w.local().Run(context.Background(), o)
+			assert.NotContains(t, w.log, "delete", "nothing was created")
+			if !tc.fallBack {
+				require.ErrorIs(t, err, ErrNeedsPrivilege)
+				assert.ErrorContains(t, err, denied.Error(), "the cause stays visible")
+				assert.Equal(t, "create", w.log[len(w.log)-1], "nothing runs after the refusal")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "current", rep.Cgroup.Mode)
+			assert.Contains(t, rep.Warnings, "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench ("+denied.Error()+")")
+			assert.Contains(t, stderr.String(), "throttlebench: ran in the current cgroup")
+			assert.Equal(t, "self", w.log[slices.Index(w.log, "create")+1])
+		})
+	}
+}
+
+// Without a cpu hierarchy, auto mode without limits measures where it is;
+// otherwise the error is the hierarchy's, for the caller to tell apart.
+func TestNoHierarchy(t *testing.T) {
+	w := &world{fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}
+	rep, err := w.local().Run(context.Background(), options(ModeAuto))
+	require.NoError(t, err)
+	assert.Equal(t, "current", rep.Cgroup.Mode)
+	assert.Contains(t, rep.Warnings, "ran in the current cgroup: "+cgroup.ErrNoCPUController.Error())
+
+	w = &world{fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}
+	_, err = w.local().Run(context.Background(), options(ModeCreate))
+	require.ErrorIs(t, err, cgroup.ErrNoCPUController)
+	assert.Equal(t, []string{"hierarchy"}, w.log)
+}
+
+// Current mode runs the workload in this process: the cgroup's counters and
+// the usage readings (for the shared-cgroup warning) frame the measured
+// iterations, after the warm-up.
+func TestCurrentRunOrder(t *testing.T) {
+	w := &world{stats: []uint64{3, 7}}
+	rep, err := w.local().Run(context.Background(), options(ModeCurrent))
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"self", "limits", "chain", "warm here",
+		"stat", "host cpu", "usage", "process cpu", "measure here",
+		"host cpu", "usage", "process cpu", "stat",
+	}, w.log)
+	assert.Equal(t, "current", rep.Cgroup.Mode)
+	assert.Equal(t, "/user.slice", rep.Cgroup.Path)
+	require.NotNil(t, rep.Throttling.NrPeriods)
+	assert.Equal(t, uint64(4), *rep.Throttling.NrPeriods)
+}
+
+// A counter that cannot be read before the measured iterations stops the
+// run in current mode too; one that cannot find the cgroup says what it
+// was looking for.
+func TestCurrentRunFailures(t *testing.T) {
+	boom := errors.New("boom")
+	w := &world{fail: map[string]error{"stat": boom}}
+	_, err := w.local().Run(context.Background(), options(ModeCurrent))
+	require.ErrorIs(t, err, boom)
+	assert.NotContains(t, w.log, "measure here")
+
+	w = &world{fail: map[string]error{"self": boom}}
+	_, err = w.local().Run(context.Background(), options(ModeCurrent))
+	require.ErrorIs(t, err, boom)
+	assert.ErrorContains(t, err, "find the current cgroup")
+}

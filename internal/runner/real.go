@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// The real kernel, processes and clocks behind Local's seams: the defaults
+// of a zero Local. Nothing else in this package reads or changes the system.
+
+// kernelCgroups is Cgroups on the kernel's cgroup filesystem.
+type kernelCgroups struct{}
+
+func (kernelCgroups) CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error) {
+	return h.CPUHierarchy(version)
+}
+
+func (kernelCgroups) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
+	return hier.ParentDir(p)
+}
+
+func (kernelCgroups) CleanStale(parent string) ([]string, []cgroup.Skipped, error) {
+	return cgroup.CleanStale(parent)
+}
+
+func (kernelCgroups) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {
+	s, err := hier.CreateSlice(spec)
+	if err != nil {
+		return nil, err
+	}
+	return kernelSlice{s}, nil
+}
+
+func (kernelCgroups) RemoveDefaultParent(hier cgroup.Hierarchy) { hier.RemoveDefaultParent() }
+
+func (kernelCgroups) Self(h cgroup.Host, version int) (Current, error) {
+	cg, err := h.Self(version)
+	if err != nil {
+		return nil, err
+	}
+	// Looked up once: where the usage is not known (ErrNoUsage) every
+	// reading says so, and the shared-cgroup warning stays silent.
+	acct, err := h.Accounting(cg)
+	return kernelCurrent{kernelGroup{cg}, acct, err}, nil
+}
+
+// kernelGroup is the process's own cgroup (current mode).
+type kernelGroup struct{ cg cgroup.Cgroup }
+
+func (g kernelGroup) Cgroup() cgroup.Cgroup          { return g.cg }
+func (g kernelGroup) Limits() (cgroup.Limits, error) { return g.cg.Limits() }
+func (g kernelGroup) Chain() ([]cgroup.Level, error) { return g.cg.Chain() }
+func (g kernelGroup) Stat() (cgroup.CPUStat, error)  { return g.cg.Stat() }
+
+type kernelCurrent struct {
+	kernelGroup
+	acct    cgroup.Cgroup // where this process's CPU usage is counted
+	acctErr error         // why that is not known
+}
+
+func (c kernelCurrent) Usage() (time.Duration, error) {
+	if c.acctErr != nil {
+		return 0, c.acctErr
+	}
+	return c.acct.Usage()
+}
+
+// kernelSlice is a created slice; its Limits, Chain, Stat, AddProc and
+// Delete are cgroup.Slice's own.
+type kernelSlice struct{ *cgroup.Slice }
+
+func (s kernelSlice) Cgroup() cgroup.Cgroup { return s.Slice.Cgroup }
+
+// startChild starts the workload child (see childproto.Start).
+func startChild(exe string, cfg driver.Config, stderr io.Writer) (Child, error) {
+	c, err := childproto.Start(exe, cfg, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// runHere runs the workload in this process (see driver.Run).
+func runHere(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
+	return driver.Run(ctx, cfg, beforeMeasure)
+}
+
+var (
+	hostCPU    = host.ReadStat
+	processCPU = host.ProcessCPU
+	hostInfo   = report.HostInfo
+)
