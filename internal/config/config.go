@@ -90,6 +90,9 @@ type Param struct {
 	Axis    bool // may be a list or a range in a sweep
 	// Limit marks a CFS limit: only for a slice that throttlebench creates.
 	Limit bool
+	// Share marks a parameter that sets the CPU share (quota/period): a
+	// plot against the share does not label lines by it.
+	Share bool
 	// AxisRank orders a sweep's axes, outermost first: the CPU share varies
 	// fastest, so a table reads down a share scan.
 	AxisRank int
@@ -145,7 +148,7 @@ var Params = []Param{
 			}
 			return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
 		}},
-	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
+	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
 		KeyJSON: "quota_us", Key: func(r *report.Report) (string, any) {
 			if r.Cgroup.QuotaUs < 0 {
 				return "max", r.Cgroup.QuotaUs
@@ -154,7 +157,7 @@ var Params = []Param{
 		}},
 	{Name: "burst", Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
-	{Name: "cpus", Kind: Float, Axis: true, AxisRank: 7, Limit: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+	{Name: "cpus", Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
 }
 
 // Axes are the parameters a sweep may vary, outermost first.

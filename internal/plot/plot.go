@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -92,7 +93,8 @@ func Build(rows []sweep.Row, title string) (Chart, error) {
 
 // isShare says whether flag only restates the CPU share on the x axis.
 func isShare(flag, xFlag string) bool {
-	return xFlag == "" && (flag == "cpus" || flag == "quota")
+	p, _ := config.Lookup(flag)
+	return xFlag == "" && p.Share
 }
 
 func varies(rows []sweep.Row, flag string) bool {
@@ -115,7 +117,7 @@ func xAxis(rows []sweep.Row) (flag, label string) {
 	}
 	for _, p := range rows[0].Config {
 		if varies(rows, p.Flag) {
-			if _, err := time.ParseDuration(p.Value); err == nil {
+			if param, _ := config.Lookup(p.Flag); param.Kind == config.Duration {
 				return p.Flag, "--" + p.Flag + " (ms)"
 			}
 			return p.Flag, "--" + p.Flag

@@ -23,10 +23,10 @@ func row(workers, cpus string, eff, mean float64) sweep.Row {
 	r.Stats.MeanMs = mean
 	f := 0.5
 	r.Throttling.ThrottledFraction = &f
-	return sweep.Row{Config: config(workers, cpus), Report: r}
+	return sweep.Row{Config: sweepConfig(workers, cpus), Report: r}
 }
 
-func config(workers, cpus string) sweep.Config {
+func sweepConfig(workers, cpus string) sweep.Config {
 	return sweep.Config{{Flag: "workers", Value: workers}, {Flag: "cpus", Value: cpus}}
 }
 
@@ -34,7 +34,7 @@ func sampleRows() []sweep.Row {
 	return []sweep.Row{
 		row("1", "0.1", 0.1, 450), row("1", "0.5", 0.5, 90), row("1", "1", 1, 45),
 		row("2", "0.1", 0.1, 900), row("2", "0.5", 0.5, 180), row("2", "1", 1, 90),
-		{Config: config("2", "2"), Skipped: "no"},
+		{Config: sweepConfig("2", "2"), Skipped: "no"},
 	}
 }
 
