@@ -90,6 +90,9 @@ type Param struct {
 	Axis    bool // may be a list or a range in a sweep
 	// Limit marks a CFS limit: only for a slice that throttlebench creates.
 	Limit bool
+	// Words are the literals it takes besides numbers (a sweep lists them
+	// as single values, never as the ends of a range).
+	Words []string
 	// Share marks a parameter that sets the CPU share (quota/period): a
 	// plot against the share does not label lines by it.
 	Share bool
@@ -137,7 +140,7 @@ var Params = []Param{
 	{Name: "workers", Kind: Int, Default: "1", Axis: true, AxisRank: 2, Help: "worker threads, each running --batch operations per iteration",
 		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
 		KeyJSON: "workers", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
-	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3,
+	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime"},
 		Help:    "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
 		parse:   parseGOMAXPROCS,
 		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS }},
@@ -148,7 +151,7 @@ var Params = []Param{
 			}
 			return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
 		}},
-	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
+	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Words: []string{"max"}, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
 		KeyJSON: "quota_us", Key: func(r *report.Report) (string, any) {
 			if r.Cgroup.QuotaUs < 0 {
 				return "max", r.Cgroup.QuotaUs

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ const (
 	Float    = config.Float    // --cpus
 	Duration = config.Duration // --quota, --period, --burst
 	Int      = config.Int      // --workers, --cost
-	Words    = config.Words    // --gomaxprocs: integers, or the words workers and runtime
+	Words    = config.Words    // --gomaxprocs: integers, or the words its parameter declares
 )
 
 // MaxValues bounds one axis, so that a typo in a step cannot start a sweep
@@ -36,8 +37,10 @@ const MaxValues = 1000
 //
 // e.g. "0.1,0.25,0.5,1", "0.1:1:0.1", "1ms:100ms:*2", "1:4:1,8,16".
 // Values come back formatted as the flags take them; their own validity
-// (a period within 1ms–1s, say) is checked where they are used.
-func Expand(spec string, kind Kind) ([]string, error) {
+// (a period within 1ms–1s, say) is checked where they are used. words are
+// the literals a parameter takes besides numbers (gomaxprocs' workers and
+// runtime, quota's max): single items only, never the ends of a range.
+func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, errors.New("empty list")
 	}
@@ -48,14 +51,18 @@ func Expand(spec string, kind Kind) ([]string, error) {
 			return nil, errors.New("empty item in the list")
 		}
 		parts := strings.Split(item, ":")
-		switch len(parts) {
-		case 1:
+		switch {
+		case slices.Contains(words, item):
+			out = append(out, item)
+		case len(parts) == 1:
 			v, err := parse(item, kind)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, canonical(item, v, kind))
-		case 3:
+		case len(parts) == 3 && slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(words, strings.TrimSpace(p)) }):
+			return nil, fmt.Errorf("range %q: only numbers can form a range", item)
+		case len(parts) == 3:
 			vs, err := expandRange(parts[0], parts[1], parts[2], kind)
 			if err != nil {
 				return nil, fmt.Errorf("range %q: %w", item, err)
@@ -81,9 +88,6 @@ func parse(s string, kind Kind) (float64, error) {
 		}
 		return float64(d), nil
 	case Int, Words:
-		if kind == Words && (s == "workers" || s == "runtime") {
-			return math.NaN(), nil
-		}
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a whole number", s)
@@ -108,10 +112,8 @@ func canonical(s string, v float64, kind Kind) string {
 		d, _ := time.ParseDuration(s)
 		return d.String()
 	case Int, Words:
-		if n, err := strconv.Atoi(s); err == nil {
-			return strconv.Itoa(n)
-		}
-		return s // workers, runtime
+		n, _ := strconv.Atoi(s)
+		return strconv.Itoa(n)
 	default:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}

@@ -11,25 +11,27 @@ import (
 
 func TestExpand(t *testing.T) {
 	for _, c := range []struct {
-		spec string
-		kind Kind
-		want []string
+		spec  string
+		kind  Kind
+		want  []string
+		words []string
 	}{
-		{"0.1,0.25,0.5,1", Float, []string{"0.1", "0.25", "0.5", "1"}},
-		{"0.1:1:0.1", Float, []string{"0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"}},
-		{"0.5:2:0.5", Float, []string{"0.5", "1", "1.5", "2"}},
-		{"0.1:0.35:0.1", Float, []string{"0.1", "0.2", "0.3"}}, // stop need not be on a step
-		{"1ms:100ms:*2", Duration, []string{"1ms", "2ms", "4ms", "8ms", "16ms", "32ms", "64ms"}},
-		{"10ms:50ms:10ms", Duration, []string{"10ms", "20ms", "30ms", "40ms", "50ms"}},
-		{"5ms,10ms,100ms", Duration, []string{"5ms", "10ms", "100ms"}},
-		{"1:4:1,8,16", Int, []string{"1", "2", "3", "4", "8", "16"}},
-		{"1:16:*2", Int, []string{"1", "2", "4", "8", "16"}},
-		{"1:10:*1.5", Int, []string{"1", "2", "3", "5", "7"}},
-		{"workers,runtime,4", Words, []string{"workers", "runtime", "4"}},
-		{"0.3", Float, []string{"0.3"}},
-		{" 1 , 2 ", Int, []string{"1", "2"}},
+		{"0.1,0.25,0.5,1", Float, []string{"0.1", "0.25", "0.5", "1"}, nil},
+		{"0.1:1:0.1", Float, []string{"0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"}, nil},
+		{"0.5:2:0.5", Float, []string{"0.5", "1", "1.5", "2"}, nil},
+		{"0.1:0.35:0.1", Float, []string{"0.1", "0.2", "0.3"}, nil}, // stop need not be on a step
+		{"1ms:100ms:*2", Duration, []string{"1ms", "2ms", "4ms", "8ms", "16ms", "32ms", "64ms"}, nil},
+		{"10ms:50ms:10ms", Duration, []string{"10ms", "20ms", "30ms", "40ms", "50ms"}, nil},
+		{"5ms,10ms,100ms", Duration, []string{"5ms", "10ms", "100ms"}, nil},
+		{"1:4:1,8,16", Int, []string{"1", "2", "3", "4", "8", "16"}, nil},
+		{"1:16:*2", Int, []string{"1", "2", "4", "8", "16"}, nil},
+		{"1:10:*1.5", Int, []string{"1", "2", "3", "5", "7"}, nil},
+		{"workers,runtime,4", Words, []string{"workers", "runtime", "4"}, []string{"workers", "runtime"}},
+		{"max,5ms:15ms:5ms", Duration, []string{"max", "5ms", "10ms", "15ms"}, []string{"max"}},
+		{"0.3", Float, []string{"0.3"}, nil},
+		{" 1 , 2 ", Int, []string{"1", "2"}, nil},
 	} {
-		got, err := Expand(c.spec, c.kind)
+		got, err := Expand(c.spec, c.kind, c.words...)
 		require.NoError(t, err, c.spec)
 		assert.Equal(t, c.want, got, c.spec)
 	}
@@ -54,9 +56,10 @@ func TestExpandRejects(t *testing.T) {
 		{"1x:2ms:1ms", Duration, "not a duration"},
 		{"1.5", Int, "not a whole number"},
 		{"workers:8:1", Words, "only numbers"},
+		{"runtime", Words, "not a whole number"}, // a word only where its parameter declares it
 		{"0.001:1000:0.001", Float, "more than 1000"},
 	} {
-		_, err := Expand(c.spec, c.kind)
+		_, err := Expand(c.spec, c.kind, "workers")
 		require.Error(t, err, c.spec)
 		assert.Contains(t, err.Error(), c.want, c.spec)
 	}

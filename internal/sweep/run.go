@@ -60,7 +60,7 @@ func Plan(s Spec) ([]Step, error) {
 		if !ok {
 			continue
 		}
-		values, err := Expand(spec, p.Kind)
+		values, err := Expand(spec, p.Kind, p.Words...)
 		if err != nil {
 			return nil, config.Usagef(p.Name, "invalid --%s %q: %v", p.Name, spec, err)
 		}
