@@ -75,7 +75,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats
+	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 image: build
