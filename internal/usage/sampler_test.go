@@ -63,8 +63,8 @@ func TestSamplerExact(t *testing.T) {
 	clk := &scripted{t: t, file: file, now: start, steps: []step{
 		{0, 10 * time.Second, false},
 		{0, 10*time.Second + 100*time.Millisecond, false},
-		{20 * time.Millisecond, 10*time.Second + 340*time.Millisecond, false},  // late 20 ms
-		{0, 10*time.Second + 400*time.Millisecond, false},                      // back on the grid
+		{20 * time.Millisecond, 10*time.Second + 340*time.Millisecond, false}, // late 20 ms
+		{0, 10*time.Second + 400*time.Millisecond, false},                     // back on the grid
 		{10 * time.Millisecond, 10*time.Second + 650*time.Millisecond, false}, // the last, late 10 ms
 	}}
 	cpu := []time.Duration{time.Second, time.Second + 3*time.Millisecond}
