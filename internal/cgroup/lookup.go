@@ -28,12 +28,26 @@ type usageMounts struct {
 	named []Hierarchy
 }
 
-func (h Host) usageMounts() (usageMounts, error) {
+// mounts reads this process's mount table.
+func (h Host) mounts() ([]Mount, error) {
 	data, err := readFile(h.path("/proc/self/mountinfo"))
 	if err != nil {
-		return usageMounts{}, err
+		return nil, err
 	}
-	mounts, err := parseMountInfo(data)
+	return parseMountInfo(data)
+}
+
+// procCgroup reads the cgroups of process proc ("self" or a PID).
+func (h Host) procCgroup(proc string) ([]ProcCgroup, error) {
+	data, err := readFile(h.path(filepath.Join("/proc", proc, "cgroup")))
+	if err != nil {
+		return nil, err
+	}
+	return parseProcCgroup(data)
+}
+
+func (h Host) usageMounts() (usageMounts, error) {
+	mounts, err := h.mounts()
 	if err != nil {
 		return usageMounts{}, err
 	}
@@ -106,14 +120,10 @@ func (h Host) UsageCgroupOfPID(pid int) (Cgroup, error) {
 	if pid != 0 {
 		proc = strconv.Itoa(pid)
 	}
-	data, err := readFile(h.path(filepath.Join("/proc", proc, "cgroup")))
+	lines, err := h.procCgroup(proc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Cgroup{}, fmt.Errorf("%w: %d", ErrNoProcess, pid)
 	}
-	if err != nil {
-		return Cgroup{}, err
-	}
-	lines, err := parseProcCgroup(data)
 	if err != nil {
 		return Cgroup{}, err
 	}
