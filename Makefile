@@ -9,7 +9,8 @@
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
-#   make bench   harness fidelity and CFS model ratios (root for the model grid)
+#   make bench   harness fidelity, CFS model ratios (root for the model grid),
+#                the sampler's overhead at 100 ms and 10 ms
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 
 GO      ?= go
@@ -75,7 +76,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats
+	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 image: build

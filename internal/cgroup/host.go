@@ -46,11 +46,7 @@ func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
 // (prefer v1 where the cpu controller is bound to v1, as on hybrid hosts), 1
 // or 2.
 func (h Host) CPUHierarchy(version int) (Hierarchy, error) {
-	data, err := readFile(h.path("/proc/self/mountinfo"))
-	if err != nil {
-		return Hierarchy{}, err
-	}
-	mounts, err := parseMountInfo(data)
+	mounts, err := h.mounts()
 	if err != nil {
 		return Hierarchy{}, err
 	}
@@ -96,11 +92,7 @@ func (h Host) Self(version int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	data, err := readFile(h.path("/proc/self/cgroup"))
-	if err != nil {
-		return Cgroup{}, err
-	}
-	lines, err := parseProcCgroup(data)
+	lines, err := h.procCgroup("self")
 	if err != nil {
 		return Cgroup{}, err
 	}
@@ -217,11 +209,7 @@ func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
 	if cg.Version == 2 {
 		return cg, nil
 	}
-	data, err := readFile(h.path("/proc/self/mountinfo"))
-	if err != nil {
-		return Cgroup{}, err
-	}
-	mounts, err := parseMountInfo(data)
+	mounts, err := h.mounts()
 	if err != nil {
 		return Cgroup{}, err
 	}
@@ -238,10 +226,7 @@ func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
 	case acct.MountPoint == cg.MountPoint:
 		return cg, nil
 	}
-	if data, err = readFile(h.path("/proc/self/cgroup")); err != nil {
-		return Cgroup{}, err
-	}
-	lines, err := parseProcCgroup(data)
+	lines, err := h.procCgroup("self")
 	if err != nil {
 		return Cgroup{}, err
 	}

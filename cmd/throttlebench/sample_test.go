@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// onTime is a clock that wakes exactly when asked and finds the counter
+// file advanced by the next of used; when used runs out it calls stop and
+// reports the context's end.
+type onTime struct {
+	file  string
+	now   time.Duration
+	total time.Duration
+	used  []time.Duration
+	stop  func()
+}
+
+func (c *onTime) Now() time.Duration { return c.now }
+
+func (c *onTime) SleepUntil(ctx context.Context, at time.Duration) error {
+	if len(c.used) == 0 {
+		c.stop()
+		return ctx.Err()
+	}
+	c.now, c.total, c.used = at, c.total+c.used[0], c.used[1:]
+	return os.WriteFile(c.file, []byte(strconv.FormatInt(int64(c.total), 10)), 0o644)
+}
+
+// sampleFile runs sample against a counter file the clock writes: 0.5 CPUs
+// per 100 ms interval with a 3-CPU spike in the fourth.
+func sampleFile(t *testing.T, r sampleRun, ctx context.Context, stop func()) (string, error) {
+	dir := t.TempDir()
+	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/job", Dir: dir}
+	ms := time.Millisecond
+	clk := &onTime{file: filepath.Join(dir, "cpuacct.usage"), stop: stop,
+		used: []time.Duration{7 * time.Second, 50 * ms, 50 * ms, 50 * ms, 300 * ms, 50 * ms, 50 * ms}}
+	r.interval = 100 * ms
+	var out, errb bytes.Buffer
+	err := runSample(ctx, r, cg, clk, &out, &errb)
+	return out.String(), err
+}
+
+func TestSampleFormats(t *testing.T) {
+	r := sampleRun{duration: 600 * time.Millisecond, limit: 1, target: 0.2, format: "json"}
+	out, err := sampleFile(t, r, context.Background(), func() {})
+	require.NoError(t, err)
+	var f usage.File
+	require.NoError(t, json.Unmarshal([]byte(out), &f))
+	assert.Equal(t, 100.0, f.IntervalMs)
+	assert.Equal(t, []float64{0.5, 0.5, 0.5, 3, 0.5, 0.5}, f.UsageCPUs)
+	assert.Equal(t, []float64{100, 200, 300, 400, 500, 600}, f.TMs)
+	assert.Equal(t, 1.0/6, *f.Summary.Interval.AboveLimitFraction)
+	assert.Equal(t, 0.5, f.Advice.LimitCPUs, "one of six may be above")
+	// Against 1 CPU the bucket starts full: the spike takes 200 ms.
+	assert.Equal(t, 1.0, f.Advice.BurstLimitCPUs)
+	assert.Equal(t, 200.0, f.Advice.BurstMs)
+	assert.Equal(t, "cpuacct.usage", f.Cgroup.Counter)
+	assert.False(t, f.Interrupted)
+
+	r.format = "csv"
+	out, err = sampleFile(t, r, context.Background(), func() {})
+	require.NoError(t, err)
+	assert.Equal(t, "t_ms,span_ms,usage_cpus\n100,100,0.5\n200,100,0.5\n300,100,0.5\n400,100,3\n500,100,0.5\n600,100,0.5\n", out)
+
+	r.format = "text"
+	out, err = sampleFile(t, r, context.Background(), func() {})
+	require.NoError(t, err)
+	for _, want := range []string{"cgroup /job (v1, cpuacct.usage): 6 intervals of 100.0ms", "above 1.000", "16.7%",
+		"limit for at most 20.0% of 100.0ms intervals above it: 0.500 CPUs", "above 1.000 CPUs: 200.0ms of CPU time"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+// Ctrl-C: without --duration it is the normal end; with one, the output is
+// written whole and the signal's exit code says it is short.
+func TestSampleInterrupted(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Hour} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		out, err := sampleFile(t, sampleRun{duration: d, target: 0.01, format: "json"}, ctx,
+			func() { cancel(&signalError{syscall.SIGINT}) })
+		var f usage.File
+		require.NoError(t, json.Unmarshal([]byte(out), &f), "duration %v", d)
+		assert.True(t, f.Interrupted)
+		assert.Len(t, f.UsageCPUs, 6)
+		var sig *signalError
+		assert.Equal(t, d > 0, errors.As(err, &sig), "duration %v: %v", d, err)
+	}
+}
+
+// needUsage skips a test that reads this process's own usage counter where
+// the host has none.
+func needUsage(t *testing.T) {
+	t.Helper()
+	if _, err := (cgroup.Host{Root: "/"}).UsageCgroup(""); err != nil {
+		t.Skipf("no usage counter for this process's cgroup: %v", err)
+	}
+}
+
+func TestSampleUnknownCgroupExits2(t *testing.T) {
+	needUsage(t)
+	for _, args := range [][]string{
+		{"sample", "--cgroup", "no-such-cgroup-" + strconv.Itoa(os.Getpid())},
+		{"sample", "--pid", "2147483647"},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		assert.Equal(t, exitUsage, code, stderr)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "invalid --"+strings.TrimPrefix(args[1], "--"))
+	}
+}
+
+func TestSampleOwnCgroup(t *testing.T) {
+	needUsage(t)
+	code, stdout, stderr := runCLI("sample", "--interval", "10ms", "--duration", "50ms", "--format", "csv")
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	assert.Equal(t, "t_ms,span_ms,usage_cpus", lines[0])
+	assert.GreaterOrEqual(t, len(lines), 2, "at least one interval: %q", stdout)
+}

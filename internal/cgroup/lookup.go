@@ -1,0 +1,203 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrNoCgroup says a cgroup the user named does not exist, or has no
+// usage counter of its own: bad input, not a fault of the host.
+var ErrNoCgroup = errors.New("no such cgroup")
+
+// ErrNoProcess says the process the user named does not exist.
+var ErrNoProcess = errors.New("no such process")
+
+// usageMounts are the hierarchies involved in reading a cgroup's CPU usage:
+// acct holds the counter (v1 cpuacct, else cgroup2) and named are those a
+// user may name the cgroup in by its directory (acct, and on v1 the cpu
+// hierarchy when cpuacct is mounted apart).
+type usageMounts struct {
+	acct  Hierarchy
+	named []Hierarchy
+}
+
+// mounts reads this process's mount table.
+func (h Host) mounts() ([]Mount, error) {
+	data, err := readFile(h.path("/proc/self/mountinfo"))
+	if err != nil {
+		return nil, err
+	}
+	return parseMountInfo(data)
+}
+
+// procCgroup reads the cgroups of process proc ("self" or a PID).
+func (h Host) procCgroup(proc string) ([]ProcCgroup, error) {
+	data, err := readFile(h.path(filepath.Join("/proc", proc, "cgroup")))
+	if err != nil {
+		return nil, err
+	}
+	return parseProcCgroup(data)
+}
+
+func (h Host) usageMounts() (usageMounts, error) {
+	mounts, err := h.mounts()
+	if err != nil {
+		return usageMounts{}, err
+	}
+	var um usageMounts
+	var cpu, v2 *Hierarchy
+	for _, m := range mounts {
+		hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
+		switch {
+		case m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuacct") && um.acct.Version == 0:
+			um.acct = hier
+		case m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") && cpu == nil:
+			cpu = &hier
+		case m.FSType == "cgroup2" && v2 == nil:
+			hier.Version = 2
+			v2 = &hier
+		}
+	}
+	// A v1 cpuacct hierarchy counts the processes of v1 cgroups; where none
+	// is mounted, every cgroup2 cgroup has usage_usec, with or without the
+	// cpu controller.
+	switch {
+	case um.acct.Version == 1:
+		um.named = []Hierarchy{um.acct}
+		if cpu != nil {
+			um.named = append(um.named, *cpu)
+		}
+	case v2 != nil:
+		um.acct = *v2
+		um.named = []Hierarchy{*v2}
+	default:
+		return usageMounts{}, fmt.Errorf("%w: neither a cgroup v1 hierarchy with the cpuacct controller nor cgroup2 is mounted", ErrNoUsage)
+	}
+	return um, nil
+}
+
+// UsageCgroup finds the cgroup whose CPU usage counter (Cgroup.Usage) counts
+// the cgroup the user named in spec:
+//
+//   - "" for the calling process's own cgroup;
+//   - a directory below a cgroup mount: on v1 in the cpuacct hierarchy or in
+//     the cpu hierarchy (the cpuacct cgroup of the same path counts it);
+//   - a cgroup path relative to the top of the visible hierarchy
+//     ("kubepods.slice/x", "/x").
+//
+// A cgroup that does not exist, or on v1 has no cpuacct cgroup of the same
+// path, is ErrNoCgroup.
+func (h Host) UsageCgroup(spec string) (Cgroup, error) {
+	if spec == "" {
+		return h.UsageCgroupOfPID(0)
+	}
+	um, err := h.usageMounts()
+	if err != nil {
+		return Cgroup{}, err
+	}
+	cgPath, err := um.cgroupPath(spec)
+	if err != nil {
+		return Cgroup{}, err
+	}
+	return um.counted(cgPath)
+}
+
+// UsageCgroupOfPID is UsageCgroup for the cgroup process pid is in (0: the
+// calling process).
+func (h Host) UsageCgroupOfPID(pid int) (Cgroup, error) {
+	um, err := h.usageMounts()
+	if err != nil {
+		return Cgroup{}, err
+	}
+	proc := "self"
+	if pid != 0 {
+		proc = strconv.Itoa(pid)
+	}
+	lines, err := h.procCgroup(proc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Cgroup{}, fmt.Errorf("%w: %d", ErrNoProcess, pid)
+	}
+	if err != nil {
+		return Cgroup{}, err
+	}
+	for _, l := range lines {
+		if um.acct.Version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
+			um.acct.Version == 1 && slices.Contains(l.Controllers, "cpuacct") {
+			return um.counted(l.Path)
+		}
+	}
+	return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the usage counter in /proc/%s/cgroup", ErrParse, um.acct.Version, proc)
+}
+
+// cgroupPath turns what the user gave into a kernel cgroup path.
+func (um usageMounts) cgroupPath(spec string) (string, error) {
+	// "/" is the top of the hierarchy, not the root of the filesystem; an
+	// absolute path outside every cgroup mount is a cgroup path too
+	// ("/kubepods.slice/x"), as --parent takes it.
+	if filepath.IsAbs(spec) && filepath.Clean(spec) != "/" {
+		dir := filepath.Clean(spec)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		for _, hier := range um.named {
+			mount := filepath.Clean(hier.MountPoint)
+			if real, err := filepath.EvalSymlinks(mount); err == nil {
+				mount = real
+			}
+			if dir != mount && !strings.HasPrefix(dir, mount+"/") {
+				continue
+			}
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return "", fmt.Errorf("%w: %s is not a cgroup directory", ErrNoCgroup, dir)
+			}
+			return path.Join("/", hier.MountRoot, strings.TrimPrefix(dir, mount)), nil
+		}
+		if strings.HasPrefix(dir, filepath.Dir(filepath.Clean(um.acct.MountPoint))+"/") {
+			return "", fmt.Errorf("%w: %s is in a hierarchy that does not count CPU usage; name it below %s",
+				ErrNoCgroup, dir, um.mountList())
+		}
+	}
+	rel := path.Clean(strings.TrimLeft(spec, "/"))
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%w: cgroup path %s climbs out of the hierarchy mounted at %s", ErrNoCgroup, spec, um.acct.MountPoint)
+	}
+	return path.Join("/", um.acct.MountRoot, rel), nil
+}
+
+func (um usageMounts) mountList() string {
+	var s []string
+	for _, hier := range um.named {
+		s = append(s, hier.MountPoint)
+	}
+	return strings.Join(s, " or ")
+}
+
+// counted is the cgroup of the usage hierarchy at cgPath, which must exist:
+// on v1 a cpu cgroup without a cpuacct cgroup of the same path has no
+// counter of its own (its processes count in another cpuacct cgroup, with
+// others).
+func (um usageMounts) counted(cgPath string) (Cgroup, error) {
+	cg, err := um.acct.At(cgPath)
+	if err != nil {
+		return Cgroup{}, fmt.Errorf("%w: %v", ErrNoCgroup, err)
+	}
+	st, err := os.Stat(cg.Dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && um.acct.Version == 1:
+		return Cgroup{}, fmt.Errorf("%w: cgroup %s has no cpuacct cgroup (no directory %s), so its CPU usage is not counted apart", ErrNoCgroup, cg.Path, cg.Dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return Cgroup{}, fmt.Errorf("%w: cgroup %s does not exist (no directory %s)", ErrNoCgroup, cg.Path, cg.Dir)
+	case err != nil:
+		return Cgroup{}, err
+	case !st.IsDir():
+		return Cgroup{}, fmt.Errorf("%w: %s is a file, not a cgroup directory", ErrNoCgroup, cg.Dir)
+	}
+	return cg, nil
+}

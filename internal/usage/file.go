@@ -1,0 +1,157 @@
+package usage
+
+import (
+	"math"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/stats"
+)
+
+// SchemaVersion changes when a key of File changes meaning or goes away.
+const SchemaVersion = 1
+
+// CoarseWindow is the second view of a trace: the granularity at which
+// monitoring usually shows usage, and hides the spikes a period sees.
+const CoarseWindow = time.Second
+
+// File is the JSON output of `throttlebench sample` and the input of the
+// burst simulator: interval_ms and usage_cpus are all it needs. Keys name
+// their unit; README ("throttlebench sample") documents each.
+type File struct {
+	SchemaVersion int        `json:"schema_version"`
+	Cgroup        CgroupInfo `json:"cgroup"`
+	StartedAt     string     `json:"started_at"`
+	IntervalMs    float64    `json:"interval_ms"`
+	DurationMs    float64    `json:"duration_ms"`
+	Interrupted   bool       `json:"interrupted"`
+	TMs           []float64  `json:"t_ms"`
+	UsageCPUs     []float64  `json:"usage_cpus"`
+	LimitCPUs     *float64   `json:"limit_cpus"`
+	Summary       struct {
+		Interval SummaryJSON  `json:"interval"`
+		Coarse   *SummaryJSON `json:"coarse"`
+	} `json:"summary"`
+	Advice  Advice      `json:"advice"`
+	Sampler SamplerJSON `json:"sampler"`
+}
+
+// CgroupInfo names the cgroup whose counter was read.
+type CgroupInfo struct {
+	Version int    `json:"version"`
+	Path    string `json:"path"`
+	Dir     string `json:"dir"`
+	Counter string `json:"counter"`
+}
+
+// SummaryJSON is a Summary in CPUs.
+type SummaryJSON struct {
+	WindowMs           float64  `json:"window_ms"`
+	N                  int      `json:"n"`
+	MeanCPUs           float64  `json:"mean_cpus"`
+	VarianceCPUs2      float64  `json:"variance_cpus2"`
+	StddevCPUs         float64  `json:"stddev_cpus"`
+	P50CPUs            float64  `json:"p50_cpus"`
+	P90CPUs            float64  `json:"p90_cpus"`
+	P99CPUs            float64  `json:"p99_cpus"`
+	MaxCPUs            float64  `json:"max_cpus"`
+	AboveLimitFraction *float64 `json:"above_limit_fraction"`
+}
+
+// Advice is the sizing drawn from the trace at the sampling interval.
+type Advice struct {
+	TargetFraction float64 `json:"target_fraction"`
+	LimitCPUs      float64 `json:"limit_cpus"`
+	BurstLimitCPUs float64 `json:"burst_limit_cpus"`
+	BurstMs        float64 `json:"burst_ms"`
+}
+
+// SamplerJSON is what sampling cost and how well it kept time.
+type SamplerJSON struct {
+	CPUMs       *float64 `json:"cpu_ms"`
+	CPUFraction *float64 `json:"cpu_fraction"`
+	LateUs      struct {
+		Mean   float64 `json:"mean"`
+		Stddev float64 `json:"stddev"`
+		P50    float64 `json:"p50"`
+		P99    float64 `json:"p99"`
+		Max    float64 `json:"max"`
+	} `json:"late_us"`
+	Missed int `json:"missed"`
+}
+
+// Meta is what Build needs beside the recording.
+type Meta struct {
+	Cgroup    CgroupInfo
+	StartedAt time.Time
+	Limit     float64 // CPUs; 0 for none
+	Target    float64 // fraction of intervals the advised limit may leave above it
+}
+
+// Build turns a recording into the File. The burst is sized for Limit when
+// one is given, else for the advised limit.
+func Build(rec Recording, m Meta) File {
+	t := rec.Trace
+	f := File{
+		SchemaVersion: SchemaVersion,
+		Cgroup:        m.Cgroup,
+		StartedAt:     m.StartedAt.UTC().Format(time.RFC3339Nano),
+		IntervalMs:    ms(t.Interval),
+		Interrupted:   rec.Interrupted,
+		UsageCPUs:     t.CPUs(),
+		TMs:           make([]float64, t.Len()),
+	}
+	if n := len(t.Samples); n > 0 {
+		f.DurationMs = ms(t.Samples[n-1].At - t.Samples[0].At)
+	}
+	for i := range f.TMs {
+		f.TMs[i] = ms(t.Samples[i+1].At - t.Samples[0].At)
+	}
+	if m.Limit > 0 {
+		f.LimitCPUs = &m.Limit
+	}
+	f.Summary.Interval = summaryJSON(Summarize(t, m.Limit))
+	if c := t.Coarse(t.Per(CoarseWindow)); c.Len() > 0 {
+		s := summaryJSON(Summarize(c, m.Limit))
+		f.Summary.Coarse = &s
+	}
+	f.Advice.TargetFraction = m.Target
+	f.Advice.LimitCPUs = LimitFor(f.UsageCPUs, m.Target)
+	f.Advice.BurstLimitCPUs = f.Advice.LimitCPUs
+	if m.Limit > 0 {
+		f.Advice.BurstLimitCPUs = m.Limit
+	}
+	f.Advice.BurstMs = ms(Burst(t, f.Advice.BurstLimitCPUs))
+
+	if rec.CPUKnown {
+		cpu := ms(rec.CPU)
+		f.Sampler.CPUMs = &cpu
+		if f.DurationMs > 0 {
+			frac := cpu / f.DurationMs
+			f.Sampler.CPUFraction = &frac
+		}
+	}
+	late := make([]float64, len(rec.Late))
+	for i, l := range rec.Late {
+		late[i] = float64(l) / float64(time.Microsecond)
+	}
+	ls := stats.Summarize(late)
+	f.Sampler.LateUs.Mean, f.Sampler.LateUs.Stddev = ls.Mean, ls.Stddev
+	f.Sampler.LateUs.P50, f.Sampler.LateUs.P99, f.Sampler.LateUs.Max = ls.P50, ls.P99, ls.Max
+	f.Sampler.Missed = rec.Missed
+	return f
+}
+
+func summaryJSON(s Summary) SummaryJSON {
+	out := SummaryJSON{
+		WindowMs: ms(s.Window), N: s.N,
+		MeanCPUs: s.Mean, VarianceCPUs2: s.Variance, StddevCPUs: s.Stddev,
+		P50CPUs: s.P50, P90CPUs: s.P90, P99CPUs: s.P99, MaxCPUs: s.Max,
+	}
+	if !math.IsNaN(s.AboveLimit) {
+		a := s.AboveLimit
+		out.AboveLimitFraction = &a
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,98 @@
+package usage
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// Formats are the outputs of a File: json (the simulator's input), text (a
+// summary for people), csv (one row per interval).
+var Formats = []string{"json", "text", "csv"}
+
+// Write renders f in format.
+func Write(w io.Writer, f File, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f)
+	case "csv":
+		return table.CSV(w, intervals(f))
+	case "text":
+		return writeText(w, f)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}
+
+// intervals is one row per interval: when it ended, how long it lasted,
+// the usage in it.
+func intervals(f File) *table.Table {
+	t := &table.Table{Columns: []table.Column{{Name: "t_ms"}, {Name: "span_ms"}, {Name: "usage_cpus"}}}
+	prev := 0.0
+	for i, u := range f.UsageCPUs {
+		t.Rows = append(t.Rows, []string{num(f.TMs[i]), num(f.TMs[i] - prev), num(u)})
+		prev = f.TMs[i]
+	}
+	return t
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func cpus(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+func writeText(w io.Writer, f File) error {
+	fmt.Fprintf(w, "cgroup %s (v%d, %s): %d intervals of %s over %s",
+		f.Cgroup.Path, f.Cgroup.Version, f.Cgroup.Counter, len(f.UsageCPUs), table.Ms(f.IntervalMs), table.Ms(f.DurationMs))
+	if f.Interrupted {
+		fmt.Fprint(w, " (interrupted)")
+	}
+	fmt.Fprint(w, "\n\n")
+
+	views := []SummaryJSON{f.Summary.Interval}
+	if f.Summary.Coarse != nil {
+		views = append(views, *f.Summary.Coarse)
+	}
+	t := &table.Table{Columns: []table.Column{{Name: "usage (CPUs)"}}, Style: table.Style{Indent: 2}}
+	for _, v := range views {
+		t.Columns = append(t.Columns, table.Column{Name: "per " + table.Ms(v.WindowMs), Align: table.Right})
+	}
+	row := func(name string, get func(SummaryJSON) string) {
+		r := []string{name}
+		for _, v := range views {
+			r = append(r, get(v))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	row("intervals", func(v SummaryJSON) string { return strconv.Itoa(v.N) })
+	row("mean", func(v SummaryJSON) string { return cpus(v.MeanCPUs) })
+	row("variance", func(v SummaryJSON) string { return strconv.FormatFloat(v.VarianceCPUs2, 'f', 4, 64) })
+	row("p50", func(v SummaryJSON) string { return cpus(v.P50CPUs) })
+	row("p90", func(v SummaryJSON) string { return cpus(v.P90CPUs) })
+	row("p99", func(v SummaryJSON) string { return cpus(v.P99CPUs) })
+	row("max", func(v SummaryJSON) string { return cpus(v.MaxCPUs) })
+	if f.LimitCPUs != nil {
+		row("above "+cpus(*f.LimitCPUs), func(v SummaryJSON) string { return pct(*v.AboveLimitFraction) })
+	}
+	if err := table.Text(w, t); err != nil {
+		return err
+	}
+
+	a := f.Advice
+	fmt.Fprintf(w, "\nlimit for at most %s of %s intervals above it: %s CPUs\n", pct(a.TargetFraction), table.Ms(f.IntervalMs), cpus(a.LimitCPUs))
+	fmt.Fprintf(w, "burst that absorbs every spike above %s CPUs: %s of CPU time\n", cpus(a.BurstLimitCPUs), table.Ms(a.BurstMs))
+
+	s := f.Sampler
+	fmt.Fprint(w, "sampler: ")
+	if s.CPUMs != nil && s.CPUFraction != nil {
+		fmt.Fprintf(w, "%s CPU (%s of one CPU), ", table.Ms(*s.CPUMs), pct(*s.CPUFraction))
+	}
+	fmt.Fprintf(w, "late by %s mean, %s p99, %s max; %d instants missed\n",
+		table.Ms(s.LateUs.Mean/1000), table.Ms(s.LateUs.P99/1000), table.Ms(s.LateUs.Max/1000), s.Missed)
+	return nil
+}
