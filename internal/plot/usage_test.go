@@ -3,7 +3,6 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,10 +88,6 @@ func TestSaveUsageSVG(t *testing.T) {
 func TestSaveUsagePNG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage.png")
 	require.NoError(t, SaveUsage(path, usageFile(2)))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
+	img := decodePNG(t, path)
 	assert.Equal(t, 1200, img.Bounds().Dx())
 }
