@@ -56,6 +56,18 @@ func checkChoice(flag, v string, allowed []string) error {
 	return nil
 }
 
+// checkPlot refuses a --plot that names no picture format the charts are
+// drawn in, or no place to write one, before the work that would fill it.
+func checkPlot(path string) error {
+	if path == "" {
+		return nil
+	}
+	if ext := strings.ToLower(path[max(0, strings.LastIndex(path, ".")):]); ext != ".svg" && ext != ".png" {
+		return usagef("invalid --plot %q: want a file name ending in .svg or .png", path)
+	}
+	return checkOutput("plot", path)
+}
+
 // checkOutput refuses, before any work is done rather than after a long run,
 // an --output (or --plot) that is no place for a result: a device, a
 // directory, a missing or unwritable directory, a kernel filesystem.

@@ -20,6 +20,8 @@ func TestInvalidInputExits2(t *testing.T) {
 	dangling := filepath.Join(dir, "dangling")
 	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere", "x"), dangling))
 	base, reg := fixture("base.jsonl"), fixture("regression.jsonl")
+	svgDir := filepath.Join(dir, "a-directory.svg")
+	require.NoError(t, os.Mkdir(svgDir, 0o755))
 
 	cases := []struct {
 		args []string
@@ -153,6 +155,10 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sample", "--format", "markdown"}, []string{`--format "markdown"`, "json, text, csv"}},
 		{[]string{"sample", "-o", "/dev/full"}, []string{`--output "/dev/full"`, "not a regular file"}},
 		{[]string{"sample", "now"}, []string{`unknown command "now"`}},
+		{[]string{"sample", "--plot", "usage.pdf"}, []string{`--plot "usage.pdf"`, "ending in .svg or .png"}},
+		{[]string{"sample", "--plot", "usage"}, []string{`--plot "usage"`, "ending in .svg or .png"}},
+		{[]string{"sample", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
+		{[]string{"sample", "--plot", svgDir}, []string{`--plot "` + svgDir + `"`}},
 		// cleanup, and no command at all
 		{[]string{"cleanup", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
 		{[]string{"cleanup", "leftover"}, []string{`unknown command "leftover"`}},

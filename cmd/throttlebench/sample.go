@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -28,7 +29,7 @@ const (
 
 type sampleOptions struct {
 	cgroup, pid, interval, duration, limit, target string
-	format, output                                 string
+	format, output, plot                           string
 }
 
 // sampleRun is what the flags resolve to.
@@ -36,6 +37,7 @@ type sampleRun struct {
 	interval, duration time.Duration
 	limit, target      float64 // CPUs (0: none); fraction
 	format, output     string
+	plot               string // .svg or .png; "" for none
 }
 
 func newCmdSample(stdout, stderr io.Writer) *cobra.Command {
@@ -48,7 +50,8 @@ usage_usec) every --interval for --duration, or until Ctrl-C, and writes the
 usage of each interval in CPUs with its summary at that interval and at 1 s,
 the share of intervals above --limit, the smallest limit that leaves at most
 --target of intervals above it, and the smallest burst that absorbs the spikes
-above the limit. It creates nothing and changes nothing.
+above the limit; --plot draws the usage over time at both scales, with the
+limit. It creates nothing and changes nothing.
 
 The cgroup is given by its directory (on cgroup v1 in the cpu or the cpuacct
 hierarchy), by its path relative to the top of the hierarchy, by --pid, or is
@@ -57,7 +60,8 @@ normal end without --duration (exit 0); with --duration the output is written
 and the exit code says it was cut short (130/143).`,
 		Example: `  sudo throttlebench sample --cgroup /sys/fs/cgroup/cpu/kubepods.slice/pod1 --duration 60s --limit 4
   throttlebench sample --pid 1234 --duration 30s -o usage.json
-  throttlebench sample --interval 10ms --duration 5s --format text`,
+  throttlebench sample --interval 10ms --duration 5s --format text
+  throttlebench sample --duration 60s --limit 2 --plot usage.png --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := o.resolve()
@@ -80,6 +84,7 @@ and the exit code says it was cut short (130/143).`,
 	f.StringVar(&o.target, "target", "1%", "the share of intervals the advised limit may leave above it, in percent, between 0 and 100")
 	f.StringVar(&o.format, "format", "json", "output format: "+strings.Join(usage.Formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringVar(&o.plot, "plot", "", "also draw the usage over time, per interval and per 1s, with --limit, into this .svg or .png file")
 	return cmd
 }
 
@@ -119,7 +124,10 @@ func (o *sampleOptions) resolve() (sampleRun, error) {
 	if err := checkOutput("output", o.output); err != nil {
 		return r, err
 	}
-	r.format, r.output = o.format, o.output
+	if err := checkPlot(o.plot); err != nil {
+		return r, err
+	}
+	r.format, r.output, r.plot = o.format, o.output, o.plot
 	return r, nil
 }
 
@@ -166,6 +174,11 @@ func runSample(ctx context.Context, r sampleRun, cg cgroup.Cgroup, clock usage.C
 	})
 	if err := writeOutput(r.output, stdout, func(w io.Writer) error { return usage.Write(w, f, r.format) }); err != nil {
 		return err
+	}
+	if r.plot != "" {
+		if err := plot.SaveUsage(r.plot, f); err != nil {
+			return err
+		}
 	}
 	switch {
 	case rec.Err != nil:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"os"
 	"path/filepath"
@@ -103,6 +104,32 @@ func TestSampleInterrupted(t *testing.T) {
 	}
 }
 
+// The picture is drawn from what was collected, also when Ctrl-C cut the
+// sampling short, and is there beside the output.
+func TestSamplePlotAfterInterrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.svg")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	_, err := sampleFile(t, sampleRun{duration: time.Hour, limit: 2, target: 0.01, format: "json", plot: path}, ctx,
+		func() { cancel(&signalError{syscall.SIGINT}) })
+	var sig *signalError
+	require.ErrorAs(t, err, &sig)
+	svg := readSVG(t, path)
+	for _, want := range []string{">per 100ms<", ">limit 2 CPUs<", "cgroup /job (v1, cpuacct.usage), every 100ms, interrupted"} {
+		assert.Contains(t, svg, want)
+	}
+}
+
+// readSVG reads path and checks it is one well-formed <svg> document.
+func readSVG(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct{ XMLName xml.Name }
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	assert.Equal(t, "svg", doc.XMLName.Local)
+	return string(data)
+}
+
 // needUsage skips a test that reads this process's own usage counter where
 // the host has none.
 func needUsage(t *testing.T) {
@@ -132,4 +159,14 @@ func TestSampleOwnCgroup(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	assert.Equal(t, "t_ms,span_ms,usage_cpus", lines[0])
 	assert.GreaterOrEqual(t, len(lines), 2, "at least one interval: %q", stdout)
+}
+
+func TestSampleOwnCgroupPlot(t *testing.T) {
+	needUsage(t)
+	path := filepath.Join(t.TempDir(), "x.svg")
+	code, stdout, stderr := runCLI("sample", "--duration", "300ms", "--plot", path)
+	require.Equal(t, exitOK, code, stderr)
+	var f usage.File
+	require.NoError(t, json.Unmarshal([]byte(stdout), &f), "the output is written as without --plot")
+	assert.Contains(t, readSVG(t, path), ">per 100ms<")
 }

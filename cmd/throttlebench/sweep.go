@@ -72,13 +72,8 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 	if err := checkChoice("format", o.run.format, sweep.Formats); err != nil {
 		return err
 	}
-	if o.plot != "" {
-		if ext := strings.ToLower(o.plot[max(0, strings.LastIndex(o.plot, ".")):]); ext != ".svg" && ext != ".png" {
-			return usagef("invalid --plot %q: want a file name ending in .svg or .png", o.plot)
-		}
-		if err := checkOutput("plot", o.plot); err != nil {
-			return err
-		}
+	if err := checkPlot(o.plot); err != nil {
+		return err
 	}
 	if o.maxConfigs < 1 || o.maxConfigs > sweep.MaxConfigs {
 		return usagef("invalid --max-configs %d: must be between 1 and %d", o.maxConfigs, sweep.MaxConfigs)

@@ -144,11 +144,15 @@ func xValue(r sweep.Row, flag string) float64 {
 // Save draws the chart into path; the extension (.svg or .png) picks the
 // format. The file is written whole or not at all.
 func Save(path string, c Chart) error {
+	return save(path, 8*vg.Inch, 12*vg.Inch, c.panels())
+}
+
+// save draws the panels one above the other into a w × h picture at path.
+func save(path string, w, h vg.Length, panels []*panel) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("plot file %s: want .svg or .png", path)
 	}
-	const w, h = 8 * vg.Inch, 12 * vg.Inch
 	// The two canvases are used directly: draw.NewFormattedCanvas would need
 	// every format registered, and with them their packages linked.
 	var canvas vg.CanvasWriterTo
@@ -158,7 +162,6 @@ func Save(path string, c Chart) error {
 		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120), vgimg.UseBackgroundColor(color.White))}
 	}
 	dc := draw.New(canvas)
-	panels := c.panels()
 	var left vg.Length
 	for _, p := range panels {
 		left = max(left, p.leftWidth())

@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"image"
 	"image/png"
 	"io"
 	"os"
@@ -99,12 +100,19 @@ func TestSavePNG(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "sweep.png")
 	require.NoError(t, Save(path, c))
+	img := decodePNG(t, path)
+	assert.Equal(t, 960, img.Bounds().Dx())
+}
+
+// decodePNG reads path as a PNG image, failing the test if it is not one.
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	img, err := png.Decode(f)
 	require.NoError(t, err)
-	assert.Equal(t, 960, img.Bounds().Dx())
+	return img
 }
 
 func TestSaveRejectsOtherFormats(t *testing.T) {

@@ -65,12 +65,37 @@ var (
 
 type xy struct{ X, Y float64 }
 
-// line is one series in a panel: a polyline with a marker at every point.
+// line is one series in a panel: a polyline with a marker at every point,
+// or none where shape is nil (a trace of thousands of points would be all
+// markers). width 0 is lineWidth.
 type line struct {
-	label string
-	pts   []xy
-	color color.Color
-	shape draw.GlyphDrawer
+	label  string
+	pts    []xy
+	color  color.Color
+	shape  draw.GlyphDrawer
+	width  vg.Length
+	dashes []vg.Length
+}
+
+func (l line) style() draw.LineStyle {
+	w := l.width
+	if w == 0 {
+		w = lineWidth
+	}
+	return draw.LineStyle{Color: l.color, Width: w, Dashes: l.dashes}
+}
+
+// glyph draws l's marker at pt, if it has one.
+func (l line) glyph(c draw.Canvas, pt vg.Point, clip bool) {
+	if l.shape == nil {
+		return
+	}
+	sty := draw.GlyphStyle{Color: l.color, Radius: glyphRadius, Shape: l.shape}
+	if clip {
+		c.DrawGlyph(sty, pt)
+	} else {
+		c.DrawGlyphNoClip(sty, pt)
+	}
 }
 
 // band is a filled polygon in data coordinates.
@@ -247,9 +272,9 @@ func (p *panel) draw(c draw.Canvas, leftWidth vg.Length) {
 				pts = append(pts, pt)
 			}
 		}
-		data.StrokeLines(draw.LineStyle{Color: l.color, Width: lineWidth}, data.ClipLinesXY(pts)...)
+		data.StrokeLines(l.style(), data.ClipLinesXY(pts)...)
 		for _, pt := range pts {
-			data.DrawGlyph(draw.GlyphStyle{Color: l.color, Radius: glyphRadius, Shape: l.shape}, pt)
+			l.glyph(data, pt, true)
 		}
 	}
 	p.drawLegend(data)
@@ -268,8 +293,8 @@ func (p *panel) drawLegend(data draw.Canvas) {
 			continue
 		}
 		mid := y + h/2
-		data.StrokeLine2(draw.LineStyle{Color: l.color, Width: lineWidth}, right-legendThumb, mid, right, mid)
-		data.DrawGlyphNoClip(draw.GlyphStyle{Color: l.color, Radius: glyphRadius, Shape: l.shape}, vg.Point{X: right - legendThumb/2, Y: mid})
+		data.StrokeLine2(l.style(), right-legendThumb, mid, right, mid)
+		l.glyph(data, vg.Point{X: right - legendThumb/2, Y: mid}, false)
 		data.FillText(sty, vg.Point{X: right - legendThumb - sty.Width(" "), Y: y}, l.label)
 		y -= h
 	}

@@ -155,3 +155,19 @@ func summaryJSON(s Summary) SummaryJSON {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Trace rebuilds the trace a File was made from, its counter starting at 0:
+// enough to view a saved trace again at another granularity (the plot's 1 s
+// line). The readings' instants are kept; the CPU time is rounded to 1 ns.
+func (f File) Trace() Trace {
+	t := Trace{Interval: time.Duration(f.IntervalMs * float64(time.Millisecond)), Samples: make([]Sample, 0, len(f.TMs)+1)}
+	t.Samples = append(t.Samples, Sample{})
+	var used float64 // ns, summed unrounded so that rounding does not add up
+	prev := 0.0
+	for i, at := range f.TMs {
+		used += f.UsageCPUs[i] * (at - prev) * float64(time.Millisecond)
+		prev = at
+		t.Samples = append(t.Samples, Sample{At: time.Duration(at * float64(time.Millisecond)), Usage: time.Duration(math.Round(used))})
+	}
+	return t
+}

@@ -152,3 +152,21 @@ func absorbs(t Trace, limit float64, b time.Duration) bool {
 	}
 	return true
 }
+
+// A File's trace views the same usage at 1 s as the recording did, uneven
+// intervals included.
+func TestFileTraceRoundTrips(t *testing.T) {
+	uneven := trace(100, 100, 100, 400, 100, 100, 100, 100, 100, 100, 50)
+	uneven.Samples[3].At += 7 * time.Millisecond // a late reading
+	uneven.Samples[3].Usage += 3 * time.Millisecond
+	f := Build(Recording{Trace: uneven}, Meta{Target: 0.01})
+	back := f.Trace()
+	assert.Equal(t, uneven.Interval, back.Interval)
+	assert.Equal(t, uneven.Len(), back.Len())
+	for i, want := range uneven.CPUs() {
+		assert.InDelta(t, want, back.CPUs()[i], 1e-9, "interval %d", i)
+	}
+	coarse := back.Coarse(back.Per(CoarseWindow))
+	require.Equal(t, 1, coarse.Len(), "the 11th interval is left over")
+	assert.InDelta(t, 1.3, coarse.CPUs()[0], 1e-9)
+}

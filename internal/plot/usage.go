@@ -1,0 +1,69 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// SaveUsage draws a sampled trace into path (.svg or .png), written whole or
+// not at all: the usage of every interval, the same at 1 s, and the limit.
+func SaveUsage(path string, f usage.File) error {
+	return save(path, 10*vg.Inch, 5*vg.Inch, []*panel{usagePanel(f)})
+}
+
+// usagePanel puts the two views side by side on one time axis: the spikes
+// the bandwidth controller sees per period, and the smooth line monitoring
+// shows per second, which hides them.
+func usagePanel(f usage.File) *panel {
+	t := f.Trace()
+	p := &panel{
+		title: fmt.Sprintf("throttlebench sample: cgroup %s (v%d, %s), every %v", f.Cgroup.Path, f.Cgroup.Version, f.Cgroup.Counter, t.Interval),
+		x:     axis{label: "time (s)"},
+		y:     axis{label: "usage (CPUs)"},
+	}
+	if f.Interrupted {
+		p.title += ", interrupted"
+	}
+	// Each interval's usage at its middle, so that it lines up with the
+	// 1 s steps over the same readings.
+	fine := line{label: "per " + t.Interval.String(), color: colors[2], width: vg.Points(0.5)}
+	cpus := t.CPUs()
+	for i, u := range cpus {
+		fine.pts = append(fine.pts, xy{X: (t.Samples[i].At + t.Samples[i+1].At).Seconds() / 2, Y: u})
+	}
+	p.lines = append(p.lines, fine)
+	hi := maxOf(cpus)
+	// Where an interval is a second or longer, the 1 s view is the same line.
+	if k := t.Per(usage.CoarseWindow); k > 1 {
+		c := t.Coarse(k)
+		coarse := line{label: "per " + c.Interval.String(), color: colors[0], width: vg.Points(2)}
+		for i, u := range c.CPUs() {
+			coarse.pts = append(coarse.pts, xy{X: c.Samples[i].At.Seconds(), Y: u}, xy{X: c.Samples[i+1].At.Seconds(), Y: u})
+		}
+		p.lines = append(p.lines, coarse)
+	}
+	end := t.Samples[len(t.Samples)-1].At.Seconds()
+	if f.LimitCPUs != nil {
+		l := *f.LimitCPUs
+		p.lines = append(p.lines, line{label: "limit " + strconv.FormatFloat(l, 'g', -1, 64) + " CPUs", color: color.Black,
+			dashes: []vg.Length{vg.Points(6), vg.Points(3)}, pts: []xy{{0, l}, {end, l}}})
+		hi = max(hi, l)
+	}
+	p.x.min, p.x.max = widen(0, end)
+	// Room above the highest spike for the legend (top right).
+	p.y.min, p.y.max = widen(0, hi*1.3)
+	return p
+}
+
+func maxOf(vs []float64) float64 {
+	m := 0.0
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	return m
+}

@@ -1,0 +1,93 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// usageFile is 2.5 s of 100 ms intervals at 0.5 CPUs with a 3-CPU spike in
+// the fourth, judged against a 2-CPU limit.
+func usageFile(limit float64) usage.File {
+	tr := usage.Trace{Interval: 100 * time.Millisecond, Samples: []usage.Sample{{}}}
+	var used time.Duration
+	for i := range 25 {
+		used += 50 * time.Millisecond
+		if i == 3 {
+			used += 250 * time.Millisecond
+		}
+		tr.Samples = append(tr.Samples, usage.Sample{At: time.Duration(i+1) * 100 * time.Millisecond, Usage: used})
+	}
+	return usage.Build(usage.Recording{Trace: tr}, usage.Meta{
+		Cgroup: usage.CgroupInfo{Version: 2, Path: "/job.slice", Counter: "cpu.stat usage_usec"}, Limit: limit, Target: 0.01})
+}
+
+func TestUsagePanel(t *testing.T) {
+	p := usagePanel(usageFile(2))
+	assert.Contains(t, p.title, "/job.slice")
+	assert.Contains(t, p.title, "every 100ms")
+	require.Len(t, p.lines, 3)
+	fine, coarse, limit := p.lines[0], p.lines[1], p.lines[2]
+	assert.Equal(t, []string{"per 100ms", "per 1s", "limit 2 CPUs"}, []string{fine.label, coarse.label, limit.label})
+	require.Len(t, fine.pts, 25)
+	assert.InDelta(t, 0.35, fine.pts[3].X, 1e-9, "the spike at its interval's middle")
+	assert.InDelta(t, 3, fine.pts[3].Y, 1e-9)
+	// Two full seconds, each a step; the last half second makes no second.
+	assert.Equal(t, []xy{{0, 0.75}, {1, 0.75}, {1, 0.5}, {2, 0.5}}, roundXY(coarse.pts))
+	assert.Equal(t, []xy{{0, 2}, {2.5, 2}}, limit.pts)
+	assert.Greater(t, p.y.max, 3.0, "the spike is inside the picture")
+	assert.InDelta(t, 2.5, p.x.max, 1e-9)
+}
+
+func roundXY(pts []xy) []xy {
+	out := make([]xy, len(pts))
+	for i, v := range pts {
+		out[i] = xy{X: float64(int(v.X*1e6+0.5)) / 1e6, Y: float64(int(v.Y*1e6+0.5)) / 1e6}
+	}
+	return out
+}
+
+// Without --limit there is no limit line; with intervals of a second or
+// more, no second line that would repeat the first.
+func TestUsagePanelLeavesOutWhatItCannotShow(t *testing.T) {
+	p := usagePanel(usageFile(0))
+	assert.Len(t, p.lines, 2)
+	f := usageFile(0)
+	f.IntervalMs, f.TMs = 1000, []float64{1000, 2000}
+	f.UsageCPUs = []float64{1, 2}
+	p = usagePanel(f)
+	require.Len(t, p.lines, 1)
+	assert.Equal(t, "per 1s", p.lines[0].label)
+}
+
+func TestSaveUsageSVG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.svg")
+	require.NoError(t, SaveUsage(path, usageFile(2)))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		XMLName xml.Name
+	}
+	require.NoError(t, xml.NewDecoder(bytes.NewReader(data)).Decode(&doc))
+	assert.Equal(t, "svg", doc.XMLName.Local)
+	s := string(data)
+	for _, legend := range []string{">per 100ms<", ">per 1s<", ">limit 2 CPUs<", ">usage (CPUs)<", ">time (s)<"} {
+		assert.Equal(t, 1, strings.Count(s, legend), legend)
+	}
+}
+
+func TestSaveUsagePNG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.png")
+	require.NoError(t, SaveUsage(path, usageFile(2)))
+	img := decodePNG(t, path)
+	assert.Equal(t, 1200, img.Bounds().Dx())
+}
