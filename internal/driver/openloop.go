@@ -127,11 +127,15 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	// No more can wait than there are requests: a huge Queue costs nothing.
 	q := make(chan request, min(max(queue, 0), len(sched)))
 	tallies := make([]*tally, workers)
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
+	ready.Add(workers)
 	for i := range tallies {
 		tallies[i] = newTally()
-		wg.Go(func() { e.work(ctx, q, tallies[i]) })
+		wg.Go(func() { e.work(ctx, q, tallies[i], ready.Done) })
 	}
+	// Workers on their threads before the first arrival: with no queue, a
+	// request that came before its worker would be dropped for nothing.
+	ready.Wait()
 
 	if beforeStart != nil {
 		if err := beforeStart(); err != nil {
@@ -183,10 +187,11 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 
 // work is one worker: it serves requests until the queue is closed and
 // drained, or ctx ends.
-func (e openLoop) work(ctx context.Context, q <-chan request, t *tally) {
+func (e openLoop) work(ctx context.Context, q <-chan request, t *tally, ready func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c0 := threadCPU()
+	ready()
 	for r := range q {
 		if t.err = e.serve(ctx, r.index); t.err != nil {
 			return

@@ -2,10 +2,13 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,6 +16,13 @@ import (
 // The open loop's bookkeeping runs inside a synctest bubble: time is fake
 // and moves only when every goroutine waits, so service times and stalls
 // are exact and nothing really sleeps.
+
+// idle is a beforeStart that returns once every worker waits for a
+// request, as they all do by the first arrival on a real machine.
+func idle() error {
+	synctest.Wait()
+	return nil
+}
 
 // scripted serves request i in service(i) of (fake) time.
 func scripted(service func(i int) time.Duration) openLoop {
@@ -57,7 +67,7 @@ func TestStalledGeneratorLatencyIncludesTheStall(t *testing.T) {
 		start := time.Now()
 		e := scripted(constant(time.Millisecond))
 		e.clock = stallingClock{from: start.Add(100 * time.Millisecond), until: start.Add(300 * time.Millisecond)}
-		res, err := e.run(t.Context(), every(10*time.Millisecond, 50), 1, 100, nil)
+		res, err := e.run(t.Context(), every(10*time.Millisecond, 50), 1, 100, idle)
 		require.NoError(t, err)
 
 		assert.Equal(t, 50, res.Offered)
@@ -97,8 +107,10 @@ func TestQueueAccounting(t *testing.T) {
 			sum: (27 + 44 + 61 + 78 + 75 + 72) * time.Millisecond, elapsed: 162 * time.Millisecond,
 		},
 		{
+			// Even requests find the worker idle and take 15 ms; odd ones
+			// find it busy and nowhere to wait.
 			name: "queue 0: busy means dropped", workers: 1, queue: 0, service: constant(15 * time.Millisecond),
-			completed: 5, dropped: 5, max: 15 * time.Millisecond, sum: 5 * 15 * time.Millisecond, elapsed: 105 * time.Millisecond,
+			completed: 5, dropped: 5, max: 15 * time.Millisecond, sum: 5 * 15 * time.Millisecond, elapsed: 95 * time.Millisecond,
 		},
 		{
 			name: "a second worker takes what one would drop", workers: 2, queue: 0, service: constant(15 * time.Millisecond),
@@ -121,7 +133,7 @@ func TestQueueAccounting(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				res, err := scripted(tc.service).run(t.Context(), every(10*time.Millisecond, 10), tc.workers, tc.queue, nil)
+				res, err := scripted(tc.service).run(t.Context(), every(10*time.Millisecond, 10), tc.workers, tc.queue, idle)
 				require.NoError(t, err)
 				assert.Equal(t, 10, res.Offered)
 				assert.Equal(t, tc.completed, res.Completed)
@@ -133,4 +145,131 @@ func TestQueueAccounting(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The caller's pause before the first arrival (reading the kernel's
+// counters) is not the workload's: the schedule starts after it.
+func TestBeforeStartIsOutsideTheSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		res, err := scripted(constant(time.Millisecond)).run(t.Context(), every(10*time.Millisecond, 5), 1, 0,
+			func() error { calls++; time.Sleep(time.Second); return nil })
+		require.NoError(t, err)
+		assert.Equal(t, 1, calls)
+		assert.Equal(t, time.Millisecond, res.Max)
+		assert.Zero(t, res.Late)
+	})
+}
+
+func TestBeforeStartErrorStopsTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("boom")
+		served := 0
+		e := openLoop{clock: realClock{}, serve: func(context.Context, int) error { served++; return nil }}
+		_, err := e.run(t.Context(), every(time.Millisecond, 5), 2, 5, func() error { return boom })
+		assert.ErrorIs(t, err, boom)
+		assert.Zero(t, served)
+	})
+}
+
+// A run ends at ctx's end, however long its schedule and its requests.
+func TestOpenLoopStopsWhenCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := scripted(constant(time.Hour)).run(ctx, every(time.Millisecond, 1_000_000), 2, 10, nil)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, 50*time.Millisecond, time.Since(start))
+	})
+}
+
+// A request that fails fails the run; nothing is reported as measured.
+func TestServeErrorFailsTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("boom")
+		e := openLoop{clock: realClock{}, serve: func(_ context.Context, i int) error {
+			if i == 3 {
+				return boom
+			}
+			return nil
+		}}
+		_, err := e.run(t.Context(), every(time.Millisecond, 10), 1, 10, nil)
+		assert.ErrorIs(t, err, boom)
+	})
+}
+
+func TestEmptyScheduleIsAnEmptyResult(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := scripted(constant(time.Millisecond)).run(t.Context(), nil, 3, 0, nil)
+		require.NoError(t, err)
+		assert.Zero(t, res.Offered+res.Completed+res.Dropped)
+		assert.Zero(t, res.Max)
+		assert.Len(t, res.WorkerCPU, 3)
+	})
+}
+
+// The encoded histogram holds every response time, so results can be
+// merged or re-plotted later; the result crosses the pipe as JSON.
+func TestHistogramRoundTrips(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := scripted(func(i int) time.Duration { return time.Duration(i+1) * time.Millisecond }).
+			run(t.Context(), every(100*time.Millisecond, 20), 2, 0, idle)
+		require.NoError(t, err)
+		b, err := json.Marshal(res)
+		require.NoError(t, err)
+		var back LatencyResult
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, res, back)
+
+		h, err := hdrhistogram.Decode([]byte(back.Histogram))
+		require.NoError(t, err)
+		assert.EqualValues(t, 20, h.TotalCount())
+		assert.InEpsilon(t, 20*time.Millisecond, time.Duration(h.Max()), 0.001)
+		assert.InEpsilon(t, time.Millisecond, time.Duration(h.Min()), 0.001)
+	})
+}
+
+// OpenLoop's JSON keys name their unit.
+func TestOpenLoopJSONKeys(t *testing.T) {
+	b, err := json.Marshal(OpenLoop{On: time.Millisecond})
+	require.NoError(t, err)
+	var keys map[string]any
+	require.NoError(t, json.Unmarshal(b, &keys))
+	for _, k := range []string{"rate", "arrivals", "on_ns", "off_ns", "work_ns", "wait_ns", "workers", "queue", "duration_ns", "seed", "gomaxprocs"} {
+		assert.Contains(t, keys, k)
+	}
+	assert.EqualValues(t, 1e6, keys["on_ns"])
+}
+
+// The real thing, briefly: real clock, calibrated work, threads' CPU
+// clocks. Only lower bounds on time, which a busy machine cannot break.
+func TestRunOpenLoopShapesTheResult(t *testing.T) {
+	o := OpenLoop{Rate: 200, Arrivals: ArrivalsFixed, Work: 500 * time.Microsecond, Wait: 200 * time.Microsecond,
+		Workers: 2, Queue: 20, Duration: 100 * time.Millisecond, GOMAXPROCS: 2}
+	calls := 0
+	res, err := RunOpenLoop(context.Background(), o, func() error { calls++; return nil })
+	require.NoError(t, err)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, 2, res.GOMAXPROCS)
+	assert.Equal(t, 20, res.Offered)
+	assert.Equal(t, res.Offered, res.Completed+res.Dropped)
+	assert.Positive(t, res.Calibration.IterationsPerMs)
+	assert.GreaterOrEqual(t, res.Min, 700*time.Microsecond, "no response is faster than its work and wait")
+	assert.True(t, res.Min <= res.P50 && res.P50 <= res.P90 && res.P90 <= res.P99 && res.P99 <= res.P999 && res.P999 <= res.Max)
+	assert.GreaterOrEqual(t, res.Elapsed, 95*time.Millisecond+700*time.Microsecond)
+	require.Len(t, res.WorkerCPU, 2)
+	// The work is CPU time, whatever the wall clock did: 20 × 0.5 ms.
+	cpu := res.WorkerCPU[0] + res.WorkerCPU[1]
+	assert.Greater(t, cpu, time.Duration(float64(res.Completed)*0.7*float64(o.Work)))
+	assert.Less(t, cpu, 3*time.Duration(res.Completed)*o.Work)
+}
+
+func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := RunOpenLoop(ctx, OpenLoop{Rate: 10, Work: time.Hour, Workers: 1, Duration: time.Hour}, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 5*time.Second)
 }

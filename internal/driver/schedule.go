@@ -86,8 +86,9 @@ func poissonSchedule(rate float64, d time.Duration, seed uint64) []time.Duration
 // and a short cycle, most cycles are empty and there may be billions.
 func onOffSchedule(rate float64, on, cycle, d time.Duration) []time.Duration {
 	p := rate * cycle.Seconds()
-	upTo := func(c int64) int64 { return int64(math.Floor(float64(c)*p + 0.5)) } // requests in cycles [0, c)
-	lastCycle := int64(d / cycle)                                                // the last one that starts before d
+	// upTo(c) is how many requests cycles [0, c) hold.
+	upTo := func(c int64) int64 { return int64(math.Floor(float64(c)*p + 0.5)) }
+	lastCycle := int64(d / cycle) // the last one that starts before d
 	var s []time.Duration
 	for k := int64(0); k < MaxRequests; k++ {
 		// The cycle holding request k: upTo(c) ≤ k < upTo(c+1), that is
