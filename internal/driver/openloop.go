@@ -89,7 +89,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 	gmp := ApplyGOMAXPROCS(o.GOMAXPROCS)
 	cal := Calibrate()
 	n := cal.iterations(o.Work)
-	clk := realClock{}
+	clk := fineClock{}
 	serve := func(ctx context.Context, _ int) error {
 		if err := work(ctx, n, cal.IterationsPerMs); err != nil {
 			return err

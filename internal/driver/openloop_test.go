@@ -26,8 +26,8 @@ func idle() error {
 
 // scripted serves request i in service(i) of (fake) time.
 func scripted(service func(i int) time.Duration) openLoop {
-	return openLoop{clock: realClock{}, serve: func(ctx context.Context, i int) error {
-		return realClock{}.SleepUntil(ctx, time.Now().Add(service(i)))
+	return openLoop{clock: goClock{}, serve: func(ctx context.Context, i int) error {
+		return goClock{}.SleepUntil(ctx, time.Now().Add(service(i)))
 	}}
 }
 
@@ -47,7 +47,7 @@ func every(gap time.Duration, n int) []time.Duration {
 // stallingClock wakes the generator at until from any sleep meant to end
 // in [from, until): a throttled or descheduled generator.
 type stallingClock struct {
-	realClock
+	goClock
 	from, until time.Time
 }
 
@@ -55,7 +55,7 @@ func (c stallingClock) SleepUntil(ctx context.Context, t time.Time) error {
 	if !t.Before(c.from) && t.Before(c.until) {
 		t = c.until
 	}
-	return c.realClock.SleepUntil(ctx, t)
+	return c.goClock.SleepUntil(ctx, t)
 }
 
 // A generator stalled for 200 ms sends the overdue requests at once, each
@@ -165,7 +165,7 @@ func TestBeforeStartErrorStopsTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := errors.New("boom")
 		served := 0
-		e := openLoop{clock: realClock{}, serve: func(context.Context, int) error { served++; return nil }}
+		e := openLoop{clock: goClock{}, serve: func(context.Context, int) error { served++; return nil }}
 		_, err := e.run(t.Context(), every(time.Millisecond, 5), 2, 5, func() error { return boom })
 		assert.ErrorIs(t, err, boom)
 		assert.Zero(t, served)
@@ -188,7 +188,7 @@ func TestOpenLoopStopsWhenCancelled(t *testing.T) {
 func TestServeErrorFailsTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := errors.New("boom")
-		e := openLoop{clock: realClock{}, serve: func(_ context.Context, i int) error {
+		e := openLoop{clock: goClock{}, serve: func(_ context.Context, i int) error {
 			if i == 3 {
 				return boom
 			}
