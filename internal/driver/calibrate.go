@@ -1,0 +1,105 @@
+package driver
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Calibration says what the open loop's CPU work is and how much of it
+// makes a millisecond on this machine, so a result can be read (and
+// doubted) without knowing the code.
+type Calibration struct {
+	Loop            string        `json:"loop"`              // what one iteration computes
+	IterationsPerMs float64       `json:"iterations_per_ms"` // iterations per ms of Clock
+	Clock           string        `json:"clock"`             // what the rounds were timed with
+	Rounds          int           `json:"rounds"`            // timed rounds; IterationsPerMs is their median
+	RoundIterations uint64        `json:"round_iterations"`  // iterations per round
+	Took            time.Duration `json:"took_ns"`           // wall time the calibration took
+}
+
+const (
+	spinLoop = "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept"
+	// calibrationRound is the least CPU time one timed round lasts: long
+	// against the clock's resolution and a timer interrupt, short enough
+	// that all rounds together stay around 25 ms.
+	calibrationRound  = 2 * time.Millisecond
+	calibrationRounds = 9
+)
+
+// spinSink keeps spin's result alive, so the compiler cannot drop the loop.
+var spinSink atomic.Uint64
+
+// spin runs n iterations of the calibrated loop: a chain of dependent
+// integer operations, the same cost every iteration, touching no memory.
+func spin(n uint64) {
+	x := spinSink.Load() | 1 // xorshift stays non-zero from a non-zero start
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	spinSink.Store(x)
+}
+
+// Calibrate measures how many spin iterations make a millisecond of this
+// thread's CPU time. CPU time rather than wall time, because the child
+// calibrates inside the slice: a throttled or preempted stretch stops the
+// thread's CPU clock but not the wall clock. The median of the rounds,
+// because it is what a typical request will cost; an interrupt's cost
+// lands in one round, not in the figure. Where there is no per-thread CPU
+// clock it falls back to wall time and says so in Clock.
+func Calibrate() Calibration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	begin := time.Now()
+	cal := Calibration{Loop: spinLoop, Clock: "thread CPU time (CLOCK_THREAD_CPUTIME_ID)", Rounds: calibrationRounds}
+	timed := func(n uint64) time.Duration {
+		w0, c0 := time.Now(), threadCPU()
+		spin(n)
+		if c := threadCPU() - c0; c > 0 {
+			return c
+		}
+		cal.Clock = "wall time (no thread CPU clock here)"
+		return time.Since(w0)
+	}
+	n := uint64(1 << 10)
+	for timed(n) < calibrationRound && n < math.MaxUint64/2 {
+		n *= 2
+	}
+	perMs := make([]float64, cal.Rounds)
+	for i := range perMs {
+		perMs[i] = float64(n) / (float64(timed(n)) / float64(time.Millisecond))
+	}
+	slices.Sort(perMs)
+	cal.IterationsPerMs = perMs[len(perMs)/2]
+	cal.RoundIterations = n
+	cal.Took = time.Since(begin)
+	return cal
+}
+
+// iterations is how many spin iterations make d of CPU time.
+func (c Calibration) iterations(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64(math.Round(float64(d) / float64(time.Millisecond) * c.IterationsPerMs))
+}
+
+// work spins n iterations in slices of about a millisecond, returning
+// early with ctx's error: a long request must not outlive the run by much.
+func work(ctx context.Context, n uint64, perMs float64) error {
+	chunk := max(uint64(perMs), 1)
+	for n > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(n, chunk)
+		spin(k)
+		n -= k
+	}
+	return nil
+}
