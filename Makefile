@@ -76,7 +76,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage
+	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 image: build
