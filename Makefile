@@ -10,7 +10,8 @@
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
 #   make bench   harness fidelity, CFS model ratios (root for the model grid),
-#                the sampler's overhead at 100 ms and 10 ms
+#                the sampler's overhead at 100 ms and 10 ms, the open loop's
+#                recording overhead and latency floor
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 
 GO      ?= go
