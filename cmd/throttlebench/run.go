@@ -41,7 +41,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
-	o.register(cmd, render.Formats, "json", false)
+	o.register(cmd, config.Batch, render.Formats, "json", false)
 	return cmd
 }
 

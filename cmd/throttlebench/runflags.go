@@ -29,14 +29,17 @@ type runFlags struct {
 
 func newRunFlags() *runFlags { return &runFlags{values: map[string]*string{}} }
 
-// register declares the flags: the parameters' own, from config.Params
-// (lists and ranges for a sweep's axes).
-func (o *runFlags) register(cmd *cobra.Command, formats []string, defaultFormat string, sweeping bool) {
+// register declares the flags: the parameters' own that command takes,
+// from config.Params (lists and ranges for its axes when lists is set).
+func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats []string, defaultFormat string, lists bool) {
 	f := cmd.Flags()
-	for _, p := range config.Params {
+	for _, p := range config.ParamsFor(command) {
 		v := &paramValue{s: p.Default, kind: p.Kind}
 		help := p.Help
-		if sweeping && p.Axis {
+		if command == config.Latency && p.HelpLatency != "" {
+			help = p.HelpLatency
+		}
+		if lists && p.Axis {
 			v.list, help = true, help+"; a list or range"
 		}
 		o.values[p.Name] = &v.s
@@ -82,7 +85,7 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 		// It measures the limits already in place: a limit or a parent
 		// cannot apply.
 		for _, p := range config.Params {
-			if p.Limit && changed(p.Name) {
+			if _, ok := o.values[p.Name]; ok && p.Limit && changed(p.Name) {
 				return s, usagef("--%s %q cannot be used with --cgroup current: it measures the limits already in place", p.Name, *o.values[p.Name])
 			}
 		}
@@ -124,6 +127,7 @@ func (s settings) options(c config.Config) (runner.Options, error) {
 	return runner.Options{
 		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Batch: c.Batch, Iterations: c.Iterations,
 			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime},
+		Open:   c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
 		Limits: c.Limits, LimitsSet: c.LimitsSet, Host: s.host, Exe: s.exe, Stderr: s.stderr,
 	}, nil

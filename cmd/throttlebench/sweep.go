@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -30,7 +29,7 @@ func newCmdSweep(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run every combination of lists or ranges of limits, workers, GOMAXPROCS and cost, one after another",
-		Long: `sweep takes the flags of run; any of ` + axisFlags() + ` may be a list or a range:
+		Long: `sweep takes the flags of run; any of ` + listFlags(config.Batch) + ` may be a list or a range:
 
   0.1,0.25,0.5,1     a list
   0.1:1:0.1          start:stop:step, stop included (0.1, 0.2, … 1)
@@ -48,23 +47,12 @@ and the sweep goes on.`,
 		},
 	}
 	// A sweep is read by people first: a table by default.
-	o.run.register(cmd, sweep.Formats, "text", true)
+	o.run.register(cmd, config.Batch, sweep.Formats, "text", true)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
 	return cmd
-}
-
-// axisFlags lists the parameters a sweep may vary.
-func axisFlags() string {
-	var names []string
-	for _, p := range config.Params {
-		if p.Axis {
-			names = append(names, "--"+p.Name)
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // execute: flags → spec → plan → loop → output.

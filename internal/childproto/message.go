@@ -28,14 +28,17 @@ const (
 	TypeError  Type = "error"
 )
 
-// Message is one line of the protocol, either way. Config comes with
-// start, Result with result, Kind and Error with error.
+// Message is one line of the protocol, either way. Config (the closed
+// loop) or Open (the open loop) comes with start, Result or Latency with
+// result, Kind and Error with error.
 type Message struct {
-	Type   Type           `json:"type"`
-	Config *driver.Config `json:"config,omitempty"`
-	Result *driver.Result `json:"result,omitempty"`
-	Kind   Kind           `json:"kind,omitempty"`
-	Error  string         `json:"error,omitempty"`
+	Type    Type                  `json:"type"`
+	Config  *driver.Config        `json:"config,omitempty"`
+	Open    *driver.OpenLoop      `json:"open,omitempty"`
+	Result  *driver.Result        `json:"result,omitempty"`
+	Latency *driver.LatencyResult `json:"latency,omitempty"`
+	Kind    Kind                  `json:"kind,omitempty"`
+	Error   string                `json:"error,omitempty"`
 }
 
 // Kind is what sort of failure an error message reports.
@@ -110,9 +113,9 @@ func decode(line []byte, allowed ...Type) (Message, error) {
 	var missing bool
 	switch m.Type {
 	case TypeStart:
-		missing = m.Config == nil
+		missing = (m.Config == nil) == (m.Open == nil) // one loop or the other
 	case TypeResult:
-		missing = m.Result == nil
+		missing = m.Result == nil && m.Latency == nil
 	case TypeError:
 		missing = sentinels[m.Kind] == nil
 	}

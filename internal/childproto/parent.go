@@ -35,16 +35,22 @@ func (p *Parent) send(m Message) error {
 	return nil
 }
 
-// Configure sends the configuration the child will run.
+// Configure sends the closed loop's configuration the child will run.
 func (p *Parent) Configure(cfg driver.Config) error {
 	return p.send(Message{Type: TypeStart, Config: &cfg})
+}
+
+// ConfigureOpen sends the open loop's configuration the child will run.
+func (p *Parent) ConfigureOpen(o driver.OpenLoop) error {
+	return p.send(Message{Type: TypeStart, Open: &o})
 }
 
 // Go lets the child start its iterations.
 func (p *Parent) Go() error { return p.send(Message{Type: TypeGo}) }
 
-// WaitWarm waits until the child has finished its warm-up; it then idles
-// until Measure.
+// WaitWarm waits until the child has finished its warm-up (the open loop:
+// its calibration, its workers on their threads); it then idles until
+// Measure.
 func (p *Parent) WaitWarm(ctx context.Context) error {
 	m, err := p.receive(ctx)
 	if err == nil && m.Type != TypeWarm {
@@ -56,16 +62,36 @@ func (p *Parent) WaitWarm(ctx context.Context) error {
 // Measure lets the child start its measured iterations.
 func (p *Parent) Measure() error { return p.send(Message{Type: TypeMeasure}) }
 
-// Wait returns the child's result.
+// Wait returns the closed loop's result.
 func (p *Parent) Wait(ctx context.Context) (driver.Result, error) {
-	m, err := p.receive(ctx)
-	if err == nil && m.Type != TypeResult {
-		err = errorf(KindProtocol, "workload process: no result")
+	m, err := p.result(ctx)
+	if err == nil && m.Result == nil {
+		err = errorf(KindProtocol, "workload process: no closed-loop result")
 	}
 	if err != nil {
 		return driver.Result{}, err
 	}
 	return *m.Result, nil
+}
+
+// WaitLatency returns the open loop's result.
+func (p *Parent) WaitLatency(ctx context.Context) (driver.LatencyResult, error) {
+	m, err := p.result(ctx)
+	if err == nil && m.Latency == nil {
+		err = errorf(KindProtocol, "workload process: no open-loop result")
+	}
+	if err != nil {
+		return driver.LatencyResult{}, err
+	}
+	return *m.Latency, nil
+}
+
+func (p *Parent) result(ctx context.Context) (Message, error) {
+	m, err := p.receive(ctx)
+	if err == nil && m.Type != TypeResult {
+		err = errorf(KindProtocol, "workload process: no result")
+	}
+	return m, err
 }
 
 // receive reads the child's next message. When ctx ends first, the child

@@ -29,6 +29,15 @@ type Process struct {
 // process group so that a Ctrl-C at the terminal reaches only the parent,
 // which then ends the child in order and removes the slice.
 func Start(exe string, cfg driver.Config, stderr io.Writer) (*Process, error) {
+	return start(exe, stderr, func(p *Parent) error { return p.Configure(cfg) })
+}
+
+// StartOpen is Start for the open loop.
+func StartOpen(exe string, o driver.OpenLoop, stderr io.Writer) (*Process, error) {
+	return start(exe, stderr, func(p *Parent) error { return p.ConfigureOpen(o) })
+}
+
+func start(exe string, stderr io.Writer, configure func(*Parent) error) (*Process, error) {
 	cmd := exec.Command(exe, Arg)
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
@@ -71,7 +80,7 @@ func Start(exe string, cfg driver.Config, stderr io.Writer) (*Process, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start workload process: %w", err)
 	}
-	if err := c.Configure(cfg); err != nil {
+	if err := configure(c.Parent); err != nil {
 		c.Kill()
 		return nil, fmt.Errorf("send config to workload process: %w", err)
 	}

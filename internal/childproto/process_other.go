@@ -15,6 +15,7 @@ var errNotLinux = errors.New("the workload child runs on Linux only")
 // parent-death signal).
 type Process struct{ *Parent }
 
-func Start(string, driver.Config, io.Writer) (*Process, error) { return nil, errNotLinux }
-func (c *Process) Pid() int                                    { return 0 }
-func (c *Process) Kill()                                       {}
+func Start(string, driver.Config, io.Writer) (*Process, error)       { return nil, errNotLinux }
+func StartOpen(string, driver.OpenLoop, io.Writer) (*Process, error) { return nil, errNotLinux }
+func (c *Process) Pid() int                                          { return 0 }
+func (c *Process) Kill()                                             {}

@@ -64,6 +64,48 @@ func (s *session) end(t *testing.T) error {
 
 var small = driver.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 
+func TestServeRunsTheOpenLoop(t *testing.T) {
+	s := newSession(t, serve(context.Background()))
+	ctx := context.Background()
+	o := driver.OpenLoop{Rate: 200, Arrivals: driver.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 100, Duration: 50 * time.Millisecond}
+	require.NoError(t, s.parent.ConfigureOpen(o))
+	require.NoError(t, s.parent.Go())
+	require.NoError(t, s.parent.WaitWarm(ctx))
+	require.NoError(t, s.parent.Measure())
+	res, err := s.parent.WaitLatency(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 10, res.Offered, "200/s over 50ms, the first at 0")
+	assert.Equal(t, res.Offered, res.Completed+res.Dropped)
+	assert.Positive(t, res.Calibration.IterationsPerMs)
+	assert.NoError(t, s.end(t))
+}
+
+func TestResultOfTheOtherLoopIsAProtocolError(t *testing.T) {
+	s := newSession(t, serve(context.Background()))
+	ctx := context.Background()
+	require.NoError(t, s.parent.Configure(small))
+	require.NoError(t, s.parent.Go())
+	require.NoError(t, s.parent.WaitWarm(ctx))
+	require.NoError(t, s.parent.Measure())
+	_, err := s.parent.WaitLatency(ctx)
+	assert.ErrorIs(t, err, ErrProtocol)
+	assert.ErrorContains(t, err, "no open-loop result")
+}
+
+func TestStartWithBothLoopsIsIncomplete(t *testing.T) {
+	both := driver.OpenLoop{Rate: 1}
+	_, err := decode(mustJSON(t, Message{Type: TypeStart, Config: &small, Open: &both}), TypeStart)
+	assert.ErrorIs(t, err, ErrProtocol)
+	_, err = decode(mustJSON(t, Message{Type: TypeStart}), TypeStart)
+	assert.ErrorIs(t, err, ErrProtocol)
+}
+
+func mustJSON(t *testing.T, m Message) []byte {
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return b
+}
+
 func TestServeRunsTheExchange(t *testing.T) {
 	s := newSession(t, serve(context.Background()))
 	ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 )
 
 // Serve is the child's side: read the configuration, wait for go, run the
-// closed-loop driver, reply. It returns an error only when it could not
+// closed-loop or the open-loop driver, reply. It returns an error only when it could not
 // reply: the parent went away, or the reply could not be written; an error
 // it replied with is the parent's to report.
 func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
@@ -35,7 +35,8 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return reply(enc, errors.Join(startErr, err))
 	}
 
-	res, err := driver.Run(ctx, *start.Config, func() error {
+	// Warm, then wait for measure: the parent reads its counters between.
+	warm := func() error {
 		if err := enc.Encode(Message{Type: TypeWarm}); err != nil {
 			return err
 		}
@@ -45,7 +46,15 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		}
 		_, err = decode(line, TypeMeasure)
 		return err
-	})
+	}
+	if start.Open != nil {
+		lat, err := driver.RunOpenLoop(ctx, *start.Open, warm)
+		if err != nil {
+			return reply(enc, err)
+		}
+		return enc.Encode(Message{Type: TypeResult, Latency: &lat})
+	}
+	res, err := driver.Run(ctx, *start.Config, warm)
 	if err != nil {
 		return reply(enc, err)
 	}

@@ -56,6 +56,15 @@ type Config struct {
 	// user gave any of them.
 	Limits    cgroup.Limits
 	LimitsSet bool
+	// The open loop's (latency): see driver.OpenLoop.
+	Rate     float64
+	Arrivals string
+	On, Off  time.Duration
+	Work     time.Duration
+	Wait     time.Duration
+	Queue    int
+	Duration time.Duration
+	Seed     uint64
 }
 
 // GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for
@@ -81,13 +90,25 @@ const (
 	Words                // --gomaxprocs: integers, or words
 )
 
+// Command is a set of the commands a parameter belongs to.
+type Command uint8
+
+const (
+	Batch   Command = 1 << iota // run and sweep: the closed loop of batches
+	Latency                     // latency: the open loop of requests
+)
+
 // Param is one parameter of a configuration.
 type Param struct {
 	Name    string // the flag, the sweep axis, the match key
 	Kind    Kind
 	Default string // "" = not given
 	Help    string
-	Axis    bool // may be a list or a range in a sweep
+	// For are the commands that take it; 0 means Batch alone. HelpLatency,
+	// when set, is its help in latency, where it means something else.
+	For         Command
+	HelpLatency string
+	Axis        bool // may be a list or a range in a sweep
 	// Limit marks a CFS limit: only for a slice that throttlebench creates.
 	Limit bool
 	// Words are the literals it takes besides numbers (a sweep lists them
@@ -112,7 +133,10 @@ type Param struct {
 // Params are every parameter, in the order they are shown (compare's keys)
 // and resolved: the period before what depends on it, the burst after its
 // quota (Resolve sees to that).
-var Params = []Param{
+var Params = slices.Concat(batchParams, openLoopParams)
+
+// batchParams are run's and sweep's, some shared with latency.
+var batchParams = []Param{
 	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(workload.Names(), ", "),
 		parse: func(c *Config, v string) (err error) {
 			c.Workload, err = choice("workload", v, workload.Names())
@@ -138,35 +162,59 @@ var Params = []Param{
 	{Name: "min-time", Kind: Duration, Default: "0s", Help: "after --iterations, keep measuring until the measured iterations span this long, up to 1h (0 = off)",
 		parse: parseMinTime},
 	{Name: "workers", Kind: Int, Default: "1", Axis: true, AxisRank: 2, Help: "worker threads, each running --batch operations per iteration",
+		For: Batch | Latency, HelpLatency: "worker threads serving requests from the queue",
 		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
 		KeyJSON: "workers", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
-	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime"},
+	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime"}, For: Batch | Latency,
 		Help:    "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
 		parse:   parseGOMAXPROCS,
 		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS }},
-	{Name: "period", Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
+	{Name: "period", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
 		KeyJSON: "period_us", Key: func(r *report.Report) (string, any) {
 			if r.Cgroup.PeriodUs == nil {
 				return "none", nil
 			}
 			return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
 		}},
-	{Name: "quota", Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Words: []string{"max"}, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
+	{Name: "quota", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Words: []string{"max"}, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
 		KeyJSON: "quota_us", Key: func(r *report.Report) (string, any) {
 			if r.Cgroup.QuotaUs < 0 {
 				return "max", r.Cgroup.QuotaUs
 			}
 			return usText(r.Cgroup.QuotaUs), r.Cgroup.QuotaUs
 		}},
-	{Name: "burst", Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
+	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
-	{Name: "cpus", Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+}
+
+// Params is every parameter that cmd takes, in the order of Params.
+func ParamsFor(cmd Command) []Param {
+	var out []Param
+	for _, p := range Params {
+		if p.In(cmd) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// In says whether cmd takes p.
+func (p Param) In(cmd Command) bool {
+	f := p.For
+	if f == 0 {
+		f = Batch
+	}
+	return f&cmd != 0
 }
 
 // Axes are the parameters a sweep may vary, outermost first.
-func Axes() []Param {
+func Axes() []Param { return AxesFor(Batch) }
+
+// AxesFor are the parameters cmd takes as lists or ranges, outermost first.
+func AxesFor(cmd Command) []Param {
 	var out []Param
-	for _, p := range Params {
+	for _, p := range ParamsFor(cmd) {
 		if p.Axis {
 			out = append(out, p)
 		}
@@ -222,9 +270,13 @@ func (p Param) Check(v string) error {
 	return p.parse(&c, v)
 }
 
-// Resolve turns the given values (by parameter name; a missing one takes its
-// default) into a Config, checking every value and how they combine.
-func Resolve(values map[string]string) (Config, error) {
+// Resolve is ResolveFor(Batch, values): run's and sweep's configuration.
+func Resolve(values map[string]string) (Config, error) { return ResolveFor(Batch, values) }
+
+// ResolveFor turns the given values (by parameter name; a missing one takes
+// its default) into cmd's Config, checking every value and how they
+// combine. A value of a parameter cmd does not take is refused.
+func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 	c := Config{Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited}}
 	_, hasCPUs := values["cpus"]
 	_, hasQuota := values["quota"]
@@ -232,7 +284,12 @@ func Resolve(values map[string]string) (Config, error) {
 		return c, Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", values["cpus"], values["quota"])
 	}
 	// burst depends on the quota: resolved after it, whatever the order.
-	order := slices.Clone(Params)
+	for name := range values {
+		if p, ok := Lookup(name); !ok || !p.In(cmd) {
+			return c, Usagef(name, "unknown parameter --%s", name)
+		}
+	}
+	order := ParamsFor(cmd)
 	slices.SortStableFunc(order, func(a, b Param) int {
 		return btoi(a.Name == "burst") - btoi(b.Name == "burst")
 	})
@@ -250,6 +307,9 @@ func Resolve(values map[string]string) (Config, error) {
 		if err := p.parse(&c, v); err != nil {
 			return c, err
 		}
+	}
+	if cmd == Latency {
+		return c, checkOpenLoop(c, values)
 	}
 	return c, nil
 }

@@ -273,3 +273,6 @@ func summarise(res *LatencyResult, tallies []*tally, first time.Time) error {
 	res.Histogram = string(enc)
 	return err
 }
+
+// Onoff says whether the schedule is on/off, where On and Off mean something.
+func (o OpenLoop) Onoff() bool { return o.Arrivals == ArrivalsOnOff }

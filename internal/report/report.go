@@ -144,22 +144,7 @@ func Build(in Input) *Report {
 	}
 
 	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
-	r.Cgroup = Cgroup{
-		Mode: in.Mode, Version: in.Cgroup.Version, Path: in.Cgroup.Path, Dir: in.Cgroup.Dir,
-		QuotaUs: -1, BurstUs: micros(in.Limits.Burst), EffectiveCPUs: round(eff, 6),
-	}
-	if in.Limits.Period > 0 {
-		p := micros(in.Limits.Period)
-		r.Cgroup.PeriodUs = &p
-	}
-	if in.Limits.Quota > 0 {
-		r.Cgroup.QuotaUs = micros(in.Limits.Quota)
-	}
-	for _, l := range in.Chain[min(1, len(in.Chain)):] {
-		if l.Limits.Quota > 0 {
-			r.Cgroup.Levels = append(r.Cgroup.Levels, Level{Dir: l.Dir, PeriodUs: micros(l.Limits.Period), QuotaUs: micros(l.Limits.Quota)})
-		}
-	}
+	r.Cgroup = cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff)
 
 	n := in.Config.Workers
 	perWorker := make([][]float64, n)
@@ -190,15 +175,42 @@ func Build(in Input) *Report {
 		r.Model.Ratio = s.Mean / r.Model.ExpectedMs
 	}
 
-	st := in.Stat
-	r.Throttling = Throttling{NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled, NrBursts: st.NrBursts,
+	r.Throttling = throttling(in.Stat)
+	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
+	return r
+}
+
+// cgroupBlock is the report's cgroup: the limits as the kernel took them,
+// and the ancestors' that bind.
+func cgroupBlock(mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level, eff float64) Cgroup {
+	c := Cgroup{
+		Mode: mode, Version: cg.Version, Path: cg.Path, Dir: cg.Dir,
+		QuotaUs: -1, BurstUs: micros(limits.Burst), EffectiveCPUs: round(eff, 6),
+	}
+	if limits.Period > 0 {
+		p := micros(limits.Period)
+		c.PeriodUs = &p
+	}
+	if limits.Quota > 0 {
+		c.QuotaUs = micros(limits.Quota)
+	}
+	for _, l := range chain[min(1, len(chain)):] {
+		if l.Limits.Quota > 0 {
+			c.Levels = append(c.Levels, Level{Dir: l.Dir, PeriodUs: micros(l.Limits.Period), QuotaUs: micros(l.Limits.Quota)})
+		}
+	}
+	return c
+}
+
+// throttling is the change of cpu.stat over the measured window.
+func throttling(st cgroup.CPUStat) Throttling {
+	t := Throttling{NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled, NrBursts: st.NrBursts,
 		ThrottledMs: msPtr(st.ThrottledTime), BurstMs: msPtr(st.BurstTime)}
 	if st.NrPeriods != nil && st.NrThrottled != nil && *st.NrPeriods > 0 {
 		f := float64(*st.NrThrottled) / float64(*st.NrPeriods)
-		r.Throttling.ThrottledFraction = &f
+		t.ThrottledFraction = &f
 	}
-	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
-	return r
+	return t
 }
 
 func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecond) }

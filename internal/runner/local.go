@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // Local runs a configuration on this machine. Its zero value uses the real
@@ -29,6 +30,14 @@ type Local struct {
 	HostCPU    func(root string) (host.CPUTimes, error)
 	ProcessCPU func() (time.Duration, error)
 	HostInfo   func(started time.Time) report.Host
+
+	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
+	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
+	// sampling of the workload's usage.
+	StartOpen   func(exe string, o driver.OpenLoop, stderr io.Writer) (OpenChild, error)
+	RunOpenHere func(ctx context.Context, o driver.OpenLoop, beforeStart func() error) (driver.LatencyResult, error)
+	PIDCPU      func(pid int) (time.Duration, error)
+	SampleClock func() usage.Clock
 }
 
 // NewLocal returns the runner on this machine's kernel.
@@ -106,6 +115,18 @@ func (l Local) withDefaults() Local {
 	if l.HostInfo == nil {
 		l.HostInfo = hostInfo
 	}
+	if l.StartOpen == nil {
+		l.StartOpen = startOpen
+	}
+	if l.RunOpenHere == nil {
+		l.RunOpenHere = driver.RunOpenLoop
+	}
+	if l.PIDCPU == nil {
+		l.PIDCPU = host.PIDCPU
+	}
+	if l.SampleClock == nil {
+		l.SampleClock = usage.NewClock
+	}
 	return l
 }
 
@@ -162,26 +183,36 @@ func background(before, after reading) report.Background {
 	return bg
 }
 
-// Run executes one configuration and returns its report.
+// Run executes one configuration of the closed loop and returns its report.
 func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	k := l.withDefaults()
+	return inCgroup(k, ctx, o, k.runCreated, k.runCurrent)
+}
+
+// inCgroup finds or creates the cgroup o asks for and runs there: created
+// in a slice it removes on every path, current in the process's own
+// cgroup. R is the report of what runs.
+func inCgroup[R any](k Local, ctx context.Context, o Options,
+	created func(context.Context, Options, time.Time, Slice) (R, error),
+	current func(context.Context, Options, time.Time, []string) (R, error)) (R, error) {
+	var none R
 	started := time.Now()
 	if o.Mode == ModeCurrent {
-		return k.runCurrent(ctx, o, started, nil)
+		return current(ctx, o, started, nil)
 	}
 	hier, err := k.Cgroups.CPUHierarchy(o.Host, o.Version)
 	if err != nil {
 		if o.Mode == ModeAuto && !o.LimitsSet {
-			return k.runCurrent(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
+			return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
 		}
-		return nil, err
+		return none, err
 	}
 	// Only the default parent is ever created (and removed again when the
 	// last slice in it goes); a parent the user names must exist.
 	parent, ownParent := hier.DefaultParent(), o.Parent == ""
 	if !ownParent {
 		if parent, err = k.Cgroups.ParentDir(hier, o.Parent); err != nil {
-			return nil, err
+			return none, err
 		}
 	}
 	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
@@ -196,19 +227,19 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	// next configuration of an interrupted sweep) creates nothing. Only here,
 	// before the slice: after it, the deferred removal must always be set.
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return none, err
 	}
 	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
 			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
-			return k.runCurrent(ctx, o, started, []string{note})
+			return current(ctx, o, started, []string{note})
 		}
-		return nil, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
+		return none, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
 	}
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	defer func() {
 		if err := slice.Delete(); err != nil {
@@ -218,7 +249,7 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 			k.Cgroups.RemoveDefaultParent(hier)
 		}
 	}()
-	return k.runCreated(ctx, o, started, slice)
+	return created(ctx, o, started, slice)
 }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {

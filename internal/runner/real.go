@@ -87,6 +87,15 @@ func startChild(exe string, cfg driver.Config, stderr io.Writer) (Child, error) 
 	return c, nil
 }
 
+// startOpen starts the open loop's child (see childproto.StartOpen).
+func startOpen(exe string, o driver.OpenLoop, stderr io.Writer) (OpenChild, error) {
+	c, err := childproto.StartOpen(exe, o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // runHere runs the workload in this process (see driver.Run).
 func runHere(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
 	return driver.Run(ctx, cfg, beforeMeasure)

@@ -31,8 +31,9 @@ const (
 
 // Options describe one run. They are validated by the caller.
 type Options struct {
-	Bench   driver.Config
-	Policy  string // the --gomaxprocs value as given, for the report
+	Bench   driver.Config   // the closed loop (Run)
+	Open    driver.OpenLoop // the open loop (Local.Latency)
+	Policy  string          // the --gomaxprocs value as given, for the report
 	Mode    string
 	Version int    // cgroup version: 0 = whichever holds the cpu controller
 	Parent  string // where slices go; "" = the hierarchy's default

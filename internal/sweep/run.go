@@ -35,6 +35,15 @@ type Spec struct {
 	// cgroup mode, parent, …, which every configuration shares).
 	Options func(config.Config) (runner.Options, error)
 	NumCPU  int
+	// Command is whose parameters these are: Batch (sweep) when 0.
+	Command config.Command
+}
+
+func (s Spec) command() config.Command {
+	if s.Command == 0 {
+		return config.Batch
+	}
+	return s.Command
 }
 
 // Step is one planned configuration: its options, or why it cannot run.
@@ -51,11 +60,11 @@ type Step struct {
 func Plan(s Spec) ([]Step, error) {
 	var axes []Axis
 	for name, spec := range s.Axes {
-		if p, ok := config.Lookup(name); !ok || !p.Axis {
-			return nil, config.Usagef(name, "invalid --%s %q: sweep cannot vary it", name, spec)
+		if p, ok := config.Lookup(name); !ok || !p.Axis || !p.In(s.command()) {
+			return nil, config.Usagef(name, "invalid --%s %q: it cannot take a list or a range", name, spec)
 		}
 	}
-	for _, p := range config.Axes() {
+	for _, p := range config.AxesFor(s.command()) {
 		spec, ok := s.Axes[p.Name]
 		if !ok {
 			continue
@@ -106,7 +115,7 @@ func (s Spec) resolve(c Config) (runner.Options, error) {
 	for _, p := range c {
 		values[p.Flag] = p.Value
 	}
-	cfg, err := config.Resolve(values)
+	cfg, err := config.ResolveFor(s.command(), values)
 	if err != nil {
 		return runner.Options{}, err
 	}
@@ -134,7 +143,11 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 	k := 0
 	for range min(n, samples) {
 		if opts, err := s.resolve(At(axes, rng.IntN(n))); err == nil {
-			seconds += est.EstimateSeconds(ShapeOf(opts, s.NumCPU))
+			if s.command() == config.Latency {
+				seconds += opts.Open.Duration.Seconds() // its schedule's length, and a little calibration
+			} else {
+				seconds += est.EstimateSeconds(ShapeOf(opts, s.NumCPU))
+			}
 			k++
 		}
 	}
@@ -193,57 +206,73 @@ type Loop struct {
 }
 
 // Run runs the steps one after another (never in parallel: they would
-// disturb each other) and returns the rows. A combination the kernel
-// refuses (cgroup.ErrLimitsRefused) is skipped with its reason, as are the
-// combinations Plan found; anything else stops the sweep: an interrupt, a
-// timeout, no right to create slices, a workload that failed. The rows
-// measured until then are returned with the error.
+// disturb each other) and returns the rows, by the policy of Steps. The
+// rows measured until an error are returned with it.
 func (l Loop) Run(ctx context.Context, steps []Step) ([]Row, error) {
 	est := NewEstimator()
 	rows := make([]Row, 0, len(steps))
-	ran := 0
-	for i, st := range steps {
-		if l.Progress != nil {
-			var left time.Duration
-			for _, q := range steps[i:] {
-				if q.Skip == "" {
-					left += est.Estimate(ShapeOf(q.Opts, l.NumCPU))
-				}
-			}
-			l.Progress.Update(i, left, Describe(st.Config))
-		}
-		skip := st.Skip
-		if skip == "" {
-			rep, err := l.Runner.Run(ctx, st.Opts)
-			switch {
-			case err == nil:
-				est.Learn(rep)
-				rows = append(rows, Row{Config: st.Config, Report: rep})
-				ran++
-				if l.Save != nil {
-					if err := l.Save(rows); err != nil {
-						return rows, err
+	err := Steps(ctx, steps,
+		func(i int, st Step) error {
+			if l.Progress != nil {
+				var left time.Duration
+				for _, q := range steps[i:] {
+					if q.Skip == "" {
+						left += est.Estimate(ShapeOf(q.Opts, l.NumCPU))
 					}
 				}
+				l.Progress.Update(i, left, Describe(st.Config))
+			}
+			rep, err := l.Runner.Run(ctx, st.Opts)
+			if err != nil {
+				return err
+			}
+			est.Learn(rep)
+			rows = append(rows, Row{Config: st.Config, Report: rep})
+			if l.Save != nil {
+				return l.Save(rows)
+			}
+			return nil
+		},
+		func(st Step, why string) {
+			rows = append(rows, Row{Config: st.Config, Skipped: why})
+			if l.Skipped != nil {
+				if l.Progress != nil {
+					l.Progress.Done() // clear the bar's line; the next update redraws it
+				}
+				l.Skipped(st.Config, why)
+			}
+		})
+	return rows, err
+}
+
+// Steps is how every list of configurations runs, sweep's and latency's:
+// one after another, run for each step that can run. A combination the
+// kernel refuses (cgroup.ErrLimitsRefused from run) is skipped with its
+// reason, as are the combinations Plan found; anything else stops there:
+// an interrupt, a timeout, no right to create slices, a workload that
+// failed. When every step was skipped it says so (ErrAllSkipped).
+func Steps(ctx context.Context, steps []Step, run func(i int, st Step) error, skipped func(st Step, why string)) error {
+	ran := 0
+	for i, st := range steps {
+		skip := st.Skip
+		if skip == "" {
+			err := run(i, st)
+			switch {
+			case err == nil:
+				ran++
 				continue
 			case errors.Is(err, cgroup.ErrLimitsRefused) && ctx.Err() == nil:
 				skip = err.Error()
 			default:
-				return rows, err
+				return err
 			}
 		}
-		rows = append(rows, Row{Config: st.Config, Skipped: skip})
-		if l.Skipped != nil {
-			if l.Progress != nil {
-				l.Progress.Done() // clear the bar's line; the next update redraws it
-			}
-			l.Skipped(st.Config, skip)
-		}
+		skipped(st, skip)
 	}
 	if ran == 0 && len(steps) > 0 {
-		return rows, fmt.Errorf("%w (%d): nothing was measured", ErrAllSkipped, len(steps))
+		return fmt.Errorf("%w (%d): nothing was measured", ErrAllSkipped, len(steps))
 	}
-	return rows, nil
+	return nil
 }
 
 // Describe names a configuration by its swept values.

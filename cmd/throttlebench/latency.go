@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+type latencyOptions struct {
+	run        *runFlags
+	plot       string
+	maxConfigs int
+}
+
+func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
+	o := &latencyOptions{run: newRunFlags()}
+	cmd := &cobra.Command{
+		Use:   "latency",
+		Short: "Serve requests arriving on a schedule inside a cgroup slice and report response times from the scheduled arrival",
+		Long: `latency runs an open loop in a slice with the given CPU limits: requests
+arrive on a schedule fixed up front (--rate, --arrivals, --seed), each needs
+--work of CPU (a loop calibrated on this machine) and may --wait, and
+--workers threads serve them from a queue of --queue. A response time runs
+from a request's scheduled arrival to its completion, so a generator that
+falls behind (throttled too) cannot hide latency.
+
+Any of ` + listFlags(config.Latency) + ` may be a list or a range, as in sweep:
+the configurations run one after another on the same arrival schedule, one
+row each, so --burst 0,100ms is a direct A/B.`,
+		Example: `  sudo throttlebench latency --cpus 2 --workers 4 --rate 200 --work 5ms --arrivals onoff --on 50ms --off 450ms --duration 20s --format text
+  sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 40 --work 5ms --arrivals onoff --format text
+  docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
+		},
+	}
+	o.run.register(cmd, config.Latency, latency.Formats, "json", true)
+	f := cmd.Flags()
+	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file")
+	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
+	return cmd
+}
+
+// listFlags names the parameters of command that take lists.
+func listFlags(command config.Command) string {
+	var names []string
+	for _, p := range config.AxesFor(command) {
+		names = append(names, "--"+p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// execute: flags → plan → configurations one after another → output.
+func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
+	if err := checkChoice("format", o.run.format, latency.Formats); err != nil {
+		return err
+	}
+	if err := checkPlot(o.plot); err != nil {
+		return err
+	}
+	if o.maxConfigs < 1 || o.maxConfigs > sweep.MaxConfigs {
+		return usagef("invalid --max-configs %d: must be between 1 and %d", o.maxConfigs, sweep.MaxConfigs)
+	}
+	s, err := o.run.settings(changed, stderr)
+	if err != nil {
+		return err
+	}
+	spec := sweep.Spec{Command: config.Latency, Axes: map[string]string{}, Fixed: map[string]string{},
+		MaxConfigs: o.maxConfigs, Options: s.options, NumCPU: runtime.NumCPU()}
+	for name, v := range o.run.given(changed) {
+		if p, _ := config.Lookup(name); p.Axis {
+			spec.Axes[name] = v
+		} else {
+			spec.Fixed[name] = v
+		}
+	}
+	steps, err := sweep.Plan(spec)
+	if err != nil {
+		return err
+	}
+	list := len(steps) > 1
+
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	// Rewritten after every configuration: an interrupted list keeps what
+	// it measured.
+	save := func(rows []latency.Row) error {
+		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list) })
+	}
+	local := runner.NewLocal()
+	var rows []latency.Row
+	err = sweep.Steps(ctx, steps,
+		func(_ int, st sweep.Step) error {
+			rep, err := local.Latency(ctx, st.Opts)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, latency.Row{Config: st.Config, Report: rep})
+			if s.output != "" {
+				return save(rows)
+			}
+			return nil
+		},
+		func(st sweep.Step, why string) {
+			rows = append(rows, latency.Row{Config: st.Config, Skipped: why})
+			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(st.Config), why)
+		})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the run exceeded --timeout %v and was stopped after %d configurations; nothing left behind", s.timeout, len(rows))
+	}
+	if err != nil {
+		return err
+	}
+	if err := save(rows); err != nil {
+		return err
+	}
+	if o.plot != "" {
+		return plot.SaveLatency(o.plot, rows)
+	}
+	return nil
+}

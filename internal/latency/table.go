@@ -1,0 +1,158 @@
+// Package latency lays out the results of throttlebench latency: one row
+// per configuration of the open loop, as a table (text, markdown, CSV) or
+// JSON. The run itself is the runner's (runner.Local.Latency), the report
+// report.Latency.
+package latency
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// Row is one configuration's outcome: a report, or why it was skipped.
+type Row struct {
+	Config  sweep.Config
+	Report  *report.Latency
+	Skipped string
+}
+
+// Formats are latency's output formats.
+var Formats = []string{"json", "text", "csv", "markdown"}
+
+// Write writes rows in format. JSON is one object for a single
+// configuration given without lists, an array otherwise (list says which).
+func Write(w io.Writer, rows []Row, format string, list bool) error {
+	switch format {
+	case "json":
+		var reports []*report.Latency
+		for _, r := range rows {
+			if r.Report != nil {
+				reports = append(reports, r.Report)
+			}
+		}
+		if !list && len(reports) == 1 {
+			return report.WriteJSON(w, reports[0])
+		}
+		return report.WriteJSON(w, reports)
+	case "csv":
+		return table.CSV(w, build(rows, nil))
+	case "markdown":
+		return table.Markdown(w, build(rows, &table.Notes{}))
+	}
+	if err := writeHeader(w, rows); err != nil {
+		return err
+	}
+	return table.Text(w, build(rows, &table.Notes{}))
+}
+
+// columns are the metrics of a row, after the swept values.
+var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
+	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "bursts", "offered_load"}
+
+// build lays rows out: one column per swept parameter, the metrics and a
+// note. For people (notes non-nil) numbers are rounded and each warning is
+// its headline with a footnote; CSV (notes nil) has full precision and the
+// warnings whole.
+func build(rows []Row, notes *table.Notes) *table.Table {
+	t := &table.Table{Style: table.Style{Indent: 2}}
+	var names []string
+	if len(rows) > 0 {
+		for _, p := range rows[0].Config {
+			names = append(names, p.Flag)
+		}
+	}
+	for _, n := range append(append(names, columns...), "note") {
+		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
+	}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, cells(r, notes))
+	}
+	if notes != nil {
+		t.Notes = notes.Texts()
+	}
+	return t
+}
+
+func cells(r Row, notes *table.Notes) []string {
+	var c []string
+	for _, p := range r.Config {
+		c = append(c, p.Value)
+	}
+	if r.Report == nil {
+		for range columns {
+			c = append(c, "")
+		}
+		return append(c, "skipped: "+r.Skipped)
+	}
+	f := func(v float64, p int) string {
+		if notes == nil {
+			p = -1
+		}
+		return strconv.FormatFloat(v, 'f', p, 64)
+	}
+	opt := func(v *float64, p int) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v, p)
+	}
+	rep := r.Report
+	th := rep.Throttling
+	throttled, bursts := "", ""
+	if th.NrThrottled != nil && th.NrPeriods != nil {
+		throttled = fmt.Sprintf("%d/%d", *th.NrThrottled, *th.NrPeriods)
+	}
+	if th.NrBursts != nil {
+		bursts = strconv.FormatUint(*th.NrBursts, 10)
+	}
+	note := strings.Join(rep.Warnings, "; ")
+	if notes != nil {
+		var parts []string
+		for _, w := range rep.Warnings {
+			head, _, _ := strings.Cut(w, ": ")
+			parts = append(parts, head+notes.Ref(w))
+		}
+		note = strings.Join(parts, "; ")
+	}
+	l := rep.LatencyMs
+	return append(c,
+		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),
+		opt(rep.CPUUtilisation, 3), opt(rep.PeakCPUs100ms, 2),
+		f(l.Mean, 2), f(l.P50, 2), f(l.P90, 2), f(l.P99, 2), f(l.P999, 2), f(l.Max, 2),
+		throttled, bursts, f(rep.Model.OfferedLoad, 3), note)
+}
+
+// writeHeader says, above the text table, what every row shares: the
+// arrivals, the request and how its CPU work was made, and where it ran.
+func writeHeader(w io.Writer, rows []Row) error {
+	for _, r := range rows {
+		if r.Report == nil {
+			continue
+		}
+		rep := r.Report
+		c := rep.Config
+		arr := c.Arrivals
+		if c.Arrivals == "onoff" {
+			arr = fmt.Sprintf("onoff (%v on, %v off)", table.MsSpaced(c.OnMs), table.MsSpaced(c.OffMs))
+		}
+		cal := rep.Calibration
+		where := fmt.Sprintf("cgroup v%d, the current one: %s", rep.Cgroup.Version, rep.Cgroup.Path)
+		if rep.Cgroup.Mode == "created" {
+			where = fmt.Sprintf("cgroup v%d, a slice created for each configuration (the first: %s)", rep.Cgroup.Version, rep.Cgroup.Path)
+		}
+		_, err := fmt.Fprintf(w, "open loop: %s arrivals for %gs (seed %d), %d workers, queue %d, wait %v per request\n"+
+			"work: %s (%.0f iterations per ms, median of %d rounds timed by %s)\n"+
+			"%s; response time = completion − scheduled arrival\n\n",
+			arr, c.DurationS, c.Seed, c.Workers, c.Queue, time.Duration(c.WaitMs*float64(time.Millisecond)),
+			cal.Loop, cal.IterationsPerMs, cal.Rounds, cal.Clock, where)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/throttlebench/throttlebench/internal/latency"
+)
+
+// SaveLatency draws throttlebench latency's rows into path (.svg or .png):
+// p99 (solid) and p50 (dashed) response times against the rate, or the CPU
+// share when the rate does not vary, one colour per value of the other
+// swept parameters (the burst, in an A/B).
+func SaveLatency(path string, rows []latency.Row) error {
+	p, err := latencyPanel(rows)
+	if err != nil {
+		return err
+	}
+	return save(path, 9*vg.Inch, 6*vg.Inch, []*panel{p})
+}
+
+func latencyPanel(rows []latency.Row) (*panel, error) {
+	var ran []latency.Row
+	for _, r := range rows {
+		if r.Report != nil {
+			ran = append(ran, r)
+		}
+	}
+	if len(ran) == 0 {
+		return nil, errors.New("nothing to plot: every configuration was skipped")
+	}
+	xFlag, xLabel := "rate", "offered rate (requests/s)"
+	x := func(r latency.Row) float64 { return r.Report.OfferedRPS }
+	if !latencyVaries(ran, "rate") {
+		xFlag, xLabel = "", "CPU share (effective CPUs)"
+		x = func(r latency.Row) float64 { return r.Report.Cgroup.EffectiveCPUs }
+	}
+	// One series per combination of the other swept values.
+	type series struct {
+		label string
+		pts   []latency.Row
+	}
+	var all []*series
+	byLabel := map[string]*series{}
+	for _, r := range ran {
+		var parts []string
+		for _, p := range r.Config {
+			if p.Flag == xFlag || (xFlag == "" && isShare(p.Flag, "")) || !latencyVaries(ran, p.Flag) {
+				continue
+			}
+			parts = append(parts, p.Flag+"="+p.Value)
+		}
+		label := strings.Join(parts, " ")
+		s := byLabel[label]
+		if s == nil {
+			s = &series{label: label}
+			byLabel[label] = s
+			all = append(all, s)
+		}
+		s.pts = append(s.pts, r)
+	}
+	c := ran[0].Report.Config
+	p := &panel{
+		title: fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %d workers\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
+			c.Arrivals, c.WorkMs, c.Workers),
+		x: axis{label: xLabel},
+		y: axis{label: "response time (ms)"},
+	}
+	var xs, ys []float64
+	for i, s := range all {
+		slices.SortStableFunc(s.pts, func(a, b latency.Row) int { return compare(x(a), x(b)) })
+		col := colors[i%len(colors)]
+		name := s.label
+		if name != "" {
+			name += " "
+		}
+		p99 := line{label: name + "p99", color: col, shape: shapes[i%len(shapes)]}
+		p50 := line{label: name + "p50", color: col, shape: shapes[i%len(shapes)], dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		for _, r := range s.pts {
+			l := r.Report.LatencyMs
+			p99.pts = append(p99.pts, xy{x(r), l.P99})
+			p50.pts = append(p50.pts, xy{x(r), l.P50})
+			xs = append(xs, x(r))
+			ys = append(ys, l.P99, l.P50)
+		}
+		p.lines = append(p.lines, p99, p50)
+	}
+	xlo, xhi := slices.Min(xs), slices.Max(xs)
+	dx := (xhi - xlo) * 0.04
+	p.x.min, p.x.max = widen(xlo-dx, xhi+dx)
+	// Tails span decades: a log scale once they do, with room for the legend.
+	lo, hi := slices.Min(ys), slices.Max(ys)
+	p.y.log = lo > 0 && hi/lo >= 8
+	if p.y.log {
+		p.y.min, p.y.max = lo/1.2, hi*2.5
+	} else {
+		p.y.min, p.y.max = widen(0, hi*1.4)
+	}
+	return p, nil
+}
+
+func latencyVaries(rows []latency.Row, flag string) bool {
+	return slices.ContainsFunc(rows, func(r latency.Row) bool {
+		return r.Config.Get(flag) != rows[0].Config.Get(flag)
+	})
+}

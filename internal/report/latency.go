@@ -1,0 +1,211 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// Latency is the result of one open-loop configuration (throttlebench
+// latency), the contract documented in the README. A pointer is null where
+// its number is not known.
+type Latency struct {
+	SchemaVersion int           `json:"schema_version"`
+	Config        LatencyConfig `json:"config"`
+	Cgroup        Cgroup        `json:"cgroup"`
+	Host          Host          `json:"host"`
+	// OfferedRPS is the requests whose arrival came per second of
+	// --duration; AchievedRPS the completed ones per second from the first
+	// arrival to the last completion.
+	OfferedRPS  float64 `json:"offered_rps"`
+	AchievedRPS float64 `json:"achieved_rps"`
+	Offered     int     `json:"offered"`
+	Completed   int     `json:"completed"`
+	Dropped     int     `json:"dropped"`
+	// CPUMs is the workload's CPU time over the measured window (WindowMs:
+	// from the go-ahead to the result); CPUUtilisation that over the CPU
+	// time the limit allowed in it (window × effective_cpus).
+	CPUMs          *float64 `json:"cpu_ms"`
+	WindowMs       float64  `json:"window_ms"`
+	CPUUtilisation *float64 `json:"cpu_utilisation"`
+	// PeakCPUs100ms is the most CPU the workload used in any 100 ms of the
+	// window, in CPUs, from a sampler outside the slice.
+	PeakCPUs100ms *float64   `json:"peak_cpus_100ms"`
+	LatencyMs     LatencyMs  `json:"latency_ms"`
+	Throttling    Throttling `json:"throttling"`
+	Model         LoadModel  `json:"model"`
+	// GeneratorLateMs is the most a request was sent after its scheduled
+	// arrival; response times include it.
+	GeneratorLateMs float64            `json:"generator_late_ms"`
+	WorkerCPUMs     []float64          `json:"worker_cpu_ms"`
+	Calibration     driver.Calibration `json:"calibration"`
+	// Histogram holds every response time in ns (HdrHistogram V2,
+	// compressed, base64), to merge or re-plot.
+	Histogram string   `json:"histogram_hdr"`
+	Warnings  []string `json:"warnings"`
+}
+
+// LatencyConfig is what was asked.
+type LatencyConfig struct {
+	Rate             float64 `json:"rate"`
+	Arrivals         string  `json:"arrivals"`
+	OnMs             float64 `json:"on_ms"`
+	OffMs            float64 `json:"off_ms"`
+	WorkMs           float64 `json:"work_ms"`
+	WaitMs           float64 `json:"wait_ms"`
+	Workers          int     `json:"workers"`
+	Queue            int     `json:"queue"`
+	DurationS        float64 `json:"duration_s"`
+	Seed             uint64  `json:"seed"`
+	GOMAXPROCS       int     `json:"gomaxprocs"` // in force during the run
+	GOMAXPROCSPolicy string  `json:"gomaxprocs_policy"`
+}
+
+// LatencyMs are response times (completion − scheduled arrival). Mean, min
+// and max are exact, the percentiles within 0.1%.
+type LatencyMs struct {
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// LoadModel is the CFS model's view of an open loop: the CPU the requests
+// ask for against what the limit allows. Above 1 the queue grows for the
+// whole run; below it, the tail comes from the arrivals' bursts meeting the
+// quota at the 100 ms scale.
+type LoadModel struct {
+	OfferedCPUs float64 `json:"offered_cpus"` // rate × work
+	OfferedLoad float64 `json:"offered_load"` // offered_cpus / effective_cpus
+}
+
+// LatencyInput is everything a latency report is built from.
+type LatencyInput struct {
+	Open       driver.OpenLoop
+	Policy     string
+	Mode       string
+	Cgroup     cgroup.Cgroup
+	Limits     cgroup.Limits
+	Chain      []cgroup.Level
+	NumCPU     int
+	Result     driver.LatencyResult
+	Stat       cgroup.CPUStat // the change over the window
+	Host       Host
+	Window     time.Duration
+	CPU        *time.Duration // the workload's CPU time over Window
+	Peak100    *float64       // CPUs
+	Warnings   []string
+	Background Background
+}
+
+// BuildLatency turns an open-loop run into its report.
+func BuildLatency(in LatencyInput) *Latency {
+	o, res := in.Open, in.Result
+	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	r := &Latency{
+		SchemaVersion: SchemaVersion,
+		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
+			Workers: o.Workers, Queue: o.Queue, DurationS: o.Duration.Seconds(), Seed: o.Seed,
+			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy},
+		Cgroup:    cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff),
+		Host:      in.Host,
+		Offered:   res.Offered,
+		Completed: res.Completed,
+		Dropped:   res.Dropped,
+		WindowMs:  ms(in.Window),
+		LatencyMs: LatencyMs{Mean: ms(res.Mean), Min: ms(res.Min), P50: ms(res.P50), P90: ms(res.P90), P99: ms(res.P99),
+			P999: ms(res.P999), Max: ms(res.Max)},
+		Throttling:      throttling(in.Stat),
+		PeakCPUs100ms:   in.Peak100,
+		GeneratorLateMs: ms(res.Late),
+		Calibration:     res.Calibration,
+		Histogram:       res.Histogram,
+		Warnings:        append([]string{}, in.Warnings...),
+	}
+	if o.Onoff() { // 0 otherwise: they shaped nothing
+		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
+	}
+	if o.Duration > 0 {
+		r.OfferedRPS = float64(res.Offered) / o.Duration.Seconds()
+	}
+	if res.Elapsed > 0 {
+		r.AchievedRPS = float64(res.Completed) / res.Elapsed.Seconds()
+	}
+	for _, c := range res.WorkerCPU {
+		r.WorkerCPUMs = append(r.WorkerCPUMs, ms(c))
+	}
+	if in.CPU != nil {
+		c := ms(*in.CPU)
+		r.CPUMs = &c
+		if in.Window > 0 && eff > 0 {
+			u := float64(*in.CPU) / (float64(in.Window) * eff)
+			r.CPUUtilisation = &u
+		}
+	}
+	r.Model.OfferedCPUs = o.Rate * o.Work.Seconds()
+	if eff > 0 {
+		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
+	}
+	r.Warnings = append(r.Warnings, CheckLatency(r, in.Background, DefaultThresholds)...)
+	return r
+}
+
+// Thresholds of the latency warnings.
+const (
+	// A percentile needs requests beyond it: p99.9 rests on the slowest
+	// 1 in 1000, so fewer than 1000 make it the max.
+	minForP999 = 1000
+	// Timer slack and a wake-up on a busy CPU stay below a millisecond; more
+	// is a stalled generator.
+	lateWarn = 5 * time.Millisecond
+)
+
+// CheckLatency judges a built latency report.
+func CheckLatency(r *Latency, bg Background, th Thresholds) []string {
+	var w []string
+	c := r.Config
+	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
+		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
+	}
+	if r.Completed < minForP999 {
+		w = append(w, fmt.Sprintf("few requests: %d completed; p99.9 needs at least %d (p99 at least 100) to be more than the max; raise --rate or --duration",
+			r.Completed, minForP999))
+	}
+	if r.Dropped > 0 {
+		w = append(w, fmt.Sprintf("dropped requests: %d of %d (%.1f%%) found the queue (--queue %d) full and were not served; the latencies cover completed requests only",
+			r.Dropped, r.Offered, 100*float64(r.Dropped)/float64(max(r.Offered, 1)), c.Queue))
+	}
+	if r.Model.OfferedLoad > 1 {
+		w = append(w, fmt.Sprintf("overload: the requests ask for %.2f CPUs (rate × work), more than the %.2f allowed: the queue grows for the whole run, so the latencies grow with --duration",
+			r.Model.OfferedCPUs, r.Cgroup.EffectiveCPUs))
+	}
+	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
+		w = append(w, fmt.Sprintf("late generator: a request was sent up to %s after its scheduled arrival (the generator, in the same slice, was throttled or preempted); "+
+			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+	}
+	if r.PeakCPUs100ms == nil {
+		w = append(w, "no 100 ms peak: the window was shorter than two samples of the workload's CPU usage, or its counter could not be read")
+	}
+	if r.Cgroup.PeriodUs != nil && r.Cgroup.QuotaUs > 0 && r.Throttling.NrPeriods != nil && float64(*r.Throttling.NrPeriods) < th.MinPeriods {
+		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
+			*r.Throttling.NrPeriods))
+	}
+	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
+		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
+		if bg.ProcessCPU != nil {
+			own = *bg.ProcessCPU
+		}
+		others := *bg.MachineBusy - own
+		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
+			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the workload: "+
+				"response times may come out high; measure on a quiet machine", float64(others)/float64(bg.Window)))
+		}
+	}
+	return w
+}
