@@ -91,6 +91,11 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 		return err
 	}
 	list := len(steps) > 1
+	// A single configuration that cannot be is bad input, as in run: there
+	// is no other to go on with.
+	if !list && steps[0].Skip != "" {
+		return usagef("%s", steps[0].Skip)
+	}
 
 	if s.timeout > 0 {
 		var cancel context.CancelFunc

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/throttlebench/throttlebench/internal/host"
 )
 
 // OpenLoop configures an open-loop run. It crosses the child pipe as JSON.
@@ -69,6 +71,10 @@ type LatencyResult struct {
 	// arrival: timer slack when small, a stall of the generator (throttled
 	// too) when large. Latencies include it either way.
 	Late time.Duration `json:"late_ns"`
+	// ProcessCPU is the process's CPU time when the last request was done
+	// (0 when unknown): the parent reads the start from outside, but the
+	// end only the child can, as it exits once it has replied.
+	ProcessCPU time.Duration `json:"process_cpu_ns"`
 }
 
 // The histogram's range: 1 ns, so the floor of a few µs keeps its 3
@@ -104,6 +110,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		return LatencyResult{}, err
 	}
 	res.Calibration, res.GOMAXPROCS = cal, gmp
+	res.ProcessCPU, _ = host.ProcessCPU() // unknown stays 0
 	return res, nil
 }
 

@@ -18,8 +18,9 @@ type Latency struct {
 	Cgroup        Cgroup        `json:"cgroup"`
 	Host          Host          `json:"host"`
 	// OfferedRPS is the requests whose arrival came per second of
-	// --duration; AchievedRPS the completed ones per second from the first
-	// arrival to the last completion.
+	// --duration; AchievedRPS the completed ones per second of --duration,
+	// or of the time from the first arrival to the last completion when
+	// that is longer.
 	OfferedRPS  float64 `json:"offered_rps"`
 	AchievedRPS float64 `json:"achieved_rps"`
 	Offered     int     `json:"offered"`
@@ -134,8 +135,11 @@ func BuildLatency(in LatencyInput) *Latency {
 	if o.Duration > 0 {
 		r.OfferedRPS = float64(res.Offered) / o.Duration.Seconds()
 	}
-	if res.Elapsed > 0 {
-		r.AchievedRPS = float64(res.Completed) / res.Elapsed.Seconds()
+	// Over the longer of the schedule and the serving: a run that keeps up
+	// achieves what was offered (less what it dropped), an overloaded one
+	// less, as its last requests finish after the schedule has ended.
+	if span := max(o.Duration, res.Elapsed); span > 0 {
+		r.AchievedRPS = float64(res.Completed) / span.Seconds()
 	}
 	for _, c := range res.WorkerCPU {
 		r.WorkerCPUMs = append(r.WorkerCPUMs, ms(c))

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -39,13 +40,16 @@ func (l *Local) Latency(ctx context.Context, o Options) (*report.Latency, error)
 
 // window is what the parent reads around the open loop's schedule.
 type window struct {
-	k       Local
-	o       Options
-	g       Group
-	cpu     func() (time.Duration, error) // the workload's CPU time
-	hostCPU func() (host.CPUTimes, error)
-	usage   func() (time.Duration, error) // current mode: the cgroup's; nil otherwise
-	process func() (time.Duration, error) // current mode: this process's
+	k   Local
+	o   Options
+	g   Group
+	cpu func() (time.Duration, error) // the workload's CPU time
+	// cpuAtEnd is the workload's CPU time at the end, from its result: a
+	// child has exited by the time the parent could read it.
+	cpuAtEnd func(driver.LatencyResult) (time.Duration, error)
+	hostCPU  func() (host.CPUTimes, error)
+	usage    func() (time.Duration, error) // current mode: the cgroup's; nil otherwise
+	process  func() (time.Duration, error) // current mode: this process's
 
 	before   cgroup.CPUStat
 	bgBefore reading
@@ -76,7 +80,7 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 	peak := w.stopPeak()
 	elapsed := time.Since(w.t0)
 	var used *time.Duration
-	if c, err := w.cpu(); err == nil && w.cpu0 != nil && c >= *w.cpu0 {
+	if c, err := w.cpuAtEnd(res); err == nil && w.cpu0 != nil && c >= *w.cpu0 {
 		d := c - *w.cpu0
 		used = &d
 	}
@@ -115,7 +119,13 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	// The child is alone in its slice: its CPU time is the slice's usage,
 	// read the same way on v1 (whose created slice has no cpuacct) and v2.
 	w := &window{k: k, o: o, g: slice,
-		cpu:     func() (time.Duration, error) { return k.PIDCPU(child.Pid()) },
+		cpu: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) },
+		cpuAtEnd: func(res driver.LatencyResult) (time.Duration, error) {
+			if res.ProcessCPU <= 0 {
+				return 0, errors.New("the workload did not report its CPU time")
+			}
+			return res.ProcessCPU, nil
+		},
 		hostCPU: func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
 	if err := w.open(ctx); err != nil {
 		return nil, err
@@ -147,7 +157,8 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 		cpu = k.ProcessCPU
 	}
 	w := &window{k: k, o: o, g: cg, cpu: cpu, usage: cg.Usage, process: k.ProcessCPU,
-		hostCPU: func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
+		cpuAtEnd: func(driver.LatencyResult) (time.Duration, error) { return cpu() },
+		hostCPU:  func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
 	opened := false
 	res, err := k.RunOpenHere(ctx, o.Open, func() error {
 		opened = true
