@@ -200,3 +200,38 @@ func TestPlotInsideContainer(t *testing.T) {
 	assert.Contains(t, all, "--workers", "the swept setting is the x axis")
 	assert.Contains(t, all, "throttled fraction of CFS periods")
 }
+
+// latency in a container: the open loop runs in the container's own cgroup
+// (current mode), its bursts throttled by the quota docker set.
+func TestLatencyInsideContainer(t *testing.T) {
+	out, _ := dockerRun(t, []string{"--cpus=1"}, "latency", "--workers", "4", "--rate", "40", "--work", "5ms",
+		"--arrivals", "onoff", "--on", "50ms", "--off", "450ms", "--duration", "3s")
+	var r struct {
+		Cgroup struct {
+			Mode    string `json:"mode"`
+			QuotaUs int64  `json:"quota_us"`
+		} `json:"cgroup"`
+		Offered        int      `json:"offered"`
+		Completed      int      `json:"completed"`
+		CPUUtilisation *float64 `json:"cpu_utilisation"`
+		PeakCPUs100ms  *float64 `json:"peak_cpus_100ms"`
+		LatencyMs      struct {
+			P99 float64 `json:"p99"`
+		} `json:"latency_ms"`
+		Throttling struct {
+			NrThrottled *uint64 `json:"nr_throttled"`
+		} `json:"throttling"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+	assert.Equal(t, "current", r.Cgroup.Mode)
+	assert.Equal(t, int64(100000), r.Cgroup.QuotaUs)
+	assert.Equal(t, 120, r.Offered, "6 cycles of 20")
+	assert.Equal(t, r.Offered, r.Completed)
+	require.NotNil(t, r.CPUUtilisation)
+	assert.Less(t, *r.CPUUtilisation, 0.5, "20 requests × 5 ms per 500 ms is a fifth of a CPU")
+	require.NotNil(t, r.PeakCPUs100ms)
+	require.NotNil(t, r.Throttling.NrThrottled)
+	assert.Greater(t, *r.Throttling.NrThrottled, uint64(0), "100 ms of work arriving within 50 ms meets a 100 ms quota per period")
+	t.Logf("container latency: p99 %.1f ms, utilisation %.2f, peak %.2f CPUs per 100 ms, %d periods throttled",
+		r.LatencyMs.P99, *r.CPUUtilisation, *r.PeakCPUs100ms, *r.Throttling.NrThrottled)
+}

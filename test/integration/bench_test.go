@@ -3,10 +3,13 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/workload"
 )
@@ -61,4 +64,40 @@ func BenchmarkModelRatio(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLatencyFloor is the smallest response time `latency` reports on
+// an idle machine in an unlimited slice it creates (root only): requests
+// 5 ms apart that never queue, with no work and with 1 ms of it. It is the
+// floor under every figure a latency run gives: timer wake-up, hand-off to
+// a worker's thread and the clock readings. The in-process version without
+// a slice is BenchmarkFloor in internal/driver. Metrics, in µs over the
+// work: min, p50, p99, max.
+func BenchmarkLatencyFloor(b *testing.B) {
+	hier := needRoot(b)
+	parent := testParent(b, hier)
+	for _, work := range []time.Duration{0, time.Millisecond} {
+		b.Run(fmt.Sprintf("work=%v", work), func(b *testing.B) {
+			var l floorResult
+			for b.Loop() {
+				o := tb(b, "latency", "--cgroup", "create", "--parent", parent, "--arrivals", "fixed", "--rate", "200",
+					"--work", work.String(), "--duration", "5s")
+				require.Equal(b, 0, o.code, o.stderr)
+				require.NoError(b, json.Unmarshal([]byte(o.stdout), &l))
+			}
+			over := func(v float64) float64 { return (v - float64(work)/float64(time.Millisecond)) * 1000 }
+			b.ReportMetric(over(l.LatencyMs.Min), "min-µs-over-work")
+			b.ReportMetric(over(l.LatencyMs.P50), "p50-µs-over-work")
+			b.ReportMetric(over(l.LatencyMs.P99), "p99-µs-over-work")
+			b.ReportMetric(over(l.LatencyMs.Max), "max-µs-over-work")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// floorResult is what the floor needs of latency's JSON.
+type floorResult struct {
+	LatencyMs struct {
+		Min, P50, P99, Max float64
+	} `json:"latency_ms"`
 }
