@@ -90,10 +90,17 @@ func checkOpenLoop(c Config, given map[string]string) error {
 		}
 	}
 	// Counted as the schedule will be: the number of arrivals in Duration.
+	// A poisson count varies by √n: six of those above the mean must fit
+	// too, or the schedule would be cut at the cap and the run end early.
 	n := c.Rate * c.Duration.Seconds()
+	most := n
+	if c.Arrivals == driver.ArrivalsPoisson {
+		most += 6 * math.Sqrt(n)
+	}
 	switch {
-	case n > driver.MaxRequests:
-		return combinationf("rate", "invalid --rate %v with --duration %v: %.0f requests, at most %d; lower the rate or shorten the run", c.Rate, c.Duration, n, driver.MaxRequests)
+	case most > driver.MaxRequests:
+		return combinationf("rate", "invalid --rate %v with --duration %v: %.0f requests, at most %d (%s); lower the rate or shorten the run",
+			c.Rate, c.Duration, n, driver.MaxRequests, capNote(c.Arrivals))
 	// Only a short schedule can be empty (poisson's first gap may pass the
 	// end); a long one is not built twice.
 	case n < 100 && len(driver.Schedule(c.OpenLoop(0))) == 0:
@@ -107,4 +114,11 @@ func checkOpenLoop(c Config, given map[string]string) error {
 func (c Config) OpenLoop(gomaxprocs int) driver.OpenLoop {
 	return driver.OpenLoop{Rate: c.Rate, Arrivals: c.Arrivals, On: c.On, Off: c.Off, Work: c.Work, Wait: c.Wait,
 		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs}
+}
+
+func capNote(arrivals string) string {
+	if arrivals == driver.ArrivalsPoisson {
+		return "less a margin for the poisson count's spread"
+	}
+	return "the longest schedule"
 }

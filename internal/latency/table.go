@@ -68,9 +68,11 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 			names = append(names, p.Flag)
 		}
 	}
-	for _, n := range append(append(names, columns...), "note") {
+	for _, n := range append(names, columns...) {
 		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
 	}
+	// Left, so that a row without warnings does not end in padding.
+	t.Columns = append(t.Columns, table.Column{Name: "note", Align: table.Left})
 	for _, r := range rows {
 		t.Rows = append(t.Rows, cells(r, notes))
 	}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// latency takes its own flags and the shared ones, not run's batches.
+func TestLatencyHelpListsItsFlags(t *testing.T) {
+	code, stdout, stderr := runCLI("latency", "--help")
+	require.Equal(t, exitOK, code, stderr)
+	for _, f := range []string{"--rate", "--arrivals", "--on", "--off", "--work", "--wait", "--queue", "--duration", "--seed",
+		"--workers", "--gomaxprocs", "--cpus", "--quota", "--period", "--burst", "--plot", "--max-configs"} {
+		assert.Contains(t, stdout, f+" ")
+	}
+	for _, f := range []string{"--batch", "--cost", "--iterations", "--warmup", "--min-time", "--workload"} {
+		assert.NotContains(t, stdout, f+" ")
+	}
+	assert.Contains(t, stdout, "worker threads serving requests from the queue", "workers' help in latency")
+	assert.Contains(t, stdout, `output format: json, text, csv, markdown (default "json")`)
+}

@@ -1,0 +1,157 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+func latencyRow(cfg sweep.Config, offered, eff, p50, p99 float64) latency.Row {
+	r := &report.Latency{OfferedRPS: offered, LatencyMs: report.LatencyMs{P50: p50, P99: p99}}
+	r.Config = report.LatencyConfig{Rate: offered, Arrivals: "onoff", WorkMs: 5, Workers: 4}
+	r.Cgroup.EffectiveCPUs = eff
+	return latency.Row{Config: cfg, Report: r}
+}
+
+// A burst A/B over rates: p99 and p50 against the offered rate, one
+// colour per burst; one configuration skipped.
+func latencyOverRates() []latency.Row {
+	c := func(burst, rate string) sweep.Config {
+		return sweep.Config{{Flag: "burst", Value: burst}, {Flag: "rate", Value: rate}}
+	}
+	return []latency.Row{
+		latencyRow(c("0", "40"), 40, 1, 6, 95), latencyRow(c("0", "80"), 80, 1, 8, 180), latencyRow(c("0", "120"), 120, 1, 12, 400),
+		latencyRow(c("100ms", "40"), 40, 1, 5.5, 7), latencyRow(c("100ms", "80"), 80, 1, 6, 12),
+		{Config: c("100ms", "120"), Skipped: "refused by the kernel"},
+	}
+}
+
+// The same A/B over the CPU share, the rate fixed.
+func latencyOverCPUs() []latency.Row {
+	c := func(burst, cpus string) sweep.Config {
+		return sweep.Config{{Flag: "burst", Value: burst}, {Flag: "cpus", Value: cpus}}
+	}
+	return []latency.Row{
+		latencyRow(c("0", "0.5"), 40, 0.5, 10, 300), latencyRow(c("0", "1"), 40, 1, 6, 95), latencyRow(c("0", "2"), 40, 2, 5.2, 9),
+		latencyRow(c("100ms", "0.5"), 40, 0.5, 9, 120), latencyRow(c("100ms", "1"), 40, 1, 5.5, 7), latencyRow(c("100ms", "2"), 40, 2, 5.1, 6),
+	}
+}
+
+// svgTexts parses path as XML with an <svg> root, failing the test if it
+// is not, and returns its text content.
+func svgTexts(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var root string
+	var texts strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		switch v := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = v.Name.Local
+			}
+		case xml.CharData:
+			texts.Write(v)
+			texts.WriteString("\n")
+		}
+	}
+	require.Equal(t, "svg", root)
+	return texts.String()
+}
+
+func TestLatencyPanelOverRates(t *testing.T) {
+	p, err := latencyPanel(latencyOverRates())
+	require.NoError(t, err)
+	assert.Equal(t, "offered rate (requests/s)", p.x.label)
+	require.Len(t, p.lines, 4, "p99 and p50 for each burst")
+	assert.Equal(t, []string{"burst=0 p99", "burst=0 p50", "burst=100ms p99", "burst=100ms p50"},
+		[]string{p.lines[0].label, p.lines[1].label, p.lines[2].label, p.lines[3].label})
+	assert.Equal(t, []xy{{40, 95}, {80, 180}, {120, 400}}, p.lines[0].pts)
+	assert.Equal(t, []xy{{40, 5.5}, {80, 6}}, p.lines[3].pts, "the skipped configuration is left out")
+	assert.Nil(t, p.lines[0].dashes, "p99 solid")
+	assert.NotNil(t, p.lines[1].dashes, "p50 dashed")
+	assert.Equal(t, p.lines[0].color, p.lines[1].color, "one colour per burst")
+	assert.NotEqual(t, p.lines[0].color, p.lines[2].color)
+	assert.True(t, p.y.log, "5.5 ms to 400 ms spans decades")
+	assert.Contains(t, p.title, "onoff arrivals, 5 ms work per request, 4 workers")
+}
+
+func TestLatencyPanelOverCPUs(t *testing.T) {
+	p, err := latencyPanel(latencyOverCPUs())
+	require.NoError(t, err)
+	assert.Equal(t, "CPU share (effective CPUs)", p.x.label, "the rate does not vary")
+	require.Len(t, p.lines, 4)
+	assert.Equal(t, "burst=0 p99", p.lines[0].label, "the share is the x axis, not a label")
+	assert.Equal(t, []xy{{0.5, 300}, {1, 95}, {2, 9}}, p.lines[0].pts)
+	assert.Equal(t, []xy{{0.5, 9}, {1, 5.5}, {2, 5.1}}, p.lines[3].pts)
+}
+
+func TestSaveLatencySVG(t *testing.T) {
+	for name, rows := range map[string][]latency.Row{"rates": latencyOverRates(), "cpus": latencyOverCPUs()} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "latency.svg")
+			require.NoError(t, SaveLatency(path, rows))
+			s := svgTexts(t, path)
+			for _, l := range []string{"burst=0 p99", "burst=0 p50", "burst=100ms p99", "burst=100ms p50"} {
+				assert.Equal(t, 1, strings.Count(s, l+"\n"), "one legend entry: %s", l)
+			}
+			assert.Contains(t, s, "response time (ms)")
+			assert.Contains(t, s, "throttlebench latency")
+		})
+	}
+}
+
+func TestSaveLatencyPNG(t *testing.T) {
+	for name, rows := range map[string][]latency.Row{"rates": latencyOverRates(), "cpus": latencyOverCPUs()} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "latency.png")
+			require.NoError(t, SaveLatency(path, rows))
+			img := decodePNG(t, path)
+			assert.Equal(t, 9*120, img.Bounds().Dx(), "9 in at 120 dpi")
+			assert.Equal(t, 6*120, img.Bounds().Dy())
+		})
+	}
+}
+
+// Nothing ran: an error, and no file.
+func TestSaveLatencyAllSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "latency.svg")
+	err := SaveLatency(path, []latency.Row{{Config: sweep.Config{{Flag: "burst", Value: "0"}}, Skipped: "no"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "every configuration was skipped")
+	_, statErr := os.Stat(path)
+	assert.True(t, os.IsNotExist(statErr), "no file written")
+
+	assert.Error(t, SaveLatency(path, nil))
+}
+
+// A single configuration, or one value per series: a picture all the same.
+func TestSaveLatencyOnePoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "one.svg")
+	require.NoError(t, SaveLatency(path, []latency.Row{latencyRow(nil, 50, 1, 5, 9)}))
+	s := svgTexts(t, path)
+	assert.Contains(t, s, "p99\n")
+	assert.Contains(t, s, "p50\n")
+}
+
+func TestSaveLatencyRejectsOtherFormats(t *testing.T) {
+	assert.Error(t, SaveLatency(filepath.Join(t.TempDir(), "x.pdf"), latencyOverRates()))
+}
