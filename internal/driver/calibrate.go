@@ -11,7 +11,9 @@ import (
 
 // Calibration says what the open loop's CPU work is and how much of it
 // makes a millisecond on this machine, so a result can be read (and
-// doubted) without knowing the code.
+// doubted) without knowing the code. A request runs the loop until its
+// thread's CPU clock says --work has passed (see work); the calibration
+// sizes the slices of the loop between two readings of that clock.
 type Calibration struct {
 	Loop            string        `json:"loop"`              // what one iteration computes
 	IterationsPerMs float64       `json:"iterations_per_ms"` // iterations per ms of Clock
@@ -81,18 +83,45 @@ func Calibrate() Calibration {
 	return cal
 }
 
-// iterations is how many spin iterations make d of CPU time.
-func (c Calibration) iterations(d time.Duration) uint64 {
+// workSlice is how much of the loop runs between two readings of the
+// thread's CPU clock: short against a request, long against the reading (a
+// system call of well under a microsecond).
+const workSlice = 50 * time.Microsecond
+
+// work spends d of the calling thread's CPU time (it must be locked to its
+// OS thread) in the calibrated loop: slices of the loop, sized by the
+// calibration, until the thread's CPU clock has advanced by d, the last
+// slice cut to what is left. The clock, not the count, decides when it is
+// done, so a request costs d of CPU however fast the loop runs now (turbo,
+// a busy SMT sibling, another calibration in another configuration): the
+// same work in both arms of an A/B, and exactly what the quota is charged.
+// Where there is no thread CPU clock it runs the calibrated count. It
+// returns early with ctx's error: a long request must not outlive the run.
+func work(ctx context.Context, d time.Duration, perMs float64) error {
 	if d <= 0 {
-		return 0
+		return nil
 	}
-	return uint64(math.Round(float64(d) / float64(time.Millisecond) * c.IterationsPerMs))
+	iters := func(t time.Duration) uint64 {
+		return max(uint64(float64(t)/float64(time.Millisecond)*perMs), 1)
+	}
+	start := threadCPU()
+	if start == 0 {
+		return spinCount(ctx, iters(d), iters(workSlice))
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		left := d - (threadCPU() - start)
+		if left <= 0 {
+			return nil
+		}
+		spin(iters(min(left, workSlice)))
+	}
 }
 
-// work spins n iterations in slices of about a millisecond, returning
-// early with ctx's error: a long request must not outlive the run by much.
-func work(ctx context.Context, n uint64, perMs float64) error {
-	chunk := max(uint64(perMs), 1)
+// spinCount spins n iterations in slices of chunk, checking ctx between.
+func spinCount(ctx context.Context, n, chunk uint64) error {
 	for n > 0 {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -94,10 +94,9 @@ const (
 func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (LatencyResult, error) {
 	gmp := ApplyGOMAXPROCS(o.GOMAXPROCS)
 	cal := Calibrate()
-	n := cal.iterations(o.Work)
 	clk := fineClock{}
 	serve := func(ctx context.Context, _ int) error {
-		if err := work(ctx, n, cal.IterationsPerMs); err != nil {
+		if err := work(ctx, o.Work, cal.IterationsPerMs); err != nil {
 			return err
 		}
 		if o.Wait > 0 {

@@ -150,7 +150,7 @@ func writeHeader(w io.Writer, rows []Row) error {
 			where = fmt.Sprintf("cgroup v%d, a slice created for each configuration (the first: %s)", rep.Cgroup.Version, rep.Cgroup.Path)
 		}
 		_, err := fmt.Fprintf(w, "open loop: %s arrivals for %gs (seed %d), %d workers, queue %d, wait %v per request\n"+
-			"work: %s (%.0f iterations per ms, median of %d rounds timed by %s)\n"+
+			"work: a loop run until the thread's CPU clock has advanced by --work; one iteration is a %s, %.0f per ms (median of %d rounds timed by %s)\n"+
 			"%s; response time = completion − scheduled arrival\n\n",
 			arr, c.DurationS, c.Seed, c.Workers, c.Queue, time.Duration(c.WaitMs*float64(time.Millisecond)),
 			cal.Loop, cal.IterationsPerMs, cal.Rounds, cal.Clock, where)

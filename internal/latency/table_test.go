@@ -170,7 +170,7 @@ func TestWriteMarkdown(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	out := write(t, abRows(), "text", true)
 	assert.True(t, strings.HasPrefix(out, "open loop: poisson arrivals for 10s (seed 1), 2 workers, queue 100, wait 0s per request\n"), out)
-	assert.Contains(t, out, "work: xorshift (1234 iterations per ms, median of 9 rounds timed by thread CPU clock)\n")
+	assert.Contains(t, out, "work: a loop run until the thread's CPU clock has advanced by --work; one iteration is a xorshift, 1234 per ms (median of 9 rounds timed by thread CPU clock)\n")
 	assert.Contains(t, out, "cgroup v1, a slice created for each configuration (the first: /throttlebench/tb-1); response time = completion − scheduled arrival\n")
 	for _, c := range []string{"burst", "rate", "offered_rps", "achieved_rps", "cpu_util", "peak_cpus_100ms", "p50_ms", "p99_ms", "p999_ms", "throttled", "offered_load", "note"} {
 		assert.Contains(t, out, c)

@@ -200,6 +200,10 @@ func CheckLatency(r *Latency, bg Background, th Thresholds) []string {
 		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
 			*r.Throttling.NrPeriods))
 	}
+	// In current mode cpu_ms and cpu_utilisation are the whole cgroup's.
+	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
+		w = append(w, msg)
+	}
 	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
 		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
 		if bg.ProcessCPU != nil {

@@ -107,13 +107,8 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
 			r.Stats.N, r.Stats.N, need, th.Alpha, need))
 	}
-	if bg.CgroupUsage != nil && bg.ProcessCPU != nil {
-		others := *bg.CgroupUsage - *bg.ProcessCPU
-		if others >= th.CgroupOthersMin && float64(others) > th.CgroupOthersShare*float64(*bg.CgroupUsage) {
-			w = append(w, fmt.Sprintf("shared cgroup: other processes in %s used %s of CPU during the measurement, %.0f%% of the cgroup's; "+
-				"the cgroup's counters (and its quota, if it has one) cover them too; measure in a slice of its own (--cgroup create)",
-				r.Cgroup.Path, table.MsSpaced(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)))
-		}
+	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
+		w = append(w, msg)
 	}
 	if bg.MachineBusy != nil && bg.Window > 0 {
 		own := bg.ProcessCPU
@@ -134,6 +129,21 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 		}
 	}
 	return w
+}
+
+// sharedCgroup is the warning for a measured cgroup (current mode) in
+// which other processes used a noticeable share of the CPU.
+func sharedCgroup(path string, bg Background, th Thresholds) (string, bool) {
+	if bg.CgroupUsage == nil || bg.ProcessCPU == nil {
+		return "", false
+	}
+	others := *bg.CgroupUsage - *bg.ProcessCPU
+	if others < th.CgroupOthersMin || float64(others) <= th.CgroupOthersShare*float64(*bg.CgroupUsage) {
+		return "", false
+	}
+	return fmt.Sprintf("shared cgroup: other processes in %s used %s of CPU during the measurement, %.0f%% of the cgroup's; "+
+		"the cgroup's counters (and its quota, if it has one) cover them too; measure in a slice of its own (--cgroup create)",
+		path, table.MsSpaced(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)), true
 }
 
 type quota struct {

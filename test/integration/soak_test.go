@@ -79,6 +79,7 @@ var soakKinds = []soakKind{
 	{"timeout", "--timeout at random", (*soak).timeout},
 	{"parallel", "4 runs in parallel", (*soak).parallel},
 	{"sweep-sigint", "sweep + SIGINT mid-config", (*soak).sweepInterrupted},
+	{"latency-sigint", "latency + SIGINT at random", (*soak).latencyInterrupted},
 }
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
@@ -96,6 +97,12 @@ type soak struct {
 	iter    time.Duration // wall time of one iteration of the short run
 	offset  time.Duration // CPU time the child uses before its first iteration
 	cpuIter time.Duration // CPU time of one iteration
+
+	// The latency run's, timed by the first latency trial
+	// (calibrateLatency): the wall time its child's calibration of the
+	// work loop takes (its first request comes about then after the child
+	// appears in its slice), and from that appearance until the run exits.
+	latCalib, latWall time.Duration
 }
 
 // kindTally is one row of the table.
@@ -267,6 +274,10 @@ type trial struct {
 	procs     []*proc
 	kept      map[string]bool   // output files that may stay: complete results of successful runs
 	rejected  map[string]string // output files found wanting, and why
+	// The default parent's directories before the trial: a slice there
+	// named after one of its PIDs is a stale one of an earlier process
+	// that had the same PID, not the trial's.
+	existing  map[string]bool
 	moment    string
 	outcome   string
 	notes     []string
@@ -281,6 +292,10 @@ func (s *soak) newTrial(t *testing.T, kind string, ki, i int, rng *rand.Rand) *t
 		parent:   filepath.Join(s.hier.DefaultParent(), fmt.Sprintf("soak-%d-%s-%d", os.Getpid(), kind, i)),
 		kept:     map[string]bool{},
 		rejected: map[string]string{},
+		existing: map[string]bool{},
+	}
+	for _, d := range subdirs(t, s.hier.DefaultParent()) {
+		tr.existing[d] = true
 	}
 	require.NoError(t, os.MkdirAll(tr.parent, 0o755))
 	dir, err := os.MkdirTemp("", "tb-soak-")
@@ -746,24 +761,177 @@ func (s *soak) sweepInterrupted(tr *trial) {
 	}
 }
 
+// The latency run: 300 ms of requests of 1 ms of work, 200 per second
+// (0.2 CPUs), in half a CPU with a 10 ms period; before them the workload
+// child calibrates its work loop (about 25 ms of CPU time).
+const soakLatencyDuration = 300 * time.Millisecond
+
+func (s *soak) latencyRun() []string {
+	return []string{"--cpus", "0.5", "--period", "10ms", "--rate", "200", "--work", "1ms", "--workers", "2",
+		"--duration", soakLatencyDuration.String()}
+}
+
+// calibrateLatency times three latency runs from outside: when the child
+// appears in its slice, and when the run exits; the report says how long
+// the calibration took.
+func (s *soak) calibrateLatency(t *testing.T) {
+	parent := testParent(t, s.hier)
+	var calibs, walls []time.Duration
+	for range 3 {
+		cmd := exec.Command(binary, append([]string{"latency", "--cgroup", "create", "--parent", parent}, s.latencyRun()...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
+		// Polled as closely as waitSlice does.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Microsecond) {
+			require.True(t, time.Now().Before(deadline), "no workload child appeared under %s", parent)
+			if dirs := subdirs(t, parent); len(dirs) > 0 && len(procsIn(dirs[0])) > 0 {
+				break
+			}
+		}
+		appeared := time.Now()
+		require.NoError(t, cmd.Wait(), "latency calibration run: %s", errb.String())
+		walls = append(walls, time.Since(appeared))
+		var r struct {
+			Calibration struct {
+				Took time.Duration `json:"took_ns"`
+			} `json:"calibration"`
+		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+		calibs = append(calibs, r.Calibration.Took)
+	}
+	s.latCalib, s.latWall = median(calibs), median(walls)
+	t.Logf("soak: latency calibrated: its child calibrates for %v after it appears in its slice, and the run exits %v after that",
+		s.latCalib.Round(100*time.Microsecond), s.latWall.Round(100*time.Microsecond))
+}
+
+// latencyWhere says where a latency run stands, as far as the outside can
+// tell; seen is when its child was first seen in its slice (zero: not yet).
+func (tr *trial) latencyWhere(p *proc, seen time.Time) string {
+	if p.exited() {
+		return "after exit"
+	}
+	dirs := subdirs(tr.t, tr.parent)
+	switch {
+	case len(dirs) > 0 && len(procsIn(dirs[0])) > 0:
+		if !seen.IsZero() && time.Since(seen) >= tr.s.latCalib {
+			return "requests"
+		}
+		return "calibration"
+	case !seen.IsZero():
+		return "tear-down/output"
+	case len(dirs) == 0:
+		return "before slice"
+	}
+	return "slice set-up"
+}
+
+// latencyInterrupted sends SIGINT to a latency run at a random moment:
+// before its slice exists, in the child's calibration, among the requests,
+// at their end, while the output is written. As for run, the run ends
+// with 130 and nothing behind, or, when the signal comes after its work,
+// with 0 and its complete result.
+func (s *soak) latencyInterrupted(tr *trial) {
+	if s.latWall == 0 {
+		s.calibrateLatency(tr.t)
+	}
+	out := tr.out("latency.json")
+	p := tr.start(append(append([]string{"latency", "--cgroup", "create", "--parent", tr.parent}, s.latencyRun()...), "-o", out)...)
+	var seen time.Time
+	// Its own cycle of moments: the short form's three trials land among
+	// the requests, in the calibration and at the end.
+	moments := []string{"requests", "calibration", "end", "before slice", "output"}
+	switch aimed := moments[tr.i%len(moments)]; aimed {
+	case "before slice":
+		delay := between(tr.rng, 0, s.startup)
+		for time.Since(p.started) < delay && len(subdirs(tr.t, tr.parent)) == 0 && !p.exited() {
+			time.Sleep(100 * time.Microsecond)
+		}
+		tr.note("%v after exec (aimed at %v)", time.Since(p.started).Round(100*time.Microsecond), delay.Round(100*time.Microsecond))
+	case "output":
+		if tr.waitSlice(p, 0) != 0 {
+			seen = time.Now()
+			for deadline := time.Now().Add(time.Minute); len(subdirs(tr.t, tr.parent)) > 0 && !p.exited() && time.Now().Before(deadline); {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		delay := between(tr.rng, 0, time.Millisecond)
+		time.Sleep(delay)
+		tr.note("%v after its slice was removed", delay.Round(10*time.Microsecond))
+	default:
+		// A wall time after the child appeared in its slice: the requests
+		// run on the clock, whatever the CPU.
+		lo, hi := time.Duration(0), s.latCalib
+		switch aimed {
+		case "requests":
+			lo, hi = s.latCalib, s.latCalib+soakLatencyDuration
+		case "end":
+			// The last requests, or just after: a moment past the exit
+			// lands as it exits.
+			lo, hi = s.latCalib+soakLatencyDuration-20*time.Millisecond, max(s.latWall, s.latCalib+soakLatencyDuration)+10*time.Millisecond
+		}
+		delay := between(tr.rng, lo, hi)
+		if tr.waitSlice(p, 0) != 0 {
+			seen = time.Now()
+			for time.Since(seen) < delay && !p.exited() {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		tr.note("%v after the child appeared (aimed at %s)", delay.Round(100*time.Microsecond), aimed)
+	}
+	tr.moment = tr.latencyWhere(p, seen)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	tr.wait(p)
+	tr.outcome = p.exit()
+	switch tr.outcome {
+	case "exit 130":
+		// Its one configuration did not finish: no output (finish counts one).
+		if want := "interrupted by SIGINT; nothing left behind"; !strings.Contains(p.stderr.String(), want) {
+			tr.fail("no %q on stderr: %s", want, p.stderr.String())
+		}
+	case "exit 0":
+		tr.checkLatency(out)
+	case "killed by SIGINT":
+		if _, err := os.Stat(out); err == nil {
+			tr.outcome += " (after its work)"
+			tr.fail("killed by the signal after its work: the handler must stay until the process exits")
+		} else {
+			tr.outcome += " (before its handler)"
+			if p.stderr.Len() > 0 {
+				tr.fail("killed by the signal in the middle of its work: %s", p.stderr.String())
+			}
+		}
+	default:
+		tr.fail("%s: %s", tr.outcome, p.stderr.String())
+	}
+}
+
+// checkLatency accepts the output of a latency run that exited 0: one
+// complete result.
+func (tr *trial) checkLatency(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tr.fail("exit 0 without its output: %v", err)
+		return
+	}
+	var r latencyResult
+	if err := json.Unmarshal(data, &r); err != nil || r.incomplete() != "" {
+		tr.rejected[filepath.Base(path)] = fmt.Sprintf("not a complete result (%d bytes)", len(data))
+		tr.fail("exit 0 with an incomplete output")
+		return
+	}
+	tr.kept[filepath.Base(path)] = true
+}
+
 // livePids lists the live processes that carry this trial's tag: what it
 // started, and their workload children wherever they went.
-func (tr *trial) livePids() []int {
-	entries, _ := os.ReadDir("/proc")
-	want := []byte(soakTagVar + "=" + tr.tag + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(env, want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+func (tr *trial) livePids() []int { return taggedPids(tr.tag) }
 
 var tmpFileRE = regexp.MustCompile(`^\..*\.tmp$`)
 
@@ -783,7 +951,11 @@ func (tr *trial) finish(tally *kindTally) {
 	stale := subdirs(t, tr.parent)
 	for _, p := range tr.procs {
 		matches, _ := filepath.Glob(filepath.Join(tr.s.hier.DefaultParent(), fmt.Sprintf("tb-%d-*", p.cmd.Process.Pid)))
-		stale = append(stale, matches...)
+		for _, m := range matches {
+			if !tr.existing[m] {
+				stale = append(stale, m)
+			}
+		}
 	}
 	for _, d := range stale {
 		tr.leftovers = append(tr.leftovers, "slice "+d)

@@ -50,8 +50,11 @@ if [[ $guest == soak ]]; then
 	timeout=${TB_VM_TIMEOUT:-$((limit + 120))}
 fi
 
-# The suite takes about 15 s in the guest here, plus about 20 s for the short
-# soak (TestSoak, 3 trials per kind). A guest that hangs or dies
+# The suite takes about 60 s in the guest here: about 25 s of it the latency
+# tests (their schedules run on the wall clock, 20 s for the burst A/B
+# alone), about 10 s the short soak (TestSoak, 3 trials per kind); the VM's
+# 300 s and the guest's -test.timeout 4m leave room for a busy host. A guest
+# that hangs or dies
 # before reporting (run.sh: 124 timeout, 125 no result) is the VM failing, not
 # the tests: we have seen one such hang in ~200 boots. Boot once more then,
 # and say so; a test failure (any other rc) is never retried.

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/throttlebench/throttlebench/internal/childproto"
+)
+
+// TestMain lets this test binary be the workload child. A test that runs a
+// real configuration (as root) re-executes the running binary, this one,
+// as the child; without this it would run every test again instead, each
+// of which may start a child of its own: a chain of thousands of processes
+// and slices, once, until the test timeout ended it.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == childproto.Arg {
+		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr, false))
+	}
+	os.Exit(m.Run())
+}
