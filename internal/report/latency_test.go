@@ -230,9 +230,13 @@ func TestCheckLatencyRules(t *testing.T) {
 		{"busy by this process", func(r *Latency, bg *Background) { *bg = busy(720, dur(600*time.Millisecond)) }, nil, ""},
 		{"busy besides this process", func(r *Latency, bg *Background) { *bg = busy(900, dur(600*time.Millisecond)) }, []string{"busy machine"}, "0.30 CPUs"},
 		// Current mode: others in the measured cgroup, 5% and 10 ms at least.
-		{"shared cgroup", func(r *Latency, bg *Background) { bg.CgroupUsage, bg.ProcessCPU = dur(700*time.Millisecond), dur(600*time.Millisecond) },
+		{"shared cgroup", func(r *Latency, bg *Background) {
+			bg.CgroupUsage, bg.ProcessCPU = dur(700*time.Millisecond), dur(600*time.Millisecond)
+		},
 			[]string{"shared cgroup"}, "used 100.0 ms of CPU during the measurement, 14% of the cgroup's"},
-		{"cgroup barely shared", func(r *Latency, bg *Background) { bg.CgroupUsage, bg.ProcessCPU = dur(609*time.Millisecond), dur(600*time.Millisecond) }, nil, ""},
+		{"cgroup barely shared", func(r *Latency, bg *Background) {
+			bg.CgroupUsage, bg.ProcessCPU = dur(609*time.Millisecond), dur(600*time.Millisecond)
+		}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := BuildLatency(quietLatency())
