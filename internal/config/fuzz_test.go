@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
 )
 
 // The fuzz targets below feed the parsers of duration and CPU parameters
@@ -154,6 +155,49 @@ func FuzzParseGOMAXPROCS(f *testing.F) {
 			}
 		case n < 1:
 			t.Fatalf("%q gave %d, want ≥ 1", v, n)
+		}
+	})
+}
+
+// FuzzOpenLoopFlags: latency's --rate, --arrivals, --on, --off and
+// --duration together. A success is a schedule that can be built: a rate
+// above 0, at most MaxRequests arrivals, at least one, all before the end.
+func FuzzOpenLoopFlags(f *testing.F) {
+	for _, s := range [][5]string{
+		{"", "", "", "", ""},
+		{"200", "onoff", "50ms", "450ms", "20s"},
+		{"1e6", "fixed", "", "", "10s"},
+		{"1e6", "poisson", "", "", "10s"},
+		{"0.01", "poisson", "", "", "1s"},
+		{"0.3", "onoff", "1ns", "0s", "10ms"},
+		{"NaN", "", "", "", ""},
+		{"100", "fixed", "10ms", "", ""},
+		{"1e-300", "onoff", "1h", "1h", "24h"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4])
+	}
+	f.Fuzz(func(t *testing.T, rate, arrivals, on, off, duration string) {
+		fl := map[string]string{}
+		for name, v := range map[string]string{"rate": rate, "arrivals": arrivals, "on": on, "off": off, "duration": duration} {
+			if v != "" {
+				fl[name] = v
+			}
+		}
+		c, err := ResolveFor(Latency, fl)
+		if err != nil {
+			checkUsageError(t, err, "rate", "arrivals", "on", "off", "duration")
+			return
+		}
+		n := c.Rate * c.Duration.Seconds()
+		if !(c.Rate > 0) || n > driver.MaxRequests {
+			t.Fatalf("%v gave rate %v over %v: %v requests", fl, c.Rate, c.Duration, n)
+		}
+		if n > 1e5 {
+			return // too long to build in every iteration
+		}
+		s := driver.Schedule(c.OpenLoop(1))
+		if len(s) == 0 || s[len(s)-1] >= c.Duration {
+			t.Fatalf("%v: a schedule of %d arrivals, ending at %v of %v", fl, len(s), s[len(s)-1:], c.Duration)
 		}
 	})
 }
