@@ -233,7 +233,8 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 //     quotas' rate. A request runs its loop until its thread's CPU clock
 //     has advanced by --work, the clock the quota is charged by (in a VM
 //     too, where time the host takes away counts on both), so its demand is
-//     1.15 plus the generator's small share; the test checks that promise.
+//     1.15 plus the generator's and the runtime's share (6% here, 45% in
+//     the test VM under TCG); the test checks both.
 //   - The 200 ms period doubles the delay a throttled period adds, against
 //     a with-burst p99 of the work plus queueing and noise.
 //   - --duration 10s: 7 on-phases, 242 requests per configuration; p99 is
@@ -277,11 +278,14 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 			fmtPtr(r.Throttling.NrBursts, "%d"), fmtPtr(r.Throttling.BurstMs, "%.0f"), r.GeneratorLateMs, r.Completed, fmtPtr(r.CPUMs, "%.0f"))
 		// --work is CPU time, measured by the clock the quota is charged
 		// by: the slice's CPU per request is the 5 ms and the generator's
-		// and the runtime's share, however fast the loop ran.
+		// and the runtime's share, however fast the loop ran (about 5.3 ms
+		// here, 7.2 ms in the test VM under TCG, where every timer, wake-up
+		// and system call is emulated). The shape needs its on-phases
+		// between 1 and 2 quotas' rate, 4.4 to 8.7 ms per request.
 		if assert.NotNil(t, r.CPUMs, "config %d: cpu_ms", i) && r.Completed > 0 {
 			perRequest := *r.CPUMs / float64(r.Completed)
 			assert.GreaterOrEqual(t, perRequest, 5.0, "config %d: a request costs at least its --work", i)
-			assert.Less(t, perRequest, 6.5, "config %d: CPU per request of --work 5ms", i)
+			assert.Less(t, perRequest, 8.5, "config %d: CPU per request of --work 5ms, the harness's share included", i)
 		}
 	}
 
