@@ -202,10 +202,14 @@ func TestPlotInsideContainer(t *testing.T) {
 }
 
 // latency in a container: the open loop runs in the container's own cgroup
-// (current mode), its bursts throttled by the quota docker set.
+// (current mode), its bursts throttled by the quota docker set. Each 750 ms
+// cycle's 34.5 requests of 5 ms arrive within 150 ms: 1.15 CPUs while they
+// arrive. A cycle of 7.5 periods moves the on-phase by half a period each
+// time, so of two cycles in a row one covers a whole period (115 ms of
+// work against the 100 ms quota) wherever the container's periods start.
 func TestLatencyInsideContainer(t *testing.T) {
-	out, _ := dockerRun(t, []string{"--cpus=1"}, "latency", "--workers", "4", "--rate", "40", "--work", "5ms",
-		"--arrivals", "onoff", "--on", "50ms", "--off", "450ms", "--duration", "3s")
+	out, _ := dockerRun(t, []string{"--cpus=1"}, "latency", "--workers", "4", "--rate", "46", "--work", "5ms",
+		"--arrivals", "onoff", "--on", "150ms", "--off", "600ms", "--duration", "3s")
 	var r struct {
 		Cgroup struct {
 			Mode    string `json:"mode"`
@@ -225,13 +229,13 @@ func TestLatencyInsideContainer(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
 	assert.Equal(t, "current", r.Cgroup.Mode)
 	assert.Equal(t, int64(100000), r.Cgroup.QuotaUs)
-	assert.Equal(t, 120, r.Offered, "6 cycles of 20")
+	assert.Equal(t, 138, r.Offered, "4 cycles of 34.5")
 	assert.Equal(t, r.Offered, r.Completed)
 	require.NotNil(t, r.CPUUtilisation)
-	assert.Less(t, *r.CPUUtilisation, 0.5, "20 requests × 5 ms per 500 ms is a fifth of a CPU")
+	assert.Less(t, *r.CPUUtilisation, 0.5, "34.5 requests × 5 ms per 750 ms is 0.23 of a CPU")
 	require.NotNil(t, r.PeakCPUs100ms)
 	require.NotNil(t, r.Throttling.NrThrottled)
-	assert.Greater(t, *r.Throttling.NrThrottled, uint64(0), "100 ms of work arriving within 50 ms meets a 100 ms quota per period")
+	assert.Greater(t, *r.Throttling.NrThrottled, uint64(0), "115 ms of work in one period meets a 100 ms quota")
 	t.Logf("container latency: p99 %.1f ms, utilisation %.2f, peak %.2f CPUs per 100 ms, %d periods throttled",
 		r.LatencyMs.P99, *r.CPUUtilisation, *r.PeakCPUs100ms, *r.Throttling.NrThrottled)
 }
