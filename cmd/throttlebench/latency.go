@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,40 +51,9 @@ row each, so --burst 0,100ms is a direct A/B.`,
 	return cmd
 }
 
-// listFlags names the parameters of command that take lists.
-func listFlags(command config.Command) string {
-	var names []string
-	for _, p := range config.AxesFor(command) {
-		names = append(names, "--"+p.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
 // execute: flags → plan → configurations one after another → output.
 func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
-	if err := checkChoice("format", o.run.format, latency.Formats); err != nil {
-		return err
-	}
-	if err := checkPlot(o.plot); err != nil {
-		return err
-	}
-	if o.maxConfigs < 1 || o.maxConfigs > sweep.MaxConfigs {
-		return usagef("invalid --max-configs %d: must be between 1 and %d", o.maxConfigs, sweep.MaxConfigs)
-	}
-	s, err := o.run.settings(changed, stderr)
-	if err != nil {
-		return err
-	}
-	spec := sweep.Spec{Command: config.Latency, Axes: map[string]string{}, Fixed: map[string]string{},
-		MaxConfigs: o.maxConfigs, Options: s.options, NumCPU: runtime.NumCPU()}
-	for name, v := range o.run.given(changed) {
-		if p, _ := config.Lookup(name); p.Axis {
-			spec.Axes[name] = v
-		} else {
-			spec.Fixed[name] = v
-		}
-	}
-	steps, err := sweep.Plan(spec)
+	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, stderr)
 	if err != nil {
 		return err
 	}

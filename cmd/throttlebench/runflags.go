@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
 // runFlags are the flags run and sweep share: one per configuration
@@ -120,6 +122,46 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 	}
 	s.exe = exe
 	return s, nil
+}
+
+// plan checks the flags of a command that takes lists (sweep, latency) and
+// turns them into its configurations (sweep.Plan), all before anything
+// runs: bad input exits 2 with nothing created.
+func (o *runFlags) plan(command config.Command, changed func(string) bool, formats []string, plotPath string, maxConfigs int,
+	stderr io.Writer) (settings, []sweep.Step, error) {
+	if err := checkChoice("format", o.format, formats); err != nil {
+		return settings{}, nil, err
+	}
+	if err := checkPlot(plotPath); err != nil {
+		return settings{}, nil, err
+	}
+	if maxConfigs < 1 || maxConfigs > sweep.MaxConfigs {
+		return settings{}, nil, usagef("invalid --max-configs %d: must be between 1 and %d", maxConfigs, sweep.MaxConfigs)
+	}
+	s, err := o.settings(changed, stderr)
+	if err != nil {
+		return s, nil, err
+	}
+	spec := sweep.Spec{Command: command, Axes: map[string]string{}, Fixed: map[string]string{}, MaxConfigs: maxConfigs,
+		Options: s.options, NumCPU: runtime.NumCPU()}
+	for name, v := range o.given(changed) {
+		if p, _ := config.Lookup(name); p.Axis {
+			spec.Axes[name] = v
+		} else {
+			spec.Fixed[name] = v
+		}
+	}
+	steps, err := sweep.Plan(spec)
+	return s, steps, err
+}
+
+// listFlags names the parameters of command that take lists.
+func listFlags(command config.Command) string {
+	var names []string
+	for _, p := range config.AxesFor(command) {
+		names = append(names, "--"+p.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // options is what the harness needs to run one configuration.

@@ -57,29 +57,7 @@ and the sweep goes on.`,
 
 // execute: flags → spec → plan → loop → output.
 func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
-	if err := checkChoice("format", o.run.format, sweep.Formats); err != nil {
-		return err
-	}
-	if err := checkPlot(o.plot); err != nil {
-		return err
-	}
-	if o.maxConfigs < 1 || o.maxConfigs > sweep.MaxConfigs {
-		return usagef("invalid --max-configs %d: must be between 1 and %d", o.maxConfigs, sweep.MaxConfigs)
-	}
-	s, err := o.run.settings(changed, stderr)
-	if err != nil {
-		return err
-	}
-	spec := sweep.Spec{Axes: map[string]string{}, Fixed: map[string]string{}, MaxConfigs: o.maxConfigs,
-		Options: s.options, NumCPU: runtime.NumCPU()}
-	for name, v := range o.run.given(changed) {
-		if p, _ := config.Lookup(name); p.Axis {
-			spec.Axes[name] = v
-		} else {
-			spec.Fixed[name] = v
-		}
-	}
-	steps, err := sweep.Plan(spec)
+	s, steps, err := o.run.plan(config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, stderr)
 	if err != nil {
 		return err
 	}
@@ -89,7 +67,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	loop := sweep.Loop{Runner: runner.NewLocal(), NumCPU: spec.NumCPU,
+	loop := sweep.Loop{Runner: runner.NewLocal(), NumCPU: runtime.NumCPU(),
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -114,15 +113,7 @@ func cells(r Row, notes *table.Notes) []string {
 	if th.NrBursts != nil {
 		bursts = strconv.FormatUint(*th.NrBursts, 10)
 	}
-	note := strings.Join(rep.Warnings, "; ")
-	if notes != nil {
-		var parts []string
-		for _, w := range rep.Warnings {
-			head, _, _ := strings.Cut(w, ": ")
-			parts = append(parts, head+notes.Ref(w))
-		}
-		note = strings.Join(parts, "; ")
-	}
+	note := notes.Cell(rep.Warnings)
 	l := rep.LatencyMs
 	return append(c,
 		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),

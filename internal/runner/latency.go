@@ -106,14 +106,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 		return nil, err
 	}
 	defer child.Kill()
-	dir := slice.Cgroup().Dir
-	if err := slice.AddProc(child.Pid()); err != nil {
-		return nil, fmt.Errorf("move workload process into %s: %w", dir, err)
-	}
-	if err := child.Go(); err != nil {
-		return nil, fmt.Errorf("start workload: %w", err)
-	}
-	if err := child.WaitWarm(ctx); err != nil {
+	if err := placeAndWarm(ctx, slice, child); err != nil {
 		return nil, err
 	}
 	// The child is alone in its slice: its CPU time is the slice's usage,

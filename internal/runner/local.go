@@ -262,14 +262,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		return nil, err
 	}
 	defer child.Kill()
-	dir := slice.Cgroup().Dir
-	if err := slice.AddProc(child.Pid()); err != nil {
-		return nil, fmt.Errorf("move workload process into %s: %w", dir, err)
-	}
-	if err := child.Go(); err != nil {
-		return nil, fmt.Errorf("start workload: %w", err)
-	}
-	if err := child.WaitWarm(ctx); err != nil {
+	if err := placeAndWarm(ctx, slice, child); err != nil {
 		return nil, err
 	}
 	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
@@ -323,6 +316,26 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 		return nil, err
 	}
 	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+}
+
+// placed is what placeAndWarm needs of a workload child, of either loop.
+type placed interface {
+	Pid() int
+	Go() error
+	WaitWarm(ctx context.Context) error
+}
+
+// placeAndWarm moves a started child into its slice before it runs
+// anything, lets it go and waits for its warm-up: nothing of the workload
+// runs outside the slice.
+func placeAndWarm(ctx context.Context, slice Slice, child placed) error {
+	if err := slice.AddProc(child.Pid()); err != nil {
+		return fmt.Errorf("move workload process into %s: %w", slice.Cgroup().Dir, err)
+	}
+	if err := child.Go(); err != nil {
+		return fmt.Errorf("start workload: %w", err)
+	}
+	return child.WaitWarm(ctx)
 }
 
 // readBack reads the limits of g and its ancestors as the kernel took them,

@@ -3,7 +3,6 @@ package sweep
 import (
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -73,15 +72,7 @@ func cells(r Row, notes *table.Notes) []string {
 	if rep.Throttling.ThrottledFraction != nil {
 		frac = f(*rep.Throttling.ThrottledFraction, 3)
 	}
-	note := strings.Join(rep.Warnings, "; ")
-	if notes != nil {
-		var parts []string
-		for _, w := range rep.Warnings {
-			head, _, _ := strings.Cut(w, ": ")
-			parts = append(parts, head+notes.Ref(w))
-		}
-		note = strings.Join(parts, "; ")
-	}
+	note := notes.Cell(rep.Warnings)
 	return append(c,
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
 		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), note)

@@ -188,6 +188,21 @@ func (n *Notes) Ref(msg string) string {
 	return Superscript(len(n.texts))
 }
 
+// Cell is a row's warnings as one cell. For people (n not nil) each is its
+// headline (the text before the first ": ") with its footnote marker, the
+// whole text once below the table; for machines (n nil) they are whole.
+func (n *Notes) Cell(warnings []string) string {
+	if n == nil {
+		return strings.Join(warnings, "; ")
+	}
+	parts := make([]string, 0, len(warnings))
+	for _, w := range warnings {
+		head, _, _ := strings.Cut(w, ": ")
+		parts = append(parts, head+n.Ref(w))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Texts are the messages in the order of their numbers.
 func (n *Notes) Texts() []string { return n.texts }
 

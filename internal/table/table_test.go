@@ -106,3 +106,14 @@ func TestNotesNumberInOrderOfFirstReference(t *testing.T) {
 	assert.Equal(t, "¹ b\n² a\n", TextNotes(n.Texts()))
 	assert.Equal(t, "- ¹ b\n- ² a\n", MarkdownNotes(n.Texts()))
 }
+
+func TestNotesCell(t *testing.T) {
+	ws := []string{"few periods: the run spans 3 periods", "busy machine: 0.4 CPUs"}
+	var machine *Notes
+	assert.Equal(t, "few periods: the run spans 3 periods; busy machine: 0.4 CPUs", machine.Cell(ws), "whole for machines")
+	n := &Notes{}
+	assert.Equal(t, "few periods¹; busy machine²", n.Cell(ws))
+	assert.Equal(t, "busy machine²", n.Cell(ws[1:]), "a shared warning keeps its number")
+	assert.Equal(t, ws, n.Texts())
+	assert.Empty(t, n.Cell(nil))
+}
