@@ -28,7 +28,8 @@ func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Serve requests arriving on a schedule inside a cgroup slice and report response times from the scheduled arrival",
 		Long: `latency runs an open loop in a slice with the given CPU limits: requests
 arrive on a schedule fixed up front (--rate, --arrivals, --seed), each needs
---work of CPU (a loop calibrated on this machine) and may --wait, and
+--work of CPU time (a loop run until its thread's CPU clock says so) and may
+--wait, and
 --workers threads serve them from a queue of --queue. A response time runs
 from a request's scheduled arrival to its completion, so a generator that
 falls behind (throttled too) cannot hide latency.
@@ -37,7 +38,7 @@ Any of ` + listFlags(config.Latency) + ` may be a list or a range, as in sweep:
 the configurations run one after another on the same arrival schedule, one
 row each, so --burst 0,100ms is a direct A/B.`,
 		Example: `  sudo throttlebench latency --cpus 2 --workers 4 --rate 200 --work 5ms --arrivals onoff --on 50ms --off 450ms --duration 20s --format text
-  sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 40 --work 5ms --arrivals onoff --format text
+  sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 46 --work 5ms --arrivals onoff --on 150ms --off 600ms --duration 25s --format text
   docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

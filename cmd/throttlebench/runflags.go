@@ -17,7 +17,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-// runFlags are the flags run and sweep share: one per configuration
+// runFlags are the flags run, sweep and latency share: one per configuration
 // parameter (config.Params), and the settings of where and how to run.
 type runFlags struct {
 	values  map[string]*string

@@ -12,9 +12,9 @@ import (
 )
 
 // Serve is the child's side: read the configuration, wait for go, run the
-// closed-loop or the open-loop driver, reply. It returns an error only when it could not
-// reply: the parent went away, or the reply could not be written; an error
-// it replied with is the parent's to report.
+// closed-loop or the open-loop driver, reply. It returns an error only when
+// it could not reply: the parent went away, or the reply could not be
+// written; an error it replied with is the parent's to report.
 func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	in := bufio.NewReader(stdin)
 	line, err := in.ReadBytes('\n')

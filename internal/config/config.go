@@ -108,7 +108,7 @@ type Param struct {
 	// when set, is its help in latency, where it means something else.
 	For         Command
 	HelpLatency string
-	Axis        bool // may be a list or a range in a sweep
+	Axis        bool // may be a list or a range (sweep, latency)
 	// Limit marks a CFS limit: only for a slice that throttlebench creates.
 	Limit bool
 	// Words are the literals it takes besides numbers (a sweep lists them
@@ -188,7 +188,7 @@ var batchParams = []Param{
 	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
 }
 
-// Params is every parameter that cmd takes, in the order of Params.
+// ParamsFor are the parameters cmd takes, in the order of Params.
 func ParamsFor(cmd Command) []Param {
 	var out []Param
 	for _, p := range Params {
@@ -283,12 +283,12 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 	if hasCPUs && hasQuota {
 		return c, Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", values["cpus"], values["quota"])
 	}
-	// burst depends on the quota: resolved after it, whatever the order.
 	for name := range values {
 		if p, ok := Lookup(name); !ok || !p.In(cmd) {
 			return c, Usagef(name, "unknown parameter --%s", name)
 		}
 	}
+	// burst depends on the quota: resolved after it, whatever the order.
 	order := ParamsFor(cmd)
 	slices.SortStableFunc(order, func(a, b Param) int {
 		return btoi(a.Name == "burst") - btoi(b.Name == "burst")
