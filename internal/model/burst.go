@@ -53,7 +53,7 @@ type BurstParams struct {
 
 // backlogEps is the backlog treated as none: the runs of m cgroups at
 // exactly their quota sum to 1 only up to rounding (ten times 0.1 is
-// 0.9999999999999999, and other sums land just above 1), which must not
+// 0.9999999999999999; other sums land just above 1), which must not
 // count as a period overrun.
 const backlogEps = 1e-9
 
@@ -75,7 +75,8 @@ type band struct{ base, slope float64 }
 // probability up to the cap). Within a band the draw is uniform instead of
 // following the exact shape; the scale is then chosen so that the tabled
 // distribution's mean is exactly u·q (it differs from the exact capped
-// distribution's scale by less than 10⁻⁴, TestDemandTableMatchesTheExactMean).
+// distribution's scale by less than 2·10⁻⁴, TestDemandTableMatchesTheExactMean:
+// the interpolation overstates the convex quantile function a little).
 // A trace is tabled as it is: n bands of slope 0, one per value, so a draw
 // picks one value with probability 1/n.
 type demand struct {
@@ -83,7 +84,10 @@ type demand struct {
 	top  uint64 // the band refined at level 1; n0 (never drawn) for a trace
 	lv0  []band
 	lv1  []band
-	mean float64
+	mean float64 // the tabled distribution's: u·q
+	// scale is the parametric distribution's (exp: the uncapped mean;
+	// pareto: the minimum) that gives that mean; 1 for a trace.
+	scale float64
 }
 
 // newDemand tables p's distribution with mean u·q.
@@ -106,7 +110,7 @@ func newDemand(p BurstParams) (demand, error) {
 		for i, v := range p.Trace {
 			d.lv0[i] = band{base: v * target / mean}
 		}
-		d.mean = tableMean(d.lv0, nil, d.top)
+		d.mean, d.scale = tableMean(d.lv0, nil, d.top), 1
 		return d, nil
 	}
 	// unit is the uncapped quantile function at scale 1.
@@ -158,7 +162,7 @@ func newDemand(p BurstParams) (demand, error) {
 			hi = mid
 		}
 	}
-	d.mean = meanAt(hi)
+	d.mean, d.scale = meanAt(hi), hi
 	return d, nil
 }
 
