@@ -9,12 +9,7 @@ import (
 // cgroup-periods per second (make bench). BenchmarkSimulateParallel runs one
 // replica per core at once: near-linear scaling means the sum over cores.
 func BenchmarkSimulate(b *testing.B) {
-	p := benchParams()
-	d, err := newDemand(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	const periods = 100_000
+	p, d := benchDemand(b)
 	b.ResetTimer()
 	for i := range b.N {
 		simulate(p, &d, uint64(i), 0, periods)
@@ -23,12 +18,7 @@ func BenchmarkSimulate(b *testing.B) {
 }
 
 func BenchmarkSimulateParallel(b *testing.B) {
-	p := benchParams()
-	d, err := newDemand(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	const periods = 100_000
+	p, d := benchDemand(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -38,6 +28,15 @@ func BenchmarkSimulateParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)*periods*float64(p.Cgroups)/b.Elapsed().Seconds(), "cgroup-periods/s")
 }
 
-func benchParams() BurstParams {
-	return BurstParams{Cgroups: 30, Util: 0.5, Buffer: 2, Dist: Pareto, Shape: 1.5, Cap: 5}
+// periods per replica: long enough that the table's set-up and the state's
+// allocation do not count.
+const periods = 100_000
+
+func benchDemand(b *testing.B) (BurstParams, demand) {
+	p := BurstParams{Cgroups: 30, Util: 0.5, Buffer: 2, Dist: Pareto, Shape: 1.5, Cap: 5}
+	d, err := newDemand(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, d
 }
