@@ -11,7 +11,8 @@
 #                VM; fails on any leftover (make test runs 3 of each)
 #   make bench   harness fidelity, CFS model ratios (root for the model grid),
 #                the sampler's overhead at 100 ms and 10 ms, the open loop's
-#                recording overhead and latency floor
+#                recording overhead and latency floor, the burst simulator's
+#                cgroup-periods per second on one core and on all
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 
 GO      ?= go
@@ -77,7 +78,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver
+	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver ./internal/model
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 image: build

@@ -21,6 +21,9 @@ func TestInvalidInputExits2(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere", "x"), dangling))
 	base, reg := fixture("base.jsonl"), fixture("regression.jsonl")
 	svgDir := filepath.Join(dir, "a-directory.svg")
+	emptyTrace, busyTrace := filepath.Join(dir, "empty.json"), filepath.Join(dir, "busy.json")
+	require.NoError(t, os.WriteFile(emptyTrace, []byte(`{"interval_ms":100,"usage_cpus":[]}`), 0o644))
+	require.NoError(t, os.WriteFile(busyTrace, []byte(`{"interval_ms":100,"usage_cpus":[0.5]}`), 0o644))
 	require.NoError(t, os.Mkdir(svgDir, 0o755))
 
 	cases := []struct {
@@ -201,6 +204,39 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sample", "--plot", "usage"}, []string{`--plot "usage"`, "ending in .svg or .png"}},
 		{[]string{"sample", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
 		{[]string{"sample", "--plot", svgDir}, []string{`--plot "` + svgDir + `"`}},
+		// simulate
+		{[]string{"simulate", "--util", "1"}, []string{`--util "1"`, "above 0 and below 1"}},
+		{[]string{"simulate", "--util", "0"}, []string{`--util "0"`, "above 0 and below 1"}},
+		{[]string{"simulate", "--util", "0.5,1.2"}, []string{`--util "1.2"`, "above 0 and below 1"}},
+		{[]string{"simulate", "--util", "0.9:0.1:0.1"}, []string{`--util "0.9:0.1:0.1"`, "below start"}},
+		{[]string{"simulate", "--util", "auto"}, []string{`--util "auto"`, "only with --dist empirical"}},
+		{[]string{"simulate", "--cgroups", "0"}, []string{`--cgroups "0"`, "between 1 and 10000"}},
+		{[]string{"simulate", "--cgroups", "2.5"}, []string{`--cgroups "2.5"`}},
+		{[]string{"simulate", "--buffer", "-1"}, []string{`--buffer "-1"`, "0 to 1e+06 quotas, or inf"}},
+		{[]string{"simulate", "--buffer", "NaN"}, []string{`--buffer "NaN"`, `"NaN" is not a number`}},
+		{[]string{"simulate", "--pareto-shape", "1"}, []string{`--pareto-shape "1"`, "above 1"}},
+		{[]string{"simulate", "--pareto-shape", "0.5"}, []string{`--pareto-shape "0.5"`, "mean is infinite"}},
+		{[]string{"simulate", "--dist", "exp", "--pareto-shape", "2"}, []string{`--pareto-shape "2" applies only to --dist pareto (--dist is exp)`}},
+		{[]string{"simulate", "--dist", "normal"}, []string{`--dist "normal"`, "exp, pareto, empirical"}},
+		{[]string{"simulate", "--cap", "0.5"}, []string{`--cap "0.5"`, "from 1 to 1000"}},
+		{[]string{"simulate", "--dist", "empirical"}, []string{"--dist empirical needs --from FILE"}},
+		{[]string{"simulate", "--dist", "empirical", "--from", "/nonexistent/usage.json"}, []string{`--from "/nonexistent/usage.json"`, "no such file"}},
+		{[]string{"simulate", "--dist", "empirical", "--from", emptyTrace}, []string{`--from "` + emptyTrace + `"`, "no usage_cpus"}},
+		{[]string{"simulate", "--dist", "empirical", "--from", base}, []string{`--from "` + base + `"`, "not a usable throttlebench sample trace"}},
+		{[]string{"simulate", "--dist", "empirical", "--from", busyTrace, "--util", "auto", "--cgroups", "4"}, []string{"--util auto with --cgroups 4", "utilisation of 2: want below 1"}},
+		{[]string{"simulate", "--from", busyTrace}, []string{`--from "` + busyTrace + `" applies only to --dist empirical`}},
+		{[]string{"simulate", "--dist", "empirical", "--from", busyTrace, "--cap", "3"}, []string{`--cap "3" applies only to --dist exp and pareto`}},
+		{[]string{"simulate", "--periods", "10"}, []string{`--periods "10"`, "between 100 and 1e+11"}},
+		{[]string{"simulate", "--periods", "1000.5"}, []string{`--periods "1000.5"`, "whole number"}},
+		{[]string{"simulate", "--replicas", "1"}, []string{`--replicas "1"`, "between 2 and 1000"}},
+		{[]string{"simulate", "--replicas", "500", "--periods", "100"}, []string{"--periods 100: want at least --replicas 500"}},
+		{[]string{"simulate", "--jobs", "0"}, []string{`--jobs "0"`, "between 1 and 1024"}},
+		{[]string{"simulate", "--seed", "-1"}, []string{`--seed "-1"`, "whole number between 0 and 18446744073709551615"}},
+		{[]string{"simulate", "--cgroups", "1:1000:1", "--util", "0.1:0.9:0.05"}, []string{"cells: want at most 10000"}},
+		{[]string{"simulate", "--format", "gobench"}, []string{`--format "gobench"`, "text, json, csv, markdown"}},
+		{[]string{"simulate", "--plot", "grid.pdf"}, []string{`--plot "grid.pdf"`, ".svg or .png"}},
+		{[]string{"simulate", "-o", "/dev/full"}, []string{`--output "/dev/full"`, "not a regular file"}},
+		{[]string{"simulate", "now"}, []string{`unknown command "now"`}},
 		// cleanup, and no command at all
 		{[]string{"cleanup", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
 		{[]string{"cleanup", "leftover"}, []string{`unknown command "leftover"`}},

@@ -1,7 +1,7 @@
 // Package model holds what the kernel's CPU bandwidth control predicts for
-// a workload: the CFS model of quota and period here, and beside it (to
-// come) the burst simulator. Generic statistics live in internal/stats; this
-// package knows about cgroups, workers and GOMAXPROCS.
+// a workload: the CFS model of quota and period here, and beside it
+// (burst.go) the burst simulator of simulate. Generic statistics live in
+// internal/stats; this package knows about cgroups, workers and GOMAXPROCS.
 //
 // The CFS bandwidth model.
 //

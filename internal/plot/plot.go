@@ -149,17 +149,9 @@ func Save(path string, c Chart) error {
 
 // save draws the panels one above the other into a w × h picture at path.
 func save(path string, w, h vg.Length, panels []*panel) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("plot file %s: want .svg or .png", path)
-	}
-	// The two canvases are used directly: draw.NewFormattedCanvas would need
-	// every format registered, and with them their packages linked.
-	var canvas vg.CanvasWriterTo
-	if ext == ".svg" {
-		canvas = vgsvg.New(w, h)
-	} else {
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120), vgimg.UseBackgroundColor(color.White))}
+	canvas, err := newCanvas(path, w, h)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(canvas)
 	var left vg.Length
@@ -170,6 +162,26 @@ func save(path string, w, h vg.Length, panels []*panel) error {
 	for i, p := range panels {
 		p.draw(tiles.At(dc, 0, i), left)
 	}
+	return writeCanvas(path, canvas)
+}
+
+// newCanvas is a w × h canvas in the format path's extension (.svg or .png)
+// names.
+func newCanvas(path string, w, h vg.Length) (vg.CanvasWriterTo, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".svg" && ext != ".png" {
+		return nil, fmt.Errorf("plot file %s: want .svg or .png", path)
+	}
+	// The two canvases are used directly: draw.NewFormattedCanvas would need
+	// every format registered, and with them their packages linked.
+	if ext == ".svg" {
+		return vgsvg.New(w, h), nil
+	}
+	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120), vgimg.UseBackgroundColor(color.White))}, nil
+}
+
+// writeCanvas writes the picture whole or not at all.
+func writeCanvas(path string, canvas vg.CanvasWriterTo) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := canvas.WriteTo(w)
 		return err
