@@ -91,8 +91,16 @@ func cellTable(cells []Cell, human bool) *table.Table {
 				full(c.ThrottledShare), full(c.Seconds), full(c.CgroupPeriodsPerS)})
 			continue
 		}
+		// Enough decimals for two significant digits of the half-width (4
+		// at least, 8 at most): an interval printed as ± 0.0000 would say
+		// there is none. Where the replicas agree exactly (b = 0) it is 0.
 		pm := func(v float64, ci [2]float64) string {
-			return fmt.Sprintf("%.4f ± %.4f", v, (ci[1]-ci[0])/2)
+			h := (ci[1] - ci[0]) / 2
+			if h == 0 {
+				return fmt.Sprintf("%.4f ± 0", v)
+			}
+			d := min(max(4, int(math.Ceil(-math.Log10(h)))+1), 8)
+			return fmt.Sprintf("%.*f ± %.*f", d, v, d, h)
 		}
 		f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c.Cgroups), strconv.FormatFloat(c.Util, 'f', -1, 64), buf,
