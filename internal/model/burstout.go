@@ -103,7 +103,7 @@ func cellTable(cells []Cell, human bool) *table.Table {
 			return fmt.Sprintf("%.*f ± %.*f", d, v, d, h)
 		}
 		f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-		t.Rows = append(t.Rows, []string{strconv.Itoa(c.Cgroups), strconv.FormatFloat(c.Util, 'f', -1, 64), buf,
+		t.Rows = append(t.Rows, []string{strconv.Itoa(c.Cgroups), strconv.FormatFloat(c.Util, 'g', 4, 64), buf,
 			pm(c.EWCET, c.EWCETCI), pm(c.PWCET1, c.PWCET1CI), f3(c.EWCETPeriods),
 			f3(c.WCETP90), f3(c.WCETP99), f3(c.WCETP999), f3(c.WCETMax), strconv.FormatFloat(c.ThrottledShare, 'f', 4, 64)})
 	}
