@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -81,7 +82,7 @@ same numbers whatever --jobs.`,
 			if err != nil {
 				return err
 			}
-			return runSimulate(r, stdout)
+			return runSimulate(cmd.Context(), r, stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -269,8 +270,8 @@ func wholeNumber(flag, v string, lo, hi float64) (int, error) {
 }
 
 // runSimulate runs the plan and writes its cells (and heat maps).
-func runSimulate(r simulateRun, stdout io.Writer) error {
-	cells, err := model.Run(r.plan)
+func runSimulate(ctx context.Context, r simulateRun, stdout io.Writer) error {
+	cells, err := model.Run(ctx, r.plan)
 	if err != nil {
 		return err
 	}

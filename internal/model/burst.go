@@ -19,6 +19,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -206,7 +207,11 @@ type replica struct {
 // 64×64→128 multiply), one more multiply to pick the band, one table load
 // and a handful of float operations; state is struct-of-arrays and nothing
 // is allocated. Its speed is in BenchmarkSimulate.
-func simulate(p BurstParams, d *demand, seed uint64, warmup, periods int) replica {
+//
+// It stops early when ctx ends, looked at every 2¹⁶ periods (a few ms at
+// most): a long cell must not outlive a Ctrl-C. The replica is then
+// incomplete, and Run says so.
+func simulate(ctx context.Context, p BurstParams, d *demand, seed uint64, warmup, periods int) replica {
 	m := p.Cgroups
 	q := 1 / float64(m)
 	bq := p.Buffer * q // +Inf for --buffer inf: min(+Inf, x) = x
@@ -217,6 +222,9 @@ func simulate(p BurstParams, d *demand, seed uint64, warmup, periods int) replic
 	n0, top, lv0, lv1 := d.n0, d.top, d.lv0, d.lv1
 	backlog := 0.0
 	for t := range warmup + periods {
+		if t&0xffff == 0 && ctx.Err() != nil {
+			break
+		}
 		sum := 0.0
 		thr := 0
 		for i := range pending {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func BenchmarkSimulate(b *testing.B) {
 	p, d := benchDemand(b)
 	b.ResetTimer()
 	for i := range b.N {
-		simulate(p, &d, uint64(i), 0, periods)
+		simulate(context.Background(), p, &d, uint64(i), 0, periods)
 	}
 	b.ReportMetric(float64(b.N)*periods*float64(p.Cgroups)/b.Elapsed().Seconds(), "cgroup-periods/s")
 }
@@ -22,7 +23,7 @@ func BenchmarkSimulateParallel(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			simulate(p, &d, 1, 0, periods)
+			simulate(context.Background(), p, &d, 1, 0, periods)
 		}
 	})
 	b.ReportMetric(float64(b.N)*periods*float64(p.Cgroups)/b.Elapsed().Seconds(), "cgroup-periods/s")

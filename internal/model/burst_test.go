@@ -1,9 +1,11 @@
 package model
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +25,7 @@ func TestNoBufferNoOverrun(t *testing.T) {
 	trace := []float64{0, 0.1, 3, 0.5, 0, 0, 7, 0.2}
 	emp := cell(10, 0.9, 0, Empirical)
 	emp.Trace = trace
-	cells, err := Run(plan(20_000, cell(10, 0.9, 0, Exp), cell(3, 0.7, 0, Pareto), cell(7, 0.95, 0, Pareto), emp))
+	cells, err := Run(context.Background(), plan(20_000, cell(10, 0.9, 0, Exp), cell(3, 0.7, 0, Pareto), cell(7, 0.95, 0, Pareto), emp))
 	require.NoError(t, err)
 	for _, c := range cells {
 		assert.Equal(t, 1.0, c.EWCET, c.Dist)
@@ -47,7 +49,7 @@ func TestWCETRisesWithUtilAndFallsWithCgroups(t *testing.T) {
 			cs = append(cs, cell(m, u, 2, Exp))
 		}
 	}
-	cells, err := Run(plan(40_000, cs...))
+	cells, err := Run(context.Background(), plan(40_000, cs...))
 	require.NoError(t, err)
 	e := func(mi, ui int) float64 { return cells[mi*len(us)+ui].EWCET }
 	for mi := range ms {
@@ -132,7 +134,7 @@ func TestExponentialAgainstAStraightforwardSimulation(t *testing.T) {
 	}
 	want, wantP1 := sum/n, float64(zeros)/n
 
-	cells, err := Run(Plan{Cells: []BurstParams{cell(m, u, b, Exp)}, Periods: n, Warmup: 1000, Replicas: 10, Seed: 3})
+	cells, err := Run(context.Background(), Plan{Cells: []BurstParams{cell(m, u, b, Exp)}, Periods: n, Warmup: 1000, Replicas: 10, Seed: 3})
 	require.NoError(t, err)
 	c := cells[0]
 	t.Logf("straightforward E[WCET] %.5f P(WCET=1) %.5f; Run %.5f %v, %.5f %v", want, wantP1, c.EWCET, c.EWCETCI, c.PWCET1, c.PWCET1CI)
@@ -150,12 +152,12 @@ func TestSameSeedSameResultForAnyJobs(t *testing.T) {
 	cs := []BurstParams{cell(10, 0.6, 2, Pareto), cell(3, 0.8, math.Inf(1), Exp), cell(20, 0.7, 4, Pareto)}
 	p := plan(10_000, cs...)
 	p.Jobs = 1
-	one, err := Run(p)
+	one, err := Run(context.Background(), p)
 	require.NoError(t, err)
 	p.Jobs = 2
-	two, err := Run(p)
+	two, err := Run(context.Background(), p)
 	require.NoError(t, err)
-	alone, err := Run(plan(10_000, cs[2]))
+	alone, err := Run(context.Background(), plan(10_000, cs[2]))
 	require.NoError(t, err)
 	strip := func(cs []Cell) []Cell {
 		for i := range cs {
@@ -166,7 +168,7 @@ func TestSameSeedSameResultForAnyJobs(t *testing.T) {
 	assert.Equal(t, strip(one), strip(two))
 	assert.Equal(t, strip(one)[2], strip(alone)[0])
 	p.Seed = 8
-	other, err := Run(p)
+	other, err := Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.NotEqual(t, strip(one)[0].EWCET, strip(other)[0].EWCET)
 }
@@ -176,7 +178,7 @@ func TestSameSeedSameResultForAnyJobs(t *testing.T) {
 func TestEmpiricalDraws(t *testing.T) {
 	flat := cell(4, 0.8, 2, Empirical)
 	flat.Trace = []float64{0.3, 0.3, 0.3}
-	cells, err := Run(plan(5_000, flat))
+	cells, err := Run(context.Background(), plan(5_000, flat))
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, cells[0].EWCET)
 	assert.Equal(t, 0.0, cells[0].ThrottledShare)
@@ -184,7 +186,7 @@ func TestEmpiricalDraws(t *testing.T) {
 
 	d, err := newDemand(BurstParams{Cgroups: 1, Util: 0.5, Dist: Empirical, Trace: []float64{0, 0, 0, 2}})
 	require.NoError(t, err)
-	r := simulate(BurstParams{Cgroups: 1, Util: 0.5, Buffer: 0, Dist: Empirical}, &d, 1, 0, 100_000)
+	r := simulate(context.Background(), BurstParams{Cgroups: 1, Util: 0.5, Buffer: 0, Dist: Empirical}, &d, 1, 0, 100_000)
 	// A direct calculation: one cgroup, quota 1, no buffer, demand 2 with
 	// probability 1/4 (the trace's mean is already 0.5) and else 0. What
 	// stays pending moves +1 or −1 with probabilities 1/4 and 3/4, held at 0:
@@ -207,4 +209,16 @@ func TestBufferJSON(t *testing.T) {
 	b, err = Buffer(2).MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, `2`, string(b))
+}
+
+// A cancelled run stops within milliseconds, mid-replica, and returns the
+// context's error and no cells: a Ctrl-C must not wait for 10⁹ periods.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	began := time.Now()
+	cells, err := Run(ctx, Plan{Cells: []BurstParams{cell(30, 0.5, 2, Pareto)}, Periods: 1e9, Warmup: 0, Replicas: 2, Jobs: 2, Seed: 1})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, cells)
+	assert.Less(t, time.Since(began), 2*time.Second, "3·10¹⁰ cgroup-periods would take minutes")
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"runtime"
@@ -71,7 +72,9 @@ func (p Plan) PerReplica() int { return (p.Periods + p.Replicas - 1) / p.Replica
 // cell gives the same result alone as in a grid. A cell's replicas are
 // merged (and their stored backlogs freed) as soon as its last one ends, so
 // memory holds about Jobs cells' backlogs at a time.
-func Run(p Plan) ([]Cell, error) {
+// When ctx ends first it stops within a few milliseconds and returns
+// ctx's error, and no cells.
+func Run(ctx context.Context, p Plan) ([]Cell, error) {
 	demands := make([]demand, len(p.Cells))
 	for i, c := range p.Cells {
 		d, err := newDemand(c)
@@ -102,13 +105,13 @@ func Run(p Plan) ([]Cell, error) {
 			for {
 				task := int(next.Add(1) - 1)
 				ci, ri := task/p.Replicas, task%p.Replicas
-				if ci >= len(p.Cells) {
+				if ci >= len(p.Cells) || ctx.Err() != nil {
 					return
 				}
 				start := time.Now()
-				reps[ci][ri] = simulate(p.Cells[ci], &demands[ci], streamSeed(p.Seed, p.Cells[ci], ri), p.Warmup, per)
+				reps[ci][ri] = simulate(ctx, p.Cells[ci], &demands[ci], streamSeed(p.Seed, p.Cells[ci], ri), p.Warmup, per)
 				secs[ci][ri] = time.Since(start).Seconds()
-				if left[ci].Add(-1) == 0 {
+				if left[ci].Add(-1) == 0 && ctx.Err() == nil {
 					out[ci] = p.merge(p.Cells[ci], demands[ci].mean, reps[ci], secs[ci], tq)
 					reps[ci] = nil
 				}
@@ -116,6 +119,9 @@ func Run(p Plan) ([]Cell, error) {
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
