@@ -20,13 +20,16 @@ import (
 
 // Bounds of simulate's flags: the work is periods × cgroups per cell, so
 // they keep a typo from asking for days; the buffer and cap are in quotas.
+// The percentiles come from every period's backlog above 0, kept until the
+// cell is done (8 bytes each): 10⁸ periods is at most 800 MB while a cell
+// runs, and far less below saturation.
 const (
 	maxSimCgroups  = 10000
 	maxSimBuffer   = 1e6
 	maxSimCap      = 1000
 	maxSimShape    = 100
 	minSimPeriods  = 100
-	maxSimPeriods  = 1e11
+	maxSimPeriods  = 1e8
 	maxSimWarmup   = 1e8
 	maxSimReplicas = 1000
 	maxSimCells    = 10000
