@@ -167,7 +167,8 @@ func listFlags(command config.Command) string {
 // options is what the harness needs to run one configuration.
 func (s settings) options(c config.Config) (runner.Options, error) {
 	return runner.Options{
-		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Batch: c.Batch, Iterations: c.Iterations,
+		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory,
+			Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime},
 		Open:   c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,

@@ -43,13 +43,23 @@ const DefaultPeriod = 100 * time.Millisecond
 
 // Config is one configuration of a run.
 type Config struct {
-	Workload   string
-	Cost       int
-	Batch      int // operations per worker per iteration
-	Iterations int // measured iterations (the least, with MinTime)
-	Warmup     int
-	MinTime    time.Duration
-	Workers    int
+	Workload string
+	// The workloads' own parameters (each workload takes its own): bcrypt's
+	// cost, spin's units, memtouch's buffer (bytes) and memory mode.
+	Cost   int
+	Units  int
+	Buffer int
+	Memory string
+	// CPU with waits: the first SlowWorkers workers sleep Sleep after
+	// every SleepEvery operations; Sleep 0 = none.
+	Sleep       time.Duration
+	SleepEvery  int
+	SlowWorkers int
+	Batch       int // operations per worker per iteration
+	Iterations  int // measured iterations (the least, with MinTime)
+	Warmup      int
+	MinTime     time.Duration
+	Workers     int
 	// GOMAXPROCS is the policy as given: a number, "workers" or "runtime".
 	GOMAXPROCS string
 	// Limits are the CFS limits to create a slice with; LimitsSet says the
@@ -142,14 +152,23 @@ var batchParams = []Param{
 			c.Workload, err = choice("workload", v, workload.Names())
 			return
 		},
-		KeyJSON: "workload", Key: func(r *report.Report) (string, any) { return r.Config.Workload, r.Config.Workload }},
+		KeyJSON: "workload", Key: workloadKey},
 	{Name: "cost", Kind: Int, Default: bcryptCost.def(), Axis: true, AxisRank: 1, Help: bcryptCost.Help,
 		parse: func(c *Config, v string) (err error) {
 			c.Cost, err = integer("cost", v, bcryptCost.Min, bcryptCost.Max)
 			return
 		},
 		KeyJSON: "cost", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
-	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes) per worker per iteration",
+	workloadParamEntry("spin", "units", func(c *Config) *int { return &c.Units }),
+	workloadParamEntry("memtouch", "buffer", func(c *Config) *int { return &c.Buffer }),
+	{Name: "memory", Kind: Words, Default: memtouchMemory.Words[memtouchMemory.Default], Words: memtouchMemory.Words,
+		Axis: true, AxisRank: 1, Help: memtouchMemory.Help,
+		parse: func(c *Config, v string) (err error) {
+			c.Memory, err = choice("memory", v, memtouchMemory.Words)
+			return
+		},
+	},
+	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes, spin units…) per worker per iteration",
 		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
 		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
@@ -165,6 +184,17 @@ var batchParams = []Param{
 		For: Batch | Latency, HelpLatency: "worker threads serving requests from the queue",
 		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
 		KeyJSON: "workers", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
+	{Name: "sleep", Kind: Duration, Default: "0s", Axis: true, AxisRank: 1,
+		Help:  "CPU with waits: a slow worker sleeps this long after every --sleep-every operations, up to 1s (0 = no sleeps)",
+		parse: parseSleep},
+	{Name: "sleep-every", Kind: Int, Default: "1", Axis: true, AxisRank: 1, Help: "CPU with waits: operations between two sleeps of a slow worker",
+		parse: func(c *Config, v string) (err error) {
+			c.SleepEvery, err = integer("sleep-every", v, 1, 1_000_000)
+			return
+		}},
+	{Name: "slow-workers", Kind: Words, Default: "all", Words: []string{"all"},
+		Help:  "CPU with waits: how many workers (the first ones) sleep, or all; the rest run without sleeps",
+		parse: parseSlowWorkers},
 	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime"}, For: Batch | Latency,
 		Help:    "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
 		parse:   parseGOMAXPROCS,
@@ -246,6 +276,61 @@ var bcryptCost = func() workloadParam {
 	panic("bcrypt declares no cost")
 }()
 
+// memtouchMemory is memtouch's memory mode, declared with the workload.
+var memtouchMemory = lookupWorkloadParam("memtouch", "memory")
+
+func lookupWorkloadParam(wl, name string) workloadParam {
+	spec, err := workload.Lookup(wl)
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range spec.Params {
+		if p.Name == name {
+			return workloadParam(p)
+		}
+	}
+	panic(wl + " declares no " + name)
+}
+
+// workloadParamEntry is the Param of a workload's whole-number parameter:
+// its default, range and help as the workload declares them. It is no key
+// of its own: the workload's key carries it (workloadKey).
+func workloadParamEntry(wl, name string, field func(*Config) *int) Param {
+	wp := lookupWorkloadParam(wl, name)
+	return Param{Name: name, Kind: Int, Default: wp.def(), Axis: true, AxisRank: 1, Help: wp.Help,
+		parse: func(c *Config, v string) (err error) {
+			*field(c), err = integer(name, v, wp.Min, wp.Max)
+			return
+		}}
+}
+
+// workloadKey is the workload's match key: its name, then the parameters
+// of the workload that ran and the waits where there are any, so that
+// spin(units=1000) and spin(units=2000) are two configurations while a
+// bcrypt result reads "bcrypt" as it always has.
+func workloadKey(r *report.Report) (string, any) {
+	c := r.Config
+	var ps []string
+	if c.Units != 0 {
+		ps = append(ps, "units="+strconv.Itoa(c.Units))
+	}
+	if c.BufferBytes != 0 {
+		ps = append(ps, "buffer="+strconv.Itoa(c.BufferBytes))
+	}
+	if c.Memory != "" {
+		ps = append(ps, "memory="+c.Memory)
+	}
+	if c.SleepMs > 0 {
+		ps = append(ps, fmt.Sprintf("sleep=%v", time.Duration(c.SleepMs*float64(time.Millisecond))),
+			"sleep-every="+strconv.Itoa(c.SleepEvery), "slow-workers="+strconv.Itoa(c.SlowWorkers))
+	}
+	if len(ps) == 0 {
+		return c.Workload, c.Workload
+	}
+	k := c.Workload + "(" + strings.Join(ps, ",") + ")"
+	return k, k
+}
+
 type workloadParam workload.Param
 
 func (p workloadParam) def() string { return strconv.Itoa(p.Default) }
@@ -263,7 +348,7 @@ func Lookup(name string) (Param, bool) {
 // every value of an axis before any configuration runs. The CPU share is
 // checked at the longest period, so that only the value itself counts.
 func (p Param) Check(v string) error {
-	c := Config{Limits: cgroup.Limits{Period: MaxPeriod, Quota: cgroup.Unlimited}}
+	c := Config{Limits: cgroup.Limits{Period: MaxPeriod, Quota: cgroup.Unlimited}, Workers: MaxCPUs}
 	if p.Name == "burst" {
 		c.Limits.Quota = time.Duration(math.MaxInt64) // the burst alone; its quota is checked with it
 	}
@@ -311,7 +396,23 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 	if cmd == Latency {
 		return c, checkOpenLoop(c, values)
 	}
+	keepOwn(&c)
 	return c, nil
+}
+
+// keepOwn clears the parameters of the workloads that do not run, and the
+// waits' where there are no sleeps: a configuration holds only what it
+// runs with.
+func keepOwn(c *Config) {
+	if c.Workload != "spin" {
+		c.Units = 0
+	}
+	if c.Workload != "memtouch" {
+		c.Buffer, c.Memory = 0, ""
+	}
+	if c.Sleep == 0 {
+		c.SleepEvery, c.SlowWorkers = 0, 0
+	}
 }
 
 func btoi(b bool) int {
@@ -389,6 +490,32 @@ func parseMinTime(c *Config, v string) error {
 		return Usagef("min-time", "invalid --min-time %v: want a duration between 0 (off) and 1h", d)
 	}
 	c.MinTime = d
+	return nil
+}
+
+func parseSleep(c *Config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > workload.MaxSleep {
+		return Usagef("sleep", "invalid --sleep %q: want a duration between 0 (no sleeps) and %v, such as 10ms", v, workload.MaxSleep)
+	}
+	c.Sleep = d
+	return nil
+}
+
+// parseSlowWorkers needs the workers, resolved before it (Params' order).
+func parseSlowWorkers(c *Config, v string) error {
+	if v == "all" {
+		c.SlowWorkers = c.Workers
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > MaxCPUs {
+		return Usagef("slow-workers", "invalid --slow-workers %q: want a number between 0 and %d, or all", v, MaxCPUs)
+	}
+	if n > c.Workers {
+		return combinationf("slow-workers", "invalid --slow-workers %d: more than the %d workers", n, c.Workers)
+	}
+	c.SlowWorkers = n
 	return nil
 }
 

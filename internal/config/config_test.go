@@ -90,3 +90,26 @@ func TestParams(t *testing.T) {
 		}
 	}
 }
+
+// A configuration holds the parameters of the workload that runs, and the
+// waits' only with sleeps; --slow-workers all is every worker.
+func TestResolveWorkloadsAndWaits(t *testing.T) {
+	c, err := Resolve(map[string]string{"workload": "spin", "units": "50", "buffer": "8192"})
+	require.NoError(t, err)
+	assert.Equal(t, [3]any{50, 0, ""}, [3]any{c.Units, c.Buffer, c.Memory})
+
+	c, err = Resolve(map[string]string{"workload": "memtouch"})
+	require.NoError(t, err)
+	assert.Equal(t, [3]any{0, 1 << 20, "fresh"}, [3]any{c.Units, c.Buffer, c.Memory})
+
+	c, err = Resolve(map[string]string{"workers": "4", "sleep": "10ms", "sleep-every": "100"})
+	require.NoError(t, err)
+	assert.Equal(t, [3]any{10 * time.Millisecond, 100, 4}, [3]any{c.Sleep, c.SleepEvery, c.SlowWorkers})
+
+	c, err = Resolve(map[string]string{"workers": "4", "slow-workers": "1", "sleep-every": "7"})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{0, 0}, [2]int{c.SleepEvery, c.SlowWorkers}, "no sleeps: no waits")
+
+	_, err = Resolve(map[string]string{"workers": "2", "slow-workers": "3", "sleep": "1ms"})
+	assert.True(t, IsCombination(err), "a sweep over workers skips what has fewer than the slow workers")
+}

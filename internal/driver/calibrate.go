@@ -5,8 +5,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync/atomic"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // Calibration says what the open loop's CPU work is and how much of it
@@ -24,7 +25,7 @@ type Calibration struct {
 }
 
 const (
-	spinLoop = "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept"
+	spinLoop = workload.SpinLoop
 	// calibrationRound is the least CPU time one timed round lasts: long
 	// against the clock's resolution and a timer interrupt, short enough
 	// that all rounds together stay around 25 ms.
@@ -32,20 +33,10 @@ const (
 	calibrationRounds = 9
 )
 
-// spinSink keeps spin's result alive, so the compiler cannot drop the loop.
-var spinSink atomic.Uint64
-
-// spin runs n iterations of the calibrated loop: a chain of dependent
-// integer operations, the same cost every iteration, touching no memory.
-func spin(n uint64) {
-	x := spinSink.Load() | 1 // xorshift stays non-zero from a non-zero start
-	for range n {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-	}
-	spinSink.Store(x)
-}
+// spin runs n iterations of the calibrated loop, the spin workload's
+// (workload.Spin): a chain of dependent integer operations, the same cost
+// every iteration, touching no memory.
+func spin(n uint64) { workload.Spin(n) }
 
 // Calibrate measures how many spin iterations make a millisecond of this
 // thread's CPU time. CPU time rather than wall time, because the child

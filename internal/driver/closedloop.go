@@ -14,13 +14,22 @@ import (
 // the caller.
 type Config struct {
 	Workload string `json:"workload"`
-	// Cost is bcrypt's parameter, under the key its Param declares; the
-	// parameters of the next workloads join it here, each under its own.
-	Cost       int `json:"cost"`
-	Batch      int `json:"batch"`      // operations per worker per iteration
-	Iterations int `json:"iterations"` // measured iterations, at least
-	Warmup     int `json:"warmup"`     // iterations run first and discarded
-	Workers    int `json:"workers"`
+	// The workloads' own parameters, under the keys their Params declare
+	// (0 or "": the workload's default): bcrypt's cost, spin's units,
+	// memtouch's buffer and memory.
+	Cost   int    `json:"cost"`
+	Units  int    `json:"units,omitempty"`
+	Buffer int    `json:"buffer_bytes,omitempty"`
+	Memory string `json:"memory,omitempty"`
+	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
+	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
+	Sleep       time.Duration `json:"sleep_ns,omitempty"`
+	SleepEvery  int           `json:"sleep_every,omitempty"`
+	SlowWorkers int           `json:"slow_workers,omitempty"`
+	Batch       int           `json:"batch"`      // operations per worker per iteration
+	Iterations  int           `json:"iterations"` // measured iterations, at least
+	Warmup      int           `json:"warmup"`     // iterations run first and discarded
+	Workers     int           `json:"workers"`
 	// MinTime: after Iterations, keep measuring until the measured
 	// iterations span at least this long (0 = off), at most MaxIterations.
 	MinTime time.Duration `json:"min_time_ns"`
@@ -32,6 +41,10 @@ type Config struct {
 type WorkerSample struct {
 	Wall time.Duration `json:"wall_ns"` // from the iteration's start until this worker finished
 	CPU  time.Duration `json:"cpu_ns"`  // this worker's thread CPU time during the iteration
+	// Page faults of this worker's thread during the iteration
+	// (getrusage RUSAGE_THREAD; 0 where there is none).
+	FaultsMinor uint64 `json:"faults_minor"`
+	FaultsMajor uint64 `json:"faults_major"`
 }
 
 // Iteration is one measured iteration.
@@ -75,10 +88,23 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 	return runner{newWorkload: workload.New, maxIterations: MaxIterations}.run(ctx, cfg, beforeMeasure)
 }
 
-// Args are cfg's workload parameters by name, for workload.New.
+// Args are cfg's workload parameters by name, for workload.New; one left
+// at zero takes the workload's default.
 func (cfg Config) Args() workload.Args {
-	return workload.Args{"cost": cfg.Cost}
+	a := workload.Args{}
+	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer} {
+		if v != 0 {
+			a[name] = v
+		}
+	}
+	if cfg.Memory == workload.MemoryReuse {
+		a["memory"] = 1
+	}
+	return a
 }
+
+// Slow says whether worker id runs with the waits.
+func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
 // runner holds what tests replace: the workload, and the bound on
 // iterations.
@@ -95,14 +121,18 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		if err != nil {
 			return Result{}, err
 		}
+		if cfg.Slow(i) {
+			w = workload.WithWaits(w, cfg.Sleep, cfg.SleepEvery)
+		}
 		ws[i] = w
 	}
 
 	type done struct {
-		id  int
-		end time.Time
-		cpu time.Duration
-		err error
+		id           int
+		end          time.Time
+		cpu          time.Duration
+		minor, major uint64
+		err          error
 	}
 	starts := make([]chan time.Time, cfg.Workers)
 	results := make(chan done, cfg.Workers)
@@ -113,13 +143,16 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			defer runtime.UnlockOSThread()
 			for range start {
 				c0 := threadCPU()
+				min0, maj0 := threadFaults()
 				var err error
 				for j := 0; j < cfg.Batch && err == nil; j++ {
 					if err = ctx.Err(); err == nil {
 						err = ws[id].Do()
 					}
 				}
-				results <- done{id: id, end: time.Now(), cpu: threadCPU() - c0, err: err}
+				end, cpu := time.Now(), threadCPU()-c0
+				min1, maj1 := threadFaults()
+				results <- done{id: id, end: end, cpu: cpu, minor: min1 - min0, major: maj1 - maj0, err: err}
 			}
 		}(i, starts[i])
 	}
@@ -159,7 +192,7 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			d := <-results
 			errs = append(errs, d.err)
 			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
-			iter.Workers[d.id] = WorkerSample{Wall: d.end.Sub(t0), CPU: d.cpu}
+			iter.Workers[d.id] = WorkerSample{Wall: d.end.Sub(t0), CPU: d.cpu, FaultsMinor: d.minor, FaultsMajor: d.major}
 			iter.Wall = max(iter.Wall, d.end.Sub(t0))
 		}
 		if err := errors.Join(errs...); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -146,4 +147,37 @@ func TestConfigCarriesMinTime(t *testing.T) {
 	var out Config
 	require.NoError(t, json.Unmarshal(data, &out))
 	assert.Equal(t, in, out)
+}
+
+// fibtest's fast and slow threads: the slow worker's wall time holds its
+// sleeps (10 operations, a sleep after every 5: two of 15 ms), its CPU time
+// does not; the fast worker sleeps not at all.
+func TestSlowWorkersSleep(t *testing.T) {
+	cfg := Config{Workload: "spin", Units: 1, Batch: 10, Iterations: 2, Workers: 2, GOMAXPROCS: 2,
+		Sleep: 15 * time.Millisecond, SleepEvery: 5, SlowWorkers: 1}
+	assert.True(t, cfg.Slow(0))
+	assert.False(t, cfg.Slow(1))
+	res, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	for _, it := range res.Iterations {
+		slow, fast := it.Workers[0], it.Workers[1]
+		assert.GreaterOrEqual(t, slow.Wall, 30*time.Millisecond, "wall time includes the sleeps")
+		assert.Less(t, slow.CPU, 15*time.Millisecond, "CPU time does not")
+		assert.Less(t, fast.Wall, 15*time.Millisecond, "the fast worker does not sleep")
+	}
+}
+
+// Each worker's page faults are its own thread's: a fresh memtouch
+// operation of 1 MiB faults about 256 times with 4 KiB pages.
+func TestWorkerFaults(t *testing.T) {
+	res, err := Run(context.Background(), Config{Workload: "memtouch", Buffer: 1 << 20, Batch: 4, Iterations: 2, Workers: 2, GOMAXPROCS: 2}, nil)
+	require.NoError(t, err)
+	pages := float64(4 * (1 << 20) / os.Getpagesize())
+	for _, it := range res.Iterations {
+		for _, w := range it.Workers {
+			if runtime.GOOS == "linux" {
+				assert.InDelta(t, pages, float64(w.FaultsMinor), pages/10)
+			}
+		}
+	}
 }

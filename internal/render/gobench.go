@@ -52,6 +52,21 @@ func GobenchName(r *report.Report) string {
 	}
 	burst := (time.Duration(r.Cgroup.BurstUs) * time.Microsecond).String()
 	c := r.Config
-	return fmt.Sprintf("BenchmarkThrottle/cpus=%s/period=%s/burst=%s/workers=%d/gomaxprocs=%d/cost=%d/batch=%d",
+	name := fmt.Sprintf("BenchmarkThrottle/cpus=%s/period=%s/burst=%s/workers=%d/gomaxprocs=%d/cost=%d/batch=%d",
 		cpus, period, burst, c.Workers, c.GOMAXPROCS, c.Cost, c.Batch)
+	// The other workloads and the waits add to bcrypt's name, which stays
+	// as it was so that benchstat matches older results.
+	if c.Workload != "bcrypt" {
+		name += "/workload=" + c.Workload
+	}
+	if c.Units > 0 {
+		name += fmt.Sprintf("/units=%d", c.Units)
+	}
+	if c.Memory != "" {
+		name += fmt.Sprintf("/memory=%s/buffer=%d", c.Memory, c.BufferBytes)
+	}
+	if c.SleepMs > 0 {
+		name += fmt.Sprintf("/sleep=%v/sleep-every=%d/slow-workers=%d", time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery, c.SlowWorkers)
+	}
+	return name
 }

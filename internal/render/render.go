@@ -30,6 +30,19 @@ func Write(w io.Writer, r *report.Report, format string) error {
 	return fmt.Errorf("unknown format %q", format)
 }
 
+// workloadText names the workload with its own parameters.
+func workloadText(c report.Config) string {
+	switch c.Workload {
+	case "bcrypt":
+		return fmt.Sprintf("bcrypt cost %d", c.Cost)
+	case "spin":
+		return fmt.Sprintf("spin %d units", c.Units)
+	case "memtouch":
+		return fmt.Sprintf("memtouch %s %d bytes", c.Memory, c.BufferBytes)
+	}
+	return c.Workload
+}
+
 // writeText is the short human summary, in the manner of hyperfine.
 func writeText(w io.Writer, r *report.Report) error {
 	var b strings.Builder
@@ -39,8 +52,15 @@ func writeText(w io.Writer, r *report.Report) error {
 		minTime := time.Duration(c.MinTimeMs * float64(time.Millisecond)).Round(time.Microsecond)
 		iterations += fmt.Sprintf(" (at least %d, for at least %v)", c.Iterations, minTime)
 	}
-	fmt.Fprintf(&b, "%s cost %d: %d × %d ops per iteration, %s (+%d warm-up), GOMAXPROCS %d\n",
-		c.Workload, c.Cost, c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
+	fmt.Fprintf(&b, "%s: %d × %d ops per iteration, %s (+%d warm-up), GOMAXPROCS %d\n",
+		workloadText(c), c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
+	if c.SleepMs > 0 {
+		fmt.Fprintf(&b, "  waits:             %d of %d workers sleep %v after every %d ops\n", c.SlowWorkers, c.Workers,
+			time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery)
+	}
+	if r.MBPerS != nil {
+		fmt.Fprintf(&b, "  memory:            %.4g MB/s, %.4g minor + %.4g major faults per op\n", *r.MBPerS, r.Faults.MinorPerOp, r.Faults.MajorPerOp)
+	}
 	fmt.Fprintf(&b, "  cgroup:            v%d %s %s\n", cg.Version, cg.Mode, cg.Path)
 	fmt.Fprintf(&b, "  limit:             %s, effective %.3g CPUs\n", limitText(cg), cg.EffectiveCPUs)
 	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", table.MsSpaced(s.MeanMs), table.MsSpaced(s.StddevMs), 100*s.CoV)

@@ -67,3 +67,18 @@ func TestWriteFormats(t *testing.T) {
 	}
 	assert.ErrorContains(t, Write(&bytes.Buffer{}, sample(), "yaml"), `unknown format "yaml"`)
 }
+
+// Each workload is named with its own parameters; bcrypt's gobench name
+// stays as it was, the others' add theirs and the waits.
+func TestWorkloadNames(t *testing.T) {
+	assert.Equal(t, "bcrypt cost 4", workloadText(report.Config{Workload: "bcrypt", Cost: 4}))
+	assert.Equal(t, "spin 10 units", workloadText(report.Config{Workload: "spin", Units: 10}))
+	assert.Equal(t, "memtouch reuse 4096 bytes", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096}))
+
+	r := &report.Report{Config: report.Config{Workload: "spin", Cost: 4, Units: 10, Workers: 2, GOMAXPROCS: 2, Batch: 5,
+		SleepMs: 10, SleepEvery: 100, SlowWorkers: 1}}
+	assert.Equal(t, "BenchmarkThrottle/cpus=max/period=none/burst=0s/workers=2/gomaxprocs=2/cost=4/batch=5/workload=spin/units=10/sleep=10ms/sleep-every=100/slow-workers=1",
+		GobenchName(r))
+	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Workers: 2, GOMAXPROCS: 2, Batch: 5}
+	assert.NotContains(t, GobenchName(r), "workload=")
+}

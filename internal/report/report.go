@@ -4,6 +4,7 @@
 package report
 
 import (
+	"cmp"
 	"math"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // SchemaVersion changes whenever a key changes meaning or goes away.
@@ -18,22 +20,36 @@ const SchemaVersion = 1
 
 // Report is the result of one run. Keys say their unit.
 type Report struct {
-	SchemaVersion int        `json:"schema_version"`
-	Config        Config     `json:"config"`
-	Cgroup        Cgroup     `json:"cgroup"`
-	Host          Host       `json:"host"`
-	DurationsMs   []float64  `json:"durations_ms"`
-	Stats         Stats      `json:"stats"`
-	Workers       []Worker   `json:"workers"`
-	Throttling    Throttling `json:"throttling"`
-	Model         Model      `json:"model"`
-	Warnings      []string   `json:"warnings"`
+	SchemaVersion int       `json:"schema_version"`
+	Config        Config    `json:"config"`
+	Cgroup        Cgroup    `json:"cgroup"`
+	Host          Host      `json:"host"`
+	DurationsMs   []float64 `json:"durations_ms"`
+	Stats         Stats     `json:"stats"`
+	Workers       []Worker  `json:"workers"`
+	Faults        Faults    `json:"faults"`
+	// MBPerS is memtouch's throughput: bytes touched per iteration (buffer
+	// × batch × workers) over the mean iteration, in 10⁶ bytes per second;
+	// absent for other workloads.
+	MBPerS     *float64   `json:"mb_per_s,omitempty"`
+	Throttling Throttling `json:"throttling"`
+	Model      Model      `json:"model"`
+	Warnings   []string   `json:"warnings"`
 }
 
 type Config struct {
 	Workload string `json:"workload"`
 	Cost     int    `json:"cost"`
-	Batch    int    `json:"batch"`
+	// The other workloads' parameters, present with theirs: spin's units,
+	// memtouch's buffer and memory.
+	Units       int    `json:"units,omitempty"`
+	BufferBytes int    `json:"buffer_bytes,omitempty"`
+	Memory      string `json:"memory,omitempty"`
+	// CPU with waits; 0 all three when there are no sleeps.
+	SleepMs     float64 `json:"sleep_ms"`
+	SleepEvery  int     `json:"sleep_every"`
+	SlowWorkers int     `json:"slow_workers"`
+	Batch       int     `json:"batch"`
 	// Iterations is what was asked, the least that ran; stats.n is how many
 	// ran, more when MinTimeMs asked for more.
 	Iterations int     `json:"iterations"`
@@ -92,6 +108,21 @@ type Worker struct {
 	MinMs  float64 `json:"min_ms"`
 	MaxMs  float64 `json:"max_ms"`
 	CPUMs  float64 `json:"cpu_ms"` // thread CPU time over all measured iterations
+	// Profile is "slow" for a worker that sleeps (--slow-workers), "fast"
+	// otherwise.
+	Profile string `json:"profile"`
+	// Page faults of the worker's thread over all measured iterations.
+	FaultsMinor uint64 `json:"faults_minor"`
+	FaultsMajor uint64 `json:"faults_major"`
+}
+
+// Faults are the workers' page faults, all of them together, per measured
+// iteration (mean) and per operation.
+type Faults struct {
+	Minor      float64 `json:"minor"`
+	Major      float64 `json:"major"`
+	MinorPerOp float64 `json:"minor_per_op"`
+	MajorPerOp float64 `json:"major_per_op"`
 }
 
 // Throttling holds the change of the kernel's counters over the run; null
@@ -142,6 +173,7 @@ func Build(in Input) *Report {
 		Host:     in.Host,
 		Warnings: append([]string{}, in.Warnings...),
 	}
+	workloadConfig(&r.Config, in.Config)
 
 	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
 	r.Cgroup = cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff)
@@ -149,6 +181,7 @@ func Build(in Input) *Report {
 	n := in.Config.Workers
 	perWorker := make([][]float64, n)
 	cpuMs := make([]float64, n)
+	minor, major := make([]uint64, n), make([]uint64, n)
 	var cpuPerIter []float64
 	for _, it := range in.Result.Iterations {
 		r.DurationsMs = append(r.DurationsMs, ms(it.Wall))
@@ -157,6 +190,8 @@ func Build(in Input) *Report {
 			perWorker[w] = append(perWorker[w], ms(s.Wall))
 			cpuMs[w] += ms(s.CPU)
 			sum += ms(s.CPU)
+			minor[w] += s.FaultsMinor
+			major[w] += s.FaultsMajor
 		}
 		cpuPerIter = append(cpuPerIter, sum)
 	}
@@ -165,7 +200,18 @@ func Build(in Input) *Report {
 		MinMs: s.Min, MaxMs: s.Max, P50Ms: s.P50, P90Ms: s.P90, P99Ms: s.P99}
 	for w := range perWorker {
 		ws := stats.Summarize(perWorker[w])
-		r.Workers = append(r.Workers, Worker{ID: w, MeanMs: ws.Mean, MinMs: ws.Min, MaxMs: ws.Max, CPUMs: cpuMs[w]})
+		profile := "fast"
+		if in.Config.Slow(w) {
+			profile = "slow"
+		}
+		r.Workers = append(r.Workers, Worker{ID: w, MeanMs: ws.Mean, MinMs: ws.Min, MaxMs: ws.Max, CPUMs: cpuMs[w],
+			Profile: profile, FaultsMinor: minor[w], FaultsMajor: major[w]})
+	}
+	r.Faults = faults(minor, major, len(in.Result.Iterations), in.Config.Batch*n)
+	if in.Config.Workload == "memtouch" && s.Mean > 0 {
+		bytes := float64(cmp.Or(in.Config.Buffer, workload.DefaultBuffer)) * float64(in.Config.Batch*n)
+		mbs := bytes / 1e6 / (s.Mean / 1000)
+		r.MBPerS = &mbs
 	}
 
 	cpu := stats.Summarize(cpuPerIter).Mean
@@ -178,6 +224,38 @@ func Build(in Input) *Report {
 	r.Throttling = throttling(in.Stat)
 	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
 	return r
+}
+
+// workloadConfig fills the chosen workload's own parameters, and the
+// waits where there are any.
+func workloadConfig(c *Config, d driver.Config) {
+	switch d.Workload {
+	case "spin":
+		c.Units = d.Units
+	case "memtouch":
+		c.BufferBytes, c.Memory = cmp.Or(d.Buffer, workload.DefaultBuffer), cmp.Or(d.Memory, workload.MemoryFresh)
+	}
+	if d.Sleep > 0 {
+		c.SleepMs, c.SleepEvery, c.SlowWorkers = ms(d.Sleep), max(d.SleepEvery, 1), d.SlowWorkers
+	}
+}
+
+// faults are the workers' page faults per iteration and per operation.
+func faults(minor, major []uint64, iterations, opsPerIteration int) Faults {
+	var f Faults
+	if iterations == 0 {
+		return f
+	}
+	for w := range minor {
+		f.Minor += float64(minor[w])
+		f.Major += float64(major[w])
+	}
+	f.Minor /= float64(iterations)
+	f.Major /= float64(iterations)
+	if opsPerIteration > 0 {
+		f.MinorPerOp, f.MajorPerOp = f.Minor/float64(opsPerIteration), f.Major/float64(opsPerIteration)
+	}
+	return f
 }
 
 // cgroupBlock is the report's cgroup: the limits as the kernel took them,

@@ -105,3 +105,34 @@ func TestCPUModel(t *testing.T) {
 	assert.Equal(t, "AMD EPYC 7B13", cpuModel([]byte("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n")))
 	assert.Equal(t, "", cpuModel([]byte("processor\t: 0\n")))
 }
+
+// The workload's own parameters and the waits are in config; each worker
+// says whether it slept; faults add up per iteration and per operation;
+// memtouch has its MB/s.
+func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
+	in := sample()
+	in.Config = driver.Config{Workload: "memtouch", Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+		Sleep: 10 * time.Millisecond, SleepEvery: 100, SlowWorkers: 1}
+	for i := range in.Result.Iterations {
+		in.Result.Iterations[i].Workers[0].FaultsMinor = 30
+		in.Result.Iterations[i].Workers[1].FaultsMinor = 10
+		in.Result.Iterations[i].Workers[1].FaultsMajor = 2
+	}
+	r := Build(in)
+	assert.Equal(t, Config{Workload: "memtouch", Cost: 0, BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
+		Batch: 10, Iterations: 3, Warmup: 0, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config)
+	assert.Equal(t, "slow", r.Workers[0].Profile)
+	assert.Equal(t, "fast", r.Workers[1].Profile)
+	assert.Equal(t, uint64(90), r.Workers[0].FaultsMinor)
+	assert.Equal(t, uint64(6), r.Workers[1].FaultsMajor)
+	assert.Equal(t, Faults{Minor: 40, Major: 2, MinorPerOp: 2, MajorPerOp: 0.1}, r.Faults)
+	// 20 operations of 1 MiB in a mean iteration of 100 ms.
+	require.NotNil(t, r.MBPerS)
+	assert.InDelta(t, 20*1.048576/0.1, *r.MBPerS, 1e-6)
+
+	b := Build(sample())
+	assert.Nil(t, b.MBPerS, "mb_per_s is memtouch's")
+	assert.Equal(t, Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, b.Config,
+		"no other workload's parameters, no waits")
+	assert.Equal(t, "fast", b.Workers[0].Profile)
+}

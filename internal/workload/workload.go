@@ -24,13 +24,17 @@ type Workload interface {
 // cannot run from a workload that failed while running.
 var ErrBadConfig = errors.New("invalid workload configuration")
 
-// Param is one parameter a workload takes. Name is both the flag
-// (--cost) and the key in the JSON config (config.cost).
+// Param is one parameter a workload takes. Name is its flag (--cost) and
+// its key in Args; the JSON config names it the same, with its unit where it
+// has one (buffer_bytes).
 type Param struct {
 	Name     string
 	Default  int
 	Min, Max int // allowed range, both included
 	Help     string
+	// Words, when set, are the values it takes (--memory fresh|reuse): the
+	// value in Args is the word's index, Min 0 and Max len(Words)-1.
+	Words []string
 }
 
 // Args are parameter values by Param.Name.

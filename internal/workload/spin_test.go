@@ -1,0 +1,47 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSpinDeclaresUnits(t *testing.T) {
+	s, err := Lookup("spin")
+	require.NoError(t, err)
+	require.Len(t, s.Params, 1)
+	p := s.Params[0]
+	assert.Equal(t, "units", p.Name)
+	assert.Equal(t, 1000, p.Default)
+	assert.Equal(t, [2]int{1, 1_000_000_000}, [2]int{p.Min, p.Max})
+}
+
+// One operation is units × SpinUnit steps of the xorshift64 chain: the
+// sink after one operation of 3 units is the reference chain's value after
+// 3000 steps from the same start.
+func TestSpinOperationIsUnitsTimesTheChain(t *testing.T) {
+	w, err := New("spin", Args{"units": 3})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3*SpinUnit), w.(*spinWork).iters)
+
+	spinSink.Store(0x9E3779B97F4A7C15)
+	x := spinSink.Load() | 1
+	for range 3 * SpinUnit {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	require.NoError(t, w.Do())
+	assert.Equal(t, x, spinSink.Load())
+}
+
+// Per-operation cost of spin at its default, 1000 units: the figure that
+// says what a unit costs here (ns/op ÷ 1000).
+func BenchmarkSpin1000Units(b *testing.B) {
+	w, err := New("spin", Args{"units": 1000})
+	require.NoError(b, err)
+	for b.Loop() {
+		_ = w.Do()
+	}
+}
