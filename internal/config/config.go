@@ -263,18 +263,7 @@ func usText(us int64) string {
 
 // bcryptCost is bcrypt's own parameter, declared with the workload: its
 // range and help are not repeated here.
-var bcryptCost = func() workloadParam {
-	spec, err := workload.Lookup("bcrypt")
-	if err != nil {
-		panic(err)
-	}
-	for _, p := range spec.Params {
-		if p.Name == "cost" {
-			return workloadParam(p)
-		}
-	}
-	panic("bcrypt declares no cost")
-}()
+var bcryptCost = lookupWorkloadParam("bcrypt", "cost")
 
 // memtouchMemory is memtouch's memory mode, declared with the workload.
 var memtouchMemory = lookupWorkloadParam("memtouch", "memory")
