@@ -30,7 +30,9 @@ type Report struct {
 	Faults        Faults    `json:"faults"`
 	// MBPerS is memtouch's throughput: bytes touched per iteration (buffer
 	// × batch × workers) over the mean iteration, in 10⁶ bytes per second;
-	// absent for other workloads.
+	// absent for other workloads. With --sleep the slow workers' sleeps
+	// are inside the iteration: it is then the rate the work got done,
+	// waits included, not the rate of touching memory.
 	MBPerS     *float64   `json:"mb_per_s,omitempty"`
 	Throttling Throttling `json:"throttling"`
 	Model      Model      `json:"model"`
@@ -39,9 +41,9 @@ type Report struct {
 
 type Config struct {
 	Workload string `json:"workload"`
-	Cost     int    `json:"cost"`
-	// The other workloads' parameters, present with theirs: spin's units,
-	// memtouch's buffer and memory.
+	// Each workload's own parameters, present with it only: bcrypt's cost,
+	// spin's units, memtouch's buffer and memory.
+	Cost        int    `json:"cost,omitempty"`
 	Units       int    `json:"units,omitempty"`
 	BufferBytes int    `json:"buffer_bytes,omitempty"`
 	Memory      string `json:"memory,omitempty"`
@@ -166,7 +168,7 @@ func Build(in Input) *Report {
 	r := &Report{
 		SchemaVersion: SchemaVersion,
 		Config: Config{
-			Workload: in.Config.Workload, Cost: in.Config.Cost, Batch: in.Config.Batch,
+			Workload: in.Config.Workload, Batch: in.Config.Batch,
 			Iterations: in.Config.Iterations, MinTimeMs: ms(in.Config.MinTime), Warmup: in.Config.Warmup, Workers: in.Config.Workers,
 			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
 		},
@@ -230,6 +232,8 @@ func Build(in Input) *Report {
 // waits where there are any.
 func workloadConfig(c *Config, d driver.Config) {
 	switch d.Workload {
+	case "bcrypt":
+		c.Cost = d.Cost
 	case "spin":
 		c.Units = d.Units
 	case "memtouch":

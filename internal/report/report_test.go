@@ -108,10 +108,10 @@ func TestCPUModel(t *testing.T) {
 
 // The workload's own parameters and the waits are in config; each worker
 // says whether it slept; faults add up per iteration and per operation;
-// memtouch has its MB/s.
+// memtouch has its MB/s, and no cost (bcrypt's).
 func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	in := sample()
-	in.Config = driver.Config{Workload: "memtouch", Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	in.Config = driver.Config{Workload: "memtouch", Cost: 12, Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 10 * time.Millisecond, SleepEvery: 100, SlowWorkers: 1}
 	for i := range in.Result.Iterations {
 		in.Result.Iterations[i].Workers[0].FaultsMinor = 30
@@ -119,7 +119,7 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 		in.Result.Iterations[i].Workers[1].FaultsMajor = 2
 	}
 	r := Build(in)
-	assert.Equal(t, Config{Workload: "memtouch", Cost: 0, BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
+	assert.Equal(t, Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
 		Batch: 10, Iterations: 3, Warmup: 0, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config)
 	assert.Equal(t, "slow", r.Workers[0].Profile)
 	assert.Equal(t, "fast", r.Workers[1].Profile)
