@@ -10,6 +10,8 @@
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
 #   make bench   harness fidelity, CFS model ratios (root for the model grid),
+#                spin's cost per operation and what placement sampling adds
+#                to it, memtouch first touch vs reuse in MB/s,
 #                the sampler's overhead at 100 ms and 10 ms, the open loop's
 #                recording overhead and latency floor, the burst simulator's
 #                cgroup-periods per second on one core and on all

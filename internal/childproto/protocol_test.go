@@ -1,11 +1,13 @@
 package childproto
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -117,8 +119,52 @@ func TestServeRunsTheExchange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 2, "the warm-up stays in the child")
 	assert.Equal(t, 1, res.GOMAXPROCS)
+	for _, it := range res.Iterations {
+		assert.Equal(t, small.Batch, it.Workers[0].Ops)
+		if runtime.GOOS == "linux" {
+			assert.NotEmpty(t, it.Workers[0].CPUs, "where the worker ran")
+		}
+	}
 	assert.NoError(t, s.end(t))
 	assert.False(t, s.killed.Load())
+}
+
+// Every field of a closed-loop result reaches the parent as the child
+// sent it: where each worker ran and its counters included.
+func TestResultSurvivesTheTrip(t *testing.T) {
+	sent := driver.Result{GOMAXPROCS: 2, Iterations: []driver.Iteration{{Wall: 30 * time.Millisecond, Workers: []driver.WorkerSample{
+		{Wall: 30 * time.Millisecond, CPU: 12 * time.Millisecond, Ops: 50, FaultsMinor: 256, FaultsMajor: 1,
+			CtxVoluntary: 5, CtxInvoluntary: 9, CPUs: []int{0, 3, 130}, CPUChanges: 4, Migrations: 6, KernelMigrations: true},
+		{Wall: 20 * time.Millisecond, CPU: 20 * time.Millisecond, Ops: 49, CPUs: []int{1}, CPUChanges: 0},
+	}}}}
+	s := newSession(t, func(in io.Reader, out io.Writer) error {
+		r := bufio.NewReader(in)
+		enc := json.NewEncoder(out)
+		for _, want := range []Type{TypeStart, TypeGo, TypeMeasure} {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return err
+			}
+			if _, err := decode(line, want); err != nil {
+				return err
+			}
+			if want == TypeGo {
+				if err := enc.Encode(Message{Type: TypeWarm}); err != nil {
+					return err
+				}
+			}
+		}
+		return enc.Encode(Message{Type: TypeResult, Result: &sent})
+	})
+	ctx := context.Background()
+	require.NoError(t, s.parent.Configure(small))
+	require.NoError(t, s.parent.Go())
+	require.NoError(t, s.parent.WaitWarm(ctx))
+	require.NoError(t, s.parent.Measure())
+	got, err := s.parent.Wait(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, sent, got)
+	assert.NoError(t, s.end(t))
 }
 
 // A configuration the workload refuses comes back as a bad config, in the

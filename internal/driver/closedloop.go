@@ -41,10 +41,27 @@ type Config struct {
 type WorkerSample struct {
 	Wall time.Duration `json:"wall_ns"` // from the iteration's start until this worker finished
 	CPU  time.Duration `json:"cpu_ns"`  // this worker's thread CPU time during the iteration
-	// Page faults of this worker's thread during the iteration
-	// (getrusage RUSAGE_THREAD; 0 where there is none).
-	FaultsMinor uint64 `json:"faults_minor"`
-	FaultsMajor uint64 `json:"faults_major"`
+	Ops  int           `json:"ops"`     // operations this worker completed
+	// Page faults and context switches of this worker's thread during the
+	// iteration (one getrusage RUSAGE_THREAD before, one after; 0 where
+	// there is none).
+	FaultsMinor    uint64 `json:"faults_minor"`
+	FaultsMajor    uint64 `json:"faults_major"`
+	CtxVoluntary   uint64 `json:"ctx_switches_voluntary"`
+	CtxInvoluntary uint64 `json:"ctx_switches_involuntary"`
+	// CPUs the thread was on at the operation boundaries (getcpu before
+	// the first operation and after each), ascending; none where getcpu is
+	// missing.
+	CPUs []int `json:"cpus,omitempty"`
+	// CPUChanges counts consecutive samples on different CPUs: a lower
+	// bound on the migrations, which misses a move and back between two
+	// samples and one while the thread slept.
+	CPUChanges uint64 `json:"cpu_changes"`
+	// Migrations is the kernel's own count over the iteration
+	// (se.nr_migrations, read before and after the batch) when
+	// KernelMigrations; 0 otherwise.
+	Migrations       uint64 `json:"migrations"`
+	KernelMigrations bool   `json:"kernel_migrations"`
 }
 
 // Iteration is one measured iteration.
@@ -78,8 +95,11 @@ func ApplyGOMAXPROCS(n int) int {
 // Run executes cfg in the calling process: cfg.Warmup discarded iterations,
 // then cfg.Iterations measured ones, and more while the measured ones span
 // less than cfg.MinTime (up to MaxIterations). Each worker is a goroutine locked to its
-// own OS thread, so its thread CPU clock measures its work alone. Run stops
-// between operations when ctx is cancelled.
+// own OS thread, so its thread CPU clock measures its work alone, and so do
+// its getrusage counters (faults, context switches) and the kernel's count
+// of its migrations, all read around each batch; where it ran is sampled at
+// each operation boundary (getcpu, one system call). Run stops between
+// operations when ctx is cancelled.
 //
 // beforeMeasure, when not nil, is called between the warm-up and the first
 // measured iteration, so the caller can take the kernel's counters over the
@@ -128,11 +148,10 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	}
 
 	type done struct {
-		id           int
-		end          time.Time
-		cpu          time.Duration
-		minor, major uint64
-		err          error
+		id     int
+		end    time.Time
+		sample WorkerSample // but Wall
+		err    error
 	}
 	starts := make([]chan time.Time, cfg.Workers)
 	results := make(chan done, cfg.Workers)
@@ -141,18 +160,37 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		go func(id int, start <-chan time.Time) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			var where placement
 			for range start {
+				// The file read and the system calls stay outside the
+				// operations; only getcpu runs between them.
+				mig0, kernel0 := threadMigrations()
+				u0 := threadUsage()
 				c0 := threadCPU()
-				min0, maj0 := threadFaults()
+				where.reset()
+				where.observe(getCPU())
 				var err error
-				for j := 0; j < cfg.Batch && err == nil; j++ {
-					if err = ctx.Err(); err == nil {
-						err = ws[id].Do()
+				ops := 0
+				for ops < cfg.Batch {
+					if err = ctx.Err(); err != nil {
+						break
 					}
+					if err = ws[id].Do(); err != nil {
+						break
+					}
+					ops++
+					where.observe(getCPU())
 				}
 				end, cpu := time.Now(), threadCPU()-c0
-				min1, maj1 := threadFaults()
-				results <- done{id: id, end: end, cpu: cpu, minor: min1 - min0, major: maj1 - maj0, err: err}
+				u := threadUsage().sub(u0)
+				mig1, kernel1 := threadMigrations()
+				s := WorkerSample{CPU: cpu, Ops: ops, FaultsMinor: u.minor, FaultsMajor: u.major,
+					CtxVoluntary: u.voluntary, CtxInvoluntary: u.involuntary,
+					CPUs: where.cpus.List(), CPUChanges: where.changes}
+				if kernel0 && kernel1 && mig1 >= mig0 {
+					s.Migrations, s.KernelMigrations = mig1-mig0, true
+				}
+				results <- done{id: id, end: end, sample: s, err: err}
 			}
 		}(i, starts[i])
 	}
@@ -192,7 +230,8 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			d := <-results
 			errs = append(errs, d.err)
 			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
-			iter.Workers[d.id] = WorkerSample{Wall: d.end.Sub(t0), CPU: d.cpu, FaultsMinor: d.minor, FaultsMajor: d.major}
+			d.sample.Wall = d.end.Sub(t0)
+			iter.Workers[d.id] = d.sample
 			iter.Wall = max(iter.Wall, d.end.Sub(t0))
 		}
 		if err := errors.Join(errs...); err != nil {

@@ -29,6 +29,7 @@ func TestRunShapesTheResult(t *testing.T) {
 		for _, w := range it.Workers {
 			assert.Positive(t, w.Wall)
 			assert.Positive(t, w.CPU, "thread CPU time is measured")
+			assert.Equal(t, 3, w.Ops, "every operation of the batch")
 			slowest = max(slowest, w.Wall)
 		}
 		assert.Equal(t, slowest, it.Wall, "an iteration lasts until its last worker is done")

@@ -7,6 +7,8 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,11 +91,89 @@ func writeText(w io.Writer, r *report.Report) error {
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
 		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
+	if len(r.Workers) > 0 {
+		fmt.Fprintf(&b, "  Spread:            slowest worker's ops/s %.2f × the fastest's, CoV %.1f%%\n",
+			r.Spread.SlowestToFastest, 100*r.Spread.CoV)
+		fmt.Fprintf(&b, "  Workers:           migrations %s\n", migrationsText(r.MigrationsSource))
+		if err := table.Text(&b, workersTable(r)); err != nil {
+			return err
+		}
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", warn)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func migrationsText(source string) string {
+	if source == "kernel" {
+		return "counted by the kernel"
+	}
+	return "counted between sampled CPUs (a lower bound)"
+}
+
+// workersTable is one line per worker: its share of the work and where it
+// ran, over all measured iterations.
+func workersTable(r *report.Report) *table.Table {
+	t := &table.Table{Style: table.Style{Indent: 4}}
+	names := []string{"worker", "ops", "ops/s", "CPU time", "CPUs", "migrations", "switches vol/invol"}
+	waits := r.Config.SleepMs > 0
+	if waits {
+		names = slices.Insert(names, 1, "profile")
+	}
+	for _, n := range names {
+		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
+	}
+	for _, w := range r.Workers {
+		row := []string{strconv.Itoa(w.ID), strconv.Itoa(w.Ops), opsPerS(w, r.Stats.N), table.MsSpaced(w.CPUMs),
+			cpuList(w.CPUs), strconv.FormatUint(w.Migrations, 10),
+			fmt.Sprintf("%d/%d", w.CtxSwitchesVoluntary, w.CtxSwitchesInvoluntary)}
+		if waits {
+			row = slices.Insert(row, 1, w.Profile)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// opsPerS is a worker's throughput, its operations over the sum of its
+// times (mean × iterations), as report's spread has it.
+func opsPerS(w report.Worker, iterations int) string {
+	wallS := w.MeanMs * float64(iterations) / 1000
+	if wallS <= 0 {
+		return "-"
+	}
+	v := float64(w.Ops) / wallS
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// cpuList writes ascending CPU ids as the kernel writes a cpuset: runs as
+// ranges, "0-3,8"; "-" when none is known.
+func cpuList(cpus []int) string {
+	if len(cpus) == 0 {
+		return "-"
+	}
+	var parts []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(cpus[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }
 
 func limitText(cg report.Cgroup) string {

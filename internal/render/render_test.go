@@ -25,7 +25,14 @@ func sample() *report.Report {
 		Stats:         report.Stats{N: 3, MeanMs: 100, VarianceMs: 100, StddevMs: 10, CoV: 0.1, MinMs: 90, MaxMs: 110, P50Ms: 100, P90Ms: 108, P99Ms: 109.8},
 		Throttling:    report.Throttling{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledMs: f64(150), ThrottledFraction: f64(0.75)},
 		Model:         report.Model{CPUMsPerIteration: 40, Parallelism: 0.5, ExpectedMs: 80, Ratio: 1.25},
-		Warnings:      []string{"few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"},
+		// Worker 0: 30 ops in 3 × 80 ms = 125/s; worker 1: 30 in 3 × 100 ms = 100/s.
+		Workers: []report.Worker{
+			{ID: 0, MeanMs: 80, CPUMs: 60, Profile: "fast", Ops: 30, CPUs: []int{0, 1, 2, 3, 8}, Migrations: 4, CtxSwitchesVoluntary: 2, CtxSwitchesInvoluntary: 17},
+			{ID: 1, MeanMs: 100, CPUMs: 60, Profile: "fast", Ops: 30, CPUs: []int{1}, Migrations: 0, CtxSwitchesVoluntary: 0, CtxSwitchesInvoluntary: 9},
+		},
+		Spread:           report.Spread{SlowestToFastest: 0.8, CoV: 0.157},
+		MigrationsSource: "kernel",
+		Warnings:         []string{"few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"},
 	}
 }
 
@@ -38,6 +45,12 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
 	assert.Contains(t, out, "measured/expected 1.25")
 	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
+	assert.Contains(t, out, "Spread:            slowest worker's ops/s 0.80 × the fastest's, CoV 15.7%")
+	assert.Contains(t, out, "Workers:           migrations counted by the kernel")
+	assert.Contains(t, out, "\n    worker  ops  ops/s  CPU time   CPUs  migrations  switches vol/invol\n")
+	assert.Contains(t, out, "\n         0   30    125  60.00 ms  0-3,8           4                2/17\n")
+	assert.Contains(t, out, "\n         1   30    100  60.00 ms      1           0                 0/9\n")
+	assert.NotContains(t, out, "profile", "no waits: every worker is fast")
 	// The summary shows every warning, in full.
 	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
 
@@ -81,4 +94,40 @@ func TestWorkloadNames(t *testing.T) {
 		GobenchName(r))
 	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Workers: 2, GOMAXPROCS: 2, Batch: 5}
 	assert.NotContains(t, GobenchName(r), "workload=")
+}
+
+// With waits the table says which workers sleep; sampled migrations say
+// they are a lower bound.
+func TestWorkersTableWithWaits(t *testing.T) {
+	r := sample()
+	r.Config.SleepMs, r.Config.SleepEvery, r.Config.SlowWorkers = 10, 5, 1
+	r.Workers[0].Profile = "slow"
+	r.MigrationsSource = "sampled"
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	out := buf.String()
+	assert.Contains(t, out, "    worker  profile  ops")
+	assert.Contains(t, out, "\n         0     slow   30")
+	assert.Contains(t, out, "migrations counted between sampled CPUs (a lower bound)")
+}
+
+func TestCPUList(t *testing.T) {
+	for want, cpus := range map[string][]int{
+		"-":         nil,
+		"5":         {5},
+		"0-1":       {0, 1},
+		"0-3,8":     {0, 1, 2, 3, 8},
+		"1,3,5":     {1, 3, 5},
+		"0,2-4,6-7": {0, 2, 3, 4, 6, 7},
+		"127-129":   {127, 128, 129},
+	} {
+		assert.Equal(t, want, cpuList(cpus))
+	}
+}
+
+func TestOpsPerS(t *testing.T) {
+	assert.Equal(t, "125", opsPerS(report.Worker{Ops: 30, MeanMs: 80}, 3))
+	assert.Equal(t, "12.5", opsPerS(report.Worker{Ops: 3, MeanMs: 80}, 3))
+	assert.Equal(t, "0.42", opsPerS(report.Worker{Ops: 1, MeanMs: 800}, 3))
+	assert.Equal(t, "-", opsPerS(report.Worker{Ops: 1}, 0), "no time measured")
 }

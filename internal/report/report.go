@@ -27,7 +27,17 @@ type Report struct {
 	DurationsMs   []float64 `json:"durations_ms"`
 	Stats         Stats     `json:"stats"`
 	Workers       []Worker  `json:"workers"`
-	Faults        Faults    `json:"faults"`
+	// Spread is how evenly the workers progressed: their throughputs
+	// side by side.
+	Spread Spread `json:"spread"`
+	// MigrationsSource says what workers[].migrations count: "kernel",
+	// the scheduler's own count (se.nr_migrations in
+	// /proc/<pid>/task/<tid>/sched, kernels with CONFIG_SCHED_DEBUG), or
+	// "sampled", the changes between consecutive CPUs sampled at operation
+	// boundaries, a lower bound, where the kernel's count could not be read
+	// for every worker and iteration.
+	MigrationsSource string `json:"migrations_source"`
+	Faults           Faults `json:"faults"`
 	// MBPerS is memtouch's throughput: bytes touched per iteration (buffer
 	// × batch × workers) over the mean iteration, in 10⁶ bytes per second;
 	// absent for other workloads. With --sleep the slow workers' sleeps
@@ -113,9 +123,34 @@ type Worker struct {
 	// Profile is "slow" for a worker that sleeps (--slow-workers), "fast"
 	// otherwise.
 	Profile string `json:"profile"`
+	// Ops are the operations it completed over all measured iterations.
+	Ops int `json:"ops"`
 	// Page faults of the worker's thread over all measured iterations.
 	FaultsMinor uint64 `json:"faults_minor"`
 	FaultsMajor uint64 `json:"faults_major"`
+	// Where it ran over all measured iterations: the CPUs sampled at its
+	// operation boundaries (ascending; null where the OS could not say),
+	// its migrations (counted as Report.MigrationsSource says) and its
+	// thread's context switches, voluntary (it blocked: a sleep) and
+	// involuntary (preempted, or throttled).
+	CPUs                   []int  `json:"cpus"`
+	Migrations             uint64 `json:"migrations"`
+	CtxSwitchesVoluntary   uint64 `json:"ctx_switches_voluntary"`
+	CtxSwitchesInvoluntary uint64 `json:"ctx_switches_involuntary"`
+}
+
+// Spread compares the workers' throughputs, each its operations per
+// second of its own wall time over the measured iterations (its
+// operations over the sum of the times from each iteration's start until
+// it finished).
+type Spread struct {
+	// SlowestToFastest is the slowest worker's throughput over the
+	// fastest's: 1 when all kept pace, 0.5 when one ran two times slower
+	// than another.
+	SlowestToFastest float64 `json:"slowest_to_fastest"`
+	// CoV is the throughputs' sample standard deviation (n−1) over their
+	// mean, as stats.cov is for the iterations; 0 with one worker.
+	CoV float64 `json:"cov"`
 }
 
 // Faults are the workers' page faults, all of them together, per measured
@@ -184,6 +219,7 @@ func Build(in Input) *Report {
 	perWorker := make([][]float64, n)
 	cpuMs := make([]float64, n)
 	minor, major := make([]uint64, n), make([]uint64, n)
+	where := make([]placement, n)
 	var cpuPerIter []float64
 	for _, it := range in.Result.Iterations {
 		r.DurationsMs = append(r.DurationsMs, ms(it.Wall))
@@ -194,8 +230,17 @@ func Build(in Input) *Report {
 			sum += ms(s.CPU)
 			minor[w] += s.FaultsMinor
 			major[w] += s.FaultsMajor
+			where[w].add(s)
 		}
 		cpuPerIter = append(cpuPerIter, sum)
+	}
+	kernel := len(in.Result.Iterations) > 0
+	for _, p := range where {
+		kernel = kernel && p.kernelOnly
+	}
+	r.MigrationsSource = "sampled"
+	if kernel {
+		r.MigrationsSource = "kernel"
 	}
 	s := stats.Summarize(r.DurationsMs)
 	r.Stats = Stats{N: s.N, MeanMs: s.Mean, VarianceMs: s.Variance, StddevMs: s.Stddev, CoV: s.CoV,
@@ -206,9 +251,13 @@ func Build(in Input) *Report {
 		if in.Config.Slow(w) {
 			profile = "slow"
 		}
+		p := where[w]
 		r.Workers = append(r.Workers, Worker{ID: w, MeanMs: ws.Mean, MinMs: ws.Min, MaxMs: ws.Max, CPUMs: cpuMs[w],
-			Profile: profile, FaultsMinor: minor[w], FaultsMajor: major[w]})
+			Profile: profile, Ops: p.ops, FaultsMinor: minor[w], FaultsMajor: major[w],
+			CPUs: p.cpus.List(), Migrations: p.migrations(kernel),
+			CtxSwitchesVoluntary: p.voluntary, CtxSwitchesInvoluntary: p.involuntary})
 	}
+	r.Spread = spread(throughputs(where))
 	r.Faults = faults(minor, major, len(in.Result.Iterations), in.Config.Batch*n)
 	if in.Config.Workload == "memtouch" && s.Mean > 0 {
 		bytes := float64(cmp.Or(in.Config.Buffer, workload.DefaultBuffer)) * float64(in.Config.Batch*n)

@@ -22,7 +22,9 @@ func CostCPUSeconds(r *report.Report) float64 {
 	return r.Cgroup.EffectiveCPUs * r.Stats.MeanMs / 1000
 }
 
-var metricColumns = []string{"mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s"}
+// spread is the report's spread.slowest_to_fastest: 1 when the workers
+// kept pace, 0.5 when one ran two times slower than another.
+var metricColumns = []string{"mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "spread"}
 
 // build lays rows out as a table: one column per swept flag, the metrics,
 // and a note. For people (notes non-nil) the note cell shows each warning's
@@ -75,7 +77,7 @@ func cells(r Row, notes *table.Notes) []string {
 	note := notes.Cell(rep.Warnings)
 	return append(c,
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
-		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), note)
+		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), f(rep.Spread.SlowestToFastest, 2), note)
 }
 
 // WriteCSV writes a header and one line per row.

@@ -21,6 +21,7 @@ func fakeReport(cpus, meanMs float64, throttled *float64) *report.Report {
 	r.DurationsMs = []float64{meanMs * 0.9, meanMs, meanMs * 1.1}
 	r.Throttling.ThrottledFraction = throttled
 	r.Model = report.Model{CPUMsPerIteration: 10, Ratio: 1.02}
+	r.Spread = report.Spread{SlowestToFastest: 0.75, CoV: 0.2}
 	return r
 }
 
@@ -40,11 +41,13 @@ func TestCSVParses(t *testing.T) {
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 4)
-	assert.Equal(t, []string{"workers", "cpus", "mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "note"}, recs[0])
+	assert.Equal(t, []string{"workers", "cpus", "mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "spread", "note"}, recs[0])
 	assert.Equal(t, "20", recs[1][2])
 	assert.Equal(t, "0.01", recs[1][8], "cost = 0.5 CPUs × 20 ms")
 	assert.Equal(t, "", recs[2][6], "throttled fraction not reported: empty, not 0")
-	assert.Contains(t, recs[3][9], "skipped: invalid --burst")
+	assert.Equal(t, "0.75", recs[1][9], "the workers' spread, full precision")
+	assert.Equal(t, "", recs[3][9], "skipped: no spread")
+	assert.Contains(t, recs[3][10], "skipped: invalid --burst")
 }
 
 func TestMarkdownTable(t *testing.T) {
@@ -52,11 +55,12 @@ func TestMarkdownTable(t *testing.T) {
 	require.NoError(t, WriteMarkdown(&buf, sampleRows()))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 5)
-	assert.Equal(t, "| workers | cpus | mean_ms | p50_ms | p99_ms | cov | throttled_fraction | model_ratio | cost_cpu_s | note |", lines[0])
+	assert.Equal(t, "| workers | cpus | mean_ms | p50_ms | p99_ms | cov | throttled_fraction | model_ratio | cost_cpu_s | spread | note |", lines[0])
 	for _, l := range lines {
-		assert.Equal(t, 11, strings.Count(l, "|")-strings.Count(l, `\|`), "every line has 10 cells: %s", l)
+		assert.Equal(t, 12, strings.Count(l, "|")-strings.Count(l, `\|`), "every line has 11 cells: %s", l)
 	}
 	assert.Contains(t, lines[2], "| 20.0 |")
+	assert.Contains(t, lines[2], "| 0.75 |", "spread, two decimals")
 }
 
 func TestTextTableAligns(t *testing.T) {
@@ -127,5 +131,5 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	require.NoError(t, WriteCSV(&buf, rows))
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
-	assert.Equal(t, short+"; "+few, recs[1][9])
+	assert.Equal(t, short+"; "+few, recs[1][len(recs[1])-1])
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,12 +37,18 @@ func TestSpinOperationIsUnitsTimesTheChain(t *testing.T) {
 	assert.Equal(t, x, spinSink.Load())
 }
 
-// Per-operation cost of spin at its default, 1000 units: the figure that
-// says what a unit costs here (ns/op ÷ 1000).
-func BenchmarkSpin1000Units(b *testing.B) {
-	w, err := New("spin", Args{"units": 1000})
-	require.NoError(b, err)
-	for b.Loop() {
-		_ = w.Do()
+// Per-operation cost of spin at one unit and at its default, 1000 units:
+// what a unit costs here (ns/op of units=1), and what an operation of the
+// default costs (the yardstick of the driver's placement sampling,
+// BenchmarkPlacementSampling).
+func BenchmarkSpinOp(b *testing.B) {
+	for _, units := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("units=%d", units), func(b *testing.B) {
+			w, err := New("spin", Args{"units": units})
+			require.NoError(b, err)
+			for b.Loop() {
+				_ = w.Do()
+			}
+		})
 	}
 }

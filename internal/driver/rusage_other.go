@@ -1,0 +1,7 @@
+//go:build !linux
+
+package driver
+
+// threadUsage: no per-thread counters here; faults and context switches
+// read as 0.
+func threadUsage() threadCounters { return threadCounters{} }
