@@ -23,8 +23,8 @@ type Background struct {
 	MachineBusy    *time.Duration
 	BusyResolution time.Duration
 	// CgroupUsage is the CPU time of every process in the measured cgroup
-	// over Window; ProcessCPU this process's own. Both in current mode,
-	// where the workload runs in this process.
+	// over Window, where it has a counter; ProcessCPU this process's own,
+	// in current mode, where the workload runs in this process.
 	CgroupUsage *time.Duration
 	ProcessCPU  *time.Duration
 }
