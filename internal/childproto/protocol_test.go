@@ -125,14 +125,17 @@ func TestServeRunsTheExchange(t *testing.T) {
 			assert.NotEmpty(t, it.Workers[0].CPUs, "where the worker ran")
 		}
 	}
+	assert.Positive(t, res.MeasuredCPU, "the child's CPU time over the measured iterations comes back")
 	assert.NoError(t, s.end(t))
 	assert.False(t, s.killed.Load())
 }
 
 // Every field of a closed-loop result reaches the parent as the child
-// sent it: where each worker ran and its counters included.
+// sent it: where each worker ran and its counters included, and the
+// child's CPU time over the measured iterations (the usage of a v1 slice
+// without a cpuacct counter).
 func TestResultSurvivesTheTrip(t *testing.T) {
-	sent := driver.Result{GOMAXPROCS: 2, Iterations: []driver.Iteration{{Wall: 30 * time.Millisecond, Workers: []driver.WorkerSample{
+	sent := driver.Result{GOMAXPROCS: 2, MeasuredCPU: 123456789 * time.Nanosecond, Iterations: []driver.Iteration{{Wall: 30 * time.Millisecond, Workers: []driver.WorkerSample{
 		{Wall: 30 * time.Millisecond, CPU: 12 * time.Millisecond, Ops: 50, FaultsMinor: 256, FaultsMajor: 1,
 			CtxVoluntary: 5, CtxInvoluntary: 9, CPUs: []int{0, 3, 130}, CPUChanges: 4, Migrations: 6, KernelMigrations: true},
 		{Wall: 20 * time.Millisecond, CPU: 20 * time.Millisecond, Ops: 49, CPUs: []int{1}, CPUChanges: 0},
@@ -319,4 +322,10 @@ func TestParentCancelKillsTheChild(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, s.killed.Load())
 	s.end(t)
+}
+
+// The child's CPU time travels under a key that says its unit.
+func TestMeasuredCPUKey(t *testing.T) {
+	m := Message{Type: TypeResult, Result: &driver.Result{MeasuredCPU: 123456789 * time.Nanosecond}}
+	assert.Contains(t, string(mustJSON(t, m)), `"measured_cpu_ns":123456789`)
 }

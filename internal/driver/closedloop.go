@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
@@ -74,6 +75,11 @@ type Iteration struct {
 type Result struct {
 	GOMAXPROCS int         `json:"gomaxprocs"` // the value in force during the run
 	Iterations []Iteration `json:"iterations"`
+	// MeasuredCPU is the process's CPU time, all its threads, over the
+	// measured iterations alone (0 when unknown): read in the process, from
+	// the first measured iteration's start to the last one's end. A child
+	// alone in its slice has used that much of the slice's quota.
+	MeasuredCPU time.Duration `json:"measured_cpu_ns,omitempty"`
 }
 
 // MaxIterations bounds the measured iterations of a run, --min-time's too:
@@ -105,7 +111,7 @@ func ApplyGOMAXPROCS(n int) int {
 // measured iteration, so the caller can take the kernel's counters over the
 // measured iterations alone.
 func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
-	return runner{newWorkload: workload.New, maxIterations: MaxIterations}.run(ctx, cfg, beforeMeasure)
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU}.run(ctx, cfg, beforeMeasure)
 }
 
 // Args are cfg's workload parameters by name, for workload.New; one left
@@ -126,11 +132,12 @@ func (cfg Config) Args() workload.Args {
 // Slow says whether worker id runs with the waits.
 func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
-// runner holds what tests replace: the workload, and the bound on
-// iterations.
+// runner holds what tests replace: the workload, the bound on
+// iterations, and the process's CPU clock (nil: not read).
 type runner struct {
 	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
 	maxIterations int
+	processCPU    func() (time.Duration, error)
 }
 
 func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
@@ -207,6 +214,7 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	// quota: the best case, hiding the throttled gap in between.
 	var t0 time.Time
 	var window time.Duration // of the measured iterations so far
+	var cpu0 *time.Duration  // the process's CPU time when they began
 	more := func(it int) bool {
 		measured := it - cfg.Warmup
 		return it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && measured < rn.maxIterations
@@ -217,6 +225,9 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				return Result{}, err
 			}
 			t0 = time.Time{} // the pause for the caller is not the workload's
+		}
+		if it == cfg.Warmup {
+			cpu0 = rn.readCPU()
 		}
 		if t0.IsZero() {
 			t0 = time.Now()
@@ -246,5 +257,21 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		}
 		t0 = t0.Add(iter.Wall)
 	}
+	// The workers are idle now, waiting for an iteration that never comes.
+	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {
+		res.MeasuredCPU = *cpu1 - *cpu0
+	}
 	return res, nil
+}
+
+// readCPU reads the process's CPU clock; nil when it cannot.
+func (rn runner) readCPU() *time.Duration {
+	if rn.processCPU == nil {
+		return nil
+	}
+	c, err := rn.processCPU()
+	if err != nil {
+		return nil
+	}
+	return &c
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,4 +183,62 @@ func TestWorkerFaults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tickWork stands in for the workload where a test counts CPU time: each
+// operation advances a fake process CPU clock by a millisecond.
+type tickWork struct{ clock *atomic.Int64 }
+
+func (w tickWork) Do() error { w.clock.Add(int64(time.Millisecond)); return nil }
+
+// The process's CPU time covers the measured iterations alone: not the
+// warm-up, not the pause for the caller's counters before them.
+func TestMeasuredCPUCoversTheMeasuredIterations(t *testing.T) {
+	var clock atomic.Int64
+	rn := runner{
+		newWorkload:   func(string, workload.Args) (workload.Workload, error) { return tickWork{&clock}, nil },
+		maxIterations: MaxIterations,
+		processCPU:    func() (time.Duration, error) { return time.Duration(clock.Load()), nil },
+	}
+	cfg := Config{Workload: "tick", Batch: 4, Iterations: 3, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
+	res, err := rn.run(context.Background(), cfg, func() error {
+		assert.Equal(t, int64(2*4*2*time.Millisecond), clock.Load(), "the warm-up is done")
+		clock.Add(int64(100 * time.Millisecond)) // the caller's pause
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3*4*2*time.Millisecond, res.MeasuredCPU, "3 iterations × 4 ops × 2 workers × 1 ms")
+
+	// Without a warm-up the window starts at the first iteration.
+	clock.Store(0)
+	cfg.Warmup = 0
+	res, err = rn.run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 24*time.Millisecond, res.MeasuredCPU)
+}
+
+// A clock that cannot be read leaves the CPU time unknown: 0, never a
+// guess; the run stands.
+func TestMeasuredCPUUnknown(t *testing.T) {
+	rn := sleeping(time.Millisecond, MaxIterations)
+	rn.processCPU = func() (time.Duration, error) { return 0, errors.New("no clock") }
+	res, err := rn.run(context.Background(), Config{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, nil)
+	require.NoError(t, err)
+	assert.Zero(t, res.MeasuredCPU)
+	assert.Len(t, res.Iterations, 2)
+}
+
+// The real clock: a CPU-bound run's process CPU time is at least its
+// workers' thread CPU time over the same iterations.
+func TestMeasuredCPUOfARealRun(t *testing.T) {
+	res, err := Run(context.Background(), Config{Workload: "spin", Units: 1000, Batch: 20, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+	require.NoError(t, err)
+	var threads time.Duration
+	for _, it := range res.Iterations {
+		for _, w := range it.Workers {
+			threads += w.CPU
+		}
+	}
+	require.Positive(t, threads)
+	assert.GreaterOrEqual(t, res.MeasuredCPU, threads)
 }

@@ -52,8 +52,10 @@ func Write(w io.Writer, rows []Row, format string, list bool) error {
 }
 
 // columns are the metrics of a row, after the swept values.
+// quota_util is usage.quota_utilisation: next to throttled, so that a run
+// throttled in many periods while using little of their quota shows.
 var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "bursts", "offered_load"}
+	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
 
 // build lays rows out: one column per swept parameter, the metrics and a
 // note. For people (notes non-nil) numbers are rounded and each warning is
@@ -119,7 +121,7 @@ func cells(r Row, notes *table.Notes) []string {
 		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),
 		opt(rep.CPUUtilisation, 3), opt(rep.PeakCPUs100ms, 2),
 		f(l.Mean, 2), f(l.P50, 2), f(l.P90, 2), f(l.P99, 2), f(l.P999, 2), f(l.Max, 2),
-		throttled, bursts, f(rep.Model.OfferedLoad, 3), note)
+		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3), note)
 }
 
 // writeHeader says, above the text table, what every row shares: the

@@ -37,6 +37,8 @@ func rep(rate float64, p99 float64, warnings ...string) *report.Latency {
 		Calibration: driver.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
 	}
 	r.Throttling.NrPeriods, r.Throttling.NrThrottled, r.Throttling.NrBursts = u64(100), u64(7), u64(3)
+	src := report.SourceProcess
+	r.Usage = report.Usage{CPUMs: f64(1234.56789), QuotaUtilisation: f64(0.246913578), Source: &src}
 	return r
 }
 
@@ -95,7 +97,7 @@ func TestWriteCSV(t *testing.T) {
 	require.Len(t, recs, len(rows)+1)
 	head := recs[0]
 	assert.Equal(t, []string{"burst", "rate", "offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-		"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "bursts", "offered_load", "note"}, head)
+		"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "note"}, head)
 	col := func(rec []string, name string) string {
 		i := slices.Index(head, name)
 		require.GreaterOrEqual(t, i, 0, name)
@@ -119,6 +121,7 @@ func TestWriteCSV(t *testing.T) {
 	assert.Equal(t, "42.4242424", col(first, "p999_ms"))
 	assert.Equal(t, "99.9999", col(first, "max_ms"))
 	assert.Equal(t, "7/100", col(first, "throttled"))
+	assert.Equal(t, "0.246913578", col(first, "quota_util"))
 	assert.Equal(t, "3", col(first, "bursts"))
 	assert.Equal(t, "0.512345678", col(first, "offered_load"))
 	assert.Equal(t, fewRequests+"; "+dropped, col(first, "note"), "warnings whole, no footnote marks")
@@ -137,12 +140,13 @@ func TestWriteCSVUnknowns(t *testing.T) {
 	r := rep(100, 10)
 	r.CPUUtilisation, r.PeakCPUs100ms = nil, nil
 	r.Throttling.NrPeriods, r.Throttling.NrBursts = nil, nil
+	r.Usage.QuotaUtilisation = nil
 	recs, err := csv.NewReader(strings.NewReader(write(t, []Row{{Report: r}}, "csv", false))).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	head, rec := recs[0], recs[1]
 	assert.Equal(t, "offered_rps", head[0], "no swept columns for a single configuration")
-	for _, name := range []string{"cpu_util", "peak_cpus_100ms", "throttled", "bursts"} {
+	for _, name := range []string{"cpu_util", "peak_cpus_100ms", "throttled", "quota_util", "bursts"} {
 		assert.Empty(t, rec[slices.Index(head, name)], name)
 	}
 }
@@ -152,9 +156,9 @@ func TestWriteCSVUnknowns(t *testing.T) {
 func TestWriteMarkdown(t *testing.T) {
 	out := write(t, abRows(), "markdown", true)
 	lines := strings.Split(out, "\n")
-	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p90_ms | p99_ms | p999_ms | max_ms | throttled | bursts | offered_load | note |", lines[0])
+	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p90_ms | p99_ms | p999_ms | max_ms | throttled | quota_util | bursts | offered_load | note |", lines[0])
 	assert.True(t, strings.HasPrefix(lines[1], "|---:|"), lines[1])
-	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 5.50 | 12.35 | 42.42 | 100.00 | 7/100 | 3 | 0.512 | few requests¹; dropped requests² |")
+	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 5.50 | 12.35 | 42.42 | 100.00 | 7/100 | 0.247 | 3 | 0.512 | few requests¹; dropped requests² |")
 	assert.Contains(t, lines[3], "| 45.68 |")
 	assert.Contains(t, lines[3], "few requests¹ |", "the shared warning keeps its number")
 	assert.Contains(t, lines[5], `| 100ms | 200 |`)
@@ -172,7 +176,7 @@ func TestWriteText(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "open loop: poisson arrivals for 10s (seed 1), 2 workers, queue 100, wait 0s per request\n"), out)
 	assert.Contains(t, out, "work: a loop run until the thread's CPU clock has advanced by --work; one iteration is a xorshift, 1234 per ms (median of 9 rounds timed by thread CPU clock)\n")
 	assert.Contains(t, out, "cgroup v1, a slice created for each configuration (the first: /throttlebench/tb-1); response time = completion − scheduled arrival\n")
-	for _, c := range []string{"burst", "rate", "offered_rps", "achieved_rps", "cpu_util", "peak_cpus_100ms", "p50_ms", "p99_ms", "p999_ms", "throttled", "offered_load", "note"} {
+	for _, c := range []string{"burst", "rate", "offered_rps", "achieved_rps", "cpu_util", "peak_cpus_100ms", "p50_ms", "p99_ms", "p999_ms", "throttled", "quota_util", "offered_load", "note"} {
 		assert.Contains(t, out, c)
 	}
 	assert.Contains(t, out, "few requests¹; dropped requests²")

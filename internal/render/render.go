@@ -5,6 +5,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -88,6 +89,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(usageText(r.Usage, t))
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
 		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
@@ -185,4 +187,18 @@ func limitText(cg report.Cgroup) string {
 		s += fmt.Sprintf(", burst %s", table.MsSpaced(float64(cg.BurstUs)/1000))
 	}
 	return s
+}
+
+// usageText is the cgroup's CPU time over the measured iterations, where
+// it was read, and its share of the quota over the periods counted.
+func usageText(u report.Usage, t report.Throttling) string {
+	if u.CPUMs == nil || u.Source == nil {
+		return "  Usage:             not known (no counter could be read)\n"
+	}
+	from := map[string]string{report.SourceCgroup: "the cgroup's counter", report.SourceProcess: "the workload process's CPU clock"}[*u.Source]
+	s := fmt.Sprintf("  Usage:             %s of CPU (%s)", table.MsSpaced(*u.CPUMs), cmp.Or(from, *u.Source))
+	if u.QuotaUtilisation != nil && t.NrPeriods != nil {
+		s += fmt.Sprintf(", %.1f%% of the quota over %d periods", 100**u.QuotaUtilisation, *t.NrPeriods)
+	}
+	return s + "\n"
 }

@@ -43,6 +43,7 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "Time (mean ± σ):   100.0 ms ± 10.00 ms")
 	assert.Contains(t, out, "Range (min … max): 90.00 ms … 110.0 ms")
 	assert.Contains(t, out, "Throttled:         3 of 4 periods (75.0%)")
+	assert.Contains(t, out, "Usage:             not known (no counter could be read)\n")
 	assert.Contains(t, out, "measured/expected 1.25")
 	assert.Contains(t, out, "bcrypt cost 4: 2 × 10 ops per iteration, 3 iterations (+1 warm-up)")
 	assert.Contains(t, out, "Spread:            slowest worker's ops/s 0.80 × the fastest's, CoV 15.7%")
@@ -130,4 +131,21 @@ func TestOpsPerS(t *testing.T) {
 	assert.Equal(t, "12.5", opsPerS(report.Worker{Ops: 3, MeanMs: 80}, 3))
 	assert.Equal(t, "0.42", opsPerS(report.Worker{Ops: 1, MeanMs: 800}, 3))
 	assert.Equal(t, "-", opsPerS(report.Worker{Ops: 1}, 0), "no time measured")
+}
+
+// The usage line: the CPU time, where it was read, and its share of the
+// quota over the periods counted when there is one.
+func TestTextUsage(t *testing.T) {
+	r := sample()
+	src := report.SourceCgroup
+	r.Usage = report.Usage{CPUMs: f64(150), QuotaUtilisation: f64(0.75), Source: &src}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "Usage:             150.0 ms of CPU (the cgroup's counter), 75.0% of the quota over 4 periods\n")
+
+	src = report.SourceProcess
+	r.Usage.QuotaUtilisation = nil
+	buf.Reset()
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "Usage:             150.0 ms of CPU (the workload process's CPU clock)\n")
 }

@@ -37,7 +37,10 @@ type Latency struct {
 	PeakCPUs100ms *float64   `json:"peak_cpus_100ms"`
 	LatencyMs     LatencyMs  `json:"latency_ms"`
 	Throttling    Throttling `json:"throttling"`
-	Model         LoadModel  `json:"model"`
+	// Usage is run's usage, from the same CPU time as CPUMs: cpu_ms
+	// against the quota over the periods counted, and where it was read.
+	Usage Usage     `json:"usage"`
+	Model LoadModel `json:"model"`
 	// GeneratorLateMs is the most a request was sent after its scheduled
 	// arrival; response times include it.
 	GeneratorLateMs float64            `json:"generator_late_ms"`
@@ -100,6 +103,7 @@ type LatencyInput struct {
 	Host       Host
 	Window     time.Duration
 	CPU        *time.Duration // the workload's CPU time over Window
+	CPUSource  string         // where CPU was read: SourceCgroup, SourceProcess
 	Peak100    *float64       // CPUs
 	Warnings   []string
 	Background Background
@@ -152,6 +156,7 @@ func BuildLatency(in LatencyInput) *Latency {
 			r.CPUUtilisation = &u
 		}
 	}
+	r.Usage = usage(in.CPU, in.CPUSource, in.Limits.Quota, in.Stat.NrPeriods)
 	r.Model.OfferedCPUs = o.Rate * o.Work.Seconds()
 	if eff > 0 {
 		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
@@ -199,6 +204,9 @@ func CheckLatency(r *Latency, bg Background, th Thresholds) []string {
 	if r.Cgroup.PeriodUs != nil && r.Cgroup.QuotaUs > 0 && r.Throttling.NrPeriods != nil && float64(*r.Throttling.NrPeriods) < th.MinPeriods {
 		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
 			*r.Throttling.NrPeriods))
+	}
+	if msg, ok := unusedQuota(r.Throttling, r.Usage, th); ok {
+		w = append(w, msg)
 	}
 	// In current mode cpu_ms and cpu_utilisation are the whole cgroup's.
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {

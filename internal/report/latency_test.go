@@ -33,10 +33,11 @@ func quietLatency() LatencyInput {
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
 			Histogram: "HISTFAKE", Calibration: driver.Calibration{IterationsPerMs: 1234, Rounds: 5},
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms},
-		Stat:   cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
-		Host:   Host{Kernel: "6.1", NumCPU: 4},
-		Window: 20 * time.Second,
-		CPU:    dur(4 * time.Second),
+		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
+		Host:      Host{Kernel: "6.1", NumCPU: 4},
+		Window:    20 * time.Second,
+		CPU:       dur(4 * time.Second),
+		CPUSource: SourceProcess,
 		// 0.6 CPUs in the busiest 100 ms.
 		Peak100: f64(0.6),
 	}
@@ -72,6 +73,13 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	assert.InDelta(t, 0.4, *r.CPUUtilisation, 1e-12, "4 s / (20 s × 0.5 CPUs)")
 	require.NotNil(t, r.PeakCPUs100ms)
 	assert.Equal(t, 0.6, *r.PeakCPUs100ms)
+	// usage, from the same CPU time: 4 s against 50 ms × 200 periods.
+	require.NotNil(t, r.Usage.CPUMs)
+	assert.InDelta(t, 4000, *r.Usage.CPUMs, 1e-9)
+	require.NotNil(t, r.Usage.QuotaUtilisation)
+	assert.InDelta(t, 0.4, *r.Usage.QuotaUtilisation, 1e-12, "4 s / (50 ms × 200 periods)")
+	require.NotNil(t, r.Usage.Source)
+	assert.Equal(t, "process", *r.Usage.Source)
 
 	assert.Equal(t, LatencyMs{Mean: 3, Min: 2, P50: 2.5, P90: 4, P99: 9, P999: 15, Max: 20}, r.LatencyMs)
 	require.NotNil(t, r.Throttling.NrPeriods)
@@ -169,6 +177,20 @@ func TestBuildLatencyUnknowns(t *testing.T) {
 	assert.Nil(t, r.CPUMs)
 	assert.Nil(t, r.CPUUtilisation)
 	assert.Nil(t, r.PeakCPUs100ms)
+	assert.Equal(t, Usage{}, r.Usage)
+
+	// No quota of the cgroup's own, or no period counted: the CPU time
+	// stands, its quota utilisation is null.
+	in = quietLatency()
+	in.Limits.Quota = cgroup.Unlimited
+	r = BuildLatency(in)
+	require.NotNil(t, r.Usage.CPUMs)
+	assert.Nil(t, r.Usage.QuotaUtilisation)
+	in = quietLatency()
+	in.Stat.NrPeriods = u64(0)
+	r = BuildLatency(in)
+	require.NotNil(t, r.Usage.CPUMs)
+	assert.Nil(t, r.Usage.QuotaUtilisation)
 
 	in = quietLatency()
 	in.Window = 0
@@ -237,6 +259,14 @@ func TestCheckLatencyRules(t *testing.T) {
 		{"cgroup barely shared", func(r *Latency, bg *Background) {
 			bg.CgroupUsage, bg.ProcessCPU = dur(609*time.Millisecond), dur(600*time.Millisecond)
 		}, nil, ""},
+		// Throttled in 150 of 200 periods while using 20% of their quota:
+		// the fibtest signature; 60% of it is a bursty run's, silent.
+		{"throttled below quota", func(r *Latency, _ *Background) {
+			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.2)
+		}, []string{"throttled below quota"}, "throttled in 150 of 200 periods (75%) while using 20% of the quota"},
+		{"throttled, quota used", func(r *Latency, _ *Background) {
+			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.6)
+		}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := BuildLatency(quietLatency())
@@ -288,7 +318,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 
 	for _, k := range []string{"schema_version", "config", "cgroup", "host", "offered_rps", "achieved_rps", "completed", "dropped",
 		"cpu_utilisation", "peak_cpus_100ms", "latency_ms", "throttling", "warnings",
-		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr"} {
+		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage"} {
 		assert.Contains(t, doc, k)
 	}
 	assert.Equal(t, float64(SchemaVersion), doc["schema_version"])
@@ -314,6 +344,9 @@ func TestLatencyJSONKeys(t *testing.T) {
 	assert.Equal(t, 0.0, doc["dropped"])
 	_, ok = doc["throttling"].(map[string]any)
 	assert.True(t, ok, "throttling is an object")
+	use, ok := doc["usage"].(map[string]any)
+	require.True(t, ok, "usage is an object")
+	assert.Equal(t, map[string]any{"cpu_ms": 4000.0, "quota_utilisation": 0.4, "source": "process"}, use)
 	_, ok = doc["cgroup"].(map[string]any)
 	assert.True(t, ok, "cgroup is an object")
 	_, ok = doc["host"].(map[string]any)

@@ -45,6 +45,7 @@ type Report struct {
 	// waits included, not the rate of touching memory.
 	MBPerS     *float64   `json:"mb_per_s,omitempty"`
 	Throttling Throttling `json:"throttling"`
+	Usage      Usage      `json:"usage"`
 	Model      Model      `json:"model"`
 	Warnings   []string   `json:"warnings"`
 }
@@ -173,6 +174,48 @@ type Throttling struct {
 	ThrottledFraction *float64 `json:"throttled_fraction"`
 }
 
+// Usage is the CPU time the measured cgroup used over the measured window
+// and what share of its quota that is. Null where it is not known: the CPU
+// time when no counter could be read, the utilisation too when the cgroup
+// has no quota of its own or no period was counted.
+type Usage struct {
+	CPUMs *float64 `json:"cpu_ms"`
+	// QuotaUtilisation is cpu_ms / (quota × nr_periods), the cgroup's own
+	// quota and the change of its nr_periods over the same window: 1 when
+	// every period used its whole quota; above 1 with burst.
+	QuotaUtilisation *float64 `json:"quota_utilisation"`
+	// Source says where cpu_ms comes from: SourceCgroup or SourceProcess;
+	// null with cpu_ms.
+	Source *string `json:"source"`
+}
+
+// Where a cgroup's usage comes from.
+const (
+	// SourceCgroup: the cgroup's own counter (v2 cpu.stat usage_usec, v1
+	// cpuacct.usage).
+	SourceCgroup = "cgroup"
+	// SourceProcess: the workload process's CPU clock, where the cgroup
+	// has no counter (a v1 slice, cpuacct mounted apart): the workload is
+	// alone in its slice, so that is the slice's usage. In current mode
+	// without a counter it is this process's alone.
+	SourceProcess = "process"
+)
+
+// usage is the Usage of cpu (nil: not known), read from source, against
+// the cgroup's own quota over periods (the change of its nr_periods). Run
+// and latency share it, so that the key means the same in both.
+func usage(cpu *time.Duration, source string, quota time.Duration, periods *uint64) Usage {
+	if cpu == nil {
+		return Usage{}
+	}
+	u := Usage{CPUMs: msPtr(cpu), Source: &source}
+	if quota > 0 && periods != nil && *periods > 0 {
+		q := float64(*cpu) / (float64(quota) * float64(*periods))
+		u.QuotaUtilisation = &q
+	}
+	return u
+}
+
 // Model compares the measured mean with the CFS bandwidth model.
 type Model struct {
 	CPUMsPerIteration float64 `json:"cpu_ms_per_iteration"`
@@ -183,17 +226,22 @@ type Model struct {
 
 // Input is everything a report is built from.
 type Input struct {
-	Config   driver.Config
-	Policy   string
-	Mode     string
-	Cgroup   cgroup.Cgroup
-	Limits   cgroup.Limits
-	Chain    []cgroup.Level
-	NumCPU   int
-	Result   driver.Result
-	Stat     cgroup.CPUStat // the change over the run
-	Host     Host
-	Warnings []string // found by the caller; Build adds those of Check
+	Config driver.Config
+	Policy string
+	Mode   string
+	Cgroup cgroup.Cgroup
+	Limits cgroup.Limits
+	Chain  []cgroup.Level
+	NumCPU int
+	Result driver.Result
+	Stat   cgroup.CPUStat // the change over the run
+	// Usage is the measured cgroup's CPU time over the same window (nil:
+	// not known), UsageSource where it was read (SourceCgroup,
+	// SourceProcess).
+	Usage       *time.Duration
+	UsageSource string
+	Host        Host
+	Warnings    []string // found by the caller; Build adds those of Check
 	// Background is what else was read around the measured iterations.
 	Background Background
 }
@@ -273,6 +321,7 @@ func Build(in Input) *Report {
 	}
 
 	r.Throttling = throttling(in.Stat)
+	r.Usage = usage(in.Usage, in.UsageSource, in.Limits.Quota, in.Stat.NrPeriods)
 	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
 	return r
 }

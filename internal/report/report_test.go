@@ -136,3 +136,71 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 		"no other workload's parameters, no waits")
 	assert.Equal(t, "fast", b.Workers[0].Profile)
 }
+
+// usage is the cgroup's CPU time against its own quota over the periods
+// the kernel counted in the same window, by hand: 150 ms of CPU against
+// 50 ms × 4 periods is 0.75.
+func TestBuildUsage(t *testing.T) {
+	in := sample()
+	in.Usage, in.UsageSource = dur(150*time.Millisecond), SourceProcess
+	u := Build(in).Usage
+	require.NotNil(t, u.CPUMs)
+	assert.InDelta(t, 150, *u.CPUMs, 1e-9)
+	require.NotNil(t, u.QuotaUtilisation)
+	assert.InDelta(t, 0.75, *u.QuotaUtilisation, 1e-12, "150 ms / (50 ms × 4 periods)")
+	require.NotNil(t, u.Source)
+	assert.Equal(t, "process", *u.Source)
+
+	// With burst a period may use more than its quota: above 1, as it is.
+	in.Usage, in.UsageSource = dur(260*time.Millisecond), SourceCgroup
+	u = Build(in).Usage
+	require.NotNil(t, u.QuotaUtilisation)
+	assert.InDelta(t, 1.3, *u.QuotaUtilisation, 1e-12)
+	assert.Equal(t, "cgroup", *u.Source)
+}
+
+// The utilisation is null where it has no meaning: no quota of the
+// cgroup's own, no period counted, a counter the kernel does not report;
+// everything is null when the CPU time is not known.
+func TestBuildUsageNull(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Input)
+	}{
+		{"no quota", func(in *Input) { in.Limits.Quota = cgroup.Unlimited }},
+		{"zero periods", func(in *Input) { in.Stat.NrPeriods = u64(0) }},
+		{"periods not reported", func(in *Input) { in.Stat.NrPeriods = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := sample()
+			in.Usage, in.UsageSource = dur(150*time.Millisecond), SourceCgroup
+			tc.edit(&in)
+			u := Build(in).Usage
+			require.NotNil(t, u.CPUMs)
+			assert.InDelta(t, 150, *u.CPUMs, 1e-9)
+			assert.Nil(t, u.QuotaUtilisation)
+		})
+	}
+
+	r := Build(sample())
+	assert.Equal(t, Usage{}, r.Usage)
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, r))
+	assert.Contains(t, b.String(), `"usage": {
+    "cpu_ms": null,
+    "quota_utilisation": null,
+    "source": null
+  }`)
+}
+
+// Build judges the usage it computed: fibtest's numbers (throttled in 90
+// of 100 periods of a 50 ms quota, 600 ms of CPU: 12% of it) warn.
+func TestBuildWarnsOfUnusedQuota(t *testing.T) {
+	in := sample()
+	in.Stat = cgroup.CPUStat{NrPeriods: u64(100), NrThrottled: u64(90)}
+	in.Usage, in.UsageSource = dur(600*time.Millisecond), SourceCgroup
+	r := Build(in)
+	require.NotNil(t, r.Usage.QuotaUtilisation)
+	assert.InDelta(t, 0.12, *r.Usage.QuotaUtilisation, 1e-12)
+	assert.Contains(t, headlines(r.Warnings), "throttled below quota")
+}

@@ -23,8 +23,8 @@ type Background struct {
 	MachineBusy    *time.Duration
 	BusyResolution time.Duration
 	// CgroupUsage is the CPU time of every process in the measured cgroup
-	// over Window; ProcessCPU this process's own. Both in current mode,
-	// where the workload runs in this process.
+	// over Window, where it has a counter; ProcessCPU this process's own,
+	// in current mode, where the workload runs in this process.
 	CgroupUsage *time.Duration
 	ProcessCPU  *time.Duration
 }
@@ -37,6 +37,13 @@ type Thresholds struct {
 	CgroupOthersMin   time.Duration // … and at least this much of it
 	BusyCPUs          float64       // other load on the machine, in CPUs on average
 	Alpha             float64       // the significance compare tests at
+	// Throttled while the quota went unused (the fibtest signature): at
+	// least UnusedThrottledPeriods throttled periods, making up at least
+	// UnusedThrottledFraction of the periods, and a quota utilisation
+	// below UnusedRatio × that fraction.
+	UnusedThrottledPeriods  uint64
+	UnusedThrottledFraction float64
+	UnusedRatio             float64
 }
 
 // DefaultThresholds are the thresholds every run is judged by.
@@ -57,6 +64,22 @@ var DefaultThresholds = Thresholds{
 	BusyCPUs: 0.2,
 	// compare's default --alpha.
 	Alpha: 0.05,
+	// A period ends throttled only once its quota (with burst, more) has
+	// been handed out, and a fixed kernel lets the CPUs use what they were
+	// handed, so a run throttled in a fraction f of its periods has a
+	// quota utilisation of at least about f, however bursty it is: the
+	// unthrottled periods only add to it, burst too. Two things take from
+	// that bound: the window's first throttled period, partly used before
+	// the window (1/10 of the throttled periods at 10 of them), and the
+	// runtime the CPUs still hold when it ends (1 ms each at most once the
+	// workers are idle). 0.7·f leaves room for both and for the counters
+	// being read a moment apart; a kernel that expires per-CPU slices
+	// (before 5.4) uses far less, fibtest saw a small fraction of the
+	// quota. Below a quarter of the periods, throttling shapes too little
+	// of the run to matter, and the bound rests on few periods.
+	UnusedThrottledPeriods:  10,
+	UnusedThrottledFraction: 0.25,
+	UnusedRatio:             0.7,
 }
 
 // Check judges a built report r (and what else was read around it) and
@@ -107,6 +130,9 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
 			r.Stats.N, r.Stats.N, need, th.Alpha, need))
 	}
+	if msg, ok := unusedQuota(r.Throttling, r.Usage, th); ok {
+		w = append(w, msg)
+	}
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
 		w = append(w, msg)
 	}
@@ -144,6 +170,26 @@ func sharedCgroup(path string, bg Background, th Thresholds) (string, bool) {
 	return fmt.Sprintf("shared cgroup: other processes in %s used %s of CPU during the measurement, %.0f%% of the cgroup's; "+
 		"the cgroup's counters (and its quota, if it has one) cover them too; measure in a slice of its own (--cgroup create)",
 		path, table.MsSpaced(ms(others)), 100*float64(others)/float64(*bg.CgroupUsage)), true
+}
+
+// unusedQuota is the warning for a cgroup throttled in many periods while
+// using far less than their quota: every throttled period had its quota
+// handed out, so a quota utilisation well below the throttled fraction
+// means CPUs were handed runtime they did not get to use.
+func unusedQuota(t Throttling, u Usage, th Thresholds) (string, bool) {
+	if t.NrThrottled == nil || t.ThrottledFraction == nil || u.QuotaUtilisation == nil {
+		return "", false
+	}
+	f, util := *t.ThrottledFraction, *u.QuotaUtilisation
+	if *t.NrThrottled < th.UnusedThrottledPeriods || f < th.UnusedThrottledFraction || util >= th.UnusedRatio*f {
+		return "", false
+	}
+	return fmt.Sprintf("throttled below quota: throttled in %d of %d periods (%.0f%%) while using %.0f%% of the quota over them (%s of CPU of %s); "+
+		"a throttled period has had its whole quota handed out, so a run throttled that often uses at least about %.0f%% of it: "+
+		"quota handed to per-CPU run queues went unused, the signature of the kernel bug fibtest found "+
+		"(per-CPU slices expiring unused, fixed in 5.4 by \"sched/fair: Fix low cpu usage with high throttling by removing expiration of cpu-local slices\"); "+
+		"the throttling, and the slowdown it causes, is the kernel's doing, not what the limit asks: check that this kernel has the fix",
+		*t.NrThrottled, *t.NrPeriods, 100*f, 100*util, table.MsSpaced(*u.CPUMs), table.MsSpaced(*u.CPUMs/util), 100*f), true
 }
 
 type quota struct {

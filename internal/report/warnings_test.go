@@ -212,3 +212,78 @@ func TestHeadlinesAreShort(t *testing.T) {
 		assert.LessOrEqual(t, len(h), 40, h)
 	}
 }
+
+// withUsage sets r's counters: throttled in throttled of periods, and a
+// quota utilisation of util (quiet's 50 ms quota over those periods).
+func withUsage(r *Report, throttled, periods uint64, util float64) *Report {
+	f := float64(throttled) / float64(periods)
+	cpu := util * 50 * float64(periods)
+	src := SourceCgroup
+	r.Throttling = Throttling{NrPeriods: u64(periods), NrThrottled: u64(throttled), ThrottledFraction: &f}
+	r.Usage = Usage{CPUMs: &cpu, QuotaUtilisation: &util, Source: &src}
+	return r
+}
+
+// Throttled in most periods while using a small part of the quota: the
+// fibtest signature, with its numbers.
+func TestThrottledBelowQuota(t *testing.T) {
+	w := Check(withUsage(quiet(), 180, 200, 0.15), Background{}, DefaultThresholds)
+	require.Equal(t, []string{"throttled below quota"}, headlines(w))
+	assert.Contains(t, w[0], "throttled in 180 of 200 periods (90%) while using 15% of the quota over them (1500.0 ms of CPU of 10.00 s)")
+	assert.Contains(t, w[0], "at least about 90% of it")
+	assert.Contains(t, w[0], "fixed in 5.4")
+}
+
+// The rule against the bound a legitimate run obeys: a throttled period
+// used its quota, so the utilisation is at least about the throttled
+// fraction f. The same f, half the periods throttled, is silent when the
+// utilisation is f or a little above (a bursty workload: throttled
+// periods used all, the others little), and warns well below it.
+func TestThrottledBelowQuotaRule(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		throttled, periods uint64
+		util               float64
+		burst              bool
+		warn               bool
+	}{
+		{name: "fibtest-like", throttled: 50, periods: 100, util: 0.2, warn: true},
+		{name: "bursty, legitimate", throttled: 50, periods: 100, util: 0.55},
+		{name: "bursty, at the bound less an edge period", throttled: 50, periods: 100, util: 0.49},
+		{name: "just below 0.7 f", throttled: 50, periods: 100, util: 0.349, warn: true},
+		{name: "at 0.7 f", throttled: 50, periods: 100, util: 0.35},
+		// Burst lets a period use more than its quota: the utilisation only
+		// grows, above 1 even, and stays silent.
+		{name: "with burst", throttled: 60, periods: 100, util: 1.2, burst: true},
+		{name: "with burst, throttled throughout", throttled: 100, periods: 100, util: 1.05, burst: true},
+		{name: "CPU-bound, throttled throughout", throttled: 100, periods: 100, util: 0.98},
+		{name: "too few throttled periods", throttled: 9, periods: 10, util: 0.05},
+		{name: "ten throttled periods", throttled: 10, periods: 10, util: 0.05, warn: true},
+		{name: "a small throttled fraction", throttled: 20, periods: 100, util: 0.01},
+		{name: "a quarter throttled", throttled: 25, periods: 100, util: 0.1, warn: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := withUsage(quiet(), tc.throttled, tc.periods, tc.util)
+			if tc.burst {
+				r.Cgroup.BurstUs = 50000
+				r.Throttling.NrBursts, r.Throttling.BurstMs = u64(tc.periods/2), f64(400)
+			}
+			w := Check(r, Background{}, DefaultThresholds)
+			if tc.warn {
+				assert.Equal(t, []string{"throttled below quota"}, headlines(w))
+			} else {
+				assert.Empty(t, w)
+			}
+		})
+	}
+}
+
+// Without a utilisation (no quota of the cgroup's own, no CPU time) the
+// rule cannot judge, and says nothing.
+func TestThrottledBelowQuotaNeedsTheUtilisation(t *testing.T) {
+	r := withUsage(quiet(), 180, 200, 0.15)
+	r.Usage.QuotaUtilisation = nil
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
+	r.Usage = Usage{}
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
+}

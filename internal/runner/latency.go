@@ -44,6 +44,8 @@ type window struct {
 	o   Options
 	g   Group
 	cpu func() (time.Duration, error) // the workload's CPU time
+	// source says what cpu reads: report.SourceCgroup or SourceProcess.
+	source string
 	// cpuAtEnd is the workload's CPU time at the end, from its result: a
 	// child has exited by the time the parent could read it.
 	cpuAtEnd func(driver.LatencyResult) (time.Duration, error)
@@ -92,7 +94,7 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 	return report.BuildLatency(report.LatencyInput{
 		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(started),
-		Window: elapsed, CPU: used, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
+		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
 	}), nil
 }
 
@@ -111,7 +113,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	}
 	// The child is alone in its slice: its CPU time is the slice's usage,
 	// read the same way on v1 (whose created slice has no cpuacct) and v2.
-	w := &window{k: k, o: o, g: slice,
+	w := &window{k: k, o: o, g: slice, source: report.SourceProcess,
 		cpu: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) },
 		cpuAtEnd: func(res driver.LatencyResult) (time.Duration, error) {
 			if res.ProcessCPU <= 0 {
@@ -145,11 +147,11 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	}
 	// The cgroup's usage where it is known (others in it count: a warning
 	// says so), else this process's.
-	cpu := cg.Usage
+	cpu, source := cg.Usage, report.SourceCgroup
 	if _, err := cg.Usage(); err != nil {
-		cpu = k.ProcessCPU
+		cpu, source = k.ProcessCPU, report.SourceProcess
 	}
-	w := &window{k: k, o: o, g: cg, cpu: cpu, usage: cg.Usage, process: k.ProcessCPU,
+	w := &window{k: k, o: o, g: cg, cpu: cpu, source: source, usage: cg.Usage, process: k.ProcessCPU,
 		cpuAtEnd: func(driver.LatencyResult) (time.Duration, error) { return cpu() },
 		hostCPU:  func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
 	opened := false

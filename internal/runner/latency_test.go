@@ -345,6 +345,14 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	assert.Equal(t, 20.0, rep.LatencyMs.P99)
 	assert.Nil(t, rep.PeakCPUs100ms, "the sampler never read")
 	assert.Contains(t, headlinesOf(rep.Warnings), "no 100 ms peak")
+	// usage is the child's CPU time, as cpu_ms: 260 ms at its end − 100 ms
+	// at the start, against 20 ms × 15 periods.
+	require.NotNil(t, rep.Usage.CPUMs)
+	assert.Equal(t, *rep.CPUMs, *rep.Usage.CPUMs)
+	assert.InDelta(t, 160, *rep.Usage.CPUMs, 1e-9)
+	assert.Equal(t, "process", *rep.Usage.Source)
+	require.NotNil(t, rep.Usage.QuotaUtilisation)
+	assert.InDelta(t, 160.0/(20*15), *rep.Usage.QuotaUtilisation, 1e-12)
 }
 
 func headlinesOf(ws []string) []string {
@@ -544,6 +552,8 @@ func TestLatencyCurrentOrder(t *testing.T) {
 	require.NotNil(t, rep.Throttling.NrPeriods)
 	assert.Equal(t, uint64(4), *rep.Throttling.NrPeriods)
 	require.NotNil(t, rep.CPUMs, "the cgroup's usage is known")
+	require.NotNil(t, rep.Usage.Source)
+	assert.Equal(t, "cgroup", *rep.Usage.Source)
 }
 
 // Without the cgroup's usage, current mode counts this process's CPU time.
@@ -556,6 +566,8 @@ func TestLatencyCurrentWithoutUsage(t *testing.T) {
 	assert.Equal(t, "process cpu", w.log[i-1], "the start read from this process: %v", w.log)
 	assert.Equal(t, "process cpu", w.log[i+1], "and the end: %v", w.log)
 	require.NotNil(t, rep.CPUMs)
+	require.NotNil(t, rep.Usage.Source)
+	assert.Equal(t, "process", *rep.Usage.Source)
 }
 
 // In current mode a failure before the requests (the cgroup's cpu.stat)

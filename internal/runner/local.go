@@ -74,6 +74,10 @@ type Slice interface {
 	Group
 	AddProc(pid int) error
 	Delete() error
+	// Usage is the slice's CPU usage counter (v2 usage_usec, v1
+	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
+	// where it has none (v1 with cpuacct mounted apart).
+	Usage() (time.Duration, error)
 }
 
 // Current is the process's own cgroup.
@@ -140,10 +144,10 @@ type reading struct {
 }
 
 // read takes a reading through the given readers (function values, so
-// tests fake them); usage and process are nil where they mean nothing (a
-// created slice: the workload is another process, alone in its slice). A
-// reader that fails leaves its number unknown and its warning silent: it
-// never fails a run.
+// tests fake them); usage and process are nil where they mean nothing
+// (process in a created slice: the workload is another process, alone in
+// its slice). A reader that fails leaves its number unknown and its
+// warning silent: it never fails a run.
 func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
 	r := reading{at: time.Now()}
 	if t, err := hostCPU(); err == nil {
@@ -270,9 +274,10 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err != nil {
 		return nil, err
 	}
-	// The machine's counters only: the workload is the child, alone in its
-	// slice, and its workers' CPU time comes back with the result.
-	bgBefore := read(hostCPU, nil, nil)
+	// The machine's counters and the slice's usage: the workload is the
+	// child, alone in its slice, and its own CPU time comes back with the
+	// result.
+	bgBefore := read(hostCPU, slice.Usage, nil)
 	if err := child.Measure(); err != nil {
 		return nil, fmt.Errorf("start measured iterations: %w", err)
 	}
@@ -280,12 +285,32 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err != nil {
 		return nil, err
 	}
-	bgAfter := read(hostCPU, nil, nil)
+	bgAfter := read(hostCPU, slice.Usage, nil)
 	after, err := slice.Stat()
 	if err != nil {
 		return nil, err
 	}
-	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
+	bg := background(bgBefore, bgAfter)
+	var own *time.Duration
+	if res.MeasuredCPU > 0 {
+		own = &res.MeasuredCPU
+	}
+	use, source := cgroupUsage(bg, own)
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, nil), nil
+}
+
+// cgroupUsage is the measured cgroup's CPU time over the window and where
+// it was read: its own counter where it has one, else the workload
+// process's CPU time (own), which is the slice's where the workload is
+// alone in it; nil when neither is known.
+func cgroupUsage(bg report.Background, own *time.Duration) (*time.Duration, string) {
+	if bg.CgroupUsage != nil {
+		return bg.CgroupUsage, report.SourceCgroup
+	}
+	if own != nil {
+		return own, report.SourceProcess
+	}
+	return nil, ""
 }
 
 func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
@@ -315,7 +340,11 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	if err != nil {
 		return nil, err
 	}
-	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+	// Without the cgroup's counter, this process's CPU time: the workload's,
+	// though not that of others in the cgroup.
+	bg := background(bgBefore, bgAfter)
+	use, source := cgroupUsage(bg, bg.ProcessCPU)
+	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, warnings), nil
 }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.
@@ -350,11 +379,11 @@ func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res driver.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
+	res driver.Result, stat cgroup.CPUStat, bg report.Background, use *time.Duration, source string, warnings []string) *report.Report {
 	// report.Build adds the warnings about the numbers themselves.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: k.HostInfo(started), Warnings: warnings,
+		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(started), Warnings: warnings,
 		Background: bg,
 	})
 }

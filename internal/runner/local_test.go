@@ -30,7 +30,16 @@ type world struct {
 	spec    cgroup.SliceSpec // what CreateSlice was asked for
 	removed []string         // stale slices CleanStale reports
 	stats   []uint64         // nr_periods of successive cpu.stat reads
+	// usageAt and processAt, when set, are the cgroup's usage counter and
+	// this process's CPU clock (0 otherwise); measured is the CPU time the
+	// child reports over its measured iterations.
+	usageAt, processAt func() time.Duration
+	measured           time.Duration
 }
+
+// happened says whether the log holds event: what a counter has counted
+// depends on how far the workload has gone.
+func (w *world) happened(event string) bool { return slices.Contains(w.log, event) }
 
 var fakeHier = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
 
@@ -105,7 +114,15 @@ func (g fakeGroup) AddProc(pid int) error { return g.w.step(fmt.Sprintf("move %d
 
 func (g fakeGroup) Delete() error { return g.w.step("delete") }
 
-func (g fakeGroup) Usage() (time.Duration, error) { return 0, g.w.step("usage") }
+func (g fakeGroup) Usage() (time.Duration, error) {
+	if err := g.w.step("usage"); err != nil {
+		return 0, err
+	}
+	if g.w.usageAt == nil {
+		return 0, nil
+	}
+	return g.w.usageAt(), nil
+}
 
 // fakeChild answers like the real child; Kill may come more than once.
 type fakeChild struct{ w *world }
@@ -126,7 +143,9 @@ func (c fakeChild) Wait(ctx context.Context) (driver.Result, error) {
 	if err := c.w.step("wait"); err != nil {
 		return driver.Result{}, err
 	}
-	return result, ctx.Err()
+	res := result
+	res.MeasuredCPU = c.w.measured
+	return res, ctx.Err()
 }
 
 // result is two measured iterations of one worker.
@@ -153,9 +172,14 @@ func (w *world) local() *Local {
 			}
 			return result, w.step("measure here")
 		},
-		HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
-		ProcessCPU: func() (time.Duration, error) { return 0, w.step("process cpu") },
-		HostInfo:   func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
+		HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
+		ProcessCPU: func() (time.Duration, error) {
+			if err := w.step("process cpu"); err != nil || w.processAt == nil {
+				return 0, err
+			}
+			return w.processAt(), nil
+		},
+		HostInfo: func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
 	}
 }
 
@@ -182,7 +206,7 @@ func TestCreatedRunOrder(t *testing.T) {
 	assert.Equal(t, []string{
 		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain",
 		"start /bin/tb", "move 4242", "go", "warm",
-		"stat", "host cpu", "measure", "wait", "host cpu", "stat",
+		"stat", "host cpu", "usage", "measure", "wait", "host cpu", "usage", "stat",
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
@@ -390,4 +414,91 @@ func TestCurrentRunFailures(t *testing.T) {
 	_, err = w.local().Run(context.Background(), options(ModeCurrent))
 	require.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "find the current cgroup")
+}
+
+// A created slice's usage is its own counter, read around the measured
+// iterations alone: the counter has counted the warm-up (40 ms) by the
+// time the child says it is warm, and the measured iterations (150 ms)
+// once they are done; only those count. Against the 20 ms quota over the
+// 15 periods counted in the same window, 150 ms is 0.5 of it.
+func TestCreatedUsageFromTheSlice(t *testing.T) {
+	w := &world{stats: []uint64{10, 25}, measured: 120 * time.Millisecond}
+	w.usageAt = func() time.Duration {
+		var u time.Duration
+		if w.happened("warm") {
+			u += 40 * time.Millisecond
+		}
+		if w.happened("wait") {
+			u += 150 * time.Millisecond
+		}
+		return u
+	}
+	rep, err := w.local().Run(context.Background(), options(ModeCreate))
+	require.NoError(t, err)
+	u := rep.Usage
+	require.NotNil(t, u.CPUMs)
+	assert.InDelta(t, 150, *u.CPUMs, 1e-9, "the warm-up excluded; the counter, not the child's clock")
+	require.NotNil(t, u.Source)
+	assert.Equal(t, report.SourceCgroup, *u.Source)
+	require.NotNil(t, u.QuotaUtilisation)
+	assert.InDelta(t, 0.5, *u.QuotaUtilisation, 1e-12, "150 ms / (20 ms × 15 periods)")
+}
+
+// A slice without a counter of its own (v1, cpuacct mounted apart) counts
+// the child's CPU time over its measured iterations, as it reports it;
+// without that too, the usage is unknown and the run stands.
+func TestCreatedUsageFromTheChild(t *testing.T) {
+	w := &world{stats: []uint64{10, 25}, measured: 120 * time.Millisecond,
+		fail: map[string]error{"usage": fmt.Errorf("%w: no cpuacct.usage", cgroup.ErrNoUsage)}}
+	rep, err := w.local().Run(context.Background(), options(ModeCreate))
+	require.NoError(t, err)
+	u := rep.Usage
+	require.NotNil(t, u.CPUMs)
+	assert.InDelta(t, 120, *u.CPUMs, 1e-9)
+	require.NotNil(t, u.Source)
+	assert.Equal(t, report.SourceProcess, *u.Source)
+	require.NotNil(t, u.QuotaUtilisation)
+	assert.InDelta(t, 0.4, *u.QuotaUtilisation, 1e-12, "120 ms / (20 ms × 15 periods)")
+
+	w = &world{stats: []uint64{10, 25}, fail: map[string]error{"usage": cgroup.ErrNoUsage}}
+	rep, err = w.local().Run(context.Background(), options(ModeCreate))
+	require.NoError(t, err)
+	assert.Equal(t, report.Usage{}, rep.Usage)
+	assert.Equal(t, "delete", w.log[len(w.log)-2])
+}
+
+// Current mode: the cgroup's counter over the measured iterations (after
+// the warm-up); without it, this process's CPU time over the same window.
+func TestCurrentUsage(t *testing.T) {
+	w := &world{stats: []uint64{3, 13}}
+	progress := func(warm, measured time.Duration) func() time.Duration {
+		return func() time.Duration {
+			var u time.Duration
+			if w.happened("warm here") {
+				u += warm
+			}
+			if w.happened("measure here") {
+				u += measured
+			}
+			return u
+		}
+	}
+	w.usageAt = progress(30*time.Millisecond, 100*time.Millisecond)
+	w.processAt = progress(30*time.Millisecond, 80*time.Millisecond)
+	rep, err := w.local().Run(context.Background(), options(ModeCurrent))
+	require.NoError(t, err)
+	u := rep.Usage
+	require.NotNil(t, u.CPUMs)
+	assert.InDelta(t, 100, *u.CPUMs, 1e-9)
+	assert.Equal(t, report.SourceCgroup, *u.Source)
+	require.NotNil(t, u.QuotaUtilisation)
+	assert.InDelta(t, 0.5, *u.QuotaUtilisation, 1e-12, "100 ms / (20 ms × 10 periods)")
+
+	w.log, w.stats, w.fail = nil, []uint64{3, 13}, map[string]error{"usage": cgroup.ErrNoUsage}
+	rep, err = w.local().Run(context.Background(), options(ModeCurrent))
+	require.NoError(t, err)
+	u = rep.Usage
+	require.NotNil(t, u.CPUMs)
+	assert.InDelta(t, 80, *u.CPUMs, 1e-9)
+	assert.Equal(t, report.SourceProcess, *u.Source)
 }

@@ -72,8 +72,8 @@ func (c kernelCurrent) Usage() (time.Duration, error) {
 	return c.acct.Usage()
 }
 
-// kernelSlice is a created slice; its Limits, Chain, Stat, AddProc and
-// Delete are cgroup.Slice's own.
+// kernelSlice is a created slice; its Limits, Chain, Stat, Usage, AddProc
+// and Delete are cgroup.Slice's own.
 type kernelSlice struct{ *cgroup.Slice }
 
 func (s kernelSlice) Cgroup() cgroup.Cgroup { return s.Slice.Cgroup }

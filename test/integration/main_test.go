@@ -153,6 +153,11 @@ type result struct {
 		NrBursts    *uint64  `json:"nr_bursts"`
 		BurstMs     *float64 `json:"burst_ms"`
 	} `json:"throttling"`
+	Usage struct {
+		CPUMs            *float64 `json:"cpu_ms"`
+		QuotaUtilisation *float64 `json:"quota_utilisation"`
+		Source           *string  `json:"source"`
+	} `json:"usage"`
 	Model struct {
 		ExpectedMs float64 `json:"expected_ms"`
 		Ratio      float64 `json:"ratio"`

@@ -47,6 +47,38 @@ func TestQuotaThrottles(t *testing.T) {
 	assert.Equal(t, uint64(0), *free.Throttling.NrThrottled)
 	// The slices are gone (testParent checks at cleanup too).
 	assert.NoDirExists(t, slow.Cgroup.Dir)
+
+	// The slice's usage over the measured iterations: its own counter on
+	// v2 (and on v1 where cpuacct shares the cpu hierarchy), the child's
+	// CPU clock where cpuacct is mounted apart. Either covers the workers'
+	// CPU time; no quota, no utilisation.
+	for _, r := range []result{free, slow} {
+		require.NotNil(t, r.Usage.CPUMs)
+		assert.Positive(t, *r.Usage.CPUMs)
+		require.NotNil(t, r.Usage.Source)
+		assert.Contains(t, []string{"cgroup", "process"}, *r.Usage.Source)
+		if hier.Version == 2 {
+			assert.Equal(t, "cgroup", *r.Usage.Source, "every v2 cgroup counts usage_usec")
+		}
+	}
+	assert.Nil(t, free.Usage.QuotaUtilisation)
+
+	// A CPU-bound worker at half a CPU is throttled in nearly every period
+	// after using its whole quota: a utilisation near 1. Over 20 periods
+	// or more the window's edges move it by a period or two at most.
+	spin := tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--workload", "spin", "--cpus", "0.5",
+		"--batch", "40", "--iterations", "3", "--min-time", "2s")
+	require.NotNil(t, spin.Throttling.NrPeriods)
+	require.NotNil(t, spin.Throttling.NrThrottled)
+	require.NotNil(t, spin.Usage.CPUMs)
+	require.NotNil(t, spin.Usage.QuotaUtilisation)
+	periods, throttled := *spin.Throttling.NrPeriods, *spin.Throttling.NrThrottled
+	t.Logf("spin at 0.5 CPUs: %.1f ms of CPU (%s), throttled in %d of %d periods, quota utilisation %.3f",
+		*spin.Usage.CPUMs, *spin.Usage.Source, throttled, periods, *spin.Usage.QuotaUtilisation)
+	require.GreaterOrEqual(t, periods, uint64(15))
+	assert.GreaterOrEqual(t, float64(throttled), 0.7*float64(periods), "throttled in most periods")
+	assert.InDelta(t, 1.0, *spin.Usage.QuotaUtilisation, 0.3)
+	assert.NotContains(t, headlines(spin.Warnings), "throttled below quota")
 }
 
 func TestBurstIsWrittenAndReported(t *testing.T) {
