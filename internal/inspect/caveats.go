@@ -50,7 +50,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		}
 		if binding >= 0 && *eff < float64(len(c.Online)) {
 			l := cg.Levels[binding]
-			add("effective_cpus %s < %d online CPUs: the quota of %s (%v per %v) holds the processes below it to %s CPUs in all",
+			add("effective_cpus %s < %d online CPUs: the quota of %s (%v per %v) holds all the processes in it to %s CPUs together",
 				num(*eff), len(c.Online), l.Path, us(l.QuotaUs), us(*l.PeriodUs), num(*eff))
 		}
 	}

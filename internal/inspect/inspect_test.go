@@ -169,7 +169,7 @@ func TestOfflineV2(t *testing.T) {
 	assert.Equal(t, []string{
 		"SMT on: more workers than cores (4) will run at uneven speed, as two threads of one core share it; --one-per-core uses one thread of each core",
 		"offline CPUs 5-6: 2 of the 8 CPUs run nothing; cores run 1 to 2 online threads, as some lost a sibling",
-		"effective_cpus 0.5 < 6 online CPUs: the quota of /user.slice (50ms per 100ms) holds the processes below it to 0.5 CPUs in all",
+		"effective_cpus 0.5 < 6 online CPUs: the quota of /user.slice (50ms per 100ms) holds all the processes in it to 0.5 CPUs together",
 		"the quota of /user.slice (0.5 CPUs) is tighter than this cgroup's own, and Go reads only its own cgroup: the default GOMAXPROCS 6 lets more threads run at once than that quota",
 	}, r.Caveats)
 
