@@ -176,6 +176,7 @@ func TestOfflineV2(t *testing.T) {
 	text := Text(r)
 	for _, want := range []string{
 		"  offline     5-6 (2)\n",
+		"  mode        v2 only\n",
 		"  cores       4, 1 to 2 threads: SMT on\n",
 		"  siblings    core 0 → 0,4   core 1 → 1     core 2 → 2     core 3 → 3,7\n",
 		"  limits      unlimited (period 100ms)\n",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -73,10 +74,12 @@ func Text(r *Report) string {
 	switch {
 	case cg.Version == 0:
 		row("mode", "%s; no hierarchy with the cpu controller", cg.Mode)
-	case cg.Mode == "hybrid" && cg.Version == 1:
-		row("mode", "v1, hybrid: v1 controllers, cgroup2 at %s", cg.Unified)
+	case cg.Mode == cgroup.ModeHybrid && cg.Version == 1:
+		row("mode", "v1, hybrid: cpu on v1, cgroup2 at %s", cg.Unified)
+	case cg.Mode == cgroup.ModeHybrid:
+		row("mode", "v2, hybrid: cpu on cgroup2 at %s, v1 hierarchies beside it", cg.Unified)
 	default:
-		row("mode", "v%d, %s", cg.Version, cg.Mode)
+		row("mode", "v%d only", cg.Version)
 	}
 	if cg.Version != 0 {
 		row("cgroup", "%s at %s", cg.Path, cg.Dir)
@@ -181,7 +184,7 @@ func siblingLines(siblings [][]int) []string {
 
 func limits(l Level) string {
 	if l.PeriodUs == nil {
-		return "none (no bandwidth files)"
+		return "none: no bandwidth files (the root cgroup, or cpu not enabled for it)"
 	}
 	if l.QuotaUs < 0 {
 		return fmt.Sprintf("unlimited (period %v)", us(*l.PeriodUs))
