@@ -182,7 +182,7 @@ func TestOfflineV2(t *testing.T) {
 		"  limits      unlimited (period 100ms)\n",
 		"  ancestors   /user.slice: 50ms per 100ms (0.5 CPUs), burst 20ms\n",
 		"  effective   0.5 CPUs\n",
-		"  cpuset      0-4,7 (written: none, the parent's apply) at /sys/fs/cgroup\n",
+		"  cpuset      0-4,7 effective, none written, at /sys/fs/cgroup\n",
 	} {
 		assert.Contains(t, text, want)
 	}

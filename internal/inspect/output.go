@@ -110,11 +110,11 @@ func Text(r *Report) string {
 		}
 	}
 	if s := cg.Cpuset; s != nil {
-		written := list(s.CPUs)
-		if len(s.CPUs) == 0 && s.Version == 2 {
-			written = "none, the parent's apply"
+		written := list(s.CPUs) + " written"
+		if len(s.CPUs) == 0 {
+			written = "none written"
 		}
-		row("cpuset", "%s (written: %s) at %s", list(s.Effective), written, s.Dir)
+		row("cpuset", "%s effective, %s, at %s", list(s.Effective), written, s.Dir)
 	} else {
 		row("cpuset", "none (no cpuset controller)")
 	}
