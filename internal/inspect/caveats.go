@@ -72,7 +72,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 	case cg.Version == 0 && cg.Error == "":
 		add("no cgroup hierarchy holds the cpu controller: no limit applies here and no slice can be created")
 	case cg.Version != 0 && !r.CanCreateSlice:
-		add("no slice can be created here (%s): run and sweep can measure only the limits in place (--cgroup current)", r.SliceCheck)
+		add("no slice can be created here (%s): run and sweep can measure the limits in place (--cgroup current), or create slices in a cgroup delegated to this user (--parent)", r.SliceCheck)
 	}
 	if cg.Error != "" {
 		add("cgroup not fully read: %s", cg.Error)
