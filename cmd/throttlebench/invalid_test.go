@@ -250,6 +250,10 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"simulate", "--plot", "grid.pdf"}, []string{`--plot "grid.pdf"`, ".svg or .png"}},
 		{[]string{"simulate", "-o", "/dev/full"}, []string{`--output "/dev/full"`, "not a regular file"}},
 		{[]string{"simulate", "now"}, []string{`unknown command "now"`}},
+		// inspect
+		{[]string{"inspect", "--format", "yaml"}, []string{`--format "yaml"`, "want one of text, json"}},
+		{[]string{"inspect", "--cpus", "2"}, []string{"unknown flag: --cpus"}},
+		{[]string{"inspect", "now"}, []string{`unknown command "now"`}},
 		// cleanup, and no command at all
 		{[]string{"cleanup", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
 		{[]string{"cleanup", "leftover"}, []string{`unknown command "leftover"`}},

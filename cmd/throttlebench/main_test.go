@@ -12,9 +12,14 @@ import (
 // as the child; without this it would run every test again instead, each
 // of which may start a child of its own: a chain of thousands of processes
 // and slices, once, until the test timeout ended it.
+//
+// With asCLI=1 in its environment it is throttlebench itself, for a test
+// that needs a fresh process (inspect's GOMAXPROCS as the process started).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == childproto.Arg {
+	if len(os.Args) > 1 && os.Args[1] == childproto.Arg || os.Getenv(asCLI) == "1" {
 		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr, false))
 	}
 	os.Exit(m.Run())
 }
+
+const asCLI = "THROTTLEBENCH_TEST_AS_CLI"

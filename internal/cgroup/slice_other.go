@@ -30,3 +30,6 @@ func (hier Hierarchy) RemoveDefaultParent()                  {}
 func (s *Slice) AddProc(int) error                           { return errNotLinux }
 func (s *Slice) Delete() error                               { return errNotLinux }
 func CleanStale(string) ([]string, []Skipped, error)         { return nil, nil, nil }
+
+// CanCreateSlice is false: there are no cgroups here.
+func (hier Hierarchy) CanCreateSlice() (bool, string) { return false, errNotLinux.Error() }

@@ -27,7 +27,8 @@
 #                 guest really booted with KVM on this host (cached per boot);
 #                 else TCG (software emulation, works everywhere)
 #   TB_VM_MEM     guest memory in MiB (default 1024)
-#   TB_VM_SMP     guest CPUs (default 2)
+#   TB_VM_SMP     guest CPUs (default 2), or a qemu -smp topology such as
+#                 "4,sockets=1,cores=2,threads=2" (2 cores with 2 SMT threads)
 #   TB_VM_APPEND  extra kernel command line (e.g. "loglevel=7")
 #   TB_VM_LOG     if set, the full console log (CR stripped) is copied there
 #   TB_VM_QEMU_ARGS  extra qemu arguments, word-split (debugging aid, e.g.
@@ -99,7 +100,8 @@ TIMEOUT=${2:-600}
 MEM=${TB_VM_MEM:-1024}
 SMP=${TB_VM_SMP:-2}
 [[ $MEM =~ ^[1-9][0-9]*$ ]] || tb_die 2 "TB_VM_MEM must be MiB as an integer (got '$MEM')"
-[[ $SMP =~ ^[1-9][0-9]*$ ]] || tb_die 2 "TB_VM_SMP must be a positive integer (got '$SMP')"
+[[ $SMP =~ ^[1-9][0-9]*(,(sockets|dies|clusters|cores|threads)=[1-9][0-9]*)*$ ]] ||
+	tb_die 2 "TB_VM_SMP must be a positive integer, optionally with a topology such as 4,sockets=1,cores=2,threads=2 (got '$SMP')"
 tb_require_cache
 tb_accel
 

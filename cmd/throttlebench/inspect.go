@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/throttlebench/throttlebench/internal/inspect"
+)
+
+// startGOMAXPROCS is Go's GOMAXPROCS as this process started, read while
+// package variables are set, before main and cobra run: the default Go
+// derived from the CPUs and the cgroup's limit (or the environment's
+// GOMAXPROCS), before anything could set another.
+var startGOMAXPROCS = runtime.GOMAXPROCS(0)
+
+// busyWindow is how long inspect watches /proc/stat for other load.
+const busyWindow = 200 * time.Millisecond
+
+type inspectOptions struct {
+	format string
+	root   string // "/"; tests point it at a fixture tree
+}
+
+func newCmdInspect(stdout, _ io.Writer) *cobra.Command {
+	o := &inspectOptions{root: "/"}
+	cmd := &cobra.Command{
+		Use:   "inspect",
+		Short: "Explain this machine before trusting numbers from it: CPUs and SMT siblings, the cgroup and its limits, burst, GOMAXPROCS, caveats",
+		Long: `inspect shows what decides how a benchmark behaves here: the online and
+offline CPUs, the cores with their SMT siblings, sockets and NUMA nodes
+(/sys/devices/system/cpu); this process's CPU affinity; the cgroup version
+and mode, the current cgroup with its limits and those of its ancestors,
+effective_cpus and the cpuset; whether the kernel supports CFS burst and a
+slice can be created here; Go's default GOMAXPROCS; how busy the machine is
+(/proc/stat over 200ms); and the caveats that follow. It creates nothing.`,
+		Example: `  throttlebench inspect
+  throttlebench inspect --format json | jq .caveats`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkChoice("format", o.format, inspect.Formats); err != nil {
+				return err
+			}
+			affinity, _ := inspect.Affinity() // unknown (nil) where there is none
+			r, err := inspect.Gather(cmd.Context(), inspect.Options{
+				Root: o.root,
+				Process: inspect.Process{
+					Affinity: affinity, NumCPU: runtime.NumCPU(), GOMAXPROCS: startGOMAXPROCS,
+					GOMAXPROCSEnv: os.Getenv("GOMAXPROCS"), GoVersion: runtime.Version(),
+				},
+				Busy: inspect.SampleBusy(o.root, busyWindow),
+			})
+			if err != nil {
+				return err
+			}
+			return inspect.Write(stdout, r, o.format)
+		},
+	}
+	cmd.Flags().StringVar(&o.format, "format", inspect.Formats[0], "output format: text, json")
+	return cmd
+}

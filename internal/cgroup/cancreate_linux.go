@@ -1,0 +1,60 @@
+//go:build linux
+
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// CanCreateSlice says whether a slice could be created under the default
+// parent, and why (not), without creating anything to find out: the
+// default parent (or, while it does not exist, the mount point it would be
+// made in) must be writable by this process's effective user, on a
+// writable mount. On v2 the mount point's cgroup.subtree_control must take
+// +cpu as well: in a cgroup namespace (a container) the top of the visible
+// hierarchy is not the root cgroup, and the kernel refuses to enable a
+// controller for the children of a cgroup that holds processes itself.
+func (hier Hierarchy) CanCreateSlice() (bool, string) {
+	dir := hier.DefaultParent()
+	if _, err := os.Stat(dir); err != nil {
+		dir = hier.MountPoint
+	}
+	if err := writable(dir); err != nil {
+		return false, fmt.Sprintf("%s is not writable: %v", dir, err)
+	}
+	if hier.Version == 2 {
+		sub := filepath.Join(hier.MountPoint, "cgroup.subtree_control")
+		ctrl, err := readFile(sub)
+		if err != nil {
+			return false, fmt.Sprintf("cannot read %s: %v", sub, err)
+		}
+		if !slices.Contains(strings.Fields(string(ctrl)), "cpu") {
+			if err := writable(sub); err != nil {
+				return false, fmt.Sprintf("%s does not enable cpu for children and is not writable: %v", sub, err)
+			}
+			_, notRoot := os.Stat(filepath.Join(hier.MountPoint, "cpu.max"))
+			procs, _ := readFile(filepath.Join(hier.MountPoint, "cgroup.procs"))
+			if notRoot == nil && len(strings.TrimSpace(string(procs))) > 0 {
+				return false, fmt.Sprintf("%s is not the root cgroup and holds processes, so the kernel will not enable +cpu in its cgroup.subtree_control for a slice", hier.MountPoint)
+			}
+		}
+	}
+	return true, fmt.Sprintf("%s is writable", dir)
+}
+
+// writable checks write access for the effective user (AT_EACCESS), which
+// also fails on a read-only mount (EROFS).
+func writable(p string) error {
+	err := unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS)
+	if errors.Is(err, unix.EROFS) {
+		return errors.New("read-only file system")
+	}
+	return err
+}

@@ -1,0 +1,59 @@
+//go:build linux
+
+package cgroup
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCanCreateSlice(t *testing.T) {
+	v1 := func(mp string) Hierarchy { return Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/"} }
+	v2 := func(mp string) Hierarchy { return Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"} }
+
+	mp := t.TempDir()
+	ok, why := v1(mp).CanCreateSlice()
+	assert.True(t, ok, why)
+	assert.Equal(t, mp+" is writable", why, "without the default parent its mount point decides")
+	assert.NoDirExists(t, filepath.Join(mp, "throttlebench"), "nothing created to find out")
+
+	assert.NoError(t, os.Mkdir(filepath.Join(mp, "throttlebench"), 0o755))
+	ok, why = v1(mp).CanCreateSlice()
+	assert.True(t, ok, why)
+	assert.Equal(t, filepath.Join(mp, "throttlebench")+" is writable", why)
+
+	ok, why = v1(filepath.Join(mp, "missing")).CanCreateSlice()
+	assert.False(t, ok)
+	assert.Contains(t, why, "is not writable")
+
+	// v2: the top of the visible hierarchy is a container's cgroup (it has
+	// cpu.max) holding processes, without +cpu for its children.
+	mp = t.TempDir()
+	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "\n", "cpu.max": "max 100000\n", "cgroup.procs": "1\n7\n"})
+	ok, why = v2(mp).CanCreateSlice()
+	assert.False(t, ok)
+	assert.Contains(t, why, "is not the root cgroup and holds processes")
+	// The root cgroup may hold processes and still enable controllers.
+	assert.NoError(t, os.Remove(filepath.Join(mp, "cpu.max")))
+	ok, why = v2(mp).CanCreateSlice()
+	assert.True(t, ok, why)
+	// Enabled already: nothing to write there.
+	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "cpu memory\n", "cpu.max": "max 100000\n"})
+	ok, why = v2(mp).CanCreateSlice()
+	assert.True(t, ok, why)
+}
+
+func TestCanCreateSliceUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root may write into any directory of a writable mount: a mode cannot make one unwritable for it")
+	}
+	mp := t.TempDir()
+	assert.NoError(t, os.Chmod(mp, 0o555))
+	t.Cleanup(func() { os.Chmod(mp, 0o755) })
+	ok, why := Hierarchy{Version: 1, MountPoint: mp}.CanCreateSlice()
+	assert.False(t, ok)
+	assert.Contains(t, why, "permission denied")
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Runs inside the VM booted with an SMT topology (test-v2.sh smt: qemu
+# -smp 4,sockets=1,cores=2,threads=2): two cores of two threads each, so
+# the kernel's sibling lists are real, though the threads do not really
+# share a core under TCG. No timing is judged here.
+#
+# The commands go here: each writes its JSON to a file and ./check judges
+# it by name (test/vm/smt/check/main.go holds the checks). To add one, a
+# command and a check line below, and its check in main.go, e.g.
+#   ./throttlebench run --one-per-core ... --format json >/tmp/one-per-core.json
+#   ./check run-one-per-core /tmp/one-per-core.json
+set -e
+cd /payload
+echo "guest: $(nproc) CPUs; thread_siblings_list of cpu0-3: $(cat /sys/devices/system/cpu/cpu[0-3]/topology/thread_siblings_list | tr '\n' ' ')"
+
+./throttlebench inspect # the text, for the log
+./throttlebench inspect --format json >/tmp/inspect.json
+./check inspect-smt /tmp/inspect.json
