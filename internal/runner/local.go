@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/topology"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -49,6 +50,8 @@ var _ Runner = (*Local)(nil)
 type Cgroups interface {
 	// CPUHierarchy finds the hierarchy that holds the cpu controller.
 	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
+	// CpusetHierarchy finds where the cpusets of cpu's slices live.
+	CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error)
 	// ParentDir resolves a parent the user named to an existing directory.
 	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
 	// CleanStale removes the empty slices of runs that no longer live.
@@ -74,6 +77,8 @@ type Slice interface {
 	Group
 	AddProc(pid int) error
 	Delete() error
+	// Cpuset is its CPUs as the kernel took them; "" without a cpuset.
+	Cpuset() (string, error)
 }
 
 // Current is the process's own cgroup.
@@ -215,8 +220,27 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 			return none, err
 		}
 	}
-	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
+	// Where v1 keeps cpusets in a hierarchy of their own, a slice with a
+	// cpuset has a twin there, under the same parent path.
+	cpusets, cpusetErr := k.Cgroups.CpusetHierarchy(o.Host, hier)
+	twinParent := ""
+	if cpusetErr == nil && hier.Separate(cpusets) {
+		twinParent = hier.TwinDir(cpusets, parent)
+	}
+	var spec *cgroup.CpusetSpec
+	if o.CPUs != nil {
+		if cpusetErr != nil {
+			return none, fmt.Errorf("--cpuset %s: %w", topology.FormatList(o.CPUs), cpusetErr)
+		}
+		spec = &cgroup.CpusetSpec{Hier: cpusets, Parent: hier.TwinDir(cpusets, parent), CPUs: o.CPUs}
+	}
+	// A run whose owner was SIGKILLed leaves an empty slice (and twin);
+	// tidy those first.
 	removed, skipped, _ := k.Cgroups.CleanStale(parent)
+	if twinParent != "" {
+		r, s, _ := k.Cgroups.CleanStale(twinParent)
+		removed, skipped = append(removed, r...), append(skipped, s...)
+	}
 	if len(removed) > 0 {
 		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
 	}
@@ -229,7 +253,7 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 	if err := ctx.Err(); err != nil {
 		return none, err
 	}
-	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
+	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits, Cpuset: spec})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
@@ -247,6 +271,9 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 		}
 		if ownParent {
 			k.Cgroups.RemoveDefaultParent(hier)
+			if twinParent != "" {
+				k.Cgroups.RemoveDefaultParent(cpusets)
+			}
 		}
 	}()
 	return created(ctx, o, started, slice)
@@ -256,6 +283,10 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	limits, chain, err := readBack(slice)
 	if err != nil {
 		return nil, err
+	}
+	cpuset, err := slice.Cpuset()
+	if err != nil {
+		return nil, fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
 	}
 	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
@@ -285,7 +316,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err != nil {
 		return nil, err
 	}
-	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, cpuset, res, after.Sub(before), background(bgBefore, bgAfter), nil), nil
 }
 
 func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
@@ -315,7 +346,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	if err != nil {
 		return nil, err
 	}
-	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
+	return k.build(o, started, "current", cg.Cgroup(), limits, chain, "", res, after.Sub(before), background(bgBefore, bgAfter), warnings), nil
 }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.
@@ -350,11 +381,12 @@ func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res driver.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
-	// report.Build adds the warnings about the numbers themselves.
+	cpuset string, res driver.Result, stat cgroup.CPUStat, bg report.Background, warnings []string) *report.Report {
+	// report.Build adds the warnings about the numbers themselves. The
+	// CPUs the workers could use come with res; NumCPU where they do not.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Host: k.HostInfo(started), Warnings: warnings,
-		Background: bg,
+		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 }
