@@ -249,6 +249,26 @@ func TestOnePerCore(t *testing.T) {
 	r := placedRun(t, "--cgroup", "create", "--parent", testParent(t, hier), "--one-per-core", "--workers", "2")
 	assert.True(t, r.Config.OnePerCore)
 	assert.Equal(t, want, r.Cgroup.AllowedCPUs)
+	// Read apart from the topology package: no two of them siblings, and
+	// every CPU of ours a sibling of one of them.
+	allowed, err := topology.ParseList(r.Cgroup.AllowedCPUs)
+	require.NoError(t, err)
+	covered := map[int]bool{}
+	for _, c := range allowed {
+		data, err := os.ReadFile("/sys/devices/system/cpu/cpu" + strconv.Itoa(c) + "/topology/thread_siblings_list")
+		siblings := []int{c}
+		if err == nil {
+			siblings, err = topology.ParseList(string(data))
+			require.NoError(t, err)
+		}
+		for _, sib := range siblings {
+			assert.False(t, sib != c && slices.Contains(allowed, sib), "CPUs %d and %d are siblings", c, sib)
+			covered[sib] = true
+		}
+	}
+	for _, c := range own {
+		assert.True(t, covered[c], "no CPU of CPU %d's core kept", c)
+	}
 	r = placedRun(t, "--cgroup", "current", "--one-per-core", "--pin", "--workers", "2")
 	assert.Equal(t, want, r.Cgroup.AllowedCPUs)
 	require.NotNil(t, r.Workers[0].PinnedCPU)
