@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,17 +22,19 @@ func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
 		Use:   "cleanup",
 		Short: "Remove slices left by runs whose process no longer lives (e.g. killed with SIGKILL)",
 		Long: `cleanup removes the empty slices (tb-<pid>-<start>-<random>) whose owning
-throttlebench process no longer lives. It never kills anything: a slice that
-still holds processes belongs to a run it cannot see (another PID namespace)
-or holds processes that are not ours, and is left alone and listed. Nothing
-else under the parent is touched.`,
+throttlebench process no longer lives, and their twins in the cpuset
+hierarchy where cgroup v1 keeps it apart (--cpuset). It never kills
+anything: a slice that still holds processes belongs to a run it cannot see
+(another PID namespace) or holds processes that are not ours, and is left
+alone and listed. Nothing else under the parent is touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkChoice("cgroup-version", o.version, []string{"auto", "1", "2"}); err != nil {
 				return err
 			}
 			version, _ := strconv.Atoi(o.version)
-			hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(version)
+			host := cgroup.Host{Root: "/"}
+			hier, err := host.CPUHierarchy(version)
 			if err != nil {
 				return err
 			}
@@ -42,6 +45,14 @@ else under the parent is touched.`,
 				}
 			}
 			removed, skipped, err := cgroup.CleanStale(parent)
+			// Where v1 keeps cpusets apart, a run with --cpuset left a twin
+			// of its slice there, under the same parent path.
+			cpusets, cerr := host.CpusetHierarchy(hier)
+			separate := cerr == nil && hier.Separate(cpusets)
+			if separate {
+				r, s, terr := cgroup.CleanStale(hier.TwinDir(cpusets, parent))
+				removed, skipped, err = append(removed, r...), append(skipped, s...), errors.Join(err, terr)
+			}
 			for _, d := range removed {
 				fmt.Fprintf(stdout, "removed %s\n", d)
 			}
@@ -53,6 +64,9 @@ else under the parent is touched.`,
 			}
 			if o.parent == "" {
 				hier.RemoveDefaultParent()
+				if separate {
+					cpusets.RemoveDefaultParent()
+				}
 			}
 			return err
 		},

@@ -46,6 +46,9 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 		}
 		o.values[p.Name] = &v.s
 		f.Var(v, p.Name, help)
+		if p.Kind == config.Bool {
+			f.Lookup(p.Name).NoOptDefVal = "true" // --pin, as --pin=true
+		}
 	}
 	f.StringVar(&o.mode, "cgroup", runner.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
@@ -74,6 +77,8 @@ type settings struct {
 	host                         cgroup.Host
 	exe                          string
 	stderr                       io.Writer
+	// cpus are what a placement is checked against; nil when none is asked.
+	cpus *cpuFacts
 }
 
 // settings checks the flags that are not configuration parameters, before
@@ -109,6 +114,9 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 				return s, usagef("invalid --parent %q: %v", o.parent, err)
 			}
 		}
+	}
+	if changed("cpuset") || changed("one-per-core") {
+		s.cpus = readCPUFacts(s.host, s.version, s.parent)
 	}
 	if err := checkOutput("output", o.output); err != nil {
 		return s, err
@@ -164,15 +172,22 @@ func listFlags(command config.Command) string {
 	return strings.Join(names, ", ")
 }
 
-// options is what the harness needs to run one configuration.
+// options is what the harness needs to run one configuration; a
+// placement this machine cannot give is refused here, before anything runs.
 func (s settings) options(c config.Config) (runner.Options, error) {
+	if s.cpus != nil {
+		if err := s.cpus.check(c); err != nil {
+			return runner.Options{}, err
+		}
+	}
 	return runner.Options{
 		Bench: driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory,
 			Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
-			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime},
+			Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
+			Pin: c.Pin, OnePerCore: c.OnePerCore},
 		Open:   c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
-		Limits: c.Limits, LimitsSet: c.LimitsSet, Host: s.host, Exe: s.exe, Stderr: s.stderr,
+		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Host: s.host, Exe: s.exe, Stderr: s.stderr,
 	}, nil
 }
 
@@ -188,7 +203,7 @@ type paramValue struct {
 func (v *paramValue) String() string     { return v.s }
 func (v *paramValue) Set(s string) error { v.s = s; return nil }
 func (v *paramValue) Type() string {
-	t := map[config.Kind]string{config.Int: "int", config.Float: "float", config.Duration: "duration", config.Words: "string"}[v.kind]
+	t := map[config.Kind]string{config.Int: "int", config.Float: "float", config.Duration: "duration", config.Words: "string", config.Bool: "bool"}[v.kind]
 	if v.list {
 		return t + "s"
 	}

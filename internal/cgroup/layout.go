@@ -72,10 +72,6 @@ func (h Host) Layout() (Layout, error) {
 	return l, nil
 }
 
-// ErrNoCpuset says no cpuset controller is mounted (v1) or enabled for this
-// process's cgroup or any of its ancestors (v2).
-var ErrNoCpuset = errors.New("no cpuset controller for this cgroup")
-
 // Cpuset is the CPU set of the calling process's cgroup in the cpuset
 // controller's hierarchy: v1's cpuset hierarchy (often mounted apart from
 // cpu), or cgroup2.
@@ -167,7 +163,7 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 			}
 		}
 	}
-	return Cpuset{}, ErrNoCpuset
+	return Cpuset{}, fmt.Errorf("%w for this cgroup or its ancestors", ErrNoCpuset)
 }
 
 // atDir is the cgroup of this hierarchy at directory dir, which must be

@@ -3,6 +3,7 @@
 package cgroup
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -34,11 +35,19 @@ type SliceSpec struct {
 	// parent: a parent the user names must exist (see ParentDir).
 	CreateParent bool
 	Limits       Limits // Quota may be Unlimited; Burst 0 leaves burst alone
+	// Cpuset, when set, confines the slice's processes to its CPUs.
+	Cpuset *CpusetSpec
 }
 
 // Slice is a cgroup created for one benchmark run. Delete it when done.
 type Slice struct {
 	Cgroup
+	// twin is the slice's own cpuset in v1's separate cpuset hierarchy
+	// (--cpuset): the same name under the same parent path; "" when none.
+	twin string
+	// cpuset is where the slice's cpuset files are: twin, or the slice
+	// itself; "" without --cpuset.
+	cpuset string
 }
 
 // sliceName embeds the owner's PID and start time so that `cleanup` can tell
@@ -72,6 +81,12 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	dir := filepath.Join(parent, name)
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(dir, hier.MountPoint), "/")
 	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Path: filepath.Join(hier.MountRoot, group), Dir: dir}}
+	if spec.Cpuset != nil {
+		// A parent the user named must offer the cpuset controller already.
+		if err := checkCpusetParent(spec); err != nil {
+			return nil, err
+		}
+	}
 
 	// The directory is made here, before the library runs, so that a failure
 	// to make it (no rights) is told apart from a limit the kernel refuses.
@@ -112,6 +127,15 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 			err = fmt.Errorf("%w: %w", ErrLimitsRefused, err)
 		}
 		return nil, fmt.Errorf("set up cgroup %s: %w", dir, err)
+	}
+	if spec.Cpuset != nil {
+		// Not a combination of limits: a cpuset refused is refused for
+		// every configuration of a sweep alike.
+		if s.twin, err = placeCpuset(spec, dir, name); err != nil {
+			os.Remove(dir)
+			return nil, fmt.Errorf("set up the cpuset of %s: %w", dir, err)
+		}
+		s.cpuset = cmp.Or(s.twin, dir)
 	}
 	return s, nil
 }
@@ -199,12 +223,23 @@ func (s *Slice) writeBurst(burst time.Duration) error {
 	return nil
 }
 
-// AddProc moves a process, with all its threads, into the slice.
+// AddProc moves a process, with all its threads, into the slice: first
+// into its cpuset twin, where there is one, which sets the threads' CPU
+// affinity, then into the slice.
 func (s *Slice) AddProc(pid int) error {
-	if pid <= 0 {
-		return fmt.Errorf("move pid %d into %s: not a process", pid, s.Dir)
+	if s.twin != "" {
+		if err := addProc(s.twin, pid); err != nil {
+			return err
+		}
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, "cgroup.procs"), os.O_WRONLY, 0)
+	return addProc(s.Dir, pid)
+}
+
+func addProc(dir string, pid int) error {
+	if pid <= 0 {
+		return fmt.Errorf("move pid %d into %s: not a process", pid, dir)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -226,7 +261,18 @@ func (s *Slice) AddProc(pid int) error {
 // moved in is not ours to end, and the slice then stays, with an error that
 // names the processes.
 func (s *Slice) Delete() error {
-	if err := waitEmpty(s.Dir, 5*time.Second); err != nil {
+	err := removeCgroup(s.Dir)
+	if s.twin != "" {
+		// The twin goes too, whatever became of the slice: its processes
+		// are the slice's, and it is checked the same way.
+		err = errors.Join(err, removeCgroup(s.twin))
+	}
+	return err
+}
+
+// removeCgroup removes the cgroup at dir once it is empty.
+func removeCgroup(dir string) error {
+	if err := waitEmpty(dir, 5*time.Second); err != nil {
 		return err
 	}
 	// The kernel may refuse the rmdir (EBUSY) for a moment while the last
@@ -238,11 +284,11 @@ func (s *Slice) Delete() error {
 			time.Sleep(delay)
 			delay *= 2
 		}
-		if err = os.Remove(s.Dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 	}
-	return fmt.Errorf("remove %s: %w", s.Dir, err)
+	return fmt.Errorf("remove %s: %w", dir, err)
 }
 
 // RemoveDefaultParent removes the default parent when no slice is left in

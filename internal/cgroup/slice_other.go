@@ -17,6 +17,7 @@ type SliceSpec struct {
 	Parent       string
 	CreateParent bool
 	Limits       Limits
+	Cpuset       *CpusetSpec
 }
 
 // Slice is a cgroup created for one benchmark run.
@@ -29,6 +30,7 @@ func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error) { return nil, errNo
 func (hier Hierarchy) RemoveDefaultParent()                  {}
 func (s *Slice) AddProc(int) error                           { return errNotLinux }
 func (s *Slice) Delete() error                               { return errNotLinux }
+func (s *Slice) Cpuset() (string, error)                     { return "", errNotLinux }
 func CleanStale(string) ([]string, []Skipped, error)         { return nil, nil, nil }
 
 // CanCreateSlice is false: there are no cgroups here.

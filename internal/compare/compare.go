@@ -134,9 +134,14 @@ const (
 type Field struct {
 	Name  string // as --match names it
 	JSON  string // its name in the JSON output
-	Text  string // as shown: 100ms, max, 4
+	Text  string // as shown: 100ms, max, 4; "" for a key not set
 	Value any    // as in the result file: 100000, -1, 4; nil for null
 }
+
+// shown says whether f is named in keys and labels. A key not set (no
+// --cpuset, no --pin) is left out, so that results from before it existed
+// read as they did; it still tells configurations apart.
+func (f Field) shown() bool { return f.Text != "" }
 
 // Side is one input of the comparison.
 type Side struct {
@@ -274,8 +279,11 @@ func groupBy(reps []report.Report, keys []keyDef) []*group {
 		var parts []string
 		for _, k := range keys {
 			text, v := k.get(r)
-			fields = append(fields, Field{Name: k.name, JSON: k.json, Text: text, Value: v})
-			parts = append(parts, k.name+"="+text)
+			f := Field{Name: k.name, JSON: k.json, Text: text, Value: v}
+			fields = append(fields, f)
+			if f.shown() {
+				parts = append(parts, k.name+"="+text)
+			}
 		}
 		key := strings.Join(parts, " ")
 		g, ok := byKey[key]

@@ -138,7 +138,7 @@ func TestCompareMatchingListsUnmatched(t *testing.T) {
 	assert.Contains(t, res.OnlyOld[0].Key, "quota=20ms")
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "quota=30ms")
-	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst)"}, res.Warnings)
+	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst,cpuset,pin,one-per-core)"}, res.Warnings)
 	assert.Equal(t, 3, res.Old.Results)
 	assert.Equal(t, 3, res.New.Results)
 }
@@ -176,10 +176,20 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	assert.Equal(t, NoChange, res.Rows[0].Verdict)
 
 	// Every key has a reading; the key order is fixed whatever the order asked.
-	o.Match = []string{"mode", "version", "kernel", "host", "burst", "quota", "period", "gomaxprocs", "workers", "batch", "cost", "workload"}
+	o.Match = []string{"mode", "version", "kernel", "host", "one-per-core", "pin", "cpuset", "burst", "quota", "period", "gomaxprocs", "workers", "batch", "cost", "workload"}
 	res = Compare([]report.Report{a}, []report.Report{a}, o)
-	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 host=a kernel=6.18 version=1 mode=created", res.Rows[0].Key)
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 host=a kernel=6.18 version=1 mode=created", res.Rows[0].Key,
+		"no placement asked: its keys are left out")
 	assert.Equal(t, Keys(), res.Options.Match)
+
+	// A placement tells configurations apart, and names itself.
+	placed := a
+	placed.Config.Cpuset, placed.Config.Pin = "0-1", true
+	res = Compare([]report.Report{a, placed}, []report.Report{placed, a}, DefaultOptions())
+	require.Len(t, res.Rows, 2)
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 cpuset=0-1 pin=true", res.Rows[1].Key)
+	assert.Equal(t, map[string]any{"cpuset": "0-1", "pin": true, "one_per_core": false},
+		map[string]any{"cpuset": res.Rows[1].Fields[8].Value, "pin": res.Rows[1].Fields[9].Value, "one_per_core": res.Rows[1].Fields[10].Value})
 
 	// No period file: the period is "none" and null.
 	c := rep(-1, 1, 2)

@@ -98,7 +98,7 @@ func makeLayout(res Result) layout {
 	label := func(fields []Field) string {
 		var parts []string
 		for _, f := range fields {
-			if len(all) <= 1 || varies[f.Name] {
+			if (len(all) <= 1 || varies[f.Name]) && f.shown() {
 				parts = append(parts, f.Name+"="+f.Text)
 			}
 		}
@@ -133,7 +133,9 @@ func resultsText(n int) string {
 func fieldsText(fs []Field, sep string) string {
 	var parts []string
 	for _, f := range fs {
-		parts = append(parts, f.Name+"="+f.Text)
+		if f.shown() {
+			parts = append(parts, f.Name+"="+f.Text)
+		}
 	}
 	return strings.Join(parts, sep)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/topology"
 	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
@@ -63,9 +64,14 @@ type Config struct {
 	// GOMAXPROCS is the policy as given: a number, "workers" or "runtime".
 	GOMAXPROCS string
 	// Limits are the CFS limits to create a slice with; LimitsSet says the
-	// user gave any of them.
+	// user gave any of them (or a cpuset).
 	Limits    cgroup.Limits
 	LimitsSet bool
+	// Placement: Cpuset the CPUs of a created slice (nil: none asked);
+	// Pin and OnePerCore the workers' (see driver.Config).
+	Cpuset     []int
+	Pin        bool
+	OnePerCore bool
 	// The open loop's (latency): see driver.OpenLoop.
 	Rate     float64
 	Arrivals string
@@ -98,6 +104,7 @@ const (
 	Duration             // --quota, --period, --burst
 	Int                  // --workers, --cost
 	Words                // --gomaxprocs: integers, or words
+	Bool                 // --pin: a flag that needs no value
 )
 
 // Command is a set of the commands a parameter belongs to.
@@ -119,7 +126,8 @@ type Param struct {
 	For         Command
 	HelpLatency string
 	Axis        bool // may be a list or a range (sweep, latency)
-	// Limit marks a CFS limit: only for a slice that throttlebench creates.
+	// Limit marks a CFS limit or the cpuset: only for a slice that
+	// throttlebench creates.
 	Limit bool
 	// Words are the literals it takes besides numbers (a sweep lists them
 	// as single values, never as the ends of a range).
@@ -216,6 +224,51 @@ var batchParams = []Param{
 	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
 	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+	// Placement. The cpuset is no axis: its list format has commas.
+	{Name: "cpuset", For: Batch | Latency, Kind: Words, Limit: true,
+		Help:  "CPUs of the slice, in the kernel's list format such as 0-3,8 (the cpuset controller; default: all the parent has)",
+		parse: parseCpuset,
+		// The placement's keys read "" (compare leaves them out) when not
+		// asked for: results from before they existed read as they did.
+		KeyJSON: "cpuset", Key: func(r *report.Report) (string, any) { return r.Config.Cpuset, r.Config.Cpuset }},
+	{Name: "pin", Kind: Bool, Default: "false",
+		Help:    "pin worker i to the i-th CPU it may use (round again past the last), as fibtest pins each thread",
+		parse:   boolParam("pin", func(c *Config) *bool { return &c.Pin }),
+		KeyJSON: "pin", Key: func(r *report.Report) (string, any) { return flagKey(r.Config.Pin), r.Config.Pin }},
+	{Name: "one-per-core", Kind: Bool, Default: "false",
+		Help:    "run the workers on one SMT sibling of each core they may use: half the vCPUs of an SMT machine, none taken offline",
+		parse:   boolParam("one-per-core", func(c *Config) *bool { return &c.OnePerCore }),
+		KeyJSON: "one_per_core", Key: func(r *report.Report) (string, any) { return flagKey(r.Config.OnePerCore), r.Config.OnePerCore }},
+}
+
+// parseCpuset reads a CPU list; which CPUs exist here is for the command
+// to check (it touches the system), before anything is created.
+func parseCpuset(c *Config, v string) error {
+	cpus, err := topology.ParseList(v)
+	if err != nil || len(cpus) == 0 {
+		return Usagef("cpuset", "invalid --cpuset %q: want CPU numbers 0–%d in the kernel's list format, such as 0-3,8", v, topology.MaxCPU)
+	}
+	c.Cpuset = cpus
+	return nil
+}
+
+// flagKey is a flag's key text: "true", or "" (not set) for false.
+func flagKey(b bool) string {
+	if b {
+		return "true"
+	}
+	return ""
+}
+
+func boolParam(name string, field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return Usagef(name, "invalid --%s %q: want true or false", name, v)
+		}
+		*field(c) = b
+		return nil
+	}
 }
 
 // ParamsFor are the parameters cmd takes, in the order of Params.

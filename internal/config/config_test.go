@@ -55,6 +55,12 @@ func TestResolveErrors(t *testing.T) {
 		{map[string]string{"gomaxprocs": "2000"}, "gomaxprocs", "between 1 and 1024, workers or runtime", false},
 		{map[string]string{"workload": "sha"}, "workload", `invalid --workload "sha": want one of bcrypt`, false},
 		{map[string]string{"min-time": "2h"}, "min-time", "between 0 (off) and 1h", false},
+		{map[string]string{"cpuset": "0-"}, "cpuset", `invalid --cpuset "0-": want CPU numbers 0–8191 in the kernel's list format, such as 0-3,8`, false},
+		{map[string]string{"cpuset": "3-1"}, "cpuset", `invalid --cpuset "3-1"`, false},
+		{map[string]string{"cpuset": ""}, "cpuset", `invalid --cpuset ""`, false},
+		{map[string]string{"cpuset": "9000"}, "cpuset", `invalid --cpuset "9000"`, false},
+		{map[string]string{"pin": "yes"}, "pin", `invalid --pin "yes": want true or false`, false},
+		{map[string]string{"one-per-core": "2"}, "one-per-core", `invalid --one-per-core "2": want true or false`, false},
 	} {
 		_, err := Resolve(tc.values)
 		var e *Error
@@ -112,4 +118,27 @@ func TestResolveWorkloadsAndWaits(t *testing.T) {
 
 	_, err = Resolve(map[string]string{"workers": "2", "slow-workers": "3", "sleep": "1ms"})
 	assert.True(t, IsCombination(err), "a sweep over workers skips what has fewer than the slow workers")
+}
+
+// The placement: a cpuset in the kernel's list format, kept as CPU ids (the
+// command checks them against this machine); it makes the run ask for a
+// slice of its own, as a limit does. pin and one-per-core are flags.
+func TestResolvePlacement(t *testing.T) {
+	c, err := Resolve(map[string]string{"cpuset": "3,0-1,1", "pin": "true", "one-per-core": "true"})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 3}, c.Cpuset)
+	assert.True(t, c.Pin)
+	assert.True(t, c.OnePerCore)
+	assert.True(t, c.LimitsSet, "a cpuset is for a created slice")
+
+	c, err = Resolve(nil)
+	require.NoError(t, err)
+	assert.Nil(t, c.Cpuset)
+	assert.False(t, c.Pin || c.OnePerCore || c.LimitsSet)
+
+	c, err = ResolveFor(Latency, map[string]string{"cpuset": "1"})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1}, c.Cpuset)
+	_, err = ResolveFor(Latency, map[string]string{"pin": "true"})
+	assert.ErrorContains(t, err, "unknown parameter --pin", "the open loop's workers are not pinned")
 }

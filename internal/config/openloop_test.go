@@ -172,10 +172,10 @@ func names(ps []Param) []string {
 func TestParamsForLatency(t *testing.T) {
 	lat := names(ParamsFor(Latency))
 	for _, n := range []string{"rate", "arrivals", "on", "off", "work", "wait", "queue", "duration", "seed",
-		"workers", "gomaxprocs", "period", "quota", "burst", "cpus"} {
+		"workers", "gomaxprocs", "period", "quota", "burst", "cpus", "cpuset"} {
 		assert.Contains(t, lat, n)
 	}
-	for _, n := range []string{"batch", "cost", "iterations", "warmup", "min-time", "workload"} {
+	for _, n := range []string{"batch", "cost", "iterations", "warmup", "min-time", "workload", "pin", "one-per-core"} {
 		assert.NotContains(t, lat, n)
 	}
 	batch := names(ParamsFor(Batch))

@@ -36,6 +36,11 @@ type Config struct {
 	MinTime time.Duration `json:"min_time_ns"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
+	// Placement (placement.go): OnePerCore keeps the workers on one SMT
+	// sibling of each core the process may use; Pin puts worker i on the
+	// i-th of those CPUs.
+	Pin        bool `json:"pin,omitempty"`
+	OnePerCore bool `json:"one_per_core,omitempty"`
 }
 
 // WorkerSample is one worker's share of one iteration.
@@ -80,6 +85,12 @@ type Result struct {
 	// the first measured iteration's start to the last one's end. A child
 	// alone in its slice has used that much of the slice's quota.
 	MeasuredCPU time.Duration `json:"measured_cpu_ns,omitempty"`
+	// AllowedCPUs are the CPUs the workers could run on: the process's
+	// affinity where it ran (its cpuset, a container's), one per core with
+	// OnePerCore; empty where not known. PinnedCPUs is each worker's CPU
+	// with Pin, by worker.
+	AllowedCPUs []int `json:"allowed_cpus,omitempty"`
+	PinnedCPUs  []int `json:"pinned_cpus,omitempty"`
 }
 
 // MaxIterations bounds the measured iterations of a run, --min-time's too:
@@ -111,7 +122,7 @@ func ApplyGOMAXPROCS(n int) int {
 // measured iteration, so the caller can take the kernel's counters over the
 // measured iterations alone.
 func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
-	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU}.run(ctx, cfg, beforeMeasure)
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer}.run(ctx, cfg, beforeMeasure)
 }
 
 // Args are cfg's workload parameters by name, for workload.New; one left
@@ -133,15 +144,25 @@ func (cfg Config) Args() workload.Args {
 func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
 // runner holds what tests replace: the workload, the bound on
-// iterations, and the process's CPU clock (nil: not read).
+// iterations, the process's CPU clock (nil: not read), and the
+// placement's system calls (zero: the kernel's).
 type runner struct {
 	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
 	maxIterations int
 	processCPU    func() (time.Duration, error)
+	placer        placer
 }
 
 func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
 	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
+	if rn.placer.affinity == nil {
+		rn.placer = kernelPlacer
+	}
+	pins, err := rn.placer.place(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	res.AllowedCPUs, res.PinnedCPUs = pins.cpus, pins.pinned(cfg.Workers)
 	ws := make([]workload.Workload, cfg.Workers)
 	for i := range ws {
 		w, err := rn.newWorkload(cfg.Workload, cfg.Args())
@@ -162,11 +183,13 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	}
 	starts := make([]chan time.Time, cfg.Workers)
 	results := make(chan done, cfg.Workers)
+	placed := make(chan error, cfg.Workers)
 	for i := range starts {
 		starts[i] = make(chan time.Time)
 		go func(id int, start <-chan time.Time) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			placed <- pins.apply(id)
 			var where placement
 			for range start {
 				// The file read and the system calls stay outside the
@@ -206,6 +229,13 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			close(s)
 		}
 	}()
+	var misplaced []error
+	for range cfg.Workers {
+		misplaced = append(misplaced, <-placed)
+	}
+	if err := errors.Join(misplaced...); err != nil {
+		return Result{}, err
+	}
 
 	// Iterations run back to back: each starts the instant the previous one
 	// ended, not when this goroutine gets round to signalling the workers.

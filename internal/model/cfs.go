@@ -61,3 +61,15 @@ func ExpectedDuration(cpuPerIteration float64, parallelism float64) float64 {
 	}
 	return cpuPerIteration / parallelism
 }
+
+// Pinned is how many CPUs workers pinned round robin to cpus CPUs keep busy
+// on average (worker i on CPU i mod cpus): the busiest CPU runs
+// ⌈workers/cpus⌉ of them one after another, and sets the pace. 3 workers on
+// 2 CPUs use 1.5; 4 on 2 use 2. 0 when either is 0 or less.
+func Pinned(workers, cpus int) float64 {
+	if workers <= 0 || cpus <= 0 {
+		return 0
+	}
+	busiest := (workers + cpus - 1) / cpus
+	return float64(workers) / float64(busiest)
+}

@@ -60,3 +60,15 @@ func TestExpectedDurationWithParallelism(t *testing.T) {
 	assert.Equal(t, 20.0, ExpectedDuration(10, Parallelism(2, 8, 0.5)))
 	assert.Equal(t, 10.0, ExpectedDuration(10, Parallelism(2, 1, 0)))
 }
+
+func TestPinned(t *testing.T) {
+	for _, c := range []struct {
+		workers, cpus int
+		want          float64
+	}{
+		{1, 2, 1}, {2, 2, 2}, {3, 2, 1.5}, {4, 2, 2}, {5, 2, 5.0 / 3}, {8, 16, 8}, {2, 1, 1},
+		{0, 2, 0}, {2, 0, 0},
+	} {
+		assert.Equal(t, c.want, Pinned(c.workers, c.cpus), "%d workers on %d CPUs", c.workers, c.cpus)
+	}
+}

@@ -65,6 +65,9 @@ func writeText(w io.Writer, r *report.Report) error {
 		fmt.Fprintf(&b, "  memory:            %.4g MB/s, %.4g minor + %.4g major faults per op\n", *r.MBPerS, r.Faults.MinorPerOp, r.Faults.MajorPerOp)
 	}
 	fmt.Fprintf(&b, "  cgroup:            v%d %s %s\n", cg.Version, cg.Mode, cg.Path)
+	if c.Cpuset != "" || c.Pin || c.OnePerCore {
+		fmt.Fprintf(&b, "  placement:         %s\n", placementText(r))
+	}
 	fmt.Fprintf(&b, "  limit:             %s, effective %.3g CPUs\n", limitText(cg), cg.EffectiveCPUs)
 	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", table.MsSpaced(s.MeanMs), table.MsSpaced(s.StddevMs), 100*s.CoV)
 	fmt.Fprintf(&b, "  Range (min … max): %s … %s\n", table.MsSpaced(s.MinMs), table.MsSpaced(s.MaxMs))
@@ -176,6 +179,35 @@ func cpuList(cpus []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// placementText says where the workers ran: the cpuset as the kernel took
+// it, the CPUs they could use, and each one's CPU when pinned.
+func placementText(r *report.Report) string {
+	c, cg := r.Config, r.Cgroup
+	var parts []string
+	if c.Cpuset != "" {
+		parts = append(parts, "cpuset "+cmp.Or(cg.Cpuset, c.Cpuset))
+	}
+	if cg.AllowedCPUs != "" {
+		on := "workers on CPUs " + cg.AllowedCPUs
+		if c.OnePerCore {
+			on += " (one per core)"
+		}
+		parts = append(parts, on)
+	} else if c.OnePerCore {
+		parts = append(parts, "one per core")
+	}
+	if c.Pin {
+		var pins []string
+		for _, w := range r.Workers {
+			if w.PinnedCPU != nil {
+				pins = append(pins, fmt.Sprint(*w.PinnedCPU))
+			}
+		}
+		parts = append(parts, "pinned to "+strings.Join(pins, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func limitText(cg report.Cgroup) string {

@@ -61,6 +61,18 @@ func TestTextSummary(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, Write(&buf, r, "text"))
 	assert.Contains(t, buf.String(), "3 iterations (at least 2, for at least 1.5s) (+1 warm-up)")
+	assert.NotContains(t, buf.String(), "placement:", "none asked")
+
+	// A placement: the cpuset as the kernel took it, the workers' CPUs,
+	// each one's pin.
+	r = sample()
+	zero, three := 0, 3
+	r.Config.Cpuset, r.Config.Pin, r.Config.OnePerCore = "0-1,3", true, true
+	r.Cgroup.Cpuset, r.Cgroup.AllowedCPUs = "0-1,3", "0,3"
+	r.Workers = []report.Worker{{PinnedCPU: &zero}, {PinnedCPU: &three}}
+	buf.Reset()
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "\n  placement:         cpuset 0-1,3; workers on CPUs 0,3 (one per core); pinned to 0, 3\n")
 }
 
 // json is the report's own writer, the schema's; the others are here.

@@ -7,6 +7,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Latency is the result of one open-loop configuration (throttlebench
@@ -66,6 +67,7 @@ type LatencyConfig struct {
 	Seed             uint64  `json:"seed"`
 	GOMAXPROCS       int     `json:"gomaxprocs"` // in force during the run
 	GOMAXPROCSPolicy string  `json:"gomaxprocs_policy"`
+	Cpuset           string  `json:"cpuset"` // --cpuset as asked; "" for none
 }
 
 // LatencyMs are response times (completion − scheduled arrival). Mean, min
@@ -107,17 +109,26 @@ type LatencyInput struct {
 	Peak100    *float64       // CPUs
 	Warnings   []string
 	Background Background
+	// Cpuset is what --cpuset asked (nil: nothing); CgroupCpuset the
+	// slice's CPUs read back, which the workload process then had: they
+	// count instead of NumCPU.
+	Cpuset       []int
+	CgroupCpuset string
 }
 
 // BuildLatency turns an open-loop run into its report.
 func BuildLatency(in LatencyInput) *Latency {
 	o, res := in.Open, in.Result
-	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	allowed := in.NumCPU
+	if cpus, err := topology.ParseList(in.CgroupCpuset); err == nil && len(cpus) > 0 {
+		allowed = len(cpus)
+	}
+	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
 	r := &Latency{
 		SchemaVersion: SchemaVersion,
 		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
 			Workers: o.Workers, Queue: o.Queue, DurationS: o.Duration.Seconds(), Seed: o.Seed,
-			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy},
+			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy, Cpuset: topology.FormatList(in.Cpuset)},
 		Cgroup:    cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff),
 		Host:      in.Host,
 		Offered:   res.Offered,
@@ -133,6 +144,7 @@ func BuildLatency(in LatencyInput) *Latency {
 		Histogram:       res.Histogram,
 		Warnings:        append([]string{}, in.Warnings...),
 	}
+	r.Cgroup.Cpuset = in.CgroupCpuset
 	if o.Onoff() { // 0 otherwise: they shaped nothing
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
 	}

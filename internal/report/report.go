@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/topology"
 	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
@@ -72,6 +73,11 @@ type Config struct {
 	GOMAXPROCS int     `json:"gomaxprocs"` // the value in force during the run
 	// GOMAXPROCSPolicy is what was asked: "workers", "runtime" or a number.
 	GOMAXPROCSPolicy string `json:"gomaxprocs_policy"`
+	// Placement as asked: the slice's cpuset in the kernel's list format
+	// ("" for none), the workers pinned one to a CPU, one per core.
+	Cpuset     string `json:"cpuset"`
+	Pin        bool   `json:"pin"`
+	OnePerCore bool   `json:"one_per_core"`
 }
 
 type Cgroup struct {
@@ -84,6 +90,13 @@ type Cgroup struct {
 	BurstUs       int64   `json:"burst_us"`
 	EffectiveCPUs float64 `json:"effective_cpus"`
 	Levels        []Level `json:"levels,omitempty"`
+	// Cpuset is the slice's CPUs as the kernel took them, read back ("" for
+	// a slice without --cpuset, and in current mode). AllowedCPUs are the
+	// CPUs the workers could run on (their cpuset, a container's, taskset's,
+	// one per core), as the workload process saw them; absent where not
+	// known. effective_cpus counts them.
+	Cpuset      string `json:"cpuset"`
+	AllowedCPUs string `json:"allowed_cpus,omitempty"`
 }
 
 // Level is a limit found on an ancestor, for effective_cpus to explain itself.
@@ -138,6 +151,8 @@ type Worker struct {
 	Migrations             uint64 `json:"migrations"`
 	CtxSwitchesVoluntary   uint64 `json:"ctx_switches_voluntary"`
 	CtxSwitchesInvoluntary uint64 `json:"ctx_switches_involuntary"`
+	// PinnedCPU is the CPU the worker was pinned to (--pin); null when not.
+	PinnedCPU *int `json:"pinned_cpu"`
 }
 
 // Spread compares the workers' throughputs, each its operations per
@@ -244,6 +259,11 @@ type Input struct {
 	Warnings    []string // found by the caller; Build adds those of Check
 	// Background is what else was read around the measured iterations.
 	Background Background
+	// Cpuset is what --cpuset asked (nil: nothing); CgroupCpuset the
+	// slice's CPUs read back. NumCPU counts the CPUs only where the result
+	// does not say which the workers could use (Result.AllowedCPUs).
+	Cpuset       []int
+	CgroupCpuset string
 }
 
 // Build computes the statistics and the model from the raw samples.
@@ -254,14 +274,22 @@ func Build(in Input) *Report {
 			Workload: in.Config.Workload, Batch: in.Config.Batch,
 			Iterations: in.Config.Iterations, MinTimeMs: ms(in.Config.MinTime), Warmup: in.Config.Warmup, Workers: in.Config.Workers,
 			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
+			Cpuset: topology.FormatList(in.Cpuset), Pin: in.Config.Pin, OnePerCore: in.Config.OnePerCore,
 		},
 		Host:     in.Host,
 		Warnings: append([]string{}, in.Warnings...),
 	}
 	workloadConfig(&r.Config, in.Config)
 
-	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	// The CPUs the workers could use, as the workload process saw them
+	// after its placement; the machine's where it did not say.
+	allowed := in.NumCPU
+	if n := len(in.Result.AllowedCPUs); n > 0 {
+		allowed = n
+	}
+	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
 	r.Cgroup = cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff)
+	r.Cgroup.Cpuset, r.Cgroup.AllowedCPUs = in.CgroupCpuset, topology.FormatList(in.Result.AllowedCPUs)
 
 	n := in.Config.Workers
 	perWorker := make([][]float64, n)
@@ -304,6 +332,10 @@ func Build(in Input) *Report {
 			Profile: profile, Ops: p.ops, FaultsMinor: minor[w], FaultsMajor: major[w],
 			CPUs: p.cpus.List(), Migrations: p.migrations(kernel),
 			CtxSwitchesVoluntary: p.voluntary, CtxSwitchesInvoluntary: p.involuntary})
+		if w < len(in.Result.PinnedCPUs) {
+			cpu := in.Result.PinnedCPUs[w]
+			r.Workers[w].PinnedCPU = &cpu
+		}
 	}
 	r.Spread = spread(throughputs(where))
 	r.Faults = faults(minor, major, len(in.Result.Iterations), in.Config.Batch*n)
@@ -314,7 +346,12 @@ func Build(in Input) *Report {
 	}
 
 	cpu := stats.Summarize(cpuPerIter).Mean
-	par := model.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, eff)
+	cpus := eff
+	if len(in.Result.PinnedCPUs) > 0 {
+		// Pinned round robin, the busiest CPU sets the pace.
+		cpus = math.Min(cpus, model.Pinned(in.Config.Workers, allowed))
+	}
+	par := model.Parallelism(in.Config.Workers, in.Result.GOMAXPROCS, cpus)
 	r.Model = Model{CPUMsPerIteration: cpu, Parallelism: round(par, 6), ExpectedMs: model.ExpectedDuration(cpu, par)}
 	if r.Model.ExpectedMs > 0 {
 		r.Model.Ratio = s.Mean / r.Model.ExpectedMs

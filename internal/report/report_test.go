@@ -204,3 +204,64 @@ func TestBuildWarnsOfUnusedQuota(t *testing.T) {
 	assert.InDelta(t, 0.12, *r.Usage.QuotaUtilisation, 1e-12)
 	assert.Contains(t, headlines(r.Warnings), "throttled below quota")
 }
+
+// The placement: what was asked, the CPUs read back, each worker's pinned
+// CPU; effective_cpus and the model count the CPUs the workers could use
+// (the child's allowed set), not the machine's.
+func TestPlacement(t *testing.T) {
+	in := sample()
+	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	in.NumCPU = 16
+	in.Cpuset, in.CgroupCpuset = []int{1}, "1"
+	in.Result.AllowedCPUs = []int{1}
+	r := Build(in)
+	assert.Equal(t, "1", r.Config.Cpuset)
+	assert.Equal(t, "1", r.Cgroup.Cpuset)
+	assert.Equal(t, "1", r.Cgroup.AllowedCPUs)
+	assert.Equal(t, 1.0, r.Cgroup.EffectiveCPUs, "an unlimited quota on a cpuset of one CPU")
+	assert.Equal(t, 1.0, r.Model.Parallelism)
+	assert.Nil(t, r.Workers[0].PinnedCPU)
+
+	// Pinned: 2 workers on CPUs 0 and 1 of 0-1, under a quota of 0.5.
+	in = sample()
+	in.Config.Pin = true
+	in.Result.AllowedCPUs, in.Result.PinnedCPUs = []int{0, 1}, []int{0, 1}
+	r = Build(in)
+	assert.Equal(t, "", r.Config.Cpuset)
+	assert.True(t, r.Config.Pin)
+	assert.False(t, r.Config.OnePerCore)
+	require.NotNil(t, r.Workers[0].PinnedCPU)
+	require.NotNil(t, r.Workers[1].PinnedCPU)
+	assert.Equal(t, [2]int{0, 1}, [2]int{*r.Workers[0].PinnedCPU, *r.Workers[1].PinnedCPU})
+	assert.Equal(t, 0.5, r.Cgroup.EffectiveCPUs)
+	assert.Equal(t, 0.5, r.Model.Parallelism)
+
+	// 3 workers pinned round robin on 2 CPUs: the busiest runs two.
+	in = sample()
+	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	in.Config.Workers, in.Config.GOMAXPROCS, in.Result.GOMAXPROCS = 3, 3, 3
+	in.Result.AllowedCPUs, in.Result.PinnedCPUs = []int{0, 1}, []int{0, 1, 0}
+	for i := range in.Result.Iterations {
+		in.Result.Iterations[i].Workers = append(in.Result.Iterations[i].Workers, driver.WorkerSample{Wall: 100 * time.Millisecond, CPU: 20 * time.Millisecond})
+	}
+	r = Build(in)
+	assert.Equal(t, 2.0, r.Cgroup.EffectiveCPUs)
+	assert.Equal(t, 1.5, r.Model.Parallelism)
+
+	var b bytes.Buffer
+	require.NoError(t, WriteJSON(&b, r))
+	var m struct{ Config, Cgroup map[string]any }
+	require.NoError(t, json.Unmarshal(b.Bytes(), &m))
+	for _, k := range []string{"cpuset", "pin", "one_per_core"} {
+		assert.Contains(t, m.Config, k)
+	}
+	assert.Equal(t, "", m.Cgroup["cpuset"])
+	assert.Equal(t, "0-1", m.Cgroup["allowed_cpus"])
+
+	// Without the child's word, the machine's CPUs count, as before.
+	in = sample()
+	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	r = Build(in)
+	assert.Equal(t, 2.0, r.Cgroup.EffectiveCPUs)
+	assert.Empty(t, r.Cgroup.AllowedCPUs)
+}

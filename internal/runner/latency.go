@@ -78,7 +78,7 @@ func (w *window) open(ctx context.Context) error {
 
 // close stops the sampling, reads the counters again and builds the report.
 func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	started time.Time, warnings []string) (*report.Latency, error) {
+	cpuset string, started time.Time, warnings []string) (*report.Latency, error) {
 	peak := w.stopPeak()
 	elapsed := time.Since(w.t0)
 	var used *time.Duration
@@ -95,6 +95,7 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(started),
 		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
+		Cpuset: w.o.CPUs, CgroupCpuset: cpuset,
 	}), nil
 }
 
@@ -102,6 +103,10 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	limits, chain, err := readBack(slice)
 	if err != nil {
 		return nil, err
+	}
+	cpuset, err := slice.Cpuset()
+	if err != nil {
+		return nil, fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
 	}
 	child, err := k.StartOpen(o.Exe, o.Open, o.Stderr)
 	if err != nil {
@@ -133,7 +138,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
-	return w.close(res, "created", slice.Cgroup(), limits, chain, started, nil)
+	return w.close(res, "created", slice.Cgroup(), limits, chain, cpuset, started, nil)
 }
 
 func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Latency, error) {
@@ -165,7 +170,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
-	return w.close(res, "current", cg.Cgroup(), limits, chain, started, warnings)
+	return w.close(res, "current", cg.Cgroup(), limits, chain, "", started, warnings)
 }
 
 // samplePeak samples the counter every PeakInterval on clk until the

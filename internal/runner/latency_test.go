@@ -318,7 +318,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	// The child's CPU clock is read from outside once, at the start: by
 	// the end the child has exited, and its result says its CPU time.
 	assert.Equal(t, []string{
-		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain",
+		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain", "cpuset",
 		"start open /bin/tb", "move 4242", "go", "warm",
 		"stat", "host cpu", "pid cpu 4242", "measure", "wait latency", "host cpu", "stat",
 		"kill", "delete", "remove parent",

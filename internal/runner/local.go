@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/topology"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -49,6 +50,8 @@ var _ Runner = (*Local)(nil)
 type Cgroups interface {
 	// CPUHierarchy finds the hierarchy that holds the cpu controller.
 	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
+	// CpusetHierarchy finds where the cpusets of cpu's slices live.
+	CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error)
 	// ParentDir resolves a parent the user named to an existing directory.
 	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
 	// CleanStale removes the empty slices of runs that no longer live.
@@ -78,6 +81,8 @@ type Slice interface {
 	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
 	// where it has none (v1 with cpuacct mounted apart).
 	Usage() (time.Duration, error)
+	// Cpuset is its CPUs as the kernel took them; "" without a cpuset.
+	Cpuset() (string, error)
 }
 
 // Current is the process's own cgroup.
@@ -219,8 +224,27 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 			return none, err
 		}
 	}
-	// A run whose owner was SIGKILLed leaves an empty slice; tidy those first.
+	// Where v1 keeps cpusets in a hierarchy of their own, a slice with a
+	// cpuset has a twin there, under the same parent path.
+	cpusets, cpusetErr := k.Cgroups.CpusetHierarchy(o.Host, hier)
+	twinParent := ""
+	if cpusetErr == nil && hier.Separate(cpusets) {
+		twinParent = hier.TwinDir(cpusets, parent)
+	}
+	var spec *cgroup.CpusetSpec
+	if o.CPUs != nil {
+		if cpusetErr != nil {
+			return none, fmt.Errorf("--cpuset %s: %w", topology.FormatList(o.CPUs), cpusetErr)
+		}
+		spec = &cgroup.CpusetSpec{Hier: cpusets, Parent: hier.TwinDir(cpusets, parent), CPUs: o.CPUs}
+	}
+	// A run whose owner was SIGKILLed leaves an empty slice (and twin);
+	// tidy those first.
 	removed, skipped, _ := k.Cgroups.CleanStale(parent)
+	if twinParent != "" {
+		r, s, _ := k.Cgroups.CleanStale(twinParent)
+		removed, skipped = append(removed, r...), append(skipped, s...)
+	}
 	if len(removed) > 0 {
 		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
 	}
@@ -233,7 +257,7 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 	if err := ctx.Err(); err != nil {
 		return none, err
 	}
-	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits})
+	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits, Cpuset: spec})
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
@@ -251,6 +275,9 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 		}
 		if ownParent {
 			k.Cgroups.RemoveDefaultParent(hier)
+			if twinParent != "" {
+				k.Cgroups.RemoveDefaultParent(cpusets)
+			}
 		}
 	}()
 	return created(ctx, o, started, slice)
@@ -260,6 +287,10 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	limits, chain, err := readBack(slice)
 	if err != nil {
 		return nil, err
+	}
+	cpuset, err := slice.Cpuset()
+	if err != nil {
+		return nil, fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
 	}
 	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
@@ -296,7 +327,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		own = &res.MeasuredCPU
 	}
 	use, source := cgroupUsage(bg, own)
-	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, nil), nil
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, nil), nil
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where
@@ -344,7 +375,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	// though not that of others in the cgroup.
 	bg := background(bgBefore, bgAfter)
 	use, source := cgroupUsage(bg, bg.ProcessCPU)
-	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, warnings), nil
+	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings), nil
 }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.
@@ -379,11 +410,12 @@ func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res driver.Result, stat cgroup.CPUStat, bg report.Background, use *time.Duration, source string, warnings []string) *report.Report {
-	// report.Build adds the warnings about the numbers themselves.
+	res driver.Result, stat cgroup.CPUStat, bg report.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
+	// report.Build adds the warnings about the numbers themselves. The
+	// CPUs the workers could use come with res; NumCPU where they do not.
 	return report.Build(report.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(started), Warnings: warnings,
-		Background: bg,
+		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 }

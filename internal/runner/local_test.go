@@ -35,6 +35,11 @@ type world struct {
 	// child reports over its measured iterations.
 	usageAt, processAt func() time.Duration
 	measured           time.Duration
+	// cpusets is where the cpusets live (nil: with cpu, as where v1
+	// mounts them together); cpusetErr says there are none.
+	cpusets   *cgroup.Hierarchy
+	cpusetErr error
+	cpuset    string // what a slice's cpuset reads back
 }
 
 // happened says whether the log holds event: what a counter has counted
@@ -57,6 +62,14 @@ func (w *world) CPUHierarchy(_ cgroup.Host, version int) (cgroup.Hierarchy, erro
 	return fakeHier, w.step("hierarchy")
 }
 
+// CpusetHierarchy is a lookup that changes nothing: no event.
+func (w *world) CpusetHierarchy(_ cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error) {
+	if w.cpusets != nil {
+		return *w.cpusets, w.cpusetErr
+	}
+	return cpu, w.cpusetErr
+}
+
 func (w *world) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
 	if err := w.step("parent"); err != nil {
 		return "", err
@@ -76,7 +89,13 @@ func (w *world) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice
 	return fakeGroup{w, cgroup.Cgroup{Hierarchy: hier, Path: "/tb-fake", Dir: spec.Parent + "/tb-fake"}}, nil
 }
 
-func (w *world) RemoveDefaultParent(cgroup.Hierarchy) { w.step("remove parent") }
+func (w *world) RemoveDefaultParent(hier cgroup.Hierarchy) {
+	if hier.MountPoint != fakeHier.MountPoint {
+		w.step("remove parent " + hier.MountPoint)
+		return
+	}
+	w.step("remove parent")
+}
 
 func (w *world) Self(cgroup.Host, int) (Current, error) {
 	if err := w.step("self"); err != nil {
@@ -123,6 +142,8 @@ func (g fakeGroup) Usage() (time.Duration, error) {
 	}
 	return g.w.usageAt(), nil
 }
+
+func (g fakeGroup) Cpuset() (string, error) { return g.w.cpuset, g.w.step("cpuset") }
 
 // fakeChild answers like the real child; Kill may come more than once.
 type fakeChild struct{ w *world }
@@ -204,7 +225,7 @@ func TestCreatedRunOrder(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, []string{
-		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain",
+		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain", "cpuset",
 		"start /bin/tb", "move 4242", "go", "warm",
 		"stat", "host cpu", "usage", "measure", "wait", "host cpu", "usage", "stat",
 		"kill", "delete", "remove parent",
@@ -247,6 +268,7 @@ func TestEveryFailureCleansUp(t *testing.T) {
 		{step: "create"},
 		{step: "limits", created: true},
 		{step: "chain", created: true},
+		{step: "cpuset", created: true},
 		{step: "start /bin/tb", created: true},
 		{step: "move 4242", created: true, started: true},
 		{step: "go", created: true, started: true},
@@ -501,4 +523,101 @@ func TestCurrentUsage(t *testing.T) {
 	require.NotNil(t, u.CPUMs)
 	assert.InDelta(t, 80, *u.CPUMs, 1e-9)
 	assert.Equal(t, report.SourceProcess, *u.Source)
+}
+
+// --cpuset where v1 keeps cpusets apart: the slice is asked for with its
+// twin's parent there, stale twins are tidied before it is created, the
+// twin's default parent goes after the slice, and the report says what
+// was asked and what the kernel took.
+func TestCpusetRunOrder(t *testing.T) {
+	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
+	w := &world{cpusets: &cpusets, cpuset: "1", stats: []uint64{10, 25},
+		removed: []string{"/fake/cpuset/throttlebench/tb-1-2-deadbeef"}}
+	var stderr bytes.Buffer
+	o := options(ModeCreate)
+	o.Stderr, o.CPUs = &stderr, []int{1}
+	rep, err := w.local().Run(context.Background(), o)
+	require.NoError(t, err)
+
+	assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench", "clean /fake/cpuset/throttlebench", "create",
+		"limits", "chain", "cpuset"}, w.log[:7])
+	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-4:])
+	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.spec.Cpuset)
+	assert.Contains(t, stderr.String(), "removed 2 slice(s) left by runs that no longer live", "the stale slice and its stale twin")
+	assert.Equal(t, "1", rep.Config.Cpuset)
+	assert.Equal(t, "1", rep.Cgroup.Cpuset)
+
+	// A parent the user names: its twin is where the slice's goes; neither
+	// is ever removed.
+	w = &world{cpusets: &cpusets}
+	o.Parent = "/user.slice/mine"
+	_, err = w.local().Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, "/fake/cpuset/user.slice/mine", w.spec.Cpuset.Parent)
+	assert.Contains(t, w.log, "clean /fake/cpuset/user.slice/mine")
+	assert.NotContains(t, strings.Join(w.log, ","), "remove parent")
+}
+
+// Without --cpuset nothing of the cpuset is asked for; where v1 keeps
+// cpusets apart, stale twins are still tidied.
+func TestNoCpuset(t *testing.T) {
+	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
+	w := &world{cpusets: &cpusets}
+	rep, err := w.local().Run(context.Background(), options(ModeCreate))
+	require.NoError(t, err)
+	assert.Nil(t, w.spec.Cpuset)
+	assert.Contains(t, w.log, "clean /fake/cpuset/throttlebench")
+	assert.Equal(t, "", rep.Config.Cpuset)
+
+	// No cpuset controller anywhere: no matter, unless --cpuset asks.
+	w = &world{cpusetErr: cgroup.ErrNoCpuset}
+	_, err = w.local().Run(context.Background(), options(ModeCreate))
+	require.NoError(t, err)
+	o := options(ModeCreate)
+	o.CPUs = []int{0}
+	w = &world{cpusetErr: cgroup.ErrNoCpuset}
+	_, err = w.local().Run(context.Background(), o)
+	require.ErrorIs(t, err, cgroup.ErrNoCpuset)
+	assert.ErrorContains(t, err, "--cpuset 0")
+	assert.NotContains(t, w.log, "create", "nothing created")
+}
+
+// The report counts the CPUs the workload process could use, as it says,
+// not this machine's: effective_cpus and the model.
+func TestEffectiveCPUsFromTheChild(t *testing.T) {
+	w := &world{}
+	l := w.local()
+	res := result
+	res.AllowedCPUs = []int{3}
+	l.StartChild = func(string, driver.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
+	o := options(ModeCreate)
+	o.Limits.Quota = cgroup.Unlimited
+	keep := keptLimits
+	keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
+	defer func() { keptLimits = keep }()
+	rep, err := l.Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, rep.Cgroup.EffectiveCPUs)
+	assert.Equal(t, "3", rep.Cgroup.AllowedCPUs)
+
+	// Current mode too: the driver runs here and says the same.
+	l.RunHere = func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
+		return res, beforeMeasure()
+	}
+	rep, err = l.Run(context.Background(), options(ModeCurrent))
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, rep.Cgroup.EffectiveCPUs)
+}
+
+// resultChild is a fakeChild whose result is res.
+type resultChild struct {
+	fakeChild
+	res driver.Result
+}
+
+func (c resultChild) Wait(ctx context.Context) (driver.Result, error) {
+	if _, err := c.fakeChild.Wait(ctx); err != nil {
+		return driver.Result{}, err
+	}
+	return c.res, nil
 }

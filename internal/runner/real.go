@@ -22,6 +22,10 @@ func (kernelCgroups) CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy,
 	return h.CPUHierarchy(version)
 }
 
+func (kernelCgroups) CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error) {
+	return h.CpusetHierarchy(cpu)
+}
+
 func (kernelCgroups) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
 	return hier.ParentDir(p)
 }

@@ -41,9 +41,11 @@ type Options struct {
 	// some, so that auto mode must not quietly run without them.
 	Limits    cgroup.Limits
 	LimitsSet bool
-	Host      cgroup.Host
-	Exe       string    // this binary, re-executed as the workload child
-	Stderr    io.Writer // notes for the user
+	// CPUs is the created slice's cpuset (--cpuset); nil for none.
+	CPUs   []int
+	Host   cgroup.Host
+	Exe    string    // this binary, re-executed as the workload child
+	Stderr io.Writer // notes for the user
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.

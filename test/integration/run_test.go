@@ -160,6 +160,10 @@ func TestInvalidInputCreatesNothing(t *testing.T) {
 		{[]string{"--quota", "20ms", "--burst", "30ms"}, "--burst"},
 		{[]string{"--cost", "3"}, "--cost"},
 		{[]string{"--parent", "../../x"}, "--parent"},
+		{[]string{"--cpuset", "0-"}, "--cpuset"},
+		{[]string{"--cpuset", "8191"}, "--cpuset"},
+		{[]string{"--cpuset", "0"}, "--cpuset"}, // the parent offers no cpuset of its own
+		{[]string{"--one-per-core=maybe"}, "--one-per-core"},
 	} {
 		o := tb(t, append([]string{"run", "--parent", parent}, c.args...)...)
 		assert.Equal(t, 2, o.code, "%v: %s", c.args, o.stderr)

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // The soak: every way a run can end, many times over, each at a random
@@ -80,6 +81,8 @@ var soakKinds = []soakKind{
 	{"parallel", "4 runs in parallel", (*soak).parallel},
 	{"sweep-sigint", "sweep + SIGINT mid-config", (*soak).sweepInterrupted},
 	{"latency-sigint", "latency + SIGINT at random", (*soak).latencyInterrupted},
+	// Last, so that the kinds before keep their moments and seeds.
+	{"cpuset-sigint", "--cpuset --pin + SIGINT at random", (*soak).cpusetSignal},
 }
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
@@ -277,7 +280,12 @@ type trial struct {
 	// The default parent's directories before the trial: a slice there
 	// named after one of its PIDs is a stale one of an earlier process
 	// that had the same PID, not the trial's.
-	existing  map[string]bool
+	existing map[string]bool
+	// twin is the parent's place in v1's own cpuset hierarchy, where a run
+	// with --cpuset makes its slice's twin ("" where there is none apart);
+	// twinsMade are what the trial made there itself, removed at its end.
+	twin      string
+	twinsMade []string
 	moment    string
 	outcome   string
 	notes     []string
@@ -296,6 +304,12 @@ func (s *soak) newTrial(t *testing.T, kind string, ki, i int, rng *rand.Rand) *t
 	}
 	for _, d := range subdirs(t, s.hier.DefaultParent()) {
 		tr.existing[d] = true
+	}
+	if cs, err := (cgroup.Host{Root: "/"}).CpusetHierarchy(s.hier); err == nil && s.hier.Separate(cs) {
+		tr.twin = s.hier.TwinDir(cs, tr.parent)
+		for _, d := range subdirs(t, cs.DefaultParent()) {
+			tr.existing[d] = true
+		}
 	}
 	require.NoError(t, os.MkdirAll(tr.parent, 0o755))
 	dir, err := os.MkdirTemp("", "tb-soak-")
@@ -543,9 +557,9 @@ func (s *soak) normal(tr *trial) {
 // after exec, before the handler is installed, kills the process by its
 // default action with nothing created yet. The handler stays until the
 // process exits, so a run that has done its work is never killed by one.
-func (s *soak) signal(tr *trial, sig syscall.Signal) {
+func (s *soak) signal(tr *trial, sig syscall.Signal, extra ...string) {
 	out := tr.out("run.json")
-	p := tr.start(tr.runArgs(s.run(soakIters), "-o", out)...)
+	p := tr.start(tr.runArgs(s.run(soakIters), append([]string{"-o", out}, extra...)...)...)
 	tr.inject(p, tr.aim("before slice", "warm-up", "measured", "end", "output"), soakIters, func() { p.cmd.Process.Signal(sig) })
 	tr.wait(p)
 	tr.outcome = p.exit()
@@ -571,6 +585,16 @@ func (s *soak) signal(tr *trial, sig syscall.Signal) {
 	default:
 		tr.fail("%s: %s", tr.outcome, p.stderr.String())
 	}
+}
+
+// cpusetSignal is signal's SIGINT to a run with a cpuset and pinned
+// workers, under a parent that offers cpusets: the slice's twin in v1's
+// cpuset hierarchy must go on every path too.
+func (s *soak) cpusetSignal(tr *trial) {
+	tr.twinsMade = offerCpuset(tr.t, s.hier, tr.parent)
+	cpus, err := topology.Affinity()
+	require.NoError(tr.t, err)
+	s.signal(tr, syscall.SIGINT, "--cpuset", strconv.Itoa(cpus[0]), "--pin")
 }
 
 // killChild SIGKILLs the workload child in its warm-up or measured
@@ -949,11 +973,19 @@ func (tr *trial) finish(tally *kindTally) {
 	// Slices under the trial's parent, and any slice one of its runs made
 	// under the default parent (named after the run's PID).
 	stale := subdirs(t, tr.parent)
+	parents := []string{tr.s.hier.DefaultParent()}
+	if tr.twin != "" {
+		// Their twins in the cpuset hierarchy, the same way.
+		stale = append(stale, subdirs(t, tr.twin)...)
+		parents = append(parents, filepath.Dir(tr.twin))
+	}
 	for _, p := range tr.procs {
-		matches, _ := filepath.Glob(filepath.Join(tr.s.hier.DefaultParent(), fmt.Sprintf("tb-%d-*", p.cmd.Process.Pid)))
-		for _, m := range matches {
-			if !tr.existing[m] {
-				stale = append(stale, m)
+		for _, parent := range parents {
+			matches, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("tb-%d-*", p.cmd.Process.Pid)))
+			for _, m := range matches {
+				if !tr.existing[m] {
+					stale = append(stale, m)
+				}
 			}
 		}
 	}
@@ -969,6 +1001,9 @@ func (tr *trial) finish(tally *kindTally) {
 	for _, d := range stale {
 		killCgroup(d)
 		os.Remove(d)
+	}
+	for _, d := range slices.Backward(tr.twinsMade) {
+		os.Remove(d) // the default parent's twin only once empty, as after a run
 	}
 	entries, _ := os.ReadDir(tr.outDir)
 	for _, e := range entries {

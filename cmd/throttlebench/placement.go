@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/topology"
+)
+
+// cpuFacts are what --cpuset and --one-per-core are checked against, read
+// once before anything is created.
+type cpuFacts struct {
+	// mine are the CPUs this process may use (sched_getaffinity): its own
+	// cpuset, a container's, taskset's. nil where not known.
+	mine []int
+	// parent are those the cpuset the slice's would be made in offers;
+	// nil where not known (no cpuset controller: the run says so).
+	parent []int
+	layout func() (*topology.Topology, error)
+}
+
+// readCPUFacts reads them for slices created under parent ("" for the
+// default) in the cpu hierarchy of the given version.
+func readCPUFacts(h cgroup.Host, version int, parent string) *cpuFacts {
+	f := &cpuFacts{layout: func() (*topology.Topology, error) { return topology.Read(h.Root) }}
+	f.mine, _ = topology.Affinity()
+	if cpu, err := h.CPUHierarchy(version); err == nil {
+		if cpusets, err := h.CpusetHierarchy(cpu); err == nil {
+			if parent == "" {
+				parent = cpu.DefaultParent()
+			}
+			f.parent, _ = cpusets.CpusetCPUs(cpu.TwinDir(cpusets, parent))
+		}
+	}
+	return f
+}
+
+// check refuses a placement this machine cannot give, before anything is
+// created: a cpuset with CPUs this process may not use, one per core of
+// nothing.
+func (f *cpuFacts) check(c config.Config) error {
+	allowed := f.mine
+	if f.parent != nil {
+		allowed = intersect(allowed, f.parent)
+		if f.mine == nil {
+			allowed = f.parent
+		}
+	}
+	if c.Cpuset != nil && allowed != nil {
+		var outside []int
+		for _, id := range c.Cpuset {
+			if !slices.Contains(allowed, id) {
+				outside = append(outside, id)
+			}
+		}
+		if len(outside) > 0 {
+			return usagef("invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
+				topology.FormatList(c.Cpuset), topology.FormatList(outside), topology.FormatList(allowed))
+		}
+	}
+	if c.OnePerCore {
+		base := c.Cpuset
+		if base == nil {
+			base = f.mine
+		}
+		if base == nil {
+			return fmt.Errorf("--one-per-core: the CPUs this process may use are not known here")
+		}
+		t, err := f.layout()
+		if err != nil {
+			return fmt.Errorf("--one-per-core: read the CPU layout: %w", err)
+		}
+		if len(t.OnePerCore(base)) == 0 {
+			return usagef("invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
+				topology.FormatList(base), topology.FormatList(t.Online))
+		}
+	}
+	return nil
+}
+
+func intersect(a, b []int) []int {
+	out := []int{}
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/topology"
+)
+
+// ErrNoCpuset says the cpuset controller is not there: no v1 hierarchy
+// offers it, or (v2) it is not enabled for the cgroup in question.
+var ErrNoCpuset = errors.New("no cpuset controller")
+
+// CpusetSpec places a slice's processes on a set of CPUs through the
+// cpuset controller (--cpuset).
+type CpusetSpec struct {
+	// Hier is where the cpusets live (Host.CpusetHierarchy): the cpu
+	// hierarchy itself on v2 and where v1 mounts cpu and cpuset together,
+	// else v1's own cpuset hierarchy, where the slice gets a twin.
+	Hier Hierarchy
+	// Parent is the slice's parent there: TwinDir of SliceSpec.Parent.
+	Parent string
+	CPUs   []int
+}
+
+// CpusetHierarchy finds where the cpusets of slices in the cpu hierarchy
+// cpu live: cpu itself on v2 (when its top offers the controller) and where
+// v1 mounts cpu and cpuset together; else v1's own cpuset hierarchy, beside
+// cpu (/sys/fs/cgroup/cpuset on our hosts).
+func (h Host) CpusetHierarchy(cpu Hierarchy) (Hierarchy, error) {
+	if cpu.Version == 2 {
+		ctrl, err := readFile(filepath.Join(cpu.MountPoint, "cgroup.controllers"))
+		if err != nil {
+			return Hierarchy{}, err
+		}
+		if !slices.Contains(strings.Fields(string(ctrl)), "cpuset") {
+			return Hierarchy{}, fmt.Errorf("%w: %s offers no cpuset controller (cgroup.controllers: %q)",
+				ErrNoCpuset, cpu.MountPoint, strings.TrimSpace(string(ctrl)))
+		}
+		return cpu, nil
+	}
+	mounts, err := h.mounts()
+	if err != nil {
+		return Hierarchy{}, err
+	}
+	for _, m := range mounts {
+		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuset") {
+			return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}, nil
+		}
+	}
+	return Hierarchy{}, fmt.Errorf("%w (cgroup v1)", ErrNoCpuset)
+}
+
+// Separate says whether cpusets live in a hierarchy of their own, apart
+// from cpu's: v1 with cpuset mounted alone.
+func (cpu Hierarchy) Separate(cpuset Hierarchy) bool { return cpuset.MountPoint != cpu.MountPoint }
+
+// TwinDir is dir of the cpu hierarchy at the same place in the cpuset
+// hierarchy: the same path below its mount point. Where they are one
+// hierarchy it is dir itself.
+func (cpu Hierarchy) TwinDir(cpuset Hierarchy, dir string) string {
+	if !cpu.Separate(cpuset) {
+		return dir
+	}
+	rel := strings.TrimPrefix(filepath.Clean(dir), filepath.Clean(cpu.MountPoint))
+	return filepath.Join(cpuset.MountPoint, rel)
+}
+
+// cpusetFiles are the names of the cpuset files of a version: the CPUs
+// asked for, the CPUs in force (the asked ones the parent has; v1 names it
+// differently), and v1's memory nodes, which a v1 cpuset must have before
+// it takes a process.
+func cpusetFiles(version int) (cpus, effective, mems string) {
+	if version == 2 {
+		return "cpuset.cpus", "cpuset.cpus.effective", "cpuset.mems"
+	}
+	return "cpuset.cpus", "cpuset.effective_cpus", "cpuset.mems"
+}
+
+// readCpus reads the CPUs in force in the cpuset at dir as the kernel
+// writes them ("0-3,8"): the effective ones where the kernel has the file,
+// else those asked for.
+func readCpus(version int, dir string) (string, error) {
+	cpus, effective, _ := cpusetFiles(version)
+	data, err := readFile(filepath.Join(dir, effective))
+	if errors.Is(err, os.ErrNotExist) {
+		data, err = readFile(filepath.Join(dir, cpus))
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// CpusetCPUs are the CPUs a cpuset created at dir could be given: those in
+// force in dir's nearest existing ancestor (or dir itself) within the
+// hierarchy that has cpuset files. Nothing is created or changed.
+func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
+	for d := filepath.Clean(dir); hier.contains(d); d = filepath.Dir(d) {
+		s, err := readCpus(hier.Version, d)
+		if errors.Is(err, os.ErrNotExist) {
+			if d == hier.MountPoint {
+				break
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		cpus, err := topology.ParseList(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		return cpus, nil
+	}
+	return nil, fmt.Errorf("%w: no cpuset files in %s or above it", ErrNoCpuset, dir)
+}
