@@ -16,3 +16,11 @@ echo "guest: $(nproc) CPUs; thread_siblings_list of cpu0-3: $(cat /sys/devices/s
 ./throttlebench inspect # the text, for the log
 ./throttlebench inspect --format json >/tmp/inspect.json
 ./check inspect-smt /tmp/inspect.json
+
+# One thread of each core: the workers may use CPUs 0 and 2 (the lower of
+# each sibling pair); pinned, worker 0 on 0 and worker 1 on 2.
+run="./throttlebench run --cgroup create --workload spin --units 100 --workers 2 --batch 20 --iterations 2 --warmup 0 --one-per-core --format json"
+$run >/tmp/one-per-core.json
+./check run-one-per-core /tmp/one-per-core.json
+$run --pin >/tmp/one-per-core-pinned.json
+./check run-one-per-core-pinned /tmp/one-per-core-pinned.json

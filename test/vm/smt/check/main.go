@@ -16,7 +16,9 @@ import (
 
 // checks by name; each returns what is wrong with the JSON (nothing: ok).
 var checks = map[string]func(data []byte) []string{
-	"inspect-smt": inspectSMT,
+	"inspect-smt":             inspectSMT,
+	"run-one-per-core":        runOnePerCore(false),
+	"run-one-per-core-pinned": runOnePerCore(true),
 }
 
 // guest is the topology test-v2.sh smt boots: -smp 4,sockets=1,cores=2,threads=2
@@ -64,6 +66,58 @@ func inspectSMT(data []byte) []string {
 		bad = append(bad, fmt.Sprintf("caveats: no SMT caveat for 2 cores in %q", r.Caveats))
 	}
 	return bad
+}
+
+// runOnePerCore judges a run with --one-per-core (and --pin when pinned)
+// on 2 workers: the workers may use one thread of each core, the lower of
+// each pair (0 and 2), ran nowhere else, and count as 2 CPUs; pinned,
+// worker i ran on the i-th of them alone.
+func runOnePerCore(pinned bool) func([]byte) []string {
+	return func(data []byte) []string {
+		var r struct {
+			Config struct {
+				OnePerCore bool `json:"one_per_core"`
+				Pin        bool `json:"pin"`
+			} `json:"config"`
+			Cgroup struct {
+				AllowedCPUs   string  `json:"allowed_cpus"`
+				EffectiveCPUs float64 `json:"effective_cpus"`
+			} `json:"cgroup"`
+			Workers []struct {
+				CPUs      []int `json:"cpus"`
+				PinnedCPU *int  `json:"pinned_cpu"`
+			} `json:"workers"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			return []string{fmt.Sprintf("not run's JSON: %v", err)}
+		}
+		var bad []string
+		want := func(what string, got, want any) {
+			if !reflect.DeepEqual(got, want) {
+				bad = append(bad, fmt.Sprintf("%s: got %v, want %v", what, got, want))
+			}
+		}
+		want("config.one_per_core", r.Config.OnePerCore, true)
+		want("config.pin", r.Config.Pin, pinned)
+		want("cgroup.allowed_cpus", r.Cgroup.AllowedCPUs, "0,2")
+		want("cgroup.effective_cpus", r.Cgroup.EffectiveCPUs, 2.0)
+		if len(r.Workers) != 2 {
+			return append(bad, fmt.Sprintf("workers: got %d, want 2", len(r.Workers)))
+		}
+		for i, w := range r.Workers {
+			for _, c := range w.CPUs {
+				if c != 0 && c != 2 {
+					bad = append(bad, fmt.Sprintf("workers[%d].cpus: %v holds %d, the second thread of a core", i, w.CPUs, c))
+				}
+			}
+			if pinned {
+				cpu := []int{0, 2}[i]
+				want(fmt.Sprintf("workers[%d].pinned_cpu", i), w.PinnedCPU != nil && *w.PinnedCPU == cpu, true)
+				want(fmt.Sprintf("workers[%d].cpus", i), w.CPUs, []int{cpu})
+			}
+		}
+		return bad
+	}
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout)) }

@@ -36,3 +36,18 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, 1, run([]string{"inspect-smt", filepath.Join(dir, "missing.json")}, &out))
 	assert.Equal(t, 3, run([]string{"no-such-check", file}, &out))
 }
+
+func TestRunOnePerCore(t *testing.T) {
+	const run = `{"config":{"one_per_core":true,"pin":false},"cgroup":{"allowed_cpus":"0,2","effective_cpus":2},
+"workers":[{"cpus":[0,2],"pinned_cpu":null},{"cpus":[2],"pinned_cpu":null}]}`
+	assert.Empty(t, runOnePerCore(false)([]byte(run)))
+	// A worker on the second thread of a core, and all threads allowed.
+	bad := runOnePerCore(false)([]byte(strings.NewReplacer(`"cpus":[2]`, `"cpus":[1,2]`, `"0,2"`, `"0-3"`).Replace(run)))
+	assert.Len(t, bad, 2, "%q", bad)
+
+	const pinned = `{"config":{"one_per_core":true,"pin":true},"cgroup":{"allowed_cpus":"0,2","effective_cpus":2},
+"workers":[{"cpus":[0],"pinned_cpu":0},{"cpus":[2],"pinned_cpu":2}]}`
+	assert.Empty(t, runOnePerCore(true)([]byte(pinned)))
+	assert.Len(t, runOnePerCore(true)([]byte(strings.Replace(pinned, `"cpus":[2],"pinned_cpu":2`, `"cpus":[0,2],"pinned_cpu":2`, 1))), 1)
+	assert.NotEmpty(t, runOnePerCore(false)([]byte(pinned)), "pinned where it should not be")
+}
