@@ -15,6 +15,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Formats lists the values --format accepts for a run.
@@ -165,20 +166,7 @@ func cpuList(cpus []int) string {
 	if len(cpus) == 0 {
 		return "-"
 	}
-	var parts []string
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(cpus[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
+	return topology.FormatList(cpus)
 }
 
 // placementText says where the workers ran: the cpuset as the kernel took
