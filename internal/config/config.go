@@ -75,6 +75,11 @@ type Config struct {
 	Queue    int
 	Duration time.Duration
 	Seed     uint64
+	// Count is --arrivals once's number of requests.
+	Count int
+	// Instances, when set, serves the requests with instances (latency
+	// --instances): see driver.Instances.
+	Instances *driver.Instances
 }
 
 // GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for

@@ -113,7 +113,8 @@ func checkOpenLoop(c Config, given map[string]string) error {
 // GOMAXPROCSValue gives it.
 func (c Config) OpenLoop(gomaxprocs int) driver.OpenLoop {
 	return driver.OpenLoop{Rate: c.Rate, Arrivals: c.Arrivals, On: c.On, Off: c.Off, Work: c.Work, Wait: c.Wait,
-		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs}
+		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs,
+		Count: c.Count, Instances: c.Instances}
 }
 
 func capNote(arrivals string) string {

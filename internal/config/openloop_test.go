@@ -212,10 +212,11 @@ func TestParamsForLatency(t *testing.T) {
 func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 	c := Config{Rate: 123.5, Arrivals: driver.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23,
-		Batch: 99, Cost: 9}
+		Batch: 99, Cost: 9, Count: 29, Instances: &driver.Instances{Policy: "shared"}}
 	o := c.OpenLoop(8)
 	assert.Equal(t, driver.OpenLoop{Rate: 123.5, Arrivals: driver.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
-		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8}, o)
+		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8,
+		Count: 29, Instances: &driver.Instances{Policy: "shared"}}, o)
 	// No field left at its zero value: a field added to OpenLoop and not
 	// copied shows up here.
 	v := reflect.ValueOf(o)
