@@ -198,11 +198,12 @@ func TestParamsForLatency(t *testing.T) {
 	assert.NotContains(t, axes, "cost")
 	assert.NotContains(t, axes, "arrivals", "not an axis")
 	assert.NotContains(t, axes, "duration", "not an axis")
-	// Outermost first; the rate innermost, after work and the limits.
+	// Outermost first; the rate inner to work and the limits.
 	for i := 1; i < len(AxesFor(Latency)); i++ {
 		assert.LessOrEqual(t, AxesFor(Latency)[i-1].AxisRank, AxesFor(Latency)[i].AxisRank)
 	}
-	assert.Equal(t, "rate", axes[len(axes)-1])
+	// --instances innermost of all, so that its modes sit side by side.
+	assert.Equal(t, []string{"rate", "instances"}, axes[len(axes)-2:])
 	assert.Equal(t, names(Axes()), names(AxesFor(Batch)))
 	assert.NotContains(t, names(Axes()), "rate")
 }
