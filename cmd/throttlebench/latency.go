@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ type latencyOptions struct {
 	run        *runFlags
 	plot       string
 	maxConfigs int
+	summary    bool
 }
 
 func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
@@ -36,10 +38,20 @@ falls behind (throttled too) cannot hide latency.
 
 Any of ` + listFlags(config.Latency) + ` may be a list or a range, as in sweep:
 the configurations run one after another on the same arrival schedule, one
-row each, so --burst 0,100ms is a direct A/B.`,
+row each, so --burst 0,100ms is a direct A/B.
+
+--instances serves the requests with instances instead, as a function
+platform does: each instance is a process in a slice of its own with the
+full limits, which pays a cold start (--init of CPU, --init-memory touched)
+and serves up to --concurrency requests at once; this process, in no slice,
+dispatches them: per-request (one request at a time per instance, a new one
+when none is idle), shared (one instance), pool:N (up to N). An instance
+idle for --keep-alive is retired. --arrivals once --count N sends N requests
+at the same instant.`,
 		Example: `  sudo throttlebench latency --cpus 2 --workers 4 --rate 200 --work 5ms --arrivals onoff --on 50ms --off 450ms --duration 20s --format text
   sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 46 --work 5ms --arrivals onoff --on 150ms --off 600ms --duration 25s --format text
-  docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text`,
+  docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text
+  sudo throttlebench latency --cpus 1 --instances per-request,shared --concurrency 10 --arrivals once --count 10 --work 100ms --wait 2s --init 70ms --init-memory 80MB --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
@@ -49,11 +61,16 @@ row each, so --burst 0,100ms is a direct A/B.`,
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
+	f.BoolVar(&o.summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
 	return cmd
 }
 
 // execute: flags → plan → configurations one after another → output.
 func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
+	onInstances := changed("instances")
+	if err := o.checkInstances(onInstances, changed); err != nil {
+		return err
+	}
 	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, stderr)
 	if err != nil {
 		return err
@@ -75,13 +92,20 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	save := func(rows []latency.Row) error {
 		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list) })
 	}
-	local := runner.NewLocal()
+	local, fleet := runner.NewLocal(), runner.NewFleet()
 	var rows []latency.Row
 	err = sweep.Steps(ctx, steps,
 		func(_ int, st sweep.Step) error {
-			rep, err := local.Latency(ctx, st.Opts)
+			run := local.Latency
+			if onInstances {
+				run = fleet.Run
+			}
+			rep, err := run(ctx, st.Opts)
 			if err != nil {
 				return err
+			}
+			if o.summary && rep.InstancesResult != nil {
+				rep.Requests = nil
 			}
 			rows = append(rows, latency.Row{Config: st.Config, Report: rep})
 			if s.output != "" {
@@ -104,6 +128,35 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	}
 	if o.plot != "" {
 		return plot.SaveLatency(o.plot, rows)
+	}
+	return nil
+}
+
+// checkInstances refuses, before anything is made, what cannot go with
+// --instances or without it.
+func (o *latencyOptions) checkInstances(onInstances bool, changed func(string) bool) error {
+	if !onInstances {
+		if o.summary {
+			return usagef("--summary applies only with --instances: it leaves out their requests[]")
+		}
+		return nil
+	}
+	spec := *o.run.values["instances"]
+	if o.plot != "" {
+		return usagef("--plot %q does not apply with --instances: compare the instances' rows in the table", o.plot)
+	}
+	if o.run.mode == runner.ModeCurrent {
+		return usagef("--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)
+	}
+	if changed("concurrency") {
+		perRequest := true
+		for _, m := range strings.Split(spec, ",") {
+			perRequest = perRequest && strings.TrimSpace(m) == "per-request"
+		}
+		if perRequest {
+			return usagef("--concurrency %q does not apply to --instances per-request, which serves one request at a time an instance: it applies to shared and pool:N",
+				*o.run.values["concurrency"])
+		}
 	}
 	return nil
 }

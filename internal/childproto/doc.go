@@ -18,6 +18,20 @@
 // "go", because the Go runtime computed it from the cgroup the child
 // started in.
 //
+// An instance (latency --instances) has an exchange of its own, after the
+// same rule of not a word before go:
+//
+//	parent → child  {"type":"init","instance":{…driver.InstanceInit…}}
+//	parent → child  {"type":"go"}       once the instance is inside its slice
+//	child → parent  {"type":"ready","ready":{…}}   after its cold start
+//	parent → child  {"type":"request","request":{"id":…,"work_ns":…,"wait_ns":…}}  (any number)
+//	child → parent  {"type":"reply","reply":{"id":…,"start_ns":…,"end_ns":…,"cpu_ns":…}}  as each ends
+//	             or {"type":"error",…}, which ends it
+//
+// The parent closing the instance's input retires it: the instance ends
+// once the requests it holds are done. Its stamps are CLOCK_MONOTONIC, which
+// the parent reads too.
+//
 // An error keeps its kind across the pipe: on the parent's side it is an
 // *Error, and errors.Is matches it against ErrBadConfig (the configuration
 // cannot run: an unknown workload, a parameter out of range),

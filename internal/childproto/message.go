@@ -28,6 +28,17 @@ const (
 	TypeError  Type = "error"
 )
 
+// An instance's exchange (latency --instances): init and go, then ready
+// once its cold start is over; then a reply for every request, in the
+// order they finish. The parent closing the instance's input retires it:
+// it ends once its requests are done.
+const (
+	TypeInit    Type = "init"    // parent → instance, in place of start
+	TypeReady   Type = "ready"   // instance → parent
+	TypeRequest Type = "request" // parent → instance
+	TypeReply   Type = "reply"   // instance → parent
+)
+
 // Message is one line of the protocol, either way. Config (the closed
 // loop) or Open (the open loop) comes with start, Result or Latency with
 // result, Kind and Error with error.
@@ -39,6 +50,12 @@ type Message struct {
 	Latency *driver.LatencyResult `json:"latency,omitempty"`
 	Kind    Kind                  `json:"kind,omitempty"`
 	Error   string                `json:"error,omitempty"`
+	// An instance's: Instance with init, Ready with ready, Request with
+	// request, Reply with reply.
+	Instance *driver.InstanceInit    `json:"instance,omitempty"`
+	Ready    *driver.InstanceReady   `json:"ready,omitempty"`
+	Request  *driver.InstanceRequest `json:"request,omitempty"`
+	Reply    *driver.InstanceReply   `json:"reply,omitempty"`
 }
 
 // Kind is what sort of failure an error message reports.
@@ -118,6 +135,14 @@ func decode(line []byte, allowed ...Type) (Message, error) {
 		missing = m.Result == nil && m.Latency == nil
 	case TypeError:
 		missing = sentinels[m.Kind] == nil
+	case TypeInit:
+		missing = m.Instance == nil
+	case TypeReady:
+		missing = m.Ready == nil
+	case TypeRequest:
+		missing = m.Request == nil
+	case TypeReply:
+		missing = m.Reply == nil
 	}
 	if missing {
 		return Message{}, errorf(KindProtocol, "incomplete message %q", clip(line))

@@ -21,7 +21,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return &Error{Kind: KindInterrupted, Msg: fmt.Sprintf("read config: %v", err)}
 	}
-	start, startErr := decode(line, TypeStart)
+	start, startErr := decode(line, TypeStart, TypeInit)
 	// Not a word before go (see the package comment), even about a bad start.
 	line, err = in.ReadBytes('\n')
 	if err != nil {
@@ -35,6 +35,9 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return reply(enc, errors.Join(startErr, err))
 	}
 
+	if start.Instance != nil {
+		return serveInstance(ctx, *start.Instance, in, enc)
+	}
 	// Warm, then wait for measure: the parent reads its counters between.
 	warm := func() error {
 		if err := enc.Encode(Message{Type: TypeWarm}); err != nil {

@@ -81,6 +81,17 @@ type Config struct {
 	Queue    int
 	Duration time.Duration
 	Seed     uint64
+	// Count is --arrivals once's number of requests.
+	Count int
+	// The instances' (latency --instances), as given: InstancesPolicy ""
+	// means none. Instances is what they resolve to (resolveInstances).
+	InstancesPolicy string
+	Concurrency     int
+	Init            time.Duration
+	InitMemory      int64
+	KeepAlive       time.Duration
+	BillGranularity time.Duration
+	Instances       *driver.Instances
 }
 
 // GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for
@@ -151,7 +162,7 @@ type Param struct {
 // Params are every parameter, in the order they are shown (compare's keys)
 // and resolved: the period before what depends on it, the burst after its
 // quota (Resolve sees to that).
-var Params = slices.Concat(batchParams, openLoopParams)
+var Params = slices.Concat(batchParams, openLoopParams, instanceParams)
 
 // batchParams are run's and sweep's, some shared with latency.
 var batchParams = []Param{
@@ -436,6 +447,9 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 		}
 	}
 	if cmd == Latency {
+		if err := resolveInstances(&c, values); err != nil {
+			return c, err
+		}
 		return c, checkOpenLoop(c, values)
 	}
 	keepOwn(&c)

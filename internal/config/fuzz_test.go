@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/instances"
 )
 
 // The fuzz targets below feed the parsers of duration and CPU parameters
@@ -198,6 +199,59 @@ func FuzzOpenLoopFlags(f *testing.F) {
 		s := driver.Schedule(c.OpenLoop(1))
 		if len(s) == 0 || s[len(s)-1] >= c.Duration {
 			t.Fatalf("%v: a schedule of %d arrivals, ending at %v of %v", fl, len(s), s[len(s)-1:], c.Duration)
+		}
+	})
+}
+
+// FuzzInstanceFlags: latency's --instances, --concurrency, --init-memory
+// and --count (with --arrivals once) together. A success is instances the
+// dispatcher can run: a policy it parses, at least one slot, memory within
+// bounds, a count within the cap on instances.
+func FuzzInstanceFlags(f *testing.F) {
+	for _, s := range [][4]string{
+		{"", "", "", ""},
+		{"per-request", "", "", "10"},
+		{"shared", "10", "80MB", "10"},
+		{"pool:4", "2", "64MiB", ""},
+		{"pool:0", "", "", ""},
+		{"pool:x", "", "", ""},
+		{"pool:256", "1000", "1GiB", "100000"},
+		{"shared", "0", "", ""},
+		{"", "", "1.5KiB", ""},
+		{"shared", "", "1e3", "0"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, inst, concurrency, mem, count string) {
+		fl := map[string]string{}
+		for name, v := range map[string]string{"instances": inst, "concurrency": concurrency, "init-memory": mem, "count": count} {
+			if v != "" {
+				fl[name] = v
+			}
+		}
+		if count != "" {
+			fl["arrivals"] = "once"
+		}
+		c, err := ResolveFor(Latency, fl)
+		if err != nil {
+			checkUsageError(t, err, "instances", "concurrency", "init-memory", "count", "arrivals")
+			return
+		}
+		if inst == "" {
+			if c.Instances != nil {
+				t.Fatalf("%v: instances without --instances", fl)
+			}
+			return
+		}
+		in := c.Instances
+		if _, err := instances.ParsePolicy(in.Policy, in.Concurrency, in.KeepAlive); err != nil {
+			t.Fatalf("%v: %+v does not parse: %v", fl, in, err)
+		}
+		if in.Concurrency < 1 || in.Concurrency > MaxConcurrency || in.InitMemory < 0 || in.InitMemory > driver.MaxInitMemory {
+			t.Fatalf("%v: %+v out of bounds", fl, in)
+		}
+		if n := len(driver.Schedule(c.OpenLoop(1))); count != "" && (n < 1 || n > MaxInstanceRequests) {
+			t.Fatalf("%v: %d requests", fl, n)
 		}
 	})
 }

@@ -25,7 +25,7 @@ var openLoopParams = []Param{
 	{Name: "rate", For: Latency, Kind: Float, Default: "100", Axis: true, AxisRank: 9,
 		Help: "requests per second (the mean over a cycle for onoff)", parse: parseRate},
 	{Name: "arrivals", For: Latency, Kind: Words, Default: driver.ArrivalsPoisson, Words: driver.ArrivalKinds,
-		Help: "arrival schedule: fixed (every 1/rate), poisson (exponential gaps), onoff (a cycle's requests spread over --on, none during --off)",
+		Help: "arrival schedule: fixed (every 1/rate), poisson (exponential gaps), onoff (a cycle's requests spread over --on, none during --off), once (--count requests at the same instant)",
 		parse: func(c *Config, v string) (err error) {
 			c.Arrivals, err = choice("arrivals", v, driver.ArrivalKinds)
 			return
@@ -113,7 +113,8 @@ func checkOpenLoop(c Config, given map[string]string) error {
 // GOMAXPROCSValue gives it.
 func (c Config) OpenLoop(gomaxprocs int) driver.OpenLoop {
 	return driver.OpenLoop{Rate: c.Rate, Arrivals: c.Arrivals, On: c.On, Off: c.Off, Work: c.Work, Wait: c.Wait,
-		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs}
+		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs,
+		Count: c.Count, Instances: c.Instances}
 }
 
 func capNote(arrivals string) string {

@@ -198,11 +198,12 @@ func TestParamsForLatency(t *testing.T) {
 	assert.NotContains(t, axes, "cost")
 	assert.NotContains(t, axes, "arrivals", "not an axis")
 	assert.NotContains(t, axes, "duration", "not an axis")
-	// Outermost first; the rate innermost, after work and the limits.
+	// Outermost first; the rate inner to work and the limits.
 	for i := 1; i < len(AxesFor(Latency)); i++ {
 		assert.LessOrEqual(t, AxesFor(Latency)[i-1].AxisRank, AxesFor(Latency)[i].AxisRank)
 	}
-	assert.Equal(t, "rate", axes[len(axes)-1])
+	// --instances innermost of all, so that its modes sit side by side.
+	assert.Equal(t, []string{"rate", "instances"}, axes[len(axes)-2:])
 	assert.Equal(t, names(Axes()), names(AxesFor(Batch)))
 	assert.NotContains(t, names(Axes()), "rate")
 }
@@ -212,10 +213,11 @@ func TestParamsForLatency(t *testing.T) {
 func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 	c := Config{Rate: 123.5, Arrivals: driver.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23,
-		Batch: 99, Cost: 9}
+		Batch: 99, Cost: 9, Count: 29, Instances: &driver.Instances{Policy: "shared"}}
 	o := c.OpenLoop(8)
 	assert.Equal(t, driver.OpenLoop{Rate: 123.5, Arrivals: driver.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
-		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8}, o)
+		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8,
+		Count: 29, Instances: &driver.Instances{Policy: "shared"}}, o)
 	// No field left at its zero value: a field added to OpenLoop and not
 	// copied shows up here.
 	v := reflect.ValueOf(o)

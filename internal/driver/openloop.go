@@ -37,6 +37,12 @@ type OpenLoop struct {
 	Queue    int           `json:"queue"`
 	Duration time.Duration `json:"duration_ns"` // how long arrivals are generated
 	Seed     uint64        `json:"seed"`        // decides a poisson schedule
+	// Count is ArrivalsOnce's number of requests, all at the start.
+	Count int `json:"count,omitempty"`
+	// Instances, when set, serves the schedule with instances in slices of
+	// their own, dispatched by the parent, rather than with Workers in one
+	// slice (latency --instances).
+	Instances *Instances `json:"instances,omitempty"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
 }

@@ -11,11 +11,12 @@ const (
 	ArrivalsFixed   = "fixed"   // one request every 1/Rate
 	ArrivalsPoisson = "poisson" // exponential gaps of mean 1/Rate
 	ArrivalsOnOff   = "onoff"   // a cycle's requests spread over On, none during Off
+	ArrivalsOnce    = "once"    // Count requests, all at the start
 )
 
 // ArrivalKinds lists the values OpenLoop.Arrivals takes, for the config
 // layer's check and help.
-var ArrivalKinds = []string{ArrivalsFixed, ArrivalsPoisson, ArrivalsOnOff}
+var ArrivalKinds = []string{ArrivalsFixed, ArrivalsPoisson, ArrivalsOnOff, ArrivalsOnce}
 
 // MaxRequests bounds a schedule's length (8 bytes each): Schedule stops
 // there, so the config layer should refuse Rate × Duration above it rather
@@ -30,8 +31,12 @@ const pcgStream = 0x7468726f74746c65 // "throttle"
 // MaxRequests of them, all before o.Duration. It depends on nothing but o,
 // so two configurations with the same Rate, Arrivals, On, Off, Duration and
 // Seed see the same arrivals. A Rate that is not a positive finite number
-// gives none; an unknown Arrivals is read as fixed.
+// gives none; an unknown Arrivals is read as fixed. ArrivalsOnce is Count
+// arrivals at 0, whatever the rate and duration.
 func Schedule(o OpenLoop) []time.Duration {
+	if o.Arrivals == ArrivalsOnce {
+		return make([]time.Duration, min(max(o.Count, 0), MaxRequests))
+	}
 	if !(o.Rate > 0) || math.IsInf(o.Rate, 0) || o.Duration <= 0 {
 		return nil
 	}

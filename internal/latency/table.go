@@ -40,15 +40,21 @@ func Write(w io.Writer, rows []Row, format string, list bool) error {
 			return report.WriteJSON(w, reports[0])
 		}
 		return report.WriteJSON(w, reports)
-	case "csv":
-		return table.CSV(w, build(rows, nil))
-	case "markdown":
-		return table.Markdown(w, build(rows, &table.Notes{}))
 	}
-	if err := writeHeader(w, rows); err != nil {
+	layout, header := build, writeHeader
+	if onInstances(rows) {
+		layout, header = buildInstances, writeInstancesHeader
+	}
+	switch format {
+	case "csv":
+		return table.CSV(w, layout(rows, nil))
+	case "markdown":
+		return table.Markdown(w, layout(rows, &table.Notes{}))
+	}
+	if err := header(w, rows); err != nil {
 		return err
 	}
-	return table.Text(w, build(rows, &table.Notes{}))
+	return table.Text(w, layout(rows, &table.Notes{}))
 }
 
 // columns are the metrics of a row, after the swept values.

@@ -51,12 +51,15 @@ type Latency struct {
 	// compressed, base64), to merge or re-plot.
 	Histogram string   `json:"histogram_hdr"`
 	Warnings  []string `json:"warnings"`
+	// The instances' own keys (latency --instances); absent without them.
+	*InstancesResult
 }
 
 // LatencyConfig is what was asked.
 type LatencyConfig struct {
 	Rate             float64 `json:"rate"`
 	Arrivals         string  `json:"arrivals"`
+	Count            int     `json:"count,omitempty"` // --arrivals once: requests at once
 	OnMs             float64 `json:"on_ms"`
 	OffMs            float64 `json:"off_ms"`
 	WorkMs           float64 `json:"work_ms"`
@@ -68,6 +71,8 @@ type LatencyConfig struct {
 	GOMAXPROCS       int     `json:"gomaxprocs"` // in force during the run
 	GOMAXPROCSPolicy string  `json:"gomaxprocs_policy"`
 	Cpuset           string  `json:"cpuset"` // --cpuset as asked; "" for none
+	// The instances' (latency --instances); absent without them.
+	*InstancesConfig
 }
 
 // LatencyMs are response times (completion − scheduled arrival). Mean, min
@@ -126,7 +131,7 @@ func BuildLatency(in LatencyInput) *Latency {
 	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
 	r := &Latency{
 		SchemaVersion: SchemaVersion,
-		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
+		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
 			Workers: o.Workers, Queue: o.Queue, DurationS: o.Duration.Seconds(), Seed: o.Seed,
 			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy, Cpuset: topology.FormatList(in.Cpuset)},
 		Cgroup:    cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff),

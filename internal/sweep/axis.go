@@ -39,7 +39,8 @@ const MaxValues = 1000
 // Values come back formatted as the flags take them; their own validity
 // (a period within 1ms–1s, say) is checked where they are used. words are
 // the literals a parameter takes besides numbers (gomaxprocs' workers and
-// runtime, quota's max): single items only, never the ends of a range.
+// runtime, quota's max): single items only, never the ends of a range; a
+// word ending in ':' stands for every item it begins (pool: for pool:4).
 func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, errors.New("empty list")
@@ -52,7 +53,7 @@ func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 		}
 		parts := strings.Split(item, ":")
 		switch {
-		case slices.Contains(words, item):
+		case slices.Contains(words, item) || prefixWord(words, item):
 			out = append(out, item)
 		case len(parts) == 1:
 			v, err := parse(item, kind)
@@ -76,6 +77,15 @@ func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// prefixWord says whether item begins with one of words that ends in ':'
+// (--instances' pool:N): a literal of its own, whose part after the
+// colon its parameter checks.
+func prefixWord(words []string, item string) bool {
+	return slices.ContainsFunc(words, func(w string) bool {
+		return strings.HasSuffix(w, ":") && strings.HasPrefix(item, w)
+	})
 }
 
 // parse reads one value as a float64 (durations in nanoseconds).

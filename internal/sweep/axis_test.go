@@ -148,3 +148,14 @@ func TestSizeAndAt(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1_000_000, n)
 }
+
+// A word ending in ':' stands for every item it begins: --instances'
+// pool:N, whose number its parameter checks.
+func TestExpandPrefixWords(t *testing.T) {
+	words := []string{"per-request", "shared", "pool:"}
+	got, err := Expand("per-request, shared,pool:4,pool:x", Words, words...)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"per-request", "shared", "pool:4", "pool:x"}, got)
+	_, err = Expand("pool:1:4:1", Words, "workers")
+	assert.Error(t, err, "a prefix word only where declared")
+}

@@ -71,6 +71,18 @@ func Plan(s Spec) ([]Step, error) {
 		}
 		values, err := Expand(spec, p.Kind, p.Words...)
 		if err != nil {
+			// A list of words: the parameter's own word for the item it
+			// refuses says what it takes ("lambda" is no policy, rather
+			// than no whole number).
+			if p.Kind == config.Words {
+				for _, item := range strings.Split(spec, ",") {
+					if item = strings.TrimSpace(item); item != "" && !strings.Contains(item, ":") {
+						if err := p.Check(item); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
 			return nil, config.Usagef(p.Name, "invalid --%s %q: %v", p.Name, spec, err)
 		}
 		for _, v := range values {

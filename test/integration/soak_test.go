@@ -81,8 +81,9 @@ var soakKinds = []soakKind{
 	{"parallel", "4 runs in parallel", (*soak).parallel},
 	{"sweep-sigint", "sweep + SIGINT mid-config", (*soak).sweepInterrupted},
 	{"latency-sigint", "latency + SIGINT at random", (*soak).latencyInterrupted},
-	// Last, so that the kinds before keep their moments and seeds.
+	// New kinds go last, so that the kinds before keep their moments and seeds.
 	{"cpuset-sigint", "--cpuset --pin + SIGINT at random", (*soak).cpusetSignal},
+	{"instances-sigint", "instances + SIGINT at random", (*soak).instancesInterrupted},
 }
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
@@ -100,6 +101,9 @@ type soak struct {
 	iter    time.Duration // wall time of one iteration of the short run
 	offset  time.Duration // CPU time the child uses before its first iteration
 	cpuIter time.Duration // CPU time of one iteration
+
+	// The instances run's wall time, timed by its first trial.
+	instWall time.Duration
 
 	// The latency run's, timed by the first latency trial
 	// (calibrateLatency): the wall time its child's calibration of the

@@ -1,0 +1,64 @@
+package instances
+
+import "time"
+
+// GB is the gigabyte of a GB-second as function platforms price it: 1024
+// MB of 1024² bytes (a 128 MB function is 0.125 GB).
+const GB = 1 << 30
+
+// BilledRequest is one served request as a per-request bill sees it.
+type BilledRequest struct {
+	// Duration is what the platform times: the request's service, from
+	// the start of its work to the end of its wait.
+	Duration time.Duration
+	// MemoryBytes is the memory the instance that served it is billed
+	// for: its measured peak RSS (a platform bills the memory configured,
+	// which must be at least that).
+	MemoryBytes int64
+}
+
+// Bill is what the same run would cost under the two ways of billing.
+type Bill struct {
+	// RequestMs is Σ request durations, each rounded up to the
+	// granularity (at least one granule a request); RequestGBs the same
+	// durations in seconds × each one's instance memory in GB: function
+	// platforms' per-request billing.
+	RequestMs  float64 `json:"request_ms"`
+	RequestGBs float64 `json:"request_gb_s"`
+	// InstanceMs is Σ instance lifetimes; InstanceCPUs those in seconds ×
+	// the CPU share each instance is allowed: billing by the instance, as
+	// a VM or a container is billed, idle or not.
+	InstanceMs   float64 `json:"instance_ms"`
+	InstanceCPUs float64 `json:"instance_cpu_s"`
+}
+
+// RoundUp is d rounded up to a whole number of granules, at least one: a
+// platform bills every request at least its granularity. A granularity
+// of 0 or less leaves d as it is.
+func RoundUp(d, granularity time.Duration) time.Duration {
+	if granularity <= 0 {
+		return d
+	}
+	n := (d + granularity - 1) / granularity
+	return max(n, 1) * granularity
+}
+
+// Compute is the bill of requests served and instances that lived, with
+// the request durations rounded up to granularity and each instance
+// allowed share CPUs (quota/period).
+func Compute(reqs []BilledRequest, lifetimes []time.Duration, granularity time.Duration, share float64) Bill {
+	var b Bill
+	var reqNs, lifeNs int64
+	for _, r := range reqs {
+		d := RoundUp(max(r.Duration, 0), granularity)
+		reqNs += int64(d)
+		b.RequestGBs += d.Seconds() * float64(r.MemoryBytes) / GB
+	}
+	for _, l := range lifetimes {
+		lifeNs += int64(max(l, 0))
+	}
+	b.RequestMs = float64(reqNs) / 1e6
+	b.InstanceMs = float64(lifeNs) / 1e6
+	b.InstanceCPUs = float64(lifeNs) / 1e9 * share
+	return b
+}

@@ -1,0 +1,128 @@
+package latency
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// onInstances says whether rows ran on instances (latency --instances):
+// they then have a table of their own.
+func onInstances(rows []Row) bool {
+	for _, r := range rows {
+		if r.Report != nil {
+			return r.Report.InstancesResult != nil
+		}
+	}
+	return false
+}
+
+// instanceColumns are the metrics of a row on instances, after the swept
+// values: what the instances cost, then where the response time went
+// (means of its parts, then percentiles of the whole), then the bills.
+var instanceColumns = []string{"concurrency", "requests", "failed", "instances_started", "cold_starts", "peak_instances", "peak_rss_mib",
+	"cpu_ms", "cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms", "max_ms", "throttled",
+	"request_gb_s", "instance_cpu_s"}
+
+// buildInstances lays out rows on instances as build does the open loop's.
+func buildInstances(rows []Row, notes *table.Notes) *table.Table {
+	t := &table.Table{Style: table.Style{Indent: 2}}
+	var names []string
+	if len(rows) > 0 {
+		for _, p := range rows[0].Config {
+			names = append(names, p.Flag)
+		}
+	}
+	for _, n := range append(names, instanceColumns...) {
+		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
+	}
+	t.Columns = append(t.Columns, table.Column{Name: "note", Align: table.Left})
+	for _, r := range rows {
+		t.Rows = append(t.Rows, instanceCells(r, notes))
+	}
+	if notes != nil {
+		t.Notes = notes.Texts()
+	}
+	return t
+}
+
+func instanceCells(r Row, notes *table.Notes) []string {
+	var c []string
+	for _, p := range r.Config {
+		c = append(c, p.Value)
+	}
+	if r.Report == nil || r.Report.InstancesResult == nil {
+		for range instanceColumns {
+			c = append(c, "")
+		}
+		return append(c, "skipped: "+r.Skipped)
+	}
+	f := func(v float64, p int) string {
+		if notes == nil {
+			p = -1
+		}
+		return strconv.FormatFloat(v, 'f', p, 64)
+	}
+	rep, res := r.Report, r.Report.InstancesResult
+	cpu := ""
+	if rep.CPUMs != nil {
+		cpu = f(*rep.CPUMs, 1)
+	}
+	throttled := ""
+	if th := rep.Throttling; th.NrThrottled != nil && th.NrPeriods != nil {
+		throttled = fmt.Sprintf("%d/%d", *th.NrThrottled, *th.NrPeriods)
+	}
+	p, l := res.PercentilesMs, rep.LatencyMs
+	return append(c,
+		strconv.Itoa(rep.Config.Concurrency), strconv.Itoa(rep.Offered), strconv.Itoa(res.Failed),
+		strconv.Itoa(res.InstancesStarted), strconv.Itoa(res.ColdStarts), strconv.Itoa(res.PeakInstances),
+		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, f(res.ColdStartMs.Mean, 1),
+		f(p.WaitInstance.Mean, 1), f(p.Queue.Mean, 1), f(p.Service.Mean, 1),
+		f(l.Mean, 1), f(l.P50, 1), f(l.P99, 1), f(l.Max, 1), throttled,
+		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3), notes.Cell(rep.Warnings))
+}
+
+// writeInstancesHeader says, above the text table, what every row on
+// instances shares: the requests, an instance's cold start, and where
+// they ran.
+func writeInstancesHeader(w io.Writer, rows []Row) error {
+	for _, r := range rows {
+		if r.Report == nil || r.Report.InstancesResult == nil {
+			continue
+		}
+		rep := r.Report
+		c := rep.Config
+		arr := fmt.Sprintf("%s arrivals for %gs (seed %d)", c.Arrivals, c.DurationS, c.Seed)
+		switch c.Arrivals {
+		case "once":
+			arr = fmt.Sprintf("%d requests at the same instant (--arrivals once)", c.Count)
+		case "onoff":
+			arr = fmt.Sprintf("onoff (%v on, %v off) arrivals for %gs", table.MsSpaced(c.OnMs), table.MsSpaced(c.OffMs), c.DurationS)
+		}
+		if c.InstancesConfig == nil {
+			return nil
+		}
+		ic := c.InstancesConfig
+		_, err := fmt.Fprintf(w, "instances: %s; each request %v of CPU, then a wait of %v\n"+
+			"an instance: a process in a slice of its own with the run's limits (cgroup v%d; the first: %s); its cold start %v of CPU and %s touched; retired after %v idle\n"+
+			"the dispatcher sits outside every slice; response = reply − scheduled arrival = wait_instance + queue + service (means) and the reply's way back\n"+
+			"bills: request_gb_s = Σ service rounded up to %v × its instance's peak RSS (GB = 2³⁰ B); instance_cpu_s = Σ instance lifetimes × the CPU share, %g\n\n",
+			arr, dur(c.WorkMs), dur(c.WaitMs), rep.Cgroup.Version, rep.Cgroup.Path, dur(ic.InitMs), bytesText(ic.InitMemoryBytes),
+			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), rep.Cgroup.EffectiveCPUs)
+		return err
+	}
+	return nil
+}
+
+func dur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// bytesText shows a size in MiB, or bytes when it is small.
+func bytesText(b int64) string {
+	if b < 1<<20 {
+		return strconv.FormatInt(b, 10) + " B"
+	}
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
+}

@@ -1,0 +1,335 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// InstancesConfig is what was asked of the instances (latency
+// --instances), inside a latency report's config; absent without them.
+type InstancesConfig struct {
+	Instances         string  `json:"instances"` // per-request, shared or pool:N
+	Concurrency       int     `json:"concurrency"`
+	InitMs            float64 `json:"init_ms"`
+	InitMemoryBytes   int64   `json:"init_memory_bytes"`
+	KeepAliveMs       float64 `json:"keep_alive_ms"`
+	BillGranularityMs float64 `json:"bill_granularity_ms"`
+}
+
+// InstancesResult is what a run on instances measured, beside latency's
+// keys (latency_ms holds the response times, cpu_ms the CPU of every
+// instance, throttling the counters of every instance's slice summed).
+type InstancesResult struct {
+	// InstancesStarted counts the instances asked to start (a slice and a
+	// process each); ColdStarts the requests that paid for a cold start,
+	// the first request of each instance that served any; FailedStarts the
+	// cold starts that failed.
+	InstancesStarted int `json:"instances_started"`
+	ColdStarts       int `json:"cold_starts"`
+	FailedStarts     int `json:"failed_starts"`
+	// Failed counts the requests no instance served; offered = completed
+	// + failed.
+	Failed int `json:"failed"`
+	// PeakInstances is the most instances alive (starting or started) at
+	// once; PeakRSSBytes the most memory they held together (their
+	// resident sets summed, sampled every 100 ms, and at least the largest
+	// one's own peak).
+	PeakInstances int   `json:"peak_instances"`
+	PeakRSSBytes  int64 `json:"peak_rss_bytes"`
+	// ColdStartMs is how long an instance took from being asked for to
+	// being ready (its slice, its process, its --init and --init-memory),
+	// over the instances that got there.
+	ColdStartMs LatencyMs      `json:"cold_start_ms"`
+	Bill        instances.Bill `json:"bill"`
+	// PercentilesMs summarise the parts of every served request's response
+	// time: wait_instance, queue, service, response (= latency_ms).
+	PercentilesMs PartsMs       `json:"percentiles_ms"`
+	PerInstance   []InstanceRow `json:"per_instance"`
+	// Requests are every request in arrival order; absent with --summary.
+	Requests []RequestRow `json:"requests,omitempty"`
+}
+
+// PartsMs are the parts of the served requests' response times.
+type PartsMs struct {
+	WaitInstance LatencyMs `json:"wait_instance"`
+	Queue        LatencyMs `json:"queue"`
+	Service      LatencyMs `json:"service"`
+	Response     LatencyMs `json:"response"`
+}
+
+// InstanceRow is one instance's life.
+type InstanceRow struct {
+	ID int `json:"id"`
+	// StartedMs is when it was asked for, from the first arrival.
+	StartedMs   float64  `json:"started_ms"`
+	ColdStartMs *float64 `json:"cold_start_ms"` // null: it never became ready
+	InitCPUMs   *float64 `json:"init_cpu_ms"`   // the process's CPU time when ready
+	LifetimeMs  float64  `json:"lifetime_ms"`   // billed: asked for → retired (or the run's end)
+	Served      int      `json:"served"`
+	CPUMs       *float64 `json:"cpu_ms"`
+	PeakRSS     int64    `json:"peak_rss_bytes"` // VmHWM; 0 when never read
+	Failed      string   `json:"failed,omitempty"`
+}
+
+// RequestRow is one request. The four parts are null for a request that
+// failed (Error says why).
+type RequestRow struct {
+	ID        int     `json:"id"`
+	ArrivalMs float64 `json:"arrival_ms"` // scheduled, from the first arrival
+	// Instance served it (-1: none did); Cold says it was that instance's
+	// first request, so it waited for the cold start.
+	Instance int  `json:"instance"`
+	Cold     bool `json:"cold"`
+	// WaitInstanceMs runs from the scheduled arrival until the dispatcher
+	// handed it to an instance (a cold start, a busy pool); QueueMs from
+	// there until the instance began it; ServiceMs is its work and wait;
+	// ResponseMs from the scheduled arrival to the reply: the three and
+	// the reply's way back.
+	WaitInstanceMs *float64 `json:"wait_instance_ms"`
+	QueueMs        *float64 `json:"queue_ms"`
+	ServiceMs      *float64 `json:"service_ms"`
+	ResponseMs     *float64 `json:"response_ms"`
+	CPUMs          *float64 `json:"cpu_ms"`
+	Error          string   `json:"error,omitempty"`
+}
+
+// InstanceRequest is one request as the runner recorded it.
+type InstanceRequest struct {
+	Arrival  time.Duration // scheduled, from the first arrival
+	Instance int
+	Cold     bool
+	// The parts, valid when Failed is "".
+	WaitInstance, Queue, Service, Response, CPU time.Duration
+	Failed                                      string
+}
+
+// InstanceRecord is one instance as the runner recorded it.
+type InstanceRecord struct {
+	Started   time.Duration // from the first arrival
+	ColdStart time.Duration // < 0: never ready
+	InitCPU   time.Duration // < 0: unknown
+	Lifetime  time.Duration
+	Served    int
+	CPU       time.Duration // < 0: unknown
+	PeakRSS   int64
+	Failed    string
+}
+
+// InstancesInput is everything a report of a run on instances is built
+// from.
+type InstancesInput struct {
+	Open   driver.OpenLoop // with Instances set
+	Policy string          // --gomaxprocs as given
+	// Where: the first instance's slice (each has one, all with the same
+	// limits).
+	Cgroup      cgroup.Cgroup
+	Limits      cgroup.Limits
+	Chain       []cgroup.Level
+	NumCPU      int
+	Host        Host
+	GOMAXPROCS  int // in force in the instances
+	Calibration driver.Calibration
+	Requests    []InstanceRequest
+	Instances   []InstanceRecord
+	Started     int
+	Peak        int
+	PeakRSS     int64 // the sampled peak of the sum
+	Stat        cgroup.CPUStat
+	Window      time.Duration // first arrival → last reply
+	Late        time.Duration // the most the dispatcher was late with an arrival
+	Background  Background
+}
+
+// BuildInstances turns a run on instances into its report: latency's
+// keys where they mean the same, and the instances' own.
+func BuildInstances(in InstancesInput) *Latency {
+	o, spec := in.Open, in.Open.Instances
+	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	r := &Latency{
+		SchemaVersion: SchemaVersion,
+		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
+			DurationS: o.Duration.Seconds(), Seed: o.Seed, GOMAXPROCS: in.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
+			InstancesConfig: &InstancesConfig{Instances: spec.Policy, Concurrency: spec.Concurrency, InitMs: ms(spec.Init),
+				InitMemoryBytes: spec.InitMemory, KeepAliveMs: ms(spec.KeepAlive), BillGranularityMs: ms(spec.BillGranularity)}},
+		Cgroup:          cgroupBlock("created", in.Cgroup, in.Limits, in.Chain, eff),
+		Host:            in.Host,
+		Offered:         len(in.Requests),
+		WindowMs:        ms(in.Window),
+		Throttling:      throttling(in.Stat),
+		GeneratorLateMs: ms(in.Late),
+		Calibration:     in.Calibration,
+		Warnings:        []string{},
+	}
+	if o.Onoff() {
+		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
+	}
+	res := &InstancesResult{InstancesStarted: in.Started, PeakInstances: in.Peak}
+	r.InstancesResult = res
+
+	// The requests: their rows, their parts, their bill.
+	var parts [4][]time.Duration
+	var billed []instances.BilledRequest
+	var firstFailure string
+	for i, q := range in.Requests {
+		row := RequestRow{ID: i, ArrivalMs: ms(q.Arrival), Instance: q.Instance, Cold: q.Cold, Error: q.Failed}
+		if q.Failed != "" {
+			res.Failed++
+			if firstFailure == "" {
+				firstFailure = q.Failed
+			}
+			res.Requests = append(res.Requests, row)
+			continue
+		}
+		r.Completed++
+		if q.Cold {
+			res.ColdStarts++
+		}
+		for j, d := range []time.Duration{q.WaitInstance, q.Queue, q.Service, q.Response} {
+			parts[j] = append(parts[j], max(d, 0))
+		}
+		row.WaitInstanceMs, row.QueueMs, row.ServiceMs = msOf(q.WaitInstance), msOf(q.Queue), msOf(q.Service)
+		row.ResponseMs, row.CPUMs = msOf(q.Response), msOf(q.CPU)
+		res.Requests = append(res.Requests, row)
+		var mem int64
+		if q.Instance >= 0 && q.Instance < len(in.Instances) {
+			mem = in.Instances[q.Instance].PeakRSS
+		}
+		billed = append(billed, instances.BilledRequest{Duration: q.Service, MemoryBytes: mem})
+	}
+	res.PercentilesMs = PartsMs{WaitInstance: exactPercentiles(parts[0]), Queue: exactPercentiles(parts[1]),
+		Service: exactPercentiles(parts[2]), Response: exactPercentiles(parts[3])}
+	r.LatencyMs = res.PercentilesMs.Response
+	r.Histogram = histogramOf(parts[3])
+
+	// The instances: their rows, their memory and CPU, their lifetimes.
+	var lifetimes, colds []time.Duration
+	var cpu time.Duration
+	cpuKnown := len(in.Instances) > 0
+	res.PeakRSSBytes = in.PeakRSS
+	for id, x := range in.Instances {
+		row := InstanceRow{ID: id, StartedMs: ms(x.Started), LifetimeMs: ms(x.Lifetime), Served: x.Served, PeakRSS: x.PeakRSS, Failed: x.Failed}
+		if x.ColdStart >= 0 {
+			row.ColdStartMs = msOf(x.ColdStart)
+			colds = append(colds, x.ColdStart)
+		}
+		if x.InitCPU >= 0 {
+			row.InitCPUMs = msOf(x.InitCPU)
+		}
+		if x.CPU >= 0 {
+			row.CPUMs = msOf(x.CPU)
+			cpu += x.CPU
+		} else {
+			cpuKnown = false
+		}
+		if x.Failed != "" && x.ColdStart < 0 {
+			res.FailedStarts++
+		}
+		res.PeakRSSBytes = max(res.PeakRSSBytes, x.PeakRSS)
+		lifetimes = append(lifetimes, x.Lifetime)
+		res.PerInstance = append(res.PerInstance, row)
+	}
+	res.ColdStartMs = exactPercentiles(colds)
+	if cpuKnown {
+		r.CPUMs = msOf(cpu)
+	}
+	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, eff)
+
+	if span := max(o.Duration, in.Window); span > 0 {
+		r.AchievedRPS = float64(r.Completed) / span.Seconds()
+	}
+	if o.Duration > 0 {
+		r.OfferedRPS = float64(r.Offered) / o.Duration.Seconds()
+	}
+	r.Model.OfferedCPUs = o.Rate * o.Work.Seconds()
+	if eff > 0 {
+		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
+	}
+	r.Warnings = append(r.Warnings, CheckInstances(r, in.NumCPU, firstFailure, in.Background, DefaultThresholds)...)
+	return r
+}
+
+// CheckInstances judges a built report of a run on instances.
+func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, th Thresholds) []string {
+	var w []string
+	res := r.InstancesResult
+	if r.Completed < 100 {
+		w = append(w, fmt.Sprintf("few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
+			r.Completed))
+	}
+	if res.Failed > 0 {
+		w = append(w, fmt.Sprintf("failed requests: %d of %d were not served (%s); the response times cover served requests only",
+			res.Failed, r.Offered, firstFailure))
+	}
+	if res.FailedStarts > 0 {
+		w = append(w, fmt.Sprintf("failed cold starts: %d of %d instances never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
+			res.FailedStarts, res.InstancesStarted))
+	}
+	if all := float64(res.PeakInstances) * r.Cgroup.EffectiveCPUs; numCPU > 0 && all > float64(numCPU)+1e-9 {
+		w = append(w, fmt.Sprintf("instances beyond the machine: up to %d instances at once, each allowed %.2f CPUs (%.2f in all), on %d CPUs: "+
+			"they compete for the machine's CPUs as well as their quotas, as on an oversubscribed host",
+			res.PeakInstances, r.Cgroup.EffectiveCPUs, all, numCPU))
+	}
+	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
+		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
+			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+	}
+	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
+		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
+		if bg.ProcessCPU != nil {
+			own += *bg.ProcessCPU
+		}
+		others := *bg.MachineBusy - own
+		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
+			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the instances: "+
+				"response times may come out high; measure on a quiet machine", float64(others)/float64(bg.Window)))
+		}
+	}
+	return w
+}
+
+func msOf(d time.Duration) *float64 {
+	v := ms(d)
+	return &v
+}
+
+// exactPercentiles summarises ds: each percentile is the value of a
+// request (nearest rank: the ⌈p·n⌉-th smallest), the mean exact.
+func exactPercentiles(ds []time.Duration) LatencyMs {
+	if len(ds) == 0 {
+		return LatencyMs{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	var sum float64
+	for _, d := range s {
+		sum += float64(d)
+	}
+	rank := func(p float64) float64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return ms(s[min(max(i, 0), len(s)-1)])
+	}
+	return LatencyMs{Mean: sum / float64(len(s)) / float64(time.Millisecond), Min: ms(s[0]),
+		P50: rank(0.5), P90: rank(0.9), P99: rank(0.99), P999: rank(0.999), Max: ms(s[len(s)-1])}
+}
+
+// histogramOf is latency's histogram_hdr of ds.
+func histogramOf(ds []time.Duration) string {
+	h := hdrhistogram.New(1, int64(time.Hour), 3)
+	for _, d := range ds {
+		_ = h.RecordValue(min(max(int64(d), 1), int64(time.Hour)))
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(enc)
+}

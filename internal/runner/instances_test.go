@@ -1,0 +1,446 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// fleetWorld fakes the kernel and the instances of a Fleet: slices that
+// count their creation and removal, children that take coldStart to
+// start and service to serve a request, on real (short) time. It is used
+// from many goroutines.
+type fleetWorld struct {
+	mu        sync.Mutex
+	coldStart time.Duration
+	service   time.Duration
+	// failStart makes the instance of that number (in the order started)
+	// die during its cold start; crashAfter makes it die with its
+	// (crashAfter+1)th request in flight.
+	failStart  map[int]bool
+	crashAfter map[int]int
+	createErr  error
+	// onReady runs when an instance is ready (a cancel, say).
+	onReady func()
+
+	created, deleted []string
+	children         []*fakeInstance
+	log              []string
+}
+
+func (w *fleetWorld) note(format string, a ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.log = append(w.log, fmt.Sprintf(format, a...))
+}
+
+func (w *fleetWorld) CPUHierarchy(cgroup.Host, int) (cgroup.Hierarchy, error) { return fakeHier, nil }
+func (w *fleetWorld) CpusetHierarchy(_ cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error) {
+	return cpu, nil
+}
+func (w *fleetWorld) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
+	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
+}
+func (w *fleetWorld) CleanStale(string) ([]string, []cgroup.Skipped, error) { return nil, nil, nil }
+func (w *fleetWorld) RemoveDefaultParent(cgroup.Hierarchy)                  { w.note("remove parent") }
+func (w *fleetWorld) Self(cgroup.Host, int) (Current, error) {
+	return nil, errors.New("no current cgroup")
+}
+
+func (w *fleetWorld) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.createErr != nil && len(w.created) > 0 {
+		return nil, w.createErr
+	}
+	dir := fmt.Sprintf("%s/tb-%d", spec.Parent, len(w.created))
+	w.created = append(w.created, dir)
+	return &fleetSlice{w: w, cg: cgroup.Cgroup{Hierarchy: hier, Path: "/" + dir, Dir: dir}}, nil
+}
+
+type fleetSlice struct {
+	w     *fleetWorld
+	cg    cgroup.Cgroup
+	procs []int
+}
+
+func (s *fleetSlice) Cgroup() cgroup.Cgroup          { return s.cg }
+func (s *fleetSlice) Cpuset() (string, error)        { return "", nil }
+func (s *fleetSlice) Usage() (time.Duration, error)  { return 0, errors.New("no usage counter") }
+func (s *fleetSlice) Limits() (cgroup.Limits, error) { return keptLimits, nil }
+func (s *fleetSlice) Chain() ([]cgroup.Level, error) {
+	return []cgroup.Level{{Dir: s.cg.Dir, Limits: keptLimits}}, nil
+}
+func (s *fleetSlice) Stat() (cgroup.CPUStat, error) {
+	p, th := uint64(10), uint64(2)
+	return cgroup.CPUStat{NrPeriods: &p, NrThrottled: &th}, nil
+}
+func (s *fleetSlice) AddProc(pid int) error {
+	s.w.note("move %d into %s", pid, s.cg.Dir)
+	return nil
+}
+func (s *fleetSlice) Delete() error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	// A slice is removed only once its process is gone.
+	for _, c := range s.w.children {
+		if c.dir == s.cg.Dir && !c.isDead() {
+			return fmt.Errorf("%s still holds %d", s.cg.Dir, c.pid)
+		}
+	}
+	s.w.deleted = append(s.w.deleted, s.cg.Dir)
+	return nil
+}
+
+// fakeInstance is an instance child on goroutines.
+type fakeInstance struct {
+	w       *fleetWorld
+	n, pid  int
+	dir     string
+	out     chan fakeWord
+	mu      sync.Mutex
+	dead    bool
+	retired bool
+	served  int
+	crash   int // -1: never
+	inside  int // requests in flight now
+	most    int // and at most
+	wg      sync.WaitGroup
+	done    chan struct{}
+}
+
+type fakeWord struct {
+	ready *driver.InstanceReady
+	reply *driver.InstanceReply
+	err   error
+}
+
+func (w *fleetWorld) start(string, driver.InstanceInit, io.Writer) (InstanceChild, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.children)
+	c := &fakeInstance{w: w, n: n, pid: 1000 + n, out: make(chan fakeWord, 100), crash: -1, done: make(chan struct{})}
+	if k, ok := w.crashAfter[n]; ok {
+		c.crash = k
+	}
+	// The slice it goes to is the last created: StartInstance follows
+	// CreateSlice in the same goroutine, but others may interleave, so
+	// the test looks it up by the move instead (see AddProc's log).
+	w.children = append(w.children, c)
+	return c, nil
+}
+
+func (c *fakeInstance) Pid() int { return c.pid }
+
+func (c *fakeInstance) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
+func (c *fakeInstance) Go() error {
+	c.w.mu.Lock()
+	fail, onReady := c.w.failStart[c.n], c.w.onReady
+	c.w.mu.Unlock()
+	go func() {
+		select {
+		case <-time.After(c.w.coldStart):
+		case <-c.done:
+			return
+		}
+		if fail {
+			c.die(errors.New("workload process died: exit status 2"))
+			return
+		}
+		now := driver.Monotonic()
+		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart}})
+		if onReady != nil {
+			onReady()
+		}
+	}()
+	return nil
+}
+
+func (c *fakeInstance) word(w fakeWord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dead {
+		c.out <- w
+	}
+}
+
+func (c *fakeInstance) die(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return
+	}
+	c.dead = true
+	close(c.done)
+	c.out <- fakeWord{err: err}
+}
+
+func (c *fakeInstance) Send(r driver.InstanceRequest) error {
+	c.mu.Lock()
+	if c.dead || c.retired {
+		c.mu.Unlock()
+		return errors.New("broken pipe")
+	}
+	c.served++
+	crash := c.crash >= 0 && c.served > c.crash
+	c.inside++
+	c.most = max(c.most, c.inside)
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		start := driver.Monotonic()
+		select {
+		case <-time.After(c.w.service):
+		case <-c.done:
+			return
+		}
+		if crash {
+			c.die(errors.New("workload process died: signal: killed"))
+			return
+		}
+		c.mu.Lock()
+		c.inside--
+		c.mu.Unlock()
+		c.word(fakeWord{reply: &driver.InstanceReply{ID: r.ID, Start: start, End: driver.Monotonic(), CPU: r.Work}})
+	}()
+	return nil
+}
+
+func (c *fakeInstance) Next() (*driver.InstanceReady, *driver.InstanceReply, error) {
+	w := <-c.out
+	return w.ready, w.reply, w.err
+}
+
+func (c *fakeInstance) Retire() {
+	c.mu.Lock()
+	c.retired = true
+	c.mu.Unlock()
+	go func() {
+		c.wg.Wait()
+		c.die(io.EOF)
+	}()
+}
+
+func (c *fakeInstance) Kill() { c.die(errors.New("killed")) }
+
+func (w *fleetWorld) fleet() *Fleet {
+	return &Fleet{
+		Local: &Local{
+			Cgroups:    w,
+			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
+			ProcessCPU: func() (time.Duration, error) { return 0, nil },
+			HostInfo:   func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
+			PIDCPU:     func(pid int) (time.Duration, error) { return 30 * time.Millisecond, nil },
+		},
+		StartInstance: w.start,
+		ProcMemory:    func(pid int) (host.Memory, error) { return host.Memory{RSS: 10 << 20, Peak: 12 << 20}, nil },
+		Calibrate:     func() driver.Calibration { return driver.Calibration{IterationsPerMs: 1000} },
+		SampleEvery:   5 * time.Millisecond,
+	}
+}
+
+func fleetOptions(policy string, n, concurrency int) Options {
+	o := options(ModeCreate)
+	o.Open = driver.OpenLoop{Arrivals: driver.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
+		Instances: &driver.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
+	o.Policy = "workers"
+	return o
+}
+
+// allGone checks that every slice created was removed and every instance
+// ended.
+func (w *fleetWorld) allGone(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.ElementsMatch(t, w.created, w.deleted, "every slice created is removed")
+	for _, c := range w.children {
+		assert.True(t, c.isDead(), "instance %d ended", c.n)
+	}
+}
+
+// Per-request, ten at once: ten slices, ten instances, ten cold starts,
+// each moved into its own slice before it runs; all removed at the end.
+func TestFleetPerRequest(t *testing.T) {
+	w := &fleetWorld{coldStart: 20 * time.Millisecond, service: 15 * time.Millisecond}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 10, 80))
+	require.NoError(t, err)
+	w.allGone(t)
+	assert.Len(t, w.created, 10)
+	moves := 0
+	for _, l := range w.log {
+		if strings.HasPrefix(l, "move ") {
+			moves++
+		}
+	}
+	assert.Equal(t, 10, moves, "each instance in a slice")
+	assert.Equal(t, "remove parent", w.log[len(w.log)-1], "the default parent last")
+
+	res := rep.InstancesResult
+	require.NotNil(t, res)
+	assert.Equal(t, 10, res.InstancesStarted)
+	assert.Equal(t, 10, res.ColdStarts)
+	assert.Equal(t, 10, res.PeakInstances)
+	assert.Equal(t, 10, rep.Completed)
+	assert.Equal(t, 10, rep.Offered)
+	assert.Zero(t, res.Failed)
+	assert.Equal(t, "per-request", rep.Config.Instances)
+	assert.Equal(t, 80, rep.Config.Concurrency, "as asked; per-request serves one at a time")
+	assert.Equal(t, 1, rep.Config.GOMAXPROCS, "workers: an instance's slots, one")
+	assert.GreaterOrEqual(t, res.PeakRSSBytes, int64(12<<20), "at least one instance's own peak")
+	assert.LessOrEqual(t, res.PeakRSSBytes, int64(100<<20), "at most all ten's resident sets")
+	require.NotNil(t, rep.CPUMs)
+	assert.InDelta(t, 300, *rep.CPUMs, 1e-9, "30 ms each, read as each retired")
+	require.NotNil(t, rep.Throttling.NrPeriods)
+	assert.Equal(t, uint64(100), *rep.Throttling.NrPeriods, "summed over the ten slices")
+	assert.Equal(t, uint64(20), *rep.Throttling.NrThrottled)
+	assert.Equal(t, "/fake/cpu/throttlebench/tb-0", rep.Cgroup.Dir)
+	assert.Equal(t, int64(20_000), rep.Cgroup.QuotaUs)
+
+	ids := map[int]bool{}
+	for _, q := range res.Requests {
+		require.NotNil(t, q.ResponseMs)
+		assert.True(t, q.Cold)
+		ids[q.Instance] = true
+		assert.GreaterOrEqual(t, *q.WaitInstanceMs, 20.0, "request %d waited for a cold start", q.ID)
+		assert.GreaterOrEqual(t, *q.ServiceMs, 15.0)
+		assert.GreaterOrEqual(t, *q.ResponseMs, *q.WaitInstanceMs+*q.QueueMs+*q.ServiceMs-1e-6)
+	}
+	assert.Len(t, ids, 10, "one instance each")
+	for _, in := range res.PerInstance {
+		require.NotNil(t, in.ColdStartMs)
+		assert.GreaterOrEqual(t, *in.ColdStartMs, 20.0)
+		assert.Equal(t, 1, in.Served)
+		assert.Equal(t, int64(12<<20), in.PeakRSS)
+	}
+	// Bills: each request's service (≥ 15 ms) rounded up to the ms, at
+	// 12 MiB; each instance's life at the share (20 ms per 100 ms).
+	assert.GreaterOrEqual(t, res.Bill.RequestMs, 150.0)
+	assert.InDelta(t, res.Bill.RequestMs/1000*12.0/1024, res.Bill.RequestGBs, 1e-9)
+	assert.InDelta(t, res.Bill.InstanceMs/1000*0.2, res.Bill.InstanceCPUs, 1e-9)
+	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "few requests: 10 served")
+}
+
+// Shared: one instance, never more than its concurrency in flight.
+func TestFleetShared(t *testing.T) {
+	w := &fleetWorld{coldStart: 10 * time.Millisecond, service: 10 * time.Millisecond}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("shared", 7, 3))
+	require.NoError(t, err)
+	w.allGone(t)
+	require.Len(t, w.children, 1)
+	assert.Equal(t, 3, w.children[0].most)
+	res := rep.InstancesResult
+	assert.Equal(t, 1, res.InstancesStarted)
+	assert.Equal(t, 1, res.ColdStarts)
+	assert.Equal(t, 7, rep.Completed)
+	assert.Equal(t, 3, rep.Config.GOMAXPROCS)
+	// The last of 7 in slots of 3 waits two services for a slot.
+	assert.GreaterOrEqual(t, res.PercentilesMs.WaitInstance.Max, 10.0+2*10.0)
+}
+
+// A cold start that fails: the request that waited for it fails with the
+// reason, the others are served, the slice goes.
+func TestFleetFailedColdStart(t *testing.T) {
+	w := &fleetWorld{coldStart: 10 * time.Millisecond, service: 5 * time.Millisecond, failStart: map[int]bool{2: true}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 4, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 1, res.Failed)
+	assert.Equal(t, 1, res.FailedStarts)
+	assert.Equal(t, 3, rep.Completed)
+	var failed []string
+	for _, q := range res.Requests {
+		if q.Error != "" {
+			failed = append(failed, q.Error)
+			assert.Nil(t, q.ResponseMs)
+		}
+	}
+	require.Len(t, failed, 1)
+	assert.Regexp(t, `^cold start failed: instance \d+: workload process died: exit status 2$`, failed[0])
+	assert.True(t, slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, "failed cold starts: 1 of 4") }), "%q", rep.Warnings)
+}
+
+// An instance that dies while serving fails its requests in flight.
+func TestFleetCrash(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 1}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("shared", 3, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 1, res.Failed)
+	assert.Equal(t, 2, rep.Completed, "the queue went on to a new instance")
+	assert.Equal(t, 2, res.InstancesStarted)
+	assert.Zero(t, res.FailedStarts)
+	assert.Contains(t, res.PerInstance[0].Failed, "signal: killed")
+}
+
+// Cancelled while instances start and serve: every slice goes, every
+// instance ends, and the error is the context's.
+func TestFleetCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: time.Hour, onReady: cancel}
+	_, err := w.fleet().Run(ctx, fleetOptions("per-request", 6, 1))
+	assert.ErrorIs(t, err, context.Canceled)
+	w.allGone(t)
+	assert.NotEmpty(t, w.created)
+}
+
+// A slice the kernel refuses stops the run (a list skips it): nothing of
+// it is left.
+func TestFleetSliceRefused(t *testing.T) {
+	w := &fleetWorld{coldStart: 50 * time.Millisecond, service: 5 * time.Millisecond, createErr: cgroup.ErrLimitsRefused}
+	_, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
+	assert.ErrorIs(t, err, cgroup.ErrLimitsRefused)
+	w.allGone(t)
+	assert.Len(t, w.created, 1)
+}
+
+// Instances never run in the current cgroup.
+func TestFleetRefusesCurrent(t *testing.T) {
+	w := &fleetWorld{}
+	_, err := w.fleet().Run(context.Background(), fleetOptions("shared", 1, 1).withMode(ModeCurrent))
+	assert.ErrorIs(t, err, ErrInstancesNeedSlices)
+	assert.Empty(t, w.created)
+}
+
+func (o Options) withMode(m string) Options {
+	o.Mode = m
+	return o
+}
+
+// Keep-alive 0 on steady arrivals: every request a new instance, each
+// retired (its slice removed) as soon as it has replied.
+func TestFleetKeepAliveZero(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
+	o := fleetOptions("per-request", 0, 1)
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = driver.ArrivalsFixed, 20, 200*time.Millisecond
+	o.Open.Instances.KeepAlive = 0
+	rep, err := w.fleet().Run(context.Background(), o)
+	require.NoError(t, err)
+	w.allGone(t)
+	assert.Equal(t, 4, rep.Completed)
+	assert.Equal(t, 4, rep.InstancesResult.InstancesStarted)
+	assert.Equal(t, 1, rep.InstancesResult.PeakInstances)
+}
