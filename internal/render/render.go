@@ -97,9 +97,12 @@ func writeText(w io.Writer, r *report.Report) error {
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
 		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
-	if len(r.Workers) > 0 {
+	// One worker has no one to be uneven with: no spread line then.
+	if len(r.Workers) > 1 {
 		fmt.Fprintf(&b, "  Spread:            slowest worker's ops/s %.2f × the fastest's, CoV %.1f%%\n",
 			r.Spread.SlowestToFastest, 100*r.Spread.CoV)
+	}
+	if len(r.Workers) > 0 {
 		fmt.Fprintf(&b, "  Workers:           migrations %s\n", migrationsText(r.MigrationsSource))
 		if err := table.Text(&b, workersTable(r)); err != nil {
 			return err

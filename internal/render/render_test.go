@@ -55,6 +55,13 @@ func TestTextSummary(t *testing.T) {
 	// The summary shows every warning, in full.
 	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
 
+	one := sample()
+	one.Workers, one.Spread = one.Workers[:1], report.Spread{SlowestToFastest: 1}
+	buf.Reset()
+	require.NoError(t, Write(&buf, one, "text"))
+	assert.NotContains(t, buf.String(), "Spread:", "one worker has no spread")
+	assert.Contains(t, buf.String(), "Workers:")
+
 	// With --min-time: how many ran, and what was asked.
 	r := sample()
 	r.Config.Iterations, r.Config.MinTimeMs = 2, 1500
