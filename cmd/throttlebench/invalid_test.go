@@ -25,6 +25,9 @@ func TestInvalidInputExits2(t *testing.T) {
 	require.NoError(t, os.WriteFile(emptyTrace, []byte(`{"interval_ms":100,"usage_cpus":[]}`), 0o644))
 	require.NoError(t, os.WriteFile(busyTrace, []byte(`{"interval_ms":100,"usage_cpus":[0.5]}`), 0o644))
 	require.NoError(t, os.Mkdir(svgDir, 0o755))
+	emptyDir, brokenArchive := filepath.Join(dir, "empty-dir"), filepath.Join(dir, "broken.tar.gz")
+	require.NoError(t, os.Mkdir(emptyDir, 0o755))
+	require.NoError(t, os.WriteFile(brokenArchive, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 'x'}, 0o644))
 
 	cases := []struct {
 		args []string
@@ -263,6 +266,14 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"compare", fixture("empty-durations.json"), base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
 		{[]string{"compare", base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
 		{[]string{"compare", base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
+		// collect
+		{[]string{"collect", "/nonexistent/pods.log"}, []string{`invalid input "/nonexistent/pods.log": no such file or directory`, "a log file, a results archive"}},
+		{[]string{"collect", "-", "-"}, []string{"- (stdin) given 2 times"}},
+		{[]string{"collect", "--node", "Node_A", "-"}, []string{`--node "Node_A"`, "lower-case letters"}},
+		{[]string{"collect", "-o", "/dev/full", "-"}, []string{`--output "/dev/full"`, "not a regular file"}},
+		{[]string{"collect", emptyDir}, []string{`invalid input "` + emptyDir + `"`, "no log files in it"}},
+		{[]string{"collect", brokenArchive}, []string{`invalid input "` + brokenArchive + `"`, "not a readable Sonobuoy results archive"}},
+		{[]string{"collect", "--format", "csv", "-"}, []string{"unknown flag: --format"}},
 		// sample
 		{[]string{"sample", "--interval", "500us"}, []string{`--interval "500us"`, "between 1ms and 10s"}},
 		{[]string{"sample", "--interval", "20s"}, []string{`--interval "20s"`, "between 1ms and 10s"}},
