@@ -255,6 +255,8 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"compare", "--format", "gobench", base, reg}, []string{`--format "gobench"`, "text, markdown, json"}},
 		{[]string{"compare", "--match", "workload,cpus", base, reg}, []string{`--match "workload,cpus"`, "workload, cost, batch, workers, gomaxprocs, period, quota, burst, cpuset, pin, one-per-core, host, kernel, version, mode"}},
 		{[]string{"compare", "--match", "", base, reg}, []string{`--match ""`}},
+		{[]string{"compare", "--match", "workload,-node", base, reg}, []string{`--match "workload,-node"`, "+KEY and -KEY to change the default"}},
+		{[]string{"compare", "--match", "+pod", base, reg}, []string{`--match "+pod"`}},
 		{[]string{"compare", "--output", "/nonexistent/dir/x.txt", base, reg}, []string{`--output "/nonexistent/dir/x.txt"`, "does not exist"}},
 		{[]string{"compare", "-o", "/dev/null", base, reg}, []string{`--output "/dev/null"`, "not a regular file"}},
 		{[]string{"compare", "testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
