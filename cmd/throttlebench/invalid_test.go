@@ -143,6 +143,13 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sweep", "--max-configs", "0"}, []string{"--max-configs 0", "between 1 and 1000000"}},
 		{[]string{"sweep", "--max-configs", "1e9"}, []string{`--max-configs "1e9"`, "whole number"}},
 		{[]string{"sweep", "--quiet=maybe"}, []string{`--quiet "maybe"`, "true or false"}},
+		// sweep --from: shows results, runs nothing
+		{[]string{"sweep", "--from", base, "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --from`, "runs nothing"}},
+		{[]string{"sweep", "--from", base, "--emit", "kubernetes"}, []string{`--emit "kubernetes" cannot be used with --from`}},
+		{[]string{"sweep", "--from", "/nonexistent/results.json"}, []string{`invalid --from "/nonexistent/results.json": no such file or directory`}},
+		{[]string{"sweep", "--from", fixture("gobench.txt")}, []string{`invalid --from "testdata/compare/gobench.txt": not a throttlebench result`}},
+		{[]string{"sweep", "--from", base, "--format", "yaml"}, []string{`--format "yaml"`, "json, text, csv"}},
+		{[]string{"sweep", "--from", base, "--plot", "x.pdf"}, []string{`--plot "x.pdf"`, ".svg or .png"}},
 		// sweep --emit: what a pod cannot express is refused, saying why and what to do instead
 		{[]string{"sweep", "--emit", "helm", "--cpus", "1"}, []string{`--emit "helm"`, "want one of kubernetes"}},
 		{[]string{"sweep", "--emit", "kubernetes"}, []string{"--emit kubernetes needs --cpus", "--cpus 0.25,0.5,1"}},
