@@ -65,7 +65,7 @@ func TestCollectNothing(t *testing.T) {
 func TestCollectSonobuoy(t *testing.T) {
 	code, stdout, stderr := runCLI("collect", recorded("sonobuoy.tar.gz"))
 	assert.Equal(t, exitFailure, code, "node-c's pod failed")
-	assert.Contains(t, stderr, "no result from plugins/throttlebench-rt-c0/results/node-c/error.json: Sonobuoy reports:")
+	assert.Contains(t, stderr, "no result from plugins/throttlebench-rt-c0/results/node-c/error.json: an error result:")
 	reps, err := compare.Load(strings.NewReader(stdout))
 	require.NoError(t, err)
 	require.Len(t, reps, 2)

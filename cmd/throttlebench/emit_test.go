@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,5 +207,99 @@ func TestBinaryLinksNoKubernetes(t *testing.T) {
 		if strings.HasPrefix(pkg, "k8s.io/") || strings.HasPrefix(pkg, "sigs.k8s.io/") || strings.Contains(pkg, "yaml") {
 			t.Errorf("throttlebench links %s: sweep --emit writes its YAML itself (internal/kube)", pkg)
 		}
+	}
+}
+
+// plugin is a Sonobuoy plugin definition: sonobuoy-config's keys as
+// Sonobuoy's manifest reads them, the container and the pod as the
+// official core/v1 types.
+type plugin struct {
+	Config struct {
+		Driver       string `json:"driver"`
+		PluginName   string `json:"plugin-name"`
+		ResultFormat string `json:"result-format"`
+		Description  string `json:"description"`
+	} `json:"sonobuoy-config"`
+	Spec    corev1.Container `json:"spec"`
+	PodSpec *corev1.PodSpec  `json:"podSpec,omitempty"`
+}
+
+// The examples under examples/sonobuoy are the golden files of
+// sweep --emit sonobuoy: one configuration into a file, several into a
+// directory, a plugin each; every one decodes strictly.
+func TestEmitSonobuoy(t *testing.T) {
+	cases := []struct {
+		golden string // a file, or a directory for several configurations
+		args   []string
+		files  int
+		sel    map[string]string
+	}{
+		{golden: "plugin.yaml", args: []string{"--cpus", "0.5", "--batch", "60", "--iterations", "10", "--min-time", "2s"}, files: 1},
+		{golden: "pool-a", args: []string{"--cpus", "0.25,0.5,1", "--batch", "60", "--iterations", "10", "--min-time", "2s",
+			"--node-selector", "cloud.google.com/gke-nodepool=pool-a"}, files: 3, sel: map[string]string{"cloud.google.com/gke-nodepool": "pool-a"}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			golden := filepath.Join("..", "..", "examples", "sonobuoy", c.golden)
+			out := filepath.Join(t.TempDir(), c.golden)
+			code, stdout, stderr := runCLI(append([]string{"sweep", "--emit", "sonobuoy", "--sweep-id", "example", "-o", out}, c.args...)...)
+			require.Equal(t, exitOK, code, stderr)
+			assert.Empty(t, stdout)
+			files := []string{out}
+			if c.files > 1 {
+				entries, err := os.ReadDir(out)
+				require.NoError(t, err)
+				files = nil
+				for _, e := range entries {
+					files = append(files, filepath.Join(out, e.Name()))
+				}
+			}
+			require.Len(t, files, c.files)
+			if *update {
+				require.NoError(t, os.RemoveAll(golden))
+				if c.files > 1 {
+					require.NoError(t, os.Mkdir(golden, 0o755))
+				}
+			}
+			for i, f := range files {
+				got, err := os.ReadFile(f)
+				require.NoError(t, err)
+				want := golden
+				if c.files > 1 {
+					want = filepath.Join(golden, filepath.Base(f))
+				}
+				if *update {
+					require.NoError(t, os.WriteFile(want, got, 0o644))
+				}
+				wantData, err := os.ReadFile(want)
+				require.NoError(t, err, "run with -update to write it")
+				assert.Equal(t, string(wantData), string(got), "the example is not what the emitter writes: go test ./cmd/throttlebench -run TestEmitSonobuoy -update")
+
+				var docs [][]byte
+				for _, d := range bytes.Split(got, []byte("\n---\n")) {
+					if hasContent(d) {
+						docs = append(docs, d)
+					}
+				}
+				require.Len(t, docs, 1, "one plugin per file")
+				var p plugin
+				require.NoError(t, yaml.UnmarshalStrict(docs[0], &p), "strict decoding:\n%s", docs[0])
+				assert.Equal(t, "DaemonSet", p.Config.Driver)
+				assert.Equal(t, "raw", p.Config.ResultFormat)
+				assert.Equal(t, "throttlebench-example-c"+strconv.Itoa(i), p.Config.PluginName)
+				assert.Equal(t, "plugin", p.Spec.Name)
+				assert.Equal(t, []string{"run", "--cgroup", "current", "--format", "json", "--sonobuoy-results", "/tmp/sonobuoy/results"}, p.Spec.Args[:7])
+				assert.Equal(t, p.Spec.Resources.Limits, p.Spec.Resources.Requests)
+				require.Len(t, p.Spec.VolumeMounts, 1)
+				assert.Equal(t, "/tmp/sonobuoy/results", p.Spec.VolumeMounts[0].MountPath)
+				assert.Equal(t, "spec.nodeName", p.Spec.Env[0].ValueFrom.FieldRef.FieldPath)
+				if c.sel == nil {
+					assert.Nil(t, p.PodSpec)
+				} else {
+					require.NotNil(t, p.PodSpec)
+					assert.Equal(t, c.sel, p.PodSpec.NodeSelector)
+				}
+			}
+		})
 	}
 }

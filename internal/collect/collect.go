@@ -183,12 +183,13 @@ func (c *Collection) stream(s *stream, node string) {
 func (c *Collection) decode(source string, line int, data []byte, node string) bool {
 	reps, err := compare.Load(bytes.NewReader(data))
 	if err != nil {
-		// Sonobuoy writes a node's failure as {"error": "..."}.
-		var sono struct {
+		// An error result, {"error": "..."}: Sonobuoy's for a node whose
+		// pod failed, run --sonobuoy-results's for a run that failed.
+		var failed struct {
 			Error string `json:"error"`
 		}
-		if json.Unmarshal(data, &sono) == nil && sono.Error != "" {
-			c.Missing = append(c.Missing, Missing{source, "Sonobuoy reports: " + quote(sono.Error)})
+		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
+			c.Missing = append(c.Missing, Missing{source, "an error result: " + quote(failed.Error)})
 			return false
 		}
 		msg := strings.TrimPrefix(err.Error(), compare.ErrInput.Error()+": ")

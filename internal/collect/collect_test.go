@@ -125,7 +125,7 @@ func TestSonobuoyArchive(t *testing.T) {
 	assert.Equal(t, "plugins/throttlebench-rt-c0/results/node-b/throttlebench.json", c.Found[1].Source)
 	require.Len(t, c.Missing, 1)
 	assert.Equal(t, "plugins/throttlebench-rt-c0/results/node-c/error.json", c.Missing[0].Source)
-	assert.True(t, strings.HasPrefix(c.Missing[0].Reason, `Sonobuoy reports: "Container plugin is in a terminated state`), c.Missing[0].Reason)
+	assert.True(t, strings.HasPrefix(c.Missing[0].Reason, `an error result: "Container plugin is in a terminated state`), c.Missing[0].Reason)
 }
 
 func TestArchiveWithoutResults(t *testing.T) {

@@ -83,7 +83,13 @@ func podFlags(t *testing.T, j batchv1.Job) (flags []string, node string) {
 	spec := j.Spec.Template.Spec
 	require.NotNil(t, spec.Affinity, "a --per-node Job is pinned")
 	node = spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0]
-	c := spec.Containers[0]
+	return containerFlags(t, spec.Containers[0], node), node
+}
+
+// containerFlags are the docker run flags for what a container spec asks of
+// the kubelet, on node.
+func containerFlags(t *testing.T, c corev1.Container, node string) (flags []string) {
+	t.Helper()
 	cpus := c.Resources.Limits.Cpu().AsApproximateFloat64()
 	flags = []string{
 		"--cpus", strconv.FormatFloat(cpus, 'f', -1, 64),
@@ -115,7 +121,7 @@ func podFlags(t *testing.T, j batchv1.Job) (flags []string, node string) {
 			flags = append(flags, "--security-opt", "no-new-privileges")
 		}
 	}
-	return flags, node
+	return flags
 }
 
 // The cluster round trip, with Docker standing in for the kubelet: emit the
@@ -223,4 +229,87 @@ func TestKubernetesRoundTrip(t *testing.T) {
 	for _, want := range []string{"throttlebench sweep on 2 nodes (node-a, node-b)", ">node=node-a<", ">node=node-b<", "CPU share"} {
 		assert.True(t, bytes.Contains(pic, []byte(want)), "the picture says %q", want)
 	}
+}
+
+// sonobuoyPlugin is a Sonobuoy plugin definition, its container as core/v1
+// has it.
+type sonobuoyPlugin struct {
+	Config struct {
+		Driver       string `json:"driver"`
+		PluginName   string `json:"plugin-name"`
+		ResultFormat string `json:"result-format"`
+		Description  string `json:"description"`
+	} `json:"sonobuoy-config"`
+	Spec    corev1.Container `json:"spec"`
+	PodSpec *corev1.PodSpec  `json:"podSpec,omitempty"`
+}
+
+// The Sonobuoy plugin, Docker standing in for the DaemonSet's pod and a
+// directory for the results volume Sonobuoy's worker shares: the container
+// writes its result and then the done file naming it, and stays; the
+// result, laid out as sonobuoy retrieve's archive holds it, is collected.
+func TestSonobuoyPluginRoundTrip(t *testing.T) {
+	img := image(t)
+	bin := hostBinary(t)
+	dir := t.TempDir()
+	pluginPath := filepath.Join(dir, "plugin.yaml")
+	_, stderr, code := tb(t, bin, "sweep", "--emit", "sonobuoy", "--image", img, "--sweep-id", "rt",
+		"--cpus", "0.5", "--batch", "60", "--iterations", "4", "--min-time", "1s", "-o", pluginPath)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(pluginPath)
+	require.NoError(t, err)
+	var p sonobuoyPlugin
+	docs := bytes.Split(data, []byte("\n---\n"))
+	require.NoError(t, yaml.UnmarshalStrict(docs[len(docs)-1], &p))
+	require.Equal(t, "DaemonSet", p.Config.Driver)
+	require.Len(t, p.Spec.VolumeMounts, 1)
+
+	results := filepath.Join(dir, "results")
+	require.NoError(t, os.Mkdir(results, 0o777))
+	require.NoError(t, os.Chmod(results, 0o777), "the container runs as 65534")
+	name := fmt.Sprintf("tb-sonobuoy-%d", os.Getpid())
+	args := append([]string{"run", "-d", "--rm", "--name", name, "--network", "none", "-v", results + ":" + p.Spec.VolumeMounts[0].MountPath},
+		containerFlags(t, p.Spec, "node-s")...)
+	args = append(append(args, p.Spec.Image), p.Spec.Args...)
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", name).Run() })
+
+	var done []byte
+	deadline := time.Now().Add(60 * time.Second)
+	for done, err = os.ReadFile(filepath.Join(results, "done")); err != nil; done, err = os.ReadFile(filepath.Join(results, "done")) {
+		require.True(t, time.Now().Before(deadline), "no done file after 60 s")
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.Equal(t, "/tmp/sonobuoy/results/throttlebench.json", string(done), "the result's path, as Sonobuoy's worker reads it")
+	running, err := exec.Command("docker", "inspect", "-f", "{{.State.Running}}", name).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "true", strings.TrimSpace(string(running)), "it stays: a DaemonSet would restart it and measure again")
+	result, err := os.ReadFile(filepath.Join(results, "throttlebench.json"))
+	require.NoError(t, err)
+
+	// What sonobuoy retrieve brings back: the file under the plugin's
+	// results for the node.
+	archive := filepath.Join(dir, "202501011200_sonobuoy_rt.tar.gz")
+	tree := filepath.Join(dir, "tree")
+	member := filepath.Join("plugins", p.Config.PluginName, "results", "node-s", "throttlebench.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(tree, member)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, member), result, 0o644))
+	out, err = exec.Command("tar", "-C", tree, "-czf", archive, "plugins").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	collected, stderr, code := tb(t, bin, "collect", archive)
+	require.Equal(t, 0, code, stderr)
+	var reps []struct {
+		Host struct {
+			Node string `json:"node"`
+		} `json:"host"`
+		Cgroup struct {
+			QuotaUs int64 `json:"quota_us"`
+		} `json:"cgroup"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(collected), &reps))
+	require.Len(t, reps, 1)
+	assert.Equal(t, "node-s", reps[0].Host.Node)
+	assert.Equal(t, int64(50000), reps[0].Cgroup.QuotaUs)
+	t.Logf("collect: %s", strings.TrimSpace(stderr))
 }
