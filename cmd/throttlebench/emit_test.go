@@ -135,6 +135,8 @@ func checkJob(t *testing.T, j batchv1.Job, node string, sel map[string]string) {
 	assert.Equal(t, j.Labels, j.Spec.Template.Labels, "the pods carry the Job's labels, for kubectl logs -l")
 	p := j.Spec.Template.Spec
 	assert.Equal(t, corev1.RestartPolicyNever, p.RestartPolicy)
+	require.NotNil(t, p.AutomountServiceAccountToken)
+	assert.False(t, *p.AutomountServiceAccountToken, "the pod calls no API")
 	assert.Equal(t, sel, p.NodeSelector)
 	require.Len(t, p.Containers, 1)
 	c := p.Containers[0]

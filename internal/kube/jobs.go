@@ -111,7 +111,8 @@ func job(o Options, r Run, node int) mapping {
 	if o.TTL > 0 {
 		spec = append(spec, field{"ttlSecondsAfterFinished", int64(o.TTL / time.Second)})
 	}
-	pod := mapping{{"restartPolicy", "Never"}}
+	// The pod calls no API: no token in it.
+	pod := mapping{{"restartPolicy", "Never"}, {"automountServiceAccountToken", false}}
 	if len(o.NodeSelector) > 0 {
 		var sel mapping
 		for _, s := range o.NodeSelector {
