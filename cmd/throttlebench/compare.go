@@ -55,7 +55,8 @@ so, on stderr and in the output, and exits 0.`,
   sudo throttlebench run --cpus 0.5 --period 10ms --batch 20 --iterations 10 -o change.json   # after it
   throttlebench compare base.json change.json                                 # exit 3 on a regression
   throttlebench compare --format markdown -o compare.md base.json change.json
-  throttlebench compare --match workload,cost,batch,workers,period,quota,burst workers.json runtime.json`,
+  throttlebench compare --match workload,cost,batch,workers,period,quota,burst workers.json runtime.json
+  throttlebench compare --match -node node-a.json node-b.json                  # one node against another (collect --node)`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare takes two result files, OLD and NEW; got %d argument(s)", len(args))
@@ -77,7 +78,8 @@ so, on stderr and in the output, and exits 0.`,
 	f.StringVar(&o.failOn, "fail-on", failOnRegression, "exit 3 on: regression (significantly slower), change (slower or faster), never")
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(compare.Formats, ", "))
 	f.StringVar(&o.match, "match", strings.Join(compare.DefaultMatch, ","),
-		"keys that make two results the same configuration, from: "+strings.Join(compare.Keys(), ", "))
+		"keys that make two results the same configuration, from: "+strings.Join(compare.Keys(), ", ")+
+			"; or +KEY and -KEY to add to or take from the default (-node: one node's results against another's)")
 	f.StringVarP(&o.output, "output", "o", "", "write the comparison to this file (atomically) instead of stdout")
 	return cmd
 }
@@ -100,7 +102,7 @@ func (o *compareOptions) resolve() (compare.Options, error) {
 	}
 	match, err := compare.ParseMatch(o.match)
 	if err != nil {
-		return opts, usagef("invalid --match %q: want a comma-separated list of %s", o.match, strings.Join(compare.Keys(), ", "))
+		return opts, usagef("invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default", o.match, strings.Join(compare.Keys(), ", "))
 	}
 	if err := checkOutput("output", o.output); err != nil {
 		return opts, err

@@ -25,6 +25,9 @@ func TestInvalidInputExits2(t *testing.T) {
 	require.NoError(t, os.WriteFile(emptyTrace, []byte(`{"interval_ms":100,"usage_cpus":[]}`), 0o644))
 	require.NoError(t, os.WriteFile(busyTrace, []byte(`{"interval_ms":100,"usage_cpus":[0.5]}`), 0o644))
 	require.NoError(t, os.Mkdir(svgDir, 0o755))
+	emptyDir, brokenArchive := filepath.Join(dir, "empty-dir"), filepath.Join(dir, "broken.tar.gz")
+	require.NoError(t, os.Mkdir(emptyDir, 0o755))
+	require.NoError(t, os.WriteFile(brokenArchive, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 'x'}, 0o644))
 
 	cases := []struct {
 		args []string
@@ -71,6 +74,10 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"run", "--cgroup", "mine"}, []string{`--cgroup "mine"`, "auto, create, current"}},
 		{[]string{"run", "--cgroup", "current", "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --cgroup current`}},
 		{[]string{"run", "--cgroup", "current", "--parent", "/x"}, []string{`--parent "/x" cannot be used with --cgroup current`}},
+		{[]string{"run", "--sonobuoy-results", "/nonexistent/results"}, []string{`--sonobuoy-results "/nonexistent/results"`, "no such file", "/tmp/sonobuoy/results by default"}},
+		{[]string{"run", "--sonobuoy-results", base}, []string{`--sonobuoy-results "testdata/compare/base.jsonl": not a directory`}},
+		{[]string{"run", "--sonobuoy-results", dir, "--format", "text"}, []string{`--format "text" cannot be used with --sonobuoy-results`}},
+		{[]string{"run", "--sonobuoy-results", dir, "-o", filepath.Join(dir, "x.json")}, []string{"--output", "conflicts with --sonobuoy-results"}},
 		{[]string{"run", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
 		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers or runtime"}},
 		{[]string{"run", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
@@ -140,6 +147,48 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sweep", "--max-configs", "0"}, []string{"--max-configs 0", "between 1 and 1000000"}},
 		{[]string{"sweep", "--max-configs", "1e9"}, []string{`--max-configs "1e9"`, "whole number"}},
 		{[]string{"sweep", "--quiet=maybe"}, []string{`--quiet "maybe"`, "true or false"}},
+		// sweep --from: shows results, runs nothing
+		{[]string{"sweep", "--from", base, "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --from`, "runs nothing"}},
+		{[]string{"sweep", "--from", base, "--emit", "kubernetes"}, []string{`--emit "kubernetes" cannot be used with --from`}},
+		{[]string{"sweep", "--from", "/nonexistent/results.json"}, []string{`invalid --from "/nonexistent/results.json": no such file or directory`}},
+		{[]string{"sweep", "--from", fixture("gobench.txt")}, []string{`invalid --from "testdata/compare/gobench.txt": not a throttlebench result`}},
+		{[]string{"sweep", "--from", base, "--format", "yaml"}, []string{`--format "yaml"`, "json, text, csv"}},
+		{[]string{"sweep", "--from", base, "--plot", "x.pdf"}, []string{`--plot "x.pdf"`, ".svg or .png"}},
+		// sweep --emit: what a pod cannot express is refused, saying why and what to do instead
+		{[]string{"sweep", "--emit", "helm", "--cpus", "1"}, []string{`--emit "helm"`, "want one of kubernetes, sonobuoy"}},
+		{[]string{"sweep", "--emit", "kubernetes"}, []string{"--emit kubernetes needs --cpus", "--cpus 0.25,0.5,1"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--period", "10ms"}, []string{`--period "10ms" cannot be emitted`, "kubelet's (cpuCFSQuotaPeriod, 100ms by default)", "drop --period"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--period", "10ms,20ms"}, []string{`--period "10ms,20ms" cannot be emitted`}},
+		{[]string{"sweep", "--emit", "kubernetes", "--quota", "50ms"}, []string{`--quota "50ms" cannot be emitted`, "give the limit as --cpus"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--burst", "0,10ms"}, []string{`--burst "0,10ms" cannot be emitted`, "no CFS burst setting", "drop --burst"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--cgroup", "create"}, []string{`--cgroup "create" cannot be emitted`, "--cgroup current"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--cpuset", "0"}, []string{`--cpuset "0" cannot be emitted`, "CPU manager"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--parent", "/x"}, []string{`--parent "/x" cannot be emitted`}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--plot", "x.svg"}, []string{`--plot "x.svg" cannot be emitted`, "sweep --from results.json --plot"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--format", "csv"}, []string{`--format "csv" cannot be emitted`, "sweep --from results.json --format"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.1234"}, []string{`--cpus "0.1234" for --emit`, "whole millicores"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node"}, []string{"--per-node needs the nodes", "--nodes-from FILE"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--nodes", "a"}, []string{`--nodes "a" applies with --per-node`}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", "a,Node_B"}, []string{`--nodes "a,Node_B"`, `node "Node_B"`, "lower-case letters"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", ","}, []string{`--nodes ","`, "no node named"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", "a", "--nodes-from", "x"}, []string{`--nodes "a" conflicts with --nodes-from "x"`}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes-from", "/nonexistent/nodes.txt"}, []string{`--nodes-from "/nonexistent/nodes.txt"`, "no such file"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool"}, []string{`--node-selector "pool"`, "key=value"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a b"}, []string{`--node-selector "pool=a b"`, "label value"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--image", ""}, []string{`--image ""`, "image reference"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "1Ki"}, []string{`--pod-memory "1Ki"`, "at least 32Mi"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "lots"}, []string{`--pod-memory "lots"`, "such as 256Mi"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--workload", "memtouch", "--workers", "512"}, []string{"--pod-memory 256Mi", "--workers 512", "give --pod-memory 576Mi"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--ttl", "10s"}, []string{"--ttl 10s", "between 1m and 720h0m0s", "takes its pod's log with it"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--sweep-id", "Big_ID"}, []string{`--sweep-id "Big_ID"`, "lower-case letters"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.25,0.5", "--per-node", "--nodes", "a,b", "--max-configs", "3"}, []string{"--max-configs 3", "2 configurations on 2 nodes are 4 Jobs"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--per-node", "--nodes", "a"}, []string{"--per-node applies to --emit kubernetes", "runs on every node already", "--node-selector"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--ttl", "1h"}, []string{"--ttl applies to --emit kubernetes"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1"}, []string{"one plugin file per configuration (2 here): give --output a directory"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", base}, []string{`--output "testdata/compare/base.jsonl"`, "into a directory; this is a file"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", "/nonexistent/plugins"}, []string{`--output "/nonexistent/plugins"`, "does not exist"}},
+		{[]string{"sweep", "--cpus", "0.5", "--image", "x"}, []string{"--image applies only with --emit (kubernetes or sonobuoy)"}},
+		{[]string{"sweep", "--cpus", "0.5", "--per-node"}, []string{"--per-node applies only with --emit (kubernetes or sonobuoy)"}},
 		// latency: the open loop's parameters
 		{[]string{"latency", "--rate", "0"}, []string{`--rate "0"`, "above 0 and at most 1000000"}},
 		{[]string{"latency", "--rate", "-1"}, []string{`--rate "-1"`, "above 0"}},
@@ -222,6 +271,8 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"compare", "--format", "gobench", base, reg}, []string{`--format "gobench"`, "text, markdown, json"}},
 		{[]string{"compare", "--match", "workload,cpus", base, reg}, []string{`--match "workload,cpus"`, "workload, cost, batch, workers, gomaxprocs, period, quota, burst, cpuset, pin, one-per-core, host, kernel, version, mode"}},
 		{[]string{"compare", "--match", "", base, reg}, []string{`--match ""`}},
+		{[]string{"compare", "--match", "workload,-node", base, reg}, []string{`--match "workload,-node"`, "+KEY and -KEY to change the default"}},
+		{[]string{"compare", "--match", "+pod", base, reg}, []string{`--match "+pod"`}},
 		{[]string{"compare", "--output", "/nonexistent/dir/x.txt", base, reg}, []string{`--output "/nonexistent/dir/x.txt"`, "does not exist"}},
 		{[]string{"compare", "-o", "/dev/null", base, reg}, []string{`--output "/dev/null"`, "not a regular file"}},
 		{[]string{"compare", "testdata/compare/missing.json", reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
@@ -233,6 +284,14 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"compare", fixture("empty-durations.json"), base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
 		{[]string{"compare", base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
 		{[]string{"compare", base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
+		// collect
+		{[]string{"collect", "/nonexistent/pods.log"}, []string{`invalid input "/nonexistent/pods.log": no such file or directory`, "a log file, a results archive"}},
+		{[]string{"collect", "-", "-"}, []string{"- (stdin) given 2 times"}},
+		{[]string{"collect", "--node", "Node_A", "-"}, []string{`--node "Node_A"`, "lower-case letters"}},
+		{[]string{"collect", "-o", "/dev/full", "-"}, []string{`--output "/dev/full"`, "not a regular file"}},
+		{[]string{"collect", emptyDir}, []string{`invalid input "` + emptyDir + `"`, "no log files in it"}},
+		{[]string{"collect", brokenArchive}, []string{`invalid input "` + brokenArchive + `"`, "not a readable Sonobuoy results archive"}},
+		{[]string{"collect", "--format", "csv", "-"}, []string{"unknown flag: --format"}},
 		// sample
 		{[]string{"sample", "--interval", "500us"}, []string{`--interval "500us"`, "between 1ms and 10s"}},
 		{[]string{"sample", "--interval", "20s"}, []string{`--interval "20s"`, "between 1ms and 10s"}},

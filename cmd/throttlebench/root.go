@@ -25,6 +25,6 @@ the kernel's own throttling counters as JSON.`,
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
-	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr))
+	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr))
 	return root
 }

@@ -15,6 +15,7 @@ import (
 
 func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	o := newRunFlags()
+	var sonobuoy string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run bcrypt batches in a cgroup slice with the given CPU limits and report statistics",
@@ -34,14 +35,23 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if sonobuoy != "" {
+				if err := checkSonobuoy(sonobuoy, cmd.Flags().Changed, o); err != nil {
+					return err
+				}
+			}
 			h, err := s.options(cfg)
 			if err != nil {
 				return err
+			}
+			if sonobuoy != "" {
+				return runSonobuoy(cmd.Context(), s, h, sonobuoy, stdout, stderr)
 			}
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
 	o.register(cmd, config.Batch, render.Formats, "json", false)
+	cmd.Flags().StringVar(&sonobuoy, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
 	return cmd
 }
 

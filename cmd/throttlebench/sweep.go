@@ -22,10 +22,15 @@ type sweepOptions struct {
 	plot       string
 	quiet      bool
 	maxConfigs int
+	emit       *emitOptions
+	// commandLine is the sweep's flags as given, for what --emit writes.
+	commandLine string
+	// from is a results file to show instead of running.
+	from string
 }
 
 func newCmdSweep(stdout, stderr io.Writer) *cobra.Command {
-	o := &sweepOptions{run: newRunFlags()}
+	o := &sweepOptions{run: newRunFlags(), emit: &emitOptions{}}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run every combination of lists or ranges of limits, workers, GOMAXPROCS and cost, one after another",
@@ -40,9 +45,21 @@ Every combination runs in its own fresh slice, one after another. A
 combination the kernel (or the rules of CFS) rejects is reported as skipped,
 and the sweep goes on.`,
 		Example: `  sudo throttlebench sweep --cpus 0.1:1:0.1 --workers 1,2 --batch 50 --iterations 5 --plot sweep.png --format text
-  sudo throttlebench sweep --period 5ms,10ms,100ms --cpus 0.5 --format csv -o periods.csv`,
+  sudo throttlebench sweep --period 5ms,10ms,100ms --cpus 0.5 --format csv -o periods.csv
+  throttlebench sweep --cpus 0.25,0.5,1 --per-node --nodes-from nodes.txt --emit kubernetes -o jobs.yaml
+  throttlebench sweep --from results.json --plot nodes.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.emitFlagsAlone(cmd.Flags().Changed); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("from") {
+				return o.fromResults(cmd.Flags(), stdout)
+			}
+			if cmd.Flags().Changed("emit") {
+				o.commandLine = sweepCommandLine(cmd)
+				return o.emitted(cmd.Flags().Changed, cmd.InOrStdin(), stdout, stderr)
+			}
 			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
 		},
 	}
@@ -52,6 +69,8 @@ and the sweep goes on.`,
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
+	o.emit.register(cmd)
+	f.StringVar(&o.from, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
 	return cmd
 }
 

@@ -32,7 +32,10 @@ const (
 
 // DefaultMatch are the keys that make two results the same configuration:
 // what ran and under which limits (the configuration parameters that are
-// keys, config.Params), not where or when.
+// keys, config.Params), not where or when; and the Kubernetes node the
+// result names (sweep --emit, collect), so that results of several nodes
+// are compared node by node rather than pooled. A result run outside a
+// cluster names no node: local results match as they always have.
 var DefaultMatch = func() []string {
 	var names []string
 	for _, p := range config.Params {
@@ -40,7 +43,7 @@ var DefaultMatch = func() []string {
 			names = append(names, p.Name)
 		}
 	}
-	return names
+	return append(names, "node")
 }()
 
 // keyDef is one configuration key: its name for --match, its name in the
@@ -65,6 +68,7 @@ var keyDefs = func() []keyDef {
 			return strconv.Itoa(r.Cgroup.Version), r.Cgroup.Version
 		}},
 		keyDef{"mode", "cgroup_mode", func(r *report.Report) (string, any) { return r.Cgroup.Mode, r.Cgroup.Mode }},
+		keyDef{"node", "node", func(r *report.Report) (string, any) { return r.Host.Node, r.Host.Node }},
 	)
 }()
 
@@ -82,15 +86,42 @@ var ErrMatch = errors.New("invalid match keys")
 
 // ParseMatch reads a comma-separated list of keys. Duplicates are dropped;
 // the order does not matter (keys are always shown in the order of Keys).
+// A list of +KEY and -KEY only adds to or takes from DefaultMatch: -node
+// compares one node's results with another's.
 func ParseMatch(s string) ([]string, error) {
 	var out []string
-	for _, f := range strings.Split(s, ",") {
+	fields := strings.Split(s, ",")
+	relative, absolute := 0, 0
+	for _, f := range fields {
+		switch f = strings.TrimSpace(f); {
+		case f == "":
+		case strings.HasPrefix(f, "+") || strings.HasPrefix(f, "-"):
+			relative++
+		default:
+			absolute++
+		}
+	}
+	if relative > 0 && absolute > 0 {
+		return nil, fmt.Errorf("%w: +KEY and -KEY change the default list; do not mix them with plain keys", ErrMatch)
+	}
+	if relative > 0 {
+		out = slices.Clone(DefaultMatch)
+	}
+	for _, f := range fields {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
+		op := f[0]
+		if op == '+' || op == '-' {
+			f = f[1:]
+		}
 		if !slices.Contains(Keys(), f) {
 			return nil, fmt.Errorf("%w: unknown key %q", ErrMatch, f)
+		}
+		if op == '-' {
+			out = slices.DeleteFunc(out, func(k string) bool { return k == f })
+			continue
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
@@ -355,6 +386,10 @@ func summarize(runs []*report.Report) Summary {
 	if s.Runs > 1 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %d iterations", s.Runs, s.N))
 	}
+	if nodes := nodesOf(runs); len(nodes) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("pooled from %d nodes (%s); add node to --match (+node) to compare them one by one",
+			len(nodes), strings.Join(nodes, ", ")))
+	}
 	if s.N == 0 {
 		s.Center, s.Lo, s.Hi = math.NaN(), math.NaN(), math.NaN()
 		return s
@@ -374,6 +409,17 @@ func summarize(runs []*report.Report) Summary {
 			s.N, math.Floor(100*s.Confidence), 100*Confidence, minCIN()))
 	}
 	return s
+}
+
+// nodesOf are the distinct nodes the runs name, in order.
+func nodesOf(runs []*report.Report) []string {
+	var out []string
+	for _, r := range runs {
+		if r.Host.Node != "" && !slices.Contains(out, r.Host.Node) {
+			out = append(out, r.Host.Node)
+		}
+	}
+	return out
 }
 
 // minCIN is the smallest sample whose range is a Confidence interval of

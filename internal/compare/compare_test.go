@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,7 +139,7 @@ func TestCompareMatchingListsUnmatched(t *testing.T) {
 	assert.Contains(t, res.OnlyOld[0].Key, "quota=20ms")
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "quota=30ms")
-	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst,cpuset,pin,one-per-core)"}, res.Warnings)
+	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst,cpuset,pin,one-per-core,node)"}, res.Warnings)
 	assert.Equal(t, 3, res.Old.Results)
 	assert.Equal(t, 3, res.New.Results)
 }
@@ -176,7 +177,7 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	assert.Equal(t, NoChange, res.Rows[0].Verdict)
 
 	// Every key has a reading; the key order is fixed whatever the order asked.
-	o.Match = []string{"mode", "version", "kernel", "host", "one-per-core", "pin", "cpuset", "burst", "quota", "period", "gomaxprocs", "workers", "batch", "cost", "workload"}
+	o.Match = []string{"node", "mode", "version", "kernel", "host", "one-per-core", "pin", "cpuset", "burst", "quota", "period", "gomaxprocs", "workers", "batch", "cost", "workload"}
 	res = Compare([]report.Report{a}, []report.Report{a}, o)
 	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 host=a kernel=6.18 version=1 mode=created", res.Rows[0].Key,
 		"no placement asked: its keys are left out")
@@ -197,6 +198,48 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	res = Compare([]report.Report{c}, []report.Report{c}, DefaultOptions())
 	assert.Contains(t, res.Rows[0].Key, "period=none quota=max")
 	assert.Nil(t, res.Rows[0].Fields[5].Value)
+}
+
+// Results of a cluster (collect) name their node: by default each node's
+// results are compared with the same node's; -node compares one node with
+// another; results pooled across nodes say so.
+func TestCompareByNode(t *testing.T) {
+	onNode := func(node string, r report.Report) report.Report { r.Host.Node = node; return r }
+	fast, slow := rep(50000, series(6, 10)...), rep(50000, series(6, 20)...)
+	old := []report.Report{onNode("node-a", fast), onNode("node-b", fast)}
+	new := []report.Report{onNode("node-a", fast), onNode("node-b", slow)}
+
+	res := Compare(old, new, DefaultOptions())
+	require.Len(t, res.Rows, 2)
+	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 node=node-b", res.Rows[1].Key)
+	assert.Equal(t, []Verdict{NoChange, Regression}, []Verdict{res.Rows[0].Verdict, res.Rows[1].Verdict})
+
+	// node-a against node-b: one file each, the node left out of the keys.
+	match, err := ParseMatch("-node")
+	require.NoError(t, err)
+	o := DefaultOptions()
+	o.Match = match
+	res = Compare([]report.Report{onNode("node-a", fast)}, []report.Report{onNode("node-b", slow)}, o)
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, Regression, res.Rows[0].Verdict)
+
+	// Both nodes on each side, pooled: said on each side.
+	res = Compare(old, new, o)
+	require.Len(t, res.Rows, 1)
+	assert.Contains(t, res.Rows[0].New.Notes, "pooled from 2 nodes (node-a, node-b); add node to --match (+node) to compare them one by one")
+}
+
+func TestParseMatchRelative(t *testing.T) {
+	m, err := ParseMatch("-node,+host")
+	require.NoError(t, err)
+	assert.Equal(t, append(slices.DeleteFunc(slices.Clone(DefaultMatch), func(k string) bool { return k == "node" }), "host"), m)
+	_, err = ParseMatch("workload,-node")
+	assert.ErrorIs(t, err, ErrMatch)
+	_, err = ParseMatch("+nope")
+	assert.ErrorIs(t, err, ErrMatch)
+	m, err = ParseMatch("workload,node")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"workload", "node"}, m)
 }
 
 func TestCompareParseMatch(t *testing.T) {

@@ -116,7 +116,9 @@ func xAxis(rows []sweep.Row) (flag, label string) {
 		}
 	}
 	for _, p := range rows[0].Config {
-		if varies(rows, p.Flag) {
+		// Only a parameter can be an axis: the node (results collected
+		// from a cluster) names lines, never positions.
+		if _, ok := config.Lookup(p.Flag); ok && varies(rows, p.Flag) {
 			if param, _ := config.Lookup(p.Flag); param.Kind == config.Duration {
 				return p.Flag, "--" + p.Flag + " (ms)"
 			}

@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -172,4 +173,26 @@ func TestSaveOneConfiguration(t *testing.T) {
 	p := c.panels()
 	assert.Less(t, p[0].x.min, 0.5)
 	assert.Greater(t, p[0].x.max, 0.5)
+}
+
+// Results collected from a cluster: one line per node, the title names
+// the nodes.
+func TestBuildSplitsByNode(t *testing.T) {
+	var rows []sweep.Row
+	for _, node := range []string{"node-a", "node-b"} {
+		for _, cpus := range []float64{0.25, 0.5, 1} {
+			r := &report.Report{DurationsMs: []float64{100 / cpus}}
+			r.Cgroup.EffectiveCPUs = cpus
+			r.Stats.MeanMs = 100 / cpus
+			r.Host.Node = node
+			rows = append(rows, sweep.Row{Config: sweep.Config{{Flag: "node", Value: node}, {Flag: "cpus", Value: fmt.Sprint(cpus)}}, Report: r})
+		}
+	}
+	c, err := Build(rows, Title(rows))
+	require.NoError(t, err)
+	require.Len(t, c.Series, 2)
+	assert.Equal(t, []string{"node=node-a", "node=node-b"}, []string{c.Series[0].Label, c.Series[1].Label})
+	assert.Equal(t, []float64{0.25, 0.5, 1}, c.Series[1].X)
+	assert.Equal(t, "throttlebench sweep on 2 nodes (node-a, node-b)", c.Title)
+	assert.Equal(t, "throttlebench sweep on node node-a (, kernel , 0 CPUs)", Title(rows[:1]))
 }

@@ -113,6 +113,9 @@ type Host struct {
 	GoVersion string `json:"go_version"`
 	Hostname  string `json:"hostname"`
 	StartedAt string `json:"started_at"`
+	// Node is the Kubernetes node the run's pod ran on, passed in through
+	// the downward API as NodeEnv; absent outside a cluster.
+	Node string `json:"node,omitempty"`
 }
 
 type Stats struct {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+// fromKeeps are the sweep's flags that mean something with --from: how to
+// show results read back.
+var fromKeeps = map[string]bool{"from": true, "format": true, "output": true, "plot": true, "quiet": true}
+
+// fromResults shows results read back (a sweep's --format json, what
+// collect recovered from a cluster) as a sweep shows what it ran: a table
+// in --format, a --plot; a column and a line per node when they came from
+// several.
+func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error {
+	var refused error
+	flags.Visit(func(f *pflag.Flag) {
+		if refused == nil && !fromKeeps[f.Name] {
+			refused = usagef("--%s %q cannot be used with --from: it shows results read from a file and runs nothing", f.Name, f.Value.String())
+		}
+	})
+	if refused != nil {
+		return refused
+	}
+	if err := checkChoice("format", o.run.format, sweep.Formats); err != nil {
+		return err
+	}
+	if err := checkPlot(o.plot); err != nil {
+		return err
+	}
+	if err := checkOutput("output", o.run.output); err != nil {
+		return err
+	}
+	reps, err := loadResults("--from", o.from)
+	if err != nil {
+		return err
+	}
+	rows := sweep.FromReports(reps)
+	if err := writeOutput(o.run.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, o.run.format) }); err != nil {
+		return err
+	}
+	if o.plot == "" {
+		return nil
+	}
+	chart, err := plot.Build(rows, plot.Title(rows))
+	if err != nil {
+		return err
+	}
+	return plot.Save(o.plot, chart)
+}

@@ -1,0 +1,171 @@
+package collect
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The logs under testdata are in the formats kubectl logs prints (no
+// cluster was at hand to record them from: they hold real results of this
+// host, laid out as kubectl lays out a pod's log), and a results archive
+// laid out as sonobuoy retrieve writes one; testdata/README.md says how each
+// was made.
+func readLog(t *testing.T, name string) *Collection {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var c Collection
+	c.Log(name, data)
+	return &c
+}
+
+func nodes(c *Collection) []string {
+	var out []string
+	for _, r := range c.Reports() {
+		out = append(out, r.Host.Node)
+	}
+	return out
+}
+
+func TestSinglePod(t *testing.T) {
+	c := readLog(t, "single.log")
+	assert.Empty(t, c.Missing)
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "single.log", c.Found[0].Source)
+	assert.Equal(t, 1, c.Found[0].Line)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	assert.Len(t, c.Found[0].Report.DurationsMs, 4)
+	assert.Equal(t, 1, c.Sources)
+}
+
+// Many pods with kubectl's --prefix: each pod's lines are its own, a
+// stderr line the runtime put inside a result is left out, and the pod
+// that failed is listed with its last line.
+func TestManyPodsWithPrefixes(t *testing.T) {
+	c := readLog(t, "prefixed.log")
+	assert.Equal(t, 4, c.Sources)
+	require.Len(t, c.Found, 3)
+	assert.Equal(t, []string{"node-a", "node-b", "node-c"}, nodes(c))
+	assert.Equal(t, "pod/tb-rt-c0-n1-m4k9z/throttlebench", c.Found[1].Source)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "pod/tb-rt-c1-n0-d8w3r/throttlebench", c.Missing[0].Source)
+	assert.Equal(t, `no result in the log; its last line: "throttlebench: the run failed: reading /sys/fs/cgroup/cpu.max: permission denied"`, c.Missing[0].Reason)
+}
+
+// kubectl logs --timestamps, two pods' lines interleaved as -f prints them.
+func TestTimestampsAndInterleavedPods(t *testing.T) {
+	c := readLog(t, "timestamps.log")
+	assert.Empty(t, c.Missing)
+	assert.Equal(t, []string{"node-a", "node-b"}, nodes(c))
+	plain := readLog(t, "prefixed.log")
+	assert.Equal(t, plain.Found[0].Report.DurationsMs, c.Found[0].Report.DurationsMs)
+}
+
+func TestFailedPod(t *testing.T) {
+	c := readLog(t, "failed.log")
+	assert.Empty(t, c.Found)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "failed.log", c.Missing[0].Source)
+	assert.Contains(t, c.Missing[0].Reason, "no result in the log; its last line: \"throttlebench: --cgroup current: no cgroup")
+}
+
+func TestTruncatedLog(t *testing.T) {
+	c := readLog(t, "truncated.log")
+	assert.Empty(t, c.Found)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "truncated: a result starts at line 1 and the log ends 46 lines later, inside it", c.Missing[0].Reason)
+}
+
+func TestEmptyLog(t *testing.T) {
+	c := readLog(t, "empty.log")
+	assert.Empty(t, c.Found)
+	require.Len(t, c.Missing, 1)
+	assert.Contains(t, c.Missing[0].Reason, "empty log")
+}
+
+// A result that is JSON but no result (a latency result, another tool's
+// object) is named with what is wrong with it.
+func TestJSONThatIsNoResult(t *testing.T) {
+	var c Collection
+	c.Log("other.log", []byte("{\"hello\": 1}\n{\n  \"schema_version\": 1\n}\n"))
+	assert.Empty(t, c.Found)
+	require.Len(t, c.Missing, 2)
+	assert.Contains(t, c.Missing[0].Reason, `the JSON at line 1 is no result: "line 1: an object without schema_version is not a run result"`)
+	assert.Contains(t, c.Missing[1].Reason, "at line 2")
+}
+
+// The same log read twice gives its result once.
+func TestDuplicates(t *testing.T) {
+	data, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	var c Collection
+	c.Log("a", data)
+	c.Log("b", data)
+	assert.Len(t, c.Found, 1)
+	assert.Equal(t, 1, c.Duplicates)
+}
+
+// A Sonobuoy results archive: each node's result under
+// plugins/<plugin>/results/<node>/, the node taken from the path where the
+// result names none, Sonobuoy's error result for a node whose pod failed
+// listed with its message; the rest of the tree (podlogs, meta) is not read.
+func TestSonobuoyArchive(t *testing.T) {
+	f, err := os.Open("testdata/sonobuoy.tar.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	var c Collection
+	require.NoError(t, c.Archive("sonobuoy.tar.gz", f))
+	assert.Equal(t, 3, c.Sources)
+	assert.Equal(t, []string{"node-a", "node-b"}, nodes(&c))
+	assert.Equal(t, "plugins/throttlebench-rt-c0/results/node-b/throttlebench.json", c.Found[1].Source)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "plugins/throttlebench-rt-c0/results/node-c/error.json", c.Missing[0].Source)
+	assert.True(t, strings.HasPrefix(c.Missing[0].Reason, `an error result: "Container plugin is in a terminated state`), c.Missing[0].Reason)
+}
+
+func TestArchiveWithoutResults(t *testing.T) {
+	var c Collection
+	err := c.Archive("x.tar", strings.NewReader(strings.Repeat("\x00", 1024)))
+	assert.ErrorIs(t, err, ErrArchive)
+	assert.Contains(t, err.Error(), "holds no plugins/<plugin>/results/<node>/ files")
+}
+
+func TestSonobuoyNode(t *testing.T) {
+	for p, want := range map[string][3]string{
+		"plugins/tb/results/node-a/throttlebench.json":  {"tb", "node-a", "true"},
+		"./plugins/tb/results/node-a/x/y.json":          {"tb", "node-a", "true"},
+		"202501_sonobuoy_x/plugins/tb/results/n/f.json": {"tb", "n", "true"},
+		"plugins/tb/results/global/out.json":            {"tb", "", "true"},
+		"plugins/tb/sonobuoy_results.yaml":              {"", "", "false"},
+		"podlogs/ns/pod/logs/plugin.txt":                {"", "", "false"},
+		"plugins/tb/results/node-a":                     {"", "", "false"},
+	} {
+		plugin, node, ok := SonobuoyNode(p)
+		assert.Equal(t, want, [3]string{plugin, node, map[bool]string{true: "true", false: "false"}[ok]}, p)
+	}
+}
+
+// Results come out by node, then by configuration, whatever order the
+// pods' logs came in.
+func TestOrder(t *testing.T) {
+	data, err := os.ReadFile("testdata/prefixed.log")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	// Reverse the pods: node-c's lines first.
+	var rev []string
+	for _, pod := range []string{"s5v6t", "d8w3r", "m4k9z", "7xq2p"} {
+		for _, l := range lines {
+			if strings.Contains(l, pod) {
+				rev = append(rev, l)
+			}
+		}
+	}
+	var c Collection
+	c.Log("x", []byte(strings.Join(rev, "\n")))
+	assert.Equal(t, []string{"node-a", "node-b", "node-c"}, nodes(&c))
+}
