@@ -9,8 +9,13 @@
 //
 // Requests wait in one FIFO queue at the dispatcher until an instance can
 // take them: a ready instance with fewer than Concurrency requests in
-// flight. An instance is started when the queued requests are more than the
-// instances already starting will take, up to Max alive at once. The three
+// flight. A request that no ready instance can take joins an instance that
+// is starting and has room (up to Concurrency requests each), else starts
+// one, up to Max alive at once, and then waits for that instance: a request
+// that caused a cold start is served by it, as a function platform routes
+// the request that made it start an instance, even when another instance
+// frees up first. Only requests that found no room anywhere (Max reached)
+// stay in the queue, for whichever instance frees first. The three
 // policies of the issue are settings of the one machine:
 //
 //	per-request  Max MaxAlive, Concurrency 1 (AWS Lambda, Google Cloud Functions 1st gen)
@@ -150,6 +155,7 @@ type Instance struct {
 
 	state     state
 	inflight  []int
+	reserved  []int         // requests waiting for it to be ready (it is starting)
 	idleSince time.Duration // ready with nothing in flight since then
 	lastUsed  int           // a sequence number: higher is more recent
 }
@@ -213,11 +219,9 @@ func (m *Machine) Done(now time.Duration, id, req int) []Action {
 
 // Failed says instance id ended at now without being retired: its cold
 // start failed, or it died while serving. The requests it was serving fail
-// with reason. When its cold start failed, the queued requests that were
-// waiting for it (those the instances still starting cannot take, up to
-// its concurrency: the last queued) fail too: a failed start is reported,
-// never retried in their name. Requests that arrive later start instances
-// as usual.
+// with reason. When its cold start failed, the requests that were waiting
+// for it fail too: a failed start is reported, never retried in their
+// name. Requests that arrive later start instances as usual.
 func (m *Machine) Failed(now time.Duration, id int, reason string) []Action {
 	in := m.get(id)
 	if in == nil || in.state == gone {
@@ -233,11 +237,10 @@ func (m *Machine) Failed(now time.Duration, id int, reason string) []Action {
 	in.inflight = nil
 	if wasStarting {
 		m.failedStarts++
-		n := min(max(len(m.queue)-m.coming(), 0), m.p.Concurrency)
-		for _, req := range m.queue[len(m.queue)-n:] {
+		for _, req := range in.reserved {
 			acts = append(acts, Action{Kind: Fail, Instance: id, Request: req, Reason: "cold start failed: " + reason})
 		}
-		m.queue = m.queue[:len(m.queue)-n]
+		in.reserved = nil
 	}
 	return m.step(now, acts)
 }
@@ -270,10 +273,13 @@ func (m *Machine) Drain(now time.Duration) []Action {
 	m.queue = nil
 	for _, in := range m.instances {
 		if in.state != gone {
+			for _, req := range in.reserved {
+				acts = append(acts, Action{Kind: Fail, Instance: in.ID, Request: req, Reason: "the run ended before its instance was ready"})
+			}
 			for _, req := range in.inflight {
 				acts = append(acts, Action{Kind: Fail, Instance: in.ID, Request: req, Reason: "the run ended while it was served"})
 			}
-			in.inflight = nil
+			in.reserved, in.inflight = nil, nil
 			m.drop(in, now)
 			acts = append(acts, Action{Kind: Retire, Instance: in.ID})
 		}
@@ -287,7 +293,7 @@ func (m *Machine) Idle() bool {
 		return false
 	}
 	for _, in := range m.instances {
-		if len(in.inflight) > 0 {
+		if len(in.inflight) > 0 || len(in.reserved) > 0 {
 			return false
 		}
 	}
@@ -306,8 +312,15 @@ func (m *Machine) Alive() int { return m.alive }
 // FailedStarts counts the cold starts that failed.
 func (m *Machine) FailedStarts() int { return m.failedStarts }
 
-// Queued is how many requests wait for an instance.
-func (m *Machine) Queued() int { return len(m.queue) }
+// Queued is how many requests wait for an instance: in the queue, and
+// for the instances starting for them.
+func (m *Machine) Queued() int {
+	n := len(m.queue)
+	for _, in := range m.instances {
+		n += len(in.reserved)
+	}
+	return n
+}
 
 func (m *Machine) get(id int) *Instance {
 	if id < 0 || id >= len(m.instances) {
@@ -321,22 +334,19 @@ func (m *Machine) drop(in *Instance, now time.Duration) {
 	m.alive--
 }
 
-// coming is how many queued requests the instances still starting will
-// take between them.
-func (m *Machine) coming() int {
-	n := 0
-	for _, in := range m.instances {
-		if in.state == starting {
-			n += m.p.Concurrency
-		}
-	}
-	return n
-}
-
 // step sends what can be sent, starts what is needed and retires what
 // has idled long enough, after acts.
 func (m *Machine) step(now time.Duration, acts []Action) []Action {
-	// Send: the queue's head to the best instance with a free slot.
+	// Send: what waited for an instance now ready goes to it first.
+	for _, in := range m.instances {
+		if in.state == ready {
+			for _, req := range in.reserved {
+				acts = append(acts, m.send(in, req))
+			}
+			in.reserved = nil
+		}
+	}
+	// Then the queue's head to the best instance with a free slot.
 	for len(m.queue) > 0 {
 		in := m.pick()
 		if in == nil {
@@ -344,20 +354,25 @@ func (m *Machine) step(now time.Duration, acts []Action) []Action {
 		}
 		req := m.queue[0]
 		m.queue = m.queue[1:]
-		in.inflight = append(in.inflight, req)
-		in.Peak = max(in.Peak, len(in.inflight))
-		in.Served++
-		m.seq++
-		in.lastUsed = m.seq
-		acts = append(acts, Action{Kind: Send, Instance: in.ID, Request: req, Cold: in.Served == 1})
+		acts = append(acts, m.send(in, req))
 	}
-	// Start: as many as the queue needs beyond what is starting.
-	for need := len(m.queue) - m.coming(); need > 0 && m.alive < m.p.Max; need -= m.p.Concurrency {
+	// What is left joins an instance starting with room for it, or starts
+	// one, and waits for it.
+	for _, in := range m.instances {
+		for in.state == starting && len(in.reserved) < m.p.Concurrency && len(m.queue) > 0 {
+			in.reserved = append(in.reserved, m.queue[0])
+			m.queue = m.queue[1:]
+		}
+	}
+	for len(m.queue) > 0 && m.alive < m.p.Max {
 		in := &Instance{ID: len(m.instances), Started: now, Ready: -1}
 		m.instances = append(m.instances, in)
 		m.alive++
 		m.peak = max(m.peak, m.alive)
 		acts = append(acts, Action{Kind: Start, Instance: in.ID})
+		n := min(len(m.queue), m.p.Concurrency)
+		in.reserved = append(in.reserved, m.queue[:n]...)
+		m.queue = m.queue[n:]
 	}
 	// Retire: idle for the keep-alive (at once when it is 0), but only
 	// while nothing waits: an idle instance with a queue cannot be.
@@ -368,6 +383,16 @@ func (m *Machine) step(now time.Duration, acts []Action) []Action {
 		}
 	}
 	return acts
+}
+
+// send hands req to in, which is ready with a free slot.
+func (m *Machine) send(in *Instance, req int) Action {
+	in.inflight = append(in.inflight, req)
+	in.Peak = max(in.Peak, len(in.inflight))
+	in.Served++
+	m.seq++
+	in.lastUsed = m.seq
+	return Action{Kind: Send, Instance: in.ID, Request: req, Cold: in.Served == 1}
 }
 
 // pick is the ready instance with a free slot that should take the next

@@ -69,25 +69,39 @@ func TestWarmInstanceIsReused(t *testing.T) {
 	assert.True(t, m.Idle())
 }
 
-// Per-request: ten at once start ten instances, each serving one, cold.
+// Per-request: ten at once start ten instances, and each request waits
+// for the one it started, cold, even when another is free first.
 func TestPerRequestStartsOneEach(t *testing.T) {
 	m := New(policy(t, PerRequest, 80, time.Minute))
 	for i := range 10 {
 		assert.Equal(t, fmt.Sprintf("start %d", i), strs(m.Arrive(0, i)))
 	}
 	assert.Equal(t, 10, m.Peak())
-	// Whichever instance is ready first takes the oldest request.
-	assert.Equal(t, "send 0→7 cold", strs(m.Ready(90*ms, 7)))
-	assert.Equal(t, "send 1→2 cold", strs(m.Ready(95*ms, 2)))
-	// A warm instance freed while others still start takes the next.
-	assert.Equal(t, "send 2→7", strs(m.Done(100*ms, 7, 0)))
-	// An instance ready with nothing left to do idles.
-	for _, id := range []int{0, 1, 3, 4, 5, 6, 8} {
-		m.Ready(110*ms, id)
+	assert.Equal(t, 10, m.Queued())
+	assert.Equal(t, "send 7→7 cold", strs(m.Ready(90*ms, 7)))
+	assert.Equal(t, "send 2→2 cold", strs(m.Ready(95*ms, 2)))
+	// Instance 7, free again while the others still start, takes none of
+	// the requests waiting for them.
+	assert.Empty(t, m.Done(100*ms, 7, 7))
+	for _, id := range []int{0, 1, 3, 4, 5, 6, 8, 9} {
+		assert.Equal(t, fmt.Sprintf("send %d→%d cold", id, id), strs(m.Ready(110*ms, id)))
 	}
-	assert.Empty(t, m.Ready(120*ms, 9), "everything was sent")
 	assert.Equal(t, 10, m.Alive())
-	assert.Equal(t, 0, m.Instances()[9].Served)
+	for _, in := range m.Instances() {
+		assert.Equal(t, 1, in.Served, "instance %d", in.ID)
+	}
+}
+
+// At the pool's limit a request starts nothing: it waits in the queue for
+// whichever instance frees first, warm.
+func TestQueuedBeyondTheLimitTakesTheFirstFree(t *testing.T) {
+	m := New(policy(t, "pool:2", 1, time.Minute))
+	assert.Equal(t, "start 0", strs(m.Arrive(0, 0)))
+	assert.Equal(t, "start 1", strs(m.Arrive(0, 1)))
+	assert.Empty(t, m.Arrive(0, 2), "the pool is full")
+	assert.Equal(t, "send 1→1 cold", strs(m.Ready(50*ms, 1)))
+	assert.Equal(t, "send 2→1", strs(m.Done(60*ms, 1, 1)), "instance 1 frees first; 0 still starts")
+	assert.Equal(t, "send 0→0 cold", strs(m.Ready(70*ms, 0)))
 }
 
 // An idle instance retires once its keep-alive has run out, not before;
@@ -209,19 +223,19 @@ func TestPerRequestReusesTheMostRecent(t *testing.T) {
 }
 
 // A cold start that fails fails the requests that waited for it, with the
-// reason, and is not retried for them; the others keep their places with
-// the instances still starting, and later arrivals start instances anew.
+// reason, and is not retried for them; the others keep waiting for the
+// instances they started, and later arrivals start instances anew.
 func TestFailedColdStart(t *testing.T) {
 	m := New(policy(t, PerRequest, 1, time.Minute))
 	for i := range 3 {
 		m.Arrive(0, i)
 	}
-	assert.Equal(t, "fail 2 (cold start failed: exit status 2)", strs(m.Failed(40*ms, 1, "exit status 2")),
-		"the last queued: the two still starting take the first two")
+	assert.Equal(t, "fail 1 (cold start failed: exit status 2)", strs(m.Failed(40*ms, 1, "exit status 2")),
+		"the request that started it")
 	assert.Equal(t, 1, m.FailedStarts())
 	assert.Equal(t, 2, m.Alive())
 	assert.Equal(t, "send 0→0 cold", strs(m.Ready(50*ms, 0)))
-	assert.Equal(t, "send 1→2 cold", strs(m.Ready(55*ms, 2)))
+	assert.Equal(t, "send 2→2 cold", strs(m.Ready(55*ms, 2)))
 	assert.Equal(t, "exit status 2", m.Instances()[1].Failed)
 	assert.Equal(t, 40*ms, m.Instances()[1].Lifetime())
 	assert.Equal(t, "start 3", strs(m.Arrive(100*ms, 3)))
@@ -412,15 +426,17 @@ func TestSimulatedSteadyArrivals(t *testing.T) {
 		s.arrive(time.Duration(i)*100*ms, i) // one every 100 ms, each 150 ms
 	}
 	s.run()
-	// Request 1 waits for instance 1's cold start; request 2 arrives
-	// while both are busy and starts a third, which request 3 gets cold
-	// (the first ready instance takes the oldest request: 2 went to
-	// instance 0, free first). From then on warm instances take turns.
+	// Request 1 arrives as instance 0 becomes ready for request 0, and
+	// starts instance 1; request 2 arrives while both are busy and starts
+	// a third. Each of the three is served by the instance it started;
+	// from request 3 on, warm instances take turns.
 	assert.Equal(t, 3, s.m.Peak())
 	assert.Len(t, s.m.Instances(), 3)
-	assert.True(t, s.sent[3].Cold)
-	for i := 4; i < 20; i++ {
-		assert.False(t, s.sent[i].Cold, "request %d", i)
+	for i := range 20 {
+		assert.Equal(t, i < 3, s.sent[i].Cold, "request %d", i)
+		if i < 3 {
+			assert.Equal(t, i, s.sent[i].Instance, "request %d on the instance it started", i)
+		}
 	}
 
 	// A failing instance in a pool: its requests fail, the run goes on.
