@@ -30,9 +30,10 @@ type InstancesConfig struct {
 // instance, throttling the counters of every instance's slice summed).
 type InstancesResult struct {
 	// InstancesStarted counts the instances asked to start (a slice and a
-	// process each); ColdStarts the requests that paid for a cold start,
-	// the first request of each instance that served any; FailedStarts the
-	// cold starts that failed.
+	// process each); ColdStarts the cold starts that completed (the
+	// instances that became ready); FailedStarts the cold starts that
+	// failed. The rest of InstancesStarted were still starting when the
+	// run ended.
 	InstancesStarted int `json:"instances_started"`
 	ColdStarts       int `json:"cold_starts"`
 	FailedStarts     int `json:"failed_starts"`
@@ -85,8 +86,9 @@ type InstanceRow struct {
 type RequestRow struct {
 	ID        int     `json:"id"`
 	ArrivalMs float64 `json:"arrival_ms"` // scheduled, from the first arrival
-	// Instance served it (-1: none did); Cold says it was that instance's
-	// first request, so it waited for the cold start.
+	// Instance served it (-1: none did); Cold says it waited for that
+	// instance's cold start (it started the instance, or joined it while
+	// it started), as every request sent to a starting instance does.
 	Instance int  `json:"instance"`
 	Cold     bool `json:"cold"`
 	// WaitInstanceMs runs from the scheduled arrival until the dispatcher
@@ -190,9 +192,6 @@ func BuildInstances(in InstancesInput) *Latency {
 			continue
 		}
 		r.Completed++
-		if q.Cold {
-			res.ColdStarts++
-		}
 		for j, d := range []time.Duration{q.WaitInstance, q.Queue, q.Service, q.Response} {
 			parts[j] = append(parts[j], max(d, 0))
 		}
@@ -220,6 +219,7 @@ func BuildInstances(in InstancesInput) *Latency {
 		if x.ColdStart >= 0 {
 			row.ColdStartMs = msOf(x.ColdStart)
 			colds = append(colds, x.ColdStart)
+			res.ColdStarts++
 		}
 		if x.InitCPU >= 0 {
 			row.InitCPUMs = msOf(x.InitCPU)

@@ -53,7 +53,7 @@ func TestBuildInstances(t *testing.T) {
 	assert.Equal(t, 3, r.Completed)
 	assert.Equal(t, 1, res.Failed)
 	assert.Equal(t, 3, res.InstancesStarted)
-	assert.Equal(t, 2, res.ColdStarts, "the first request of each instance that served")
+	assert.Equal(t, 2, res.ColdStarts, "the instances that became ready")
 	assert.Equal(t, 1, res.FailedStarts)
 	assert.Equal(t, 3, res.PeakInstances)
 	assert.Equal(t, int64(200<<20), res.PeakRSSBytes)
@@ -112,4 +112,25 @@ func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 	assert.Contains(t, h, "late dispatcher")
 	assert.Contains(t, h, "busy machine", "3 s busy, 0.3 s of it the instances': 1.08 CPUs of others")
 	assert.InDelta(t, 6940.0/1000*2, r.InstancesResult.Bill.InstanceCPUs, 1e-9, "unlimited: the machine's CPUs")
+}
+
+// cold_starts counts instances whose cold start completed, not requests:
+// three requests that waited together for one shared instance are three
+// cold requests and one cold start.
+func TestBuildInstancesColdStartsAreInstances(t *testing.T) {
+	in := instancesInput()
+	in.Open.Instances.Policy, in.Open.Instances.Concurrency = "shared", 3
+	in.Started, in.Peak = 1, 1
+	in.Requests = []InstanceRequest{
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+	}
+	in.Instances = in.Instances[:1]
+	res := BuildInstances(in).InstancesResult
+	assert.Equal(t, 1, res.InstancesStarted)
+	assert.Equal(t, 1, res.ColdStarts)
+	for i, q := range res.Requests {
+		assert.True(t, q.Cold, "request %d", i)
+	}
 }

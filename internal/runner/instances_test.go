@@ -356,6 +356,14 @@ func TestFleetShared(t *testing.T) {
 	assert.Equal(t, 3, rep.Config.GOMAXPROCS)
 	// The last of 7 in slots of 3 waits two services for a slot.
 	assert.GreaterOrEqual(t, res.PercentilesMs.WaitInstance.Max, 10.0+2*10.0)
+	// The three that waited for the cold start are cold, the rest warm.
+	cold := 0
+	for _, q := range res.Requests {
+		if q.Cold {
+			cold++
+		}
+	}
+	assert.Equal(t, 3, cold, "up to K requests wait for one cold start")
 }
 
 // A cold start that fails: the request that waited for it fails with the

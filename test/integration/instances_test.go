@@ -194,6 +194,9 @@ func TestInstancesPerRequestAndShared(t *testing.T) {
 	assert.Equal(t, 10, shared.Completed)
 	require.Len(t, shared.PerInstance, 1)
 	assert.Equal(t, 10, shared.PerInstance[0].Served)
+	for i, q := range shared.Requests {
+		assert.True(t, q.Cold, "shared request %d waited for the one cold start", i)
+	}
 
 	for i, r := range rs {
 		assert.Equal(t, hier.Version, r.Cgroup.Version, "config %d", i)
