@@ -76,12 +76,24 @@ func instanceCells(r Row, notes *table.Notes) []string {
 		throttled = fmt.Sprintf("%d/%d", *th.NrThrottled, *th.NrPeriods)
 	}
 	p, l := res.PercentilesMs, rep.LatencyMs
+	// Summaries of nothing are blank, not 0: no request was served, or no
+	// instance became ready.
+	served := func(v float64) string {
+		if rep.Completed == 0 {
+			return ""
+		}
+		return f(v, 1)
+	}
+	coldStart := ""
+	if res.ColdStarts > 0 {
+		coldStart = f(res.ColdStartMs.Mean, 1)
+	}
 	return append(c,
 		strconv.Itoa(rep.Config.Concurrency), strconv.Itoa(rep.Offered), strconv.Itoa(res.Failed),
 		strconv.Itoa(res.InstancesStarted), strconv.Itoa(res.ColdStarts), strconv.Itoa(res.PeakInstances),
-		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, f(res.ColdStartMs.Mean, 1),
-		f(p.WaitInstance.Mean, 1), f(p.Queue.Mean, 1), f(p.Service.Mean, 1),
-		f(l.Mean, 1), f(l.P50, 1), f(l.P99, 1), f(l.Max, 1), throttled,
+		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, coldStart,
+		served(p.WaitInstance.Mean), served(p.Queue.Mean), served(p.Service.Mean),
+		served(l.Mean), served(l.P50), served(l.P99), served(l.Max), throttled,
 		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3), notes.Cell(rep.Warnings))
 }
 

@@ -63,6 +63,22 @@ func TestWriteInstancesText(t *testing.T) {
 	assert.Contains(t, out, "¹ "+fewRequests)
 }
 
+// A configuration where nothing was served shows blank response times
+// and cold start, not zeros.
+func TestWriteInstancesNothingServed(t *testing.T) {
+	r := instRep("shared", 1, 10)
+	r.Completed = 0
+	r.InstancesResult.Failed, r.InstancesResult.ColdStarts, r.InstancesResult.FailedStarts = 10, 0, 1
+	r.InstancesResult.ColdStartMs, r.InstancesResult.PercentilesMs, r.LatencyMs = report.LatencyMs{}, report.PartsMs{}, report.LatencyMs{}
+	recs, err := csv.NewReader(strings.NewReader(write(t, []Row{{Config: sweep.Config{{Flag: "instances", Value: "shared"}}, Report: r}}, "csv", true))).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	for _, name := range []string{"cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms", "max_ms"} {
+		assert.Empty(t, recs[1][slices.Index(recs[0], name)], name)
+	}
+	assert.Equal(t, "10", recs[1][slices.Index(recs[0], "failed")])
+}
+
 func TestWriteInstancesCSV(t *testing.T) {
 	recs, err := csv.NewReader(strings.NewReader(write(t, instRows(), "csv", true))).ReadAll()
 	require.NoError(t, err)

@@ -261,7 +261,9 @@ func BuildInstances(in InstancesInput) *Latency {
 func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, th Thresholds) []string {
 	var w []string
 	res := r.InstancesResult
-	if r.Completed < 100 {
+	if r.Completed == 0 {
+		w = append(w, fmt.Sprintf("nothing served: none of the %d requests was served; latency_ms, percentiles_ms and the per-request bill are 0", r.Offered))
+	} else if r.Completed < 100 {
 		w = append(w, fmt.Sprintf("few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 			r.Completed))
 	}

@@ -563,7 +563,6 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.started), GOMAXPROCS: r.init.GOMAXPROCS, Calibration: r.cal,
 		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
 		Window: time.Duration(end - r.t0), Late: r.late, Background: bg}
-	served := false
 	for _, q := range r.reqs {
 		row := report.InstanceRequest{Arrival: time.Duration(q.arrival - r.t0), Instance: q.instance, Cold: q.cold, Failed: q.failed}
 		switch {
@@ -571,7 +570,6 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 		case q.reply == nil:
 			row.Failed = "no reply" // cannot be: the machine drained idle
 		default:
-			served = true
 			row.WaitInstance = time.Duration(q.sent - q.arrival)
 			row.Queue = time.Duration(q.reply.Start - q.sent)
 			row.Service = time.Duration(q.reply.End - q.reply.Start)
@@ -606,9 +604,8 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 		in.Instances = append(in.Instances, rec)
 	}
 	in.Stat = stat
-	if !served && len(r.reqs) > 0 {
-		return nil, fmt.Errorf("no request was served: %s", r.reqs[0].failed)
-	}
+	// A run where nothing was served (a shared instance whose cold start
+	// failed) is still a result: completed 0, and the warnings say why.
 	return report.BuildInstances(in), nil
 }
 

@@ -389,6 +389,31 @@ func TestFleetFailedColdStart(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, "failed cold starts: 1 of 4") }), "%q", rep.Warnings)
 }
 
+// Shared, its one cold start failed: nothing is served, but the run is a
+// result (completed 0) whose warnings say why, not an error that would
+// abort a list.
+func TestFleetNothingServed(t *testing.T) {
+	for _, policy := range []string{"shared", "pool:1"} {
+		w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, failStart: map[int]bool{0: true}}
+		rep, err := w.fleet().Run(context.Background(), fleetOptions(policy, 3, 4))
+		require.NoError(t, err, policy)
+		w.allGone(t)
+		res := rep.InstancesResult
+		assert.Equal(t, 0, rep.Completed, policy)
+		assert.Equal(t, 3, rep.Offered, policy)
+		assert.Equal(t, 3, res.Failed, policy)
+		assert.Equal(t, 1, res.FailedStarts, policy)
+		assert.Equal(t, 0, res.ColdStarts, policy)
+		assert.Equal(t, report.LatencyMs{}, rep.LatencyMs, policy)
+		assert.Zero(t, res.Bill.RequestMs, policy)
+		h := strings.Join(rep.Warnings, "\n")
+		assert.Contains(t, h, "nothing served: none of the 3 requests was served", policy)
+		assert.Contains(t, h, "failed requests: 3 of 3 were not served (cold start failed: instance 0: workload process died: exit status 2)", policy)
+		assert.Contains(t, h, "failed cold starts: 1 of 1", policy)
+		assert.NotContains(t, h, "few requests", policy)
+	}
+}
+
 // An instance that dies while serving fails its requests in flight.
 func TestFleetCrash(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 1}}
