@@ -212,7 +212,7 @@ func BuildInstances(in InstancesInput) *Latency {
 	// The instances: their rows, their memory and CPU, their lifetimes.
 	var lifetimes, colds []time.Duration
 	var cpu time.Duration
-	cpuKnown := len(in.Instances) > 0
+	cpuUnknown := 0
 	res.PeakRSSBytes = in.PeakRSS
 	for id, x := range in.Instances {
 		row := InstanceRow{ID: id, StartedMs: ms(x.Started), LifetimeMs: ms(x.Lifetime), Served: x.Served, PeakRSS: x.PeakRSS, Failed: x.Failed}
@@ -228,7 +228,7 @@ func BuildInstances(in InstancesInput) *Latency {
 			row.CPUMs = msOf(x.CPU)
 			cpu += x.CPU
 		} else {
-			cpuKnown = false
+			cpuUnknown++
 		}
 		if x.Failed != "" && x.ColdStart < 0 {
 			res.FailedStarts++
@@ -238,7 +238,9 @@ func BuildInstances(in InstancesInput) *Latency {
 		res.PerInstance = append(res.PerInstance, row)
 	}
 	res.ColdStartMs = exactPercentiles(colds)
-	if cpuKnown {
+	// The known instances' CPU, summed, even when some are unknown (a
+	// warning says how many): null only when none is known.
+	if cpuUnknown < len(in.Instances) {
 		r.CPUMs = msOf(cpu)
 	}
 	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, eff)
@@ -253,12 +255,13 @@ func BuildInstances(in InstancesInput) *Latency {
 	if eff > 0 {
 		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
 	}
-	r.Warnings = append(r.Warnings, CheckInstances(r, in.NumCPU, firstFailure, in.Background, DefaultThresholds)...)
+	r.Warnings = append(r.Warnings, CheckInstances(r, in.NumCPU, firstFailure, cpuUnknown, in.Background, DefaultThresholds)...)
 	return r
 }
 
-// CheckInstances judges a built report of a run on instances.
-func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, th Thresholds) []string {
+// CheckInstances judges a built report of a run on instances; cpuUnknown
+// instances' CPU time is missing from cpu_ms.
+func CheckInstances(r *Latency, numCPU int, firstFailure string, cpuUnknown int, bg Background, th Thresholds) []string {
 	var w []string
 	res := r.InstancesResult
 	if r.Completed == 0 {
@@ -284,7 +287,13 @@ func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, 
 		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
 	}
-	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
+	if n := len(res.PerInstance); cpuUnknown > 0 && cpuUnknown < n {
+		w = append(w, fmt.Sprintf("cpu partly unknown: the CPU time of %d of %d instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other %d",
+			cpuUnknown, n, n-cpuUnknown))
+	}
+	// Busy machine: what the machine did beyond the instances' CPU, which
+	// must then be known in full.
+	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil && cpuUnknown == 0 {
 		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
 		if bg.ProcessCPU != nil {
 			own += *bg.ProcessCPU

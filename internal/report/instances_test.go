@@ -57,7 +57,8 @@ func TestBuildInstances(t *testing.T) {
 	assert.Equal(t, 1, res.FailedStarts)
 	assert.Equal(t, 3, res.PeakInstances)
 	assert.Equal(t, int64(200<<20), res.PeakRSSBytes)
-	assert.Nil(t, r.CPUMs, "one instance's CPU time is unknown: the sum is too")
+	require.NotNil(t, r.CPUMs, "one instance's CPU time is unknown: the others are summed, and a warning says so")
+	assert.Equal(t, 500.0, *r.CPUMs)
 	assert.Equal(t, 0.5, r.Cgroup.EffectiveCPUs)
 
 	// Nearest rank over three: p50 the 2nd, p90 and up the 3rd.
@@ -88,7 +89,17 @@ func TestBuildInstances(t *testing.T) {
 		"few requests: 3 served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 		"failed requests: 1 of 4 were not served (cold start failed: instance 2: killed); the response times cover served requests only",
 		"failed cold starts: 1 of 3 instances never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
+		"cpu partly unknown: the CPU time of 1 of 3 instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other 2",
 	}, r.Warnings, "3 × 0.5 CPUs fit the machine's 2")
+
+	// None known: null, and no warning of a part.
+	in := instancesInput()
+	for i := range in.Instances {
+		in.Instances[i].CPU = -1
+	}
+	r = BuildInstances(in)
+	assert.Nil(t, r.CPUMs)
+	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "cpu partly unknown")
 }
 
 func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {

@@ -386,9 +386,16 @@ func (r *fleetRun) instance(li *liveInstance) {
 		return
 	}
 	defer func() {
+		// The process has ended (its Kill, deferred later, ran first):
+		// the slice's usage counter holds all the CPU it used in there,
+		// also for an instance that died before it was ever sampled.
 		st, serr := slice.Stat()
+		usage, uerr := slice.Usage()
 		li.mu.Lock()
 		li.stat, li.statErr = st, serr
+		if uerr == nil {
+			li.cpu, li.cpuOK = max(li.cpu, usage), true
+		}
 		li.mu.Unlock()
 		if err := slice.Delete(); err != nil {
 			fmt.Fprintf(r.o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
@@ -464,14 +471,16 @@ func (li *liveInstance) kill() {
 	}
 }
 
-// measure reads an instance's CPU time and memory while it lives.
+// measure reads an instance's CPU time and memory while it lives. Its
+// CPU time only grows: the most read (here, or from its slice's usage
+// once it has ended) is kept.
 func (r *fleetRun) measure(li *liveInstance, pid int) (rss int64) {
 	cpu, cerr := r.k.PIDCPU(pid)
 	mem, merr := r.f.ProcMemory(pid)
 	li.mu.Lock()
 	defer li.mu.Unlock()
 	if cerr == nil {
-		li.cpu, li.cpuOK = cpu, true
+		li.cpu, li.cpuOK = max(li.cpu, cpu), true
 	}
 	if merr == nil {
 		li.mem.RSS = mem.RSS

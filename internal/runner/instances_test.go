@@ -33,7 +33,10 @@ type fleetWorld struct {
 	// (crashAfter+1)th request in flight.
 	failStart  map[int]bool
 	crashAfter map[int]int
-	createErr  error
+	// usage is every slice's usage counter once its process has ended
+	// (0: the slices have none, as v1 with cpuacct apart).
+	usage     time.Duration
+	createErr error
 	// onReady runs when an instance is ready (a cancel, say).
 	onReady func()
 
@@ -78,9 +81,14 @@ type fleetSlice struct {
 	procs []int
 }
 
-func (s *fleetSlice) Cgroup() cgroup.Cgroup          { return s.cg }
-func (s *fleetSlice) Cpuset() (string, error)        { return "", nil }
-func (s *fleetSlice) Usage() (time.Duration, error)  { return 0, errors.New("no usage counter") }
+func (s *fleetSlice) Cgroup() cgroup.Cgroup   { return s.cg }
+func (s *fleetSlice) Cpuset() (string, error) { return "", nil }
+func (s *fleetSlice) Usage() (time.Duration, error) {
+	if s.w.usage == 0 {
+		return 0, errors.New("no usage counter")
+	}
+	return s.w.usage, nil
+}
 func (s *fleetSlice) Limits() (cgroup.Limits, error) { return keptLimits, nil }
 func (s *fleetSlice) Chain() ([]cgroup.Level, error) {
 	return []cgroup.Level{{Dir: s.cg.Dir, Limits: keptLimits}}, nil
@@ -426,6 +434,40 @@ func TestFleetCrash(t *testing.T) {
 	assert.Equal(t, 2, res.InstancesStarted)
 	assert.Zero(t, res.FailedStarts)
 	assert.Contains(t, res.PerInstance[0].Failed, "signal: killed")
+}
+
+// An instance that dies before it is ever sampled: its CPU time comes
+// from its slice's usage counter, read once it has ended; without one,
+// cpu_ms sums the instances that are known, and a warning says so.
+func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
+	// Shared, concurrency 1: instance 0 dies with its first request, and
+	// instance 1 takes the rest and is retired (measured) at the end.
+	run := func(usage time.Duration) *report.Latency {
+		w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 0}, usage: usage}
+		f := w.fleet()
+		// Instance 0 (pid 1000) is never read alive: it ends first.
+		f.Local.PIDCPU = func(pid int) (time.Duration, error) {
+			if pid == 1000 {
+				return 0, errors.New("no such process")
+			}
+			return 30 * time.Millisecond, nil
+		}
+		rep, err := f.Run(context.Background(), fleetOptions("shared", 2, 1))
+		require.NoError(t, err)
+		w.allGone(t)
+		require.Len(t, rep.InstancesResult.PerInstance, 2)
+		return rep
+	}
+	rep := run(40 * time.Millisecond)
+	require.NotNil(t, rep.CPUMs)
+	assert.InDelta(t, 80, *rep.CPUMs, 1e-9, "each slice's usage, 40 ms, the most read")
+	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown")
+
+	rep = run(0)
+	require.NotNil(t, rep.CPUMs, "the known instance's CPU, not null")
+	assert.InDelta(t, 30, *rep.CPUMs, 1e-9, "the retired instance's process clock")
+	assert.Nil(t, rep.InstancesResult.PerInstance[0].CPUMs)
+	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown: the CPU time of 1 of 2 instances could not be read")
 }
 
 // Cancelled while instances start and serve: every slice goes, every
