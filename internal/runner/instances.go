@@ -568,8 +568,18 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 	if r.first.err != nil {
 		return nil, r.first.err
 	}
+	// GOMAXPROCS as the first instance that became ready reported it (the
+	// value in force, 0 asking for the runtime's default); as asked when
+	// none did.
+	gmp := r.init.GOMAXPROCS
+	for _, li := range r.insts {
+		if li.ready != nil && li.ready.GOMAXPROCS > 0 {
+			gmp = li.ready.GOMAXPROCS
+			break
+		}
+	}
 	in := report.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
-		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.started), GOMAXPROCS: r.init.GOMAXPROCS, Calibration: r.cal,
+		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.started), GOMAXPROCS: gmp, Calibration: r.cal,
 		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
 		Window: time.Duration(end - r.t0), Late: r.late, Background: bg}
 	for _, q := range r.reqs {

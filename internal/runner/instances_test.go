@@ -39,6 +39,9 @@ type fleetWorld struct {
 	createErr error
 	// onReady runs when an instance is ready (a cancel, say).
 	onReady func()
+	// gomaxprocs is what an instance reports in force when it is asked
+	// for none (the runtime's default).
+	gomaxprocs int
 
 	created, deleted []string
 	children         []*fakeInstance
@@ -129,6 +132,8 @@ type fakeInstance struct {
 	most    int // and at most
 	wg      sync.WaitGroup
 	done    chan struct{}
+	// gomaxprocs is what it reports in force when ready.
+	gomaxprocs int
 }
 
 type fakeWord struct {
@@ -137,11 +142,14 @@ type fakeWord struct {
 	err   error
 }
 
-func (w *fleetWorld) start(string, driver.InstanceInit, io.Writer) (InstanceChild, error) {
+func (w *fleetWorld) start(_ string, init driver.InstanceInit, _ io.Writer) (InstanceChild, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.children)
-	c := &fakeInstance{w: w, n: n, pid: 1000 + n, out: make(chan fakeWord, 100), crash: -1, done: make(chan struct{})}
+	c := &fakeInstance{w: w, n: n, pid: 1000 + n, out: make(chan fakeWord, 100), crash: -1, done: make(chan struct{}), gomaxprocs: init.GOMAXPROCS}
+	if c.gomaxprocs <= 0 {
+		c.gomaxprocs = w.gomaxprocs
+	}
 	if k, ok := w.crashAfter[n]; ok {
 		c.crash = k
 	}
@@ -175,7 +183,7 @@ func (c *fakeInstance) Go() error {
 			return
 		}
 		now := driver.Monotonic()
-		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart}})
+		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart, GOMAXPROCS: c.gomaxprocs}})
 		if onReady != nil {
 			onReady()
 		}
@@ -468,6 +476,18 @@ func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
 	assert.InDelta(t, 30, *rep.CPUMs, 1e-9, "the retired instance's process clock")
 	assert.Nil(t, rep.InstancesResult.PerInstance[0].CPUMs)
 	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown: the CPU time of 1 of 2 instances could not be read")
+}
+
+// config.gomaxprocs is the value in force in the instances, as the first
+// ready one reports it, not the one asked (0: the runtime's default).
+func TestFleetGOMAXPROCSInForce(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, gomaxprocs: 7}
+	o := fleetOptions("shared", 2, 2)
+	o.Policy, o.Open.GOMAXPROCS = "", 0
+	rep, err := w.fleet().Run(context.Background(), o)
+	require.NoError(t, err)
+	w.allGone(t)
+	assert.Equal(t, 7, rep.Config.GOMAXPROCS)
 }
 
 // Cancelled while instances start and serve: every slice goes, every
