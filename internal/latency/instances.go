@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -123,10 +124,19 @@ func writeInstancesHeader(w io.Writer, rows []Row) error {
 			"the dispatcher sits outside every slice; response = reply − scheduled arrival = wait_instance + queue + service (means) and the reply's way back\n"+
 			"bills: request_gb_s = Σ service rounded up to %v × its instance's peak RSS (GB = 2³⁰ B); instance_cpu_s = Σ instance lifetimes × the CPU share, %g\n\n",
 			arr, dur(c.WorkMs), dur(c.WaitMs), rep.Cgroup.Version, rep.Cgroup.Path, dur(ic.InitMs), bytesText(ic.InitMemoryBytes),
-			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), rep.Cgroup.EffectiveCPUs)
+			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), share(rep))
 		return err
 	}
 	return nil
+}
+
+// share is the CPU share an instance is billed for; a report written
+// before bill.cpu_share was has its effective CPUs instead.
+func share(r *report.Latency) float64 {
+	if s := r.InstancesResult.Bill.CPUShare; s > 0 {
+		return s
+	}
+	return r.Cgroup.EffectiveCPUs
 }
 
 func dur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

@@ -243,7 +243,9 @@ func BuildInstances(in InstancesInput) *Latency {
 	if cpuUnknown < len(in.Instances) {
 		r.CPUMs = msOf(cpu)
 	}
-	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, eff)
+	// Billed for the share asked, as a VM or container of that size is,
+	// not for what the machine or a parent's quota lets it use.
+	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, instances.Share(in.Limits.Quota, in.Limits.Period, in.NumCPU))
 
 	if span := max(o.Duration, in.Window); span > 0 {
 		r.AchievedRPS = float64(r.Completed) / span.Seconds()

@@ -123,6 +123,21 @@ func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 	assert.Contains(t, h, "late dispatcher")
 	assert.Contains(t, h, "busy machine", "3 s busy, 0.3 s of it the instances': 1.08 CPUs of others")
 	assert.InDelta(t, 6940.0/1000*2, r.InstancesResult.Bill.InstanceCPUs, 1e-9, "unlimited: the machine's CPUs")
+	assert.Equal(t, 2.0, r.InstancesResult.Bill.CPUShare)
+}
+
+// The instance bill is for the share asked (quota/period), as a VM or a
+// container of that size is billed, even where the machine has fewer
+// CPUs or a parent caps it lower: --cpus 4 on 2 CPUs bills 4.
+func TestBuildInstancesBillsTheShareAsked(t *testing.T) {
+	in := instancesInput()
+	in.Limits = cgroup.Limits{Period: 100 * msD, Quota: 400 * msD}
+	in.Chain = []cgroup.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: in.Limits},
+		{Dir: "/sys/fs/cgroup", Limits: cgroup.Limits{Period: 100 * msD, Quota: 150 * msD}}}
+	r := BuildInstances(in)
+	assert.Equal(t, 1.5, r.Cgroup.EffectiveCPUs, "what it may use")
+	assert.Equal(t, 4.0, r.InstancesResult.Bill.CPUShare, "what it is billed for")
+	assert.InDelta(t, 6940.0/1000*4, r.InstancesResult.Bill.InstanceCPUs, 1e-9)
 }
 
 // cold_starts counts instances whose cold start completed, not requests:
