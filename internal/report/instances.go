@@ -156,11 +156,17 @@ type InstancesInput struct {
 func BuildInstances(in InstancesInput) *Latency {
 	o, spec := in.Open, in.Open.Instances
 	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	// The concurrency in force: per-request serves one at a time whatever
+	// was asked.
+	concurrency := spec.Concurrency
+	if p, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive); err == nil {
+		concurrency = p.Concurrency
+	}
 	r := &Latency{
 		SchemaVersion: SchemaVersion,
 		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
 			DurationS: o.Duration.Seconds(), Seed: o.Seed, GOMAXPROCS: in.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
-			InstancesConfig: &InstancesConfig{Instances: spec.Policy, Concurrency: spec.Concurrency, InitMs: ms(spec.Init),
+			InstancesConfig: &InstancesConfig{Instances: spec.Policy, Concurrency: concurrency, InitMs: ms(spec.Init),
 				InitMemoryBytes: spec.InitMemory, KeepAliveMs: ms(spec.KeepAlive), BillGranularityMs: ms(spec.BillGranularity)}},
 		Cgroup:          cgroupBlock("created", in.Cgroup, in.Limits, in.Chain, eff),
 		Host:            in.Host,

@@ -33,6 +33,9 @@ type fleetWorld struct {
 	// (crashAfter+1)th request in flight.
 	failStart  map[int]bool
 	crashAfter map[int]int
+	// sendFail makes Send to that instance fail (a broken pipe);
+	// badReply makes it reply to a request it was not sent.
+	sendFail, badReply map[int]bool
 	// usage is every slice's usage counter once its process has ended
 	// (0: the slices have none, as v1 with cpuacct apart).
 	usage     time.Duration
@@ -211,10 +214,16 @@ func (c *fakeInstance) die(err error) {
 }
 
 func (c *fakeInstance) Send(r driver.InstanceRequest) error {
+	c.w.mu.Lock()
+	sendFail, badReply := c.w.sendFail[c.n], c.w.badReply[c.n]
+	c.w.mu.Unlock()
 	c.mu.Lock()
-	if c.dead || c.retired {
+	if c.dead || c.retired || sendFail {
 		c.mu.Unlock()
 		return errors.New("broken pipe")
+	}
+	if badReply {
+		r.ID += 1000
 	}
 	c.served++
 	crash := c.crash >= 0 && c.served > c.crash
@@ -321,7 +330,7 @@ func TestFleetPerRequest(t *testing.T) {
 	assert.Equal(t, 10, rep.Offered)
 	assert.Zero(t, res.Failed)
 	assert.Equal(t, "per-request", rep.Config.Instances)
-	assert.Equal(t, 80, rep.Config.Concurrency, "as asked; per-request serves one at a time")
+	assert.Equal(t, 1, rep.Config.Concurrency, "asked 80, but per-request serves one at a time")
 	assert.Equal(t, 1, rep.Config.GOMAXPROCS, "workers: an instance's slots, one")
 	assert.GreaterOrEqual(t, res.PeakRSSBytes, int64(12<<20), "at least one instance's own peak")
 	assert.LessOrEqual(t, res.PeakRSSBytes, int64(100<<20), "at most all ten's resident sets")
@@ -488,6 +497,70 @@ func TestFleetGOMAXPROCSInForce(t *testing.T) {
 	require.NoError(t, err)
 	w.allGone(t)
 	assert.Equal(t, 7, rep.Config.GOMAXPROCS)
+}
+
+// Keep-alive through the dispatcher's timer: an instance idle for the
+// keep-alive is retired while the run waits for the next arrival, which
+// then starts a new instance.
+func TestFleetKeepAliveExpires(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
+	o := fleetOptions("per-request", 0, 1)
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = driver.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
+	o.Open.Instances.KeepAlive = 50 * time.Millisecond
+	rep, err := w.fleet().Run(context.Background(), o)
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 2, rep.Completed)
+	assert.Equal(t, 2, res.InstancesStarted, "the first retired before the second request came")
+	assert.Equal(t, 1, res.PeakInstances)
+	require.Len(t, res.PerInstance, 2)
+	life := res.PerInstance[0].LifetimeMs
+	assert.GreaterOrEqual(t, life, 5+5+50.0, "cold start, service, keep-alive")
+	assert.Less(t, life, 190.0, "retired by the timer, not at the next arrival or the end")
+	for i, q := range res.Requests {
+		assert.True(t, q.Cold, "request %d", i)
+	}
+}
+
+// A send that fails (the instance's pipe broke): the instance is killed,
+// its request fails with the reason, and the run goes on.
+func TestFleetSendFails(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, sendFail: map[int]bool{0: true}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 2, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 1, rep.Completed)
+	assert.Equal(t, 1, res.Failed)
+	var reasons []string
+	for _, q := range res.Requests {
+		if q.Error != "" {
+			reasons = append(reasons, q.Error)
+		}
+	}
+	require.Len(t, reasons, 1)
+	assert.Regexp(t, `^instance \d+: broken pipe$`, reasons[0])
+	assert.True(t, slices.ContainsFunc(res.PerInstance, func(in report.InstanceRow) bool { return strings.HasSuffix(in.Failed, "broken pipe") }))
+	assert.Zero(t, res.FailedStarts, "it was ready")
+}
+
+// A reply to a request the instance was not serving: the instance is
+// killed and what it held fails; the others are served.
+func TestFleetBadReply(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, badReply: map[int]bool{1: true}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 2, rep.Completed)
+	assert.Equal(t, 1, res.Failed)
+	for _, q := range res.Requests {
+		if q.Error != "" {
+			assert.Regexp(t, `^instance \d+ replied to request 10\d\d, which it was not serving$`, q.Error)
+			assert.Nil(t, q.ResponseMs)
+		}
+	}
 }
 
 // Cancelled while instances start and serve: every slice goes, every
