@@ -139,14 +139,22 @@ func TestKeepAliveRenewedByUse(t *testing.T) {
 	assert.Equal(t, 2200*ms, at)
 }
 
-// Keep-alive 0 retires an instance as soon as it is idle: every request
-// is a cold start.
+// Keep-alive 0 retires an instance as soon as it is idle with nothing
+// queued: a request that arrives later is a cold start, but one queued at
+// the policy's limit goes, warm, to the instance that frees up.
 func TestKeepAliveZero(t *testing.T) {
 	m := New(policy(t, PerRequest, 1, 0))
 	m.Arrive(0, 0)
 	m.Ready(10*ms, 0)
 	assert.Equal(t, "retire 0", strs(m.Done(20*ms, 0, 0)))
 	assert.Equal(t, "start 1", strs(m.Arrive(30*ms, 1)))
+
+	m = New(policy(t, "pool:1", 1, 0))
+	m.Arrive(0, 0)
+	m.Arrive(0, 1)
+	assert.Equal(t, "send 0→0 cold", strs(m.Ready(10*ms, 0)))
+	assert.Equal(t, "send 1→0", strs(m.Done(20*ms, 0, 0)), "queued at the limit: sent warm, not retired")
+	assert.Equal(t, "retire 0", strs(m.Done(30*ms, 0, 1)))
 }
 
 // Shared: one instance however many arrive, at most K in flight; the
