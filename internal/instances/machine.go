@@ -66,9 +66,12 @@ func ParsePolicy(s string, concurrency int, keepAlive time.Duration) (Policy, er
 	case s == Shared:
 		p.Max = 1
 	case strings.HasPrefix(s, Pool+":"):
-		n, err := strconv.Atoi(strings.TrimPrefix(s, Pool+":"))
-		if err != nil || n < 1 || n > MaxAlive {
-			return p, fmt.Errorf("want pool:N with N a whole number between 1 and %d", MaxAlive)
+		// N as written, digits without a sign or a leading zero, so that
+		// the policy echoed in the report is the one given.
+		num := strings.TrimPrefix(s, Pool+":")
+		n, err := strconv.Atoi(num)
+		if err != nil || num[0] < '1' || num[0] > '9' || n > MaxAlive {
+			return p, fmt.Errorf("want pool:N with N a whole number between 1 and %d, written without a sign or leading zeros", MaxAlive)
 		}
 		p.Mode, p.Max = Pool, n
 	default:

@@ -44,7 +44,7 @@ func TestParsePolicy(t *testing.T) {
 		assert.Equal(t, c.want, p, c.in)
 		assert.Equal(t, c.in, p.String())
 	}
-	for _, bad := range []string{"pool:0", "pool:x", "pool:", "pool:257", "pool:-1", "pool", "lambda", "", "shared:2", "pool:1.5"} {
+	for _, bad := range []string{"pool:0", "pool:x", "pool:", "pool:257", "pool:-1", "pool", "lambda", "", "shared:2", "pool:1.5", "pool:+3", "pool:01", "pool: 3", "pool:3 "} {
 		_, err := ParsePolicy(bad, 1, 0)
 		assert.Error(t, err, bad)
 	}
