@@ -93,6 +93,9 @@ func parseInitMemory(c *Config, v string) error {
 	if !ok || err != nil || num == "" {
 		return bad
 	}
+	if mult == 1 && strings.Contains(num, ".") {
+		return Usagef("init-memory", "invalid --init-memory %q: a number of bytes is whole; give a unit for a fraction, such as 1.5MB", v)
+	}
 	b := math.Round(f * mult)
 	if !(b >= 0) || b > driver.MaxInitMemory {
 		return bad

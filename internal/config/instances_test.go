@@ -49,7 +49,7 @@ func TestParseInitMemory(t *testing.T) {
 		require.NoError(t, parseInitMemory(&c, in), in)
 		assert.Equal(t, want, c.InitMemory, in)
 	}
-	for _, bad := range []string{"", "-1", "2GiB", "1.1GiB", "80mb", "MB", "x", "1e9", "NaN", "80 M"} {
+	for _, bad := range []string{"", "-1", "2GiB", "1.1GiB", "80mb", "MB", "x", "1e9", "NaN", "80 M", "1.5", "1.0", "1.5B", "+5", "0x10"} {
 		var c Config
 		err := parseInitMemory(&c, bad)
 		checkUsageError(t, err, "init-memory")

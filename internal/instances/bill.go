@@ -30,6 +30,19 @@ type Bill struct {
 	// a VM or a container is billed, idle or not.
 	InstanceMs   float64 `json:"instance_ms"`
 	InstanceCPUs float64 `json:"instance_cpu_s"`
+	// CPUShare is the share each instance is billed for: its quota/period,
+	// or the machine's CPUs when it has no quota (what a VM or container
+	// of that size is billed for, whatever the machine can give it).
+	CPUShare float64 `json:"cpu_share"`
+}
+
+// Share is the CPU share an instance is billed for: quota/period, or
+// numCPU when there is no quota.
+func Share(quota, period time.Duration, numCPU int) float64 {
+	if quota <= 0 || period <= 0 {
+		return float64(numCPU)
+	}
+	return float64(quota) / float64(period)
 }
 
 // RoundUp is d rounded up to a whole number of granules, at least one: a
@@ -60,5 +73,6 @@ func Compute(reqs []BilledRequest, lifetimes []time.Duration, granularity time.D
 	b.RequestMs = float64(reqNs) / 1e6
 	b.InstanceMs = float64(lifeNs) / 1e6
 	b.InstanceCPUs = float64(lifeNs) / 1e9 * share
+	b.CPUShare = share
 	return b
 }

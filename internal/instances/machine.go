@@ -66,9 +66,12 @@ func ParsePolicy(s string, concurrency int, keepAlive time.Duration) (Policy, er
 	case s == Shared:
 		p.Max = 1
 	case strings.HasPrefix(s, Pool+":"):
-		n, err := strconv.Atoi(strings.TrimPrefix(s, Pool+":"))
-		if err != nil || n < 1 || n > MaxAlive {
-			return p, fmt.Errorf("want pool:N with N a whole number between 1 and %d", MaxAlive)
+		// N as written, digits without a sign or a leading zero, so that
+		// the policy echoed in the report is the one given.
+		num := strings.TrimPrefix(s, Pool+":")
+		n, err := strconv.Atoi(num)
+		if err != nil || num[0] < '1' || num[0] > '9' || n > MaxAlive {
+			return p, fmt.Errorf("want pool:N with N a whole number between 1 and %d, written without a sign or leading zeros", MaxAlive)
 		}
 		p.Mode, p.Max = Pool, n
 	default:
@@ -96,7 +99,9 @@ const (
 	// machine hears back through Ready or Failed.
 	Start Kind = iota
 	// Send Request to Instance, which is ready and has a free slot; Cold
-	// says it is the first request that instance serves.
+	// says the request waited for that instance's cold start (it was
+	// reserved to the instance while it started: the request that started
+	// it, and up to Concurrency-1 more that joined it).
 	Send
 	// Retire Instance: it is idle, and the machine sends it nothing more.
 	Retire
@@ -341,7 +346,7 @@ func (m *Machine) step(now time.Duration, acts []Action) []Action {
 	for _, in := range m.instances {
 		if in.state == ready {
 			for _, req := range in.reserved {
-				acts = append(acts, m.send(in, req))
+				acts = append(acts, m.send(in, req, true))
 			}
 			in.reserved = nil
 		}
@@ -354,7 +359,7 @@ func (m *Machine) step(now time.Duration, acts []Action) []Action {
 		}
 		req := m.queue[0]
 		m.queue = m.queue[1:]
-		acts = append(acts, m.send(in, req))
+		acts = append(acts, m.send(in, req, false))
 	}
 	// What is left joins an instance starting with room for it, or starts
 	// one, and waits for it.
@@ -385,14 +390,15 @@ func (m *Machine) step(now time.Duration, acts []Action) []Action {
 	return acts
 }
 
-// send hands req to in, which is ready with a free slot.
-func (m *Machine) send(in *Instance, req int) Action {
+// send hands req to in, which is ready with a free slot; cold says req
+// waited for in's cold start.
+func (m *Machine) send(in *Instance, req int, cold bool) Action {
 	in.inflight = append(in.inflight, req)
 	in.Peak = max(in.Peak, len(in.inflight))
 	in.Served++
 	m.seq++
 	in.lastUsed = m.seq
-	return Action{Kind: Send, Instance: in.ID, Request: req, Cold: in.Served == 1}
+	return Action{Kind: Send, Instance: in.ID, Request: req, Cold: cold}
 }
 
 // pick is the ready instance with a free slot that should take the next

@@ -44,7 +44,7 @@ func TestParsePolicy(t *testing.T) {
 		assert.Equal(t, c.want, p, c.in)
 		assert.Equal(t, c.in, p.String())
 	}
-	for _, bad := range []string{"pool:0", "pool:x", "pool:", "pool:257", "pool:-1", "pool", "lambda", "", "shared:2", "pool:1.5"} {
+	for _, bad := range []string{"pool:0", "pool:x", "pool:", "pool:257", "pool:-1", "pool", "lambda", "", "shared:2", "pool:1.5", "pool:+3", "pool:01", "pool: 3", "pool:3 "} {
 		_, err := ParsePolicy(bad, 1, 0)
 		assert.Error(t, err, bad)
 	}
@@ -139,14 +139,22 @@ func TestKeepAliveRenewedByUse(t *testing.T) {
 	assert.Equal(t, 2200*ms, at)
 }
 
-// Keep-alive 0 retires an instance as soon as it is idle: every request
-// is a cold start.
+// Keep-alive 0 retires an instance as soon as it is idle with nothing
+// queued: a request that arrives later is a cold start, but one queued at
+// the policy's limit goes, warm, to the instance that frees up.
 func TestKeepAliveZero(t *testing.T) {
 	m := New(policy(t, PerRequest, 1, 0))
 	m.Arrive(0, 0)
 	m.Ready(10*ms, 0)
 	assert.Equal(t, "retire 0", strs(m.Done(20*ms, 0, 0)))
 	assert.Equal(t, "start 1", strs(m.Arrive(30*ms, 1)))
+
+	m = New(policy(t, "pool:1", 1, 0))
+	m.Arrive(0, 0)
+	m.Arrive(0, 1)
+	assert.Equal(t, "send 0→0 cold", strs(m.Ready(10*ms, 0)))
+	assert.Equal(t, "send 1→0", strs(m.Done(20*ms, 0, 0)), "queued at the limit: sent warm, not retired")
+	assert.Equal(t, "retire 0", strs(m.Done(30*ms, 0, 1)))
 }
 
 // Shared: one instance however many arrive, at most K in flight; the
@@ -158,7 +166,7 @@ func TestSharedConcurrencyLimit(t *testing.T) {
 		acts = append(acts, m.Arrive(0, i)...)
 	}
 	assert.Equal(t, "start 0", strs(acts), "one instance for all")
-	assert.Equal(t, "send 0→0 cold, send 1→0, send 2→0", strs(m.Ready(50*ms, 0)), "up to K at once")
+	assert.Equal(t, "send 0→0 cold, send 1→0 cold, send 2→0 cold", strs(m.Ready(50*ms, 0)), "up to K at once, each having waited for the cold start")
 	assert.Equal(t, 2, m.Queued())
 	assert.Equal(t, "send 3→0", strs(m.Done(60*ms, 0, 1)))
 	assert.Equal(t, "send 4→0", strs(m.Done(70*ms, 0, 0)))
@@ -177,8 +185,8 @@ func TestPoolLimit(t *testing.T) {
 	}
 	assert.Equal(t, "start 0, start 1", strs(acts), "7 queued need 4 instances of 2; the pool has 2")
 	assert.Equal(t, 2, m.Peak())
-	assert.Equal(t, "send 0→0 cold, send 1→0", strs(m.Ready(10*ms, 0)))
-	assert.Equal(t, "send 2→1 cold, send 3→1", strs(m.Ready(12*ms, 1)))
+	assert.Equal(t, "send 0→0 cold, send 1→0 cold", strs(m.Ready(10*ms, 0)))
+	assert.Equal(t, "send 2→1 cold, send 3→1 cold", strs(m.Ready(12*ms, 1)))
 	assert.Equal(t, 3, m.Queued())
 	assert.Equal(t, "send 4→1", strs(m.Done(20*ms, 1, 2)))
 	assert.Equal(t, 2, m.Alive())
@@ -384,8 +392,8 @@ func (s *sim) run() {
 // The seed experiment's shape on the fake world: ten requests at once,
 // a 70 ms cold start, 2.1 s a request. Per-request: ten instances, ten
 // cold requests, each instance living cold start + service + keep-alive.
-// Shared: one instance, one cold request, every request done after the
-// cold start and its service.
+// Shared: one instance, one cold start that all ten requests waited for
+// (all cold), every request done after the cold start and its service.
 func TestSimulatedExperiment(t *testing.T) {
 	s := newSim(policy(t, PerRequest, 10, time.Second), 70*ms, 2100*ms)
 	s.arrive(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
@@ -410,12 +418,19 @@ func TestSimulatedExperiment(t *testing.T) {
 	assert.Len(t, s.m.Instances(), 1)
 	assert.Equal(t, 10, s.m.Instances()[0].Peak)
 	assert.Equal(t, 3170*ms, s.m.Instances()[0].Lifetime())
+	for i := range 10 {
+		assert.True(t, s.sent[i].Cold, "shared: request %d waited for the one cold start", i)
+	}
 
-	// Shared with K = 5: the second five wait a whole service for a slot.
+	// Shared with K = 5: the second five wait a whole service for a slot,
+	// and are sent warm.
 	s = newSim(policy(t, Shared, 5, 0), 70*ms, 2100*ms)
 	s.arrive(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 	s.run()
 	assert.Equal(t, 70*ms+2*2100*ms, s.m.Instances()[0].Lifetime(), "two rounds, then retired at once (keep-alive 0)")
+	for i := range 10 {
+		assert.Equal(t, i < 5, s.sent[i].Cold, "shared K=5: request %d", i)
+	}
 }
 
 // Requests spread in time: per-request keeps reusing the warm instances

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -76,12 +77,24 @@ func instanceCells(r Row, notes *table.Notes) []string {
 		throttled = fmt.Sprintf("%d/%d", *th.NrThrottled, *th.NrPeriods)
 	}
 	p, l := res.PercentilesMs, rep.LatencyMs
+	// Summaries of nothing are blank, not 0: no request was served, or no
+	// instance became ready.
+	served := func(v float64) string {
+		if rep.Completed == 0 {
+			return ""
+		}
+		return f(v, 1)
+	}
+	coldStart := ""
+	if res.ColdStarts > 0 {
+		coldStart = f(res.ColdStartMs.Mean, 1)
+	}
 	return append(c,
 		strconv.Itoa(rep.Config.Concurrency), strconv.Itoa(rep.Offered), strconv.Itoa(res.Failed),
 		strconv.Itoa(res.InstancesStarted), strconv.Itoa(res.ColdStarts), strconv.Itoa(res.PeakInstances),
-		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, f(res.ColdStartMs.Mean, 1),
-		f(p.WaitInstance.Mean, 1), f(p.Queue.Mean, 1), f(p.Service.Mean, 1),
-		f(l.Mean, 1), f(l.P50, 1), f(l.P99, 1), f(l.Max, 1), throttled,
+		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, coldStart,
+		served(p.WaitInstance.Mean), served(p.Queue.Mean), served(p.Service.Mean),
+		served(l.Mean), served(l.P50), served(l.P99), served(l.Max), throttled,
 		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3), notes.Cell(rep.Warnings))
 }
 
@@ -111,10 +124,19 @@ func writeInstancesHeader(w io.Writer, rows []Row) error {
 			"the dispatcher sits outside every slice; response = reply − scheduled arrival = wait_instance + queue + service (means) and the reply's way back\n"+
 			"bills: request_gb_s = Σ service rounded up to %v × its instance's peak RSS (GB = 2³⁰ B); instance_cpu_s = Σ instance lifetimes × the CPU share, %g\n\n",
 			arr, dur(c.WorkMs), dur(c.WaitMs), rep.Cgroup.Version, rep.Cgroup.Path, dur(ic.InitMs), bytesText(ic.InitMemoryBytes),
-			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), rep.Cgroup.EffectiveCPUs)
+			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), share(rep))
 		return err
 	}
 	return nil
+}
+
+// share is the CPU share an instance is billed for; a report written
+// before bill.cpu_share was has its effective CPUs instead.
+func share(r *report.Latency) float64 {
+	if s := r.InstancesResult.Bill.CPUShare; s > 0 {
+		return s
+	}
+	return r.Cgroup.EffectiveCPUs
 }
 
 func dur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

@@ -27,7 +27,7 @@ func instRep(policy string, started int, concurrency int, warnings ...string) *r
 	r.CPUMs = f64(1234.5678)
 	r.InstancesResult = &report.InstancesResult{InstancesStarted: started, ColdStarts: started, PeakInstances: started,
 		PeakRSSBytes: int64(started) * 90 << 20, ColdStartMs: report.LatencyMs{Mean: 150.55},
-		Bill: instances.Bill{RequestMs: 21010, RequestGBs: 1.8464, InstanceMs: 31700, InstanceCPUs: 31.7},
+		Bill: instances.Bill{RequestMs: 21010, RequestGBs: 1.8464, InstanceMs: 31700, InstanceCPUs: 31.7, CPUShare: 4},
 		PercentilesMs: report.PartsMs{WaitInstance: report.LatencyMs{Mean: 150.55}, Queue: report.LatencyMs{Mean: 0.345},
 			Service: report.LatencyMs{Mean: 2101.5}},
 		Requests: []report.RequestRow{{ID: 0, Instance: 0, Cold: true}}}
@@ -52,6 +52,7 @@ func TestWriteInstancesText(t *testing.T) {
 	assert.Contains(t, lines[1], "its cold start 70ms of CPU and 76.3 MiB touched; retired after 10m0s idle")
 	assert.Contains(t, lines[1], "(cgroup v1; the first: /throttlebench/tb-1)")
 	assert.Contains(t, lines[3], "request_gb_s = Σ service rounded up to 1ms × its instance's peak RSS")
+	assert.True(t, strings.HasSuffix(lines[3], "instance_cpu_s = Σ instance lifetimes × the CPU share, 4"), "the share billed, not the effective CPUs: %q", lines[3])
 	head := strings.Fields(lines[5])
 	assert.Equal(t, []string{"instances", "concurrency", "requests", "failed", "instances_started", "cold_starts", "peak_instances",
 		"peak_rss_mib", "cpu_ms", "cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms",
@@ -61,6 +62,22 @@ func TestWriteInstancesText(t *testing.T) {
 	assert.Equal(t, []string{"shared", "10", "10", "0", "1", "1", "1", "90.0"}, strings.Fields(lines[7])[:8])
 	assert.Equal(t, []string{"pool:0", "skipped:", "cannot", "be"}, strings.Fields(lines[8]))
 	assert.Contains(t, out, "¹ "+fewRequests)
+}
+
+// A configuration where nothing was served shows blank response times
+// and cold start, not zeros.
+func TestWriteInstancesNothingServed(t *testing.T) {
+	r := instRep("shared", 1, 10)
+	r.Completed = 0
+	r.InstancesResult.Failed, r.InstancesResult.ColdStarts, r.InstancesResult.FailedStarts = 10, 0, 1
+	r.InstancesResult.ColdStartMs, r.InstancesResult.PercentilesMs, r.LatencyMs = report.LatencyMs{}, report.PartsMs{}, report.LatencyMs{}
+	recs, err := csv.NewReader(strings.NewReader(write(t, []Row{{Config: sweep.Config{{Flag: "instances", Value: "shared"}}, Report: r}}, "csv", true))).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	for _, name := range []string{"cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms", "max_ms"} {
+		assert.Empty(t, recs[1][slices.Index(recs[0], name)], name)
+	}
+	assert.Equal(t, "10", recs[1][slices.Index(recs[0], "failed")])
 }
 
 func TestWriteInstancesCSV(t *testing.T) {
@@ -92,7 +109,7 @@ func TestWriteInstancesJSON(t *testing.T) {
 	for _, k := range []string{"instances_started", "cold_starts", "peak_instances", "peak_rss_bytes", "cpu_ms", "bill", "requests"} {
 		assert.Contains(t, r, k)
 	}
-	assert.Equal(t, map[string]any{"request_ms": 21010.0, "request_gb_s": 1.8464, "instance_ms": 31700.0, "instance_cpu_s": 31.7}, r["bill"])
+	assert.Equal(t, map[string]any{"request_ms": 21010.0, "request_gb_s": 1.8464, "instance_ms": 31700.0, "instance_cpu_s": 31.7, "cpu_share": 4.0}, r["bill"])
 	req := r["requests"].([]any)[0].(map[string]any)
 	for _, k := range []string{"instance", "cold", "wait_instance_ms", "queue_ms", "service_ms", "response_ms"} {
 		assert.Contains(t, req, k)

@@ -30,9 +30,10 @@ type InstancesConfig struct {
 // instance, throttling the counters of every instance's slice summed).
 type InstancesResult struct {
 	// InstancesStarted counts the instances asked to start (a slice and a
-	// process each); ColdStarts the requests that paid for a cold start,
-	// the first request of each instance that served any; FailedStarts the
-	// cold starts that failed.
+	// process each); ColdStarts the cold starts that completed (the
+	// instances that became ready); FailedStarts the cold starts that
+	// failed. The rest of InstancesStarted were still starting when the
+	// run ended.
 	InstancesStarted int `json:"instances_started"`
 	ColdStarts       int `json:"cold_starts"`
 	FailedStarts     int `json:"failed_starts"`
@@ -85,8 +86,9 @@ type InstanceRow struct {
 type RequestRow struct {
 	ID        int     `json:"id"`
 	ArrivalMs float64 `json:"arrival_ms"` // scheduled, from the first arrival
-	// Instance served it (-1: none did); Cold says it was that instance's
-	// first request, so it waited for the cold start.
+	// Instance served it (-1: none did); Cold says it waited for that
+	// instance's cold start (it started the instance, or joined it while
+	// it started), as every request sent to a starting instance does.
 	Instance int  `json:"instance"`
 	Cold     bool `json:"cold"`
 	// WaitInstanceMs runs from the scheduled arrival until the dispatcher
@@ -154,11 +156,17 @@ type InstancesInput struct {
 func BuildInstances(in InstancesInput) *Latency {
 	o, spec := in.Open, in.Open.Instances
 	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	// The concurrency in force: per-request serves one at a time whatever
+	// was asked.
+	concurrency := spec.Concurrency
+	if p, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive); err == nil {
+		concurrency = p.Concurrency
+	}
 	r := &Latency{
 		SchemaVersion: SchemaVersion,
 		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
 			DurationS: o.Duration.Seconds(), Seed: o.Seed, GOMAXPROCS: in.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
-			InstancesConfig: &InstancesConfig{Instances: spec.Policy, Concurrency: spec.Concurrency, InitMs: ms(spec.Init),
+			InstancesConfig: &InstancesConfig{Instances: spec.Policy, Concurrency: concurrency, InitMs: ms(spec.Init),
 				InitMemoryBytes: spec.InitMemory, KeepAliveMs: ms(spec.KeepAlive), BillGranularityMs: ms(spec.BillGranularity)}},
 		Cgroup:          cgroupBlock("created", in.Cgroup, in.Limits, in.Chain, eff),
 		Host:            in.Host,
@@ -190,9 +198,6 @@ func BuildInstances(in InstancesInput) *Latency {
 			continue
 		}
 		r.Completed++
-		if q.Cold {
-			res.ColdStarts++
-		}
 		for j, d := range []time.Duration{q.WaitInstance, q.Queue, q.Service, q.Response} {
 			parts[j] = append(parts[j], max(d, 0))
 		}
@@ -213,13 +218,14 @@ func BuildInstances(in InstancesInput) *Latency {
 	// The instances: their rows, their memory and CPU, their lifetimes.
 	var lifetimes, colds []time.Duration
 	var cpu time.Duration
-	cpuKnown := len(in.Instances) > 0
+	cpuUnknown := 0
 	res.PeakRSSBytes = in.PeakRSS
 	for id, x := range in.Instances {
 		row := InstanceRow{ID: id, StartedMs: ms(x.Started), LifetimeMs: ms(x.Lifetime), Served: x.Served, PeakRSS: x.PeakRSS, Failed: x.Failed}
 		if x.ColdStart >= 0 {
 			row.ColdStartMs = msOf(x.ColdStart)
 			colds = append(colds, x.ColdStart)
+			res.ColdStarts++
 		}
 		if x.InitCPU >= 0 {
 			row.InitCPUMs = msOf(x.InitCPU)
@@ -228,7 +234,7 @@ func BuildInstances(in InstancesInput) *Latency {
 			row.CPUMs = msOf(x.CPU)
 			cpu += x.CPU
 		} else {
-			cpuKnown = false
+			cpuUnknown++
 		}
 		if x.Failed != "" && x.ColdStart < 0 {
 			res.FailedStarts++
@@ -238,10 +244,14 @@ func BuildInstances(in InstancesInput) *Latency {
 		res.PerInstance = append(res.PerInstance, row)
 	}
 	res.ColdStartMs = exactPercentiles(colds)
-	if cpuKnown {
+	// The known instances' CPU, summed, even when some are unknown (a
+	// warning says how many): null only when none is known.
+	if cpuUnknown < len(in.Instances) {
 		r.CPUMs = msOf(cpu)
 	}
-	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, eff)
+	// Billed for the share asked, as a VM or container of that size is,
+	// not for what the machine or a parent's quota lets it use.
+	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, instances.Share(in.Limits.Quota, in.Limits.Period, in.NumCPU))
 
 	if span := max(o.Duration, in.Window); span > 0 {
 		r.AchievedRPS = float64(r.Completed) / span.Seconds()
@@ -253,15 +263,18 @@ func BuildInstances(in InstancesInput) *Latency {
 	if eff > 0 {
 		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
 	}
-	r.Warnings = append(r.Warnings, CheckInstances(r, in.NumCPU, firstFailure, in.Background, DefaultThresholds)...)
+	r.Warnings = append(r.Warnings, CheckInstances(r, in.NumCPU, firstFailure, cpuUnknown, in.Background, DefaultThresholds)...)
 	return r
 }
 
-// CheckInstances judges a built report of a run on instances.
-func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, th Thresholds) []string {
+// CheckInstances judges a built report of a run on instances; cpuUnknown
+// instances' CPU time is missing from cpu_ms.
+func CheckInstances(r *Latency, numCPU int, firstFailure string, cpuUnknown int, bg Background, th Thresholds) []string {
 	var w []string
 	res := r.InstancesResult
-	if r.Completed < 100 {
+	if r.Completed == 0 {
+		w = append(w, fmt.Sprintf("nothing served: none of the %d requests was served; latency_ms, percentiles_ms and the per-request bill are 0", r.Offered))
+	} else if r.Completed < 100 {
 		w = append(w, fmt.Sprintf("few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 			r.Completed))
 	}
@@ -282,7 +295,13 @@ func CheckInstances(r *Latency, numCPU int, firstFailure string, bg Background, 
 		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
 	}
-	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
+	if n := len(res.PerInstance); cpuUnknown > 0 && cpuUnknown < n {
+		w = append(w, fmt.Sprintf("cpu partly unknown: the CPU time of %d of %d instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other %d",
+			cpuUnknown, n, n-cpuUnknown))
+	}
+	// Busy machine: what the machine did beyond the instances' CPU, which
+	// must then be known in full.
+	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil && cpuUnknown == 0 {
 		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
 		if bg.ProcessCPU != nil {
 			own += *bg.ProcessCPU

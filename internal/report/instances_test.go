@@ -53,11 +53,12 @@ func TestBuildInstances(t *testing.T) {
 	assert.Equal(t, 3, r.Completed)
 	assert.Equal(t, 1, res.Failed)
 	assert.Equal(t, 3, res.InstancesStarted)
-	assert.Equal(t, 2, res.ColdStarts, "the first request of each instance that served")
+	assert.Equal(t, 2, res.ColdStarts, "the instances that became ready")
 	assert.Equal(t, 1, res.FailedStarts)
 	assert.Equal(t, 3, res.PeakInstances)
 	assert.Equal(t, int64(200<<20), res.PeakRSSBytes)
-	assert.Nil(t, r.CPUMs, "one instance's CPU time is unknown: the sum is too")
+	require.NotNil(t, r.CPUMs, "one instance's CPU time is unknown: the others are summed, and a warning says so")
+	assert.Equal(t, 500.0, *r.CPUMs)
 	assert.Equal(t, 0.5, r.Cgroup.EffectiveCPUs)
 
 	// Nearest rank over three: p50 the 2nd, p90 and up the 3rd.
@@ -88,7 +89,17 @@ func TestBuildInstances(t *testing.T) {
 		"few requests: 3 served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 		"failed requests: 1 of 4 were not served (cold start failed: instance 2: killed); the response times cover served requests only",
 		"failed cold starts: 1 of 3 instances never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
+		"cpu partly unknown: the CPU time of 1 of 3 instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other 2",
 	}, r.Warnings, "3 × 0.5 CPUs fit the machine's 2")
+
+	// None known: null, and no warning of a part.
+	in := instancesInput()
+	for i := range in.Instances {
+		in.Instances[i].CPU = -1
+	}
+	r = BuildInstances(in)
+	assert.Nil(t, r.CPUMs)
+	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "cpu partly unknown")
 }
 
 func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
@@ -112,4 +123,40 @@ func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 	assert.Contains(t, h, "late dispatcher")
 	assert.Contains(t, h, "busy machine", "3 s busy, 0.3 s of it the instances': 1.08 CPUs of others")
 	assert.InDelta(t, 6940.0/1000*2, r.InstancesResult.Bill.InstanceCPUs, 1e-9, "unlimited: the machine's CPUs")
+	assert.Equal(t, 2.0, r.InstancesResult.Bill.CPUShare)
+}
+
+// The instance bill is for the share asked (quota/period), as a VM or a
+// container of that size is billed, even where the machine has fewer
+// CPUs or a parent caps it lower: --cpus 4 on 2 CPUs bills 4.
+func TestBuildInstancesBillsTheShareAsked(t *testing.T) {
+	in := instancesInput()
+	in.Limits = cgroup.Limits{Period: 100 * msD, Quota: 400 * msD}
+	in.Chain = []cgroup.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: in.Limits},
+		{Dir: "/sys/fs/cgroup", Limits: cgroup.Limits{Period: 100 * msD, Quota: 150 * msD}}}
+	r := BuildInstances(in)
+	assert.Equal(t, 1.5, r.Cgroup.EffectiveCPUs, "what it may use")
+	assert.Equal(t, 4.0, r.InstancesResult.Bill.CPUShare, "what it is billed for")
+	assert.InDelta(t, 6940.0/1000*4, r.InstancesResult.Bill.InstanceCPUs, 1e-9)
+}
+
+// cold_starts counts instances whose cold start completed, not requests:
+// three requests that waited together for one shared instance are three
+// cold requests and one cold start.
+func TestBuildInstancesColdStartsAreInstances(t *testing.T) {
+	in := instancesInput()
+	in.Open.Instances.Policy, in.Open.Instances.Concurrency = "shared", 3
+	in.Started, in.Peak = 1, 1
+	in.Requests = []InstanceRequest{
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+		{Instance: 0, Cold: true, WaitInstance: 150 * msD, Service: 10 * msD, Response: 161 * msD},
+	}
+	in.Instances = in.Instances[:1]
+	res := BuildInstances(in).InstancesResult
+	assert.Equal(t, 1, res.InstancesStarted)
+	assert.Equal(t, 1, res.ColdStarts)
+	for i, q := range res.Requests {
+		assert.True(t, q.Cold, "request %d", i)
+	}
 }

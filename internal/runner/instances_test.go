@@ -33,9 +33,18 @@ type fleetWorld struct {
 	// (crashAfter+1)th request in flight.
 	failStart  map[int]bool
 	crashAfter map[int]int
-	createErr  error
+	// sendFail makes Send to that instance fail (a broken pipe);
+	// badReply makes it reply to a request it was not sent.
+	sendFail, badReply map[int]bool
+	// usage is every slice's usage counter once its process has ended
+	// (0: the slices have none, as v1 with cpuacct apart).
+	usage     time.Duration
+	createErr error
 	// onReady runs when an instance is ready (a cancel, say).
 	onReady func()
+	// gomaxprocs is what an instance reports in force when it is asked
+	// for none (the runtime's default).
+	gomaxprocs int
 
 	created, deleted []string
 	children         []*fakeInstance
@@ -78,9 +87,14 @@ type fleetSlice struct {
 	procs []int
 }
 
-func (s *fleetSlice) Cgroup() cgroup.Cgroup          { return s.cg }
-func (s *fleetSlice) Cpuset() (string, error)        { return "", nil }
-func (s *fleetSlice) Usage() (time.Duration, error)  { return 0, errors.New("no usage counter") }
+func (s *fleetSlice) Cgroup() cgroup.Cgroup   { return s.cg }
+func (s *fleetSlice) Cpuset() (string, error) { return "", nil }
+func (s *fleetSlice) Usage() (time.Duration, error) {
+	if s.w.usage == 0 {
+		return 0, errors.New("no usage counter")
+	}
+	return s.w.usage, nil
+}
 func (s *fleetSlice) Limits() (cgroup.Limits, error) { return keptLimits, nil }
 func (s *fleetSlice) Chain() ([]cgroup.Level, error) {
 	return []cgroup.Level{{Dir: s.cg.Dir, Limits: keptLimits}}, nil
@@ -121,6 +135,8 @@ type fakeInstance struct {
 	most    int // and at most
 	wg      sync.WaitGroup
 	done    chan struct{}
+	// gomaxprocs is what it reports in force when ready.
+	gomaxprocs int
 }
 
 type fakeWord struct {
@@ -129,11 +145,14 @@ type fakeWord struct {
 	err   error
 }
 
-func (w *fleetWorld) start(string, driver.InstanceInit, io.Writer) (InstanceChild, error) {
+func (w *fleetWorld) start(_ string, init driver.InstanceInit, _ io.Writer) (InstanceChild, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.children)
-	c := &fakeInstance{w: w, n: n, pid: 1000 + n, out: make(chan fakeWord, 100), crash: -1, done: make(chan struct{})}
+	c := &fakeInstance{w: w, n: n, pid: 1000 + n, out: make(chan fakeWord, 100), crash: -1, done: make(chan struct{}), gomaxprocs: init.GOMAXPROCS}
+	if c.gomaxprocs <= 0 {
+		c.gomaxprocs = w.gomaxprocs
+	}
 	if k, ok := w.crashAfter[n]; ok {
 		c.crash = k
 	}
@@ -167,7 +186,7 @@ func (c *fakeInstance) Go() error {
 			return
 		}
 		now := driver.Monotonic()
-		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart}})
+		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart, GOMAXPROCS: c.gomaxprocs}})
 		if onReady != nil {
 			onReady()
 		}
@@ -195,10 +214,16 @@ func (c *fakeInstance) die(err error) {
 }
 
 func (c *fakeInstance) Send(r driver.InstanceRequest) error {
+	c.w.mu.Lock()
+	sendFail, badReply := c.w.sendFail[c.n], c.w.badReply[c.n]
+	c.w.mu.Unlock()
 	c.mu.Lock()
-	if c.dead || c.retired {
+	if c.dead || c.retired || sendFail {
 		c.mu.Unlock()
 		return errors.New("broken pipe")
+	}
+	if badReply {
+		r.ID += 1000
 	}
 	c.served++
 	crash := c.crash >= 0 && c.served > c.crash
@@ -305,7 +330,7 @@ func TestFleetPerRequest(t *testing.T) {
 	assert.Equal(t, 10, rep.Offered)
 	assert.Zero(t, res.Failed)
 	assert.Equal(t, "per-request", rep.Config.Instances)
-	assert.Equal(t, 80, rep.Config.Concurrency, "as asked; per-request serves one at a time")
+	assert.Equal(t, 1, rep.Config.Concurrency, "asked 80, but per-request serves one at a time")
 	assert.Equal(t, 1, rep.Config.GOMAXPROCS, "workers: an instance's slots, one")
 	assert.GreaterOrEqual(t, res.PeakRSSBytes, int64(12<<20), "at least one instance's own peak")
 	assert.LessOrEqual(t, res.PeakRSSBytes, int64(100<<20), "at most all ten's resident sets")
@@ -356,6 +381,14 @@ func TestFleetShared(t *testing.T) {
 	assert.Equal(t, 3, rep.Config.GOMAXPROCS)
 	// The last of 7 in slots of 3 waits two services for a slot.
 	assert.GreaterOrEqual(t, res.PercentilesMs.WaitInstance.Max, 10.0+2*10.0)
+	// The three that waited for the cold start are cold, the rest warm.
+	cold := 0
+	for _, q := range res.Requests {
+		if q.Cold {
+			cold++
+		}
+	}
+	assert.Equal(t, 3, cold, "up to K requests wait for one cold start")
 }
 
 // A cold start that fails: the request that waited for it fails with the
@@ -381,6 +414,31 @@ func TestFleetFailedColdStart(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, "failed cold starts: 1 of 4") }), "%q", rep.Warnings)
 }
 
+// Shared, its one cold start failed: nothing is served, but the run is a
+// result (completed 0) whose warnings say why, not an error that would
+// abort a list.
+func TestFleetNothingServed(t *testing.T) {
+	for _, policy := range []string{"shared", "pool:1"} {
+		w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, failStart: map[int]bool{0: true}}
+		rep, err := w.fleet().Run(context.Background(), fleetOptions(policy, 3, 4))
+		require.NoError(t, err, policy)
+		w.allGone(t)
+		res := rep.InstancesResult
+		assert.Equal(t, 0, rep.Completed, policy)
+		assert.Equal(t, 3, rep.Offered, policy)
+		assert.Equal(t, 3, res.Failed, policy)
+		assert.Equal(t, 1, res.FailedStarts, policy)
+		assert.Equal(t, 0, res.ColdStarts, policy)
+		assert.Equal(t, report.LatencyMs{}, rep.LatencyMs, policy)
+		assert.Zero(t, res.Bill.RequestMs, policy)
+		h := strings.Join(rep.Warnings, "\n")
+		assert.Contains(t, h, "nothing served: none of the 3 requests was served", policy)
+		assert.Contains(t, h, "failed requests: 3 of 3 were not served (cold start failed: instance 0: workload process died: exit status 2)", policy)
+		assert.Contains(t, h, "failed cold starts: 1 of 1", policy)
+		assert.NotContains(t, h, "few requests", policy)
+	}
+}
+
 // An instance that dies while serving fails its requests in flight.
 func TestFleetCrash(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 1}}
@@ -393,6 +451,116 @@ func TestFleetCrash(t *testing.T) {
 	assert.Equal(t, 2, res.InstancesStarted)
 	assert.Zero(t, res.FailedStarts)
 	assert.Contains(t, res.PerInstance[0].Failed, "signal: killed")
+}
+
+// An instance that dies before it is ever sampled: its CPU time comes
+// from its slice's usage counter, read once it has ended; without one,
+// cpu_ms sums the instances that are known, and a warning says so.
+func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
+	// Shared, concurrency 1: instance 0 dies with its first request, and
+	// instance 1 takes the rest and is retired (measured) at the end.
+	run := func(usage time.Duration) *report.Latency {
+		w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 0}, usage: usage}
+		f := w.fleet()
+		// Instance 0 (pid 1000) is never read alive: it ends first.
+		f.Local.PIDCPU = func(pid int) (time.Duration, error) {
+			if pid == 1000 {
+				return 0, errors.New("no such process")
+			}
+			return 30 * time.Millisecond, nil
+		}
+		rep, err := f.Run(context.Background(), fleetOptions("shared", 2, 1))
+		require.NoError(t, err)
+		w.allGone(t)
+		require.Len(t, rep.InstancesResult.PerInstance, 2)
+		return rep
+	}
+	rep := run(40 * time.Millisecond)
+	require.NotNil(t, rep.CPUMs)
+	assert.InDelta(t, 80, *rep.CPUMs, 1e-9, "each slice's usage, 40 ms, the most read")
+	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown")
+
+	rep = run(0)
+	require.NotNil(t, rep.CPUMs, "the known instance's CPU, not null")
+	assert.InDelta(t, 30, *rep.CPUMs, 1e-9, "the retired instance's process clock")
+	assert.Nil(t, rep.InstancesResult.PerInstance[0].CPUMs)
+	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown: the CPU time of 1 of 2 instances could not be read")
+}
+
+// config.gomaxprocs is the value in force in the instances, as the first
+// ready one reports it, not the one asked (0: the runtime's default).
+func TestFleetGOMAXPROCSInForce(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, gomaxprocs: 7}
+	o := fleetOptions("shared", 2, 2)
+	o.Policy, o.Open.GOMAXPROCS = "", 0
+	rep, err := w.fleet().Run(context.Background(), o)
+	require.NoError(t, err)
+	w.allGone(t)
+	assert.Equal(t, 7, rep.Config.GOMAXPROCS)
+}
+
+// Keep-alive through the dispatcher's timer: an instance idle for the
+// keep-alive is retired while the run waits for the next arrival, which
+// then starts a new instance.
+func TestFleetKeepAliveExpires(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
+	o := fleetOptions("per-request", 0, 1)
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = driver.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
+	o.Open.Instances.KeepAlive = 50 * time.Millisecond
+	rep, err := w.fleet().Run(context.Background(), o)
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 2, rep.Completed)
+	assert.Equal(t, 2, res.InstancesStarted, "the first retired before the second request came")
+	assert.Equal(t, 1, res.PeakInstances)
+	require.Len(t, res.PerInstance, 2)
+	life := res.PerInstance[0].LifetimeMs
+	assert.GreaterOrEqual(t, life, 5+5+50.0, "cold start, service, keep-alive")
+	assert.Less(t, life, 190.0, "retired by the timer, not at the next arrival or the end")
+	for i, q := range res.Requests {
+		assert.True(t, q.Cold, "request %d", i)
+	}
+}
+
+// A send that fails (the instance's pipe broke): the instance is killed,
+// its request fails with the reason, and the run goes on.
+func TestFleetSendFails(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, sendFail: map[int]bool{0: true}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 2, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 1, rep.Completed)
+	assert.Equal(t, 1, res.Failed)
+	var reasons []string
+	for _, q := range res.Requests {
+		if q.Error != "" {
+			reasons = append(reasons, q.Error)
+		}
+	}
+	require.Len(t, reasons, 1)
+	assert.Regexp(t, `^instance \d+: broken pipe$`, reasons[0])
+	assert.True(t, slices.ContainsFunc(res.PerInstance, func(in report.InstanceRow) bool { return strings.HasSuffix(in.Failed, "broken pipe") }))
+	assert.Zero(t, res.FailedStarts, "it was ready")
+}
+
+// A reply to a request the instance was not serving: the instance is
+// killed and what it held fails; the others are served.
+func TestFleetBadReply(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, badReply: map[int]bool{1: true}}
+	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	res := rep.InstancesResult
+	assert.Equal(t, 2, rep.Completed)
+	assert.Equal(t, 1, res.Failed)
+	for _, q := range res.Requests {
+		if q.Error != "" {
+			assert.Regexp(t, `^instance \d+ replied to request 10\d\d, which it was not serving$`, q.Error)
+			assert.Nil(t, q.ResponseMs)
+		}
+	}
 }
 
 // Cancelled while instances start and serve: every slice goes, every

@@ -194,6 +194,9 @@ func TestInstancesPerRequestAndShared(t *testing.T) {
 	assert.Equal(t, 10, shared.Completed)
 	require.Len(t, shared.PerInstance, 1)
 	assert.Equal(t, 10, shared.PerInstance[0].Served)
+	for i, q := range shared.Requests {
+		assert.True(t, q.Cold, "shared request %d waited for the one cold start", i)
+	}
 
 	for i, r := range rs {
 		assert.Equal(t, hier.Version, r.Cgroup.Version, "config %d", i)
@@ -298,17 +301,22 @@ func TestInstancesCrashedInstance(t *testing.T) {
 	watch := watchSlices(t, parent)
 	cmd, stderr := startTagged(t, tag, "latency", "--cgroup", "create", "--parent", parent, "--cpus", "0.5",
 		"--instances", "per-request", "--arrivals", "once", "--count", "3", "--work", "1ms", "--wait", "2s", "-o", out)
+	deadline := time.Now().Add(20 * time.Second)
+	for watch.occupied() < 3 {
+		require.True(t, time.Now().Before(deadline), "three instances never sat in their slices: %s", stderr)
+		time.Sleep(10 * time.Millisecond)
+	}
+	seen := watch.done() // once: a second call would close a closed channel
 	var victim int
-	for deadline := time.Now().Add(20 * time.Second); victim == 0; time.Sleep(10 * time.Millisecond) {
-		require.True(t, time.Now().Before(deadline), "no instance appeared: %s", stderr)
-		if watch.occupied() == 3 {
-			for d := range watch.done() {
-				if pids := procsIn(d); len(pids) > 0 {
-					victim = pids[0]
-					break
-				}
+	for victim == 0 {
+		require.True(t, time.Now().Before(deadline), "no instance found in its slice: %s", stderr)
+		for d := range seen {
+			if pids := procsIn(d); len(pids) > 0 {
+				victim = pids[0]
+				break
 			}
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(300 * time.Millisecond) // in its wait
 	require.NoError(t, syscall.Kill(victim, syscall.SIGKILL))
