@@ -320,6 +320,9 @@ func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.
 		if changed("ttl") {
 			return o, usagef("--ttl applies to --emit kubernetes: Sonobuoy deletes its plugins' pods itself (sonobuoy delete)")
 		}
+		if len(o.NodeSelector) > 1 {
+			return o, usagef("--emit sonobuoy takes one --node-selector (%d given): Sonobuoy releases before 2024 expect a result from every node that matches any one of a plugin's labels, while only nodes that match all get a pod; label the pool with one label, or use --emit kubernetes", len(o.NodeSelector))
+		}
 		return o, nil
 	}
 	switch {

@@ -298,8 +298,24 @@ func TestEmitSonobuoy(t *testing.T) {
 				if c.sel == nil {
 					assert.Nil(t, p.PodSpec)
 				} else {
+					// Sonobuoy reads which nodes owe a result from the
+					// required node affinity, and the podSpec replaces its
+					// default, which tolerates every taint.
 					require.NotNil(t, p.PodSpec)
-					assert.Equal(t, c.sel, p.PodSpec.NodeSelector)
+					assert.Empty(t, p.PodSpec.NodeSelector)
+					require.NotNil(t, p.PodSpec.Affinity)
+					require.NotNil(t, p.PodSpec.Affinity.NodeAffinity)
+					req := p.PodSpec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+					require.NotNil(t, req)
+					require.Len(t, req.NodeSelectorTerms, 1)
+					got := map[string]string{}
+					for _, e := range req.NodeSelectorTerms[0].MatchExpressions {
+						assert.Equal(t, corev1.NodeSelectorOpIn, e.Operator)
+						require.Len(t, e.Values, 1)
+						got[e.Key] = e.Values[0]
+					}
+					assert.Equal(t, c.sel, got)
+					assert.Equal(t, []corev1.Toleration{{Operator: corev1.TolerationOpExists}}, p.PodSpec.Tolerations)
 				}
 			}
 		})

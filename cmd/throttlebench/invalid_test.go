@@ -184,6 +184,7 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.25,0.5", "--per-node", "--nodes", "a,b", "--max-configs", "3"}, []string{"--max-configs 3", "2 configurations on 2 nodes are 4 Jobs"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--per-node", "--nodes", "a"}, []string{"--per-node applies to --emit kubernetes", "runs on every node already", "--node-selector"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--ttl", "1h"}, []string{"--ttl applies to --emit kubernetes"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--node-selector", "a=1", "--node-selector", "b=2"}, []string{"--emit sonobuoy takes one --node-selector (2 given)", "label the pool with one label"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1"}, []string{"one plugin file per configuration (2 here): give --output a directory"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", base}, []string{`--output "testdata/compare/base.jsonl"`, "into a directory; this is a file"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", "/nonexistent/plugins"}, []string{`--output "/nonexistent/plugins"`, "does not exist"}},
