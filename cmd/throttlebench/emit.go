@@ -309,6 +309,11 @@ func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.
 		if why := kube.LabelValue(v); why != "" {
 			return o, usagef("invalid --node-selector %q: %s", s, why)
 		}
+		for _, prev := range o.NodeSelector {
+			if prev.Key == k {
+				return o, usagef("invalid --node-selector %q: the label %s is given twice (also %s=%s); a node has one value per label", s, k, k, prev.Value)
+			}
+		}
 		o.NodeSelector = append(o.NodeSelector, kube.Label{Key: k, Value: v})
 	}
 	if e.emit == emitSonobuoy {

@@ -175,6 +175,7 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes-from", "/nonexistent/nodes.txt"}, []string{`--nodes-from "/nonexistent/nodes.txt"`, "no such file"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool"}, []string{`--node-selector "pool"`, "key=value"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a b"}, []string{`--node-selector "pool=a b"`, "label value"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a", "--node-selector", "pool=b"}, []string{`--node-selector "pool=b"`, "the label pool is given twice (also pool=a)"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--image", ""}, []string{`--image ""`, "image reference"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "1Ki"}, []string{`--pod-memory "1Ki"`, "at least 32Mi"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "lots"}, []string{`--pod-memory "lots"`, "such as 256Mi"}},
