@@ -143,26 +143,40 @@ func (c *Collection) stream(s *stream, node string) {
 		// The indented JSON throttlebench writes: inner lines indented,
 		// the closing bracket alone at the start of a line. Lines in
 		// between that are neither (stderr interleaved by the container
-		// runtime) are left out.
+		// runtime) are left out. A new value opening at the start of a
+		// line before the closing one means this one was cut short (a
+		// truncated log, then another pod's or run's output without a
+		// prefix): it is reported so and the scan resumes at the new one.
 		block := []string{line}
-		end := -1
+		end, next := -1, -1
 		for j := i + 1; j < len(s.lines); j++ {
 			l := s.lines[j]
-			if strings.TrimRight(l, " \t") == close {
+			t := strings.TrimRight(l, " \t")
+			if t == close {
 				block = append(block, l)
 				end = j
+				break
+			}
+			if t == "{" || t == "[" || strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+				next = j
 				break
 			}
 			if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") || l == "" {
 				block = append(block, l)
 			}
 		}
+		if next >= 0 {
+			c.Missing = append(c.Missing, Missing{s.name, fmt.Sprintf("truncated: a result starts at line %d and breaks off %d lines later, where another begins (line %d)", s.at[i], next-i, s.at[next])})
+			said = true
+			i = next - 1
+			continue
+		}
 		if end < 0 {
 			c.Missing = append(c.Missing, Missing{s.name, fmt.Sprintf("truncated: a result starts at line %d and the log ends %d lines later, inside it", s.at[i], len(s.lines)-1-i)})
 			said = true
 			break
 		}
-		if c.decode(s.name, s.at[i], []byte(strings.Join(block, "\n")), node) {
+		if c.decodeBlock(s.name, s.at[i], block, node) {
 			results++
 		} else {
 			said = true
@@ -176,6 +190,32 @@ func (c *Collection) stream(s *stream, node string) {
 	default:
 		c.Missing = append(c.Missing, Missing{s.name, "no result in the log; its last line: " + quote(last)})
 	}
+}
+
+// jsonLineRE is what a line of indented JSON starts with, after its
+// indentation: a key or a string, a bracket, or a scalar element of an
+// array on a line of its own.
+var jsonLineRE = regexp.MustCompile(`^[ \t]*(["{}\[\]]|(-?[0-9][0-9.eE+-]*|true|false|null),?$)`)
+
+// decodeBlock decodes an indented block; when that fails, it tries again
+// with only the lines that look like JSON, leaving out an indented stderr
+// line (a stack trace's, a runtime's) that landed inside the result.
+func (c *Collection) decodeBlock(source string, line int, block []string, node string) bool {
+	data := []byte(strings.Join(block, "\n"))
+	if _, err := compare.Load(bytes.NewReader(data)); err != nil {
+		var kept []string
+		for _, l := range block {
+			if jsonLineRE.MatchString(l) {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) < len(block) {
+			if _, err := compare.Load(bytes.NewReader([]byte(strings.Join(kept, "\n")))); err == nil {
+				data = []byte(strings.Join(kept, "\n"))
+			}
+		}
+	}
+	return c.decode(source, line, data, node)
 }
 
 // decode reads one JSON value holding a result (or an array of them) and

@@ -3,6 +3,7 @@ package collect
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,37 @@ func TestTruncatedLog(t *testing.T) {
 	assert.Empty(t, c.Found)
 	require.Len(t, c.Missing, 1)
 	assert.Equal(t, "truncated: a result starts at line 1 and the log ends 46 lines later, inside it", c.Missing[0].Reason)
+}
+
+// A truncated result followed, in the same unprefixed stream, by a
+// complete one (cat truncated.log single.log): the first is reported
+// truncated, the second is recovered, not swallowed into the first.
+func TestTruncatedThenComplete(t *testing.T) {
+	truncated, err := os.ReadFile("testdata/truncated.log")
+	require.NoError(t, err)
+	single, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	var c Collection
+	c.Log("cat.log", append(truncated, single...))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, 48, c.Found[0].Line)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "truncated: a result starts at line 1 and breaks off 47 lines later, where another begins (line 48)", c.Missing[0].Reason)
+}
+
+// An indented stderr line inside a result (a stack trace's, a runtime's)
+// is left out on a second try, rather than losing the result.
+func TestIndentedStderrInsideAResult(t *testing.T) {
+	data, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	mixed := append(append(slices.Clone(lines[:20]), "\tgoroutine 7 [running]:", "    warning: something: {odd}"), lines[20:]...)
+	var c Collection
+	c.Log("mixed.log", []byte(strings.Join(mixed, "\n")))
+	assert.Empty(t, c.Missing)
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
 }
 
 func TestEmptyLog(t *testing.T) {
