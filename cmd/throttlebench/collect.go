@@ -45,7 +45,7 @@ short, or is empty) is listed on stderr with the reason, and the exit
 status is 1: the file still holds what was recovered. Exit 0: every pod
 gave its result; 1: some did not, or none did (nothing written then); 2:
 bad usage or an unreadable input.`,
-		Example: `  kubectl logs -l throttlebench/sweep=20250101-120000 --prefix --tail=-1 | throttlebench collect - -o results.json
+		Example: `  kubectl logs -l throttlebench/sweep=20250101-120000 --prefix --tail=-1 --ignore-errors | throttlebench collect - -o results.json
   throttlebench collect 202501011200_sonobuoy_*.tar.gz -o results.json
   throttlebench collect --node node-a logs.txt -o node-a.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {

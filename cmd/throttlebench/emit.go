@@ -426,7 +426,7 @@ func jobsHeader(o kube.Options, runs []kube.Run, output, commandLine string) []s
 		"    kubectl apply -f " + file + " -l " + sel + "," + kube.LabelConfig + "=$c",
 		"    kubectl wait --for=condition=complete --timeout=30m job -l " + sel + "," + kube.LabelConfig + "=$c",
 		"  done",
-		"  kubectl logs -l " + sel + " --prefix --tail=-1 | throttlebench collect - -o results.json",
+		"  kubectl logs -l " + sel + " --prefix --tail=-1 --ignore-errors | throttlebench collect - -o results.json",
 	}
 }
 

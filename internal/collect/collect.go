@@ -54,6 +54,15 @@ var prefixRE = regexp.MustCompile(`^\[((?:pod|pods)/[^\]\s]+)\] `)
 // timestampRE is kubectl logs --timestamps: an RFC 3339 time and a space.
 var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) `)
 
+// kubectlErrorRE is the line kubectl logs --ignore-errors prints, on
+// stdout and without a prefix, for a pod whose log it could not read (one
+// still Pending or ContainerCreating, one whose node is gone), such as
+// error: container "throttlebench" in pod "tb-x-c0-abcde" is waiting to start: ContainerCreating
+var kubectlErrorRE = regexp.MustCompile(`^error: .*\bpods? "([a-z0-9][-a-z0-9.]*)"`)
+
+// kubectlContainerRE finds the container in such a line.
+var kubectlContainerRE = regexp.MustCompile(`\bcontainer "([a-z0-9][-a-z0-9]*)" in pod "`)
+
 // stream is the lines of one source: a pod (by its prefix), or a whole
 // input without prefixes.
 type stream struct {
@@ -94,6 +103,19 @@ func (c *Collection) Log(name string, data []byte) {
 		// A prefix after the timestamp, as some kubectl versions order them.
 		if m := prefixRE.FindStringSubmatch(line); m != nil && src == name {
 			src, line = m[1], line[len(m[0]):]
+		}
+		if src == name {
+			if m := kubectlErrorRE.FindStringSubmatch(line); m != nil {
+				// A pod kubectl could not read: listed as a source
+				// without a result, under the name its prefix would have.
+				pod := "pod/" + m[1]
+				if cm := kubectlContainerRE.FindStringSubmatch(line); cm != nil {
+					pod += "/" + cm[1]
+				}
+				c.Sources++
+				c.Missing = append(c.Missing, Missing{pod, "kubectl could not read its log: " + quote(strings.TrimPrefix(line, "error: "))})
+				continue
+			}
 		}
 		s := get(src)
 		s.lines = append(s.lines, line)

@@ -67,6 +67,19 @@ func TestTimestampsAndInterleavedPods(t *testing.T) {
 	assert.Equal(t, plain.Found[0].Report.DurationsMs, c.Found[0].Report.DurationsMs)
 }
 
+// kubectl logs --ignore-errors goes on past a pod whose log it cannot read
+// and says so on stdout; collect lists that pod by name.
+func TestKubectlErrorLines(t *testing.T) {
+	c := readLog(t, "ignore-errors.log")
+	assert.Equal(t, 3, c.Sources)
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 2)
+	assert.Equal(t, "pod/tb-rt-c0-n2-q8v4n/throttlebench", c.Missing[0].Source)
+	assert.Equal(t, `kubectl could not read its log: "container \"throttlebench\" in pod \"tb-rt-c0-n2-q8v4n\" is waiting to start: ContainerCreating"`, c.Missing[0].Reason)
+	assert.Equal(t, "pod/tb-rt-c0-n3-w2b7k", c.Missing[1].Source)
+}
+
 func TestFailedPod(t *testing.T) {
 	c := readLog(t, "failed.log")
 	assert.Empty(t, c.Found)
