@@ -1,6 +1,8 @@
 package collect
 
 import (
+	"archive/tar"
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,6 +173,41 @@ func TestSonobuoyArchive(t *testing.T) {
 	require.Len(t, c.Missing, 1)
 	assert.Equal(t, "plugins/throttlebench-rt-c0/results/node-c/error.json", c.Missing[0].Source)
 	assert.True(t, strings.HasPrefix(c.Missing[0].Reason, `an error result: "Container plugin is in a terminated state`), c.Missing[0].Reason)
+}
+
+// A truncated download keeps what was read before the damage and lists
+// the archive; one damaged before any result file is an error.
+func TestTruncatedArchive(t *testing.T) {
+	result, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	first := 0 // where the second member starts
+	for _, node := range []string{"node-a", "node-b"} {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: "plugins/tb/results/" + node + "/throttlebench.json", Mode: 0o644, Size: int64(len(result)), Typeflag: tar.TypeReg}))
+		_, err := tw.Write(result)
+		require.NoError(t, err)
+		require.NoError(t, tw.Flush())
+		if first == 0 {
+			first = b.Len()
+		}
+	}
+	require.NoError(t, tw.Close())
+
+	// Cut inside the second member's data.
+	var c Collection
+	require.NoError(t, c.Archive("cut.tar", bytes.NewReader(b.Bytes()[:first+512+100])))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "cut.tar", c.Missing[0].Source)
+	assert.Contains(t, c.Missing[0].Reason, "archive truncated after 1 result files (plugins/tb/results/node-b/throttlebench.json: unexpected EOF)")
+	assert.Equal(t, 2, c.Sources)
+
+	// Cut inside the first.
+	var none Collection
+	assert.ErrorIs(t, none.Archive("head.tar", bytes.NewReader(b.Bytes()[:600])), ErrArchive)
+	assert.Empty(t, none.Missing)
 }
 
 func TestArchiveWithoutResults(t *testing.T) {

@@ -62,8 +62,9 @@ func (c *Collection) SonobuoyFile(p string, data []byte) bool {
 
 // Archive reads a results tarball, gzip-compressed or not, as sonobuoy
 // retrieve writes it: every plugin's results per node. An archive without
-// any is an error, as is one that cannot be read to its end (a truncated
-// download); what was read before the damage is kept.
+// any is an error, as is a damaged one (a truncated download) of which no
+// result file could be read; when some could, what was read before the
+// damage is kept and the archive is listed as a source without the rest.
 func (c *Collection) Archive(name string, r io.Reader) error {
 	br := bufio.NewReader(io.LimitReader(r, maxArchive))
 	head, _ := br.Peek(2)
@@ -79,13 +80,21 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 		tr = tar.NewReader(br)
 	}
 	members := 0
+	damaged := func(err error) error {
+		if members == 0 {
+			return fmt.Errorf("%w: %s: %v", ErrArchive, name, err)
+		}
+		c.Sources++
+		c.Missing = append(c.Missing, Missing{name, fmt.Sprintf("archive truncated after %d result files (%v): any after them are lost", members, err)})
+		return nil
+	}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrArchive, name, err)
+			return damaged(err)
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
@@ -96,7 +105,7 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 		var b bytes.Buffer
 		n, err := io.Copy(&b, io.LimitReader(tr, maxMember+1))
 		if err != nil {
-			return fmt.Errorf("%w: %s: %s: %v", ErrArchive, name, h.Name, err)
+			return damaged(fmt.Errorf("%s: %w", h.Name, err))
 		}
 		if n > maxMember {
 			c.Sources++
