@@ -262,6 +262,8 @@ func (c *Collection) decode(source string, line int, data []byte, node string) b
 		c.seen = map[[32]byte]bool{}
 	}
 	for _, r := range reps {
+		// host.node is what the input says: only a node's name is kept.
+		r.Host.Node = report.NodeName(r.Host.Node)
 		b, _ := json.Marshal(r)
 		sum := sha256.Sum256(b)
 		if c.seen[sum] {

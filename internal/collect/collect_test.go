@@ -217,6 +217,25 @@ func TestArchiveWithoutResults(t *testing.T) {
 	assert.Contains(t, err.Error(), "holds no plugins/<plugin>/results/<node>/ files")
 }
 
+// A node name taken from an archive's path or from a result's host.node
+// is kept only if it is a node's name: a newline or a tab cannot reach a
+// table or a label.
+func TestNodeNamesAreSanitized(t *testing.T) {
+	data, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	evil := strings.Replace(string(data), `"node": "node-a"`, `"node": "node-a\n| x"`, 1)
+	require.NotEqual(t, string(data), evil)
+	var c Collection
+	require.True(t, c.SonobuoyFile("plugins/tb/results/bad\nnode/throttlebench.json", []byte(evil)))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "", c.Found[0].Report.Host.Node)
+
+	var d Collection
+	require.True(t, d.SonobuoyFile("plugins/tb/results/node-z/throttlebench.json", []byte(evil)))
+	require.Len(t, d.Found, 1)
+	assert.Equal(t, "node-z", d.Found[0].Report.Host.Node, "the path's node where the result's is no node name")
+}
+
 func TestSonobuoyNode(t *testing.T) {
 	for p, want := range map[string][3]string{
 		"plugins/tb/results/node-a/throttlebench.json":  {"tb", "node-a", "true"},

@@ -10,6 +10,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Limits on what an archive may make this read: a result is about 5 KB.
@@ -51,6 +53,9 @@ func (c *Collection) SonobuoyFile(p string, data []byte) bool {
 	if !ok {
 		return false
 	}
+	// A directory name is anything the archive holds: only a node's name
+	// is kept.
+	node = report.NodeName(node)
 	s := &stream{name: path.Clean(strings.TrimPrefix(p, "./"))}
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		s.lines = append(s.lines, strings.TrimSuffix(l, "\r"))
