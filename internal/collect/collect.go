@@ -33,6 +33,10 @@ type Found struct {
 type Missing struct {
 	Source string
 	Reason string
+	// Node is the node the source ran on where it is known: a Sonobuoy
+	// node directory, or a result the same pod's log did hold; "" when
+	// nothing says (a pod whose log holds no result names no node).
+	Node string
 }
 
 // Collection is what has been recovered so far.
@@ -113,7 +117,7 @@ func (c *Collection) Log(name string, data []byte) {
 					pod += "/" + cm[1]
 				}
 				c.Sources++
-				c.Missing = append(c.Missing, Missing{pod, "kubectl could not read its log: " + quote(strings.TrimPrefix(line, "error: "))})
+				c.Missing = append(c.Missing, Missing{Source: pod, Reason: "kubectl could not read its log: " + quote(strings.TrimPrefix(line, "error: "))})
 				continue
 			}
 		}
@@ -131,6 +135,23 @@ func (c *Collection) Log(name string, data []byte) {
 // names none.
 func (c *Collection) stream(s *stream, node string) {
 	c.Sources++
+	missing, found := len(c.Missing), len(c.Found)
+	defer func() {
+		// The node of what is missing from this source: where it came
+		// from, or the one node of the results it did hold.
+		n := node
+		for _, f := range c.Found[found:] {
+			switch {
+			case n == "":
+				n = f.Report.Host.Node
+			case n != f.Report.Host.Node && node == "":
+				n = ""
+			}
+		}
+		for i := missing; i < len(c.Missing); i++ {
+			c.Missing[i].Node = n
+		}
+	}()
 	results := 0
 	said := false   // a reason is recorded for this source already
 	var last string // the last line outside a result: often the error
@@ -188,13 +209,13 @@ func (c *Collection) stream(s *stream, node string) {
 			}
 		}
 		if next >= 0 {
-			c.Missing = append(c.Missing, Missing{s.name, fmt.Sprintf("truncated: a result starts at line %d and breaks off %d lines later, where another begins (line %d)", s.at[i], next-i, s.at[next])})
+			c.Missing = append(c.Missing, Missing{Source: s.name, Reason: fmt.Sprintf("truncated: a result starts at line %d and breaks off %d lines later, where another begins (line %d)", s.at[i], next-i, s.at[next])})
 			said = true
 			i = next - 1
 			continue
 		}
 		if end < 0 {
-			c.Missing = append(c.Missing, Missing{s.name, fmt.Sprintf("truncated: a result starts at line %d and the log ends %d lines later, inside it", s.at[i], len(s.lines)-1-i)})
+			c.Missing = append(c.Missing, Missing{Source: s.name, Reason: fmt.Sprintf("truncated: a result starts at line %d and the log ends %d lines later, inside it", s.at[i], len(s.lines)-1-i)})
 			said = true
 			break
 		}
@@ -208,9 +229,9 @@ func (c *Collection) stream(s *stream, node string) {
 	switch {
 	case results > 0 || said:
 	case nonEmpty == 0:
-		c.Missing = append(c.Missing, Missing{s.name, "empty log: the pod printed nothing (it never started, or its log is gone)"})
+		c.Missing = append(c.Missing, Missing{Source: s.name, Reason: "empty log: the pod printed nothing (it never started, or its log is gone)"})
 	default:
-		c.Missing = append(c.Missing, Missing{s.name, "no result in the log; its last line: " + quote(last)})
+		c.Missing = append(c.Missing, Missing{Source: s.name, Reason: "no result in the log; its last line: " + quote(last)})
 	}
 }
 
@@ -251,11 +272,11 @@ func (c *Collection) decode(source string, line int, data []byte, node string) b
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
-			c.Missing = append(c.Missing, Missing{source, "an error result: " + quote(failed.Error)})
+			c.Missing = append(c.Missing, Missing{Source: source, Reason: "an error result: " + quote(failed.Error)})
 			return false
 		}
 		msg := strings.TrimPrefix(err.Error(), compare.ErrInput.Error()+": ")
-		c.Missing = append(c.Missing, Missing{source, fmt.Sprintf("the JSON at line %d is no result: %s", line, quote(msg))})
+		c.Missing = append(c.Missing, Missing{Source: source, Reason: fmt.Sprintf("the JSON at line %d is no result: %s", line, quote(msg))})
 		return false
 	}
 	if c.seen == nil {
@@ -277,6 +298,21 @@ func (c *Collection) decode(source string, line int, data []byte, node string) b
 		c.Found = append(c.Found, Found{Source: source, Line: line, Report: r})
 	}
 	return true
+}
+
+// MissingSources counts the sources with something missing (a source can
+// have more than one reason: a result cut short, then another that is no
+// result), leaving out those known to have run on a node keep does not
+// hold; keep nil keeps every node.
+func (c *Collection) MissingSources(keep []string) int {
+	seen := map[string]bool{}
+	for _, m := range c.Missing {
+		if keep != nil && m.Node != "" && !slices.Contains(keep, m.Node) {
+			continue
+		}
+		seen[m.Source] = true
+	}
+	return len(seen)
 }
 
 // quote keeps a log line short and on one line.

@@ -90,7 +90,7 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 			return fmt.Errorf("%w: %s: %v", ErrArchive, name, err)
 		}
 		c.Sources++
-		c.Missing = append(c.Missing, Missing{name, fmt.Sprintf("archive truncated after %d result files (%v): any after them are lost", members, err)})
+		c.Missing = append(c.Missing, Missing{Source: name, Reason: fmt.Sprintf("archive truncated after %d result files (%v): any after them are lost", members, err)})
 		return nil
 	}
 	for {
@@ -104,7 +104,8 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		if _, _, ok := SonobuoyNode(h.Name); !ok {
+		_, node, ok := SonobuoyNode(h.Name)
+		if !ok {
 			continue
 		}
 		var b bytes.Buffer
@@ -114,7 +115,7 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 		}
 		if n > maxMember {
 			c.Sources++
-			c.Missing = append(c.Missing, Missing{h.Name, fmt.Sprintf("larger than %d MiB: no result file", maxMember>>20)})
+			c.Missing = append(c.Missing, Missing{Source: h.Name, Reason: fmt.Sprintf("larger than %d MiB: no result file", maxMember>>20), Node: report.NodeName(node)})
 			continue
 		}
 		c.SonobuoyFile(h.Name, b.Bytes())
