@@ -228,16 +228,16 @@ type plugin struct {
 }
 
 // The examples under examples/sonobuoy are the golden files of
-// sweep --emit sonobuoy: one configuration into a file, several into a
-// directory, a plugin each; every one decodes strictly.
+// sweep --emit sonobuoy: its plugins, one file per configuration, in the
+// directory -o names, however many; every one decodes strictly.
 func TestEmitSonobuoy(t *testing.T) {
 	cases := []struct {
-		golden string // a file, or a directory for several configurations
+		golden string // a directory
 		args   []string
 		files  int
 		sel    map[string]string
 	}{
-		{golden: "plugin.yaml", args: []string{"--cpus", "0.5", "--batch", "60", "--iterations", "10", "--min-time", "2s"}, files: 1},
+		{golden: "single", args: []string{"--cpus", "0.5", "--batch", "60", "--iterations", "10", "--min-time", "2s"}, files: 1},
 		{golden: "pool-a", args: []string{"--cpus", "0.25,0.5,1", "--batch", "60", "--iterations", "10", "--min-time", "2s",
 			"--node-selector", "cloud.google.com/gke-nodepool=pool-a"}, files: 3, sel: map[string]string{"cloud.google.com/gke-nodepool": "pool-a"}},
 	}
@@ -248,29 +248,21 @@ func TestEmitSonobuoy(t *testing.T) {
 			code, stdout, stderr := runCLI(append([]string{"sweep", "--emit", "sonobuoy", "--sweep-id", "example", "-o", out}, c.args...)...)
 			require.Equal(t, exitOK, code, stderr)
 			assert.Empty(t, stdout)
-			files := []string{out}
-			if c.files > 1 {
-				entries, err := os.ReadDir(out)
-				require.NoError(t, err)
-				files = nil
-				for _, e := range entries {
-					files = append(files, filepath.Join(out, e.Name()))
-				}
+			entries, err := os.ReadDir(out)
+			require.NoError(t, err)
+			var files []string
+			for _, e := range entries {
+				files = append(files, filepath.Join(out, e.Name()))
 			}
 			require.Len(t, files, c.files)
 			if *update {
 				require.NoError(t, os.RemoveAll(golden))
-				if c.files > 1 {
-					require.NoError(t, os.Mkdir(golden, 0o755))
-				}
+				require.NoError(t, os.Mkdir(golden, 0o755))
 			}
 			for i, f := range files {
 				got, err := os.ReadFile(f)
 				require.NoError(t, err)
-				want := golden
-				if c.files > 1 {
-					want = filepath.Join(golden, filepath.Base(f))
-				}
+				want := filepath.Join(golden, filepath.Base(f))
 				if *update {
 					require.NoError(t, os.WriteFile(want, got, 0o644))
 				}
@@ -395,4 +387,30 @@ printf '%b' "$a"
 	args, err := os.ReadFile(filepath.Join(dir, "args"))
 	require.NoError(t, err)
 	assert.Contains(t, string(args), "get job -l throttlebench/sweep=example,throttlebench/config=0 -o jsonpath=")
+}
+
+// -o is a directory of plugins whatever their number; one that holds
+// another sweep's plugins is refused, the same sweep's are replaced, and
+// one configuration without -o goes to stdout.
+func TestEmitSonobuoyDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plugins")
+	code, _, stderr := runCLI("sweep", "--emit", "sonobuoy", "--sweep-id", "one", "--cpus", "0.5", "-o", dir)
+	require.Equal(t, exitOK, code, stderr)
+	assert.FileExists(t, filepath.Join(dir, "throttlebench-one-c0.yaml"))
+	code, _, stderr = runCLI("sweep", "--emit", "sonobuoy", "--sweep-id", "one", "--cpus", "0.5", "-o", dir)
+	require.Equal(t, exitOK, code, "the same sweep again replaces its plugins: %s", stderr)
+
+	code, _, stderr = runCLI("sweep", "--emit", "sonobuoy", "--sweep-id", "two", "--cpus", "0.5,1", "-o", dir)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "it holds throttlebench-one-c0.yaml, a plugin that is not one of sweep two's")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "nothing written, no temporary left")
+	siblings, err := os.ReadDir(filepath.Dir(dir))
+	require.NoError(t, err)
+	assert.Len(t, siblings, 1, "no temporary directory left beside it")
+
+	code, stdout, stderr := runCLI("sweep", "--emit", "sonobuoy", "--sweep-id", "one", "--cpus", "0.5")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "plugin-name: throttlebench-one-c0")
 }
