@@ -45,7 +45,7 @@ short, or is empty) is listed on stderr with the reason, and the exit
 status is 1: the file still holds what was recovered. Exit 0: every pod
 gave its result; 1: some did not, or none did (nothing written then); 2:
 bad usage or an unreadable input.`,
-		Example: `  kubectl logs -l throttlebench/sweep=20250101-120000 --prefix --tail=-1 | throttlebench collect - -o results.json
+		Example: `  kubectl logs -l throttlebench/sweep=20250101-120000 --prefix --tail=-1 --ignore-errors | throttlebench collect - -o results.json
   throttlebench collect 202501011200_sonobuoy_*.tar.gz -o results.json
   throttlebench collect --node node-a logs.txt -o node-a.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,7 +89,14 @@ func runCollect(o *collectOptions, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 
+	var keep []string // nil: every node
+	if len(o.nodes) > 0 {
+		keep = o.nodes
+	}
 	for _, m := range c.Missing {
+		if keep != nil && m.Node != "" && !slices.Contains(keep, m.Node) {
+			continue // on a node --node leaves out
+		}
 		fmt.Fprintf(stderr, "throttlebench: collect: no result from %s: %s\n", m.Source, m.Reason)
 	}
 	reps := c.Reports()
@@ -123,8 +130,8 @@ func runCollect(o *collectOptions, args []string, stdin io.Reader, stdout, stder
 	if err := writeOutput(o.output, stdout, func(w io.Writer) error { return report.WriteJSON(w, kept) }); err != nil {
 		return err
 	}
-	if len(c.Missing) > 0 {
-		return fmt.Errorf("%d of %d pods or files left no result (listed above); the %d results recovered are written", len(c.Missing), c.Sources, len(kept))
+	if n := c.MissingSources(keep); n > 0 {
+		return fmt.Errorf("%d of %d pods or files left no result or a broken one (listed above); the %d results recovered are written", n, c.Sources, len(kept))
 	}
 	return nil
 }
@@ -152,12 +159,15 @@ func collectSummary(c *collect.Collection, reps, kept []report.Report, only []st
 	if len(nodes) > 0 {
 		s += ", nodes " + strings.Join(nodes, ", ")
 	}
-	s += fmt.Sprintf("; %d without a result", len(c.Missing))
+	s += fmt.Sprintf("; %d without a result", c.MissingSources(nil))
 	if c.Duplicates > 0 {
 		s += fmt.Sprintf("; %d duplicates left out", c.Duplicates)
 	}
 	if len(only) > 0 {
 		s += fmt.Sprintf("; kept %d of them (--node %s)", len(kept), strings.Join(only, ","))
+		if other := c.MissingSources(nil) - c.MissingSources(only); other > 0 {
+			s += fmt.Sprintf(", leaving out %d without a result from other nodes", other)
+		}
 	}
 	return s
 }

@@ -44,7 +44,7 @@ func TestCollectSomeMissing(t *testing.T) {
 	assert.Equal(t, `throttlebench: collect: no result from pod/tb-rt-c1-n0-d8w3r/throttlebench: no result in the log; its last line: "throttlebench: the run failed: reading /sys/fs/cgroup/cpu.max: permission denied"`, lines[0])
 	assert.Contains(t, lines[1], "no result from "+recorded("truncated.log")+": truncated")
 	assert.Equal(t, "throttlebench: collect: 3 results from 5 pods or files, nodes node-a (1), node-b (1), node-c (1); 2 without a result", lines[2])
-	assert.Equal(t, "throttlebench: 2 of 5 pods or files left no result (listed above); the 3 results recovered are written", lines[3])
+	assert.Equal(t, "throttlebench: 2 of 5 pods or files left no result or a broken one (listed above); the 3 results recovered are written", lines[3])
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	reps, err := compare.Load(bytes.NewReader(data))
@@ -100,6 +100,37 @@ func TestCollectNodeFilter(t *testing.T) {
 	code, _, stderr = runCLI("collect", "--node", "node-x", recorded("timestamps.log"))
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stderr, "none of the 2 results recovered is from --node node-x")
+}
+
+// --node leaves out what is missing from the other nodes, where it is
+// known which node that was: node-c's failed pod does not make a
+// collection of node-a's results fail.
+func TestCollectNodeFilterIgnoresOtherNodesFailures(t *testing.T) {
+	code, stdout, stderr := runCLI("collect", "--node", "node-a", recorded("sonobuoy.tar.gz"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr, "node-c")
+	assert.Contains(t, stderr, "; 1 without a result; kept 1 of them (--node node-a), leaving out 1 without a result from other nodes")
+	reps, err := compare.Load(strings.NewReader(stdout))
+	require.NoError(t, err)
+	require.Len(t, reps, 1)
+
+	code, _, stderr = runCLI("collect", "--node", "node-a,node-c", recorded("sonobuoy.tar.gz"))
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr, "no result from plugins/throttlebench-rt-c0/results/node-c/error.json")
+}
+
+// A pod with two reasons (a result cut short, then JSON that is no
+// result) is one pod without a result, not two.
+func TestCollectCountsSourcesNotReasons(t *testing.T) {
+	data, err := os.ReadFile(recorded("single.log"))
+	require.NoError(t, err)
+	log := "{\n  \"schema_version\": 1,\n{\"hello\": 1}\n" + string(data)
+	var out, errb bytes.Buffer
+	err = runCollect(&collectOptions{}, []string{"-"}, strings.NewReader(log), &out, &errb)
+	require.Error(t, err)
+	assert.Equal(t, "1 of 1 pods or files left no result or a broken one (listed above); the 1 results recovered are written", err.Error())
+	assert.Equal(t, 2, strings.Count(errb.String(), "no result from stdin"), errb.String())
+	assert.Contains(t, errb.String(), "; 1 without a result")
 }
 
 // stdin, the default input.

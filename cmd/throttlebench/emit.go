@@ -33,6 +33,14 @@ const (
 	defaultPodMemory = "256Mi"
 	defaultTTL       = 24 * time.Hour
 	maxTTL           = 30 * 24 * time.Hour
+	// defaultDeadline is a Job's activeDeadlineSeconds unless --timeout
+	// asks for longer: a pod that does not start, or does not end, is
+	// stopped then, so that the next configuration never shares its node.
+	defaultDeadline = 30 * time.Minute
+	// deadlineMargin is what a Job's deadline leaves beyond --timeout for
+	// pulling the image and starting the pod.
+	deadlineMargin = 10 * time.Minute
+	maxDeadline    = maxTimeout + deadlineMargin
 	// minPodMemory holds the Go runtime, the parent and its workload child.
 	minPodMemory = 32 << 20
 	// processMemory is what a run needs besides memtouch's buffers.
@@ -47,6 +55,7 @@ type emitOptions struct {
 	image        string
 	podMemory    string
 	ttl          time.Duration
+	deadline     time.Duration
 	sweepID      string
 	nodeSelector []string
 	perNode      bool
@@ -55,7 +64,7 @@ type emitOptions struct {
 }
 
 // emitOnly are the flags that mean something only with --emit.
-var emitOnly = []string{"image", "pod-memory", "ttl", "sweep-id", "node-selector", "per-node", "nodes", "nodes-from"}
+var emitOnly = []string{"image", "pod-memory", "ttl", "job-deadline", "sweep-id", "node-selector", "per-node", "nodes", "nodes-from"}
 
 func (e *emitOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -63,6 +72,7 @@ func (e *emitOptions) register(cmd *cobra.Command) {
 	f.StringVar(&e.image, "image", defaultImage, "--emit: the image the pods run (FROM scratch, the binary at "+kube.Entrypoint+")")
 	f.StringVar(&e.podMemory, "pod-memory", defaultPodMemory, "--emit: each pod's memory request and limit (Guaranteed QoS needs both), such as 256Mi")
 	f.DurationVar(&e.ttl, "ttl", defaultTTL, "--emit kubernetes: ttlSecondsAfterFinished, how long a finished Job and its pod's log stay (0 = until deleted)")
+	f.DurationVar(&e.deadline, "job-deadline", defaultDeadline, "--emit kubernetes: activeDeadlineSeconds, how long a Job may take from its start, a pod that waits to be scheduled included, before it is failed and its pod stopped (default 30m, or --timeout plus 10m when that is longer)")
 	f.StringVar(&e.sweepID, "sweep-id", "", "--emit: the id that labels and names every Job of the sweep (default: the time, 20060102-150405)")
 	f.StringArrayVar(&e.nodeSelector, "node-selector", nil, "--emit: run only on nodes with this label, key=value (repeatable)")
 	f.BoolVar(&e.perNode, "per-node", false, "--emit kubernetes: one copy of every Job per node of --nodes or --nodes-from, pinned to it")
@@ -122,7 +132,7 @@ func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdou
 	if !changed("cpus") {
 		return usagef("--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", e.emit)
 	}
-	opts, err := e.options(changed, stdin)
+	opts, err := e.options(changed, stdin, o.run.timeout)
 	if err != nil {
 		return err
 	}
@@ -278,7 +288,7 @@ func podFits(c config.Config, memory int64, quantity string) error {
 }
 
 // options checks the emit flags and the node list.
-func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.Options, error) {
+func (e *emitOptions) options(changed func(string) bool, stdin io.Reader, timeout time.Duration) (kube.Options, error) {
 	o := kube.Options{Image: e.image, Memory: e.podMemory, TTL: e.ttl, SweepID: e.sweepID}
 	if e.image == "" || strings.ContainsAny(e.image, " \t\r\n") {
 		return o, usagef("invalid --image %q: want an image reference such as registry.example.com/throttlebench:dev", e.image)
@@ -292,6 +302,14 @@ func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.
 	}
 	if e.ttl%time.Second != 0 {
 		return o, usagef("invalid --ttl %v: want whole seconds", e.ttl)
+	}
+	o.Deadline = e.deadline
+	if !changed("job-deadline") {
+		o.Deadline = max(defaultDeadline, timeout+deadlineMargin)
+	} else if e.deadline < time.Minute || e.deadline > maxDeadline || e.deadline%time.Second != 0 {
+		return o, usagef("invalid --job-deadline %v: want whole seconds between 1m and %v", e.deadline, maxDeadline)
+	} else if timeout > 0 && e.deadline <= timeout {
+		return o, usagef("invalid --job-deadline %v: not longer than --timeout %v; the pod would be stopped before the run's own limit, with its result lost (give --job-deadline %v or more)", e.deadline, timeout, timeout+deadlineMargin)
 	}
 	if !changed("sweep-id") {
 		o.SweepID = time.Now().UTC().Format("20060102-150405")
@@ -309,6 +327,11 @@ func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.
 		if why := kube.LabelValue(v); why != "" {
 			return o, usagef("invalid --node-selector %q: %s", s, why)
 		}
+		for _, prev := range o.NodeSelector {
+			if prev.Key == k {
+				return o, usagef("invalid --node-selector %q: the label %s is given twice (also %s=%s); a node has one value per label", s, k, k, prev.Value)
+			}
+		}
 		o.NodeSelector = append(o.NodeSelector, kube.Label{Key: k, Value: v})
 	}
 	if e.emit == emitSonobuoy {
@@ -319,6 +342,12 @@ func (e *emitOptions) options(changed func(string) bool, stdin io.Reader) (kube.
 		}
 		if changed("ttl") {
 			return o, usagef("--ttl applies to --emit kubernetes: Sonobuoy deletes its plugins' pods itself (sonobuoy delete)")
+		}
+		if changed("job-deadline") {
+			return o, usagef("--job-deadline applies to --emit kubernetes: a Sonobuoy plugin's time is sonobuoy run's --timeout")
+		}
+		if len(o.NodeSelector) > 1 {
+			return o, usagef("--emit sonobuoy takes one --node-selector (%d given): Sonobuoy releases before 2024 expect a result from every node that matches any one of a plugin's labels, while only nodes that match all get a pod; label the pool with one label, or use --emit kubernetes", len(o.NodeSelector))
 		}
 		return o, nil
 	}
@@ -413,13 +442,25 @@ func jobsHeader(o kube.Options, runs []kube.Run, output, commandLine string) []s
 	return []string{
 		fmt.Sprintf("throttlebench sweep --emit kubernetes: sweep %s, %d configurations%s = %d Jobs", o.SweepID, len(runs), nodes, jobs),
 		"generated by: " + commandLine,
-		"Apply one configuration at a time, so that no two measurements share a node:",
+		"Apply one configuration at a time, so that no two measurements share a node, waiting until each of its Jobs",
+		fmt.Sprintf("has completed or failed (a Job still running, or still waiting for a node, %v after its start is failed, its pod stopped):", o.Deadline),
 		"  for c in " + strings.Join(idx, " ") + "; do",
-		"    kubectl apply -f " + file + " -l " + sel + "," + kube.LabelConfig + "=$c",
-		"    kubectl wait --for=condition=complete --timeout=30m job -l " + sel + "," + kube.LabelConfig + "=$c",
+		"    kubectl apply -f " + file + " -l " + sel + "," + kube.LabelConfig + "=$c || break",
+		"    " + waitLoop(sel+","+kube.LabelConfig+"=$c"),
 		"  done",
-		"  kubectl logs -l " + sel + " --prefix --tail=-1 | throttlebench collect - -o results.json",
+		"  kubectl logs -l " + sel + " --prefix --tail=-1 --ignore-errors | throttlebench collect - -o results.json",
 	}
+}
+
+// waitLoop is the shell loop that waits until every Job the selector
+// picks has finished, complete or failed: kubectl wait takes one
+// condition, and waiting for complete alone would block on a failed Job
+// (backoffLimit 0) until its timeout. It asks again while a Job has
+// neither condition, or while kubectl cannot tell. Each line starts with
+// the Job's name, so that an unfinished Job's line is not empty: the
+// shell drops trailing empty lines from a command's output.
+func waitLoop(selector string) string {
+	return `while s=$(kubectl get job -l ` + selector + ` -o jsonpath='{range .items[*]}{.metadata.name}:{.status.conditions[?(@.status=="True")].type}{"\n"}{end}') || s=unknown; printf '%s\n' "$s" | grep -qvwE 'Complete|Failed'; do sleep 10; done`
 }
 
 // sonobuoyHeader says what a plugin file holds and how to run it: one
@@ -435,39 +476,65 @@ func sonobuoyHeader(o kube.Options, r kube.Run, configs int, commandLine, file s
 	}
 }
 
-// writeSonobuoy writes one plugin definition per configuration: to output
-// (or stdout) when there is one, else one file per configuration into the
-// directory output names.
+// writeSonobuoy writes one plugin definition per configuration into the
+// directory output names (made if missing), whatever their number, so
+// that plugins/*.yaml is the sweep's plugins; to stdout when there is one
+// configuration and no output. The plugins are written whole into a
+// temporary directory beside it first and moved in only when all are:
+// an error leaves no part of the sweep behind. A directory holding
+// throttlebench plugins that are not this sweep's is refused: a loop over
+// its files would run them too.
 func writeSonobuoy(output string, stdout io.Writer, o kube.Options, runs []kube.Run, commandLine string) error {
-	if len(runs) == 1 {
-		if err := checkOutput("output", output); err != nil {
-			return err
-		}
-		file := "plugin.yaml"
-		if output != "" {
-			file = filepath.Base(output)
-		}
-		o.Header = sonobuoyHeader(o, runs[0], len(runs), commandLine, file)
-		return writeOutput(output, stdout, func(w io.Writer) error { return kube.WriteSonobuoyPlugin(w, o, runs[0]) })
-	}
 	if output == "" {
-		return usagef("--emit sonobuoy writes one plugin file per configuration (%d here): give --output a directory", len(runs))
-	}
-	if fi, err := os.Stat(output); err == nil && !fi.IsDir() {
-		return usagef("invalid --output %q: --emit sonobuoy writes one plugin file per configuration (%d here) into a directory; this is a file", output, len(runs))
-	} else if err != nil {
-		// A new directory in an existing one.
-		if err := checkOutput("output", output); err != nil {
-			return err
+		if len(runs) > 1 {
+			return usagef("--emit sonobuoy writes one plugin file per configuration (%d here): give --output a directory", len(runs))
 		}
-		if err := os.Mkdir(output, 0o755); err != nil {
+		o.Header = sonobuoyHeader(o, runs[0], len(runs), commandLine, "plugin.yaml")
+		return kube.WriteSonobuoyPlugin(stdout, o, runs[0])
+	}
+	names := map[string]bool{}
+	for _, r := range runs {
+		names[kube.PluginName(o.SweepID, r.Index)+".yaml"] = true
+	}
+	exists := false
+	if fi, err := os.Stat(output); err == nil && !fi.IsDir() {
+		return usagef("invalid --output %q: --emit sonobuoy writes its plugins, one file per configuration, into a directory; this is a file", output)
+	} else if err == nil {
+		exists = true
+		entries, err := os.ReadDir(output)
+		if err != nil {
 			return usagef("invalid --output %q: %v", output, pathErr(err))
 		}
+		for _, e := range entries {
+			if n := e.Name(); strings.HasPrefix(n, "throttlebench-") && strings.HasSuffix(n, ".yaml") && !names[n] {
+				return usagef("invalid --output %q: it holds %s, a plugin that is not one of sweep %s's; a loop over its files would run it too: give a new or empty directory", output, n, o.SweepID)
+			}
+		}
+	} else if err := checkOutput("output", output); err != nil {
+		// A new directory in an existing one.
+		return err
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(output)), "."+filepath.Base(output)+".*.tmp")
+	if err != nil {
+		return usagef("invalid --output %q: %v", output, pathErr(err))
+	}
+	defer os.RemoveAll(tmp) // what was not moved into place
 	for _, r := range runs {
 		name := kube.PluginName(o.SweepID, r.Index) + ".yaml"
 		o.Header = sonobuoyHeader(o, r, len(runs), commandLine, filepath.Join(filepath.Base(output), name))
-		if err := atomicfile.Write(filepath.Join(output, name), func(w io.Writer) error { return kube.WriteSonobuoyPlugin(w, o, r) }); err != nil {
+		if err := atomicfile.Write(filepath.Join(tmp, name), func(w io.Writer) error { return kube.WriteSonobuoyPlugin(w, o, r) }); err != nil {
+			return err
+		}
+	}
+	if !exists {
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return err
+		}
+		return os.Rename(tmp, output)
+	}
+	for _, r := range runs {
+		name := kube.PluginName(o.SweepID, r.Index) + ".yaml"
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(output, name)); err != nil {
 			return err
 		}
 	}

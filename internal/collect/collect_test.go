@@ -1,8 +1,11 @@
 package collect
 
 import (
+	"archive/tar"
+	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +69,19 @@ func TestTimestampsAndInterleavedPods(t *testing.T) {
 	assert.Equal(t, plain.Found[0].Report.DurationsMs, c.Found[0].Report.DurationsMs)
 }
 
+// kubectl logs --ignore-errors goes on past a pod whose log it cannot read
+// and says so on stdout; collect lists that pod by name.
+func TestKubectlErrorLines(t *testing.T) {
+	c := readLog(t, "ignore-errors.log")
+	assert.Equal(t, 3, c.Sources)
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 2)
+	assert.Equal(t, "pod/tb-rt-c0-n2-q8v4n/throttlebench", c.Missing[0].Source)
+	assert.Equal(t, `kubectl could not read its log: "container \"throttlebench\" in pod \"tb-rt-c0-n2-q8v4n\" is waiting to start: ContainerCreating"`, c.Missing[0].Reason)
+	assert.Equal(t, "pod/tb-rt-c0-n3-w2b7k", c.Missing[1].Source)
+}
+
 func TestFailedPod(t *testing.T) {
 	c := readLog(t, "failed.log")
 	assert.Empty(t, c.Found)
@@ -79,6 +95,37 @@ func TestTruncatedLog(t *testing.T) {
 	assert.Empty(t, c.Found)
 	require.Len(t, c.Missing, 1)
 	assert.Equal(t, "truncated: a result starts at line 1 and the log ends 46 lines later, inside it", c.Missing[0].Reason)
+}
+
+// A truncated result followed, in the same unprefixed stream, by a
+// complete one (cat truncated.log single.log): the first is reported
+// truncated, the second is recovered, not swallowed into the first.
+func TestTruncatedThenComplete(t *testing.T) {
+	truncated, err := os.ReadFile("testdata/truncated.log")
+	require.NoError(t, err)
+	single, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	var c Collection
+	c.Log("cat.log", append(truncated, single...))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, 48, c.Found[0].Line)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "truncated: a result starts at line 1 and breaks off 47 lines later, where another begins (line 48)", c.Missing[0].Reason)
+}
+
+// An indented stderr line inside a result (a stack trace's, a runtime's)
+// is left out on a second try, rather than losing the result.
+func TestIndentedStderrInsideAResult(t *testing.T) {
+	data, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	mixed := append(append(slices.Clone(lines[:20]), "\tgoroutine 7 [running]:", "    warning: something: {odd}"), lines[20:]...)
+	var c Collection
+	c.Log("mixed.log", []byte(strings.Join(mixed, "\n")))
+	assert.Empty(t, c.Missing)
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
 }
 
 func TestEmptyLog(t *testing.T) {
@@ -128,11 +175,65 @@ func TestSonobuoyArchive(t *testing.T) {
 	assert.True(t, strings.HasPrefix(c.Missing[0].Reason, `an error result: "Container plugin is in a terminated state`), c.Missing[0].Reason)
 }
 
+// A truncated download keeps what was read before the damage and lists
+// the archive; one damaged before any result file is an error.
+func TestTruncatedArchive(t *testing.T) {
+	result, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	first := 0 // where the second member starts
+	for _, node := range []string{"node-a", "node-b"} {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: "plugins/tb/results/" + node + "/throttlebench.json", Mode: 0o644, Size: int64(len(result)), Typeflag: tar.TypeReg}))
+		_, err := tw.Write(result)
+		require.NoError(t, err)
+		require.NoError(t, tw.Flush())
+		if first == 0 {
+			first = b.Len()
+		}
+	}
+	require.NoError(t, tw.Close())
+
+	// Cut inside the second member's data.
+	var c Collection
+	require.NoError(t, c.Archive("cut.tar", bytes.NewReader(b.Bytes()[:first+512+100])))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "node-a", c.Found[0].Report.Host.Node)
+	require.Len(t, c.Missing, 1)
+	assert.Equal(t, "cut.tar", c.Missing[0].Source)
+	assert.Contains(t, c.Missing[0].Reason, "archive truncated after 1 result files (plugins/tb/results/node-b/throttlebench.json: unexpected EOF)")
+	assert.Equal(t, 2, c.Sources)
+
+	// Cut inside the first.
+	var none Collection
+	assert.ErrorIs(t, none.Archive("head.tar", bytes.NewReader(b.Bytes()[:600])), ErrArchive)
+	assert.Empty(t, none.Missing)
+}
+
 func TestArchiveWithoutResults(t *testing.T) {
 	var c Collection
 	err := c.Archive("x.tar", strings.NewReader(strings.Repeat("\x00", 1024)))
 	assert.ErrorIs(t, err, ErrArchive)
 	assert.Contains(t, err.Error(), "holds no plugins/<plugin>/results/<node>/ files")
+}
+
+// A node name taken from an archive's path or from a result's host.node
+// is kept only if it is a node's name: a newline or a tab cannot reach a
+// table or a label.
+func TestNodeNamesAreSanitized(t *testing.T) {
+	data, err := os.ReadFile("testdata/single.log")
+	require.NoError(t, err)
+	evil := strings.Replace(string(data), `"node": "node-a"`, `"node": "node-a\n| x"`, 1)
+	require.NotEqual(t, string(data), evil)
+	var c Collection
+	require.True(t, c.SonobuoyFile("plugins/tb/results/bad\nnode/throttlebench.json", []byte(evil)))
+	require.Len(t, c.Found, 1)
+	assert.Equal(t, "", c.Found[0].Report.Host.Node)
+
+	var d Collection
+	require.True(t, d.SonobuoyFile("plugins/tb/results/node-z/throttlebench.json", []byte(evil)))
+	require.Len(t, d.Found, 1)
+	assert.Equal(t, "node-z", d.Found[0].Report.Host.Node, "the path's node where the result's is no node name")
 }
 
 func TestSonobuoyNode(t *testing.T) {

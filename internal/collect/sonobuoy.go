@@ -10,6 +10,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Limits on what an archive may make this read: a result is about 5 KB.
@@ -51,6 +53,9 @@ func (c *Collection) SonobuoyFile(p string, data []byte) bool {
 	if !ok {
 		return false
 	}
+	// A directory name is anything the archive holds: only a node's name
+	// is kept.
+	node = report.NodeName(node)
 	s := &stream{name: path.Clean(strings.TrimPrefix(p, "./"))}
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		s.lines = append(s.lines, strings.TrimSuffix(l, "\r"))
@@ -62,8 +67,9 @@ func (c *Collection) SonobuoyFile(p string, data []byte) bool {
 
 // Archive reads a results tarball, gzip-compressed or not, as sonobuoy
 // retrieve writes it: every plugin's results per node. An archive without
-// any is an error, as is one that cannot be read to its end (a truncated
-// download); what was read before the damage is kept.
+// any is an error, as is a damaged one (a truncated download) of which no
+// result file could be read; when some could, what was read before the
+// damage is kept and the archive is listed as a source without the rest.
 func (c *Collection) Archive(name string, r io.Reader) error {
 	br := bufio.NewReader(io.LimitReader(r, maxArchive))
 	head, _ := br.Peek(2)
@@ -79,28 +85,37 @@ func (c *Collection) Archive(name string, r io.Reader) error {
 		tr = tar.NewReader(br)
 	}
 	members := 0
+	damaged := func(err error) error {
+		if members == 0 {
+			return fmt.Errorf("%w: %s: %v", ErrArchive, name, err)
+		}
+		c.Sources++
+		c.Missing = append(c.Missing, Missing{Source: name, Reason: fmt.Sprintf("archive truncated after %d result files (%v): any after them are lost", members, err)})
+		return nil
+	}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrArchive, name, err)
+			return damaged(err)
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		if _, _, ok := SonobuoyNode(h.Name); !ok {
+		_, node, ok := SonobuoyNode(h.Name)
+		if !ok {
 			continue
 		}
 		var b bytes.Buffer
 		n, err := io.Copy(&b, io.LimitReader(tr, maxMember+1))
 		if err != nil {
-			return fmt.Errorf("%w: %s: %s: %v", ErrArchive, name, h.Name, err)
+			return damaged(fmt.Errorf("%s: %w", h.Name, err))
 		}
 		if n > maxMember {
 			c.Sources++
-			c.Missing = append(c.Missing, Missing{h.Name, fmt.Sprintf("larger than %d MiB: no result file", maxMember>>20)})
+			c.Missing = append(c.Missing, Missing{Source: h.Name, Reason: fmt.Sprintf("larger than %d MiB: no result file", maxMember>>20), Node: report.NodeName(node)})
 			continue
 		}
 		c.SonobuoyFile(h.Name, b.Bytes())

@@ -51,6 +51,10 @@ type Options struct {
 	Image   string
 	Memory  string        // the memory request and limit, a quantity
 	TTL     time.Duration // ttlSecondsAfterFinished; 0 leaves it out (kept until deleted)
+	// Deadline is activeDeadlineSeconds: a Job still running (or its pod
+	// still waiting to be scheduled) then is failed and its pod stopped;
+	// 0 leaves it out.
+	Deadline time.Duration
 	// NodeSelector is the pods' nodeSelector, in the order given.
 	NodeSelector []Label
 	// Nodes, when set, make one copy of every Job per node, pinned to it
@@ -108,6 +112,9 @@ func labels(o Options, r Run, node int) mapping {
 func job(o Options, r Run, node int) mapping {
 	l := labels(o, r, node)
 	spec := mapping{{"backoffLimit", 0}}
+	if o.Deadline > 0 {
+		spec = append(spec, field{"activeDeadlineSeconds", int64(o.Deadline / time.Second)})
+	}
 	if o.TTL > 0 {
 		spec = append(spec, field{"ttlSecondsAfterFinished", int64(o.TTL / time.Second)})
 	}

@@ -51,15 +51,30 @@ func WriteSonobuoyPlugin(w io.Writer, o Options, r Run) error {
 		{"spec", c},
 	}
 	if len(o.NodeSelector) > 0 {
-		// A podSpec of our own only to choose nodes: Sonobuoy adds its
-		// worker container and the results volume to it.
-		var sel mapping
+		// A podSpec of our own to choose the nodes. It replaces Sonobuoy's
+		// default DaemonSet podSpec (Sonobuoy adds its worker container
+		// and the results volume to it), so it restates what that default
+		// holds that matters here: the service account, and a toleration
+		// of every taint, so that every node Sonobuoy expects a result
+		// from gets a pod. The nodes are chosen by required node affinity
+		// rather than nodeSelector: Sonobuoy decides which nodes owe a
+		// result from the affinity (every release since v0.16.4), and
+		// only later releases also read nodeSelector; one expression (the
+		// emitter refuses more), since older releases took the expressions
+		// of a term as a union where the scheduler takes their
+		// intersection.
+		var exprs []any
 		for _, s := range o.NodeSelector {
-			sel = append(sel, field{s.Key, s.Value})
+			exprs = append(exprs, mapping{{"key", s.Key}, {"operator", "In"}, {"values", strs([]string{s.Value})}})
 		}
 		m = append(m, field{"podSpec", mapping{
 			{"containers", []any{}},
-			{"nodeSelector", sel},
+			{"affinity", mapping{{"nodeAffinity", mapping{
+				{"requiredDuringSchedulingIgnoredDuringExecution", mapping{
+					{"nodeSelectorTerms", []any{mapping{{"matchExpressions", exprs}}}},
+				}},
+			}}}},
+			{"tolerations", []any{mapping{{"operator", "Exists"}}}},
 			{"restartPolicy", "Always"},
 			{"serviceAccountName", "sonobuoy-serviceaccount"},
 		}})

@@ -252,11 +252,11 @@ func TestSonobuoyPluginRoundTrip(t *testing.T) {
 	img := image(t)
 	bin := hostBinary(t)
 	dir := t.TempDir()
-	pluginPath := filepath.Join(dir, "plugin.yaml")
+	plugins := filepath.Join(dir, "plugins")
 	_, stderr, code := tb(t, bin, "sweep", "--emit", "sonobuoy", "--image", img, "--sweep-id", "rt",
-		"--cpus", "0.5", "--batch", "60", "--iterations", "4", "--min-time", "1s", "-o", pluginPath)
+		"--cpus", "0.5", "--batch", "60", "--iterations", "4", "--min-time", "1s", "-o", plugins)
 	require.Equal(t, 0, code, stderr)
-	data, err := os.ReadFile(pluginPath)
+	data, err := os.ReadFile(filepath.Join(plugins, "throttlebench-rt-c0.yaml"))
 	require.NoError(t, err)
 	var p sonobuoyPlugin
 	docs := bytes.Split(data, []byte("\n---\n"))
