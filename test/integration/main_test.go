@@ -83,6 +83,13 @@ func testParent(t testing.TB, hier cgroup.Hierarchy) string {
 	t.Helper()
 	dir := filepath.Join(hier.DefaultParent(), fmt.Sprintf("it-%d-%s", os.Getpid(), sanitize(t.Name())))
 	require.NoError(t, os.MkdirAll(dir, 0o755))
+	if hier.Version == 2 {
+		// As an administrator sets a parent up: throttlebench does not
+		// change a parent it is given, and its slices need +cpu there.
+		for _, d := range []string{hier.MountPoint, hier.DefaultParent(), dir} {
+			require.NoError(t, os.WriteFile(filepath.Join(d, "cgroup.subtree_control"), []byte("+cpu"), 0), "enable +cpu in %s", d)
+		}
+	}
 	t.Cleanup(func() {
 		left := subdirs(t, dir)
 		for _, d := range left {
