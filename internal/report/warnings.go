@@ -130,7 +130,7 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
 			r.Stats.N, r.Stats.N, need, th.Alpha, need))
 	}
-	if msg, ok := unusedQuota(r.Throttling, r.Usage, th); ok {
+	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
 		w = append(w, msg)
 	}
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
@@ -175,9 +175,15 @@ func sharedCgroup(path string, bg Background, th Thresholds) (string, bool) {
 // unusedQuota is the warning for a cgroup throttled in many periods while
 // using far less than their quota: every throttled period had its quota
 // handed out, so a quota utilisation well below the throttled fraction
-// means CPUs were handed runtime they did not get to use.
-func unusedQuota(t Throttling, u Usage, th Thresholds) (string, bool) {
+// means CPUs were handed runtime they did not get to use. The usage must be
+// the whole cgroup's: its counter's, or in a created slice the workload's
+// own (alone there). In the current cgroup this process's CPU time leaves
+// out the others in it, whose use of the quota the throttling counts.
+func unusedQuota(mode string, t Throttling, u Usage, th Thresholds) (string, bool) {
 	if t.NrThrottled == nil || t.ThrottledFraction == nil || u.QuotaUtilisation == nil {
+		return "", false
+	}
+	if mode != "created" && (u.Source == nil || *u.Source != SourceCgroup) {
 		return "", false
 	}
 	f, util := *t.ThrottledFraction, *u.QuotaUtilisation

@@ -278,6 +278,22 @@ func TestThrottledBelowQuotaRule(t *testing.T) {
 	}
 }
 
+// In the current cgroup, a utilisation from this process's CPU time alone
+// (the cgroup has no usage counter) leaves out the others in it, whose
+// use of the quota the throttling counts: the rule says nothing then. From
+// the cgroup's counter it judges; in a created slice the workload's own CPU
+// time is the slice's (it is alone there).
+func TestThrottledBelowQuotaNeedsTheWholeCgroupsUsage(t *testing.T) {
+	process := SourceProcess
+	r := withUsage(quiet(), 180, 200, 0.15)
+	r.Cgroup.Mode = "current"
+	assert.Equal(t, []string{"throttled below quota"}, headlines(Check(r, Background{}, DefaultThresholds)), "the cgroup's counter")
+	r.Usage.Source = &process
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "this process's CPU time, others in the cgroup unseen")
+	r.Cgroup.Mode = "created"
+	assert.Equal(t, []string{"throttled below quota"}, headlines(Check(r, Background{}, DefaultThresholds)), "the workload alone in its slice")
+}
+
 // Without a utilisation (no quota of the cgroup's own, no CPU time) the
 // rule cannot judge, and says nothing.
 func TestThrottledBelowQuotaNeedsTheUtilisation(t *testing.T) {
