@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Background is what the harness read around the measured iterations,
@@ -205,8 +206,9 @@ type quota struct {
 
 // bindingQuota is the tightest quota over the measured cgroup and its
 // ancestors, if it limits the run: a quota of more CPUs than the workers,
-// GOMAXPROCS and the machine allow is never used up, and has no periods
-// worth warning about.
+// GOMAXPROCS and the CPUs they may use (their cpuset, as effective_cpus
+// counts them; the machine's where not known) allow is never used up, and
+// has no periods worth warning about.
 func bindingQuota(r *Report) (quota, bool) {
 	var best quota
 	found := false
@@ -228,6 +230,10 @@ func bindingQuota(r *Report) (quota, bool) {
 	if !found {
 		return quota{}, false
 	}
-	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(r.Host.NumCPU))
+	cpus := r.Host.NumCPU
+	if allowed, err := topology.ParseList(r.Cgroup.AllowedCPUs); err == nil && len(allowed) > 0 {
+		cpus = len(allowed)
+	}
+	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(cpus))
 	return best, float64(best.quota)/float64(best.period) < free
 }
