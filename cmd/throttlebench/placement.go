@@ -16,7 +16,8 @@ type cpuFacts struct {
 	// cpuset, a container's, taskset's. nil where not known.
 	mine []int
 	// parent are those the cpuset the slice's would be made in offers;
-	// nil where not known (no cpuset controller: the run says so).
+	// nil where not known (no cpuset controller: the run says so), empty
+	// where it offers none (a v1 twin whose cpuset.cpus is empty).
 	parent []int
 	layout func() (*topology.Topology, error)
 }
@@ -56,8 +57,15 @@ func (f *cpuFacts) check(c config.Config) error {
 			}
 		}
 		if len(outside) > 0 {
+			may := topology.FormatList(allowed)
+			if len(allowed) == 0 {
+				may = "none"
+				if f.parent != nil && len(f.parent) == 0 {
+					may = "none: the cpuset its slice would be made in has no CPUs"
+				}
+			}
 			return usagef("invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
-				topology.FormatList(c.Cpuset), topology.FormatList(outside), topology.FormatList(allowed))
+				topology.FormatList(c.Cpuset), topology.FormatList(outside), may)
 		}
 	}
 	if c.OnePerCore {

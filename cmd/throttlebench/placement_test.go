@@ -49,4 +49,13 @@ func TestCPUFactsCheck(t *testing.T) {
 	bad(config.Config{Cpuset: []int{0}}, `invalid --cpuset "0": CPU(s) 0 are not among the CPUs this process may use, 1`)
 	err := f.check(config.Config{Cpuset: []int{1}, OnePerCore: true})
 	assert.EqualError(t, err, "--one-per-core: read the CPU layout: no sysfs")
+
+	// A parent's cpuset with no CPUs (a v1 twin not set up) offers none:
+	// every --cpuset is refused, whatever this process may use.
+	f = &cpuFacts{mine: []int{0, 1}, parent: []int{}, layout: seed16}
+	bad(config.Config{Cpuset: []int{0}},
+		`invalid --cpuset "0": CPU(s) 0 are not among the CPUs this process may use, none: the cpuset its slice would be made in has no CPUs`)
+	f.mine = nil
+	bad(config.Config{Cpuset: []int{1}},
+		`invalid --cpuset "1": CPU(s) 1 are not among the CPUs this process may use, none: the cpuset its slice would be made in has no CPUs`)
 }

@@ -98,7 +98,8 @@ func readCpus(version int, dir string) (string, error) {
 
 // CpusetCPUs are the CPUs a cpuset created at dir could be given: those in
 // force in dir's nearest existing ancestor (or dir itself) within the
-// hierarchy that has cpuset files. Nothing is created or changed.
+// hierarchy that has cpuset files; empty, not nil, where that cpuset has
+// none (a v1 cpuset not set up). Nothing is created or changed.
 func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
 	for d := filepath.Clean(dir); hier.contains(d); d = filepath.Dir(d) {
 		s, err := readCpus(hier.Version, d)
@@ -114,6 +115,10 @@ func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
 		cpus, err := topology.ParseList(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		if cpus == nil {
+			// A v1 cpuset may have none: known, and empty.
+			cpus = []int{}
 		}
 		return cpus, nil
 	}

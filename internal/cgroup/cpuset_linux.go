@@ -33,10 +33,13 @@ import (
 // checkCpusetParent refuses, before anything is made, a parent the user
 // named that cannot hold a cpuset of its children's own.
 func checkCpusetParent(spec SliceSpec) error {
+	cs := spec.Cpuset
 	if spec.CreateParent {
+		if cs.Hier.Version == 2 {
+			return checkV2DefaultCpuset(spec.Parent)
+		}
 		return nil // made and set up here
 	}
-	cs := spec.Cpuset
 	if cs.Hier.Version == 2 {
 		ctrl, err := readFile(filepath.Join(spec.Parent, "cgroup.subtree_control"))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -49,19 +52,44 @@ func checkCpusetParent(spec SliceSpec) error {
 		}
 		return nil
 	}
-	_, _, mems := cpusetFiles(1)
-	data, err := readFile(filepath.Join(cs.Parent, mems))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
-			"--cpuset needs the parent's twin %s in the cpuset hierarchy; create it with its cpuset.cpus and cpuset.mems, or leave out --parent", cs.Parent)}
-	case err != nil:
-		return err
-	case strings.TrimSpace(string(data)) == "":
-		return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
-			"--cpuset needs memory nodes in the parent's twin %s: its cpuset.mems is empty; write them (and cpuset.cpus) first, or leave out --parent", cs.Parent)}
+	// A v1 cpuset without memory nodes or CPUs takes no process, and its
+	// children can have none either.
+	cpus, _, mems := cpusetFiles(1)
+	for _, f := range []struct{ name, what string }{{mems, "memory nodes"}, {cpus, "CPUs"}} {
+		data, err := readFile(filepath.Join(cs.Parent, f.name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
+				"--cpuset needs the parent's twin %s in the cpuset hierarchy; create it with its cpuset.cpus and cpuset.mems, or leave out --parent", cs.Parent)}
+		case err != nil:
+			return err
+		case strings.TrimSpace(string(data)) == "":
+			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
+				"--cpuset needs %s in the parent's twin %s: its %s is empty; write cpuset.mems and cpuset.cpus first, or leave out --parent", f.what, cs.Parent, f.name)}
+		}
 	}
 	return nil
+}
+
+// checkV2DefaultCpuset refuses, before anything is made, a cpuset in the
+// default parent when the default parent could not enable the cpuset
+// controller for its children: that needs the controller enabled in the
+// mount point's cgroup.subtree_control, which throttlebench does not write
+// (it would give every cgroup beside its own a cpuset).
+func checkV2DefaultCpuset(defaultParent string) error {
+	top := filepath.Dir(filepath.Clean(defaultParent))
+	ctl := filepath.Join(top, "cgroup.subtree_control")
+	data, err := readFile(ctl)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if slices.Contains(strings.Fields(string(data)), "cpuset") {
+		return nil
+	}
+	return &ParentError{Given: defaultParent, Reason: fmt.Sprintf(
+		"--cpuset needs the cpuset controller for the children of %s, where throttlebench makes its default parent, and %s does not enable it (cgroup.subtree_control: %q); "+
+			"enable it (echo +cpuset > %s), or name with --parent a cgroup that enables it for its children",
+		top, top, strings.TrimSpace(string(data)), ctl)}
 }
 
 // placeCpuset gives the slice at dir, called name, the CPUs asked. It
@@ -74,7 +102,7 @@ func placeCpuset(spec SliceSpec, dir, name string) (twin string, err error) {
 	if cs.Hier.Version == 2 {
 		if spec.CreateParent {
 			// Only in our own default parent; the top of the hierarchy
-			// must offer the controller already (CpusetHierarchy checks).
+			// must enable the controller already (checkV2DefaultCpuset).
 			ctl := filepath.Join(spec.Parent, "cgroup.subtree_control")
 			if err := os.WriteFile(ctl, []byte("+cpuset"), 0); err != nil {
 				return "", fmt.Errorf("enable +cpuset in %s: %w; the cpuset controller must be enabled in %s first",

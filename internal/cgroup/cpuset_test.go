@@ -90,6 +90,14 @@ func TestCpusetCPUs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4}, got)
 
+	// A v1 cpuset not set up has no CPUs: known, and none (not nil,
+	// which would say they are not known).
+	write("empty", "cpuset.cpus", "\n")
+	got, err = v1.CpusetCPUs(filepath.Join(mp, "empty"))
+	require.NoError(t, err)
+	assert.NotNil(t, got)
+	assert.Empty(t, got)
+
 	v2mp := t.TempDir()
 	v2 := Hierarchy{Version: 2, MountPoint: v2mp, MountRoot: "/"}
 	require.NoError(t, os.WriteFile(filepath.Join(v2mp, "cpuset.cpus.effective"), []byte("0-1\n"), 0o644))

@@ -80,7 +80,7 @@ func TestInheritV1(t *testing.T) {
 }
 
 // A parent the user named is checked before anything is made: on v1 it must
-// have its twin, with memory nodes.
+// have its twin, with memory nodes and CPUs.
 func TestCreateSliceV1NamedParentNeedsItsTwin(t *testing.T) {
 	cpu, cpuset := fakeV1(t)
 	parent := filepath.Join(cpu.MountPoint, "mine")
@@ -102,11 +102,20 @@ func TestCreateSliceV1NamedParentNeedsItsTwin(t *testing.T) {
 	assert.Contains(t, err.Error(), "cpuset.mems is empty")
 
 	require.NoError(t, os.WriteFile(filepath.Join(twin, "cpuset.mems"), []byte("0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(twin, "cpuset.cpus"), []byte("\n"), 0o644))
+	_, err = cpu.CreateSlice(spec)
+	require.ErrorAs(t, err, &pe, "a twin without CPUs can give its children none")
+	assert.Contains(t, err.Error(), "cpuset.cpus is empty")
+	assert.Empty(t, dirs(t, parent), "nothing created")
+	assert.Empty(t, dirs(t, twin), "nothing created")
+
+	require.NoError(t, os.WriteFile(filepath.Join(twin, "cpuset.cpus"), []byte("0-3\n"), 0o644))
 	s, err := cpu.CreateSlice(spec)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(twin, filepath.Base(s.Dir)), s.twin)
 	assert.Equal(t, "1", read(t, filepath.Join(s.twin, "cpuset.cpus")))
-	assert.NoFileExists(t, filepath.Join(twin, "cpuset.cpus"), "the user's twin is not written")
+	assert.Equal(t, "0-3\n", read(t, filepath.Join(twin, "cpuset.cpus")), "the user's twin is not written")
+	assert.Equal(t, "0\n", read(t, filepath.Join(twin, "cpuset.mems")), "the user's twin is not written")
 }
 
 // Where v1 mounts cpu and cpuset together the slice is its own twin.
@@ -125,13 +134,28 @@ func TestCreateSliceV1CoMounted(t *testing.T) {
 	assert.Equal(t, "100000", read(t, filepath.Join(s.Dir, "cpu.cfs_period_us")))
 }
 
-// v2: the default parent enables the controller for its children, then the
-// slice takes its CPUs; a parent the user named must have it enabled.
+// v2: the default parent enables the controller for its children (once the
+// top enables it for the default parent), then the slice takes its CPUs; a
+// parent the user named must have it enabled.
 func TestCreateSliceV2Cpuset(t *testing.T) {
 	mp := fakeMount(t)
 	v2 := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"}
-	s, err := v2.CreateSlice(SliceSpec{Parent: v2.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
-		Cpuset: &CpusetSpec{Hier: v2, Parent: v2.DefaultParent(), CPUs: []int{0, 2, 3}}})
+	def := SliceSpec{Parent: v2.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
+		Cpuset: &CpusetSpec{Hier: v2, Parent: v2.DefaultParent(), CPUs: []int{0, 2, 3}}}
+	// The top does not enable cpuset: the default parent could not, so
+	// nothing is made (not the default parent either), and the top is not
+	// changed.
+	top := filepath.Join(mp, "cgroup.subtree_control")
+	require.NoError(t, os.WriteFile(top, []byte("cpu memory\n"), 0o644))
+	_, err := v2.CreateSlice(def)
+	var pe *ParentError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, err.Error(), "echo +cpuset > "+top)
+	assert.Empty(t, dirs(t, mp), "nothing created")
+	assert.Equal(t, "cpu memory\n", read(t, top))
+
+	require.NoError(t, os.WriteFile(top, []byte("cpuset cpu memory\n"), 0o644))
+	s, err := v2.CreateSlice(def)
 	require.NoError(t, err)
 	assert.Empty(t, s.twin)
 	assert.Equal(t, "+cpuset", read(t, filepath.Join(v2.DefaultParent(), "cgroup.subtree_control")))
@@ -147,7 +171,6 @@ func TestCreateSliceV2Cpuset(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(user, "cgroup.subtree_control"), []byte("cpu memory\n"), 0o644))
 	spec := SliceSpec{Parent: user, Limits: cpusetLimits, Cpuset: &CpusetSpec{Hier: v2, Parent: user, CPUs: []int{1}}}
 	_, err = v2.CreateSlice(spec)
-	var pe *ParentError
 	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, err.Error(), "echo +cpuset > "+filepath.Join(user, "cgroup.subtree_control"))
 	assert.Empty(t, dirs(t, user), "nothing created")
@@ -169,6 +192,7 @@ func TestCreateSliceCpusetFailureLeavesNothing(t *testing.T) {
 	require.NoError(t, os.MkdirAll(parent, 0o755))
 	require.NoError(t, os.MkdirAll(twinParent, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(twinParent, "cpuset.mems"), []byte("0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(twinParent, "cpuset.cpus"), []byte("0-3\n"), 0o644))
 	_, err := cpu.CreateSlice(SliceSpec{Parent: parent, Limits: cpusetLimits,
 		Cpuset: &CpusetSpec{Hier: cpuset, Parent: twinParent, CPUs: []int{1}}})
 	require.NoError(t, err)

@@ -81,6 +81,13 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	dir := filepath.Join(parent, name)
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(dir, hier.MountPoint), "/")
 	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Path: filepath.Join(hier.MountRoot, group), Dir: dir}}
+	if hier.Version == 2 && !spec.CreateParent {
+		// A parent the user named is not changed: it must enable the cpu
+		// controller for its children already.
+		if err := checkV2Parent(spec.Parent, parent); err != nil {
+			return nil, err
+		}
+	}
 	if spec.Cpuset != nil {
 		// A parent the user named must offer the cpuset controller already.
 		if err := checkCpusetParent(spec); err != nil {
@@ -114,7 +121,7 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	if hier.Version == 1 {
 		err = hier.newV1(group, quota, period)
 	} else {
-		err = hier.newV2(group, quota, period)
+		err = hier.newV2(group, quota, period, spec.CreateParent)
 	}
 	if err == nil && spec.Limits.Burst > 0 {
 		err = s.writeBurst(spec.Limits.Burst)
@@ -173,22 +180,43 @@ func (hier Hierarchy) newV1(group string, quota, period time.Duration) error {
 	return nil
 }
 
-// newV2 enables the cpu controller for the children of every ancestor of
-// the slice, from the mount point down (cgroup.subtree_control: a child has
-// cpu.max only when its parent enabled +cpu, so the order matters), then
-// writes cpu.max.
-func (hier Hierarchy) newV2(group string, quota, period time.Duration) error {
+// checkV2Parent refuses, before anything is made, a v2 parent the user
+// named whose children would have no cpu.max: the cpu controller must be
+// enabled in its cgroup.subtree_control (which the kernel allows only where
+// every ancestor enables it too). throttlebench does not write it there.
+func checkV2Parent(given, parent string) error {
+	ctl := filepath.Join(parent, "cgroup.subtree_control")
+	data, err := readFile(ctl)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if slices.Contains(strings.Fields(string(data)), "cpu") {
+		return nil
+	}
+	return &ParentError{Given: given, Reason: fmt.Sprintf(
+		"%s does not enable the cpu controller for its children (cgroup.subtree_control: %q), so a slice in it would have no cpu.max; "+
+			"throttlebench does not change a parent you name: enable it (echo +cpu > %s) or leave out --parent",
+		parent, strings.TrimSpace(string(data)), ctl)}
+}
+
+// newV2 writes the slice's cpu.max. In throttlebench's own default parent
+// (own) it first enables the cpu controller for the children of the mount
+// point and of the default parent, in that order (cgroup.subtree_control: a
+// child has cpu.max only when its parent enabled +cpu); a parent the user
+// named enables it already (checkV2Parent) and is not written.
+func (hier Hierarchy) newV2(group string, quota, period time.Duration, own bool) error {
 	dir := filepath.Join(hier.MountPoint, group)
 	var ancestors []string
-	for a := filepath.Dir(dir); hier.contains(a); a = filepath.Dir(a) {
+	for a := filepath.Dir(dir); own && hier.contains(a); a = filepath.Dir(a) {
 		ancestors = append(ancestors, a)
 		if a == hier.MountPoint {
 			break
 		}
 	}
-	// Only the nearest ancestor's error counts: in a subtree delegated to a
-	// user the ancestors above it refuse the write (EPERM), which is fine
-	// when they have +cpu already, and then the subtree's own write succeeds.
+	// Only the nearest ancestor's error counts: in a cgroup namespace or a
+	// container the mount point's file may refuse the write (EPERM, EBUSY),
+	// which is fine when it has +cpu already, and then the default
+	// parent's own write succeeds.
 	var err error
 	for _, a := range slices.Backward(ancestors) {
 		err = os.WriteFile(filepath.Join(a, "cgroup.subtree_control"), []byte("+cpu"), 0)

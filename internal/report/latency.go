@@ -222,7 +222,7 @@ func CheckLatency(r *Latency, bg Background, th Thresholds) []string {
 		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
 			*r.Throttling.NrPeriods))
 	}
-	if msg, ok := unusedQuota(r.Throttling, r.Usage, th); ok {
+	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
 		w = append(w, msg)
 	}
 	// In current mode cpu_ms and cpu_utilisation are the whole cgroup's.

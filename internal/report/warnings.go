@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Background is what the harness read around the measured iterations,
@@ -130,7 +131,7 @@ func Check(r *Report, bg Background, th Thresholds) []string {
 			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
 			r.Stats.N, r.Stats.N, need, th.Alpha, need))
 	}
-	if msg, ok := unusedQuota(r.Throttling, r.Usage, th); ok {
+	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
 		w = append(w, msg)
 	}
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
@@ -175,9 +176,15 @@ func sharedCgroup(path string, bg Background, th Thresholds) (string, bool) {
 // unusedQuota is the warning for a cgroup throttled in many periods while
 // using far less than their quota: every throttled period had its quota
 // handed out, so a quota utilisation well below the throttled fraction
-// means CPUs were handed runtime they did not get to use.
-func unusedQuota(t Throttling, u Usage, th Thresholds) (string, bool) {
+// means CPUs were handed runtime they did not get to use. The usage must be
+// the whole cgroup's: its counter's, or in a created slice the workload's
+// own (alone there). In the current cgroup this process's CPU time leaves
+// out the others in it, whose use of the quota the throttling counts.
+func unusedQuota(mode string, t Throttling, u Usage, th Thresholds) (string, bool) {
 	if t.NrThrottled == nil || t.ThrottledFraction == nil || u.QuotaUtilisation == nil {
+		return "", false
+	}
+	if mode != "created" && (u.Source == nil || *u.Source != SourceCgroup) {
 		return "", false
 	}
 	f, util := *t.ThrottledFraction, *u.QuotaUtilisation
@@ -199,8 +206,9 @@ type quota struct {
 
 // bindingQuota is the tightest quota over the measured cgroup and its
 // ancestors, if it limits the run: a quota of more CPUs than the workers,
-// GOMAXPROCS and the machine allow is never used up, and has no periods
-// worth warning about.
+// GOMAXPROCS and the CPUs they may use (their cpuset, as effective_cpus
+// counts them; the machine's where not known) allow is never used up, and
+// has no periods worth warning about.
 func bindingQuota(r *Report) (quota, bool) {
 	var best quota
 	found := false
@@ -222,6 +230,10 @@ func bindingQuota(r *Report) (quota, bool) {
 	if !found {
 		return quota{}, false
 	}
-	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(r.Host.NumCPU))
+	cpus := r.Host.NumCPU
+	if allowed, err := topology.ParseList(r.Cgroup.AllowedCPUs); err == nil && len(allowed) > 0 {
+		cpus = len(allowed)
+	}
+	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(cpus))
 	return best, float64(best.quota)/float64(best.period) < free
 }

@@ -200,6 +200,22 @@ func TestBuildChecks(t *testing.T) {
 	assert.Contains(t, headlines(r.Warnings), "few iterations")
 }
 
+// A quota of more CPUs than the workers may use is never used up: the CPUs
+// they may use are their cpuset's (allowed_cpus, as effective_cpus counts
+// them), not the machine's.
+func TestQuotaAboveTheCpusetDoesNotBind(t *testing.T) {
+	r := quiet()
+	r.Config.Workers, r.Config.GOMAXPROCS = 2, 2
+	r.Cgroup.QuotaUs = 150000 // 1.5 CPUs of a 2-CPU machine
+	r.Model.CPUMsPerIteration = 300
+	r.Throttling.NrPeriods = u64(3)
+	assert.Equal(t, []string{"few periods"}, headlines(Check(r, Background{}, DefaultThresholds)), "1.5 of 2 CPUs binds")
+	r.Cgroup.AllowedCPUs = "1"
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "1.5 CPUs of a cpuset of 1 never binds")
+	r.Cgroup.AllowedCPUs = "0-1"
+	assert.Equal(t, []string{"few periods"}, headlines(Check(r, Background{}, DefaultThresholds)))
+}
+
 // Every rule at once, for the headlines tables show.
 func TestHeadlinesAreShort(t *testing.T) {
 	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
@@ -276,6 +292,22 @@ func TestThrottledBelowQuotaRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// In the current cgroup, a utilisation from this process's CPU time alone
+// (the cgroup has no usage counter) leaves out the others in it, whose
+// use of the quota the throttling counts: the rule says nothing then. From
+// the cgroup's counter it judges; in a created slice the workload's own CPU
+// time is the slice's (it is alone there).
+func TestThrottledBelowQuotaNeedsTheWholeCgroupsUsage(t *testing.T) {
+	process := SourceProcess
+	r := withUsage(quiet(), 180, 200, 0.15)
+	r.Cgroup.Mode = "current"
+	assert.Equal(t, []string{"throttled below quota"}, headlines(Check(r, Background{}, DefaultThresholds)), "the cgroup's counter")
+	r.Usage.Source = &process
+	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "this process's CPU time, others in the cgroup unseen")
+	r.Cgroup.Mode = "created"
+	assert.Equal(t, []string{"throttled below quota"}, headlines(Check(r, Background{}, DefaultThresholds)), "the workload alone in its slice")
 }
 
 // Without a utilisation (no quota of the cgroup's own, no CPU time) the

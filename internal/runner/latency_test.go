@@ -518,7 +518,7 @@ func TestLatencyPermissionDenied(t *testing.T) {
 	w := &world{fail: map[string]error{"create": denied}}
 	_, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCreate))
 	require.ErrorIs(t, err, ErrNeedsPrivilege)
-	assert.Equal(t, "create", w.log[len(w.log)-1], "nothing runs after the refusal")
+	assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:], "nothing runs after the refusal but the default parent's removal")
 
 	w = &world{fail: map[string]error{"create": denied}}
 	o := openOptions(ModeAuto)

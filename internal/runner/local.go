@@ -258,6 +258,12 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 		return none, err
 	}
 	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits, Cpuset: spec})
+	if err != nil && ownParent {
+		// CreateSlice removes the slice it could not set up, not the
+		// default parent (nor its twin) it may have made for it: they go
+		// here, when empty, as after a run.
+		removeDefaultParents(k, hier, cpusets, twinParent != "")
+	}
 	if errors.Is(err, cgroup.ErrPermission) {
 		if o.Mode == ModeAuto && !o.LimitsSet {
 			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
@@ -274,13 +280,19 @@ func inCgroup[R any](k Local, ctx context.Context, o Options,
 			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
 		}
 		if ownParent {
-			k.Cgroups.RemoveDefaultParent(hier)
-			if twinParent != "" {
-				k.Cgroups.RemoveDefaultParent(cpusets)
-			}
+			removeDefaultParents(k, hier, cpusets, twinParent != "")
 		}
 	}()
 	return created(ctx, o, started, slice)
+}
+
+// removeDefaultParents removes the default parent, and its twin where v1
+// keeps cpusets apart, if no slice is left in them.
+func removeDefaultParents(k Local, hier, cpusets cgroup.Hierarchy, twin bool) {
+	k.Cgroups.RemoveDefaultParent(hier)
+	if twin {
+		k.Cgroups.RemoveDefaultParent(cpusets)
+	}
 }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {

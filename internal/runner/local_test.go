@@ -289,8 +289,9 @@ func TestEveryFailureCleansUp(t *testing.T) {
 }
 
 // assertCleanedUp checks the tail of a failed run's log: kill (if the child
-// was started), then delete and the default parent's removal (if the slice
-// was created), and nothing ran after them.
+// was started), then delete (if the slice was created) and the default
+// parent's removal (which CreateSlice may have made even when it failed),
+// and nothing ran after them.
 func assertCleanedUp(t *testing.T, log []string, created, started bool) {
 	t.Helper()
 	tail := []string{}
@@ -298,7 +299,10 @@ func assertCleanedUp(t *testing.T, log []string, created, started bool) {
 		tail = append(tail, "kill")
 	}
 	if created {
-		tail = append(tail, "delete", "remove parent")
+		tail = append(tail, "delete")
+	}
+	if created || slices.Contains(log, "create") {
+		tail = append(tail, "remove parent")
 	}
 	require.GreaterOrEqual(t, len(log), len(tail), "log %v", log)
 	assert.Equal(t, tail, log[len(log)-len(tail):], "log %v", log)
@@ -377,14 +381,15 @@ func TestPermissionDenied(t *testing.T) {
 			if !tc.fallBack {
 				require.ErrorIs(t, err, ErrNeedsPrivilege)
 				assert.ErrorContains(t, err, denied.Error(), "the cause stays visible")
-				assert.Equal(t, "create", w.log[len(w.log)-1], "nothing runs after the refusal")
+				assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:],
+					"nothing runs after the refusal but the default parent's removal, should it have been made")
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, "current", rep.Cgroup.Mode)
 			assert.Contains(t, rep.Warnings, "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench ("+denied.Error()+")")
 			assert.Contains(t, stderr.String(), "throttlebench: ran in the current cgroup")
-			assert.Equal(t, "self", w.log[slices.Index(w.log, "create")+1])
+			assert.Equal(t, []string{"remove parent", "self"}, w.log[slices.Index(w.log, "create")+1:][:2])
 		})
 	}
 }
@@ -556,6 +561,38 @@ func TestCpusetRunOrder(t *testing.T) {
 	assert.Equal(t, "/fake/cpuset/user.slice/mine", w.spec.Cpuset.Parent)
 	assert.Contains(t, w.log, "clean /fake/cpuset/user.slice/mine")
 	assert.NotContains(t, strings.Join(w.log, ","), "remove parent")
+}
+
+// A slice that cannot be created (limits refused, a cpuset the kernel will
+// not take, a v2 top that cannot give the default parent +cpuset) may leave
+// the default parent, and on v1 its cpuset twin, that CreateSlice made for
+// it: they are removed when empty, as after a run. A parent the user named
+// is not.
+func TestFailedCreateRemovesTheDefaultParents(t *testing.T) {
+	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
+	for _, failure := range []error{cgroup.ErrLimitsRefused, errors.New("write CPUs 1: invalid argument"), cgroup.ErrPermission} {
+		t.Run(failure.Error(), func(t *testing.T) {
+			w := &world{cpusets: &cpusets, fail: map[string]error{"create": failure}}
+			o := options(ModeCreate)
+			o.CPUs = []int{1}
+			_, err := w.local().Run(context.Background(), o)
+			require.ErrorContains(t, err, failure.Error())
+			assert.Equal(t, []string{"create", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-3:])
+
+			// Where cpusets live with cpu (v2), the one default parent.
+			w = &world{fail: map[string]error{"create": failure}}
+			_, err = w.local().Run(context.Background(), o)
+			require.ErrorContains(t, err, failure.Error())
+			assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:])
+
+			w = &world{cpusets: &cpusets, fail: map[string]error{"create": failure}}
+			o.Parent = "/user.slice/mine"
+			_, err = w.local().Run(context.Background(), o)
+			require.ErrorContains(t, err, failure.Error())
+			assert.NotContains(t, strings.Join(w.log, ","), "remove parent")
+			assert.Equal(t, "create", w.log[len(w.log)-1])
+		})
+	}
 }
 
 // Without --cpuset nothing of the cpuset is asked for; where v1 keeps

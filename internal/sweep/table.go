@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -74,10 +75,20 @@ func cells(r Row, notes *table.Notes) []string {
 	if rep.Throttling.ThrottledFraction != nil {
 		frac = f(*rep.Throttling.ThrottledFraction, 3)
 	}
+	// A result without the workers' operations (a file written before
+	// they were counted, read by sweep --from) has no spread: its zero is
+	// no measurement.
+	spread := "-"
+	if notes == nil {
+		spread = ""
+	}
+	if slices.ContainsFunc(rep.Workers, func(w report.Worker) bool { return w.Ops > 0 }) {
+		spread = f(rep.Spread.SlowestToFastest, 2)
+	}
 	note := notes.Cell(rep.Warnings)
 	return append(c,
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
-		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), f(rep.Spread.SlowestToFastest, 2), note)
+		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), spread, note)
 }
 
 // WriteCSV writes a header and one line per row.

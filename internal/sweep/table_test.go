@@ -22,6 +22,7 @@ func fakeReport(cpus, meanMs float64, throttled *float64) *report.Report {
 	r.Throttling.ThrottledFraction = throttled
 	r.Model = report.Model{CPUMsPerIteration: 10, Ratio: 1.02}
 	r.Spread = report.Spread{SlowestToFastest: 0.75, CoV: 0.2}
+	r.Workers = []report.Worker{{ID: 0, Ops: 30}}
 	return r
 }
 
@@ -61,6 +62,27 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	assert.Contains(t, lines[2], "| 20.0 |")
 	assert.Contains(t, lines[2], "| 0.75 |", "spread, two decimals")
+}
+
+// A result without the workers' operations (written before they were
+// counted, read back by sweep --from) has no spread to show: "-" in text and
+// markdown, empty in CSV, never 0.
+func TestSpreadOfAnOlderResult(t *testing.T) {
+	old := fakeReport(0.5, 20, nil)
+	old.Spread, old.Workers = report.Spread{}, []report.Worker{{ID: 0}}
+	rows := []Row{{Config: Config{{"cpus", "0.5"}}, Report: old}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, rows))
+	recs, err := csv.NewReader(&buf).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, "", recs[1][8], "spread")
+	buf.Reset()
+	require.NoError(t, WriteMarkdown(&buf, rows))
+	assert.Contains(t, buf.String(), "| - |")
+	assert.NotContains(t, buf.String(), "0.00")
+	buf.Reset()
+	require.NoError(t, WriteText(&buf, rows))
+	assert.NotContains(t, buf.String(), "0.00")
 }
 
 func TestTextTableAligns(t *testing.T) {

@@ -209,6 +209,56 @@ func TestCpusetNeedsItInANamedParent(t *testing.T) {
 	}
 }
 
+// On v1 a named parent's twin with memory nodes but no CPUs can give its
+// slices none: --cpuset is refused (exit 2) before anything is made.
+func TestCpusetNamedTwinWithoutCPUs(t *testing.T) {
+	hier := needRoot(t)
+	cs := cpusets(t, hier)
+	if hier.Version != 1 || !hier.Separate(cs) {
+		t.Skip("a twin in a cpuset hierarchy of its own is cgroup v1's")
+	}
+	parent := cpusetParent(t, hier)
+	twin := hier.TwinDir(cs, parent)
+	writeFile(t, filepath.Join(twin, "cpuset.cpus"), "\n")
+	data, err := os.ReadFile(filepath.Join(twin, "cpuset.cpus"))
+	require.NoError(t, err)
+	require.Empty(t, strings.TrimSpace(string(data)), "the kernel took the empty list")
+	o := tb(t, "run", "--cgroup", "create", "--parent", parent, "--cpuset", strconv.Itoa(ownCPUs(t)[0]), "--batch", "1", "--iterations", "1")
+	assert.Equal(t, 2, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "has no CPUs")
+	assert.Empty(t, subdirs(t, parent), "nothing created")
+	assert.Empty(t, subdirs(t, twin), "nothing created")
+}
+
+// On v2, --cpuset in the default parent needs the top to enable cpuset
+// for its children, which throttlebench does not write: where it does
+// not, the run is refused (exit 2) and nothing is made, the default parent
+// included. The VM's top enables it, so the test takes it away for a
+// moment, where nothing below uses it.
+func TestCpusetDefaultParentNeedsTheTop(t *testing.T) {
+	hier := needRoot(t)
+	if hier.Version != 2 {
+		t.Skip("cgroup.subtree_control is cgroup v2's (runs in the test VM)")
+	}
+	cpusets(t, hier)
+	if isDir(hier.DefaultParent()) {
+		t.Skip("the default parent is in use: the top's cpuset cannot be taken away")
+	}
+	top := filepath.Join(hier.MountPoint, "cgroup.subtree_control")
+	had, err := os.ReadFile(top)
+	require.NoError(t, err)
+	if slices.Contains(strings.Fields(string(had)), "cpuset") {
+		if err := os.WriteFile(top, []byte("-cpuset"), 0); err != nil {
+			t.Skipf("cannot take cpuset from %s: %v", top, err)
+		}
+		t.Cleanup(func() { writeFile(t, top, "+cpuset") })
+	}
+	o := tb(t, "run", "--cgroup", "create", "--cpuset", strconv.Itoa(ownCPUs(t)[0]), "--batch", "1", "--iterations", "1")
+	assert.Equal(t, 2, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "echo +cpuset > "+top)
+	assert.NoDirExists(t, hier.DefaultParent(), "nothing created, not the default parent")
+}
+
 // --pin: worker i on the i-th CPU this process may use, round again past
 // the last; within a cpuset, on its CPUs.
 func TestPinWorkers(t *testing.T) {

@@ -42,6 +42,12 @@ func TestDelegatedSubtree(t *testing.T) {
 	for _, f := range []string{"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control"} {
 		require.NoError(t, os.Chown(filepath.Join(slices, f), uid, gid))
 	}
+	// The user enables the cpu controller for its slices down its own
+	// subtree, as it may (written here as root; throttlebench does not
+	// change a parent it is given).
+	for _, d := range []string{deleg, slices} {
+		writeFile(t, filepath.Join(d, "cgroup.subtree_control"), "+cpu")
+	}
 
 	// The user's process starts inside its leaf: moving it there afterwards
 	// would need write access to the root's cgroup.procs, which a delegated

@@ -186,6 +186,7 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 		file, weight = "cpu.weight", "10000"
 	}
 	require.NoError(t, os.Mkdir(dir, 0o755))
+	offerCPU(t, hier, dir)
 	t.Cleanup(func() {
 		left := subdirs(t, dir)
 		for _, d := range left {

@@ -83,6 +83,7 @@ func testParent(t testing.TB, hier cgroup.Hierarchy) string {
 	t.Helper()
 	dir := filepath.Join(hier.DefaultParent(), fmt.Sprintf("it-%d-%s", os.Getpid(), sanitize(t.Name())))
 	require.NoError(t, os.MkdirAll(dir, 0o755))
+	offerCPU(t, hier, dir)
 	t.Cleanup(func() {
 		left := subdirs(t, dir)
 		for _, d := range left {
@@ -97,6 +98,21 @@ func testParent(t testing.TB, hier cgroup.Hierarchy) string {
 		}
 	})
 	return dir
+}
+
+// offerCPU sets dir up as a parent of slices as an administrator would:
+// on v2 the cpu controller enabled for the children of the top and of every
+// cgroup down to dir (throttlebench does not change a parent it is given).
+func offerCPU(t testing.TB, hier cgroup.Hierarchy, dir string) {
+	t.Helper()
+	if hier.Version != 2 {
+		return
+	}
+	d := hier.MountPoint
+	for _, part := range append([]string{""}, strings.Split(strings.Trim(strings.TrimPrefix(dir, hier.MountPoint), "/"), "/")...) {
+		d = filepath.Join(d, part)
+		require.NoError(t, os.WriteFile(filepath.Join(d, "cgroup.subtree_control"), []byte("+cpu"), 0), "enable +cpu in %s", d)
+	}
 }
 
 func sanitize(s string) string {

@@ -16,6 +16,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// A v2 --parent that does not enable the cpu controller for its children
+// is refused (exit 2) and left as it was: throttlebench writes no
+// cgroup.subtree_control but its default parent's (and the top's).
+func TestNamedParentIsNotChanged(t *testing.T) {
+	hier := needRoot(t)
+	if hier.Version != 2 {
+		t.Skip("cgroup.subtree_control is cgroup v2's (runs in the test VM)")
+	}
+	bare := filepath.Join(testParent(t, hier), "bare")
+	require.NoError(t, os.Mkdir(bare, 0o755))
+	t.Cleanup(func() { os.Remove(bare) })
+	ctl := filepath.Join(bare, "cgroup.subtree_control")
+	o := tb(t, "run", "--cgroup", "create", "--parent", bare, "--cpus", "0.5", "--batch", "1", "--iterations", "1")
+	assert.Equal(t, 2, o.code, o.stderr)
+	assert.Contains(t, o.stderr, "echo +cpu > "+ctl)
+	assert.Equal(t, 1, strings.Count(o.stderr, "\n"), "one line: %q", o.stderr)
+	data, err := os.ReadFile(ctl)
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(string(data)), "the parent's subtree_control is not written")
+	assert.Empty(t, subdirs(t, bare), "nothing created")
+
+	writeFile(t, ctl, "+cpu")
+	o = tb(t, "run", "--cgroup", "create", "--parent", bare, "--cpus", "0.5", "--batch", "1", "--iterations", "1")
+	assert.Equal(t, 0, o.code, o.stderr)
+	assert.Empty(t, subdirs(t, bare))
+}
+
 // A --parent that is missing or outside the cpu hierarchy exits 2 and
 // creates nothing: not the path asked for, not what the old code made of it.
 func TestParentIsNeverCreated(t *testing.T) {

@@ -316,6 +316,7 @@ func (s *soak) newTrial(t *testing.T, kind string, ki, i int, rng *rand.Rand) *t
 		}
 	}
 	require.NoError(t, os.MkdirAll(tr.parent, 0o755))
+	offerCPU(t, s.hier, tr.parent)
 	dir, err := os.MkdirTemp("", "tb-soak-")
 	if err != nil {
 		os.Remove(tr.parent)
