@@ -303,8 +303,17 @@ func removeCgroup(dir string) error {
 	if err := waitEmpty(dir, 5*time.Second); err != nil {
 		return err
 	}
-	// The kernel may refuse the rmdir (EBUSY) for a moment while the last
-	// task of the group is torn down: retry with growing pauses, 150 ms in all.
+	if err := rmdirEmpty(dir); err != nil {
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	return nil
+}
+
+// rmdirEmpty removes a cgroup directory found empty. The kernel may refuse
+// the rmdir (EBUSY) for a moment while the last task of the group is torn
+// down: it retries with growing pauses, 150 ms in all. A process that
+// entered meanwhile keeps it busy, and the directory stays.
+func rmdirEmpty(dir string) error {
 	delay := 10 * time.Millisecond
 	var err error
 	for i := range 5 {
@@ -315,8 +324,11 @@ func removeCgroup(dir string) error {
 		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
+		if !errors.Is(err, syscall.EBUSY) {
+			return err
+		}
 	}
-	return fmt.Errorf("remove %s: %w", dir, err)
+	return err
 }
 
 // RemoveDefaultParent removes the default parent when no slice is left in
@@ -458,8 +470,9 @@ func CleanStale(parent string) (removed []string, skipped []Skipped, err error) 
 			skipped = append(skipped, Skipped{dir, "has child cgroups, which our slices never have; left alone"})
 			continue
 		}
-		// rmdir: on cgroupfs it fails (EBUSY) if a process entered meanwhile.
-		if err := os.Remove(dir); err != nil {
+		// rmdir: on cgroupfs it fails (EBUSY) if a process entered meanwhile,
+		// and for a moment while a dead run's last task is torn down.
+		if err := rmdirEmpty(dir); err != nil {
 			errs = append(errs, err)
 			continue
 		}
