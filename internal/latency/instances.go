@@ -30,24 +30,7 @@ var instanceColumns = []string{"concurrency", "requests", "failed", "instances_s
 
 // buildInstances lays out rows on instances as build does the open loop's.
 func buildInstances(rows []Row, notes *table.Notes) *table.Table {
-	t := &table.Table{Style: table.Style{Indent: 2}}
-	var names []string
-	if len(rows) > 0 {
-		for _, p := range rows[0].Config {
-			names = append(names, p.Flag)
-		}
-	}
-	for _, n := range append(names, instanceColumns...) {
-		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
-	}
-	t.Columns = append(t.Columns, table.Column{Name: "note", Align: table.Left})
-	for _, r := range rows {
-		t.Rows = append(t.Rows, instanceCells(r, notes))
-	}
-	if notes != nil {
-		t.Notes = notes.Texts()
-	}
-	return t
+	return lay(rows, notes, instanceColumns, instanceCells)
 }
 
 func instanceCells(r Row, notes *table.Notes) []string {

@@ -68,6 +68,12 @@ var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "c
 // its headline with a footnote; CSV (notes nil) has full precision and the
 // warnings whole.
 func build(rows []Row, notes *table.Notes) *table.Table {
+	return lay(rows, notes, columns, cells)
+}
+
+// lay is the layout both tables share: the swept parameters, the metrics
+// (each row's from cells) and a note.
+func lay(rows []Row, notes *table.Notes, metrics []string, cells func(Row, *table.Notes) []string) *table.Table {
 	t := &table.Table{Style: table.Style{Indent: 2}}
 	var names []string
 	if len(rows) > 0 {
@@ -75,7 +81,7 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 			names = append(names, p.Flag)
 		}
 	}
-	for _, n := range append(names, columns...) {
+	for _, n := range append(names, metrics...) {
 		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
 	}
 	// Left, so that a row without warnings does not end in padding.
