@@ -100,13 +100,9 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 }
 
 func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Latency, error) {
-	limits, chain, err := readBack(slice)
+	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
-	}
-	cpuset, err := slice.Cpuset()
-	if err != nil {
-		return nil, fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
 	}
 	child, err := k.StartOpen(o.Exe, o.Open, o.Stderr)
 	if err != nil {

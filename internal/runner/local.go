@@ -296,13 +296,9 @@ func removeDefaultParents(k Local, hier, cpusets cgroup.Hierarchy, twin bool) {
 }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {
-	limits, chain, err := readBack(slice)
+	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
-	}
-	cpuset, err := slice.Cpuset()
-	if err != nil {
-		return nil, fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
 	}
 	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
@@ -419,6 +415,20 @@ func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
 	}
 	chain, err := g.Chain()
 	return limits, chain, err
+}
+
+// readBackSlice is readBack for a created slice, with its cpuset as the
+// kernel took it ("" without one).
+func readBackSlice(slice Slice) (cgroup.Limits, []cgroup.Level, string, error) {
+	limits, chain, err := readBack(slice)
+	if err != nil {
+		return limits, chain, "", err
+	}
+	cpuset, err := slice.Cpuset()
+	if err != nil {
+		return limits, chain, "", fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
+	}
+	return limits, chain, cpuset, nil
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
