@@ -104,36 +104,23 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 	if o.Mode == ModeCurrent {
 		return nil, fmt.Errorf("%w: it cannot run with --cgroup current", ErrInstancesNeedSlices)
 	}
-	hier, err := k.Cgroups.CPUHierarchy(o.Host, o.Version)
+	p, err := k.placeSlices(ctx, o)
+	var nh *noHierarchy
+	if errors.As(err, &nh) {
+		return nil, fmt.Errorf("%w: %w", ErrInstancesNeedSlices, nh.err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInstancesNeedSlices, err)
-	}
-	parent, ownParent := hier.DefaultParent(), o.Parent == ""
-	if !ownParent {
-		if parent, err = k.Cgroups.ParentDir(hier, o.Parent); err != nil {
-			return nil, err
-		}
-	}
-	removed, skipped, _ := k.Cgroups.CleanStale(parent)
-	if len(removed) > 0 {
-		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
-	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(o.Stderr, "throttlebench: left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)\n", len(skipped), parent)
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if ownParent {
-		defer k.Cgroups.RemoveDefaultParent(hier)
+	if p.ownParent {
+		defer p.removeDefaultParents(k)
 	}
 	cal := fl.Calibrate()
 	gmp := o.Open.GOMAXPROCS
 	if o.Policy == "workers" {
 		gmp = policy.Concurrency // an instance's workers are its slots
 	}
-	r := &fleetRun{f: fl, k: k, o: o, hier: hier, started: started,
-		spec:   cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits},
+	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes,
 		init:   driver.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
@@ -146,8 +133,7 @@ type fleetRun struct {
 	f       Fleet
 	k       Local
 	o       Options
-	hier    cgroup.Hierarchy
-	spec    cgroup.SliceSpec
+	place   slicePlace
 	init    driver.InstanceInit
 	m       *instances.Machine
 	cal     driver.Calibration
@@ -161,6 +147,9 @@ type fleetRun struct {
 	mu    sync.Mutex // guards insts (appended here, read by the sampler) and first
 	insts []*liveInstance
 	first *firstSlice
+
+	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
+	warns  []string   // for the result's warnings
 
 	reqs    []reqRecord
 	t0      int64
@@ -377,12 +366,10 @@ func (r *fleetRun) instance(li *liveInstance) {
 		case <-r.quit:
 		}
 	}
-	slice, err := r.k.Cgroups.CreateSlice(r.hier, r.spec)
-	if errors.Is(err, cgroup.ErrPermission) {
-		err = fmt.Errorf("%w under %s (%v); run as root, or give --parent a subtree delegated to you", ErrNeedsPrivilege, r.spec.Parent, err)
-	}
+	// The default parent is removed once, when the whole run ends.
+	slice, err := r.k.Cgroups.CreateSlice(r.place.hier, r.place.spec(r.o))
 	if err != nil {
-		emit(fleetEvent{fatal: err})
+		emit(fleetEvent{fatal: r.place.needsPrivilege(err, "")})
 		return
 	}
 	defer func() {
@@ -398,7 +385,9 @@ func (r *fleetRun) instance(li *liveInstance) {
 		}
 		li.mu.Unlock()
 		if err := slice.Delete(); err != nil {
-			fmt.Fprintf(r.o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
+			r.warnMu.Lock()
+			r.warns = append(r.warns, fmt.Sprintf("the slice of instance %d could not be removed: %v", li.id, err))
+			r.warnMu.Unlock()
 		}
 	}()
 	r.readFirst(slice)
@@ -625,7 +614,13 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 	in.Stat = stat
 	// A run where nothing was served (a shared instance whose cold start
 	// failed) is still a result: completed 0, and the warnings say why.
-	return report.BuildInstances(in), nil
+	res := report.BuildInstances(in)
+	r.warnMu.Lock()
+	for _, w := range r.warns {
+		res.AddWarning(w)
+	}
+	r.warnMu.Unlock()
+	return res, nil
 }
 
 // addStat sums two slices' counters; a counter one of them lacks is
