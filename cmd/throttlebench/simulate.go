@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plot"
@@ -221,11 +222,7 @@ func (o *simulateOptions) resolve(changed func(string) bool) (simulateRun, error
 			}
 			// Unscaled: each cgroup draws the trace's CPUs as its demand per
 			// period, so the CPU's utilisation is m × the trace's mean.
-			var sum float64
-			for _, v := range base.Trace {
-				sum += v
-			}
-			c.Util = float64(m) * sum / float64(len(base.Trace))
+			c.Util = float64(m) * stat.Mean(base.Trace, nil)
 			if !(c.Util < 1) {
 				return r, usagef("--util auto with --cgroups %d: the trace's mean of %.4g CPUs × %d cgroups is a utilisation of %.4g: want below 1 (fewer --cgroups, or a --util to scale to)", m, c.Util/float64(m), m, c.Util)
 			}
