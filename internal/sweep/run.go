@@ -185,6 +185,29 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 // MaxConfigs is the most --max-configs allows.
 const MaxConfigs = 1_000_000
 
+// CheckMaxConfigs checks --max-configs, before the plan is counted.
+func CheckMaxConfigs(n int) error {
+	if n < 1 || n > MaxConfigs {
+		return config.Usagef("max-configs", "invalid --max-configs %d: must be between 1 and %d", n, MaxConfigs)
+	}
+	return nil
+}
+
+// SpecFor sorts the parameters given (by name) into the axes of command's
+// Spec, those that may take a list or a range, and its fixed values; the
+// caller adds the rest (MaxConfigs, Options, NumCPU).
+func SpecFor(command config.Command, given map[string]string) Spec {
+	s := Spec{Command: command, Axes: map[string]string{}, Fixed: map[string]string{}}
+	for name, v := range given {
+		if p, _ := config.Lookup(name); p.Axis {
+			s.Axes[name] = v
+		} else {
+			s.Fixed[name] = v
+		}
+	}
+	return s
+}
+
 // humanDuration rounds a long estimate, in seconds (a Duration overflows at
 // 292 years), to what a person plans by.
 func humanDuration(s float64) string {
