@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 type cleanupOptions struct {
@@ -28,10 +28,10 @@ anything: a slice that still holds processes belongs to a run it cannot see
 alone and listed. Nothing else under the parent is touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("cgroup-version", o.version, []string{"auto", "1", "2"}); err != nil {
+			version, err := config.CgroupVersion(o.version)
+			if err != nil {
 				return err
 			}
-			version, _ := strconv.Atoi(o.version)
 			host := cgroup.Host{Root: "/"}
 			hier, err := host.CPUHierarchy(version)
 			if err != nil {
@@ -40,7 +40,7 @@ alone and listed. Nothing else under the parent is touched.`,
 			parent := hier.DefaultParent()
 			if o.parent != "" {
 				if parent, err = hier.ParentDir(o.parent); err != nil {
-					return usagef("invalid --parent %q: %v", o.parent, err)
+					return config.Usagef("parent", "invalid --parent %q: %v", o.parent, err)
 				}
 			}
 			// Where v1 keeps cpuacct or cpusets apart, a run left twins of

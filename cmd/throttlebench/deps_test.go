@@ -14,12 +14,11 @@ import (
 // by hand again: this test fails, in `make check`, before that is merged.
 // Size is no reason to drop one: the image size test (test/docker,
 // TestImageSize) is a ceiling against regressions, not a target.
-//
-// containerd/cgroups ("github.com/containerd/cgroups/v3", the cgroup
-// layer) and k8s.io/api ("k8s.io/api/batch/v1", the emitted Jobs) join
-// this list when the changes that link them are merged (issue 19).
 var mustLink = map[string]string{
-	"gonum.org/v1/gonum/stat": "internal/stats' mean and variance",
+	"gonum.org/v1/gonum/stat":                  "internal/stats' mean and variance",
+	"github.com/containerd/cgroups/v3/cgroup1": "internal/cgroup's v1 slices",
+	"github.com/containerd/cgroups/v3/cgroup2": "internal/cgroup's v2 slices",
+	"k8s.io/api/batch/v1":                      "internal/kube's Jobs",
 }
 
 func TestBinaryLinksNamedLibraries(t *testing.T) {

@@ -15,12 +15,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// Row is one configuration's outcome: a report, or why it was skipped.
-type Row struct {
-	Config  sweep.Config
-	Report  *report.Latency
-	Skipped string
-}
+// Row is one configuration's outcome: a report, or why it was skipped
+// (the rows sweep.Loop gives back).
+type Row = sweep.Outcome[*report.Latency]
 
 // Formats are latency's output formats.
 var Formats = []string{"json", "text", "csv", "markdown"}

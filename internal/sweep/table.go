@@ -8,10 +8,16 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// Row is one configuration's outcome: a report, or the reason it was skipped.
-type Row struct {
+// Row is one configuration of a sweep: its report, or the reason it was
+// skipped.
+type Row = Outcome[*report.Report]
+
+// Outcome is how one configuration of a list ended: what it measured (R: a
+// run's report in a sweep, a latency report in latency), or why it was
+// skipped.
+type Outcome[R any] struct {
 	Config  Config
-	Report  *report.Report
+	Report  R
 	Skipped string
 }
 
