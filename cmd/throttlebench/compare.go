@@ -175,7 +175,7 @@ func loadResults(which, path string) ([]report.Report, error) {
 		return nil, usagef("invalid %s %q: %v; want a result file written by throttlebench run or sweep", which, path, err)
 	}
 	defer f.Close()
-	reps, err := compare.Load(f)
+	reps, err := report.Load(f)
 	if err != nil {
 		return nil, usagef("invalid %s %q: %v", which, path, err)
 	}
