@@ -27,10 +27,11 @@ type Local struct {
 	// beforeMeasure between the warm-up and the measured iterations.
 	RunHere func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error)
 	// HostCPU reads the machine's CPU times below a filesystem root;
-	// ProcessCPU this process's CPU time; HostInfo the report's host block.
+	// ProcessCPU this process's CPU time; HostInfo the report's host block,
+	// the machine read below a filesystem root too.
 	HostCPU    func(root string) (host.CPUTimes, error)
 	ProcessCPU func() (time.Duration, error)
-	HostInfo   func(started time.Time) report.Host
+	HostInfo   func(root string, started time.Time) report.Host
 
 	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
 	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
@@ -385,7 +386,7 @@ func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup
 	// CPUs the workers could use come with res; NumCPU where they do not.
 	return build.Build(build.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(started), Warnings: warnings,
+		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(o.Host.Root, started), Warnings: warnings,
 		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 }
