@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/collect"
-	"github.com/throttlebench/throttlebench/internal/compare"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func recorded(name string) string {
@@ -29,7 +29,7 @@ func TestCollectAllRecovered(t *testing.T) {
 	f, err := os.Open(out)
 	require.NoError(t, err)
 	defer f.Close()
-	reps, err := compare.Load(f)
+	reps, err := report.Load(f)
 	require.NoError(t, err)
 	require.Len(t, reps, 2)
 	assert.Equal(t, "node-a", reps[0].Host.Node)
@@ -48,7 +48,7 @@ func TestCollectSomeMissing(t *testing.T) {
 	assert.Equal(t, "throttlebench: 2 of 5 pods or files left no result or a broken one (listed above); the 3 results recovered are written", lines[3])
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	reps, err := compare.Load(bytes.NewReader(data))
+	reps, err := report.Load(bytes.NewReader(data))
 	require.NoError(t, err)
 	assert.Len(t, reps, 3)
 }
@@ -67,7 +67,7 @@ func TestCollectSonobuoy(t *testing.T) {
 	code, stdout, stderr := runCLI("collect", recorded("sonobuoy.tar.gz"))
 	assert.Equal(t, exitFailure, code, "node-c's pod failed")
 	assert.Contains(t, stderr, "no result from plugins/throttlebench-rt-c0/results/node-c/error.json: an error result:")
-	reps, err := compare.Load(strings.NewReader(stdout))
+	reps, err := report.Load(strings.NewReader(stdout))
 	require.NoError(t, err)
 	require.Len(t, reps, 2)
 	assert.Equal(t, "node-b", reps[1].Host.Node, "from the path: the result names none")
@@ -83,7 +83,7 @@ func TestCollectDirectory(t *testing.T) {
 	code, stdout, stderr := runCLI("collect", dir)
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stderr, "no result from "+filepath.Join(dir, "failed.log"))
-	reps, err := compare.Load(strings.NewReader(stdout))
+	reps, err := report.Load(strings.NewReader(stdout))
 	require.NoError(t, err)
 	assert.Len(t, reps, 1)
 }
@@ -93,7 +93,7 @@ func TestCollectNodeFilter(t *testing.T) {
 	code, stdout, stderr := runCLI("collect", "--node", "node-b", recorded("timestamps.log"))
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "kept 1 of them (--node node-b)")
-	reps, err := compare.Load(strings.NewReader(stdout))
+	reps, err := report.Load(strings.NewReader(stdout))
 	require.NoError(t, err)
 	require.Len(t, reps, 1)
 	assert.Equal(t, "node-b", reps[0].Host.Node)
@@ -111,7 +111,7 @@ func TestCollectNodeFilterIgnoresOtherNodesFailures(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.NotContains(t, stderr, "node-c")
 	assert.Contains(t, stderr, "; 1 without a result; kept 1 of them (--node node-a), leaving out 1 without a result from other nodes")
-	reps, err := compare.Load(strings.NewReader(stdout))
+	reps, err := report.Load(strings.NewReader(stdout))
 	require.NoError(t, err)
 	require.Len(t, reps, 1)
 
@@ -141,7 +141,7 @@ func TestCollectStdin(t *testing.T) {
 	var out, errb bytes.Buffer
 	err = runCollect(collect.Options{}, []string{"-"}, bytes.NewReader(data), &out, &errb)
 	require.Error(t, err, "one pod failed")
-	reps, err := compare.Load(&out)
+	reps, err := report.Load(&out)
 	require.NoError(t, err)
 	assert.Len(t, reps, 3)
 	assert.Contains(t, errb.String(), "3 results from 4 pods or files")

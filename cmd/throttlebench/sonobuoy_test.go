@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/collect"
-	"github.com/throttlebench/throttlebench/internal/compare"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // startPlugin runs throttlebench as a Sonobuoy plugin's container does, in
@@ -45,7 +45,7 @@ func TestSonobuoyResults(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, "throttlebench.json"), done, "the done file holds the result's path, nothing else")
 	data, err := os.ReadFile(done)
 	require.NoError(t, err)
-	reps, err := compare.Load(bytes.NewReader(data))
+	reps, err := report.Load(bytes.NewReader(data))
 	require.NoError(t, err)
 	require.Len(t, reps, 1)
 	assert.Equal(t, "node-s", reps[0].Host.Node)

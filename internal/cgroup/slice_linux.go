@@ -225,7 +225,7 @@ func checkV2Parent(spec SliceSpec) error {
 		if slices.Contains(has, c) || c == "cpuset" && spec.Cpuset == nil {
 			continue
 		}
-		what := map[string]string{"cpu": "cpu.max", "cpuset": "cpuset.cpus (--cpuset)"}[c]
+		what := map[string]string{"cpu": "cpu.max", "cpuset": "cpuset.cpus (--cpuset needs it)"}[c]
 		if spec.CreateParent {
 			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
 				"%s does not enable the %s controller for its children (cgroup.subtree_control: %q), so throttlebench's default parent %s could not give its slices %s; "+

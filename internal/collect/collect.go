@@ -19,7 +19,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -247,7 +246,7 @@ var jsonLineRE = regexp.MustCompile(`^[ \t]*(["{}\[\]]|(-?[0-9][0-9.eE+-]*|true|
 // line (a stack trace's, a runtime's) that landed inside the result.
 func (c *Collection) decodeBlock(source string, line int, block []string, node string) bool {
 	data := []byte(strings.Join(block, "\n"))
-	if _, err := compare.Load(bytes.NewReader(data)); err != nil {
+	if _, err := report.Load(bytes.NewReader(data)); err != nil {
 		var kept []string
 		for _, l := range block {
 			if jsonLineRE.MatchString(l) {
@@ -255,7 +254,7 @@ func (c *Collection) decodeBlock(source string, line int, block []string, node s
 			}
 		}
 		if len(kept) < len(block) {
-			if _, err := compare.Load(bytes.NewReader([]byte(strings.Join(kept, "\n")))); err == nil {
+			if _, err := report.Load(bytes.NewReader([]byte(strings.Join(kept, "\n")))); err == nil {
 				data = []byte(strings.Join(kept, "\n"))
 			}
 		}
@@ -266,7 +265,7 @@ func (c *Collection) decodeBlock(source string, line int, block []string, node s
 // decode reads one JSON value holding a result (or an array of them) and
 // records what it found; false when it holds none, the reason recorded.
 func (c *Collection) decode(source string, line int, data []byte, node string) bool {
-	reps, err := compare.Load(bytes.NewReader(data))
+	reps, err := report.Load(bytes.NewReader(data))
 	if err != nil {
 		// An error result, {"error": "..."}: Sonobuoy's for a node whose
 		// pod failed, run --sonobuoy-results's for a run that failed.
@@ -277,7 +276,7 @@ func (c *Collection) decode(source string, line int, data []byte, node string) b
 			c.Missing = append(c.Missing, Missing{Source: source, Reason: "an error result: " + quote(failed.Error)})
 			return false
 		}
-		msg := strings.TrimPrefix(err.Error(), compare.ErrInput.Error()+": ")
+		msg := strings.TrimPrefix(err.Error(), report.ErrInput.Error()+": ")
 		c.Missing = append(c.Missing, Missing{Source: source, Reason: fmt.Sprintf("the JSON at line %d is no result: %s", line, quote(msg))})
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 )
 
 func i64(v int64) *int64     { return &v }
@@ -329,5 +330,5 @@ func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
 // A run warns when its iterations are too few for compare at compare's
 // default --alpha: the two must not drift apart.
 func TestRunWarningsJudgeByCompareAlpha(t *testing.T) {
-	assert.Equal(t, DefaultAlpha, report.DefaultThresholds.Alpha)
+	assert.Equal(t, DefaultAlpha, build.DefaultThresholds.Alpha)
 }

@@ -70,7 +70,7 @@ func LoadFile(which, path string) ([]report.Report, error) {
 		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v; want a result file written by throttlebench run or sweep", which, path, config.PathCause(err))
 	}
 	defer f.Close()
-	reps, err := Load(f)
+	reps, err := report.Load(f)
 	if err != nil {
 		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v", which, path, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
-	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -88,7 +88,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		window := time.Duration(m.WindowMs * float64(time.Millisecond))
 		// Both /proc/stat readings round to a tick.
 		others := m.BusyCPUs - float64(2*host.Tick)/float64(window)
-		if others >= report.DefaultThresholds.BusyCPUs {
+		if others >= build.DefaultThresholds.BusyCPUs {
 			add("busy machine: %.2f of %d CPUs were busy on average over %v while inspect waited: other load will compete with a benchmark here",
 				m.BusyCPUs, len(c.Online), window)
 		}

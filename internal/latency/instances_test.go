@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -27,7 +26,7 @@ func instRep(policy string, started int, concurrency int, warnings ...string) *r
 	r.CPUMs = f64(1234.5678)
 	r.InstancesResult = &report.InstancesResult{InstancesStarted: started, ColdStarts: started, PeakInstances: started,
 		PeakRSSBytes: int64(started) * 90 << 20, ColdStartMs: report.LatencyMs{Mean: 150.55},
-		Bill: instances.Bill{RequestMs: 21010, RequestGBs: 1.8464, InstanceMs: 31700, InstanceCPUs: 31.7, CPUShare: 4},
+		Bill: report.Bill{RequestMs: 21010, RequestGBs: 1.8464, InstanceMs: 31700, InstanceCPUs: 31.7, CPUShare: 4},
 		PercentilesMs: report.PartsMs{WaitInstance: report.LatencyMs{Mean: 150.55}, Queue: report.LatencyMs{Mean: 0.345},
 			Service: report.LatencyMs{Mean: 2101.5}},
 		Requests: []report.RequestRow{{ID: 0, Instance: 0, Cold: true}}}

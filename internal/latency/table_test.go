@@ -34,7 +34,7 @@ func rep(rate float64, p99 float64, warnings ...string) *report.Latency {
 		LatencyMs:   report.LatencyMs{Mean: 3.14159265, Min: 1, P50: 2.71828182, P90: 5.5, P99: p99, P999: 42.4242424, Max: 99.9999},
 		Model:       report.LoadModel{OfferedCPUs: 0.5, OfferedLoad: 0.512345678},
 		Warnings:    warnings,
-		Calibration: driver.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
+		Calibration: report.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
 	}
 	r.Throttling.NrPeriods, r.Throttling.NrThrottled, r.Throttling.NrBursts = u64(100), u64(7), u64(3)
 	src := report.SourceProcess

@@ -13,7 +13,7 @@ import (
 func u64(v uint64) *uint64   { return &v }
 func f64(v float64) *float64 { return &v }
 
-// sample is what report.Build makes of three iterations of 100, 90 and
+// sample is what build.Build makes of three iterations of 100, 90 and
 // 110 ms by two workers at 0.5 CPUs (internal/report tests the building).
 func sample() *report.Report {
 	period := int64(100000)

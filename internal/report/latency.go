@@ -1,13 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"time"
-
-	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
-	"github.com/throttlebench/throttlebench/internal/table"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Latency is the result of one open-loop configuration (throttlebench
@@ -44,9 +38,9 @@ type Latency struct {
 	Model LoadModel `json:"model"`
 	// GeneratorLateMs is the most a request was sent after its scheduled
 	// arrival; response times include it.
-	GeneratorLateMs float64            `json:"generator_late_ms"`
-	WorkerCPUMs     []float64          `json:"worker_cpu_ms"`
-	Calibration     driver.Calibration `json:"calibration"`
+	GeneratorLateMs float64     `json:"generator_late_ms"`
+	WorkerCPUMs     []float64   `json:"worker_cpu_ms"`
+	Calibration     Calibration `json:"calibration"`
 	// Histogram holds every response time in ns (HdrHistogram V2,
 	// compressed, base64), to merge or re-plot.
 	Histogram string   `json:"histogram_hdr"`
@@ -96,149 +90,14 @@ type LoadModel struct {
 	OfferedLoad float64 `json:"offered_load"` // offered_cpus / effective_cpus
 }
 
-// LatencyInput is everything a latency report is built from.
-type LatencyInput struct {
-	Open       driver.OpenLoop
-	Policy     string
-	Mode       string
-	Cgroup     cgroup.Cgroup
-	Limits     cgroup.Limits
-	Chain      []cgroup.Level
-	NumCPU     int
-	Result     driver.LatencyResult
-	Stat       cgroup.CPUStat // the change over the window
-	Host       Host
-	Window     time.Duration
-	CPU        *time.Duration // the workload's CPU time over Window
-	CPUSource  string         // where CPU was read: SourceCgroup, SourceProcess
-	Peak100    *float64       // CPUs
-	Warnings   []string
-	Background Background
-	// Cpuset is what --cpuset asked (nil: nothing); CgroupCpuset the
-	// slice's CPUs read back, which the workload process then had: they
-	// count instead of NumCPU.
-	Cpuset       []int
-	CgroupCpuset string
-}
-
-// BuildLatency turns an open-loop run into its report.
-func BuildLatency(in LatencyInput) *Latency {
-	o, res := in.Open, in.Result
-	allowed := in.NumCPU
-	if cpus, err := topology.ParseList(in.CgroupCpuset); err == nil && len(cpus) > 0 {
-		allowed = len(cpus)
-	}
-	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
-	r := &Latency{
-		SchemaVersion: SchemaVersion,
-		Config: LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
-			Workers: o.Workers, Queue: o.Queue, DurationS: o.Duration.Seconds(), Seed: o.Seed,
-			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy, Cpuset: topology.FormatList(in.Cpuset)},
-		Cgroup:    cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff),
-		Host:      in.Host,
-		Offered:   res.Offered,
-		Completed: res.Completed,
-		Dropped:   res.Dropped,
-		WindowMs:  ms(in.Window),
-		LatencyMs: LatencyMs{Mean: ms(res.Mean), Min: ms(res.Min), P50: ms(res.P50), P90: ms(res.P90), P99: ms(res.P99),
-			P999: ms(res.P999), Max: ms(res.Max)},
-		Throttling:      throttling(in.Stat),
-		PeakCPUs100ms:   in.Peak100,
-		GeneratorLateMs: ms(res.Late),
-		Calibration:     res.Calibration,
-		Histogram:       res.Histogram,
-		Warnings:        append([]string{}, in.Warnings...),
-	}
-	r.Cgroup.Cpuset = in.CgroupCpuset
-	if o.Onoff() { // 0 otherwise: they shaped nothing
-		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
-	}
-	if o.Duration > 0 {
-		r.OfferedRPS = float64(res.Offered) / o.Duration.Seconds()
-	}
-	// Over the longer of the schedule and the serving: a run that keeps up
-	// achieves what was offered (less what it dropped), an overloaded one
-	// less, as its last requests finish after the schedule has ended.
-	if span := max(o.Duration, res.Elapsed); span > 0 {
-		r.AchievedRPS = float64(res.Completed) / span.Seconds()
-	}
-	for _, c := range res.WorkerCPU {
-		r.WorkerCPUMs = append(r.WorkerCPUMs, ms(c))
-	}
-	if in.CPU != nil {
-		c := ms(*in.CPU)
-		r.CPUMs = &c
-		if in.Window > 0 && eff > 0 {
-			u := float64(*in.CPU) / (float64(in.Window) * eff)
-			r.CPUUtilisation = &u
-		}
-	}
-	r.Usage = usage(in.CPU, in.CPUSource, in.Limits.Quota, in.Stat.NrPeriods)
-	r.Model.OfferedCPUs = o.Rate * o.Work.Seconds()
-	if eff > 0 {
-		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
-	}
-	r.Warnings = append(r.Warnings, CheckLatency(r, in.Background, DefaultThresholds)...)
-	return r
-}
-
-// Thresholds of the latency warnings.
-const (
-	// A percentile needs requests beyond it: p99.9 rests on the slowest
-	// 1 in 1000, so fewer than 1000 make it the max.
-	minForP999 = 1000
-	// Timer slack and a wake-up on a busy CPU stay below a millisecond; more
-	// is a stalled generator.
-	lateWarn = 5 * time.Millisecond
-)
-
-// CheckLatency judges a built latency report.
-func CheckLatency(r *Latency, bg Background, th Thresholds) []string {
-	var w []string
-	c := r.Config
-	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
-		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
-	}
-	if r.Completed < minForP999 {
-		w = append(w, fmt.Sprintf("few requests: %d completed; p99.9 needs at least %d (p99 at least 100) to be more than the max; raise --rate or --duration",
-			r.Completed, minForP999))
-	}
-	if r.Dropped > 0 {
-		w = append(w, fmt.Sprintf("dropped requests: %d of %d (%.1f%%) found the queue (--queue %d) full and were not served; the latencies cover completed requests only",
-			r.Dropped, r.Offered, 100*float64(r.Dropped)/float64(max(r.Offered, 1)), c.Queue))
-	}
-	if r.Model.OfferedLoad > 1 {
-		w = append(w, fmt.Sprintf("overload: the requests ask for %.2f CPUs (rate × work), more than the %.2f allowed: the queue grows for the whole run, so the latencies grow with --duration",
-			r.Model.OfferedCPUs, r.Cgroup.EffectiveCPUs))
-	}
-	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
-		w = append(w, fmt.Sprintf("late generator: a request was sent up to %s after its scheduled arrival (the generator, in the same slice, was throttled or preempted); "+
-			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
-	}
-	if r.PeakCPUs100ms == nil {
-		w = append(w, "no 100 ms peak: the window was shorter than two samples of the workload's CPU usage, or its counter could not be read")
-	}
-	if r.Cgroup.PeriodUs != nil && r.Cgroup.QuotaUs > 0 && r.Throttling.NrPeriods != nil && float64(*r.Throttling.NrPeriods) < th.MinPeriods {
-		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
-			*r.Throttling.NrPeriods))
-	}
-	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
-		w = append(w, msg)
-	}
-	// In current mode cpu_ms and cpu_utilisation are the whole cgroup's.
-	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
-		w = append(w, msg)
-	}
-	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
-		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
-		if bg.ProcessCPU != nil {
-			own = *bg.ProcessCPU
-		}
-		others := *bg.MachineBusy - own
-		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
-			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the workload: "+
-				"response times may come out high; measure on a quiet machine", float64(others)/float64(bg.Window)))
-		}
-	}
-	return w
+// Calibration says what the open loop's CPU work is and how much of it
+// makes a millisecond on the machine that ran it (driver.Calibration's
+// figures, which the builder copies: the schema names no other package).
+type Calibration struct {
+	Loop            string        `json:"loop"`              // what one iteration computes
+	IterationsPerMs float64       `json:"iterations_per_ms"` // iterations per ms of Clock
+	Clock           string        `json:"clock"`             // what the rounds were timed with
+	Rounds          int           `json:"rounds"`            // timed rounds; IterationsPerMs is their median
+	RoundIterations uint64        `json:"round_iterations"`  // iterations per round
+	Took            time.Duration `json:"took_ns"`           // wall time the calibration took
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 )
 
 // The fleet's records turned into latency's report.
 
 // build turns the records into the report.
-func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, error) {
+func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error) {
 	if r.first == nil {
 		return nil, errors.New("no instance was started")
 	}
@@ -29,12 +30,12 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 			break
 		}
 	}
-	in := report.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
-		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.started), GOMAXPROCS: gmp, Calibration: r.cal,
+	in := build.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
+		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.o.Host.Root, r.started), GOMAXPROCS: gmp, Calibration: r.cal,
 		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
 		Window: time.Duration(end - r.t0), Late: r.late, Background: bg}
 	for _, q := range r.reqs {
-		row := report.InstanceRequest{Arrival: time.Duration(q.arrival - r.t0), Instance: q.instance, Cold: q.cold, Failed: q.failed}
+		row := build.InstanceRequest{Arrival: time.Duration(q.arrival - r.t0), Instance: q.instance, Cold: q.cold, Failed: q.failed}
 		switch {
 		case q.failed != "":
 		case q.reply == nil:
@@ -52,7 +53,7 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 	haveStat := false
 	for i, x := range r.m.Instances() {
 		li := r.insts[i]
-		rec := report.InstanceRecord{Started: time.Duration(x.Started) - time.Duration(r.t0), ColdStart: -1, InitCPU: -1, CPU: -1,
+		rec := build.InstanceRecord{Started: time.Duration(x.Started) - time.Duration(r.t0), ColdStart: -1, InitCPU: -1, CPU: -1,
 			Lifetime: x.Lifetime(), Served: x.Served, Failed: x.Failed}
 		if li.ready != nil {
 			rec.ColdStart = time.Duration(li.readyAt - li.asked)
@@ -76,7 +77,7 @@ func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, erro
 	in.Stat = stat
 	// A run where nothing was served (a shared instance whose cold start
 	// failed) is still a result: completed 0, and the warnings say why.
-	res := report.BuildInstances(in)
+	res := build.BuildInstances(in)
 	r.warnMu.Lock()
 	for _, w := range r.warns {
 		res.AddWarning(w)

@@ -276,7 +276,7 @@ func (w *fleetWorld) fleet() *Fleet {
 			Cgroups:    w,
 			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
 			ProcessCPU: func() (time.Duration, error) { return 0, nil },
-			HostInfo:   func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
+			HostInfo:   func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 			PIDCPU:     func(pid int) (time.Duration, error) { return 30 * time.Millisecond, nil },
 		},
 		StartInstance: w.start,

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -91,9 +92,9 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 	if err != nil {
 		return nil, err
 	}
-	return report.BuildLatency(report.LatencyInput{
+	return build.BuildLatency(build.LatencyInput{
 		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(started),
+		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(w.o.Host.Root, started),
 		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
 		Cpuset: w.o.CPUs, CgroupCpuset: cpuset,
 	}), nil

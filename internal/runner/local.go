@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -26,10 +27,11 @@ type Local struct {
 	// beforeMeasure between the warm-up and the measured iterations.
 	RunHere func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error)
 	// HostCPU reads the machine's CPU times below a filesystem root;
-	// ProcessCPU this process's CPU time; HostInfo the report's host block.
+	// ProcessCPU this process's CPU time; HostInfo the report's host block,
+	// the machine read below a filesystem root too.
 	HostCPU    func(root string) (host.CPUTimes, error)
 	ProcessCPU func() (time.Duration, error)
-	HostInfo   func(started time.Time) report.Host
+	HostInfo   func(root string, started time.Time) report.Host
 
 	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
 	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
@@ -173,8 +175,8 @@ func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Dur
 }
 
 // background turns two readings into what happened between them.
-func background(before, after reading) report.Background {
-	bg := report.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
+func background(before, after reading) build.Background {
+	bg := build.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
 	if before.host != nil && after.host != nil {
 		if busy, ok := host.Busy(*before.host, *after.host, bg.Window); ok {
 			bg.MachineBusy = &busy
@@ -289,7 +291,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 // it was read: its own counter where it has one, else the workload
 // process's CPU time (own), which is the slice's where the workload is
 // alone in it; nil when neither is known.
-func cgroupUsage(bg report.Background, own *time.Duration) (*time.Duration, string) {
+func cgroupUsage(bg build.Background, own *time.Duration) (*time.Duration, string) {
 	if bg.CgroupUsage != nil {
 		return bg.CgroupUsage, report.SourceCgroup
 	}
@@ -379,12 +381,12 @@ func readBackSlice(slice Slice) (cgroup.Limits, []cgroup.Level, string, error) {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res driver.Result, stat cgroup.CPUStat, bg report.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
-	// report.Build adds the warnings about the numbers themselves. The
+	res driver.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
+	// build.Build adds the warnings about the numbers themselves. The
 	// CPUs the workers could use come with res; NumCPU where they do not.
-	return report.Build(report.Input{
+	return build.Build(build.Input{
 		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(started), Warnings: warnings,
+		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(o.Host.Root, started), Warnings: warnings,
 		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 }

@@ -200,7 +200,7 @@ func (w *world) local() *Local {
 			}
 			return w.processAt(), nil
 		},
-		HostInfo: func(time.Time) report.Host { return report.Host{Kernel: "fake"} },
+		HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
-	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // The real kernel, processes and clocks behind Local's seams: the defaults
@@ -108,5 +107,5 @@ func runHere(ctx context.Context, cfg driver.Config, beforeMeasure func() error)
 var (
 	hostCPU    = host.ReadStat
 	processCPU = host.ProcessCPU
-	hostInfo   = report.HostInfo
+	hostInfo   = host.Info
 )

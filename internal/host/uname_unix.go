@@ -1,6 +1,6 @@
 //go:build unix
 
-package report
+package host
 
 import "golang.org/x/sys/unix"
 

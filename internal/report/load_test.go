@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	"encoding/json"
@@ -9,6 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// rep is a run result as compare reads it: a workload, limits, durations.
+func rep(quotaUs int64, durations ...float64) Report {
+	period, periods, throttled := int64(100000), uint64(10), uint64(0)
+	return Report{
+		SchemaVersion: SchemaVersion,
+		Config:        Config{Workload: "bcrypt", Cost: 4, Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+		Cgroup:        Cgroup{Mode: "created", Version: 1, PeriodUs: &period, QuotaUs: quotaUs},
+		Host:          Host{Hostname: "a", Kernel: "6.18"},
+		DurationsMs:   durations,
+		Model:         Model{Ratio: 1},
+		Throttling:    Throttling{NrPeriods: &periods, NrThrottled: &throttled},
+	}
+}
+
 func runJSON(t *testing.T, quotaUs int64, durations ...float64) string {
 	t.Helper()
 	b, err := json.MarshalIndent(rep(quotaUs, durations...), "", "  ")
@@ -16,7 +30,7 @@ func runJSON(t *testing.T, quotaUs int64, durations ...float64) string {
 	return string(b)
 }
 
-func TestCompareLoadAcceptsObjectArrayAndLines(t *testing.T) {
+func TestLoadAcceptsObjectArrayAndLines(t *testing.T) {
 	a, b := runJSON(t, 50000, 1, 2), runJSON(t, -1, 3)
 	for _, c := range []struct {
 		name, in string
@@ -50,7 +64,7 @@ func compact(t *testing.T, s string) string {
 	return string(b)
 }
 
-func TestCompareLoadRejectsWhatIsNotAResult(t *testing.T) {
+func TestLoadRejectsWhatIsNotAResult(t *testing.T) {
 	good := compact(t, runJSON(t, -1, 1))
 	for _, c := range []struct {
 		name, in, want string

@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // ErrInput says that an input is not a throttlebench result file.
@@ -19,13 +17,13 @@ var ErrInput = errors.New("not a throttlebench result")
 // (JSON Lines, e.g. the runs of a CI job appended to one file). Keys it does
 // not know are ignored, so files written by later versions with new keys
 // still load; a schema_version it does not know is refused.
-func Load(r io.Reader) ([]report.Report, error) {
+func Load(r io.Reader) ([]Report, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var out []report.Report
+	var out []Report
 	for {
 		start := skipSpace(data, int(dec.InputOffset()))
 		var raw json.RawMessage
@@ -69,8 +67,8 @@ func Load(r io.Reader) ([]report.Report, error) {
 	return out, nil
 }
 
-func decodeReport(item json.RawMessage) (report.Report, error) {
-	var rep report.Report
+func decodeReport(item json.RawMessage) (Report, error) {
+	var rep Report
 	if len(item) == 0 || item[0] != '{' {
 		return rep, fmt.Errorf("found %.20s where a run object belongs", oneLine(item))
 	}
@@ -80,8 +78,8 @@ func decodeReport(item json.RawMessage) (report.Report, error) {
 	switch {
 	case rep.SchemaVersion == 0:
 		return rep, errors.New("an object without schema_version is not a run result")
-	case rep.SchemaVersion != report.SchemaVersion:
-		return rep, fmt.Errorf("schema_version %d: this throttlebench reads version %d", rep.SchemaVersion, report.SchemaVersion)
+	case rep.SchemaVersion != SchemaVersion:
+		return rep, fmt.Errorf("schema_version %d: this throttlebench reads version %d", rep.SchemaVersion, SchemaVersion)
 	case rep.Config.Workload == "":
 		return rep, errors.New("a run result without config.workload")
 	}

@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -34,10 +35,10 @@ func quietLatency() LatencyInput {
 			Histogram: "HISTFAKE", Calibration: driver.Calibration{IterationsPerMs: 1234, Rounds: 5},
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms},
 		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
-		Host:      Host{Kernel: "6.1", NumCPU: 4},
+		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
 		Window:    20 * time.Second,
 		CPU:       dur(4 * time.Second),
-		CPUSource: SourceProcess,
+		CPUSource: report.SourceProcess,
 		// 0.6 CPUs in the busiest 100 ms.
 		Peak100: f64(0.6),
 	}
@@ -47,9 +48,9 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	r := BuildLatency(quietLatency())
 	assert.Empty(t, r.Warnings)
 	assert.NotNil(t, r.Warnings, "[] in JSON, not null")
-	assert.Equal(t, SchemaVersion, r.SchemaVersion)
+	assert.Equal(t, report.SchemaVersion, r.SchemaVersion)
 
-	assert.Equal(t, LatencyConfig{Rate: 100, Arrivals: "poisson", WorkMs: 2, WaitMs: 3, Workers: 2, Queue: 100, DurationS: 20, Seed: 42,
+	assert.Equal(t, report.LatencyConfig{Rate: 100, Arrivals: "poisson", WorkMs: 2, WaitMs: 3, Workers: 2, Queue: 100, DurationS: 20, Seed: 42,
 		GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config, "on and off shaped nothing: 0")
 	assert.Equal(t, "created", r.Cgroup.Mode)
 	assert.Equal(t, "/throttlebench/tb-1", r.Cgroup.Path)
@@ -81,7 +82,7 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	require.NotNil(t, r.Usage.Source)
 	assert.Equal(t, "process", *r.Usage.Source)
 
-	assert.Equal(t, LatencyMs{Mean: 3, Min: 2, P50: 2.5, P90: 4, P99: 9, P999: 15, Max: 20}, r.LatencyMs)
+	assert.Equal(t, report.LatencyMs{Mean: 3, Min: 2, P50: 2.5, P90: 4, P99: 9, P999: 15, Max: 20}, r.LatencyMs)
 	require.NotNil(t, r.Throttling.NrPeriods)
 	assert.Equal(t, uint64(200), *r.Throttling.NrPeriods)
 	require.NotNil(t, r.Throttling.ThrottledFraction)
@@ -177,7 +178,7 @@ func TestBuildLatencyUnknowns(t *testing.T) {
 	assert.Nil(t, r.CPUMs)
 	assert.Nil(t, r.CPUUtilisation)
 	assert.Nil(t, r.PeakCPUs100ms)
-	assert.Equal(t, Usage{}, r.Usage)
+	assert.Equal(t, report.Usage{}, r.Usage)
 
 	// No quota of the cgroup's own, or no period counted: the CPU time
 	// stands, its quota utilisation is null.
@@ -218,53 +219,53 @@ func TestBuildLatencyKeepsGivenWarnings(t *testing.T) {
 func TestCheckLatencyRules(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		change func(r *Latency, bg *Background)
+		change func(r *report.Latency, bg *Background)
 		want   []string // headlines; nil: none
 		text   string   // in the warning
 	}{
-		{"quiet", func(*Latency, *Background) {}, nil, ""},
-		{"999 completed", func(r *Latency, _ *Background) { r.Completed = 999 }, []string{"few requests"}, "999 completed; p99.9 needs at least 1000"},
-		{"1000 completed", func(r *Latency, _ *Background) { r.Completed = 1000 }, nil, ""},
-		{"dropped", func(r *Latency, _ *Background) { r.Dropped, r.Offered = 20, 2020 }, []string{"dropped requests"}, "20 of 2020 (1.0%) found the queue (--queue 100) full"},
-		{"one dropped", func(r *Latency, _ *Background) { r.Dropped, r.Offered = 1, 2001 }, []string{"dropped requests"}, "1 of 2001 (0.0%)"},
-		{"none dropped", func(r *Latency, _ *Background) { r.Dropped = 0 }, nil, ""},
-		{"load 1", func(r *Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.5, 1 }, nil, ""},
-		{"load above 1", func(r *Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.51, 1.02 },
+		{"quiet", func(*report.Latency, *Background) {}, nil, ""},
+		{"999 completed", func(r *report.Latency, _ *Background) { r.Completed = 999 }, []string{"few requests"}, "999 completed; p99.9 needs at least 1000"},
+		{"1000 completed", func(r *report.Latency, _ *Background) { r.Completed = 1000 }, nil, ""},
+		{"dropped", func(r *report.Latency, _ *Background) { r.Dropped, r.Offered = 20, 2020 }, []string{"dropped requests"}, "20 of 2020 (1.0%) found the queue (--queue 100) full"},
+		{"one dropped", func(r *report.Latency, _ *Background) { r.Dropped, r.Offered = 1, 2001 }, []string{"dropped requests"}, "1 of 2001 (0.0%)"},
+		{"none dropped", func(r *report.Latency, _ *Background) { r.Dropped = 0 }, nil, ""},
+		{"load 1", func(r *report.Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.5, 1 }, nil, ""},
+		{"load above 1", func(r *report.Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.51, 1.02 },
 			[]string{"overload"}, "ask for 0.51 CPUs (rate × work), more than the 0.50 allowed"},
-		{"late 5 ms", func(r *Latency, _ *Background) { r.GeneratorLateMs = 5 }, nil, ""},
-		{"late past 5 ms", func(r *Latency, _ *Background) { r.GeneratorLateMs = 5.01 }, []string{"late generator"}, "after its scheduled arrival"},
-		{"no peak", func(r *Latency, _ *Background) { r.PeakCPUs100ms = nil }, []string{"no 100 ms peak"}, "shorter than two samples"},
-		{"a peak of 0", func(r *Latency, _ *Background) { r.PeakCPUs100ms = f64(0) }, nil, ""},
-		{"9 periods", func(r *Latency, _ *Background) { r.Throttling.NrPeriods = u64(9) }, []string{"few periods"}, "spans 9 CFS periods"},
-		{"10 periods", func(r *Latency, _ *Background) { r.Throttling.NrPeriods = u64(10) }, nil, ""},
-		{"periods not counted", func(r *Latency, _ *Background) { r.Throttling.NrPeriods = nil }, nil, ""},
-		{"9 periods without a quota", func(r *Latency, _ *Background) { r.Throttling.NrPeriods, r.Cgroup.QuotaUs = u64(9), -1 }, nil, ""},
-		{"9 periods without a period", func(r *Latency, _ *Background) { r.Throttling.NrPeriods, r.Cgroup.PeriodUs = u64(9), nil }, nil, ""},
-		{"GOMAXPROCS below workers", func(r *Latency, _ *Background) { r.Config.GOMAXPROCS = 1 }, []string{"GOMAXPROCS 1 is below --workers 2"}, ""},
-		{"GOMAXPROCS unknown", func(r *Latency, _ *Background) { r.Config.GOMAXPROCS = 0 }, nil, ""},
+		{"late 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5 }, nil, ""},
+		{"late past 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5.01 }, []string{"late generator"}, "after its scheduled arrival"},
+		{"no peak", func(r *report.Latency, _ *Background) { r.PeakCPUs100ms = nil }, []string{"no 100 ms peak"}, "shorter than two samples"},
+		{"a peak of 0", func(r *report.Latency, _ *Background) { r.PeakCPUs100ms = f64(0) }, nil, ""},
+		{"9 periods", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods = u64(9) }, []string{"few periods"}, "spans 9 CFS periods"},
+		{"10 periods", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods = u64(10) }, nil, ""},
+		{"periods not counted", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods = nil }, nil, ""},
+		{"9 periods without a quota", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods, r.Cgroup.QuotaUs = u64(9), -1 }, nil, ""},
+		{"9 periods without a period", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods, r.Cgroup.PeriodUs = u64(9), nil }, nil, ""},
+		{"GOMAXPROCS below workers", func(r *report.Latency, _ *Background) { r.Config.GOMAXPROCS = 1 }, []string{"GOMAXPROCS 1 is below --workers 2"}, ""},
+		{"GOMAXPROCS unknown", func(r *report.Latency, _ *Background) { r.Config.GOMAXPROCS = 0 }, nil, ""},
 		// Others: 720 ms busy − 500 ms ours = 220 ms, less the counter's
 		// 20 ms resolution = 200 ms, a fifth of the 1 s window.
-		{"busy machine", func(r *Latency, bg *Background) { *bg = busy(720, nil) }, []string{"busy machine"}, "other processes kept 0.22 CPUs busy"},
-		{"just not busy", func(r *Latency, bg *Background) { *bg = busy(719, nil) }, nil, ""},
-		{"busy, ours unknown", func(r *Latency, bg *Background) { *bg = busy(900, nil); r.CPUMs = nil }, nil, ""},
-		{"busy, no window", func(r *Latency, bg *Background) { *bg = busy(900, nil); bg.Window = 0 }, nil, ""},
+		{"busy machine", func(r *report.Latency, bg *Background) { *bg = busy(720, nil) }, []string{"busy machine"}, "other processes kept 0.22 CPUs busy"},
+		{"just not busy", func(r *report.Latency, bg *Background) { *bg = busy(719, nil) }, nil, ""},
+		{"busy, ours unknown", func(r *report.Latency, bg *Background) { *bg = busy(900, nil); r.CPUMs = nil }, nil, ""},
+		{"busy, no window", func(r *report.Latency, bg *Background) { *bg = busy(900, nil); bg.Window = 0 }, nil, ""},
 		// Current mode: this process's CPU time is ours, generator included.
-		{"busy by this process", func(r *Latency, bg *Background) { *bg = busy(720, dur(600*time.Millisecond)) }, nil, ""},
-		{"busy besides this process", func(r *Latency, bg *Background) { *bg = busy(900, dur(600*time.Millisecond)) }, []string{"busy machine"}, "0.30 CPUs"},
+		{"busy by this process", func(r *report.Latency, bg *Background) { *bg = busy(720, dur(600*time.Millisecond)) }, nil, ""},
+		{"busy besides this process", func(r *report.Latency, bg *Background) { *bg = busy(900, dur(600*time.Millisecond)) }, []string{"busy machine"}, "0.30 CPUs"},
 		// Current mode: others in the measured cgroup, 5% and 10 ms at least.
-		{"shared cgroup", func(r *Latency, bg *Background) {
+		{"shared cgroup", func(r *report.Latency, bg *Background) {
 			bg.CgroupUsage, bg.ProcessCPU = dur(700*time.Millisecond), dur(600*time.Millisecond)
 		},
 			[]string{"shared cgroup"}, "used 100.0 ms of CPU during the measurement, 14% of the cgroup's"},
-		{"cgroup barely shared", func(r *Latency, bg *Background) {
+		{"cgroup barely shared", func(r *report.Latency, bg *Background) {
 			bg.CgroupUsage, bg.ProcessCPU = dur(609*time.Millisecond), dur(600*time.Millisecond)
 		}, nil, ""},
 		// Throttled in 150 of 200 periods while using 20% of their quota:
 		// the fibtest signature; 60% of it is a bursty run's, silent.
-		{"throttled below quota", func(r *Latency, _ *Background) {
+		{"throttled below quota", func(r *report.Latency, _ *Background) {
 			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.2)
 		}, []string{"throttled below quota"}, "throttled in 150 of 200 periods (75%) while using 20% of the quota"},
-		{"throttled, quota used", func(r *Latency, _ *Background) {
+		{"throttled, quota used", func(r *report.Latency, _ *Background) {
 			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.6)
 		}, nil, ""},
 	} {
@@ -312,7 +313,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 	in := quietLatency()
 	in.Open.Arrivals = driver.ArrivalsOnOff
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, BuildLatency(in)))
+	require.NoError(t, report.WriteJSON(&buf, BuildLatency(in)))
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 
@@ -321,7 +322,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage"} {
 		assert.Contains(t, doc, k)
 	}
-	assert.Equal(t, float64(SchemaVersion), doc["schema_version"])
+	assert.Equal(t, float64(report.SchemaVersion), doc["schema_version"])
 	assert.Equal(t, []any{}, doc["warnings"], "an empty list, not null")
 
 	config, ok := doc["config"].(map[string]any)
@@ -355,7 +356,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 	// Unknown numbers are null, their keys still there.
 	in.CPU, in.Peak100 = nil, nil
 	buf.Reset()
-	require.NoError(t, WriteJSON(&buf, BuildLatency(in)))
+	require.NoError(t, report.WriteJSON(&buf, BuildLatency(in)))
 	doc = nil
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 	for _, k := range []string{"cpu_ms", "cpu_utilisation", "peak_cpus_100ms"} {

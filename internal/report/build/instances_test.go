@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"strings"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 const msD = time.Millisecond
@@ -46,7 +47,7 @@ func TestBuildInstances(t *testing.T) {
 	r := BuildInstances(instancesInput())
 	res := r.InstancesResult
 	require.NotNil(t, res)
-	assert.Equal(t, &InstancesConfig{Instances: "per-request", Concurrency: 1, InitMs: 70, InitMemoryBytes: 80 << 20, KeepAliveMs: 600_000, BillGranularityMs: 1},
+	assert.Equal(t, &report.InstancesConfig{Instances: "per-request", Concurrency: 1, InitMs: 70, InitMemoryBytes: 80 << 20, KeepAliveMs: 600_000, BillGranularityMs: 1},
 		r.Config.InstancesConfig)
 	assert.Equal(t, 4, r.Config.Count)
 	assert.Equal(t, 4, r.Offered)
@@ -62,7 +63,7 @@ func TestBuildInstances(t *testing.T) {
 	assert.Equal(t, 0.5, r.Cgroup.EffectiveCPUs)
 
 	// Nearest rank over three: p50 the 2nd, p90 and up the 3rd.
-	assert.Equal(t, LatencyMs{Mean: (2252 + 2363 + 4402) / 3.0, Min: 2252, P50: 2363, P90: 4402, P99: 4402, P999: 4402, Max: 4402}, r.LatencyMs)
+	assert.Equal(t, report.LatencyMs{Mean: (2252 + 2363 + 4402) / 3.0, Min: 2252, P50: 2363, P90: 4402, P99: 4402, P999: 4402, Max: 4402}, r.LatencyMs)
 	assert.Equal(t, r.LatencyMs, res.PercentilesMs.Response)
 	assert.Equal(t, 160.0, res.PercentilesMs.WaitInstance.P50)
 	assert.Equal(t, 155.0, res.ColdStartMs.Mean)
@@ -167,9 +168,9 @@ func TestExactPercentilesNearestRank(t *testing.T) {
 	for _, v := range []int{7, 3, 10, 1, 5, 9, 2, 8, 4, 6} {
 		ds = append(ds, time.Duration(v)*time.Millisecond)
 	}
-	assert.Equal(t, LatencyMs{Mean: 5.5, Min: 1, P50: 5, P90: 9, P99: 10, P999: 10, Max: 10}, exactPercentiles(ds))
+	assert.Equal(t, report.LatencyMs{Mean: 5.5, Min: 1, P50: 5, P90: 9, P99: 10, P999: 10, Max: 10}, exactPercentiles(ds))
 	// n = 3: p50 is the 2nd (⌈1.5⌉), p90 the 3rd (⌈2.7⌉).
 	three := []time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond}
-	assert.Equal(t, LatencyMs{Mean: 2, Min: 1, P50: 2, P90: 3, P99: 3, P999: 3, Max: 3}, exactPercentiles(three))
-	assert.Equal(t, LatencyMs{}, exactPercentiles(nil))
+	assert.Equal(t, report.LatencyMs{Mean: 2, Min: 1, P50: 2, P90: 3, P99: 3, P999: 3, Max: 3}, exactPercentiles(three))
+	assert.Equal(t, report.LatencyMs{}, exactPercentiles(nil))
 }

@@ -1,10 +1,11 @@
-package report
+package build
 
 import (
 	"slices"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
@@ -61,10 +62,10 @@ func throughputs(ps []placement) []float64 {
 
 // spread compares throughputs. Without a worker that did anything there
 // is nothing uneven to show: 1 and 0, as for one worker.
-func spread(throughputs []float64) Spread {
+func spread(throughputs []float64) report.Spread {
 	if len(throughputs) == 0 || slices.Max(throughputs) <= 0 {
-		return Spread{SlowestToFastest: 1}
+		return report.Spread{SlowestToFastest: 1}
 	}
 	s := stats.Summarize(throughputs)
-	return Spread{SlowestToFastest: s.Min / s.Max, CoV: s.CoV}
+	return report.Spread{SlowestToFastest: s.Min / s.Max, CoV: s.CoV}
 }

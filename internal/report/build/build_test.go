@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func u64(v uint64) *uint64               { return &v }
@@ -75,7 +76,7 @@ func TestMissingCountersAreNull(t *testing.T) {
 	in.Stat = cgroup.CPUStat{NrPeriods: u64(0), NrThrottled: u64(0)}
 	in.Limits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
 	var buf bytes.Buffer
-	require.NoError(t, WriteJSON(&buf, Build(in)))
+	require.NoError(t, report.WriteJSON(&buf, Build(in)))
 	var m struct {
 		Throttling map[string]any `json:"throttling"`
 		Cgroup     map[string]any `json:"cgroup"`
@@ -101,11 +102,6 @@ func TestMinTimeInJSON(t *testing.T) {
 	assert.Equal(t, 1500.0, r.Config.MinTimeMs)
 }
 
-func TestCPUModel(t *testing.T) {
-	assert.Equal(t, "AMD EPYC 7B13", cpuModel([]byte("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n")))
-	assert.Equal(t, "", cpuModel([]byte("processor\t: 0\n")))
-}
-
 // The workload's own parameters and the waits are in config; each worker
 // says whether it slept; faults add up per iteration and per operation;
 // memtouch has its MB/s, and no cost (bcrypt's).
@@ -119,20 +115,20 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 		in.Result.Iterations[i].Workers[1].FaultsMajor = 2
 	}
 	r := Build(in)
-	assert.Equal(t, Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
+	assert.Equal(t, report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
 		Batch: 10, Iterations: 3, Warmup: 0, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config)
 	assert.Equal(t, "slow", r.Workers[0].Profile)
 	assert.Equal(t, "fast", r.Workers[1].Profile)
 	assert.Equal(t, uint64(90), r.Workers[0].FaultsMinor)
 	assert.Equal(t, uint64(6), r.Workers[1].FaultsMajor)
-	assert.Equal(t, Faults{Minor: 40, Major: 2, MinorPerOp: 2, MajorPerOp: 0.1}, r.Faults)
+	assert.Equal(t, report.Faults{Minor: 40, Major: 2, MinorPerOp: 2, MajorPerOp: 0.1}, r.Faults)
 	// 20 operations of 1 MiB in a mean iteration of 100 ms.
 	require.NotNil(t, r.MBPerS)
 	assert.InDelta(t, 20*1.048576/0.1, *r.MBPerS, 1e-6)
 
 	b := Build(sample())
 	assert.Nil(t, b.MBPerS, "mb_per_s is memtouch's")
-	assert.Equal(t, Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, b.Config,
+	assert.Equal(t, report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, b.Config,
 		"no other workload's parameters, no waits")
 	assert.Equal(t, "fast", b.Workers[0].Profile)
 }
@@ -142,7 +138,7 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 // 50 ms × 4 periods is 0.75.
 func TestBuildUsage(t *testing.T) {
 	in := sample()
-	in.Usage, in.UsageSource = dur(150*time.Millisecond), SourceProcess
+	in.Usage, in.UsageSource = dur(150*time.Millisecond), report.SourceProcess
 	u := Build(in).Usage
 	require.NotNil(t, u.CPUMs)
 	assert.InDelta(t, 150, *u.CPUMs, 1e-9)
@@ -152,7 +148,7 @@ func TestBuildUsage(t *testing.T) {
 	assert.Equal(t, "process", *u.Source)
 
 	// With burst a period may use more than its quota: above 1, as it is.
-	in.Usage, in.UsageSource = dur(260*time.Millisecond), SourceCgroup
+	in.Usage, in.UsageSource = dur(260*time.Millisecond), report.SourceCgroup
 	u = Build(in).Usage
 	require.NotNil(t, u.QuotaUtilisation)
 	assert.InDelta(t, 1.3, *u.QuotaUtilisation, 1e-12)
@@ -173,7 +169,7 @@ func TestBuildUsageNull(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := sample()
-			in.Usage, in.UsageSource = dur(150*time.Millisecond), SourceCgroup
+			in.Usage, in.UsageSource = dur(150*time.Millisecond), report.SourceCgroup
 			tc.edit(&in)
 			u := Build(in).Usage
 			require.NotNil(t, u.CPUMs)
@@ -183,9 +179,9 @@ func TestBuildUsageNull(t *testing.T) {
 	}
 
 	r := Build(sample())
-	assert.Equal(t, Usage{}, r.Usage)
+	assert.Equal(t, report.Usage{}, r.Usage)
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, r))
+	require.NoError(t, report.WriteJSON(&b, r))
 	assert.Contains(t, b.String(), `"usage": {
     "cpu_ms": null,
     "quota_utilisation": null,
@@ -198,7 +194,7 @@ func TestBuildUsageNull(t *testing.T) {
 func TestBuildWarnsOfUnusedQuota(t *testing.T) {
 	in := sample()
 	in.Stat = cgroup.CPUStat{NrPeriods: u64(100), NrThrottled: u64(90)}
-	in.Usage, in.UsageSource = dur(600*time.Millisecond), SourceCgroup
+	in.Usage, in.UsageSource = dur(600*time.Millisecond), report.SourceCgroup
 	r := Build(in)
 	require.NotNil(t, r.Usage.QuotaUtilisation)
 	assert.InDelta(t, 0.12, *r.Usage.QuotaUtilisation, 1e-12)
@@ -249,7 +245,7 @@ func TestPlacement(t *testing.T) {
 	assert.Equal(t, 1.5, r.Model.Parallelism)
 
 	var b bytes.Buffer
-	require.NoError(t, WriteJSON(&b, r))
+	require.NoError(t, report.WriteJSON(&b, r))
 	var m struct{ Config, Cgroup map[string]any }
 	require.NoError(t, json.Unmarshal(b.Bytes(), &m))
 	for _, k := range []string{"cpuset", "pin", "one_per_core"} {

@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"strings"
@@ -7,24 +7,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func i64(v int64) *int64 { return &v }
 
 // quiet is a run that deserves no warning: 10 iterations of 200 ms at half
 // a CPU of a 100 ms period, 100 ms of CPU each, 20 periods counted.
-func quiet() *Report {
-	r := &Report{
-		Config: Config{Workload: "bcrypt", Cost: 4, Batch: 100, Iterations: 10, Workers: 1, GOMAXPROCS: 1},
-		Cgroup: Cgroup{Mode: "created", Path: "/throttlebench/tb-1", PeriodUs: i64(100000), QuotaUs: 50000, EffectiveCPUs: 0.5},
-		Host:   Host{NumCPU: 2},
-		Stats:  Stats{N: 10, MeanMs: 200},
-		Model:  Model{CPUMsPerIteration: 100, Parallelism: 0.5, ExpectedMs: 200, Ratio: 1},
+func quiet() *report.Report {
+	r := &report.Report{
+		Config: report.Config{Workload: "bcrypt", Cost: 4, Batch: 100, Iterations: 10, Workers: 1, GOMAXPROCS: 1},
+		Cgroup: report.Cgroup{Mode: "created", Path: "/throttlebench/tb-1", PeriodUs: i64(100000), QuotaUs: 50000, EffectiveCPUs: 0.5},
+		Host:   report.Host{NumCPU: 2},
+		Stats:  report.Stats{N: 10, MeanMs: 200},
+		Model:  report.Model{CPUMsPerIteration: 100, Parallelism: 0.5, ExpectedMs: 200, Ratio: 1},
 	}
 	for range 10 {
 		r.DurationsMs = append(r.DurationsMs, 200)
 	}
-	r.Workers = []Worker{{ID: 0, MeanMs: 200, CPUMs: 1000}}
+	r.Workers = []report.Worker{{ID: 0, MeanMs: 200, CPUMs: 1000}}
 	r.Throttling.NrPeriods = u64(20)
 	return r
 }
@@ -74,7 +75,7 @@ func TestFewPeriods(t *testing.T) {
 	r = quiet()
 	r.Cgroup.QuotaUs = -1
 	r.Throttling.NrPeriods = u64(0)
-	r.Cgroup.Levels = []Level{{Dir: "/sys/fs/cgroup/pod", PeriodUs: 250000, QuotaUs: 125000}}
+	r.Cgroup.Levels = []report.Level{{Dir: "/sys/fs/cgroup/pod", PeriodUs: 250000, QuotaUs: 125000}}
 	r.Model.CPUMsPerIteration = 200 // more than the quota of 125 ms
 	w = Check(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"few periods"}, headlines(w))
@@ -231,12 +232,12 @@ func TestHeadlinesAreShort(t *testing.T) {
 
 // withUsage sets r's counters: throttled in throttled of periods, and a
 // quota utilisation of util (quiet's 50 ms quota over those periods).
-func withUsage(r *Report, throttled, periods uint64, util float64) *Report {
+func withUsage(r *report.Report, throttled, periods uint64, util float64) *report.Report {
 	f := float64(throttled) / float64(periods)
 	cpu := util * 50 * float64(periods)
-	src := SourceCgroup
-	r.Throttling = Throttling{NrPeriods: u64(periods), NrThrottled: u64(throttled), ThrottledFraction: &f}
-	r.Usage = Usage{CPUMs: &cpu, QuotaUtilisation: &util, Source: &src}
+	src := report.SourceCgroup
+	r.Throttling = report.Throttling{NrPeriods: u64(periods), NrThrottled: u64(throttled), ThrottledFraction: &f}
+	r.Usage = report.Usage{CPUMs: &cpu, QuotaUtilisation: &util, Source: &src}
 	return r
 }
 
@@ -300,7 +301,7 @@ func TestThrottledBelowQuotaRule(t *testing.T) {
 // the cgroup's counter it judges; in a created slice the workload's own CPU
 // time is the slice's (it is alone there).
 func TestThrottledBelowQuotaNeedsTheWholeCgroupsUsage(t *testing.T) {
-	process := SourceProcess
+	process := report.SourceProcess
 	r := withUsage(quiet(), 180, 200, 0.15)
 	r.Cgroup.Mode = "current"
 	assert.Equal(t, []string{"throttled below quota"}, headlines(Check(r, Background{}, DefaultThresholds)), "the cgroup's counter")
@@ -316,6 +317,6 @@ func TestThrottledBelowQuotaNeedsTheUtilisation(t *testing.T) {
 	r := withUsage(quiet(), 180, 200, 0.15)
 	r.Usage.QuotaUtilisation = nil
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
-	r.Usage = Usage{}
+	r.Usage = report.Usage{}
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
 }

@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"bytes"
@@ -11,24 +11,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func TestSpread(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		throughputs []float64
-		want        Spread
+		want        report.Spread
 	}{
 		// mean 75, sample stddev √((25² + 25²)/1) = 35.355…
-		{"one two times slower", []float64{100, 50}, Spread{0.5, 25 * math.Sqrt2 / 75}},
-		{"even", []float64{100, 100, 100}, Spread{1, 0}},
+		{"one two times slower", []float64{100, 50}, report.Spread{SlowestToFastest: 0.5, CoV: 25 * math.Sqrt2 / 75}},
+		{"even", []float64{100, 100, 100}, report.Spread{SlowestToFastest: 1, CoV: 0}},
 		// mean 4, deviations −2, 0, 2: stddev √(8/2) = 2
-		{"three", []float64{2, 4, 6}, Spread{2.0 / 6, 0.5}},
-		{"one worker", []float64{42}, Spread{1, 0}},
+		{"three", []float64{2, 4, 6}, report.Spread{SlowestToFastest: 2.0 / 6, CoV: 0.5}},
+		{"one worker", []float64{42}, report.Spread{SlowestToFastest: 1, CoV: 0}},
 		// mean 50, stddev √(2 × 50²) = 70.71…
-		{"one did nothing", []float64{100, 0}, Spread{0, math.Sqrt2}},
-		{"none did anything", []float64{0, 0}, Spread{1, 0}},
-		{"no workers", nil, Spread{1, 0}},
+		{"one did nothing", []float64{100, 0}, report.Spread{SlowestToFastest: 0, CoV: math.Sqrt2}},
+		{"none did anything", []float64{0, 0}, report.Spread{SlowestToFastest: 1, CoV: 0}},
+		{"no workers", nil, report.Spread{SlowestToFastest: 1, CoV: 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := spread(tc.throughputs)
@@ -97,14 +98,14 @@ func TestOneWorkerSpreadIsEven(t *testing.T) {
 	for i := range in.Result.Iterations {
 		in.Result.Iterations[i].Workers = in.Result.Iterations[i].Workers[:1]
 	}
-	assert.Equal(t, Spread{SlowestToFastest: 1, CoV: 0}, Build(in).Spread)
+	assert.Equal(t, report.Spread{SlowestToFastest: 1, CoV: 0}, Build(in).Spread)
 }
 
 // The keys the README documents, and cpus null where nothing was sampled.
 func TestPlacementKeysInJSON(t *testing.T) {
 	decode := func(in Input) map[string]any {
 		var buf bytes.Buffer
-		require.NoError(t, WriteJSON(&buf, Build(in)))
+		require.NoError(t, report.WriteJSON(&buf, Build(in)))
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
 		return m

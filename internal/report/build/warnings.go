@@ -1,4 +1,4 @@
-package report
+package build
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/model"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -87,7 +88,7 @@ var DefaultThresholds = Thresholds{
 // returns the warnings it deserves. Every warning starts with a short
 // headline ending in ": ", then says what is wrong, by how much, and what
 // to do about it: tables show the headlines, the JSON carries it all.
-func Check(r *Report, bg Background, th Thresholds) []string {
+func Check(r *report.Report, bg Background, th Thresholds) []string {
 	var w []string
 	c := r.Config
 	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
@@ -180,11 +181,11 @@ func sharedCgroup(path string, bg Background, th Thresholds) (string, bool) {
 // the whole cgroup's: its counter's, or in a created slice the workload's
 // own (alone there). In the current cgroup this process's CPU time leaves
 // out the others in it, whose use of the quota the throttling counts.
-func unusedQuota(mode string, t Throttling, u Usage, th Thresholds) (string, bool) {
+func unusedQuota(mode string, t report.Throttling, u report.Usage, th Thresholds) (string, bool) {
 	if t.NrThrottled == nil || t.ThrottledFraction == nil || u.QuotaUtilisation == nil {
 		return "", false
 	}
-	if mode != "created" && (u.Source == nil || *u.Source != SourceCgroup) {
+	if mode != "created" && (u.Source == nil || *u.Source != report.SourceCgroup) {
 		return "", false
 	}
 	f, util := *t.ThrottledFraction, *u.QuotaUtilisation
@@ -209,7 +210,7 @@ type quota struct {
 // GOMAXPROCS and the CPUs they may use (their cpuset, as effective_cpus
 // counts them; the machine's where not known) allow is never used up, and
 // has no periods worth warning about.
-func bindingQuota(r *Report) (quota, bool) {
+func bindingQuota(r *report.Report) (quota, bool) {
 	var best quota
 	found := false
 	consider := func(periodUs, quotaUs int64, leaf bool) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package report
+package host
 
 // kernelRelease is unknown off Unix.
 func kernelRelease() string { return "" }

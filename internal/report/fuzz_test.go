@@ -1,4 +1,4 @@
-package compare
+package report
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // FuzzLoad feeds Load arbitrary bytes, seeded with every result file the
@@ -19,7 +17,7 @@ import (
 // a result: this schema, a workload, and durations that are all above 0.
 func FuzzLoad(f *testing.F) {
 	n := 0
-	for _, dir := range []string{"testdata", filepath.Join("..", "..", "cmd", "throttlebench", "testdata", "compare")} {
+	for _, dir := range []string{filepath.Join("..", "compare", "testdata"), filepath.Join("..", "..", "cmd", "throttlebench", "testdata", "compare")} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			f.Fatal(err)
@@ -59,7 +57,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("no results and no error")
 		}
 		for i, r := range reps {
-			if r.SchemaVersion != report.SchemaVersion || r.Config.Workload == "" {
+			if r.SchemaVersion != SchemaVersion || r.Config.Workload == "" {
 				t.Fatalf("result %d: schema_version %d, workload %q", i+1, r.SchemaVersion, r.Config.Workload)
 			}
 			if len(r.DurationsMs) == 0 {
