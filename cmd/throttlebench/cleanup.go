@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 type cleanupOptions struct {
@@ -22,17 +21,17 @@ func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
 		Use:   "cleanup",
 		Short: "Remove slices left by runs whose process no longer lives (e.g. killed with SIGKILL)",
 		Long: `cleanup removes the empty slices (tb-<pid>-<start>-<random>) whose owning
-throttlebench process no longer lives, and their twins in the cpuset
-hierarchy where cgroup v1 keeps it apart (--cpuset). It never kills
+throttlebench process no longer lives, and their twins in the cpuacct and
+cpuset hierarchies where cgroup v1 keeps them apart. It never kills
 anything: a slice that still holds processes belongs to a run it cannot see
 (another PID namespace) or holds processes that are not ours, and is left
 alone and listed. Nothing else under the parent is touched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("cgroup-version", o.version, []string{"auto", "1", "2"}); err != nil {
+			version, err := config.CgroupVersion(o.version)
+			if err != nil {
 				return err
 			}
-			version, _ := strconv.Atoi(o.version)
 			host := cgroup.Host{Root: "/"}
 			hier, err := host.CPUHierarchy(version)
 			if err != nil {
@@ -41,18 +40,12 @@ alone and listed. Nothing else under the parent is touched.`,
 			parent := hier.DefaultParent()
 			if o.parent != "" {
 				if parent, err = hier.ParentDir(o.parent); err != nil {
-					return usagef("invalid --parent %q: %v", o.parent, err)
+					return config.Usagef("parent", "invalid --parent %q: %v", o.parent, err)
 				}
 			}
-			removed, skipped, err := cgroup.CleanStale(parent)
-			// Where v1 keeps cpusets apart, a run with --cpuset left a twin
-			// of its slice there, under the same parent path.
-			cpusets, cerr := host.CpusetHierarchy(hier)
-			separate := cerr == nil && hier.Separate(cpusets)
-			if separate {
-				r, s, terr := cgroup.CleanStale(hier.TwinDir(cpusets, parent))
-				removed, skipped, err = append(removed, r...), append(skipped, s...), errors.Join(err, terr)
-			}
+			// Where v1 keeps cpuacct or cpusets apart, a run left twins of
+			// its slice there, under the same parent path.
+			removed, skipped, err := host.Tidy(hier, parent, o.parent == "")
 			for _, d := range removed {
 				fmt.Fprintf(stdout, "removed %s\n", d)
 			}
@@ -61,12 +54,6 @@ alone and listed. Nothing else under the parent is touched.`,
 			}
 			if err == nil && len(removed) == 0 && len(skipped) == 0 {
 				fmt.Fprintf(stdout, "nothing to remove under %s\n", parent)
-			}
-			if o.parent == "" {
-				hier.RemoveDefaultParent()
-				if separate {
-					cpusets.RemoveDefaultParent()
-				}
 			}
 			return err
 		},

@@ -24,14 +24,6 @@ const (
 	// A run ended by a signal exits 128+signal, as shells expect.
 )
 
-// usageError is bad input to a command (a configuration parameter's is a
-// config.Error): it names the flag, the value and what is allowed.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
-
 // signalError is the cause of a context cancelled by SIGINT or SIGTERM.
 type signalError struct{ sig syscall.Signal }
 
@@ -95,12 +87,14 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 		return 128 + int(sigErr.sig)
 	}
 	fmt.Fprintf(stderr, "throttlebench: %s\n", oneLine(err.Error()))
-	var ue *usageError
+	// Bad input, whichever command and room found it, is a config.Error
+	// (cobra's own flag errors become one in flagError); a --parent that
+	// is no place for slices is bad input too, found where slices are made.
 	var ce *codeError
 	var pe *cgroup.ParentError
 	var bad *config.Error
 	switch {
-	case errors.As(err, &ue) || !started || errors.As(err, &pe) || errors.As(err, &bad):
+	case !started || errors.As(err, &bad) || errors.As(err, &pe):
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

@@ -3,18 +3,15 @@ package main
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-// maxTimeout bounds --timeout: far beyond any run, small enough to stay a
-// Duration.
-const maxTimeout = 30 * 24 * time.Hour
+// maxTimeout bounds --timeout (config's bound, under the name emit.go uses).
+const maxTimeout = config.MaxTimeout
 
 // flagErrRE matches pflag's "invalid argument" error for a value it could
 // not parse itself (durations, floats, bools, ints): the flags that are not
@@ -26,7 +23,7 @@ var flagErrRE = regexp.MustCompile(`^invalid argument (".*") for "(?:-\w, )?--([
 func flagError(err error) error {
 	m := flagErrRE.FindStringSubmatch(err.Error())
 	if m == nil {
-		return usagef("%v", err)
+		return config.Usagef("", "%v", err)
 	}
 	v, uerr := strconv.Unquote(m[1])
 	if uerr != nil {
@@ -38,45 +35,51 @@ func flagError(err error) error {
 	case "max-configs":
 		want = fmt.Sprintf("want a whole number between 1 and %d", sweep.MaxConfigs)
 	case "timeout":
-		want = fmt.Sprintf("want a duration between 0 (no limit) and %v, such as 90s or 10m", maxTimeout)
+		want = fmt.Sprintf("want a duration between 0 (no limit) and %v, such as 90s or 10m", config.MaxTimeout)
 	case "alpha":
 		want = "want a number between 0 and 1 (exclusive), such as 0.05"
 	case "quiet":
 		want = "want true or false"
 	default:
-		return usagef("%v", err)
+		return config.Usagef(flag, "%v", err)
 	}
-	return usagef("invalid --%s %q: %s", flag, v, want)
+	return config.Usagef(flag, "invalid --%s %q: %s", flag, v, want)
 }
 
-func checkChoice(flag, v string, allowed []string) error {
-	if !slices.Contains(allowed, v) {
-		return usagef("invalid --%s %q: want one of %s", flag, v, strings.Join(allowed, ", "))
-	}
-	return nil
+// usagef, checkChoice, checkOutput and pathErr are config's checks under
+// the names emit.go and sonobuoy.go call them by.
+func usagef(format string, a ...any) error { return config.Usagef("", format, a...) }
+
+func checkChoice(flag, v string, allowed []string) error { return config.Choice(flag, v, allowed) }
+
+func checkOutput(flag, path string) error { return config.Output(flag, path) }
+
+func pathErr(err error) error { return config.PathCause(err) }
+
+// paramValue is a parameter's flag: the text as given, checked by config
+// (so that run and sweep word every error the same way), with the type its
+// kind suggests in --help.
+type paramValue struct {
+	s    string
+	kind config.Kind
+	list bool
 }
 
-// checkPlot refuses a --plot that names no picture format the charts are
-// drawn in, or no place to write one, before the work that would fill it.
-func checkPlot(path string) error {
-	if path == "" {
-		return nil
+func (v *paramValue) String() string     { return v.s }
+func (v *paramValue) Set(s string) error { v.s = s; return nil }
+func (v *paramValue) Type() string {
+	t := map[config.Kind]string{config.Int: "int", config.Float: "float", config.Duration: "duration", config.Words: "string", config.Bool: "bool"}[v.kind]
+	if v.list {
+		return t + "s"
 	}
-	if ext := strings.ToLower(path[max(0, strings.LastIndex(path, ".")):]); ext != ".svg" && ext != ".png" {
-		return usagef("invalid --plot %q: want a file name ending in .svg or .png", path)
-	}
-	return checkOutput("plot", path)
+	return t
 }
 
-// checkOutput refuses, before any work is done rather than after a long run,
-// an --output (or --plot) that is no place for a result: a device, a
-// directory, a missing or unwritable directory, a kernel filesystem.
-func checkOutput(flag, path string) error {
-	if path == "" {
-		return nil
+// listFlags names the parameters of command that take lists.
+func listFlags(command config.Command) string {
+	var names []string
+	for _, p := range config.AxesFor(command) {
+		names = append(names, "--"+p.Name)
 	}
-	if _, err := atomicfile.Target(path); err != nil {
-		return usagef("invalid --%s %q: %v", flag, path, err)
-	}
-	return nil
+	return strings.Join(names, ", ")
 }

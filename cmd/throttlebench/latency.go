@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -79,47 +79,33 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	// A single configuration that cannot be is bad input, as in run: there
 	// is no other to go on with.
 	if !list && steps[0].Skip != "" {
-		return usagef("%s", steps[0].Skip)
+		return config.Usagef("", "%s", steps[0].Skip)
 	}
 
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-	}
 	// Rewritten after every configuration: an interrupted list keeps what
 	// it measured.
 	save := func(rows []latency.Row) error {
 		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list) })
 	}
 	local, fleet := runner.NewLocal(), runner.NewFleet()
-	var rows []latency.Row
-	err = sweep.Steps(ctx, steps,
-		func(_ int, st sweep.Step) error {
-			run := local.Latency
-			if onInstances {
-				run = fleet.Run
-			}
-			rep, err := run(ctx, st.Opts)
-			if err != nil {
-				return err
-			}
-			if o.summary && rep.InstancesResult != nil {
-				rep.Requests = nil
-			}
-			rows = append(rows, latency.Row{Config: st.Config, Report: rep})
-			if s.output != "" {
-				return save(rows)
-			}
-			return nil
-		},
-		func(st sweep.Step, why string) {
-			rows = append(rows, latency.Row{Config: st.Config, Skipped: why})
-			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(st.Config), why)
-		})
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the run exceeded --timeout %v and was stopped after %d configurations; nothing left behind", s.timeout, len(rows))
+	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
+		if !onInstances {
+			return local.Latency(ctx, opts)
+		}
+		rep, err := fleet.Run(ctx, opts)
+		if err == nil && o.summary && rep.InstancesResult != nil {
+			rep.Requests = nil
+		}
+		return rep, err
 	}
+	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](measure), Timeout: s.timeout, What: "run",
+		Skipped: func(c sweep.Config, why string) {
+			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
+		}}
+	if s.output != "" {
+		loop.Save = save
+	}
+	rows, err := loop.Run(ctx, steps)
 	if err != nil {
 		return err
 	}
@@ -137,16 +123,16 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 func (o *latencyOptions) checkInstances(onInstances bool, changed func(string) bool) error {
 	if !onInstances {
 		if o.summary {
-			return usagef("--summary applies only with --instances: it leaves out their requests[]")
+			return config.Usagef("summary", "--summary applies only with --instances: it leaves out their requests[]")
 		}
 		return nil
 	}
 	spec := *o.run.values["instances"]
 	if o.plot != "" {
-		return usagef("--plot %q does not apply with --instances: compare the instances' rows in the table", o.plot)
+		return config.Usagef("plot", "--plot %q does not apply with --instances: compare the instances' rows in the table", o.plot)
 	}
 	if o.run.mode == runner.ModeCurrent {
-		return usagef("--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)
+		return config.Usagef("instances", "--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)
 	}
 	if changed("concurrency") {
 		perRequest := true
@@ -154,7 +140,7 @@ func (o *latencyOptions) checkInstances(onInstances bool, changed func(string) b
 			perRequest = perRequest && strings.TrimSpace(m) == "per-request"
 		}
 		if perRequest {
-			return usagef("--concurrency %q does not apply to --instances per-request, which serves one request at a time an instance: it applies to shared and pool:N",
+			return config.Usagef("concurrency", "--concurrency %q does not apply to --instances per-request, which serves one request at a time an instance: it applies to shared and pool:N",
 				*o.run.values["concurrency"])
 		}
 	}

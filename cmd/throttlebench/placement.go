@@ -64,7 +64,7 @@ func (f *cpuFacts) check(c config.Config) error {
 					may = "none: the cpuset its slice would be made in has no CPUs"
 				}
 			}
-			return usagef("invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
+			return config.Usagef("cpuset", "invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
 				topology.FormatList(c.Cpuset), topology.FormatList(outside), may)
 		}
 	}
@@ -81,7 +81,7 @@ func (f *cpuFacts) check(c config.Config) error {
 			return fmt.Errorf("--one-per-core: read the CPU layout: %w", err)
 		}
 		if len(t.OnePerCore(base)) == 0 {
-			return usagef("invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
+			return config.Usagef("one-per-core", "invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
 				topology.FormatList(base), topology.FormatList(t.Online))
 		}
 	}

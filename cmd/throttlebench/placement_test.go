@@ -24,7 +24,7 @@ func TestCPUFactsCheck(t *testing.T) {
 	bad := func(c config.Config, msg string) {
 		t.Helper()
 		err := f.check(c)
-		var ue *usageError
+		var ue *config.Error
 		require.ErrorAs(t, err, &ue, "%+v", c)
 		assert.Equal(t, msg, err.Error())
 	}

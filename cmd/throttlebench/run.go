@@ -24,7 +24,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   throttlebench run --cgroup current --format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("format", o.format, render.Formats); err != nil {
+			if err := config.Choice("format", o.format, render.Formats); err != nil {
 				return err
 			}
 			s, err := o.settings(cmd.Flags().Changed, stderr)

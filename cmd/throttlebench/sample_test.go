@@ -45,20 +45,20 @@ func (c *onTime) SleepUntil(ctx context.Context, at time.Duration) error {
 
 // sampleFile runs sample against a counter file the clock writes: 0.5 CPUs
 // per 100 ms interval with a 3-CPU spike in the fourth.
-func sampleFile(t *testing.T, r sampleRun, ctx context.Context, stop func()) (string, error) {
+func sampleFile(t *testing.T, r usage.Options, ctx context.Context, stop func()) (string, error) {
 	dir := t.TempDir()
 	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/job", Dir: dir}
 	ms := time.Millisecond
 	clk := &onTime{file: filepath.Join(dir, "cpuacct.usage"), stop: stop,
 		used: []time.Duration{7 * time.Second, 50 * ms, 50 * ms, 50 * ms, 300 * ms, 50 * ms, 50 * ms}}
-	r.interval = 100 * ms
+	r.Interval = 100 * ms
 	var out, errb bytes.Buffer
 	err := runSample(ctx, r, cg, clk, &out, &errb)
 	return out.String(), err
 }
 
 func TestSampleFormats(t *testing.T) {
-	r := sampleRun{duration: 600 * time.Millisecond, limit: 1, target: 0.2, format: "json"}
+	r := usage.Options{Duration: 600 * time.Millisecond, Limit: 1, Target: 0.2, Format: "json"}
 	out, err := sampleFile(t, r, context.Background(), func() {})
 	require.NoError(t, err)
 	var f usage.File
@@ -74,12 +74,12 @@ func TestSampleFormats(t *testing.T) {
 	assert.Equal(t, "cpuacct.usage", f.Cgroup.Counter)
 	assert.False(t, f.Interrupted)
 
-	r.format = "csv"
+	r.Format = "csv"
 	out, err = sampleFile(t, r, context.Background(), func() {})
 	require.NoError(t, err)
 	assert.Equal(t, "t_ms,span_ms,usage_cpus\n100,100,0.5\n200,100,0.5\n300,100,0.5\n400,100,3\n500,100,0.5\n600,100,0.5\n", out)
 
-	r.format = "text"
+	r.Format = "text"
 	out, err = sampleFile(t, r, context.Background(), func() {})
 	require.NoError(t, err)
 	for _, want := range []string{"cgroup /job (v1, cpuacct.usage): 6 intervals of 100.0ms", "above 1.000", "16.7%",
@@ -93,7 +93,7 @@ func TestSampleFormats(t *testing.T) {
 func TestSampleInterrupted(t *testing.T) {
 	for _, d := range []time.Duration{0, time.Hour} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		out, err := sampleFile(t, sampleRun{duration: d, target: 0.01, format: "json"}, ctx,
+		out, err := sampleFile(t, usage.Options{Duration: d, Target: 0.01, Format: "json"}, ctx,
 			func() { cancel(&signalError{syscall.SIGINT}) })
 		var f usage.File
 		require.NoError(t, json.Unmarshal([]byte(out), &f), "duration %v", d)
@@ -109,7 +109,7 @@ func TestSampleInterrupted(t *testing.T) {
 func TestSamplePlotAfterInterrupt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage.svg")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	_, err := sampleFile(t, sampleRun{duration: time.Hour, limit: 2, target: 0.01, format: "json", plot: path}, ctx,
+	_, err := sampleFile(t, usage.Options{Duration: time.Hour, Limit: 2, Target: 0.01, Format: "json", Plot: path}, ctx,
 		func() { cancel(&signalError{syscall.SIGINT}) })
 	var sig *signalError
 	require.ErrorAs(t, err, &sig)

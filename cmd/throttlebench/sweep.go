@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -81,12 +81,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		return err
 	}
 
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-	}
-	loop := sweep.Loop{Runner: runner.NewLocal(), NumCPU: runtime.NumCPU(),
+	loop := sweep.Loop[*report.Report]{Runner: runner.NewLocal(), NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}
@@ -103,9 +98,6 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		loop.Save = save
 	}
 	rows, err := loop.Run(ctx, steps)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the sweep exceeded --timeout %v and was stopped after %d configurations; nothing left behind", s.timeout, len(rows))
-	}
 	if err != nil {
 		return err
 	}

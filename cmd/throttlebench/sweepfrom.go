@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/throttlebench/throttlebench/internal/compare"
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -21,22 +23,22 @@ func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error
 	var refused error
 	flags.Visit(func(f *pflag.Flag) {
 		if refused == nil && !fromKeeps[f.Name] {
-			refused = usagef("--%s %q cannot be used with --from: it shows results read from a file and runs nothing", f.Name, f.Value.String())
+			refused = config.Usagef(f.Name, "--%s %q cannot be used with --from: it shows results read from a file and runs nothing", f.Name, f.Value.String())
 		}
 	})
 	if refused != nil {
 		return refused
 	}
-	if err := checkChoice("format", o.run.format, sweep.Formats); err != nil {
+	if err := config.Choice("format", o.run.format, sweep.Formats); err != nil {
 		return err
 	}
-	if err := checkPlot(o.plot); err != nil {
+	if err := config.Plot(o.plot); err != nil {
 		return err
 	}
-	if err := checkOutput("output", o.run.output); err != nil {
+	if err := config.Output("output", o.run.output); err != nil {
 		return err
 	}
-	reps, err := loadResults("--from", o.from)
+	reps, err := compare.LoadFile("--from", o.from)
 	if err != nil {
 		return err
 	}

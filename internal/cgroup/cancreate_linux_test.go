@@ -29,17 +29,16 @@ func TestCanCreateSlice(t *testing.T) {
 	assert.False(t, ok)
 	assert.Contains(t, why, "is not writable")
 
-	// v2: the top of the visible hierarchy is a container's cgroup (it has
-	// cpu.max) holding processes, without +cpu for its children.
+	// v2: the top does not enable +cpu for its children. throttlebench
+	// does not write it there (it writes only its own default parent's),
+	// so no slice would have a cpu.max.
 	mp = t.TempDir()
-	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "\n", "cpu.max": "max 100000\n", "cgroup.procs": "1\n7\n"})
+	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "memory\n", "cgroup.procs": "1\n7\n"})
 	ok, why = v2(mp).CanCreateSlice()
 	assert.False(t, ok)
-	assert.Contains(t, why, "is not the root cgroup and holds processes")
-	// The root cgroup may hold processes and still enable controllers.
-	assert.NoError(t, os.Remove(filepath.Join(mp, "cpu.max")))
-	ok, why = v2(mp).CanCreateSlice()
-	assert.True(t, ok, why)
+	assert.Contains(t, why, "does not enable cpu for its children")
+	assert.Contains(t, why, "echo +cpu > "+filepath.Join(mp, "cgroup.subtree_control"))
+	assert.Equal(t, "memory\n", readString(t, filepath.Join(mp, "cgroup.subtree_control")), "nothing written to find out")
 	// Enabled already: nothing to write there.
 	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "cpu memory\n", "cpu.max": "max 100000\n"})
 	ok, why = v2(mp).CanCreateSlice()
@@ -56,4 +55,11 @@ func TestCanCreateSliceUnwritable(t *testing.T) {
 	ok, why := Hierarchy{Version: 1, MountPoint: mp}.CanCreateSlice()
 	assert.False(t, ok)
 	assert.Contains(t, why, "permission denied")
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	assert.NoError(t, err)
+	return string(data)
 }

@@ -49,7 +49,7 @@ func (h Host) CpusetHierarchy(cpu Hierarchy) (Hierarchy, error) {
 	}
 	for _, m := range mounts {
 		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuset") {
-			return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}, nil
+			return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}, nil
 		}
 	}
 	return Hierarchy{}, fmt.Errorf("%w (cgroup v1)", ErrNoCpuset)

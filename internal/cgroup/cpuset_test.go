@@ -30,6 +30,7 @@ func TestCpusetHierarchy(t *testing.T) {
 			require.NoError(t, err)
 			want := tt.want
 			want.MountPoint = filepath.Join(cg, want.MountPoint)
+			want.Root = h.Root
 			assert.Equal(t, want, got)
 			assert.Equal(t, cpu.Version == 1, cpu.Separate(got))
 		})

@@ -46,9 +46,9 @@ func TestCreateSliceV1CpusetTwin(t *testing.T) {
 
 	name := filepath.Base(s.Dir)
 	assert.Equal(t, filepath.Join(cpuset.MountPoint, "throttlebench", name), s.twin)
-	assert.Equal(t, "0-3", read(t, filepath.Join(twinParent, "cpuset.cpus")))
-	assert.Equal(t, "0", read(t, filepath.Join(twinParent, "cpuset.mems")))
-	assert.Equal(t, "0", read(t, filepath.Join(s.twin, "cpuset.mems")))
+	assert.Equal(t, "0-3\n", read(t, filepath.Join(twinParent, "cpuset.cpus")))
+	assert.Equal(t, "0\n", read(t, filepath.Join(twinParent, "cpuset.mems")))
+	assert.Equal(t, "0\n", read(t, filepath.Join(s.twin, "cpuset.mems")))
 	assert.Equal(t, "1-3", read(t, filepath.Join(s.twin, "cpuset.cpus")))
 	assert.NoFileExists(t, filepath.Join(s.Dir, "cpuset.cpus"), "nothing of the cpuset in the cpu hierarchy")
 	got, err := s.Cpuset()
@@ -62,21 +62,25 @@ func TestCreateSliceV1CpusetTwin(t *testing.T) {
 	require.NoError(t, s.AddProc(4242))
 	assert.Equal(t, "4242", read(t, filepath.Join(s.twin, "cgroup.procs")))
 	assert.Equal(t, "4242", read(t, filepath.Join(s.Dir, "cgroup.procs")))
-	s.twin = filepath.Join(t.TempDir(), "gone")
-	assert.Error(t, s.AddProc(4242), "a twin that cannot take it stops the move")
+	require.NoError(t, os.Remove(filepath.Join(s.twin, "cgroup.procs")))
+	require.NoError(t, os.Mkdir(filepath.Join(s.twin, "cgroup.procs"), 0o755))
+	assert.Error(t, s.AddProc(4243), "a twin that cannot take it stops the move")
+	assert.Equal(t, "4242", read(t, filepath.Join(s.Dir, "cgroup.procs")), "and the slice gets nothing")
 }
 
 // A twin parent left by a run that died before filling it gets the CPUs
 // and nodes; one that has them keeps its own.
-func TestInheritV1(t *testing.T) {
-	_, cpuset := fakeV1(t)
+func TestDefaultTwinParentInherits(t *testing.T) {
+	cpu, cpuset := fakeV1(t)
 	dir := filepath.Join(cpuset.MountPoint, "throttlebench")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpuset.cpus"), []byte("2\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpuset.mems"), []byte("\n"), 0o644))
-	require.NoError(t, inheritV1(dir))
+	_, err := cpu.CreateSlice(SliceSpec{Parent: cpu.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
+		Cpuset: &CpusetSpec{Hier: cpuset, Parent: dir, CPUs: []int{2}}})
+	require.NoError(t, err)
 	assert.Equal(t, "2\n", read(t, filepath.Join(dir, "cpuset.cpus")))
-	assert.Equal(t, "0", read(t, filepath.Join(dir, "cpuset.mems")))
+	assert.Equal(t, "0\n", read(t, filepath.Join(dir, "cpuset.mems")))
 }
 
 // A parent the user named is checked before anything is made: on v1 it must
@@ -118,20 +122,20 @@ func TestCreateSliceV1NamedParentNeedsItsTwin(t *testing.T) {
 	assert.Equal(t, "0\n", read(t, filepath.Join(twin, "cpuset.mems")), "the user's twin is not written")
 }
 
-// Where v1 mounts cpu and cpuset together the slice is its own twin.
+// Where v1 mounts cpu and cpuset together (no layout we know of does), the
+// library's cpuset controller cannot find the top of the hierarchy:
+// refused before anything is made.
 func TestCreateSliceV1CoMounted(t *testing.T) {
 	mp := t.TempDir()
 	both := Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/"}
 	require.NoError(t, os.WriteFile(filepath.Join(mp, "cpuset.cpus"), []byte("0-1\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(mp, "cpuset.mems"), []byte("0\n"), 0o644))
-	s, err := both.CreateSlice(SliceSpec{Parent: both.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
+	_, err := both.CreateSlice(SliceSpec{Parent: both.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
 		Cpuset: &CpusetSpec{Hier: both, Parent: both.DefaultParent(), CPUs: []int{0}}})
-	require.NoError(t, err)
-	assert.Empty(t, s.twin)
-	assert.Equal(t, "0-1", read(t, filepath.Join(both.DefaultParent(), "cpuset.cpus")))
-	assert.Equal(t, "0", read(t, filepath.Join(s.Dir, "cpuset.mems")))
-	assert.Equal(t, "0", read(t, filepath.Join(s.Dir, "cpuset.cpus")))
-	assert.Equal(t, "100000", read(t, filepath.Join(s.Dir, "cpu.cfs_period_us")))
+	var pe *ParentError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, err.Error(), "mounted alone, at a directory named cpuset")
+	assert.Empty(t, dirs(t, mp), "nothing created")
 }
 
 // v2: the default parent enables the controller for its children (once the
@@ -155,11 +159,12 @@ func TestCreateSliceV2Cpuset(t *testing.T) {
 	assert.Equal(t, "cpu memory\n", read(t, top))
 
 	require.NoError(t, os.WriteFile(top, []byte("cpuset cpu memory\n"), 0o644))
+	fakeOwnParent(t, v2)
 	s, err := v2.CreateSlice(def)
 	require.NoError(t, err)
 	assert.Empty(t, s.twin)
-	assert.Equal(t, "+cpuset", read(t, filepath.Join(v2.DefaultParent(), "cgroup.subtree_control")))
-	assert.Equal(t, "+cpu", read(t, filepath.Join(mp, "cgroup.subtree_control")), "the top: +cpu as always, no +cpuset")
+	assert.Equal(t, "+cpu +cpuset", read(t, filepath.Join(v2.DefaultParent(), "cgroup.subtree_control")))
+	assert.Equal(t, "cpuset cpu memory\n", read(t, top), "the top is not written")
 	assert.Equal(t, "0,2-3", read(t, filepath.Join(s.Dir, "cpuset.cpus")))
 	require.NoError(t, os.WriteFile(filepath.Join(s.Dir, "cpuset.cpus.effective"), []byte("0,2-3\n"), 0o644))
 	got, err := s.Cpuset()
@@ -240,12 +245,12 @@ func TestCleanStaleTwins(t *testing.T) {
 	twinParent := cpuset.DefaultParent()
 	stale := filepath.Join(twinParent, "tb-999999-1-deadbeef")
 	other := filepath.Join(twinParent, "not-ours")
-	live, err := newSliceName()
+	live, err := newSliceName("")
 	require.NoError(t, err)
 	for _, d := range []string{stale, other, filepath.Join(twinParent, live)} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
-	removed, skipped, err := CleanStale(twinParent)
+	removed, skipped, err := Hierarchy{}.CleanStale(twinParent)
 	require.NoError(t, err)
 	assert.Equal(t, []string{stale}, removed)
 	assert.Empty(t, skipped)

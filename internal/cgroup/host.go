@@ -30,6 +30,14 @@ type Hierarchy struct {
 	Version    int    // 1 or 2
 	MountPoint string // directory on disk (including Host.Root)
 	MountRoot  string // cgroup path mounted there: "/" on a host, "/docker/<id>" in a container
+	// Acct is, on v1, the mount point of the hierarchy that holds the
+	// cpuacct controller: MountPoint itself where cpu and cpuacct are
+	// mounted together (cpu,cpuacct), another directory where cpuacct is
+	// mounted apart (as on our hybrid hosts, where a slice gets a twin
+	// there for its usage counter), "" where it is not mounted and on v2.
+	Acct string
+	// Root is the Host's root, below which /proc is read ("" is "/").
+	Root string
 }
 
 // Cgroup is one cgroup of the cpu hierarchy (or, from Host.Accounting, of
@@ -59,7 +67,14 @@ func (h Host) pickHierarchy(mounts []Mount, version int) (Hierarchy, error) {
 	if version == 0 || version == 1 {
 		for _, m := range mounts {
 			if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") {
-				return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}, nil
+				hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}
+				for _, a := range mounts {
+					if a.FSType == "cgroup" && slices.Contains(a.SuperOpts, "cpuacct") && a.Root == m.Root {
+						hier.Acct = h.path(a.MountPoint)
+						break
+					}
+				}
+				return hier, nil
 			}
 		}
 	}
@@ -74,7 +89,7 @@ func (h Host) pickHierarchy(mounts []Mount, version int) (Hierarchy, error) {
 				continue
 			}
 			if slices.Contains(strings.Fields(string(ctrl)), "cpu") {
-				return Hierarchy{Version: 2, MountPoint: mp, MountRoot: m.Root}, nil
+				return Hierarchy{Version: 2, MountPoint: mp, MountRoot: m.Root, Root: h.Root}, nil
 			}
 		}
 	}

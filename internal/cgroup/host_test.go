@@ -34,16 +34,16 @@ func TestCPUHierarchy(t *testing.T) {
 		version int
 		want    Hierarchy // MountPoint relative to the fixture's sys/fs/cgroup
 	}{
-		{"hybrid", 0, Hierarchy{Version: 1, MountPoint: "cpu", MountRoot: "/"}},
-		{"hybrid", 1, Hierarchy{Version: 1, MountPoint: "cpu", MountRoot: "/"}},
-		{"v1-host", 0, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/"}},
-		{"v1-host", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/"}},
+		{"hybrid", 0, Hierarchy{Version: 1, MountPoint: "cpu", MountRoot: "/", Acct: "cpuacct"}},
+		{"hybrid", 1, Hierarchy{Version: 1, MountPoint: "cpu", MountRoot: "/", Acct: "cpuacct"}},
+		{"v1-host", 0, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/", Acct: "cpu,cpuacct"}},
+		{"v1-host", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/", Acct: "cpu,cpuacct"}},
 		{"v2", 0, Hierarchy{Version: 2, MountPoint: "", MountRoot: "/"}},
 		{"v2", 2, Hierarchy{Version: 2, MountPoint: "", MountRoot: "/"}},
-		{"docker-v1", 0, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/docker/" + dockerID}},
+		{"docker-v1", 0, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/docker/" + dockerID, Acct: "cpu,cpuacct"}},
 		{"docker-v2", 0, Hierarchy{Version: 2, MountPoint: "", MountRoot: "/"}},
-		{"v1-burst", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/"}},
-		{"v1-old-kernel", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/"}},
+		{"v1-burst", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/", Acct: "cpu,cpuacct"}},
+		{"v1-old-kernel", 1, Hierarchy{Version: 1, MountPoint: "cpu,cpuacct", MountRoot: "/", Acct: "cpu,cpuacct"}},
 		{"mount-space", 0, Hierarchy{Version: 2, MountPoint: "my cgroup", MountRoot: "/"}},
 	}
 	for _, tt := range tests {
@@ -53,6 +53,10 @@ func TestCPUHierarchy(t *testing.T) {
 			require.NoError(t, err)
 			want := tt.want
 			want.MountPoint = filepath.Join(cg, want.MountPoint)
+			want.Root = h.Root
+			if want.Acct != "" {
+				want.Acct = filepath.Join(cg, want.Acct)
+			}
 			assert.Equal(t, want, got)
 		})
 	}

@@ -3,7 +3,6 @@
 package cgroup
 
 import (
-	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -17,6 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/containerd/cgroups/v3/cgroup1"
+	"github.com/containerd/cgroups/v3/cgroup2"
 )
 
 // ErrPermission says a slice could not be created for lack of rights: not
@@ -40,11 +42,22 @@ type SliceSpec struct {
 }
 
 // Slice is a cgroup created for one benchmark run. Delete it when done.
+//
+// containerd/cgroups does its file work (lib, set when the slice is made;
+// a Slice without one, as in tests, is only removed); what may be made,
+// written and removed is decided here.
 type Slice struct {
 	Cgroup
+	// On v1: the slice in the cpu hierarchy and, where cpuacct is mounted
+	// apart, its twin there (acct), the same name under the same parent
+	// path; on v2 the slice's manager.
+	v1   cgroup1.Cgroup
+	v2   *cgroup2.Manager
+	acct string // the cpuacct twin's directory; "" when none
 	// twin is the slice's own cpuset in v1's separate cpuset hierarchy
 	// (--cpuset): the same name under the same parent path; "" when none.
-	twin string
+	twin   string
+	v1Twin cgroup1.Cgroup
 	// cpuset is where the slice's cpuset files are: twin, or the slice
 	// itself; "" without --cpuset.
 	cpuset string
@@ -55,8 +68,8 @@ type Slice struct {
 // parallel runs never collide.
 var sliceNameRE = regexp.MustCompile(`^tb-(\d+)-(\d+)-[0-9a-f]{8}$`)
 
-func newSliceName() (string, error) {
-	st, err := procStartTime(os.Getpid())
+func newSliceName(root string) (string, error) {
+	st, err := procStartTime(root, os.Getpid())
 	if err != nil {
 		return "", err
 	}
@@ -74,17 +87,19 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	if !hier.contains(parent) {
 		return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("%s is outside the cpu hierarchy mounted at %s", parent, hier.MountPoint)}
 	}
-	name, err := newSliceName()
+	name, err := newSliceName(hier.Root)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(parent, name)
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(dir, hier.MountPoint), "/")
 	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Path: filepath.Join(hier.MountRoot, group), Dir: dir}}
-	if hier.Version == 2 && !spec.CreateParent {
-		// A parent the user named is not changed: it must enable the cpu
-		// controller for its children already.
-		if err := checkV2Parent(spec.Parent, parent); err != nil {
+	if hier.Version == 2 {
+		// throttlebench writes no cgroup.subtree_control but its own
+		// default parent's: a parent the user named must enable the
+		// controllers for its children already, and so must the top of the
+		// hierarchy for the default parent.
+		if err := checkV2Parent(spec); err != nil {
 			return nil, err
 		}
 	}
@@ -117,34 +132,42 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 		}
 		return nil, permissionError(fmt.Errorf("create %s: %w", dir, err))
 	}
-	quota, period := spec.Limits.Quota, spec.Limits.Period
 	if hier.Version == 1 {
-		err = hier.newV1(group, quota, period)
+		err = s.newV1(spec, group)
 	} else {
-		err = hier.newV2(group, quota, period, spec.CreateParent)
+		err = s.newV2(spec, name)
 	}
 	if err == nil && spec.Limits.Burst > 0 {
 		err = s.writeBurst(spec.Limits.Burst)
 	}
 	if err != nil {
-		os.Remove(dir)
+		s.removeDirs()
 		// EINVAL (or ERANGE) from a limit file: the kernel refuses this
 		// combination of limits, which a sweep skips; anything else stops it.
 		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ERANGE) {
 			err = fmt.Errorf("%w: %w", ErrLimitsRefused, err)
 		}
-		return nil, fmt.Errorf("set up cgroup %s: %w", dir, err)
+		return nil, fmt.Errorf("set up cgroup %s: %w", dir, permissionError(err))
 	}
 	if spec.Cpuset != nil {
 		// Not a combination of limits: a cpuset refused is refused for
 		// every configuration of a sweep alike.
-		if s.twin, err = placeCpuset(spec, dir, name); err != nil {
-			os.Remove(dir)
-			return nil, fmt.Errorf("set up the cpuset of %s: %w", dir, err)
+		if err = s.placeCpuset(spec, name); err != nil {
+			s.removeDirs()
+			return nil, fmt.Errorf("set up the cpuset of %s: %w", dir, permissionError(err))
 		}
-		s.cpuset = cmp.Or(s.twin, dir)
 	}
 	return s, nil
+}
+
+// removeDirs removes what a slice that could not be set up made: nothing
+// ran in it.
+func (s *Slice) removeDirs() {
+	for _, d := range []string{s.twin, s.acct, s.Dir} {
+		if d != "" {
+			os.Remove(d)
+		}
+	}
 }
 
 func permissionError(err error) error {
@@ -154,91 +177,99 @@ func permissionError(err error) error {
 	return err
 }
 
-// The limit files are written by hand, not through containerd/cgroups, for
-// the binary's size: that library linked protobuf, cilium/ebpf and godbus, and
-// godbus looks methods up by index (reflect.Type.Method), which keeps the
-// linker from dropping any exported method of any type in the program. They
-// cost 5.7 MB of a 16.5 MB binary (test/docker/weigh.sh) for four files.
-
-// newV1 writes the CFS period, then the quota, into the slice's directory in
-// the v1 cpu hierarchy: a fresh cgroup's quota is unlimited, so any period is
-// accepted first.
-func (hier Hierarchy) newV1(group string, quota, period time.Duration) error {
-	dir := filepath.Join(hier.MountPoint, group)
-	q := "-1"
-	if quota > 0 {
-		q = strconv.FormatInt(int64(quota/time.Microsecond), 10)
-	}
-	for _, f := range []struct{ name, value string }{
-		{"cpu.cfs_period_us", strconv.FormatInt(int64(period/time.Microsecond), 10)},
-		{"cpu.cfs_quota_us", q},
-	} {
-		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.value), 0); err != nil {
-			return err
+// newV1 sets the slice up in the v1 cpu hierarchy with its CFS period and
+// quota and, where cpuacct is mounted apart, makes its twin there, for the
+// slice's own usage counter: only in the default parent (ours) or in a
+// parent the user named that has a twin there already; a parent's twin is
+// never made for a parent the user named, and the slice's usage then falls
+// back to the workload's own CPU clock.
+func (s *Slice) newV1(spec SliceSpec, group string) error {
+	mounts := []v1Mount{{cgroup1.Cpu, s.MountPoint}}
+	if s.Acct == s.MountPoint {
+		mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
+	} else if s.Acct != "" {
+		twinParent := s.TwinDir(Hierarchy{MountPoint: s.Acct}, filepath.Clean(spec.Parent))
+		if _, err := os.Stat(twinParent); err == nil || spec.CreateParent {
+			mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
+			s.acct = filepath.Join(s.Acct, group)
 		}
 	}
+	cg, err := newV1Group(group, mounts, v1CPU(spec.Limits))
+	if err != nil {
+		return err
+	}
+	s.v1 = cg
 	return nil
 }
 
-// checkV2Parent refuses, before anything is made, a v2 parent the user
-// named whose children would have no cpu.max: the cpu controller must be
-// enabled in its cgroup.subtree_control (which the kernel allows only where
-// every ancestor enables it too). throttlebench does not write it there.
-func checkV2Parent(given, parent string) error {
-	ctl := filepath.Join(parent, "cgroup.subtree_control")
+// checkV2Parent refuses, before anything is made, a v2 parent whose
+// children would have no cpu.max (or, with --cpuset, no cpuset.cpus): the
+// controllers must be enabled in its cgroup.subtree_control (which the
+// kernel allows only where every ancestor enables them too). throttlebench
+// writes that file only in its own default parent, so for the default
+// parent it is the top of the hierarchy that must enable them; a parent
+// the user named must enable them for its children itself.
+func checkV2Parent(spec SliceSpec) error {
+	given := filepath.Clean(spec.Parent)
+	at := given
+	if spec.CreateParent {
+		at = filepath.Dir(given)
+	}
+	ctl := filepath.Join(at, "cgroup.subtree_control")
 	data, err := readFile(ctl)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if slices.Contains(strings.Fields(string(data)), "cpu") {
-		return nil
-	}
-	return &ParentError{Given: given, Reason: fmt.Sprintf(
-		"%s does not enable the cpu controller for its children (cgroup.subtree_control: %q), so a slice in it would have no cpu.max; "+
-			"throttlebench does not change a parent you name: enable it (echo +cpu > %s) or leave out --parent",
-		parent, strings.TrimSpace(string(data)), ctl)}
-}
-
-// newV2 writes the slice's cpu.max. In throttlebench's own default parent
-// (own) it first enables the cpu controller for the children of the mount
-// point and of the default parent, in that order (cgroup.subtree_control: a
-// child has cpu.max only when its parent enabled +cpu); a parent the user
-// named enables it already (checkV2Parent) and is not written.
-func (hier Hierarchy) newV2(group string, quota, period time.Duration, own bool) error {
-	dir := filepath.Join(hier.MountPoint, group)
-	var ancestors []string
-	for a := filepath.Dir(dir); own && hier.contains(a); a = filepath.Dir(a) {
-		ancestors = append(ancestors, a)
-		if a == hier.MountPoint {
-			break
+	has := strings.Fields(string(data))
+	for _, c := range []string{"cpu", "cpuset"} {
+		if slices.Contains(has, c) || c == "cpuset" && spec.Cpuset == nil {
+			continue
 		}
-	}
-	// Only the nearest ancestor's error counts: in a cgroup namespace or a
-	// container the mount point's file may refuse the write (EPERM, EBUSY),
-	// which is fine when it has +cpu already, and then the default
-	// parent's own write succeeds.
-	var err error
-	for _, a := range slices.Backward(ancestors) {
-		err = os.WriteFile(filepath.Join(a, "cgroup.subtree_control"), []byte("+cpu"), 0)
-		if err != nil {
-			err = fmt.Errorf("enable +cpu in %s: %w", a, err)
+		what := map[string]string{"cpu": "cpu.max", "cpuset": "cpuset.cpus (--cpuset)"}[c]
+		if spec.CreateParent {
+			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
+				"%s does not enable the %s controller for its children (cgroup.subtree_control: %q), so throttlebench's default parent %s could not give its slices %s; "+
+					"throttlebench changes no cgroup it did not create: enable it (echo +%s > %s), or name with --parent a cgroup that enables it for its children",
+				at, c, strings.TrimSpace(string(data)), given, what, c, ctl)}
 		}
-	}
-	if err != nil {
-		return err
-	}
-	q := "max"
-	if quota > 0 {
-		q = strconv.FormatInt(int64(quota/time.Microsecond), 10)
-	}
-	v := q + " " + strconv.FormatInt(int64(period/time.Microsecond), 10)
-	if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte(v), 0); err != nil {
-		return err
+		return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
+			"%s does not enable the %s controller for its children (cgroup.subtree_control: %q), so a slice in it would have no %s; "+
+				"throttlebench does not change a parent you name: enable it (echo +%s > %s) or leave out --parent",
+			at, c, strings.TrimSpace(string(data)), what, c, ctl)}
 	}
 	return nil
 }
 
-// writeBurst writes the CFS burst (Linux 5.14).
+// newV2 writes the slice's cpu.max. In throttlebench's own default parent
+// it first enables the controllers the slice needs for the default
+// parent's children (cpu, and cpuset with --cpuset): a child has cpu.max
+// only when its parent enabled +cpu. Nothing else's cgroup.subtree_control
+// is written (checkV2Parent).
+func (s *Slice) newV2(spec SliceSpec, name string) error {
+	m, err := loadV2(filepath.Clean(spec.Parent), name)
+	if err != nil {
+		return err
+	}
+	if spec.CreateParent {
+		ctrl := []string{"cpu"}
+		if spec.Cpuset != nil {
+			ctrl = append(ctrl, "cpuset")
+		}
+		if err := m.ToggleControllers(ctrl, cgroup2.Enable); err != nil {
+			return err
+		}
+	}
+	if err := m.Update(v2CPUMax(spec.Limits)); err != nil {
+		return err
+	}
+	s.v2 = m
+	return nil
+}
+
+// writeBurst writes the CFS burst (Linux 5.14). containerd/cgroups has no
+// field for it (neither the OCI spec's LinuxCPU, which it takes on v1, nor
+// its own cgroup2.CPU), so it is the one limit written here, beside the
+// library, once the library has written the quota it must not exceed.
 func (s *Slice) writeBurst(burst time.Duration) error {
 	name := "cpu.max.burst"
 	if s.Version == 1 {
@@ -253,67 +284,117 @@ func (s *Slice) writeBurst(burst time.Duration) error {
 
 // AddProc moves a process, with all its threads, into the slice: first
 // into its cpuset twin, where there is one, which sets the threads' CPU
-// affinity, then into the slice.
+// affinity, then into the slice (and its cpuacct twin).
 func (s *Slice) AddProc(pid int) error {
-	if s.twin != "" {
-		if err := addProc(s.twin, pid); err != nil {
+	if pid <= 0 {
+		return fmt.Errorf("move pid %d into %s: not a process", pid, s.Dir)
+	}
+	if s.v1Twin != nil {
+		if err := addProcRetry(func(p uint64) error { return s.v1Twin.AddProc(p) }, pid); err != nil {
 			return err
 		}
 	}
-	return addProc(s.Dir, pid)
-}
-
-func addProc(dir string, pid int) error {
-	if pid <= 0 {
-		return fmt.Errorf("move pid %d into %s: not a process", pid, dir)
+	if s.v1 != nil {
+		return addProcRetry(func(p uint64) error { return s.v1.AddProc(p) }, pid)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
-	if err != nil {
-		return err
+	if s.v2 != nil {
+		return addProcRetry(s.v2.AddProc, pid)
 	}
-	defer f.Close()
-	// A process that is still being forked (TASK_NEW) is refused with
-	// EINVAL for a moment; retry as runc and containerd do.
-	for range 5 {
-		if _, err = f.Write([]byte(strconv.Itoa(pid))); !errors.Is(err, syscall.EINVAL) {
-			break
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
-	return err
+	return fmt.Errorf("move pid %d into %s: the slice was not set up", pid, s.Dir)
 }
 
 // Delete removes the slice once it is empty; a slice that is gone already
 // is no error. The caller ends its own workload first (by PID); Delete waits
 // for the kernel to let go of it but kills nothing: a process someone else
 // moved in is not ours to end, and the slice then stays, with an error that
-// names the processes.
+// names the processes. Its twins (cpuacct, cpuset) go too, whatever became
+// of the slice: their processes are the slice's, and they are checked the
+// same way.
 func (s *Slice) Delete() error {
-	err := removeCgroup(s.Dir)
-	if s.twin != "" {
-		// The twin goes too, whatever became of the slice: its processes
-		// are the slice's, and it is checked the same way.
-		err = errors.Join(err, removeCgroup(s.twin))
+	var errs []error
+	for _, d := range []string{s.Dir, s.acct, s.twin} {
+		if d == "" {
+			continue
+		}
+		if err := checkRemovable(d); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return err
+	if len(errs) > 0 {
+		if s.twin != "" && checkRemovable(s.twin) == nil {
+			errs = append(errs, s.deleteTwin())
+		}
+		return errors.Join(errs...)
+	}
+	var err error
+	switch {
+	case s.v1 != nil:
+		err = s.v1.Delete()
+		if errors.Is(err, cgroup1.ErrCgroupDeleted) {
+			err = nil
+		}
+	case s.v2 != nil:
+		err = s.v2.Delete()
+	default:
+		err = errors.Join(rmdirEmpty(s.Dir), rmdirEmpty(s.acct))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("remove %s: %w", s.Dir, err)
+	} else {
+		err = nil
+	}
+	return errors.Join(err, s.deleteTwin())
 }
 
-// removeCgroup removes the cgroup at dir once it is empty.
-func removeCgroup(dir string) error {
+func (s *Slice) deleteTwin() error {
+	if s.twin == "" {
+		return nil
+	}
+	var err error
+	if s.v1Twin != nil {
+		if err = s.v1Twin.Delete(); errors.Is(err, cgroup1.ErrCgroupDeleted) {
+			err = nil
+		}
+	} else {
+		err = rmdirEmpty(s.twin)
+	}
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", s.twin, err)
+	}
+	return nil
+}
+
+// checkRemovable waits until no process is left in the cgroup at dir and
+// refuses one with child cgroups, which our slices never have: the
+// library's removal would take an empty child with it, and it is not ours.
+func checkRemovable(dir string) error {
 	if err := waitEmpty(dir, 5*time.Second); err != nil {
 		return err
 	}
-	if err := rmdirEmpty(dir); err != nil {
-		return fmt.Errorf("remove %s: %w", dir, err)
+	sub, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range sub {
+		if e.IsDir() {
+			return fmt.Errorf("%s has a child cgroup %s that throttlebench did not make: it is left in place", dir, e.Name())
+		}
 	}
 	return nil
 }
 
 // rmdirEmpty removes a cgroup directory found empty. The kernel may refuse
 // the rmdir (EBUSY) for a moment while the last task of the group is torn
-// down: it retries with growing pauses, 150 ms in all. A process that
-// entered meanwhile keeps it busy, and the directory stays.
+// down: it retries with growing pauses, 150 ms in all, as the library's
+// removal does. A process that entered meanwhile keeps it busy, and the
+// directory stays.
 func rmdirEmpty(dir string) error {
+	if dir == "" {
+		return nil
+	}
 	delay := 10 * time.Millisecond
 	var err error
 	for i := range 5 {
@@ -332,10 +413,14 @@ func rmdirEmpty(dir string) error {
 }
 
 // RemoveDefaultParent removes the default parent when no slice is left in
-// it, so that a run leaves nothing behind; while another run uses it the
-// kernel refuses (EBUSY or ENOTEMPTY) and it stays.
+// it, so that a run leaves nothing behind, and its cpuacct twin where v1
+// mounts cpuacct apart; while another run uses it the kernel refuses
+// (EBUSY or ENOTEMPTY) and it stays.
 func (hier Hierarchy) RemoveDefaultParent() {
 	os.Remove(hier.DefaultParent())
+	if hier.Version == 1 && hier.Acct != "" && hier.Acct != hier.MountPoint {
+		os.Remove(hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, hier.DefaultParent()))
+	}
 }
 
 // procs lists the processes in cgroup dir; a directory without cgroup.procs
@@ -366,8 +451,8 @@ func waitEmpty(dir string, timeout time.Duration) error {
 
 // procStartTime is field 22 of /proc/<pid>/stat: the start time in clock
 // ticks since boot, which together with the PID names a process uniquely.
-func procStartTime(pid int) (uint64, error) {
-	data, err := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+func procStartTime(root string, pid int) (uint64, error) {
+	data, err := readFile(filepath.Join(root, fmt.Sprintf("/proc/%d/stat", pid)))
 	if err != nil {
 		return 0, err
 	}
@@ -381,9 +466,9 @@ func procStartTime(pid int) (uint64, error) {
 // dying says whether every process listed is exiting already (a zombie
 // leader whose threads have not all gone) or gone: a state only the kernel
 // moves on from, which no process of anyone's can leave.
-func dying(pids []string) bool {
+func dying(root string, pids []string) bool {
 	for _, p := range pids {
-		data, err := readFile("/proc/" + p + "/stat")
+		data, err := readFile(filepath.Join(root, "/proc", p, "stat"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -400,11 +485,11 @@ func dying(pids []string) bool {
 
 // waitDying waits while the processes in dir are all dying, until it is
 // empty; it returns what is left when one is not, or the time is up.
-func waitDying(dir string, timeout time.Duration) ([]string, error) {
+func waitDying(root, dir string, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		pids, err := procs(dir)
-		if err != nil || len(pids) == 0 || !dying(pids) || time.Now().After(deadline) {
+		if err != nil || len(pids) == 0 || !dying(root, pids) || time.Now().After(deadline) {
 			return pids, err
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -417,7 +502,8 @@ type Skipped struct {
 	Dir, Reason string
 }
 
-// CleanStale removes the slices under parent whose owning throttlebench
+// CleanStale removes the slices under parent (a directory of hier, or of
+// one of its twins) whose owning throttlebench
 // process no longer lives (it was SIGKILLed, or the machine lost power in the
 // middle of a run). It returns the directories removed and those it left.
 //
@@ -426,7 +512,7 @@ type Skipped struct {
 // a run we cannot see (another PID namespace sharing this cgroup tree) or
 // someone put processes there that are not ours. Only empty directories
 // named like our slices, without child cgroups, are removed.
-func CleanStale(parent string) (removed []string, skipped []Skipped, err error) {
+func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Skipped, err error) {
 	entries, err := os.ReadDir(parent)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -443,7 +529,7 @@ func CleanStale(parent string) (removed []string, skipped []Skipped, err error) 
 		}
 		pid, _ := strconv.Atoi(m[1])
 		start, _ := strconv.ParseUint(m[2], 10, 64)
-		if st, err := procStartTime(pid); err == nil && st == start {
+		if st, err := procStartTime(hier.Root, pid); err == nil && st == start {
 			continue // its owner still runs
 		}
 		dir := filepath.Join(parent, e.Name())
@@ -452,11 +538,11 @@ func CleanStale(parent string) (removed []string, skipped []Skipped, err error) 
 			errs = append(errs, err)
 			continue
 		}
-		if len(pids) > 0 && dying(pids) {
+		if len(pids) > 0 && dying(hier.Root, pids) {
 			// The owner's SIGKILL reaches the workload through the parent-death
 			// signal, but a throttled group may wait up to a period for the CPU
 			// to exit: the leader is a zombie while its threads still go.
-			pids, err = waitDying(dir, 3*time.Second)
+			pids, err = waitDying(hier.Root, dir, 3*time.Second)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -477,6 +563,34 @@ func CleanStale(parent string) (removed []string, skipped []Skipped, err error) 
 			continue
 		}
 		removed = append(removed, dir)
+	}
+	return removed, skipped, errors.Join(errs...)
+}
+
+// Tidy is `cleanup`: CleanStale under parent and under its twins, where
+// v1 mounts cpuacct or cpuset apart (a slice's twins there have the same
+// name under the same parent path), then, for the default parent (own),
+// the default parents themselves once empty.
+func (h Host) Tidy(hier Hierarchy, parent string, own bool) (removed []string, skipped []Skipped, err error) {
+	dirs := []string{parent}
+	if hier.Acct != "" && hier.Acct != hier.MountPoint {
+		dirs = append(dirs, hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, parent))
+	}
+	cpusets, cerr := h.CpusetHierarchy(hier)
+	separate := cerr == nil && hier.Separate(cpusets)
+	if separate {
+		dirs = append(dirs, hier.TwinDir(cpusets, parent))
+	}
+	var errs []error
+	for _, d := range dirs {
+		r, s, err := hier.CleanStale(d)
+		removed, skipped, errs = append(removed, r...), append(skipped, s...), append(errs, err)
+	}
+	if own {
+		hier.RemoveDefaultParent()
+		if separate {
+			cpusets.RemoveDefaultParent()
+		}
 	}
 	return removed, skipped, errors.Join(errs...)
 }

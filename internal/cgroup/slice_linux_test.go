@@ -18,28 +18,28 @@ import (
 )
 
 func TestProcStartTime(t *testing.T) {
-	a, err := procStartTime(os.Getpid())
+	a, err := procStartTime("", os.Getpid())
 	require.NoError(t, err)
-	b, err := procStartTime(os.Getpid())
+	b, err := procStartTime("", os.Getpid())
 	require.NoError(t, err)
 	assert.Equal(t, a, b, "a process's start time does not change")
 
-	init, err := procStartTime(1)
+	init, err := procStartTime("", 1)
 	if err == nil {
 		assert.LessOrEqual(t, init, a, "pid 1 started no later than this test")
 	}
 
-	_, err = procStartTime(999999999)
+	_, err = procStartTime("", 999999999)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
 func TestNewSliceNameMatchesRE(t *testing.T) {
-	st, err := procStartTime(os.Getpid())
+	st, err := procStartTime("", os.Getpid())
 	require.NoError(t, err)
 
 	seen := map[string]bool{}
 	for range 20 {
-		name, err := newSliceName()
+		name, err := newSliceName("")
 		require.NoError(t, err)
 		m := sliceNameRE.FindStringSubmatch(name)
 		require.NotNil(t, m, "%q does not match %s", name, sliceNameRE)
@@ -70,7 +70,7 @@ func TestSliceNameRE(t *testing.T) {
 
 func TestCleanStale(t *testing.T) {
 	pid := os.Getpid()
-	st, err := procStartTime(pid)
+	st, err := procStartTime("", pid)
 	require.NoError(t, err)
 
 	// A plain directory standing in for a slice parent: none of it is a cgroup.
@@ -93,7 +93,7 @@ func TestCleanStale(t *testing.T) {
 	linkLike := "tb-999999999-1-1111aaaa"
 	require.NoError(t, os.Symlink(target, filepath.Join(parent, linkLike)))
 
-	removed, skipped, err := CleanStale(parent)
+	removed, skipped, err := Hierarchy{}.CleanStale(parent)
 	require.NoError(t, err)
 	slices.Sort(removed)
 	want := []string{filepath.Join(parent, reused), filepath.Join(parent, dead)}
@@ -112,14 +112,14 @@ func TestCleanStale(t *testing.T) {
 	assert.DirExists(t, target, "a link is never followed")
 
 	// A second sweep removes nothing more and leaves the same alone.
-	removed, skipped, err = CleanStale(parent)
+	removed, skipped, err = Hierarchy{}.CleanStale(parent)
 	require.NoError(t, err)
 	assert.Empty(t, removed)
 	assert.Len(t, skipped, 2)
 }
 
 func TestCleanStaleMissingParent(t *testing.T) {
-	removed, skipped, err := CleanStale(filepath.Join(t.TempDir(), "no-such-parent"))
+	removed, skipped, err := Hierarchy{}.CleanStale(filepath.Join(t.TempDir(), "no-such-parent"))
 	assert.NoError(t, err)
 	assert.Empty(t, removed)
 	assert.Empty(t, skipped)
@@ -136,7 +136,7 @@ func TestCleanStaleReportsFailureAndGoesOn(t *testing.T) {
 	require.NoError(t, os.Mkdir(gone, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stuck, "cgroup.procs"), nil, 0o644))
 
-	removed, _, err := CleanStale(parent)
+	removed, _, err := Hierarchy{}.CleanStale(parent)
 	assert.Error(t, err)
 	assert.Equal(t, []string{gone}, removed)
 	assert.DirExists(t, stuck)
@@ -169,7 +169,7 @@ func TestDying(t *testing.T) {
 		return err == nil && strings.Contains(string(data), ") Z ")
 	}, 5*time.Second, 5*time.Millisecond, "true never became a zombie")
 
-	assert.True(t, dying([]string{zombie}))
-	assert.True(t, dying([]string{zombie, "999999999"}), "a process already gone is no obstacle")
-	assert.False(t, dying([]string{zombie, strconv.Itoa(os.Getpid())}), "this test is alive")
+	assert.True(t, dying("", []string{zombie}))
+	assert.True(t, dying("", []string{zombie, "999999999"}), "a process already gone is no obstacle")
+	assert.False(t, dying("", []string{zombie, strconv.Itoa(os.Getpid())}), "this test is alive")
 }

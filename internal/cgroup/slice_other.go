@@ -26,12 +26,13 @@ type Slice struct{ Cgroup }
 // Skipped is a directory that looks like a slice but that CleanStale left alone.
 type Skipped struct{ Dir, Reason string }
 
-func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error) { return nil, errNotLinux }
-func (hier Hierarchy) RemoveDefaultParent()                  {}
-func (s *Slice) AddProc(int) error                           { return errNotLinux }
-func (s *Slice) Delete() error                               { return errNotLinux }
-func (s *Slice) Cpuset() (string, error)                     { return "", errNotLinux }
-func CleanStale(string) ([]string, []Skipped, error)         { return nil, nil, nil }
+func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error)             { return nil, errNotLinux }
+func (hier Hierarchy) RemoveDefaultParent()                              {}
+func (s *Slice) AddProc(int) error                                       { return errNotLinux }
+func (s *Slice) Delete() error                                           { return errNotLinux }
+func (s *Slice) Cpuset() (string, error)                                 { return "", errNotLinux }
+func (hier Hierarchy) CleanStale(string) ([]string, []Skipped, error)    { return nil, nil, nil }
+func (h Host) Tidy(Hierarchy, string, bool) ([]string, []Skipped, error) { return nil, nil, nil }
 
 // CanCreateSlice is false: there are no cgroups here.
 func (hier Hierarchy) CanCreateSlice() (bool, string) { return false, errNotLinux.Error() }

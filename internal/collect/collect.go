@@ -3,7 +3,9 @@
 // with or without --prefix and --timestamps, stderr lines mixed in), and
 // the results tarball sonobuoy retrieve brings back from the plugins of
 // sweep --emit sonobuoy. Every source that holds no result is listed with
-// the reason, never dropped. It is pure: bytes in, results and reasons out.
+// the reason, never dropped. Bytes in, results and reasons out; only Read
+// (inputs.go) opens the files and directories the command names, and
+// Options.Check refuses bad ones with config's errors.
 package collect
 
 import (

@@ -2,9 +2,10 @@
 // and tests each pair for a significant change in duration, in the manner of
 // benchstat: the centre is the median, the spread a distribution-free
 // confidence interval of the median, and the test a two-sided Mann-Whitney U
-// test on the per-iteration durations. It is pure: Load reads from an
-// io.Reader, Compare computes, Write renders; warnings are data, never
-// printed.
+// test on the per-iteration durations. Load reads from an io.Reader,
+// Compare computes, Write renders; warnings are data, never printed. The
+// command's choices are resolved here too (flags.go: Flags.Resolve,
+// LoadFile, Result.Failed), with config's errors.
 package compare
 
 import (
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	mstats "github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -358,8 +360,7 @@ func summarize(runs []*report.Report) Summary {
 	s := Summary{Runs: len(runs)}
 	var periods, throttled uint64
 	counters := true
-	var ratioSum float64
-	ratioN := 0
+	var ratios, weights []float64
 	for _, r := range runs {
 		s.Values = append(s.Values, r.DurationsMs...)
 		t := r.Throttling
@@ -370,8 +371,8 @@ func summarize(runs []*report.Report) Summary {
 			throttled += *t.NrThrottled
 		}
 		if r.Model.Ratio > 0 && len(r.DurationsMs) > 0 {
-			ratioSum += float64(r.Model.Ratio * float64(len(r.DurationsMs))) // no fused multiply-add: the same sum on every CPU
-			ratioN += len(r.DurationsMs)
+			ratios = append(ratios, r.Model.Ratio)
+			weights = append(weights, float64(len(r.DurationsMs)))
 		}
 	}
 	s.N = len(s.Values)
@@ -379,8 +380,9 @@ func summarize(runs []*report.Report) Summary {
 		f := float64(throttled) / float64(periods)
 		s.ThrottledFraction = &f
 	}
-	if ratioN > 0 {
-		r := ratioSum / float64(ratioN)
+	if len(ratios) > 0 {
+		// Each result's ratio weighted by its iterations: the pooled ratio.
+		r := stat.Mean(ratios, weights)
 		s.ModelRatio = &r
 	}
 	if s.Runs > 1 {

@@ -274,6 +274,17 @@ func TestComparePoolingSaysSo(t *testing.T) {
 	assert.Empty(t, res.Rows[0].New.Notes, "6 iterations give a 95% interval")
 }
 
+// The pooled model ratio is over the iterations, not over the results: a
+// result with three iterations counts three times as much as one with one.
+func TestComparePooledRatioWeightsIterations(t *testing.T) {
+	a, b := rep(50000, 10), rep(50000, 13, 14, 15)
+	a.Model.Ratio, b.Model.Ratio = 1.0, 2.0
+	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13)}, DefaultOptions())
+	require.Len(t, res.Rows, 1)
+	require.NotNil(t, res.Rows[0].Old.ModelRatio)
+	assert.InDelta(t, (1.0*1+2.0*3)/4, *res.Rows[0].Old.ModelRatio, 1e-12)
+}
+
 func TestCompareSummarySpread(t *testing.T) {
 	xs := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
 	res := Compare([]report.Report{rep(-1, xs...)}, []report.Report{rep(-1, xs...)}, DefaultOptions())

@@ -107,6 +107,15 @@ func (c Config) GOMAXPROCSValue() int {
 	return n
 }
 
+// ClosedLoop is the closed-loop driver's configuration (run, sweep), as
+// OpenLoop is latency's.
+func (c Config) ClosedLoop() driver.Config {
+	return driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory,
+		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
+		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
+		Pin: c.Pin, OnePerCore: c.OnePerCore}
+}
+
 // Kind says how a parameter's values are parsed and stepped in a sweep.
 type Kind int
 

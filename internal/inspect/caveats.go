@@ -78,7 +78,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		add("cgroup not fully read: %s", cg.Error)
 	}
 	if cg.Version == 1 && cg.CPUAcctApart {
-		add("cgroup v1 with cpuacct mounted apart from cpu: a created slice has no usage counter of its own, so its usage comes from the workload's own CPU clock")
+		add("cgroup v1 with cpuacct mounted apart from cpu: a created slice's usage counter is its twin there, which a --parent you name must have already (else its usage comes from the workload's own CPU clock)")
 	}
 	if b := r.Kernel.BurstSupported; b != nil && !*b {
 		add("no burst support in this kernel (%s; CFS burst came with Linux 5.14): --burst cannot be set", missing(r.Kernel.BurstEvidence))

@@ -103,7 +103,7 @@ func TestSeed16Hybrid(t *testing.T) {
 	assert.True(t, r.CanCreateSlice, r.SliceCheck)
 	assert.Equal(t, []string{
 		"SMT on: more workers than cores (8) will run at uneven speed, as two threads of one core share it; --one-per-core uses one thread of each core",
-		"cgroup v1 with cpuacct mounted apart from cpu: a created slice has no usage counter of its own, so its usage comes from the workload's own CPU clock",
+		"cgroup v1 with cpuacct mounted apart from cpu: a created slice's usage counter is its twin there, which a --parent you name must have already (else its usage comes from the workload's own CPU clock)",
 	}, r.Caveats)
 }
 
@@ -216,7 +216,7 @@ func TestCaveats(t *testing.T) {
 		}, []string{
 			"effective_cpus 1.5 < 16 online CPUs: the quota of / (150ms per 100ms)",
 			"GOMAXPROCS default 2 follows this cgroup's CPU limit (1.5 CPUs, rounded up, at least 2), not the 16 CPUs",
-			"no slice can be created here (/sys/fs/cgroup is not the root cgroup and holds processes",
+			"no slice can be created here (/sys/fs/cgroup/cgroup.subtree_control does not enable cpu for its children",
 		}, []string{"tighter", "cpuacct"}},
 		{"an old kernel", func(t *testing.T) Options {
 			return Options{Root: machine(t, "nosmt", "v1-old-kernel", nil), Process: Process{Affinity: []int{0, 1}, NumCPU: 2, GOMAXPROCS: 2}}

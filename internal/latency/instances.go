@@ -30,27 +30,18 @@ var instanceColumns = []string{"concurrency", "requests", "failed", "instances_s
 
 // buildInstances lays out rows on instances as build does the open loop's.
 func buildInstances(rows []Row, notes *table.Notes) *table.Table {
-	return lay(rows, notes, instanceColumns, instanceCells)
+	return lay(rows, notes, instanceColumns, func(rep *report.Latency) []string { return instanceMetrics(rep, notes != nil) })
 }
 
-func instanceCells(r Row, notes *table.Notes) []string {
-	var c []string
-	for _, p := range r.Config {
-		c = append(c, p.Value)
+// instanceMetrics are a report's cells under instanceColumns, nil (a
+// skipped row) for a report that did not run on instances; people get
+// them rounded.
+func instanceMetrics(rep *report.Latency, people bool) []string {
+	res := rep.InstancesResult
+	if res == nil {
+		return nil
 	}
-	if r.Report == nil || r.Report.InstancesResult == nil {
-		for range instanceColumns {
-			c = append(c, "")
-		}
-		return append(c, "skipped: "+r.Skipped)
-	}
-	f := func(v float64, p int) string {
-		if notes == nil {
-			p = -1
-		}
-		return strconv.FormatFloat(v, 'f', p, 64)
-	}
-	rep, res := r.Report, r.Report.InstancesResult
+	f := func(v float64, prec int) string { return table.Number(v, prec, people) }
 	cpu := ""
 	if rep.CPUMs != nil {
 		cpu = f(*rep.CPUMs, 1)
@@ -72,13 +63,13 @@ func instanceCells(r Row, notes *table.Notes) []string {
 	if res.ColdStarts > 0 {
 		coldStart = f(res.ColdStartMs.Mean, 1)
 	}
-	return append(c,
+	return []string{
 		strconv.Itoa(rep.Config.Concurrency), strconv.Itoa(rep.Offered), strconv.Itoa(res.Failed),
 		strconv.Itoa(res.InstancesStarted), strconv.Itoa(res.ColdStarts), strconv.Itoa(res.PeakInstances),
 		f(float64(res.PeakRSSBytes)/(1<<20), 1), cpu, coldStart,
 		served(p.WaitInstance.Mean), served(p.Queue.Mean), served(p.Service.Mean),
 		served(l.Mean), served(l.P50), served(l.P99), served(l.Max), throttled,
-		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3), notes.Cell(rep.Warnings))
+		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3)}
 }
 
 // writeInstancesHeader says, above the text table, what every row on

@@ -15,12 +15,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// Row is one configuration's outcome: a report, or why it was skipped.
-type Row struct {
-	Config  sweep.Config
-	Report  *report.Latency
-	Skipped string
-}
+// Row is one configuration's outcome: a report, or why it was skipped
+// (the rows sweep.Loop gives back).
+type Row = sweep.Outcome[*report.Latency]
 
 // Formats are latency's output formats.
 var Formats = []string{"json", "text", "csv", "markdown"}
@@ -64,61 +61,39 @@ var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "c
 	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
 
 // build lays rows out: one column per swept parameter, the metrics and a
-// note. For people (notes non-nil) numbers are rounded and each warning is
-// its headline with a footnote; CSV (notes nil) has full precision and the
-// warnings whole.
+// note (table.Configs). For people (notes non-nil) numbers are rounded;
+// CSV (notes nil) has full precision.
 func build(rows []Row, notes *table.Notes) *table.Table {
-	return lay(rows, notes, columns, cells)
+	return lay(rows, notes, columns, func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
 }
 
-// lay is the layout both tables share: the swept parameters, the metrics
-// (each row's from cells) and a note.
-func lay(rows []Row, notes *table.Notes, metrics []string, cells func(Row, *table.Notes) []string) *table.Table {
-	t := &table.Table{Style: table.Style{Indent: 2}}
+// lay is what both of latency's tables share: the swept parameters, the
+// metrics (from metrics, for a row that ran) and a note, laid out as every
+// table of configurations is.
+func lay(rows []Row, notes *table.Notes, columns []string, metrics func(*report.Latency) []string) *table.Table {
 	var names []string
 	if len(rows) > 0 {
-		for _, p := range rows[0].Config {
-			names = append(names, p.Flag)
+		names = rows[0].Config.Flags()
+	}
+	lines := make([]table.ConfigRow, len(rows))
+	for i, r := range rows {
+		lines[i] = table.ConfigRow{Params: r.Config.Values(), Skipped: r.Skipped}
+		if r.Report != nil {
+			lines[i].Metrics, lines[i].Warnings = metrics(r.Report), r.Report.Warnings
 		}
 	}
-	for _, n := range append(names, metrics...) {
-		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
-	}
-	// Left, so that a row without warnings does not end in padding.
-	t.Columns = append(t.Columns, table.Column{Name: "note", Align: table.Left})
-	for _, r := range rows {
-		t.Rows = append(t.Rows, cells(r, notes))
-	}
-	if notes != nil {
-		t.Notes = notes.Texts()
-	}
-	return t
+	return table.Configs(names, columns, lines, notes)
 }
 
-func cells(r Row, notes *table.Notes) []string {
-	var c []string
-	for _, p := range r.Config {
-		c = append(c, p.Value)
-	}
-	if r.Report == nil {
-		for range columns {
-			c = append(c, "")
-		}
-		return append(c, "skipped: "+r.Skipped)
-	}
-	f := func(v float64, p int) string {
-		if notes == nil {
-			p = -1
-		}
-		return strconv.FormatFloat(v, 'f', p, 64)
-	}
+// metrics are an open loop's cells under columns; people get them rounded.
+func metrics(rep *report.Latency, people bool) []string {
+	f := func(v float64, prec int) string { return table.Number(v, prec, people) }
 	opt := func(v *float64, p int) string {
 		if v == nil {
 			return ""
 		}
 		return f(*v, p)
 	}
-	rep := r.Report
 	th := rep.Throttling
 	throttled, bursts := "", ""
 	if th.NrThrottled != nil && th.NrPeriods != nil {
@@ -127,13 +102,12 @@ func cells(r Row, notes *table.Notes) []string {
 	if th.NrBursts != nil {
 		bursts = strconv.FormatUint(*th.NrBursts, 10)
 	}
-	note := notes.Cell(rep.Warnings)
 	l := rep.LatencyMs
-	return append(c,
+	return []string{
 		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),
 		opt(rep.CPUUtilisation, 3), opt(rep.PeakCPUs100ms, 2),
 		f(l.Mean, 2), f(l.P50, 2), f(l.P90, 2), f(l.P99, 2), f(l.P999, 2), f(l.Max, 2),
-		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3), note)
+		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3)}
 }
 
 // writeHeader says, above the text table, what every row shares: the

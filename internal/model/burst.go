@@ -25,6 +25,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Dist is the distribution of a cgroup's demand per period.
@@ -99,11 +101,7 @@ func newDemand(p BurstParams) (demand, error) {
 		if len(p.Trace) == 0 {
 			return demand{}, errors.New("empty trace")
 		}
-		var sum float64
-		for _, v := range p.Trace {
-			sum += v
-		}
-		mean := sum / float64(len(p.Trace))
+		mean := stat.Mean(p.Trace, nil)
 		if !(mean > 0) || math.IsInf(mean, 0) {
 			return demand{}, fmt.Errorf("trace mean %g: want above 0", mean)
 		}

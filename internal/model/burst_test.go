@@ -222,3 +222,13 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	assert.Nil(t, cells)
 	assert.Less(t, time.Since(began), 2*time.Second, "3·10¹⁰ cgroup-periods would take minutes")
 }
+
+// meanCI against numpy 2.4.6: m = x.mean(), h = tq*x.std(ddof=1)/sqrt(5),
+// with tq = 2.7764451051977987, Student's t at 0.975 for 4 degrees of
+// freedom.
+func TestMeanCIKnownValues(t *testing.T) {
+	mean, ci := meanCI([]float64{1.02, 1.05, 0.98, 1.10, 1.01}, 2.7764451051977987)
+	assert.InDelta(t, 1.032, mean, 1e-12)
+	assert.InDelta(t, 0.9755076993495467, ci[0], 1e-12)
+	assert.InDelta(t, 1.0884923006504534, ci[1], 1e-12)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Plan is a burst simulation: cells, and how each is run.
@@ -169,17 +170,8 @@ func (p Plan) merge(c BurstParams, demandMean float64, rs []replica, secs []floa
 
 // meanCI is the mean of xs and its 95% interval, mean ± t·s/√n.
 func meanCI(xs []float64, tq float64) (float64, [2]float64) {
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	n := float64(len(xs))
-	mean := sum / n
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	half := tq * math.Sqrt(ss/(n-1)/n)
+	mean, sd := stat.MeanStdDev(xs, nil)
+	half := tq * stat.StdErr(sd, float64(len(xs)))
 	return mean, [2]float64{mean - half, mean + half}
 }
 

@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
@@ -321,23 +321,21 @@ func msOf(d time.Duration) *float64 {
 }
 
 // exactPercentiles summarises ds: each percentile is the value of a
-// request (nearest rank: the ⌈p·n⌉-th smallest), the mean exact.
+// request (nearest rank: the ⌈p·n⌉-th smallest, gonum's stat.Empirical),
+// the mean exact.
 func exactPercentiles(ds []time.Duration) LatencyMs {
 	if len(ds) == 0 {
 		return LatencyMs{}
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	var sum float64
-	for _, d := range s {
-		sum += float64(d)
+	ns := make([]float64, len(ds))
+	for i, d := range ds {
+		ns[i] = float64(d)
 	}
-	rank := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return ms(s[min(max(i, 0), len(s)-1)])
-	}
-	return LatencyMs{Mean: sum / float64(len(s)) / float64(time.Millisecond), Min: ms(s[0]),
-		P50: rank(0.5), P90: rank(0.9), P99: rank(0.99), P999: rank(0.999), Max: ms(s[len(s)-1])}
+	slices.Sort(ns)
+	ms := func(ns float64) float64 { return ns / float64(time.Millisecond) }
+	rank := func(p float64) float64 { return ms(stat.Quantile(p, stat.Empirical, ns, nil)) }
+	return LatencyMs{Mean: ms(stat.Mean(ns, nil)), Min: ms(ns[0]),
+		P50: rank(0.5), P90: rank(0.9), P99: rank(0.99), P999: rank(0.999), Max: ms(ns[len(ns)-1])}
 }
 
 // histogramOf is latency's histogram_hdr of ds.

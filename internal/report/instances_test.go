@@ -160,3 +160,16 @@ func TestBuildInstancesColdStartsAreInstances(t *testing.T) {
 		assert.True(t, q.Cold, "request %d", i)
 	}
 }
+
+// Nearest rank: the ⌈p·n⌉-th smallest, a value some request had.
+func TestExactPercentilesNearestRank(t *testing.T) {
+	var ds []time.Duration
+	for _, v := range []int{7, 3, 10, 1, 5, 9, 2, 8, 4, 6} {
+		ds = append(ds, time.Duration(v)*time.Millisecond)
+	}
+	assert.Equal(t, LatencyMs{Mean: 5.5, Min: 1, P50: 5, P90: 9, P99: 10, P999: 10, Max: 10}, exactPercentiles(ds))
+	// n = 3: p50 is the 2nd (⌈1.5⌉), p90 the 3rd (⌈2.7⌉).
+	three := []time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond}
+	assert.Equal(t, LatencyMs{Mean: 2, Min: 1, P50: 2, P90: 3, P99: 3, P999: 3, Max: 3}, exactPercentiles(three))
+	assert.Equal(t, LatencyMs{}, exactPercentiles(nil))
+}

@@ -12,3 +12,10 @@ func WriteJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// AddWarning adds a warning found outside Build: how the run got to its
+// cgroup, or what it could not tidy afterwards.
+func (r *Report) AddWarning(w string) { r.Warnings = append(r.Warnings, w) }
+
+// AddWarning adds a warning found outside BuildLatency.
+func (r *Latency) AddWarning(w string) { r.Warnings = append(r.Warnings, w) }

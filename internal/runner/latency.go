@@ -99,7 +99,7 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 	}), nil
 }
 
-func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Latency, error) {
+func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Latency, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
-	return w.close(res, "created", slice.Cgroup(), limits, chain, cpuset, started, nil)
+	return w.close(res, "created", slice.Cgroup(), limits, chain, cpuset, started, notes)
 }
 
 func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Latency, error) {

@@ -43,12 +43,17 @@ type countingClock struct {
 	mu      sync.Mutex
 	waiting int
 	started int
+	start   chan struct{} // closed (and dropped) when a sampler starts waiting: waitStarted's wake-up
 }
 
 func (c *countingClock) SleepUntil(ctx context.Context, t time.Duration) error {
 	c.mu.Lock()
 	c.waiting++
 	c.started++
+	if c.start != nil {
+		close(c.start)
+		c.start = nil
+	}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -65,15 +70,28 @@ func (c *countingClock) counts() (waiting, started int) {
 }
 
 // waitStarted waits until n samplers have asked for an instant (a sampler
-// starts in its own goroutine).
+// starts in its own goroutine), and fails the test if they have not within
+// 5 s.
 func (c *countingClock) waitStarted(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	timeout := time.After(5 * time.Second)
 	for {
-		if _, s := c.counts(); s >= n || time.Now().After(deadline) {
+		c.mu.Lock()
+		started := c.started
+		if started >= n {
+			c.mu.Unlock()
 			return
 		}
-		time.Sleep(time.Millisecond)
+		if c.start == nil {
+			c.start = make(chan struct{})
+		}
+		woken := c.start
+		c.mu.Unlock()
+		select {
+		case <-woken:
+		case <-timeout:
+			t.Fatalf("waited 5s for %d sampler(s) to ask the clock for an instant; %d did", n, started)
+		}
 	}
 }
 
@@ -195,11 +213,21 @@ func TestSamplePeakKeepsWhatWasReadBeforeAnError(t *testing.T) {
 	clk := newScriptedClock(time.Second)
 	ms := time.Millisecond
 	// Nothing scripted at 200 ms: the third read fails.
-	counter := counterAt(clk, map[time.Duration]time.Duration{0: 0, 100 * ms: 30 * ms})
+	scripted := counterAt(clk, map[time.Duration]time.Duration{0: 0, 100 * ms: 30 * ms})
+	failed := make(chan struct{})
+	var once sync.Once
+	counter := func() (time.Duration, error) {
+		u, err := scripted()
+		if err != nil {
+			once.Do(func() { close(failed) })
+		}
+		return u, err
+	}
 	stop := samplePeak(context.Background(), clk, counter)
-	deadline := time.Now().Add(5 * time.Second)
-	for clk.Now() < 200*ms && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-failed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("waited 5s for the sampler's failing read at 200ms; the clock is at %v", clk.Now())
 	}
 	peak := stop()
 	require.NotNil(t, peak)

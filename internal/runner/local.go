@@ -12,7 +12,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/topology"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -54,8 +53,9 @@ type Cgroups interface {
 	CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error)
 	// ParentDir resolves a parent the user named to an existing directory.
 	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
-	// CleanStale removes the empty slices of runs that no longer live.
-	CleanStale(parent string) (removed []string, skipped []cgroup.Skipped, err error)
+	// CleanStale removes the empty slices of runs that no longer live
+	// from parent, a directory of hier or of one of its twins.
+	CleanStale(hier cgroup.Hierarchy, parent string) (removed []string, skipped []cgroup.Skipped, err error)
 	// CreateSlice creates a slice with its limits; on error nothing is left.
 	CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error)
 	// RemoveDefaultParent removes the default parent if no slice is left in it.
@@ -200,102 +200,49 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 
 // inCgroup finds or creates the cgroup o asks for and runs there: created
 // in a slice it removes on every path, current in the process's own
-// cgroup. R is the report of what runs.
-func inCgroup[R any](k Local, ctx context.Context, o Options,
-	created func(context.Context, Options, time.Time, Slice) (R, error),
-	current func(context.Context, Options, time.Time, []string) (R, error)) (R, error) {
+// cgroup. R is the report of what runs; what the run found on its way
+// (stale slices tidied, a fallback to the current cgroup, a slice that
+// could not be removed) goes into its warnings: nothing here prints.
+func inCgroup[R warned](k Local, ctx context.Context, o Options,
+	created func(context.Context, Options, time.Time, Slice, []string) (R, error),
+	current func(context.Context, Options, time.Time, []string) (R, error)) (res R, err error) {
 	var none R
 	started := time.Now()
 	if o.Mode == ModeCurrent {
 		return current(ctx, o, started, nil)
 	}
-	hier, err := k.Cgroups.CPUHierarchy(o.Host, o.Version)
-	if err != nil {
-		if o.Mode == ModeAuto && !o.LimitsSet {
-			return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", err)})
-		}
-		return none, err
-	}
-	// Only the default parent is ever created (and removed again when the
-	// last slice in it goes); a parent the user names must exist.
-	parent, ownParent := hier.DefaultParent(), o.Parent == ""
-	if !ownParent {
-		if parent, err = k.Cgroups.ParentDir(hier, o.Parent); err != nil {
-			return none, err
-		}
-	}
-	// Where v1 keeps cpusets in a hierarchy of their own, a slice with a
-	// cpuset has a twin there, under the same parent path.
-	cpusets, cpusetErr := k.Cgroups.CpusetHierarchy(o.Host, hier)
-	twinParent := ""
-	if cpusetErr == nil && hier.Separate(cpusets) {
-		twinParent = hier.TwinDir(cpusets, parent)
-	}
-	var spec *cgroup.CpusetSpec
-	if o.CPUs != nil {
-		if cpusetErr != nil {
-			return none, fmt.Errorf("--cpuset %s: %w", topology.FormatList(o.CPUs), cpusetErr)
-		}
-		spec = &cgroup.CpusetSpec{Hier: cpusets, Parent: hier.TwinDir(cpusets, parent), CPUs: o.CPUs}
-	}
-	// A run whose owner was SIGKILLed leaves an empty slice (and twin);
-	// tidy those first.
-	removed, skipped, _ := k.Cgroups.CleanStale(parent)
-	if twinParent != "" {
-		r, s, _ := k.Cgroups.CleanStale(twinParent)
-		removed, skipped = append(removed, r...), append(skipped, s...)
-	}
-	if len(removed) > 0 {
-		fmt.Fprintf(o.Stderr, "throttlebench: removed %d slice(s) left by runs that no longer live\n", len(removed))
-	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(o.Stderr, "throttlebench: left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)\n", len(skipped), parent)
-	}
-	// A run cancelled already (a signal, a --timeout of microseconds, the
-	// next configuration of an interrupted sweep) creates nothing. Only here,
-	// before the slice: after it, the deferred removal must always be set.
-	if err := ctx.Err(); err != nil {
-		return none, err
-	}
-	slice, err := k.Cgroups.CreateSlice(hier, cgroup.SliceSpec{Parent: parent, CreateParent: ownParent, Limits: o.Limits, Cpuset: spec})
-	if err != nil && ownParent {
-		// CreateSlice removes the slice it could not set up, not the
-		// default parent (nor its twin) it may have made for it: they go
-		// here, when empty, as after a run.
-		removeDefaultParents(k, hier, cpusets, twinParent != "")
-	}
-	if errors.Is(err, cgroup.ErrPermission) {
-		if o.Mode == ModeAuto && !o.LimitsSet {
-			note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", parent, err)
-			fmt.Fprintf(o.Stderr, "throttlebench: %s\n", note)
-			return current(ctx, o, started, []string{note})
-		}
-		return none, fmt.Errorf("%w under %s (%v); run as root, give --parent a subtree delegated to you, or measure the limits you are in with --cgroup current", ErrNeedsPrivilege, parent, err)
+	p, err := k.placeSlices(ctx, o)
+	var nh *noHierarchy
+	if errors.As(err, &nh) && o.Mode == ModeAuto && !o.LimitsSet {
+		return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", nh.err)})
 	}
 	if err != nil {
 		return none, err
+	}
+	slice, err := p.create(k, o)
+	if errors.Is(err, cgroup.ErrPermission) && o.Mode == ModeAuto && !o.LimitsSet {
+		note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
+		return current(ctx, o, started, append(p.notes, note))
+	}
+	if err != nil {
+		return none, p.needsPrivilege(err, ", or measure the limits you are in with --cgroup current")
 	}
 	defer func() {
-		if err := slice.Delete(); err != nil {
-			fmt.Fprintf(o.Stderr, "throttlebench: removing %s: %v\n", slice.Cgroup().Dir, err)
-		}
-		if ownParent {
-			removeDefaultParents(k, hier, cpusets, twinParent != "")
+		if derr := p.remove(k, slice); derr != nil {
+			if err == nil {
+				res.AddWarning(fmt.Sprintf("the slice could not be removed: %v", derr))
+			} else {
+				err = errors.Join(err, derr)
+			}
 		}
 	}()
-	return created(ctx, o, started, slice)
+	return created(ctx, o, started, slice, p.notes)
 }
 
-// removeDefaultParents removes the default parent, and its twin where v1
-// keeps cpusets apart, if no slice is left in them.
-func removeDefaultParents(k Local, hier, cpusets cgroup.Hierarchy, twin bool) {
-	k.Cgroups.RemoveDefaultParent(hier)
-	if twin {
-		k.Cgroups.RemoveDefaultParent(cpusets)
-	}
-}
+// warned is a report that takes the warnings found on the way to it.
+type warned interface{ AddWarning(string) }
 
-func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice) (*report.Report, error) {
+func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Report, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
@@ -335,7 +282,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		own = &res.MeasuredCPU
 	}
 	use, source := cgroupUsage(bg, own)
-	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, nil), nil
+	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes), nil
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where

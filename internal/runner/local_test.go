@@ -77,7 +77,7 @@ func (w *world) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
 	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
 }
 
-func (w *world) CleanStale(parent string) ([]string, []cgroup.Skipped, error) {
+func (w *world) CleanStale(_ cgroup.Hierarchy, parent string) ([]string, []cgroup.Skipped, error) {
 	return w.removed, nil, w.step("clean " + parent)
 }
 
@@ -231,7 +231,8 @@ func TestCreatedRunOrder(t *testing.T) {
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
-	assert.Contains(t, stderr.String(), "removed 1 slice(s) left by runs that no longer live")
+	assert.Contains(t, rep.Warnings, "removed 1 slice(s) left by runs that no longer live")
+	assert.Empty(t, stderr.String(), "the runner prints nothing")
 
 	assert.Equal(t, "created", rep.Cgroup.Mode)
 	assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", rep.Cgroup.Dir)
@@ -342,8 +343,8 @@ func TestCancelledRunCleansUp(t *testing.T) {
 	})
 }
 
-// A slice that cannot be removed is reported on stderr; the measurement
-// stands, and the default parent is still tried.
+// A slice that cannot be removed is reported in the warnings; the
+// measurement stands, and the default parent is still tried.
 func TestFailedDeleteIsReported(t *testing.T) {
 	w := &world{fail: map[string]error{"delete": errors.New("busy")}}
 	var stderr bytes.Buffer
@@ -352,7 +353,8 @@ func TestFailedDeleteIsReported(t *testing.T) {
 	rep, err := w.local().Run(context.Background(), o)
 	require.NoError(t, err)
 	assert.NotNil(t, rep)
-	assert.Contains(t, stderr.String(), "removing /fake/cpu/throttlebench/tb-fake: busy")
+	assert.Contains(t, rep.Warnings, "the slice could not be removed: busy")
+	assert.Empty(t, stderr.String(), "the runner prints nothing")
 	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.log[len(w.log)-3:])
 }
 
@@ -388,7 +390,7 @@ func TestPermissionDenied(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "current", rep.Cgroup.Mode)
 			assert.Contains(t, rep.Warnings, "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench ("+denied.Error()+")")
-			assert.Contains(t, stderr.String(), "throttlebench: ran in the current cgroup")
+			assert.Empty(t, stderr.String(), "said in the warnings, not printed")
 			assert.Equal(t, []string{"remove parent", "self"}, w.log[slices.Index(w.log, "create")+1:][:2])
 		})
 	}
@@ -548,7 +550,7 @@ func TestCpusetRunOrder(t *testing.T) {
 		"limits", "chain", "cpuset"}, w.log[:7])
 	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-4:])
 	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.spec.Cpuset)
-	assert.Contains(t, stderr.String(), "removed 2 slice(s) left by runs that no longer live", "the stale slice and its stale twin")
+	assert.Contains(t, rep.Warnings, "removed 2 slice(s) left by runs that no longer live", "the stale slice and its stale twin")
 	assert.Equal(t, "1", rep.Config.Cpuset)
 	assert.Equal(t, "1", rep.Cgroup.Cpuset)
 

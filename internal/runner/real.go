@@ -30,8 +30,8 @@ func (kernelCgroups) ParentDir(hier cgroup.Hierarchy, p string) (string, error) 
 	return hier.ParentDir(p)
 }
 
-func (kernelCgroups) CleanStale(parent string) ([]string, []cgroup.Skipped, error) {
-	return cgroup.CleanStale(parent)
+func (kernelCgroups) CleanStale(hier cgroup.Hierarchy, parent string) ([]string, []cgroup.Skipped, error) {
+	return hier.CleanStale(parent)
 }
 
 func (kernelCgroups) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {

@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Summary describes a sample of durations or any other values in one unit
@@ -48,37 +50,15 @@ func Summarize(xs []float64) Summary {
 		return s
 	}
 
-	s.Mean, s.Variance = meanVariance(xs)
+	// gonum's corrected two-pass algorithm (Chan, Golub & LeVeque) stays
+	// accurate when the spread is tiny compared to the mean, as it is for
+	// repeated timings of one workload.
+	s.Mean, s.Variance = stat.MeanVariance(xs, nil)
 	s.Stddev = math.Sqrt(s.Variance)
 	if s.Mean != 0 {
 		s.CoV = s.Stddev / s.Mean
 	}
 	return s
-}
-
-// meanVariance returns the mean and the sample variance (n-1 denominator) of
-// xs, len(xs) ≥ 2, by the corrected two-pass algorithm (Chan, Golub &
-// LeVeque, "Algorithms for computing the sample variance", eq. 1.7): the
-// second pass sums the deviations too and subtracts their square, which
-// cancels the rounding error of the mean. It stays accurate when the spread
-// is tiny compared to the mean, as it is for repeated timings of one
-// workload. It is the algorithm of gonum's stat.MeanVariance, written out
-// because importing gonum/stat links its matrix and LAPACK packages (about
-// 2 MB of the binary) for these ten lines.
-func meanVariance(xs []float64) (mean, variance float64) {
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	n := float64(len(xs))
-	mean = sum / n
-	var ss, comp float64
-	for _, x := range xs {
-		d := x - mean
-		ss += d * d
-		comp += d
-	}
-	return mean, (ss - comp*comp/n) / (n - 1)
 }
 
 // Quantile returns the p-quantile of sorted using the R-7 definition (the

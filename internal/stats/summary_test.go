@@ -142,36 +142,102 @@ func TestQuantileInvalid(t *testing.T) {
 	}
 }
 
-// Summarize computes the variance itself instead of calling gonum's
-// stat.MeanVariance (which would link gonum's LAPACK into the binary): it
-// must agree with gonum to rounding, also where a naive sum of squares
-// loses every digit (a spread of 1e-3 around 1e9).
-func TestVarianceMatchesGonum(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, c := range []struct{ center, spread float64 }{{100, 10}, {1e9, 1e-3}, {0, 1}, {-5, 1e6}} {
-		for _, n := range []int{2, 3, 10, 1000} {
-			xs := make([]float64, n)
-			for i := range xs {
-				xs[i] = c.center + c.spread*rng.NormFloat64()
-			}
-			wantMean, wantVar := stat.MeanVariance(xs, nil)
-			s := Summarize(xs)
-			assert.InEpsilon(t, wantVar, s.Variance, 1e-9, "center %g spread %g n %d", c.center, c.spread, n)
-			assert.InDelta(t, wantMean, s.Mean, 1e-12*math.Max(1, math.Abs(wantMean)), "center %g spread %g n %d", c.center, c.spread, n)
+// Summarize's mean and variance are gonum's (stat.MeanVariance, the
+// corrected two-pass algorithm): they stay exact to rounding where a naive
+// sum of squares loses every digit, a spread of 1e-3 around 1e9 (the
+// variance of the timings of one workload in ns).
+func TestSummarizeTinySpread(t *testing.T) {
+	// numpy 2.4.6: numpy.var([1e9+1e-3*k for k in (-2,-1,0,1,2)], ddof=1)
+	// = 2.5e-06 to 4 digits; a sum of squares minus n·mean² gives 0 or
+	// a negative number here.
+	xs := []float64{1e9 - 2e-3, 1e9 - 1e-3, 1e9, 1e9 + 1e-3, 1e9 + 2e-3}
+	s := Summarize(xs)
+	assert.InDelta(t, 1e9, s.Mean, 1e-6)
+	assert.InEpsilon(t, 2.5e-6, s.Variance, 1e-3)
+	assert.InEpsilon(t, math.Sqrt(2.5e-6), s.Stddev, 1e-3)
+}
+
+// The reference values below were computed independently with numpy 2.4.6
+// (numpy.quantile(x, p), whose default method 'linear' is R's type 7) and
+// checked against Python 3's statistics.quantiles(x, n=1000,
+// method='inclusive') (also R-7); the means and sample variances with
+// numpy's mean() and var(ddof=1). They are printed to 17 digits, so the
+// tolerance is a few ulps.
+var r7Reference = []struct {
+	name     string
+	x        []float64 // as given, not sorted
+	mean     float64
+	variance float64
+	q        map[float64]float64 // p -> numpy.quantile(x, p)
+}{
+	{
+		name: "known", x: []float64{2, 4, 4, 4, 5, 5, 7, 9},
+		mean: 5.0, variance: 4.571428571428571,
+		q: map[float64]float64{
+			0: 2.0, 0.01: 2.14, 0.1: 3.4000000000000004, 0.25: 4.0, 0.5: 4.5, 0.75: 5.5,
+			0.9: 7.6, 0.95: 8.299999999999999, 0.99: 8.86, 0.999: 8.986, 1: 9.0,
+		},
+	},
+	{
+		name: "four", x: []float64{1, 2, 3, 4},
+		mean: 2.5, variance: 1.6666666666666667,
+		q: map[float64]float64{
+			0: 1.0, 0.01: 1.03, 0.1: 1.3, 0.25: 1.75, 0.5: 2.5, 0.75: 3.25,
+			0.9: 3.7, 0.95: 3.8499999999999996, 0.99: 3.9699999999999998, 0.999: 3.997, 1: 4.0,
+		},
+	},
+	{
+		// Iteration times in ms with two outliers, unsorted.
+		name: "durations", x: []float64{12.5, 11.9, 13.2, 48.7, 12.1, 12.0, 12.8, 11.7, 30.3, 12.2, 12.4, 11.8, 12.6},
+		mean: 16.47692307692308, variance: 118.68858974358977,
+		q: map[float64]float64{
+			0: 11.7, 0.01: 11.712, 0.1: 11.82, 0.25: 12.0, 0.5: 12.4, 0.75: 12.8,
+			0.9: 26.880000000000013, 0.95: 37.659999999999975, 0.99: 46.49199999999998,
+			0.999: 48.47919999999999, 1: 48.7,
+		},
+	},
+}
+
+func TestQuantileMatchesNumpy(t *testing.T) {
+	for _, c := range r7Reference {
+		sorted := slices.Clone(c.x)
+		slices.Sort(sorted)
+		for p, want := range c.q {
+			assert.InDelta(t, want, Quantile(sorted, p), 1e-12*math.Abs(want), "%s p=%v", c.name, p)
 		}
 	}
 }
 
-// TestQuantileDiffersFromGonumLinInterp pins down the reason Quantile exists:
-// gonum's LinInterp is R-4, not R-7.
-func TestQuantileDiffersFromGonumLinInterp(t *testing.T) {
-	x := []float64{1, 2, 3, 4}
-	// h = np = 2 (1-based) -> x(2) = 2; R-7 gives 2.5.
-	assert.InDelta(t, 2.0, stat.Quantile(0.5, stat.LinInterp, x, nil), eps)
-	assert.InDelta(t, 2.5, Quantile(x, 0.5), eps)
-	// h = 3.6 -> 3 + 0.6*1 = 3.6; R-7 gives 3.7.
-	assert.InDelta(t, 3.6, stat.Quantile(0.9, stat.LinInterp, x, nil), eps)
-	assert.InDelta(t, 3.7, Quantile(x, 0.9), eps)
+func TestSummarizeMatchesNumpy(t *testing.T) {
+	for _, c := range r7Reference {
+		s := Summarize(c.x)
+		assert.Equal(t, len(c.x), s.N, c.name)
+		assert.InDelta(t, c.mean, s.Mean, 1e-12*c.mean, c.name)
+		assert.InDelta(t, c.variance, s.Variance, 1e-12*c.variance, c.name)
+		assert.InDelta(t, math.Sqrt(c.variance), s.Stddev, 1e-12*c.variance, c.name)
+		assert.InDelta(t, c.q[0.5], s.P50, 1e-12*c.q[0.5], c.name)
+		assert.InDelta(t, c.q[0.9], s.P90, 1e-12*c.q[0.9], c.name)
+		assert.InDelta(t, c.q[0.99], s.P99, 1e-12*c.q[0.99], c.name)
+		assert.Equal(t, c.q[0], s.Min, c.name)
+		assert.Equal(t, c.q[1], s.Max, c.name)
+	}
+}
+
+// TestQuantileNotGonumLinInterp pins down the reason Quantile exists:
+// gonum's stat.Quantile with LinInterp is R's type 4, not R-7. The R-4
+// values are numpy 2.4.6's numpy.quantile(x, p,
+// method='interpolated_inverted_cdf'), R's type 4.
+func TestQuantileNotGonumLinInterp(t *testing.T) {
+	x := []float64{11.7, 11.8, 11.9, 12.0, 12.1, 12.2, 12.4, 12.5, 12.6, 12.8, 13.2, 30.3, 48.7}
+	for _, c := range []struct{ p, r4, r7 float64 }{
+		{0.1, 11.73, 11.82},
+		{0.5, 12.3, 12.4},
+		{0.9, 25.17000000000002, 26.880000000000013},
+		{0.99, 46.307999999999986, 46.49199999999998},
+	} {
+		assert.InDelta(t, c.r4, stat.Quantile(c.p, stat.LinInterp, x, nil), 1e-12*c.r4, "gonum LinInterp p=%v", c.p)
+		assert.InDelta(t, c.r7, Quantile(x, c.p), 1e-12*c.r7, "R-7 p=%v", c.p)
+	}
 }
 
 // TestQuantileProperties checks, on random data, that R-7 quantiles are

@@ -246,6 +246,24 @@ func (c Config) Get(flag string) string {
 	return ""
 }
 
+// Flags are c's flags, in axis order: the swept columns of a table.
+func (c Config) Flags() []string {
+	out := make([]string, len(c))
+	for i, p := range c {
+		out[i] = p.Flag
+	}
+	return out
+}
+
+// Values are c's values, in axis order.
+func (c Config) Values() []string {
+	out := make([]string, len(c))
+	for i, p := range c {
+		out[i] = p.Value
+	}
+	return out
+}
+
 // Size is the number of configurations in the product of the axes, computed
 // before any is made; ok is false when it does not even fit an int (seven
 // axes of a thousand values each).

@@ -16,11 +16,18 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
-// Runner runs one configuration: the local harness on a real kernel, fakes
-// in tests.
-type Runner interface {
-	Run(ctx context.Context, o runner.Options) (*report.Report, error)
+// Runner runs one configuration into a result R: the local harness on a
+// real kernel (a run's report for sweep, a latency report for latency),
+// fakes in tests.
+type Runner[R any] interface {
+	Run(ctx context.Context, o runner.Options) (R, error)
 }
+
+// RunFunc is a function as a Runner (runner.Local.Latency, runner.Fleet.Run).
+type RunFunc[R any] func(ctx context.Context, o runner.Options) (R, error)
+
+// Run calls f.
+func (f RunFunc[R]) Run(ctx context.Context, o runner.Options) (R, error) { return f(ctx, o) }
 
 // Spec is a sweep as the user gave it.
 type Spec struct {
@@ -178,6 +185,29 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 // MaxConfigs is the most --max-configs allows.
 const MaxConfigs = 1_000_000
 
+// CheckMaxConfigs checks --max-configs, before the plan is counted.
+func CheckMaxConfigs(n int) error {
+	if n < 1 || n > MaxConfigs {
+		return config.Usagef("max-configs", "invalid --max-configs %d: must be between 1 and %d", n, MaxConfigs)
+	}
+	return nil
+}
+
+// SpecFor sorts the parameters given (by name) into the axes of command's
+// Spec, those that may take a list or a range, and its fixed values; the
+// caller adds the rest (MaxConfigs, Options, NumCPU).
+func SpecFor(command config.Command, given map[string]string) Spec {
+	s := Spec{Command: command, Axes: map[string]string{}, Fixed: map[string]string{}}
+	for name, v := range given {
+		if p, _ := config.Lookup(name); p.Axis {
+			s.Axes[name] = v
+		} else {
+			s.Fixed[name] = v
+		}
+	}
+	return s
+}
+
 // humanDuration rounds a long estimate, in seconds (a Duration overflows at
 // 292 years), to what a person plans by.
 func humanDuration(s float64) string {
@@ -202,27 +232,51 @@ func ShapeOf(o runner.Options, numCPU int) Shape {
 // ErrAllSkipped says that no configuration of a sweep could run.
 var ErrAllSkipped = errors.New("every configuration was skipped")
 
-// Loop is how a sweep runs its steps.
-type Loop struct {
-	Runner Runner
+// Loop is how a list of configurations runs, sweep's and latency's: one
+// after another by the policy of Steps, a row for each, saved after every
+// configuration that ran, within a time limit.
+type Loop[R any] struct {
+	Runner Runner[R]
 	// Save is called with the rows so far after every configuration that
-	// ran, so that an interrupted sweep keeps what it measured; nil saves
+	// ran, so that an interrupted list keeps what it measured; nil saves
 	// nothing.
-	Save func([]Row) error
+	Save func([]Outcome[R]) error
 	// Skipped tells the user about a skipped configuration (stderr).
 	Skipped func(c Config, why string)
 	// Progress, when not nil, shows the configurations done and the time
-	// left by the CFS model.
+	// left by the CFS model, which learns from a sweep's reports.
 	Progress *Progress
 	NumCPU   int
+	// Timeout, above 0, stops the list after so long (--timeout): the
+	// configuration running then is stopped and cleaned up by its Runner,
+	// and Run returns a TimeoutError. What names the list in it.
+	Timeout time.Duration
+	What    string
+}
+
+// TimeoutError is a list stopped by its --timeout, after Done
+// configurations (ran or skipped); the runner removed what it made.
+type TimeoutError struct {
+	What    string // "sweep", "run"
+	Timeout time.Duration
+	Done    int
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the %s exceeded --timeout %v and was stopped after %d configurations; nothing left behind", e.What, e.Timeout, e.Done)
 }
 
 // Run runs the steps one after another (never in parallel: they would
 // disturb each other) and returns the rows, by the policy of Steps. The
 // rows measured until an error are returned with it.
-func (l Loop) Run(ctx context.Context, steps []Step) ([]Row, error) {
+func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
+	if l.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, l.Timeout)
+		defer cancel()
+	}
 	est := NewEstimator()
-	rows := make([]Row, 0, len(steps))
+	rows := make([]Outcome[R], 0, len(steps))
 	err := Steps(ctx, steps,
 		func(i int, st Step) error {
 			if l.Progress != nil {
@@ -234,19 +288,23 @@ func (l Loop) Run(ctx context.Context, steps []Step) ([]Row, error) {
 				}
 				l.Progress.Update(i, left, Describe(st.Config))
 			}
-			rep, err := l.Runner.Run(ctx, st.Opts)
+			res, err := l.Runner.Run(ctx, st.Opts)
 			if err != nil {
 				return err
 			}
-			est.Learn(rep)
-			rows = append(rows, Row{Config: st.Config, Report: rep})
+			// A run's report teaches the estimate the cost of an operation
+			// (latency's lists show no progress: each lasts its --duration).
+			if rep, ok := any(res).(*report.Report); ok {
+				est.Learn(rep)
+			}
+			rows = append(rows, Outcome[R]{Config: st.Config, Report: res})
 			if l.Save != nil {
 				return l.Save(rows)
 			}
 			return nil
 		},
 		func(st Step, why string) {
-			rows = append(rows, Row{Config: st.Config, Skipped: why})
+			rows = append(rows, Outcome[R]{Config: st.Config, Skipped: why})
 			if l.Skipped != nil {
 				if l.Progress != nil {
 					l.Progress.Done() // clear the bar's line; the next update redraws it
@@ -254,6 +312,9 @@ func (l Loop) Run(ctx context.Context, steps []Step) ([]Row, error) {
 				l.Skipped(st.Config, why)
 			}
 		})
+	if l.Timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+		return rows, &TimeoutError{What: l.What, Timeout: l.Timeout, Done: len(rows)}
+	}
 	return rows, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,7 +75,7 @@ func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
 	f := &fakeRunner{errs: map[string]error{"20ms": fmt.Errorf("set up cgroup: %w", cgroup.ErrLimitsRefused)}}
 	var saved [][]Row
 	var told []string
-	rows, err := Loop{Runner: f, Save: func(r []Row) error { saved = append(saved, append([]Row{}, r...)); return nil },
+	rows, err := Loop[*report.Report]{Runner: f, Save: func(r []Row) error { saved = append(saved, append([]Row{}, r...)); return nil },
 		Skipped: func(c Config, why string) { told = append(told, Describe(c)+": "+why) }}.Run(context.Background(), steps)
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
@@ -92,7 +93,7 @@ func TestLoopStopsOnAnythingElse(t *testing.T) {
 	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
 	for _, stop := range []error{runner.ErrNeedsPrivilege, cgroup.ErrNoCPUController, errors.New("workload process died: signal: killed")} {
 		f := &fakeRunner{errs: map[string]error{"20ms": stop}}
-		rows, err := Loop{Runner: f}.Run(context.Background(), steps)
+		rows, err := Loop[*report.Report]{Runner: f}.Run(context.Background(), steps)
 		assert.ErrorIs(t, err, stop)
 		assert.Len(t, rows, 1, "the rows before it are kept")
 		assert.Equal(t, []string{"10ms", "20ms"}, f.ran, "nothing runs after it")
@@ -109,14 +110,50 @@ func TestLoopInterrupted(t *testing.T) {
 			cancel()
 		}
 	}}
-	rows, err := Loop{Runner: f}.Run(ctx, steps)
+	rows, err := Loop[*report.Report]{Runner: f}.Run(ctx, steps)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, rows, 1)
 }
 
 func TestLoopAllSkippedIsAnError(t *testing.T) {
 	steps := plan(t, map[string]string{"cpus": "0.001,0.005", "period": "10ms"})
-	rows, err := Loop{Runner: &fakeRunner{}}.Run(context.Background(), steps)
+	rows, err := Loop[*report.Report]{Runner: &fakeRunner{}}.Run(context.Background(), steps)
 	assert.ErrorIs(t, err, ErrAllSkipped)
 	assert.Len(t, rows, 2)
+}
+
+// --timeout: the configuration running when it passes is stopped (its
+// context ends), the list stops there with the rows before it, saved, and
+// the error says how far it got.
+func TestLoopTimeout(t *testing.T) {
+	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	var saved []int
+	var ran []string
+	stall := RunFunc[*report.Latency](func(ctx context.Context, o runner.Options) (*report.Latency, error) {
+		ran = append(ran, o.Limits.Quota.String())
+		if len(ran) == 2 {
+			<-ctx.Done() // the run's own cleanup, then its error
+			return nil, fmt.Errorf("run: %w", ctx.Err())
+		}
+		return &report.Latency{}, nil
+	})
+	rows, err := Loop[*report.Latency]{Runner: stall, Timeout: 50 * time.Millisecond, What: "run",
+		Save: func(r []Outcome[*report.Latency]) error { saved = append(saved, len(r)); return nil }}.Run(context.Background(), steps)
+	var te *TimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "the run exceeded --timeout 50ms and was stopped after 1 configurations; nothing left behind", err.Error())
+	assert.Len(t, rows, 1)
+	assert.NotNil(t, rows[0].Report)
+	assert.Equal(t, []int{1}, saved, "saved after the first, before the timeout")
+	assert.Equal(t, []string{"10ms", "20ms"}, ran, "nothing runs after it")
+
+	// An interrupt is no timeout, with one or without.
+	ctx, cancel := context.WithCancel(context.Background())
+	interrupted := RunFunc[*report.Latency](func(ctx context.Context, _ runner.Options) (*report.Latency, error) {
+		cancel()
+		return nil, ctx.Err()
+	})
+	_, err = Loop[*report.Latency]{Runner: interrupted, Timeout: time.Hour, What: "run"}.Run(ctx, steps)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.False(t, errors.As(err, &te))
 }

@@ -3,16 +3,21 @@ package sweep
 import (
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// Row is one configuration's outcome: a report, or the reason it was skipped.
-type Row struct {
+// Row is one configuration of a sweep: its report, or the reason it was
+// skipped.
+type Row = Outcome[*report.Report]
+
+// Outcome is how one configuration of a list ended: what it measured (R: a
+// run's report in a sweep, a latency report in latency), or why it was
+// skipped.
+type Outcome[R any] struct {
 	Config  Config
-	Report  *report.Report
+	Report  R
 	Skipped string
 }
 
@@ -27,50 +32,29 @@ func CostCPUSeconds(r *report.Report) float64 {
 // kept pace, 0.5 when one ran two times slower than another.
 var metricColumns = []string{"mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "spread"}
 
-// build lays rows out as a table: one column per swept flag, the metrics,
-// and a note. For people (notes non-nil) the note cell shows each warning's
-// headline marked with its footnote number, the full text once below the
-// table, and numbers have as many decimals as a person reads; CSV, for
-// machines, has full precision and the warnings whole (notes nil).
+// build lays rows out as a table (table.Configs): one column per swept
+// flag, the metrics, and a note. For people (notes non-nil) numbers have as
+// many decimals as a person reads; CSV, for machines, has full precision
+// (notes nil).
 func build(rows []Row, notes *table.Notes) *table.Table {
-	t := &table.Table{Style: table.Style{Indent: 2}}
 	var names []string
 	if len(rows) > 0 {
-		for _, p := range rows[0].Config {
-			names = append(names, p.Flag)
+		names = rows[0].Config.Flags()
+	}
+	lines := make([]table.ConfigRow, len(rows))
+	for i, r := range rows {
+		lines[i] = table.ConfigRow{Params: r.Config.Values(), Skipped: r.Skipped}
+		if r.Report != nil {
+			lines[i].Metrics, lines[i].Warnings = metrics(r.Report, notes != nil), r.Report.Warnings
 		}
 	}
-	for _, n := range append(append(names, metricColumns...), "note") {
-		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
-	}
-	for _, r := range rows {
-		t.Rows = append(t.Rows, cells(r, notes))
-	}
-	if notes != nil {
-		t.Notes = notes.Texts()
-	}
-	return t
+	return table.Configs(names, metricColumns, lines, notes)
 }
 
-// cells renders one row (see build).
-func cells(r Row, notes *table.Notes) []string {
-	var c []string
-	for _, p := range r.Config {
-		c = append(c, p.Value)
-	}
-	if r.Report == nil {
-		for range metricColumns {
-			c = append(c, "")
-		}
-		return append(c, "skipped: "+r.Skipped)
-	}
-	f := func(v float64, p int) string {
-		if notes == nil {
-			p = -1
-		}
-		return strconv.FormatFloat(v, 'f', p, 64)
-	}
-	rep := r.Report
+// metrics are a report's cells under metricColumns; people get them
+// rounded.
+func metrics(rep *report.Report, people bool) []string {
+	f := func(v float64, prec int) string { return table.Number(v, prec, people) }
 	frac := ""
 	if rep.Throttling.ThrottledFraction != nil {
 		frac = f(*rep.Throttling.ThrottledFraction, 3)
@@ -79,16 +63,15 @@ func cells(r Row, notes *table.Notes) []string {
 	// they were counted, read by sweep --from) has no spread: its zero is
 	// no measurement.
 	spread := "-"
-	if notes == nil {
+	if !people {
 		spread = ""
 	}
 	if slices.ContainsFunc(rep.Workers, func(w report.Worker) bool { return w.Ops > 0 }) {
 		spread = f(rep.Spread.SlowestToFastest, 2)
 	}
-	note := notes.Cell(rep.Warnings)
-	return append(c,
+	return []string{
 		f(rep.Stats.MeanMs, 1), f(rep.Stats.P50Ms, 1), f(rep.Stats.P99Ms, 1), f(rep.Stats.CoV, 3),
-		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), spread, note)
+		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), spread}
 }
 
 // WriteCSV writes a header and one line per row.

@@ -93,6 +93,10 @@ func TestTextTableAligns(t *testing.T) {
 	// Right-aligned: the mean column ends at the same position on every line.
 	end := strings.Index(lines[0], "mean_ms") + len("mean_ms")
 	assert.Equal(t, "20.0", strings.TrimSpace(lines[1][end-7:end]))
+	// The note is left-aligned (table.Configs): a row without warnings ends
+	// at its last metric, the skipped row's reason starts where notes do.
+	assert.True(t, strings.HasSuffix(lines[2], "  0.75"), "no padding after the spread: %q", lines[2])
+	assert.Equal(t, strings.Index(lines[0], "note"), strings.Index(lines[3], "skipped: "))
 }
 
 func TestEstimator(t *testing.T) {

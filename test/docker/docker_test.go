@@ -112,8 +112,10 @@ func TestInvalidInputInContainer(t *testing.T) {
 	assert.Contains(t, errb.String(), "--cost 99")
 }
 
-// The image is the static binary alone; it must stay at most 10 MiB (it was
-// 17.6 MiB with twelve embedded fonts and containerd's cgroup library).
+// The image is the static binary alone. 40 MiB is a ceiling that alarms on
+// a regression (a dependency linked by mistake, an embedded asset), not a
+// target: the libraries the design names are linked for their jobs
+// (cmd/throttlebench/deps_test.go), whatever they weigh. When it trips,
 // test/docker/weigh.sh says what each dependency adds.
 func TestImageSize(t *testing.T) {
 	out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Size}}", image(t)).Output()
@@ -121,7 +123,7 @@ func TestImageSize(t *testing.T) {
 	size, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	require.NoError(t, err)
 	t.Logf("image %s: %d bytes (%.2f MiB)", image(t), size, float64(size)/(1<<20))
-	assert.LessOrEqual(t, size, int64(10<<20), "the image grew over 10 MiB: see what grew with test/docker/weigh.sh")
+	assert.LessOrEqual(t, size, int64(40<<20), "the image grew over its 40 MiB ceiling: see what grew with test/docker/weigh.sh")
 }
 
 // A sweep inside the container draws its plots there (the font is compiled

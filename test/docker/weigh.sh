@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# weigh.sh — what each dependency adds to bin/throttlebench, so a size budget
-# (the image must stay ≤ 10 MiB, test/docker's TestImageSize) can be argued
-# from numbers instead of guesses.
+# weigh.sh — what each dependency adds to bin/throttlebench, so that a change
+# in size (test/docker's TestImageSize alarms above a 40 MiB ceiling) is
+# explained by numbers instead of guesses.
 #
 #   test/docker/weigh.sh            # build an unstripped copy, print per-module weights
 #   test/docker/weigh.sh -p         # per package instead of per module

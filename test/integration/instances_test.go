@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -291,7 +292,10 @@ func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 }
 
 // An instance killed while it serves: its request fails with the reason,
-// the others are served, and its slice goes like every other.
+// the others are served, and its slice goes like every other. Serving is
+// 200ms of CPU work, then a 2s wait: the victim is killed once it has
+// spent more CPU than its start could (processCPU), so in its work or its
+// wait.
 func TestInstancesCrashedInstance(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
@@ -300,7 +304,7 @@ func TestInstancesCrashedInstance(t *testing.T) {
 	tag := newTag(t)
 	watch := watchSlices(t, parent)
 	cmd, stderr := startTagged(t, tag, "latency", "--cgroup", "create", "--parent", parent, "--cpus", "0.5",
-		"--instances", "per-request", "--arrivals", "once", "--count", "3", "--work", "1ms", "--wait", "2s", "-o", out)
+		"--instances", "per-request", "--arrivals", "once", "--count", "3", "--work", "200ms", "--wait", "2s", "-o", out)
 	deadline := time.Now().Add(20 * time.Second)
 	for watch.occupied() < 3 {
 		require.True(t, time.Now().Before(deadline), "three instances never sat in their slices: %s", stderr)
@@ -318,7 +322,22 @@ func TestInstancesCrashedInstance(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond) // in its wait
+	// A Go process starts on a few ms of CPU (--init is 0s): past 100ms
+	// it is serving its request.
+	for {
+		cpu, err := processCPU(victim)
+		if err != nil {
+			t.Fatalf("instance %d ended before it was seen serving its request (%v): %s", victim, err, stderr)
+		}
+		if cpu >= 100*time.Millisecond {
+			t.Logf("killing instance %d after %v of CPU", victim, cpu)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 20s for instance %d to serve its request: it used %v of CPU, its 200ms of work never started: %s", victim, cpu, stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	require.NoError(t, syscall.Kill(victim, syscall.SIGKILL))
 	assert.Equal(t, 0, exitCode(t, cmd), stderr.String())
 	assertNothingLeft(t, parent, tag, dir, "r.json")
@@ -338,6 +357,31 @@ func TestInstancesCrashedInstance(t *testing.T) {
 	require.Len(t, reasons, 1)
 	assert.Contains(t, reasons[0], "signal: killed")
 	assert.True(t, strings.HasPrefix(strings.Join(r.Warnings, "\n"), "few requests") && bytes.Contains(data, []byte("failed requests: 1 of 3")), "%q", r.Warnings)
+}
+
+// processCPU is the CPU time pid's threads have used, user and system
+// (/proc/<pid>/stat, in clock ticks of 10ms); an error once it has ended.
+func processCPU(pid int) (time.Duration, error) {
+	if !alive(pid) {
+		return 0, fmt.Errorf("process %d has ended", pid)
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
+	}
+	var ticks int64
+	for _, v := range f[11:13] { // utime, stime: fields 14 and 15
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
 
 // Bad input to the instances exits 2 with one line naming the flag, and

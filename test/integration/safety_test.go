@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -124,7 +125,9 @@ func TestCleanupNeverKills(t *testing.T) {
 
 	o := tb(t, "run", "--cgroup", "create", "--parent", parent, "--cpus", "0.5", "--batch", "1", "--iterations", "1")
 	require.Equal(t, 0, o.code, o.stderr)
-	assert.Contains(t, o.stderr, "left 1 slice-like director(ies)")
+	var r result
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 1 slice-like director(ies)", "said in the warnings")
 	assert.NoDirExists(t, empty, "the empty slice of a dead run is removed")
 
 	o = tb(t, "cleanup", "--parent", parent)

@@ -64,8 +64,10 @@ func (w *fleetWorld) CpusetHierarchy(_ cgroup.Host, cpu cgroup.Hierarchy) (cgrou
 func (w *fleetWorld) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
 	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
 }
-func (w *fleetWorld) CleanStale(string) ([]string, []cgroup.Skipped, error) { return nil, nil, nil }
-func (w *fleetWorld) RemoveDefaultParent(cgroup.Hierarchy)                  { w.note("remove parent") }
+func (w *fleetWorld) CleanStale(cgroup.Hierarchy, string) ([]string, []cgroup.Skipped, error) {
+	return nil, nil, nil
+}
+func (w *fleetWorld) RemoveDefaultParent(cgroup.Hierarchy) { w.note("remove parent") }
 func (w *fleetWorld) Self(cgroup.Host, int) (Current, error) {
 	return nil, errors.New("no current cgroup")
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+// settings are how and where every configuration of a command runs.
+type settings struct {
+	mode, parent, format, output string
+	version                      int
+	timeout                      time.Duration
+	host                         cgroup.Host
+	exe                          string
+	stderr                       io.Writer
+	// cpus are what a placement is checked against; nil when none is asked.
+	cpus *cpuFacts
+}
+
+// settings checks the flags that are not configuration parameters, before
+// anything is created.
+func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settings, error) {
+	s := settings{mode: o.mode, format: o.format, output: o.output, timeout: o.timeout, host: cgroup.Host{Root: "/"}, stderr: stderr}
+	if err := config.Choice("cgroup", o.mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
+		return s, err
+	}
+	if o.mode == runner.ModeCurrent {
+		if err := config.InCurrent(o.given(changed), changed("parent"), o.parent); err != nil {
+			return s, err
+		}
+	}
+	var err error
+	if s.version, err = config.CgroupVersion(o.version); err != nil {
+		return s, err
+	}
+	// A parent the user names must exist inside the cpu hierarchy: checked
+	// here, so that a bad one creates nothing. Without a hierarchy the
+	// harness says so (or falls back to the current cgroup).
+	s.parent = o.parent
+	if o.parent != "" {
+		if hier, err := s.host.CPUHierarchy(s.version); err == nil {
+			if s.parent, err = hier.ParentDir(o.parent); err != nil {
+				return s, config.Usagef("parent", "invalid --parent %q: %v", o.parent, err)
+			}
+		}
+	}
+	if changed("cpuset") || changed("one-per-core") {
+		s.cpus = readCPUFacts(s.host, s.version, s.parent)
+	}
+	if err := config.Output("output", o.output); err != nil {
+		return s, err
+	}
+	if err := config.Timeout(o.timeout); err != nil {
+		return s, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return s, err
+	}
+	s.exe = exe
+	return s, nil
+}
+
+// options is what the harness needs to run one configuration; a
+// placement this machine cannot give is refused here, before anything runs.
+func (s settings) options(c config.Config) (runner.Options, error) {
+	if s.cpus != nil {
+		if err := s.cpus.check(c); err != nil {
+			return runner.Options{}, err
+		}
+	}
+	return runner.Options{
+		Bench: c.ClosedLoop(), Open: c.OpenLoop(c.GOMAXPROCSValue()),
+		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
+		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Host: s.host, Exe: s.exe, Stderr: s.stderr,
+	}, nil
+}

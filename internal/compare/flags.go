@@ -1,0 +1,109 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// What --fail-on accepts: which verdicts fail a comparison (exit 3).
+const (
+	FailOnRegression = "regression"
+	FailOnChange     = "change"
+	FailOnNever      = "never"
+)
+
+// FailOns are the values of --fail-on.
+var FailOns = []string{FailOnRegression, FailOnChange, FailOnNever}
+
+// Flags are the compare command's choices as given.
+type Flags struct {
+	Alpha                                    float64
+	Threshold, FailOn, Format, Match, Output string
+}
+
+// Run is what the flags resolve to: the comparison's options, and what
+// becomes of its result.
+type Run struct {
+	Options
+	FailOn, Format, Output string
+}
+
+// Resolve checks every flag before any file is read; bad input is a
+// config.Error.
+func (f Flags) Resolve() (Run, error) {
+	if !(f.Alpha > 0 && f.Alpha < 1) {
+		return Run{}, config.Usagef("alpha", "invalid --alpha %v: must be between 0 and 1 (exclusive), such as 0.05", f.Alpha)
+	}
+	t, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.Threshold), "%")), 64)
+	if err != nil || !(t >= 0) || math.IsInf(t, 0) {
+		return Run{}, config.Usagef("threshold", "invalid --threshold %q: want a percentage ≥ 0, such as 5 or 5%%", f.Threshold)
+	}
+	if err := config.Choice("fail-on", f.FailOn, FailOns); err != nil {
+		return Run{}, err
+	}
+	if err := config.Choice("format", f.Format, Formats); err != nil {
+		return Run{}, err
+	}
+	match, err := ParseMatch(f.Match)
+	if err != nil {
+		return Run{}, config.Usagef("match", "invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default",
+			f.Match, strings.Join(Keys(), ", "))
+	}
+	if err := config.Output("output", f.Output); err != nil {
+		return Run{}, err
+	}
+	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t}, FailOn: f.FailOn, Format: f.Format, Output: f.Output}, nil
+}
+
+// LoadFile reads the results in one file, named which (OLD, NEW, --from)
+// in its errors; a file that cannot be read, or holds no result, is bad
+// input.
+func LoadFile(which, path string) ([]report.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v; want a result file written by throttlebench run or sweep", which, path, config.PathCause(err))
+	}
+	defer f.Close()
+	reps, err := Load(f)
+	if err != nil {
+		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v", which, path, err)
+	}
+	return reps, nil
+}
+
+// Failed is the verdict of --fail-on: the significant changes it counts
+// (regressions; with change, improvements too), the first five of them
+// named, in one line; nil when there are none, or with never.
+func (res Result) Failed(failOn string) error {
+	if failOn == FailOnNever {
+		return nil
+	}
+	var flagged []Row
+	for _, r := range res.Rows {
+		if r.Verdict == Regression || (failOn == FailOnChange && r.Verdict == Improvement) {
+			flagged = append(flagged, r)
+		}
+	}
+	if len(flagged) == 0 {
+		return nil
+	}
+	what := "significant regression"
+	if failOn == FailOnChange {
+		what = "significant change"
+	}
+	var list []string
+	for i, r := range flagged {
+		if i == 5 {
+			list = append(list, fmt.Sprintf("and %d more", len(flagged)-i))
+			break
+		}
+		list = append(list, fmt.Sprintf("%s: %+.1f%% (p=%.2g)", r.Key, r.ChangePct, r.P))
+	}
+	return fmt.Errorf("%s in %d of %d configurations: %s", what, len(flagged), len(res.Rows), strings.Join(list, "; "))
+}

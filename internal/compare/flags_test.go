@@ -1,0 +1,92 @@
+package compare
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+)
+
+func compareDefaults() Flags {
+	return Flags{Alpha: DefaultAlpha, Threshold: "5%", FailOn: FailOnRegression, Format: "text", Match: "workload,cost"}
+}
+
+func TestFlagsResolve(t *testing.T) {
+	r, err := compareDefaults().Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, Run{Options: Options{Match: []string{"workload", "cost"}, Alpha: 0.05, ThresholdPct: 5}, FailOn: "regression", Format: "text"}, r)
+
+	f := compareDefaults()
+	f.Threshold, f.Match = " 12.5 ", "-node"
+	r, err = f.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, 12.5, r.ThresholdPct)
+	assert.NotContains(t, r.Match, "node")
+}
+
+// Every refusal is a config.Error (exit 2) naming the flag.
+func TestFlagsRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		set  func(*Flags)
+		flag string
+		want string
+	}{
+		{func(f *Flags) { f.Alpha = 1 }, "alpha", "invalid --alpha 1: must be between 0 and 1 (exclusive), such as 0.05"},
+		{func(f *Flags) { f.Threshold = "Inf%" }, "threshold", `invalid --threshold "Inf%": want a percentage ≥ 0, such as 5 or 5%`},
+		{func(f *Flags) { f.FailOn = "always" }, "fail-on", "want one of regression, change, never"},
+		{func(f *Flags) { f.Format = "gobench" }, "format", "want one of text, markdown, json"},
+		{func(f *Flags) { f.Match = "workload,-node" }, "match", `invalid --match "workload,-node": want a comma-separated list of workload, cost,`},
+		{func(f *Flags) { f.Output = "/nonexistent/dir/x.txt" }, "output", "does not exist"},
+	} {
+		f := compareDefaults()
+		tc.set(&f)
+		_, err := f.Resolve()
+		var e *config.Error
+		require.ErrorAs(t, err, &e, tc.want)
+		assert.Equal(t, tc.flag, e.Param, err.Error())
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+// A file that cannot be read, or holds no result, is bad input named by
+// which side it is.
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("BenchmarkX 1 2 ns/op\n"), 0o644))
+	reps, err := LoadFile("OLD", "../../cmd/throttlebench/testdata/compare/base.jsonl")
+	require.NoError(t, err)
+	assert.Len(t, reps, 2)
+
+	var e *config.Error
+	_, err = LoadFile("NEW", filepath.Join(dir, "missing.json"))
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, `invalid NEW "`+filepath.Join(dir, "missing.json")+`": no such file or directory; want a result file written by throttlebench run or sweep`, err.Error())
+	_, err = LoadFile("--from", bad)
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "from", e.Param)
+	assert.Contains(t, err.Error(), `invalid --from "`+bad+`": not a throttlebench result: line 1`)
+}
+
+// --fail-on: regressions fail; with change, improvements too; never,
+// nothing. At most five are named.
+func TestResultFailed(t *testing.T) {
+	row := func(key string, v Verdict, pct float64) Row {
+		return Row{Key: key, Verdict: v, ChangePct: pct, P: 0.001}
+	}
+	res := Result{Rows: []Row{row("a", Regression, 12), row("b", Improvement, -20), row("c", NoChange, 1)}}
+	assert.EqualError(t, res.Failed(FailOnRegression), "significant regression in 1 of 3 configurations: a: +12.0% (p=0.001)")
+	assert.EqualError(t, res.Failed(FailOnChange), "significant change in 2 of 3 configurations: a: +12.0% (p=0.001); b: -20.0% (p=0.001)")
+	assert.NoError(t, res.Failed(FailOnNever))
+	assert.NoError(t, Result{Rows: []Row{row("b", Improvement, -20)}}.Failed(FailOnRegression))
+
+	var many Result
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7"} {
+		many.Rows = append(many.Rows, row(k, Regression, 10))
+	}
+	assert.ErrorContains(t, many.Failed(FailOnRegression), "5: +10.0% (p=0.001); and 2 more")
+}

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/atomicfile"
+)
+
+// The checks of the flags that are not parameters of a configuration (a
+// format, where the output goes, how long to wait), which every command
+// shares: they give the same Error as a parameter's, so that bad input of
+// any kind exits 2 with one line naming the flag, the value and what is
+// allowed.
+
+// MaxTimeout bounds --timeout: far beyond any run, small enough to stay a
+// Duration.
+const MaxTimeout = 30 * 24 * time.Hour
+
+// CgroupVersions are what --cgroup-version accepts.
+var CgroupVersions = []string{"auto", "1", "2"}
+
+// Choice refuses a value of flag that is not one of allowed.
+func Choice(flag, v string, allowed []string) error {
+	_, err := choice(flag, v, allowed)
+	return err
+}
+
+// Output refuses, before any work is done rather than after a long run, an
+// --output (or --plot) that is no place for a result: a device, a
+// directory, a missing or unwritable directory, a kernel filesystem. ""
+// (stdout, or none) is fine.
+func Output(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := atomicfile.Target(path); err != nil {
+		return Usagef(flag, "invalid --%s %q: %v", flag, path, err)
+	}
+	return nil
+}
+
+// Plot refuses a --plot that names no picture format the charts are drawn
+// in, or no place to write one, before the work that would fill it.
+func Plot(path string) error {
+	if path == "" {
+		return nil
+	}
+	if ext := strings.ToLower(path[max(0, strings.LastIndex(path, ".")):]); ext != ".svg" && ext != ".png" {
+		return Usagef("plot", "invalid --plot %q: want a file name ending in .svg or .png", path)
+	}
+	return Output("plot", path)
+}
+
+// Timeout checks --timeout: 0 is no limit.
+func Timeout(d time.Duration) error {
+	if d < 0 || d > MaxTimeout {
+		return Usagef("timeout", "invalid --timeout %v: want a duration between 0 (no limit) and %v", d, MaxTimeout)
+	}
+	return nil
+}
+
+// InCurrent refuses what --cgroup current cannot apply, as it measures the
+// limits already in place: a limit or a cpuset among the parameters given
+// (by name), a --parent.
+func InCurrent(given map[string]string, parentGiven bool, parent string) error {
+	for _, p := range Params {
+		if v, ok := given[p.Name]; ok && p.Limit {
+			return Usagef(p.Name, "--%s %q cannot be used with --cgroup current: it measures the limits already in place", p.Name, v)
+		}
+	}
+	if parentGiven {
+		return Usagef("parent", "--parent %q cannot be used with --cgroup current: it measures the limits already in place", parent)
+	}
+	return nil
+}
+
+// CgroupVersion reads --cgroup-version: 1, 2, or 0 for auto.
+func CgroupVersion(v string) (int, error) {
+	if err := Choice("cgroup-version", v, CgroupVersions); err != nil {
+		return 0, err
+	}
+	n, _ := strconv.Atoi(v) // "auto" → 0
+	return n, nil
+}
+
+// PathCause is what went wrong with a path, without the path: the error
+// that quotes the flag's value names it already ("no such file or
+// directory", not "open x: no such file or directory").
+func PathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

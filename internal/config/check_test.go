@@ -1,0 +1,75 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The checks of the flags that are not parameters: each refusal is an
+// *Error of one line naming the flag and the value.
+func TestChecksOfOtherFlags(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, Choice("format", "csv", []string{"json", "csv"}))
+	err := Choice("format", "yaml", []string{"json", "csv"})
+	checkUsageError(t, err, "format")
+	assert.EqualError(t, err, `invalid --format "yaml": want one of json, csv`)
+
+	require.NoError(t, Output("output", ""), "stdout")
+	require.NoError(t, Output("output", filepath.Join(dir, "new.json")))
+	err = Output("output", filepath.Join(dir, "missing", "x.json"))
+	checkUsageError(t, err, "output")
+	assert.ErrorContains(t, err, "does not exist")
+	checkUsageError(t, Output("output", dir), "output")
+
+	require.NoError(t, Plot(""))
+	require.NoError(t, Plot(filepath.Join(dir, "chart.PNG")), "the extension in any case")
+	err = Plot(filepath.Join(dir, "chart.pdf"))
+	checkUsageError(t, err, "plot")
+	assert.ErrorContains(t, err, "want a file name ending in .svg or .png")
+	err = Plot("/nonexistent/x.svg")
+	checkUsageError(t, err, "plot")
+	assert.ErrorContains(t, err, "does not exist")
+
+	require.NoError(t, Timeout(0))
+	require.NoError(t, Timeout(MaxTimeout))
+	for _, d := range []time.Duration{-time.Second, MaxTimeout + 1} {
+		err := Timeout(d)
+		checkUsageError(t, err, "timeout")
+		assert.ErrorContains(t, err, "between 0 (no limit) and 720h0m0s")
+	}
+
+	for v, want := range map[string]int{"auto": 0, "1": 1, "2": 2} {
+		n, err := CgroupVersion(v)
+		require.NoError(t, err)
+		assert.Equal(t, want, n)
+	}
+	_, err = CgroupVersion("3")
+	checkUsageError(t, err, "cgroup-version")
+	assert.ErrorContains(t, err, "want one of auto, 1, 2")
+}
+
+// --cgroup current measures the limits in place: a limit, the cpuset or a
+// parent cannot apply; the workload's parameters can.
+func TestInCurrent(t *testing.T) {
+	require.NoError(t, InCurrent(map[string]string{"workers": "2", "batch": "5"}, false, ""))
+	for _, name := range []string{"cpus", "quota", "period", "burst", "cpuset"} {
+		err := InCurrent(map[string]string{"workers": "2", name: "x"}, false, "")
+		checkUsageError(t, err, name)
+		assert.EqualError(t, err, "--"+name+` "x" cannot be used with --cgroup current: it measures the limits already in place`)
+	}
+	err := InCurrent(nil, true, "/x")
+	checkUsageError(t, err, "parent")
+	assert.EqualError(t, err, `--parent "/x" cannot be used with --cgroup current: it measures the limits already in place`)
+}
+
+func TestPathCause(t *testing.T) {
+	_, err := os.Open("/nonexistent/x")
+	assert.EqualError(t, PathCause(err), "no such file or directory")
+	other := assert.AnError
+	assert.Equal(t, other, PathCause(other))
+}

@@ -1,0 +1,216 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// InstanceChild is an instance's process (see childproto.Instance). It
+// starts stopped: it runs nothing until Go, so that it is in its slice
+// first.
+type InstanceChild interface {
+	Pid() int
+	Go() error
+	Send(r driver.InstanceRequest) error
+	// Next blocks until the instance's next word: ready, a reply, or an
+	// error (it failed, or ended).
+	Next() (*driver.InstanceReady, *driver.InstanceReply, error)
+	Retire() // close its input: it ends once its requests are done
+	Kill()   // end it now and reap it; harmless once it has exited
+}
+
+// Fleet runs latency's requests on instances (latency --instances): the
+// parent, in no slice, dispatches the schedule by an instances.Machine;
+// each instance is a child in a slice of its own with the run's full
+// limits, created when the machine starts it and removed when it retires
+// or fails, and on every other way out. Local supplies the kernel, the
+// host and the cgroups; the fields below the instances' own seams.
+type Fleet struct {
+	Local *Local
+	// StartInstance starts an instance child, not yet running.
+	StartInstance func(exe string, init driver.InstanceInit, stderr io.Writer) (InstanceChild, error)
+	// ProcMemory reads a process's resident and peak memory.
+	ProcMemory func(pid int) (host.Memory, error)
+	// Monotonic is CLOCK_MONOTONIC, the clock the instances stamp with.
+	Monotonic func() int64
+	// Calibrate sizes the CPU loop's slices for the instances.
+	Calibrate func() driver.Calibration
+	// SampleEvery is how often the instances' memory is read (100 ms).
+	SampleEvery time.Duration
+	// ExitWait is how long retired instances may take to end at the end
+	// of the run before they are killed (5 s).
+	ExitWait time.Duration
+}
+
+// NewFleet returns the fleet on this machine's kernel.
+func NewFleet() *Fleet { return &Fleet{} }
+
+func (f Fleet) withDefaults() Fleet {
+	if f.Local == nil {
+		f.Local = &Local{}
+	}
+	if f.StartInstance == nil {
+		f.StartInstance = startInstance
+	}
+	if f.ProcMemory == nil {
+		f.ProcMemory = host.ProcMemory
+	}
+	if f.Monotonic == nil {
+		f.Monotonic = driver.Monotonic
+	}
+	if f.Calibrate == nil {
+		f.Calibrate = driver.Calibrate
+	}
+	if f.SampleEvery <= 0 {
+		f.SampleEvery = 100 * time.Millisecond
+	}
+	if f.ExitWait <= 0 {
+		f.ExitWait = 5 * time.Second
+	}
+	return f
+}
+
+// ErrInstancesNeedSlices says that --instances cannot run in the current
+// cgroup: every instance needs a slice of its own.
+var ErrInstancesNeedSlices = errors.New("--instances needs slices of its own")
+
+// Run runs one configuration on instances (o.Open.Instances) and returns
+// its report. Whatever happens, every slice it created is removed and
+// every instance it started has ended when it returns.
+func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
+	fl := f.withDefaults()
+	k := fl.Local.withDefaults()
+	spec := o.Open.Instances
+	if spec == nil {
+		return nil, errors.New("no instances to run on")
+	}
+	policy, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --instances %q: %v", spec.Policy, err)
+	}
+	started := time.Now()
+	if o.Mode == ModeCurrent {
+		return nil, fmt.Errorf("%w: it cannot run with --cgroup current", ErrInstancesNeedSlices)
+	}
+	p, err := k.placeSlices(ctx, o)
+	var nh *noHierarchy
+	if errors.As(err, &nh) {
+		return nil, fmt.Errorf("%w: %w", ErrInstancesNeedSlices, nh.err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.ownParent {
+		defer p.removeDefaultParents(k)
+	}
+	cal := fl.Calibrate()
+	gmp := o.Open.GOMAXPROCS
+	if o.Policy == "workers" {
+		gmp = policy.Concurrency // an instance's workers are its slots
+	}
+	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes,
+		init:   driver.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
+		m:      instances.New(policy),
+		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
+	return r.run(ctx)
+}
+
+// fleetRun is one configuration's run on instances. Its fields belong to
+// the dispatching goroutine (run) unless they say otherwise.
+type fleetRun struct {
+	f       Fleet
+	k       Local
+	o       Options
+	place   slicePlace
+	init    driver.InstanceInit
+	m       *instances.Machine
+	cal     driver.Calibration
+	started time.Time
+
+	events   chan fleetEvent
+	quit     chan struct{} // closed once nobody reads events
+	quitOnce sync.Once
+	wg       sync.WaitGroup // the instances' goroutines
+
+	mu    sync.Mutex // guards insts (appended here, read by the sampler) and first
+	insts []*liveInstance
+	first *firstSlice
+
+	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
+	warns  []string   // for the result's warnings
+
+	reqs    []reqRecord
+	t0      int64
+	late    time.Duration
+	peakRSS int64 // written by the sampler, read once it has stopped
+	fatal   error
+}
+
+// firstSlice is the first instance's slice as the kernel took it: where
+// the report says the run was, with what limits.
+type firstSlice struct {
+	cg     cgroup.Cgroup
+	limits cgroup.Limits
+	chain  []cgroup.Level
+	err    error
+}
+
+// reqRecord is one request, on CLOCK_MONOTONIC.
+type reqRecord struct {
+	arrival, sent, received int64
+	reply                   *driver.InstanceReply
+	instance                int
+	cold                    bool
+	failed                  string
+}
+
+// liveInstance is one instance: what its goroutine and the dispatcher
+// share (under mu), and what the dispatcher alone keeps.
+type liveInstance struct {
+	id      int
+	mu      sync.Mutex
+	child   InstanceChild
+	killed  bool // set by kill: a child started later is killed at once
+	cpu     time.Duration
+	cpuOK   bool
+	mem     host.Memory
+	ended   bool
+	stat    cgroup.CPUStat
+	statErr error
+
+	// The dispatcher's own.
+	asked   int64 // when the machine started it
+	readyAt int64
+	ready   *driver.InstanceReady
+	retired bool
+}
+
+// fleetEvent is news from an instance's goroutine.
+type fleetEvent struct {
+	id    int
+	at    int64 // CLOCK_MONOTONIC when it was read
+	ready *driver.InstanceReady
+	reply *driver.InstanceReply
+	ended error // the instance ended: an error unless retired
+	fatal error // the platform failed (a slice, a process): the run stops
+}
+
+// startInstance starts an instance child (see childproto.StartInstance).
+func startInstance(exe string, init driver.InstanceInit, stderr io.Writer) (InstanceChild, error) {
+	c, err := childproto.StartInstance(exe, init, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,192 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// The fleet's dispatcher: one goroutine that runs the schedule through the
+// instances.Machine, carries out its actions and hears the instances' news.
+
+func (r *fleetRun) now() int64 { return r.f.Monotonic() }
+
+func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
+	sched := driver.Schedule(r.o.Open)
+	r.reqs = make([]reqRecord, len(sched))
+	for i := range r.reqs {
+		r.reqs[i].instance = -1
+	}
+	defer r.stop()
+	hostCPU := func() (host.CPUTimes, error) { return r.k.HostCPU(r.o.Host.Root) }
+	bgBefore := read(hostCPU, nil, r.k.ProcessCPU)
+	sampling := r.sample()
+
+	r.t0 = r.now()
+	next := 0
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := r.now()
+		for next < len(sched) && r.t0+int64(sched[next]) <= now {
+			r.reqs[next].arrival = r.t0 + int64(sched[next])
+			r.late = max(r.late, time.Duration(now-r.reqs[next].arrival))
+			r.apply(ctx, now, r.m.Arrive(time.Duration(now), next))
+			next++
+		}
+		if r.fatal != nil {
+			sampling()
+			return nil, r.fatal
+		}
+		if next == len(sched) && r.m.Idle() {
+			break
+		}
+		wake, ok := int64(0), false
+		if next < len(sched) {
+			wake, ok = r.t0+int64(sched[next]), true
+		}
+		if d, has := r.m.Deadline(); has && (!ok || int64(d) < wake) {
+			wake, ok = int64(d), true
+		}
+		var tick <-chan time.Time
+		if ok {
+			timer.Reset(time.Duration(max(wake-now, 0)))
+			tick = timer.C
+		}
+		select {
+		case e := <-r.events:
+			r.handle(ctx, e)
+		case <-tick:
+			t := r.now()
+			r.apply(ctx, t, r.m.Tick(time.Duration(t)))
+		case <-ctx.Done():
+			sampling()
+			return nil, ctx.Err()
+		}
+		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale
+		if r.fatal != nil {
+			sampling()
+			return nil, r.fatal
+		}
+	}
+	end := r.now()
+	r.apply(ctx, end, r.m.Drain(time.Duration(end)))
+	r.awaitEnds(ctx)
+	sampling()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.stop()
+	bgAfter := read(hostCPU, nil, r.k.ProcessCPU)
+	return r.build(end, background(bgBefore, bgAfter))
+}
+
+// apply carries out the machine's actions; one that fails (a send to an
+// instance that died) adds the machine's answer to it.
+func (r *fleetRun) apply(ctx context.Context, now int64, acts []instances.Action) {
+	for len(acts) > 0 {
+		a := acts[0]
+		acts = acts[1:]
+		switch a.Kind {
+		case instances.Start:
+			li := &liveInstance{id: a.Instance, asked: now}
+			r.mu.Lock()
+			r.insts = append(r.insts, li)
+			r.mu.Unlock()
+			r.wg.Add(1)
+			go r.instance(li)
+		case instances.Send:
+			li := r.insts[a.Instance]
+			q := &r.reqs[a.Request]
+			q.instance, q.cold = a.Instance, a.Cold
+			q.sent = r.now()
+			err := li.getChild().Send(driver.InstanceRequest{ID: a.Request, Work: r.o.Open.Work, Wait: r.o.Open.Wait})
+			if err != nil {
+				li.kill()
+				t := r.now()
+				acts = append(acts, r.m.Failed(time.Duration(t), a.Instance, fmt.Sprintf("instance %d: %v", a.Instance, err))...)
+			}
+		case instances.Retire:
+			r.retire(r.insts[a.Instance])
+		case instances.Fail:
+			if q := &r.reqs[a.Request]; q.failed == "" {
+				q.failed = a.Reason
+			}
+		}
+	}
+}
+
+// retire reads an instance's last numbers while it lives, then lets it
+// end (its goroutine removes its slice); one still starting is killed.
+func (r *fleetRun) retire(li *liveInstance) {
+	li.retired = true
+	child := li.getChild()
+	if child == nil {
+		li.kill()
+		return
+	}
+	r.measure(li, child.Pid())
+	child.Retire()
+}
+
+// handle is the dispatcher's side of an instance's news.
+func (r *fleetRun) handle(ctx context.Context, e fleetEvent) {
+	li := r.insts[e.id]
+	switch {
+	case e.fatal != nil:
+		if r.fatal == nil {
+			r.fatal = e.fatal
+		}
+	case e.ended != nil:
+		if !li.retired {
+			r.apply(ctx, e.at, r.m.Failed(time.Duration(e.at), e.id, fmt.Sprintf("instance %d: %v", e.id, e.ended)))
+		}
+	case e.ready != nil:
+		li.ready, li.readyAt = e.ready, e.at
+		r.apply(ctx, e.at, r.m.Ready(time.Duration(e.at), e.id))
+	case e.reply != nil:
+		id := e.reply.ID
+		if id < 0 || id >= len(r.reqs) || r.reqs[id].instance != e.id || r.reqs[id].reply != nil {
+			r.apply(ctx, e.at, r.m.Failed(time.Duration(e.at), e.id, fmt.Sprintf("instance %d replied to request %d, which it was not serving", e.id, id)))
+			li.kill()
+			return
+		}
+		r.reqs[id].reply, r.reqs[id].received = e.reply, e.at
+		r.apply(ctx, e.at, r.m.Done(time.Duration(e.at), e.id, id))
+	}
+}
+
+// awaitEnds waits, after the last retirement, for every instance to end
+// and its slice to go; those that take longer than ExitWait are killed.
+func (r *fleetRun) awaitEnds(ctx context.Context) {
+	r.quitOnce.Do(func() { close(r.quit) })
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(r.f.ExitWait):
+		fmt.Fprintf(r.o.Stderr, "throttlebench: instances still running %v after they were retired; killed\n", r.f.ExitWait)
+	case <-ctx.Done():
+	}
+}
+
+// stop ends every instance (a no-op for those already ended) and waits
+// until every slice has been removed. It is safe to call again.
+func (r *fleetRun) stop() {
+	r.quitOnce.Do(func() { close(r.quit) })
+	r.mu.Lock()
+	live := append([]*liveInstance(nil), r.insts...)
+	r.mu.Unlock()
+	for _, li := range live {
+		li.kill()
+	}
+	r.wg.Wait()
+}

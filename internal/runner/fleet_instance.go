@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"fmt"
+)
+
+// One instance: its goroutine makes its slice, starts its process there,
+// relays what it says and removes the slice when it has ended.
+
+// instance is one instance's goroutine: it creates the slice, starts the
+// process in it, relays what the process says, and when the process has
+// ended (or could not start) reads the slice's counters and removes it.
+func (r *fleetRun) instance(li *liveInstance) {
+	defer r.wg.Done()
+	emit := func(e fleetEvent) {
+		e.id = li.id
+		select {
+		case r.events <- e:
+		case <-r.quit:
+		}
+	}
+	// The default parent is removed once, when the whole run ends.
+	slice, err := r.k.Cgroups.CreateSlice(r.place.hier, r.place.spec(r.o))
+	if err != nil {
+		emit(fleetEvent{fatal: r.place.needsPrivilege(err, "")})
+		return
+	}
+	defer func() {
+		// The process has ended (its Kill, deferred later, ran first):
+		// the slice's usage counter holds all the CPU it used in there,
+		// also for an instance that died before it was ever sampled.
+		st, serr := slice.Stat()
+		usage, uerr := slice.Usage()
+		li.mu.Lock()
+		li.stat, li.statErr = st, serr
+		if uerr == nil {
+			li.cpu, li.cpuOK = max(li.cpu, usage), true
+		}
+		li.mu.Unlock()
+		if err := slice.Delete(); err != nil {
+			r.warnMu.Lock()
+			r.warns = append(r.warns, fmt.Sprintf("the slice of instance %d could not be removed: %v", li.id, err))
+			r.warnMu.Unlock()
+		}
+	}()
+	r.readFirst(slice)
+	child, err := r.f.StartInstance(r.o.Exe, r.init, r.o.Stderr)
+	if err != nil {
+		emit(fleetEvent{fatal: err})
+		return
+	}
+	defer child.Kill()
+	if !li.setChild(child) {
+		return // killed while it started
+	}
+	if err := slice.AddProc(child.Pid()); err != nil {
+		emit(fleetEvent{fatal: fmt.Errorf("move instance process into %s: %w", slice.Cgroup().Dir, err)})
+		return
+	}
+	if err := child.Go(); err != nil {
+		emit(fleetEvent{at: r.now(), ended: fmt.Errorf("start: %w", err)})
+		return
+	}
+	for {
+		ready, reply, err := child.Next()
+		at := r.now()
+		if err != nil {
+			li.mu.Lock()
+			li.ended = true
+			li.mu.Unlock()
+			emit(fleetEvent{at: at, ended: err})
+			return
+		}
+		emit(fleetEvent{at: at, ready: ready, reply: reply})
+	}
+}
+
+// readFirst keeps the first slice's limits as the kernel took them.
+func (r *fleetRun) readFirst(s Slice) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first != nil {
+		return
+	}
+	limits, chain, err := readBack(s)
+	r.first = &firstSlice{cg: s.Cgroup(), limits: limits, chain: chain, err: err}
+}
+
+func (li *liveInstance) setChild(c InstanceChild) bool {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	if li.killed {
+		return false
+	}
+	li.child = c
+	return true
+}
+
+func (li *liveInstance) getChild() InstanceChild {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	return li.child
+}
+
+// kill ends the instance's process now, or as soon as it has one.
+func (li *liveInstance) kill() {
+	li.mu.Lock()
+	li.killed = true
+	c := li.child
+	li.mu.Unlock()
+	if c != nil {
+		c.Kill()
+	}
+}

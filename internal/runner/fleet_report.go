@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"errors"
+	"runtime"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// The fleet's records turned into latency's report.
+
+// build turns the records into the report.
+func (r *fleetRun) build(end int64, bg report.Background) (*report.Latency, error) {
+	if r.first == nil {
+		return nil, errors.New("no instance was started")
+	}
+	if r.first.err != nil {
+		return nil, r.first.err
+	}
+	// GOMAXPROCS as the first instance that became ready reported it (the
+	// value in force, 0 asking for the runtime's default); as asked when
+	// none did.
+	gmp := r.init.GOMAXPROCS
+	for _, li := range r.insts {
+		if li.ready != nil && li.ready.GOMAXPROCS > 0 {
+			gmp = li.ready.GOMAXPROCS
+			break
+		}
+	}
+	in := report.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
+		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.started), GOMAXPROCS: gmp, Calibration: r.cal,
+		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
+		Window: time.Duration(end - r.t0), Late: r.late, Background: bg}
+	for _, q := range r.reqs {
+		row := report.InstanceRequest{Arrival: time.Duration(q.arrival - r.t0), Instance: q.instance, Cold: q.cold, Failed: q.failed}
+		switch {
+		case q.failed != "":
+		case q.reply == nil:
+			row.Failed = "no reply" // cannot be: the machine drained idle
+		default:
+			row.WaitInstance = time.Duration(q.sent - q.arrival)
+			row.Queue = time.Duration(q.reply.Start - q.sent)
+			row.Service = time.Duration(q.reply.End - q.reply.Start)
+			row.Response = time.Duration(q.received - q.arrival)
+			row.CPU = q.reply.CPU
+		}
+		in.Requests = append(in.Requests, row)
+	}
+	var stat cgroup.CPUStat
+	haveStat := false
+	for i, x := range r.m.Instances() {
+		li := r.insts[i]
+		rec := report.InstanceRecord{Started: time.Duration(x.Started) - time.Duration(r.t0), ColdStart: -1, InitCPU: -1, CPU: -1,
+			Lifetime: x.Lifetime(), Served: x.Served, Failed: x.Failed}
+		if li.ready != nil {
+			rec.ColdStart = time.Duration(li.readyAt - li.asked)
+			rec.InitCPU = li.ready.CPU
+		}
+		li.mu.Lock()
+		if li.cpuOK {
+			rec.CPU = li.cpu
+		}
+		rec.PeakRSS = li.mem.Peak
+		if li.statErr == nil {
+			if haveStat {
+				stat = addStat(stat, li.stat)
+			} else {
+				stat, haveStat = li.stat, true
+			}
+		}
+		li.mu.Unlock()
+		in.Instances = append(in.Instances, rec)
+	}
+	in.Stat = stat
+	// A run where nothing was served (a shared instance whose cold start
+	// failed) is still a result: completed 0, and the warnings say why.
+	res := report.BuildInstances(in)
+	r.warnMu.Lock()
+	for _, w := range r.warns {
+		res.AddWarning(w)
+	}
+	r.warnMu.Unlock()
+	return res, nil
+}
+
+// addStat sums two slices' counters; a counter one of them lacks is
+// unknown in the sum.
+func addStat(sum, s cgroup.CPUStat) cgroup.CPUStat {
+	u := func(a, b *uint64) *uint64 {
+		if a == nil || b == nil {
+			return nil
+		}
+		v := *a + *b
+		return &v
+	}
+	d := func(a, b *time.Duration) *time.Duration {
+		if a == nil || b == nil {
+			return nil
+		}
+		v := *a + *b
+		return &v
+	}
+	return cgroup.CPUStat{NrPeriods: u(sum.NrPeriods, s.NrPeriods), NrThrottled: u(sum.NrThrottled, s.NrThrottled),
+		ThrottledTime: d(sum.ThrottledTime, s.ThrottledTime), NrBursts: u(sum.NrBursts, s.NrBursts), BurstTime: d(sum.BurstTime, s.BurstTime)}
+}

@@ -1,0 +1,102 @@
+package usage
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+)
+
+// Bounds of sample's flags: below 1 ms the reading itself (tens of µs) and
+// the timer's lateness are a large part of an interval; a day of 10 ms
+// intervals is already 8.6 million values.
+const (
+	MinInterval  = time.Millisecond
+	MaxInterval  = 10 * time.Second
+	MaxDuration  = 24 * time.Hour
+	MaxLimitCPUs = config.MaxCPUs
+)
+
+// Flags are the sample command's flags as given.
+type Flags struct {
+	Cgroup, PID, Interval, Duration, Limit, Target string
+	Format, Output, Plot                           string
+}
+
+// Options are what the flags resolve to.
+type Options struct {
+	Interval, Duration time.Duration // Duration 0: until interrupted
+	Limit, Target      float64       // CPUs (0: none); a fraction
+	// The cgroup sampled: PID's (above 0), or Cgroup (its directory or its
+	// path), or else the current one.
+	Cgroup         string
+	PID            int
+	Format, Output string
+	Plot           string // .svg or .png; "" for none
+	pid            string // --pid as given, for its errors
+}
+
+// Resolve checks every flag before anything is read; bad input is a
+// config.Error.
+func (f Flags) Resolve() (Options, error) {
+	o := Options{Cgroup: f.Cgroup, Format: f.Format, Output: f.Output, Plot: f.Plot, pid: f.PID}
+	var err error
+	if o.Interval, err = time.ParseDuration(f.Interval); err != nil || o.Interval < MinInterval || o.Interval > MaxInterval {
+		return o, config.Usagef("interval", "invalid --interval %q: want a duration between %v and %v, such as 100ms", f.Interval, MinInterval, MaxInterval)
+	}
+	o.Duration, err = time.ParseDuration(f.Duration)
+	if err != nil || o.Duration != 0 && (o.Duration < o.Interval || o.Duration > MaxDuration) {
+		return o, config.Usagef("duration", "invalid --duration %q: want 0 (until Ctrl-C) or a duration between --interval %v and %v", f.Duration, o.Interval, MaxDuration)
+	}
+	if f.Limit != "" {
+		o.Limit, err = strconv.ParseFloat(strings.TrimSpace(f.Limit), 64)
+		if err != nil || !(o.Limit > 0 && o.Limit <= MaxLimitCPUs) {
+			return o, config.Usagef("limit", "invalid --limit %q: want a number of CPUs above 0 and at most %d, such as 4 or 0.5", f.Limit, MaxLimitCPUs)
+		}
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.Target), "%")), 64)
+	if err != nil || !(pct > 0 && pct < 100) {
+		return o, config.Usagef("target", "invalid --target %q: want a percentage between 0 and 100 (exclusive), such as 1 or 1%%", f.Target)
+	}
+	o.Target = pct / 100
+	if f.PID != "" {
+		if o.PID, err = strconv.Atoi(f.PID); err != nil || o.PID < 1 {
+			return o, config.Usagef("pid", "invalid --pid %q: want a process ID, a whole number from 1", f.PID)
+		}
+		if f.Cgroup != "" {
+			return o, config.Usagef("pid", "--pid %q conflicts with --cgroup %q: name the cgroup one way", f.PID, f.Cgroup)
+		}
+	}
+	if err := config.Choice("format", f.Format, Formats); err != nil {
+		return o, err
+	}
+	if err := config.Output("output", f.Output); err != nil {
+		return o, err
+	}
+	if err := config.Plot(f.Plot); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// Find finds the cgroup whose counter is read. A cgroup or process that
+// does not exist is bad input (a config.Error); a host without a usage
+// counter is not.
+func (o Options) Find(h cgroup.Host) (cgroup.Cgroup, error) {
+	flag, value := "cgroup", o.Cgroup
+	var cg cgroup.Cgroup
+	var err error
+	if o.PID > 0 {
+		flag, value = "pid", o.pid
+		cg, err = h.UsageCgroupOfPID(o.PID)
+	} else {
+		cg, err = h.UsageCgroup(o.Cgroup)
+	}
+	if errors.Is(err, cgroup.ErrNoCgroup) || errors.Is(err, cgroup.ErrNoProcess) {
+		return cg, config.Usagef(flag, "invalid --%s %q: %v", flag, value, err)
+	}
+	return cg, err
+}

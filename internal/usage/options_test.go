@@ -1,0 +1,102 @@
+package usage
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+)
+
+// sampleDefaults are sample's flags at their defaults.
+func sampleDefaults() Flags {
+	return Flags{Interval: "100ms", Duration: "0", Target: "1%", Format: "json"}
+}
+
+func TestFlagsResolve(t *testing.T) {
+	o, err := sampleDefaults().Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, Options{Interval: 100 * time.Millisecond, Target: 0.01, Format: "json"}, o)
+
+	f := Flags{Cgroup: "/kube/pod1", Interval: "10ms", Duration: "5s", Limit: " 0.5 ", Target: "2.5", Format: "csv"}
+	o, err = f.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Millisecond, o.Interval)
+	assert.Equal(t, 5*time.Second, o.Duration)
+	assert.Equal(t, 0.5, o.Limit)
+	assert.Equal(t, 0.025, o.Target)
+	assert.Equal(t, "/kube/pod1", o.Cgroup)
+
+	f = sampleDefaults()
+	f.PID = "4242"
+	o, err = f.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, 4242, o.PID)
+}
+
+// Every refusal is a config.Error (exit 2) naming the flag.
+func TestFlagsRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		set  func(*Flags)
+		flag string
+		want string
+	}{
+		{func(f *Flags) { f.Interval = "500us" }, "interval", `invalid --interval "500us": want a duration between 1ms and 10s, such as 100ms`},
+		{func(f *Flags) { f.Interval = "often" }, "interval", `invalid --interval "often"`},
+		{func(f *Flags) { f.Interval, f.Duration = "1s", "999ms" }, "duration", `invalid --duration "999ms": want 0 (until Ctrl-C) or a duration between --interval 1s and 24h0m0s`},
+		{func(f *Flags) { f.Duration = "25h" }, "duration", "24h0m0s"},
+		{func(f *Flags) { f.Limit = "NaN" }, "limit", "above 0 and at most 1024"},
+		{func(f *Flags) { f.Target = "100%" }, "target", "between 0 and 100 (exclusive), such as 1 or 1%"},
+		{func(f *Flags) { f.PID = "0" }, "pid", "a process ID, a whole number from 1"},
+		{func(f *Flags) { f.PID, f.Cgroup = "1", "/x" }, "pid", `--pid "1" conflicts with --cgroup "/x"`},
+		{func(f *Flags) { f.Format = "markdown" }, "format", "json, text, csv"},
+		{func(f *Flags) { f.Output = "/nonexistent/dir/x.json" }, "output", "does not exist"},
+		{func(f *Flags) { f.Plot = "usage" }, "plot", "ending in .svg or .png"},
+	} {
+		f := sampleDefaults()
+		tc.set(&f)
+		_, err := f.Resolve()
+		var e *config.Error
+		require.ErrorAs(t, err, &e, tc.want)
+		assert.Equal(t, tc.flag, e.Param, err.Error())
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+// A cgroup or process that is not there is bad input; one that is, is
+// found as cgroup finds it.
+func TestOptionsFind(t *testing.T) {
+	root, err := filepath.Abs("../cgroup/testdata/lookup-v1")
+	require.NoError(t, err)
+	h := cgroup.Host{Root: root}
+	cg, err := Options{PID: 4242, pid: "4242"}.Find(h)
+	require.NoError(t, err)
+	assert.Equal(t, "/kube/pod1", cg.Path)
+	cg, err = Options{Cgroup: "job"}.Find(h)
+	require.NoError(t, err)
+	assert.Equal(t, "/job", cg.Path)
+
+	var e *config.Error
+	_, err = Options{PID: 12345, pid: "12345"}.Find(h)
+	require.ErrorAs(t, err, &e)
+	assert.Contains(t, err.Error(), `invalid --pid "12345": `)
+	_, err = Options{Cgroup: "only-cpu"}.Find(h)
+	require.ErrorAs(t, err, &e)
+	assert.Contains(t, err.Error(), `invalid --cgroup "only-cpu": `)
+	assert.Contains(t, err.Error(), "has no cpuacct cgroup")
+
+	// No usage counter on the host (v1 cpu alone) is no fault of the input.
+	root = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "proc/self"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "proc/self/mountinfo"),
+		[]byte("32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"), 0o644))
+	_, err = Options{Cgroup: "job"}.Find(cgroup.Host{Root: root})
+	require.ErrorIs(t, err, cgroup.ErrNoUsage)
+	assert.False(t, errors.As(err, &e), "not bad input: %v", err)
+}
