@@ -65,7 +65,7 @@ func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdou
 	return kube.Emit(kube.Request{
 		Flags: o.emit.Flags, Changed: changed, Stdin: stdin,
 		Steps: steps, Given: o.run.given(changed), Pass: pass,
-		Timeout: o.run.timeout, MaxTimeout: maxTimeout, MaxConfigs: o.maxConfigs,
+		Timeout: o.run.timeout, MaxConfigs: o.maxConfigs,
 		Output: o.run.output, CommandLine: o.commandLine, Now: time.Now(),
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)

@@ -3,7 +3,6 @@ package kube
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,20 +46,19 @@ var refused = []struct{ flag, why string }{
 // as given, for the message), a cgroup mode other than the pods' own
 // (mode is --cgroup), a sweep without --cpus.
 func (f Flags) Check(changed func(string) bool, value func(string) string, mode string) error {
-	if !slices.Contains([]string{Kubernetes, Sonobuoy}, f.Emit) {
-		return config.Usagef("emit", "invalid --emit %q: want one of %s, %s", f.Emit, Kubernetes, Sonobuoy)
+	if err := config.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
+		return err
 	}
 	for _, r := range refused {
 		if changed(r.flag) {
 			return config.Usagef(r.flag, "--%s %q cannot be emitted: %s", r.flag, value(r.flag), r.why)
 		}
 	}
-	switch mode {
-	case "auto", "current":
-	case "create":
+	if mode == "create" {
 		return config.Usagef("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)
-	default:
-		return config.Usagef("cgroup", "invalid --cgroup %q: want one of auto, current", mode)
+	}
+	if err := config.Choice("cgroup", mode, []string{"auto", "current"}); err != nil {
+		return err
 	}
 	if !changed("cpus") {
 		return config.Usagef("cpus", "--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", f.Emit)
@@ -81,20 +79,19 @@ type Request struct {
 	// Pass are run's settings every pod is given as they were here
 	// (--cgroup-version, --timeout).
 	Pass []string
-	// Timeout is --timeout (0: none), MaxTimeout its bound: the Jobs'
-	// deadline follows it.
-	Timeout, MaxTimeout time.Duration
-	MaxConfigs          int
-	Output              string // a file (kubernetes), a directory (sonobuoy); "" for stdout
-	CommandLine         string // the sweep's own, for the header
-	Now                 time.Time
+	// Timeout is --timeout (0: none): the Jobs' deadline follows it.
+	Timeout     time.Duration
+	MaxConfigs  int
+	Output      string // a file (kubernetes), a directory (sonobuoy); "" for stdout
+	CommandLine string // the sweep's own, for the header
+	Now         time.Time
 	// Skipped hears of each configuration left out, and why.
 	Skipped func(c sweep.Config, why string)
 }
 
 // Emit writes the sweep's Jobs or plugins.
 func Emit(r Request, stdout io.Writer) error {
-	o, err := r.Flags.options(r.Changed, r.Stdin, r.Timeout, r.MaxTimeout, r.Now)
+	o, err := r.Flags.options(r.Changed, r.Stdin, r.Timeout, r.Now)
 	if err != nil {
 		return err
 	}
@@ -105,7 +102,7 @@ func Emit(r Request, stdout io.Writer) error {
 	if r.Flags.Emit == Sonobuoy {
 		return writePlugins(r.Output, stdout, o, runs, r.CommandLine)
 	}
-	if err := checkOutput(r.Output); err != nil {
+	if err := config.Output("output", r.Output); err != nil {
 		return err
 	}
 	o.Header = jobsHeader(o, runs, r.Output, r.CommandLine)
@@ -185,18 +182,6 @@ func podFits(st sweep.Step, o Options) error {
 	if resource.NewQuantity(need, resource.BinarySI).Cmp(o.Memory) > 0 {
 		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (a buffer per worker and 64 MiB for the process); give --pod-memory %dMi or more",
 			o.Memory.String(), b.Workers, b.Buffer, need>>20, (need+(1<<20)-1)>>20)
-	}
-	return nil
-}
-
-// checkOutput refuses an --output that is no place for a file, before
-// anything is written.
-func checkOutput(path string) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := atomicfile.Target(path); err != nil {
-		return config.Usagef("output", "invalid --output %q: %v", path, err)
 	}
 	return nil
 }

@@ -48,16 +48,10 @@ func usage(t *testing.T, err error, flag, want string) {
 // the emitter reads of them (the workload and its buffers).
 func plan(t *testing.T, given map[string]string) []sweep.Step {
 	t.Helper()
-	spec := sweep.Spec{Axes: map[string]string{}, Fixed: map[string]string{}, MaxConfigs: 1000,
-		Options: func(c config.Config) (runner.Options, error) {
-			return runner.Options{Bench: driver.Config{Workload: c.Workload, Workers: c.Workers, Buffer: c.Buffer}}, nil
-		}}
-	for name, v := range given {
-		if p, _ := config.Lookup(name); p.Axis {
-			spec.Axes[name] = v
-		} else {
-			spec.Fixed[name] = v
-		}
+	spec := sweep.SpecFor(config.Batch, given)
+	spec.MaxConfigs = 1000
+	spec.Options = func(c config.Config) (runner.Options, error) {
+		return runner.Options{Bench: driver.Config{Workload: c.Workload, Workers: c.Workers, Buffer: c.Buffer}}, nil
 	}
 	steps, err := sweep.Plan(spec)
 	require.NoError(t, err)
@@ -67,7 +61,7 @@ func plan(t *testing.T, given map[string]string) []sweep.Step {
 // request is a Kubernetes emit of the sweep given, with --sweep-id x.
 func request(t *testing.T, given map[string]string) Request {
 	return Request{Flags: Flags{Emit: Kubernetes, Image: DefaultImage, PodMemory: DefaultPodMemory, TTL: DefaultTTL, Deadline: DefaultDeadline, SweepID: "x"},
-		Changed: gave("sweep-id"), Steps: plan(t, given), Given: given, MaxTimeout: 30 * 24 * time.Hour, MaxConfigs: 1000, Now: testNow}
+		Changed: gave("sweep-id"), Steps: plan(t, given), Given: given, MaxConfigs: 1000, Now: testNow}
 }
 
 // What a pod cannot express is refused before anything is planned, with
@@ -96,7 +90,7 @@ func TestRuns(t *testing.T) {
 	r.Pass = []string{"--timeout", "5m0s"}
 	var skipped []string
 	r.Skipped = func(c sweep.Config, why string) { skipped = append(skipped, sweep.Describe(c)) }
-	o, err := r.Flags.options(r.Changed, nil, 0, r.MaxTimeout, testNow)
+	o, err := r.Flags.options(r.Changed, nil, 0, testNow)
 	require.NoError(t, err)
 	runs, err := r.runs(o)
 	require.NoError(t, err)
@@ -131,12 +125,12 @@ func TestRuns(t *testing.T) {
 // and its result lost.
 func TestPodFits(t *testing.T) {
 	r := request(t, map[string]string{"cpus": "0.5", "workload": "memtouch", "workers": "512"})
-	o, err := r.Flags.options(r.Changed, nil, 0, r.MaxTimeout, testNow)
+	o, err := r.Flags.options(r.Changed, nil, 0, testNow)
 	require.NoError(t, err)
 	_, err = r.runs(o)
 	usage(t, err, "pod-memory", "give --pod-memory 576Mi or more")
 	r.Flags.PodMemory = "576Mi"
-	o, err = r.Flags.options(r.Changed, nil, 0, r.MaxTimeout, testNow)
+	o, err = r.Flags.options(r.Changed, nil, 0, testNow)
 	require.NoError(t, err)
 	_, err = r.runs(o)
 	assert.NoError(t, err)
@@ -157,14 +151,14 @@ func TestDeadline(t *testing.T) {
 		{gave("job-deadline"), 2 * time.Hour, time.Hour, 2 * time.Hour},
 	} {
 		f.Deadline = c.deadline
-		o, err := f.options(c.changed, nil, c.timeout, time.Hour*720, testNow)
+		o, err := f.options(c.changed, nil, c.timeout, testNow)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, o.Deadline)
 	}
 	f.Deadline = 30 * time.Minute
-	_, err := f.options(gave("job-deadline"), nil, time.Hour, time.Hour*720, testNow)
+	_, err := f.options(gave("job-deadline"), nil, time.Hour, testNow)
 	usage(t, err, "job-deadline", "give --job-deadline 1h10m0s or more")
-	o, err := f.options(none, nil, 0, time.Hour*720, testNow)
+	o, err := f.options(none, nil, 0, testNow)
 	require.NoError(t, err)
 	assert.Equal(t, "20250102-030405", o.SweepID, "the time, without --sweep-id")
 }
@@ -201,10 +195,10 @@ func TestNodes(t *testing.T) {
 func TestSonobuoyOnly(t *testing.T) {
 	f := Flags{Emit: Sonobuoy, Image: DefaultImage, PodMemory: DefaultPodMemory, NodeSelector: []string{"a=1", "b=2"}}
 	for _, flag := range []string{"per-node", "nodes", "nodes-from", "ttl", "job-deadline"} {
-		_, err := Flags{Emit: Sonobuoy, Image: DefaultImage, PodMemory: DefaultPodMemory}.options(gave(flag), nil, 0, time.Hour, testNow)
+		_, err := Flags{Emit: Sonobuoy, Image: DefaultImage, PodMemory: DefaultPodMemory}.options(gave(flag), nil, 0, testNow)
 		usage(t, err, flag, "applies to --emit kubernetes")
 	}
-	_, err := f.options(none, nil, 0, time.Hour, testNow)
+	_, err := f.options(none, nil, 0, testNow)
 	usage(t, err, "node-selector", "takes one --node-selector (2 given)")
 }
 

@@ -132,7 +132,7 @@ func TestPodMemory(t *testing.T) {
 	for _, s := range []string{"256Mi", "1Gi", "1.5G", "1e9", ".5Gi", "+1Gi", "1e3", "32Mi", "33554431", "-1Mi", "1Ki", "lots", "", "1MB", "0x10", "Mi"} {
 		q, err := resource.ParseQuantity(s)
 		want := err == nil && q.Cmp(min) >= 0
-		o, err := Flags{Emit: Kubernetes, Image: DefaultImage, PodMemory: s}.options(none, nil, 0, 0, testNow)
+		o, err := Flags{Emit: Kubernetes, Image: DefaultImage, PodMemory: s}.options(none, nil, 0, testNow)
 		assert.Equal(t, want, err == nil, "%q: %v", s, err)
 		if want {
 			assert.Zero(t, o.Memory.Cmp(q), "%q", s)
@@ -147,11 +147,11 @@ func TestPodMemory(t *testing.T) {
 // byte that is not UTF-8 into U+FFFD).
 func TestImage(t *testing.T) {
 	for _, img := range []string{"", "a b", "a\tb", "a\nb", "a\u0085b", "a\x7fb", "a\xffb", "a\u2028b"} {
-		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, 0, testNow)
+		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, testNow)
 		usage(t, err, "image", "want an image reference")
 	}
 	for _, img := range []string{"throttlebench:dev", "registry.example.com:5000/tb@sha256:0123abcd", "ÿ/é:1e3"} {
-		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, 0, testNow)
+		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, testNow)
 		assert.NoError(t, err, img)
 	}
 }

@@ -2,10 +2,8 @@ package kube
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -59,8 +57,8 @@ type Flags struct {
 }
 
 // options checks the emit flags and reads the node list; timeout is
-// --timeout (0: none), maxTimeout its bound.
-func (f Flags) options(changed func(string) bool, stdin io.Reader, timeout, maxTimeout time.Duration, now time.Time) (Options, error) {
+// --timeout (0: none).
+func (f Flags) options(changed func(string) bool, stdin io.Reader, timeout time.Duration, now time.Time) (Options, error) {
 	o := Options{Image: f.Image, TTL: f.TTL, SweepID: f.SweepID}
 	if f.Emit == Sonobuoy {
 		if err := sonobuoyOnly(changed); err != nil {
@@ -83,7 +81,7 @@ func (f Flags) options(changed func(string) bool, stdin io.Reader, timeout, maxT
 	if f.TTL%time.Second != 0 {
 		return o, config.Usagef("ttl", "invalid --ttl %v: want whole seconds", f.TTL)
 	}
-	maxDeadline := maxTimeout + DeadlineMargin
+	const maxDeadline = config.MaxTimeout + DeadlineMargin
 	o.Deadline = f.Deadline
 	if !changed("job-deadline") {
 		o.Deadline = max(DefaultDeadline, timeout+DeadlineMargin)
@@ -203,7 +201,7 @@ func readNodes(path string, stdin io.Reader) ([]string, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, pathErr(err)
+			return nil, config.PathCause(err)
 		}
 		defer f.Close()
 		r = f
@@ -218,15 +216,6 @@ func readNodes(path string, stdin io.Reader) ([]string, error) {
 		out = append(out, line)
 	}
 	return out, sc.Err()
-}
-
-// pathErr is an error without the path the message names already.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // NodeName says what is wrong with a node name ("" when nothing), by

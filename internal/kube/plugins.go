@@ -37,20 +37,20 @@ func writePlugins(output string, stdout io.Writer, o Options, runs []Run, comman
 		exists = true
 		entries, err := os.ReadDir(output)
 		if err != nil {
-			return config.Usagef("output", "invalid --output %q: %v", output, pathErr(err))
+			return config.Usagef("output", "invalid --output %q: %v", output, config.PathCause(err))
 		}
 		for _, e := range entries {
 			if n := e.Name(); strings.HasPrefix(n, "throttlebench-") && strings.HasSuffix(n, ".yaml") && !names[n] {
 				return config.Usagef("output", "invalid --output %q: it holds %s, a plugin that is not one of sweep %s's; a loop over its files would run it too: give a new or empty directory", output, n, o.SweepID)
 			}
 		}
-	} else if err := checkOutput(output); err != nil {
+	} else if err := config.Output("output", output); err != nil {
 		// A new directory in an existing one.
 		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(output)), "."+filepath.Base(output)+".*.tmp")
 	if err != nil {
-		return config.Usagef("output", "invalid --output %q: %v", output, pathErr(err))
+		return config.Usagef("output", "invalid --output %q: %v", output, config.PathCause(err))
 	}
 	defer os.RemoveAll(tmp) // what was not moved into place
 	for _, r := range runs {

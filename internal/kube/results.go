@@ -33,16 +33,12 @@ func CheckResultsDir(dir, output, format string) error {
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v; want the plugin's results directory (Sonobuoy mounts it, %s by default)", dir, pathErr(err), SonobuoyResults)
+		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v; want the plugin's results directory (Sonobuoy mounts it, %s by default)", dir, config.PathCause(err), SonobuoyResults)
 	}
 	if !fi.IsDir() {
 		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: not a directory; want the plugin's results directory (%s by default)", dir, SonobuoyResults)
 	}
-	path := filepath.Join(dir, SonobuoyResultFile)
-	if _, err := atomicfile.Target(path); err != nil {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v", path, err)
-	}
-	return nil
+	return config.Output("sonobuoy-results", filepath.Join(dir, SonobuoyResultFile))
 }
 
 // WriteResult writes a run's JSON result into dir, or, when failure says
