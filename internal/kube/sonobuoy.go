@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // SonobuoyResults is where a Sonobuoy plugin's container writes its result
@@ -23,32 +25,43 @@ func PluginName(sweep string, config int) string {
 	return fmt.Sprintf("throttlebench-%s-c%d", sweep, config)
 }
 
+// plugin is a Sonobuoy plugin definition, Sonobuoy's own format
+// (pkg/plugin/manifest in vmware-tanzu/sonobuoy): its settings, the
+// plugin's container, and optionally a podSpec that replaces Sonobuoy's
+// default one.
+type plugin struct {
+	Config  pluginConfig     `json:"sonobuoy-config"`
+	Spec    corev1.Container `json:"spec"`
+	PodSpec *corev1.PodSpec  `json:"podSpec,omitempty"`
+}
+
+type pluginConfig struct {
+	Driver       string `json:"driver"`
+	PluginName   string `json:"plugin-name"`
+	ResultFormat string `json:"result-format"`
+	Description  string `json:"description"`
+}
+
 // WriteSonobuoyPlugin writes one configuration as a Sonobuoy plugin
 // definition: the DaemonSet driver (one pod on every node, or on those
 // --node-selector picks), raw results (the JSON file as it is).
 func WriteSonobuoyPlugin(w io.Writer, o Options, r Run) error {
-	var b strings.Builder
-	for _, line := range o.Header {
-		b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
-	}
 	var desc []string
 	for _, l := range r.Swept {
 		desc = append(desc, l.Key+"="+l.Value)
 	}
-	c := container(o, r, mapping{
-		{"securityContext", securityContext},
-		{"volumeMounts", []any{mapping{{"mountPath", SonobuoyResults}, {"name", "results"}}}},
-	})
-	// Sonobuoy's own name for the plugin container.
-	c[0] = field{"name", "plugin"}
-	m := mapping{
-		{"sonobuoy-config", mapping{
-			{"driver", "DaemonSet"},
-			{"plugin-name", PluginName(o.SweepID, r.Index)},
-			{"result-format", "raw"},
-			{"description", "throttlebench sweep " + o.SweepID + ", configuration c" + fmt.Sprint(r.Index) + ": " + strings.Join(desc, " ") + ", measured on every node in its pod's own cgroup"},
-		}},
-		{"spec", c},
+	c := container(o, r)
+	c.Name = "plugin" // Sonobuoy's own name for the plugin container
+	c.VolumeMounts = []corev1.VolumeMount{{MountPath: SonobuoyResults, Name: "results"}}
+	p := plugin{
+		Config: pluginConfig{
+			Driver:       "DaemonSet",
+			PluginName:   PluginName(o.SweepID, r.Index),
+			ResultFormat: "raw",
+			Description: fmt.Sprintf("throttlebench sweep %s, configuration c%d: %s, measured on every node in its pod's own cgroup",
+				o.SweepID, r.Index, strings.Join(desc, " ")),
+		},
+		Spec: c,
 	}
 	if len(o.NodeSelector) > 0 {
 		// A podSpec of our own to choose the nodes. It replaces Sonobuoy's
@@ -63,23 +76,23 @@ func WriteSonobuoyPlugin(w io.Writer, o Options, r Run) error {
 		// emitter refuses more), since older releases took the expressions
 		// of a term as a union where the scheduler takes their
 		// intersection.
-		var exprs []any
+		var exprs []corev1.NodeSelectorRequirement
 		for _, s := range o.NodeSelector {
-			exprs = append(exprs, mapping{{"key", s.Key}, {"operator", "In"}, {"values", strs([]string{s.Value})}})
+			exprs = append(exprs, corev1.NodeSelectorRequirement{Key: s.Key, Operator: corev1.NodeSelectorOpIn, Values: []string{s.Value}})
 		}
-		m = append(m, field{"podSpec", mapping{
-			{"containers", []any{}},
-			{"affinity", mapping{{"nodeAffinity", mapping{
-				{"requiredDuringSchedulingIgnoredDuringExecution", mapping{
-					{"nodeSelectorTerms", []any{mapping{{"matchExpressions", exprs}}}},
-				}},
-			}}}},
-			{"tolerations", []any{mapping{{"operator", "Exists"}}}},
-			{"restartPolicy", "Always"},
-			{"serviceAccountName", "sonobuoy-serviceaccount"},
-		}})
+		p.PodSpec = &corev1.PodSpec{
+			Containers:         []corev1.Container{},
+			Affinity:           nodeAffinity(corev1.NodeSelectorTerm{MatchExpressions: exprs}),
+			Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			RestartPolicy:      corev1.RestartPolicyAlways,
+			ServiceAccountName: "sonobuoy-serviceaccount",
+		}
 	}
-	b.WriteString("---\n" + document(m))
+	var b strings.Builder
+	writeHeader(&b, o.Header)
+	if err := writeDocument(&b, p); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

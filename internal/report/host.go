@@ -2,6 +2,8 @@ package report
 
 import (
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
 // NodeEnv names the environment variable that carries the Kubernetes node
@@ -10,19 +12,13 @@ import (
 // ran. A pod's hostname is its own name, not its node's.
 const NodeEnv = "THROTTLEBENCH_NODE"
 
-// NodeName is a node name as the result keeps it: what a node's name may
-// hold (a DNS subdomain: lower-case letters, digits, '-' and '.', at most
-// 253 characters), "" for anything else, so that a stray value cannot
-// break a table or a label.
+// NodeName is a node name as the result keeps it: a name Kubernetes
+// accepts for a node (apimachinery's rule, a DNS subdomain), "" for
+// anything else, so that a stray value cannot break a table or a label.
 func NodeName(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > 253 {
+	if len(content.IsDNS1123Subdomain(s)) > 0 {
 		return ""
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return ""
-		}
 	}
 	return s
 }

@@ -1,0 +1,187 @@
+package kube
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+// OnlyWithEmit are the flags that mean something only with --emit.
+var OnlyWithEmit = []string{"image", "pod-memory", "ttl", "job-deadline", "sweep-id", "node-selector", "per-node", "nodes", "nodes-from"}
+
+// FlagsAlone refuses an emit flag given without --emit: it would change
+// nothing in a sweep that runs here.
+func FlagsAlone(changed func(string) bool) error {
+	if changed("emit") {
+		return nil
+	}
+	for _, name := range OnlyWithEmit {
+		if changed(name) {
+			return config.Usagef(name, "--%s applies only with --emit (kubernetes or sonobuoy): the sweep runs here otherwise", name)
+		}
+	}
+	return nil
+}
+
+// refused are the sweep's flags that a pod cannot express, with why and
+// what to do instead.
+var refused = []struct{ flag, why string }{
+	{"period", "a pod's CFS period is the kubelet's (cpuCFSQuotaPeriod, 100ms by default), the same for every pod on the node; drop --period, or set cpuCFSQuotaPeriod in the kubelet's configuration"},
+	{"quota", "a pod's quota is its CPU limit × the kubelet's period; give the limit as --cpus"},
+	{"burst", "a pod has no CFS burst setting (the kubelet leaves cpu.cfs_burst_us and cpu.max.burst at 0); drop --burst, or measure burst on a host with sweep --burst"},
+	{"cpuset", "a pod's CPUs are the kubelet's CPU manager's (its static policy gives whole CPUs to Guaranteed pods); drop --cpuset"},
+	{"parent", "each pod measures its own container's cgroup (--cgroup current); drop --parent"},
+	{"plot", "nothing runs here; plot the collected results instead: throttlebench sweep --from results.json --plot FILE"},
+	{"format", "the pods always write JSON, for collect; format the collected results instead: throttlebench sweep --from results.json --format FORMAT"},
+}
+
+// Check refuses, before the sweep is planned, what cannot be emitted: an
+// unknown --emit, a flag a pod cannot express (value gives a flag's value
+// as given, for the message), a cgroup mode other than the pods' own
+// (mode is --cgroup), a sweep without --cpus.
+func (f Flags) Check(changed func(string) bool, value func(string) string, mode string) error {
+	if err := config.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
+		return err
+	}
+	for _, r := range refused {
+		if changed(r.flag) {
+			return config.Usagef(r.flag, "--%s %q cannot be emitted: %s", r.flag, value(r.flag), r.why)
+		}
+	}
+	if mode == "create" {
+		return config.Usagef("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)
+	}
+	if err := config.Choice("cgroup", mode, []string{"auto", "current"}); err != nil {
+		return err
+	}
+	if !changed("cpus") {
+		return config.Usagef("cpus", "--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", f.Emit)
+	}
+	return nil
+}
+
+// Request is a planned sweep to write instead of running it.
+type Request struct {
+	Flags   Flags
+	Changed func(string) bool // whether the user gave a flag
+	Stdin   io.Reader         // --nodes-from -
+	// Steps are the sweep's configurations as sweep.Plan made them (their
+	// Opts.Bench says what each runs: memtouch's buffers must fit the
+	// pod), and Given its parameters as the user gave them (flag → value).
+	Steps []sweep.Step
+	Given map[string]string
+	// Pass are run's settings every pod is given as they were here
+	// (--cgroup-version, --timeout).
+	Pass []string
+	// Timeout is --timeout (0: none): the Jobs' deadline follows it.
+	Timeout     time.Duration
+	MaxConfigs  int
+	Output      string // a file (kubernetes), a directory (sonobuoy); "" for stdout
+	CommandLine string // the sweep's own, for the header
+	Now         time.Time
+	// Skipped hears of each configuration left out, and why.
+	Skipped func(c sweep.Config, why string)
+}
+
+// Emit writes the sweep's Jobs or plugins.
+func Emit(r Request, stdout io.Writer) error {
+	o, err := r.Flags.options(r.Changed, r.Stdin, r.Timeout, r.Now)
+	if err != nil {
+		return err
+	}
+	runs, err := r.runs(o)
+	if err != nil {
+		return err
+	}
+	if r.Flags.Emit == Sonobuoy {
+		return writePlugins(r.Output, stdout, o, runs, r.CommandLine)
+	}
+	if err := config.Output("output", r.Output); err != nil {
+		return err
+	}
+	o.Header = jobsHeader(o, runs, r.Output, r.CommandLine)
+	if r.Output == "" {
+		return WriteJobs(stdout, o, runs)
+	}
+	return atomicfile.Write(r.Output, func(w io.Writer) error { return WriteJobs(w, o, runs) })
+}
+
+// runs are the pods' runs of the planned steps: what each runs, under
+// which limit; a step the sweep would skip is skipped here too.
+func (r Request) runs(o Options) ([]Run, error) {
+	var given []string // the parameters given, in the order of config.Params
+	for _, p := range config.ParamsFor(config.Batch) {
+		if _, ok := r.Given[p.Name]; ok && p.Name != "cpus" {
+			given = append(given, p.Name)
+		}
+	}
+	var runs []Run
+	for i, st := range r.Steps {
+		if st.Skip != "" {
+			if r.Skipped != nil {
+				r.Skipped(st.Config, st.Skip)
+			}
+			continue
+		}
+		if err := podFits(st, o); err != nil {
+			return nil, err
+		}
+		cpus := st.Config.Get("cpus")
+		q, ok := CPULimit(cpus)
+		if !ok {
+			return nil, config.Usagef("cpus", "invalid --cpus %q for --emit: a pod's CPU limit is whole millicores (steps of 0.001 CPUs)", cpus)
+		}
+		run := Run{Index: i, CPU: q, Args: []string{"run", "--cgroup", "current", "--format", "json"}}
+		if r.Flags.Emit == Sonobuoy {
+			run.Args = append(run.Args, "--sonobuoy-results", SonobuoyResults)
+		}
+		for _, name := range given {
+			v := st.Config.Get(name)
+			if v == "" {
+				v = r.Given[name]
+			}
+			if p, _ := config.Lookup(name); p.Kind == config.Bool {
+				run.Args = append(run.Args, "--"+name+"="+v)
+			} else {
+				run.Args = append(run.Args, "--"+name, v)
+			}
+		}
+		run.Args = append(run.Args, r.Pass...)
+		for _, p := range st.Config {
+			run.Swept = append(run.Swept, Label{Key: p.Flag, Value: p.Value})
+		}
+		runs = append(runs, run)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%w (%d): nothing to emit", sweep.ErrAllSkipped, len(r.Steps))
+	}
+	if n := len(runs) * max(1, len(o.Nodes)); n > r.MaxConfigs {
+		return nil, config.Usagef("max-configs", "invalid --max-configs %d: %d configurations on %d nodes are %d Jobs; narrow the lists, or give --max-configs %d",
+			r.MaxConfigs, len(runs), len(o.Nodes), n, n)
+	}
+	return runs, nil
+}
+
+// processMemory is what a run needs besides memtouch's buffers.
+const processMemory = 64 << 20
+
+// podFits refuses a configuration whose memtouch buffers would not fit the
+// pod's memory limit: the pod would be OOM-killed, its result lost.
+func podFits(st sweep.Step, o Options) error {
+	b := st.Opts.Bench
+	if b.Workload != "memtouch" {
+		return nil
+	}
+	need := int64(b.Workers)*int64(b.Buffer) + processMemory
+	if resource.NewQuantity(need, resource.BinarySI).Cmp(o.Memory) > 0 {
+		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (a buffer per worker and 64 MiB for the process); give --pod-memory %dMi or more",
+			o.Memory.String(), b.Workers, b.Buffer, need>>20, (need+(1<<20)-1)>>20)
+	}
+	return nil
+}
