@@ -290,6 +290,10 @@ type trial struct {
 	// twinsMade are what the trial made there itself, removed at its end.
 	twin      string
 	twinsMade []string
+	// acct is the parent's twin in a cpuacct hierarchy mounted apart (v1
+	// here), made by the trial so that its runs' slices get their cpuacct
+	// twins there too, which must go as the slices do; "" where none.
+	acct      string
 	moment    string
 	outcome   string
 	notes     []string
@@ -314,6 +318,14 @@ func (s *soak) newTrial(t *testing.T, kind string, ki, i int, rng *rand.Rand) *t
 		for _, d := range subdirs(t, cs.DefaultParent()) {
 			tr.existing[d] = true
 		}
+	}
+	if s.hier.Version == 1 && s.hier.Acct != "" && s.hier.Acct != s.hier.MountPoint {
+		acct := cgroup.Hierarchy{Version: 1, MountPoint: s.hier.Acct}
+		tr.acct = s.hier.TwinDir(acct, tr.parent)
+		for _, d := range subdirs(t, acct.DefaultParent()) {
+			tr.existing[d] = true
+		}
+		require.NoError(t, os.MkdirAll(tr.acct, 0o755))
 	}
 	require.NoError(t, os.MkdirAll(tr.parent, 0o755))
 	offerCPU(t, s.hier, tr.parent)
@@ -984,6 +996,11 @@ func (tr *trial) finish(tally *kindTally) {
 		stale = append(stale, subdirs(t, tr.twin)...)
 		parents = append(parents, filepath.Dir(tr.twin))
 	}
+	if tr.acct != "" {
+		// And their twins in the cpuacct hierarchy.
+		stale = append(stale, subdirs(t, tr.acct)...)
+		parents = append(parents, filepath.Dir(tr.acct))
+	}
 	for _, p := range tr.procs {
 		for _, parent := range parents {
 			matches, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("tb-%d-*", p.cmd.Process.Pid)))
@@ -1025,6 +1042,12 @@ func (tr *trial) finish(tally *kindTally) {
 	os.RemoveAll(tr.outDir)
 	if err := os.Remove(tr.parent); err != nil {
 		t.Errorf("remove the trial's parent %s: %v", tr.parent, err)
+	}
+	if tr.acct != "" {
+		if err := os.Remove(tr.acct); err != nil {
+			t.Errorf("remove the trial's parent's cpuacct twin %s: %v", tr.acct, err)
+		}
+		os.Remove(filepath.Dir(tr.acct)) // the default parent's twin, once empty, as after a run
 	}
 
 	moment := tr.moment
