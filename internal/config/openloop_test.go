@@ -222,6 +222,9 @@ func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 	// copied shows up here.
 	v := reflect.ValueOf(o)
 	for i := range v.NumField() {
+		if v.Type().Field(i).Name == "Spans" {
+			continue // not the configuration's: the runner asks for spans when it traces (--trace)
+		}
 		assert.False(t, v.Field(i).IsZero(), "driver.OpenLoop.%s is not copied", v.Type().Field(i).Name)
 	}
 	assert.Equal(t, 0, Config{}.OpenLoop(0).GOMAXPROCS, "0: the runtime's default")

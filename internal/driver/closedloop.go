@@ -74,6 +74,9 @@ type WorkerSample struct {
 type Iteration struct {
 	Wall    time.Duration  `json:"wall_ns"` // from start until the last worker finished
 	Workers []WorkerSample `json:"workers"`
+	// StartMono is the iteration's start on CLOCK_MONOTONIC, the clock the
+	// kernel stamps throttle events with: it ends at StartMono + Wall.
+	StartMono int64 `json:"start_mono_ns,omitempty"`
 }
 
 // Result is what a run measured.
@@ -243,6 +246,10 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	// would start every iteration at the beginning of a period, with a full
 	// quota: the best case, hiding the throttled gap in between.
 	var t0 time.Time
+	// base is when t0 was last read afresh, and baseMono CLOCK_MONOTONIC
+	// then: an iteration's start on that clock is baseMono + (t0 − base).
+	var base time.Time
+	var baseMono int64
 	var window time.Duration // of the measured iterations so far
 	var cpu0 *time.Duration  // the process's CPU time when they began
 	more := func(it int) bool {
@@ -261,11 +268,12 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		}
 		if t0.IsZero() {
 			t0 = time.Now()
+			base, baseMono = t0, Monotonic()
 		}
 		for _, s := range starts {
 			s <- t0
 		}
-		iter := Iteration{Workers: make([]WorkerSample, cfg.Workers)}
+		iter := Iteration{Workers: make([]WorkerSample, cfg.Workers), StartMono: baseMono + int64(t0.Sub(base))}
 		var errs []error
 		for range cfg.Workers {
 			d := <-results

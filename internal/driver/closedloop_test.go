@@ -35,6 +35,16 @@ func TestRunShapesTheResult(t *testing.T) {
 		}
 		assert.Equal(t, slowest, it.Wall, "an iteration lasts until its last worker is done")
 	}
+	// On CLOCK_MONOTONIC, each iteration starts where the previous ended:
+	// back to back, as the throttle events are stamped.
+	before := Monotonic()
+	for i, it := range res.Iterations {
+		assert.Less(t, it.StartMono, before, "iteration %d started before now", i)
+		if i > 0 {
+			prev := res.Iterations[i-1]
+			assert.Equal(t, prev.StartMono+int64(prev.Wall), it.StartMono, "iteration %d", i)
+		}
+	}
 }
 
 // Each cost step doubles bcrypt's work; thread CPU time must show it.

@@ -45,6 +45,18 @@ type OpenLoop struct {
 	Instances *Instances `json:"instances,omitempty"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
+	// Spans asks for every completed request's scheduled arrival and
+	// completion (LatencyResult.Requests), to tie throttle events to the
+	// requests they slowed (--trace).
+	Spans bool `json:"spans,omitempty"`
+}
+
+// RequestSpan is one completed request: its scheduled arrival and its
+// completion, from the first scheduled instant t0 (LatencyResult.StartMono
+// on CLOCK_MONOTONIC). Short keys: a run may carry a million of them.
+type RequestSpan struct {
+	Arrival time.Duration `json:"a"`
+	Done    time.Duration `json:"d"`
 }
 
 // LatencyResult is what an open-loop run measured. A response time is a
@@ -81,6 +93,11 @@ type LatencyResult struct {
 	// (0 when unknown): the parent reads the start from outside, but the
 	// end only the child can, as it exits once it has replied.
 	ProcessCPU time.Duration `json:"process_cpu_ns"`
+	// StartMono is CLOCK_MONOTONIC at the schedule's t0, the clock the
+	// kernel stamps throttle events with; Requests (with OpenLoop.Spans)
+	// every completed request's span from t0, in no particular order.
+	StartMono int64         `json:"start_mono_ns,omitempty"`
+	Requests  []RequestSpan `json:"requests,omitempty"`
 }
 
 // The histogram's range: 1 ns, so the floor of a few µs keeps its 3
@@ -110,7 +127,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		}
 		return nil
 	}
-	res, err := openLoop{clock: clk, serve: serve}.run(ctx, Schedule(o), o.Workers, o.Queue, beforeStart)
+	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans}.run(ctx, Schedule(o), o.Workers, o.Queue, beforeStart)
 	if err != nil {
 		return LatencyResult{}, err
 	}
@@ -125,6 +142,7 @@ type openLoop struct {
 	clock clock
 	// serve performs the request at index i of the schedule.
 	serve func(ctx context.Context, i int) error
+	spans bool // record every request's span (OpenLoop.Spans)
 }
 
 // request is one arrival on its way to a worker, stamped with when it was
@@ -132,6 +150,7 @@ type openLoop struct {
 type request struct {
 	index int
 	due   time.Time
+	t0    time.Time // the schedule's start, for its span
 }
 
 func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue int, beforeStart func() error) (LatencyResult, error) {
@@ -143,6 +162,11 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	ready.Add(workers)
 	for i := range tallies {
 		tallies[i] = newTally()
+		if e.spans {
+			// Room for every request, allocated now: nothing grows on
+			// the request path.
+			tallies[i].spans = make([]RequestSpan, 0, len(sched))
+		}
 		wg.Go(func() { e.work(ctx, q, tallies[i], ready.Done) })
 	}
 	// Workers on their threads before the first arrival: with no queue, a
@@ -158,6 +182,7 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	}
 	t0 := e.clock.Now()
 	var res LatencyResult
+	res.StartMono = Monotonic()
 	for i, off := range sched {
 		due := t0.Add(off)
 		now := e.clock.Now()
@@ -172,7 +197,7 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 		res.Late = max(res.Late, now.Sub(due))
 		res.Offered++
 		select {
-		case q <- request{index: i, due: due}:
+		case q <- request{index: i, due: due, t0: t0}:
 		default:
 			res.Dropped++
 		}
@@ -208,7 +233,7 @@ func (e openLoop) work(ctx context.Context, q <-chan request, t *tally, ready fu
 		if t.err = e.serve(ctx, r.index); t.err != nil {
 			return
 		}
-		t.record(e.clock.Now(), r.due)
+		t.record(e.clock.Now(), r.due, r.t0)
 	}
 	t.cpu = threadCPU() - c0
 }
@@ -223,6 +248,7 @@ type tally struct {
 	last     time.Time // the latest completion
 	cpu      time.Duration
 	err      error
+	spans    []RequestSpan // with openLoop.spans: room for every request
 }
 
 func newTally() *tally {
@@ -233,8 +259,11 @@ func newTally() *tally {
 	return &tally{hist: h}
 }
 
-func (t *tally) record(done, due time.Time) {
+func (t *tally) record(done, due, t0 time.Time) {
 	lat := max(done.Sub(due), 0)
+	if t.spans != nil {
+		t.spans = append(t.spans, RequestSpan{Arrival: due.Sub(t0), Done: done.Sub(t0)})
+	}
 	_ = t.hist.RecordValue(min(int64(lat), histHighest)) // in range by construction
 	if t.n == 0 || lat < t.min {
 		t.min = lat
@@ -257,6 +286,7 @@ func summarise(res *LatencyResult, tallies []*tally, first time.Time) error {
 			all.Merge(t.hist)
 		}
 		res.WorkerCPU = append(res.WorkerCPU, t.cpu)
+		res.Requests = append(res.Requests, t.spans...)
 		if t.n == 0 {
 			continue
 		}

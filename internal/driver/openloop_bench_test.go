@@ -14,7 +14,7 @@ func BenchmarkRecord(b *testing.B) {
 	t := newTally()
 	due := time.Now()
 	for b.Loop() {
-		t.record(time.Now(), due)
+		t.record(time.Now(), due, due)
 	}
 }
 

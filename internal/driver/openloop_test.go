@@ -273,3 +273,32 @@ func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
+
+// With spans, every completed request's scheduled arrival and completion
+// come back, from the schedule's start: here a stall of the generator
+// shows in the spans as in the latencies, and nothing without spans.
+func TestOpenLoopSpans(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		e := scripted(constant(time.Millisecond))
+		e.spans = true
+		e.clock = stallingClock{from: start.Add(100 * time.Millisecond), until: start.Add(300 * time.Millisecond)}
+		res, err := e.run(t.Context(), every(10*time.Millisecond, 50), 1, 100, idle)
+		require.NoError(t, err)
+		require.Len(t, res.Requests, 50)
+		assert.NotZero(t, res.StartMono)
+		byArrival := map[time.Duration]RequestSpan{}
+		for _, r := range res.Requests {
+			byArrival[r.Arrival] = r
+			assert.GreaterOrEqual(t, r.Done, r.Arrival)
+		}
+		assert.Equal(t, RequestSpan{Arrival: 0, Done: time.Millisecond}, byArrival[0])
+		assert.Equal(t, RequestSpan{Arrival: 100 * time.Millisecond, Done: 301 * time.Millisecond}, byArrival[100*time.Millisecond],
+			"due at 100 ms, sent at 300 ms when the generator woke, done 1 ms later")
+
+		e.spans = false
+		res, err = e.run(t.Context(), every(10*time.Millisecond, 5), 1, 100, idle)
+		require.NoError(t, err)
+		assert.Empty(t, res.Requests)
+	})
+}
