@@ -144,6 +144,13 @@ func TestHalves(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"0.2", "0.4", "0.6", "0.8", "1.0"}, ls)
+	ls = nil
+	for _, tk := range halves.Ticks(0, 0.09375) {
+		if tk.Label != "" {
+			ls = append(ls, tk.Label)
+		}
+	}
+	assert.ElementsMatch(t, []string{"0", "0.02", "0.04", "0.06", "0.08"}, ls, "0.02 between 0 and 0.04")
 }
 
 // The sweep's mean duration spans decades: a log axis; the cost does not.

@@ -122,21 +122,30 @@ var halves = plot.TickerFunc(func(min, max float64) []plot.Tick {
 		mid := (a.Value + b.Value) / 2
 		for i, t := range ts {
 			if t.IsMinor() && math.Abs(t.Value-mid) < 1e-9*math.Abs(b.Value-a.Value) {
-				ts[i].Label = sameDigits(mid, a.Label)
+				ts[i].Label = midLabel(mid, a, b)
 			}
 		}
 	}
 	return ts
 })
 
-// sameDigits formats v with as many decimals as like has.
-func sameDigits(v float64, like string) string {
-	if strings.ContainsAny(like, "eE") {
+// midLabel formats v, halfway between the ticks labelled a and b, with
+// the decimals they have, or the fewer more that v needs (0 and 0.04 have
+// 0.02 between them).
+func midLabel(v float64, a, b plot.Tick) string {
+	if strings.ContainsAny(a.Label+b.Label, "eE") {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	prec := 0
-	if i := strings.IndexByte(like, '.'); i >= 0 {
-		prec = len(like) - i - 1
+	for _, l := range []string{a.Label, b.Label} {
+		if i := strings.IndexByte(l, '.'); i >= 0 {
+			prec = max(prec, len(l)-i-1)
+		}
+	}
+	for ; prec < 15; prec++ {
+		if r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', prec, 64), 64); math.Abs(r-v) < 1e-9*math.Abs(b.Value-a.Value) {
+			break
+		}
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
