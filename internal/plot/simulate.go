@@ -33,8 +33,14 @@ func SaveSimulation(path string, cells []model.Cell) error {
 	g := heatMaps(cells)
 	worstE, worstP := 1.0, 1.0
 	for _, c := range cells {
-		worstE = max(worstE, c.EWCET)
-		worstP = min(worstP, c.PWCET1)
+		// max and min would carry a NaN into the scale, and every cell
+		// with it; a NaN cell is left unfilled by the heat map instead.
+		if !math.IsNaN(c.EWCET) {
+			worstE = max(worstE, c.EWCET)
+		}
+		if !math.IsNaN(c.PWCET1) {
+			worstP = min(worstP, c.PWCET1)
+		}
 	}
 	// A row where every cell is harmless still needs a range to scale.
 	if worstE == 1 {
