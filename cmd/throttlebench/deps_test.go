@@ -19,6 +19,7 @@ var mustLink = map[string]string{
 	"github.com/containerd/cgroups/v3/cgroup1": "internal/cgroup's v1 slices",
 	"github.com/containerd/cgroups/v3/cgroup2": "internal/cgroup's v2 slices",
 	"k8s.io/api/batch/v1":                      "internal/kube's Jobs",
+	"gonum.org/v1/plot/plotter":                "internal/plot's charts",
 }
 
 func TestBinaryLinksNamedLibraries(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/throttlebench/throttlebench/internal/latency"
@@ -73,25 +74,23 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	var xs, ys []float64
 	for i, s := range all {
 		slices.SortStableFunc(s.pts, func(a, b latency.Row) int { return compare(x(a), x(b)) })
-		col := colors[i%len(colors)]
 		name := s.label
 		if name != "" {
 			name += " "
 		}
-		p99 := line{label: name + "p99", color: col, shape: shapes[i%len(shapes)]}
-		p50 := line{label: name + "p50", color: col, shape: shapes[i%len(shapes)], dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		var p99, p50 plotter.XYs
 		for _, r := range s.pts {
 			l := r.Report.LatencyMs
-			p99.pts = append(p99.pts, xy{x(r), l.P99})
-			p50.pts = append(p50.pts, xy{x(r), l.P50})
+			p99 = append(p99, plotter.XY{X: x(r), Y: l.P99})
+			p50 = append(p50, plotter.XY{X: x(r), Y: l.P50})
 			xs = append(xs, x(r))
 			ys = append(ys, l.P99, l.P50)
 		}
-		p.lines = append(p.lines, p99, p50)
+		dashed := newLine(name+"p50", p50, i, true)
+		dashed.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.lines = append(p.lines, newLine(name+"p99", p99, i, true), dashed)
 	}
-	xlo, xhi := slices.Min(xs), slices.Max(xs)
-	dx := (xhi - xlo) * 0.04
-	p.x.min, p.x.max = widen(xlo-dx, xhi+dx)
+	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
 	// Tails span decades: a log scale once they do, with room for the legend.
 	lo, hi := slices.Min(ys), slices.Max(ys)
 	p.y.log = lo > 0 && hi/lo >= 8

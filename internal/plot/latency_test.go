@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -46,6 +47,15 @@ func latencyOverCPUs() []latency.Row {
 		latencyRow(c("0", "0.5"), 40, 0.5, 10, 300), latencyRow(c("0", "1"), 40, 1, 6, 95), latencyRow(c("0", "2"), 40, 2, 5.2, 9),
 		latencyRow(c("100ms", "0.5"), 40, 0.5, 9, 120), latencyRow(c("100ms", "1"), 40, 1, 5.5, 7), latencyRow(c("100ms", "2"), 40, 2, 5.1, 6),
 	}
+}
+
+// xys pairs its arguments as x, y, x, y, ….
+func xys(v ...float64) plotter.XYs {
+	var pts plotter.XYs
+	for i := 0; i+1 < len(v); i += 2 {
+		pts = append(pts, plotter.XY{X: v[i], Y: v[i+1]})
+	}
+	return pts
 }
 
 // svgTexts parses path as XML with an <svg> root, failing the test if it
@@ -84,12 +94,13 @@ func TestLatencyPanelOverRates(t *testing.T) {
 	require.Len(t, p.lines, 4, "p99 and p50 for each burst")
 	assert.Equal(t, []string{"burst=0 p99", "burst=0 p50", "burst=100ms p99", "burst=100ms p50"},
 		[]string{p.lines[0].label, p.lines[1].label, p.lines[2].label, p.lines[3].label})
-	assert.Equal(t, []xy{{40, 95}, {80, 180}, {120, 400}}, p.lines[0].pts)
-	assert.Equal(t, []xy{{40, 5.5}, {80, 6}}, p.lines[3].pts, "the skipped configuration is left out")
-	assert.Nil(t, p.lines[0].dashes, "p99 solid")
-	assert.NotNil(t, p.lines[1].dashes, "p50 dashed")
-	assert.Equal(t, p.lines[0].color, p.lines[1].color, "one colour per burst")
-	assert.NotEqual(t, p.lines[0].color, p.lines[2].color)
+	assert.Equal(t, xys(40, 95, 80, 180, 120, 400), p.lines[0].XYs)
+	assert.Equal(t, xys(40, 5.5, 80, 6), p.lines[3].XYs, "the skipped configuration is left out")
+	assert.Empty(t, p.lines[0].Dashes, "p99 solid")
+	assert.NotEmpty(t, p.lines[1].Dashes, "p50 dashed")
+	assert.Equal(t, p.lines[0].Color, p.lines[1].Color, "one colour per burst")
+	assert.NotEqual(t, p.lines[0].Color, p.lines[2].Color)
+	assert.NotNil(t, p.lines[0].marks, "a marker at every point")
 	assert.True(t, p.y.log, "5.5 ms to 400 ms spans decades")
 	assert.Contains(t, p.title, "onoff arrivals, 5 ms work per request, 4 workers")
 }
@@ -100,8 +111,8 @@ func TestLatencyPanelOverCPUs(t *testing.T) {
 	assert.Equal(t, "CPU share (effective CPUs)", p.x.label, "the rate does not vary")
 	require.Len(t, p.lines, 4)
 	assert.Equal(t, "burst=0 p99", p.lines[0].label, "the share is the x axis, not a label")
-	assert.Equal(t, []xy{{0.5, 300}, {1, 95}, {2, 9}}, p.lines[0].pts)
-	assert.Equal(t, []xy{{0.5, 9}, {1, 5.5}, {2, 5.1}}, p.lines[3].pts)
+	assert.Equal(t, xys(0.5, 300, 1, 95, 2, 9), p.lines[0].XYs)
+	assert.Equal(t, xys(0.5, 9, 1, 5.5, 2, 5.1), p.lines[3].XYs)
 }
 
 func TestSaveLatencySVG(t *testing.T) {

@@ -1,25 +1,19 @@
-// Package plot draws the charts of a sweep with gonum/plot's vg: mean iteration
+// Package plot draws the charts of a sweep with gonum/plot: mean iteration
 // duration with its p10–p90 band, normalised cost, and throttled fraction,
 // each against the swept CPU share, one line per other swept setting.
 package plot
 
 import (
 	"fmt"
-	"image/color"
-	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -149,47 +143,6 @@ func Save(path string, c Chart) error {
 	return save(path, 8*vg.Inch, 12*vg.Inch, c.panels())
 }
 
-// save draws the panels one above the other into a w × h picture at path.
-func save(path string, w, h vg.Length, panels []*panel) error {
-	canvas, err := newCanvas(path, w, h)
-	if err != nil {
-		return err
-	}
-	dc := draw.New(canvas)
-	var left vg.Length
-	for _, p := range panels {
-		left = max(left, p.leftWidth())
-	}
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(8), PadY: vg.Points(16)}
-	for i, p := range panels {
-		p.draw(tiles.At(dc, 0, i), left)
-	}
-	return writeCanvas(path, canvas)
-}
-
-// newCanvas is a w × h canvas in the format path's extension (.svg or .png)
-// names.
-func newCanvas(path string, w, h vg.Length) (vg.CanvasWriterTo, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".svg" && ext != ".png" {
-		return nil, fmt.Errorf("plot file %s: want .svg or .png", path)
-	}
-	// The two canvases are used directly: draw.NewFormattedCanvas would need
-	// every format registered, and with them their packages linked.
-	if ext == ".svg" {
-		return vgsvg.New(w, h), nil
-	}
-	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120), vgimg.UseBackgroundColor(color.White))}, nil
-}
-
-// writeCanvas writes the picture whole or not at all.
-func writeCanvas(path string, canvas vg.CanvasWriterTo) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := canvas.WriteTo(w)
-		return err
-	})
-}
-
 func (c Chart) panels() []*panel {
 	mean := &panel{title: c.Title + "\nmean iteration duration, band p10–p90", y: axis{label: "mean iteration duration (ms)"}}
 	// Durations fall as 1/share: a log scale keeps the fast end readable.
@@ -199,25 +152,23 @@ func (c Chart) panels() []*panel {
 	panels := []*panel{mean, cost, thr}
 
 	for i, s := range c.Series {
-		col := colors[i%len(colors)]
 		if ring := bandRing(s); ring != nil {
-			mean.bands = append(mean.bands, band{pts: ring, color: color.NRGBA{R: col.R, G: col.G, B: col.B, A: 50}})
+			mean.bands = append(mean.bands, band(ring, i))
 		}
 		for _, panel := range []struct {
 			p *panel
 			y []float64
 		}{{mean, s.Mean}, {cost, s.Cost}, {thr, s.Throttled}} {
-			panel.p.lines = append(panel.p.lines, line{label: s.Label, pts: points(s.X, panel.y), color: col, shape: shapes[i%len(shapes)]})
+			panel.p.lines = append(panel.p.lines, newLine(s.Label, points(s.X, panel.y), i, true))
 		}
 	}
 
-	// Every panel shares the x axis, with room around the data: the x
-	// extremes are not cut in half, and the legend (top right) sits above
-	// the lines, not on them.
+	// Every panel shares the x axis (also one with nothing measured), with
+	// room above the data: the legend (top right) sits above the lines, not
+	// on them.
 	xlo, xhi := bounds(c.Series, func(s Series) []float64 { return s.X }, false)
-	dx := (xhi - xlo) * 0.04
 	for _, p := range panels {
-		p.x = axis{label: c.XLabel, min: xlo - dx, max: xhi + dx}
+		p.x = axis{label: c.XLabel, min: xlo, max: xhi}
 	}
 	lo, hi := bounds(c.Series, func(s Series) []float64 { return slices.Concat(s.Mean, s.Lo, s.Hi) }, mean.y.log)
 	if mean.y.log {
@@ -269,14 +220,14 @@ func widen(lo, hi float64) (float64, float64) {
 }
 
 // points pairs x and y, sorted by x, leaving out what was not measured.
-func points(x, y []float64) []xy {
-	var pts []xy
+func points(x, y []float64) plotter.XYs {
+	var pts plotter.XYs
 	for i := range x {
 		if !math.IsNaN(y[i]) {
-			pts = append(pts, xy{X: x[i], Y: y[i]})
+			pts = append(pts, plotter.XY{X: x[i], Y: y[i]})
 		}
 	}
-	slices.SortFunc(pts, func(a, b xy) int { return compare(a.X, b.X) })
+	slices.SortFunc(pts, func(a, b plotter.XY) int { return compare(a.X, b.X) })
 	return pts
 }
 
@@ -291,12 +242,12 @@ func compare(a, b float64) int {
 }
 
 // bandRing is the p10–p90 area: along Hi one way, back along Lo.
-func bandRing(s Series) []xy {
+func bandRing(s Series) plotter.XYs {
 	hi, lo := points(s.X, s.Hi), points(s.X, s.Lo)
 	if len(hi) < 2 {
 		return nil
 	}
-	ring := append([]xy{}, hi...)
+	ring := append(plotter.XYs{}, hi...)
 	for i := len(lo) - 1; i >= 0; i-- {
 		ring = append(ring, lo[i])
 	}

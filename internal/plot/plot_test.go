@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -121,27 +122,48 @@ func TestSaveRejectsOtherFormats(t *testing.T) {
 	assert.Error(t, Save(filepath.Join(t.TempDir(), "x.pdf"), c))
 }
 
-func labels(ts []tick) []string {
+// A log axis is labelled at 1, 2 and 5 times the powers of ten that it
+// shows, not at the decades alone.
+func TestTicks125(t *testing.T) {
 	var ls []string
-	for _, t := range ts {
-		if t.label != "" {
-			ls = append(ls, t.label)
+	for _, tk := range ticks125.Ticks(36, 1944) {
+		if tk.Label != "" && tk.Value >= 36 && tk.Value <= 1944 {
+			ls = append(ls, tk.Label)
 		}
 	}
-	return ls
+	assert.Equal(t, []string{"50", "100", "200", "500", "1000"}, ls)
 }
 
-func TestLinearTicksAreRound(t *testing.T) {
-	assert.Equal(t, []string{"0.0", "0.5", "1.0"}, labels(linearTicks(0, 1.3)), "throttled fraction; no -0")
-	assert.Equal(t, []string{"0.2", "0.4", "0.6", "0.8", "1.0"}, labels(linearTicks(0.064, 1.036)))
-	assert.Equal(t, []string{"0.00", "0.05", "0.10"}, labels(linearTicks(-0.0001, 0.1125)))
-	assert.Equal(t, []string{"200", "400", "600", "800", "1000"}, labels(linearTicks(150, 1100)))
-	ts := linearTicks(0, 1.3)
-	assert.Len(t, ts, 14, "minor ticks every 0.1")
+// A linear axis is labelled at plot.DefaultTicks' labels and halfway
+// between them, where it has a tick there.
+func TestHalves(t *testing.T) {
+	var ls []string
+	for _, tk := range halves.Ticks(0.1, 1) {
+		if tk.Label != "" {
+			ls = append(ls, tk.Label)
+		}
+	}
+	assert.ElementsMatch(t, []string{"0.2", "0.4", "0.6", "0.8", "1.0"}, ls)
+	ls = nil
+	for _, tk := range halves.Ticks(0, 0.09375) {
+		if tk.Label != "" {
+			ls = append(ls, tk.Label)
+		}
+	}
+	assert.ElementsMatch(t, []string{"0", "0.02", "0.04", "0.06", "0.08"}, ls, "0.02 between 0 and 0.04")
 }
 
-func TestTicks125(t *testing.T) {
-	assert.Equal(t, []string{"50", "100", "200", "500", "1000"}, labels(ticks125(36, 1944)))
+// The sweep's mean duration spans decades: a log axis; the cost does not.
+func TestPanelsLogScale(t *testing.T) {
+	c, err := Build(sampleRows(), "t")
+	require.NoError(t, err)
+	p := c.panels()
+	assert.True(t, p[0].y.log, "45 ms to 1080 ms")
+	assert.False(t, p[1].y.log)
+	_, isLog := p[0].plot().Y.Scale.(plot.LogScale)
+	assert.True(t, isLog)
+	require.Len(t, p[0].bands, 2, "a p10–p90 band per series")
+	assert.Equal(t, "workers=2", p[2].lines[1].label)
 }
 
 // One face is embedded: every text of the picture is in it.

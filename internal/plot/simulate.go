@@ -9,6 +9,10 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -26,34 +30,61 @@ func SaveSimulation(path string, cells []model.Cell) error {
 	if len(cells) == 0 {
 		return errors.New("nothing to plot: no cells")
 	}
-	hm := heatMaps(cells)
-	w := vg.Length(len(hm.buffers))*4.5*vg.Inch + vg.Inch
-	canvas, err := newCanvas(path, w, 8.5*vg.Inch)
-	if err != nil {
-		return err
+	g := heatMaps(cells)
+	worstE, worstP := 1.0, 1.0
+	for _, c := range cells {
+		// max and min would carry a NaN into the scale, and every cell
+		// with it; a NaN cell is left unfilled by the heat map instead.
+		if !math.IsNaN(c.EWCET) {
+			worstE = max(worstE, c.EWCET)
+		}
+		if !math.IsNaN(c.PWCET1) {
+			worstP = min(worstP, c.PWCET1)
+		}
 	}
-	dc := draw.New(canvas)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	title := textStyle(titleSize, text.XCenter, text.YTop)
+	// A row where every cell is harmless still needs a range to scale.
+	if worstE == 1 {
+		worstE = 2
+	}
+	if worstP == 1 {
+		worstP = 0
+	}
+	e := heatScale{value: func(c model.Cell) float64 { return c.EWCET }, min: 1, max: worstE, harmless: 1,
+		palette: whiteTo(color.NRGBA{215, 48, 39, 255}, true)}
+	p := heatScale{value: func(c model.Cell) float64 { return c.PWCET1 }, min: worstP, max: 1, harmless: 1,
+		palette: whiteTo(color.NRGBA{49, 130, 189, 255}, false)}
+	rows := [][]*plot.Plot{nil, nil}
+	for _, b := range g.buffers {
+		rows[0] = append(rows[0], g.plot("E[WCET], buffer "+b, b, e))
+		rows[1] = append(rows[1], g.plot("P(WCET = 1), buffer "+b, b, p))
+	}
 	c0 := cells[0]
 	heading := fmt.Sprintf("throttlebench simulate: %s demand, %d periods per cell, seed %d", c0.Dist, c0.Periods, c0.Seed)
-	dc.FillText(title, vg.Point{X: dc.Center().X, Y: dc.Max.Y - pad}, heading)
-	dc.Max.Y -= title.Height(heading) + 2*pad
-	tiles := draw.Tiles{Rows: 2, Cols: len(hm.buffers), PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(16), PadLeft: vg.Points(8), PadRight: vg.Points(8)}
-	worstE := 1.0
-	worstP := 1.0
-	for _, c := range cells {
-		worstE = max(worstE, c.EWCET)
-		worstP = min(worstP, c.PWCET1)
+	w := vg.Length(len(g.buffers))*4.5*vg.Inch + vg.Inch
+	return saveTiles(path, w, 8.5*vg.Inch, heading, rows,
+		draw.Tiles{PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(16), PadLeft: vg.Points(8), PadRight: vg.Points(8)})
+}
+
+// whiteTo is a palette from white to hue (from hue to white where
+// fromWhite is false), even in lightness: moreland's luminance map, which
+// wants its controls from dark to light.
+func whiteTo(hue color.Color, fromWhite bool) palette.Palette {
+	m, err := moreland.NewLuminance([]color.Color{hue, color.White})
+	if err != nil {
+		panic("plot: heat map palette: " + err.Error()) // fixed colours, darker than white: cannot happen
 	}
-	for j, b := range hm.buffers {
-		hm.draw(tiles.At(dc, j, 0), b, "E[WCET], buffer "+b, func(c model.Cell) float64 { return c.EWCET },
-			func(v float64) float64 { return (v - 1) / (worstE - 1) }, color.NRGBA{215, 48, 39, 255}, "%.3f")
-		hm.draw(tiles.At(dc, j, 1), b, "P(WCET = 1), buffer "+b, func(c model.Cell) float64 { return c.PWCET1 },
-			func(v float64) float64 { return (1 - v) / (1 - worstP) }, color.NRGBA{49, 130, 189, 255}, "%.3f")
+	if fromWhite {
+		m = palette.Reverse(m)
 	}
-	return writeCanvas(path, canvas)
+	return m.Palette(256)
+}
+
+// heatScale is one row's measure and its colour scale, shared by the row.
+type heatScale struct {
+	value    func(model.Cell) float64
+	min, max float64
+	harmless float64 // the white end
+	palette  palette.Palette
 }
 
 // heatGrid indexes the cells by buffer, cgroups and utilisation.
@@ -97,52 +128,73 @@ func heatMaps(cells []model.Cell) heatGrid {
 	return g
 }
 
-// draw draws one heat map: shade maps a value to 0 (white) … 1 (full hue).
-func (g heatGrid) draw(c draw.Canvas, buffer, title string, value func(model.Cell) float64, shade func(float64) float64, hue color.NRGBA, format string) {
-	ts := textStyle(titleSize, text.XCenter, text.YTop)
-	c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
-	c.Max.Y -= ts.Height(title) + pad
-	xLabel := textStyle(labelSize, text.XCenter, text.YBottom)
-	yLabel := textStyle(labelSize, text.XCenter, text.YTop)
-	yLabel.Rotation = math.Pi / 2
-	tick := textStyle(tickSize, text.XCenter, text.YTop)
-	yTick := textStyle(tickSize, text.XRight, text.YCenter)
-	c.FillText(xLabel, vg.Point{X: c.Center().X, Y: c.Min.Y}, "utilisation u")
-	c.FillText(yLabel, vg.Point{X: c.Min.X, Y: c.Center().Y}, "cgroups m")
-	left := yLabel.Height("m") + pad + yTick.Width("10000") + pad
-	bottom := xLabel.Height("u") + pad + tick.Height("0") + pad
-	data := draw.Crop(c, left, 0, bottom, 0)
-	cw := (data.Max.X - data.Min.X) / vg.Length(len(g.utils))
-	ch := (data.Max.Y - data.Min.Y) / vg.Length(len(g.cgroups))
-	cellText := textStyle(tickSize, text.XCenter, text.YCenter)
-	for i, u := range g.utils {
-		x := data.Min.X + vg.Length(i)*cw
-		c.FillText(tick, vg.Point{X: x + cw/2, Y: data.Min.Y - pad}, strconv.FormatFloat(u, 'g', 4, 64))
-		for k, m := range g.cgroups {
-			y := data.Min.Y + vg.Length(k)*ch
-			if i == 0 {
-				c.FillText(yTick, vg.Point{X: data.Min.X - pad, Y: y + ch/2}, strconv.Itoa(m))
-			}
-			cell, ok := g.at[heatKey{buffer, m, u}]
-			if !ok {
+// heatValues is one buffer's measure as a plotter.GridXYZ: column c is the
+// c-th utilisation, row r the r-th cgroups count, one unit apart so that
+// the squares are even; NaN where no cell was simulated.
+type heatValues struct {
+	g      heatGrid
+	buffer string
+	value  func(model.Cell) float64
+}
+
+func (h heatValues) Dims() (c, r int) { return len(h.g.utils), len(h.g.cgroups) }
+func (h heatValues) X(c int) float64  { return float64(c) }
+func (h heatValues) Y(r int) float64  { return float64(r) }
+func (h heatValues) Z(c, r int) float64 {
+	cell, ok := h.g.at[heatKey{h.buffer, h.g.cgroups[r], h.g.utils[c]}]
+	if !ok {
+		return math.NaN()
+	}
+	return h.value(cell)
+}
+
+// plot is one heat map: a plotter.HeatMap on the row's scale, the value
+// written in every square (white on the deep colours), the utilisations
+// and cgroups counts as the ticks.
+func (g heatGrid) plot(title, buffer string, s heatScale) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = "utilisation u", "cgroups m"
+	vals := heatValues{g: g, buffer: buffer, value: s.value}
+	hm := plotter.NewHeatMap(vals, s.palette)
+	hm.Min, hm.Max = s.min, s.max
+	p.Add(hm)
+
+	var labels plotter.XYLabels
+	var styles []text.Style
+	for i := range g.utils {
+		for k := range g.cgroups {
+			v := vals.Z(i, k)
+			if math.IsNaN(v) {
 				continue
 			}
-			v := value(cell)
-			s := shade(v)
-			if math.IsNaN(s) || math.IsInf(s, 0) {
-				s = 0
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: float64(k)})
+			labels.Labels = append(labels.Labels, fmt.Sprintf("%.3f", v))
+			sty := text.Style{Color: color.Black, Font: p.X.Tick.Label.Font, XAlign: text.XCenter, YAlign: text.YCenter, Handler: p.TextHandler}
+			if math.Abs(v-s.harmless)/(s.max-s.min) > 0.6 {
+				sty.Color = color.White
 			}
-			s = min(max(s, 0), 1)
-			mix := func(a uint8) uint8 { return uint8(math.Round(255 - s*(255-float64(a)))) }
-			fill := color.NRGBA{mix(hue.R), mix(hue.G), mix(hue.B), 255}
-			rect := vg.Rectangle{Min: vg.Point{X: x, Y: y}, Max: vg.Point{X: x + cw, Y: y + ch}}
-			c.FillPolygon(fill, []vg.Point{rect.Min, {X: rect.Max.X, Y: rect.Min.Y}, rect.Max, {X: rect.Min.X, Y: rect.Max.Y}})
-			st := cellText
-			if s > 0.6 {
-				st.Color = color.White
-			}
-			c.FillText(st, vg.Point{X: x + cw/2, Y: y + ch/2}, fmt.Sprintf(format, v))
+			styles = append(styles, sty)
 		}
 	}
-	c.StrokeLines(axisStyle, []vg.Point{data.Min, {X: data.Max.X, Y: data.Min.Y}, data.Max, {X: data.Min.X, Y: data.Max.Y}, data.Min})
+	if len(labels.XYs) > 0 {
+		l, err := plotter.NewLabels(labels)
+		if err != nil {
+			panic("plot: heat map labels: " + err.Error()) // one label per point, all finite: cannot happen
+		}
+		l.TextStyle = styles
+		p.Add(l)
+	}
+
+	var xt, yt plot.ConstantTicks
+	for i, u := range g.utils {
+		xt = append(xt, plot.Tick{Value: float64(i), Label: strconv.FormatFloat(u, 'g', 4, 64)})
+	}
+	for k, m := range g.cgroups {
+		yt = append(yt, plot.Tick{Value: float64(k), Label: strconv.Itoa(m)})
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
+	// The squares fill the frame, as a table's cells.
+	p.X.Padding, p.Y.Padding = 0, 0
+	return p
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"strconv"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -31,27 +32,38 @@ func usagePanel(f usage.File) *panel {
 	}
 	// Each interval's usage at its middle, so that it lines up with the
 	// 1 s steps over the same readings.
-	fine := line{label: "per " + t.Interval.String(), color: colors[2], width: vg.Points(0.5)}
+	var fine plotter.XYs
 	cpus := t.CPUs()
 	for i, u := range cpus {
-		fine.pts = append(fine.pts, xy{X: (t.Samples[i].At + t.Samples[i+1].At).Seconds() / 2, Y: u})
+		fine = append(fine, plotter.XY{X: (t.Samples[i].At + t.Samples[i+1].At).Seconds() / 2, Y: u})
 	}
-	p.lines = append(p.lines, fine)
+	thin := newLine("per "+t.Interval.String(), fine, 2, false)
+	thin.Width = vg.Points(0.5)
+	p.lines = append(p.lines, thin)
 	hi := maxOf(cpus)
 	// Where an interval is a second or longer, the 1 s view is the same line.
 	if k := t.Per(usage.CoarseWindow); k > 1 {
 		c := t.Coarse(k)
-		coarse := line{label: "per " + c.Interval.String(), color: colors[0], width: vg.Points(2)}
+		// A step per second: each second's usage from its start to its end.
+		var steps plotter.XYs
 		for i, u := range c.CPUs() {
-			coarse.pts = append(coarse.pts, xy{X: c.Samples[i].At.Seconds(), Y: u}, xy{X: c.Samples[i+1].At.Seconds(), Y: u})
+			steps = append(steps, plotter.XY{X: c.Samples[i].At.Seconds(), Y: u})
 		}
+		if n := len(steps); n > 0 {
+			steps = append(steps, plotter.XY{X: c.Samples[n].At.Seconds(), Y: steps[n-1].Y})
+		}
+		coarse := newLine("per "+c.Interval.String(), steps, 0, false)
+		coarse.StepStyle = plotter.PostStep
+		coarse.Width = vg.Points(2)
 		p.lines = append(p.lines, coarse)
 	}
 	end := t.Samples[len(t.Samples)-1].At.Seconds()
 	if f.LimitCPUs != nil {
 		l := *f.LimitCPUs
-		p.lines = append(p.lines, line{label: "limit " + strconv.FormatFloat(l, 'g', -1, 64) + " CPUs", color: color.Black,
-			dashes: []vg.Length{vg.Points(6), vg.Points(3)}, pts: []xy{{0, l}, {end, l}}})
+		limit := newLine("limit "+strconv.FormatFloat(l, 'g', -1, 64)+" CPUs", plotter.XYs{{X: 0, Y: l}, {X: end, Y: l}}, 0, false)
+		limit.Color = color.Black
+		limit.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.lines = append(p.lines, limit)
 		hi = max(hi, l)
 	}
 	p.x.min, p.x.max = widen(0, end)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -38,20 +39,24 @@ func TestUsagePanel(t *testing.T) {
 	require.Len(t, p.lines, 3)
 	fine, coarse, limit := p.lines[0], p.lines[1], p.lines[2]
 	assert.Equal(t, []string{"per 100ms", "per 1s", "limit 2 CPUs"}, []string{fine.label, coarse.label, limit.label})
-	require.Len(t, fine.pts, 25)
-	assert.InDelta(t, 0.35, fine.pts[3].X, 1e-9, "the spike at its interval's middle")
-	assert.InDelta(t, 3, fine.pts[3].Y, 1e-9)
-	// Two full seconds, each a step; the last half second makes no second.
-	assert.Equal(t, []xy{{0, 0.75}, {1, 0.75}, {1, 0.5}, {2, 0.5}}, roundXY(coarse.pts))
-	assert.Equal(t, []xy{{0, 2}, {2.5, 2}}, limit.pts)
+	require.Len(t, fine.XYs, 25)
+	assert.InDelta(t, 0.35, fine.XYs[3].X, 1e-9, "the spike at its interval's middle")
+	assert.InDelta(t, 3, fine.XYs[3].Y, 1e-9)
+	assert.Nil(t, fine.marks, "no markers on a trace")
+	// Two full seconds, each a step from its start to its end; the last
+	// half second makes no second.
+	assert.Equal(t, plotter.PostStep, coarse.StepStyle)
+	assert.Equal(t, xys(0, 0.75, 1, 0.5, 2, 0.5), roundXY(coarse.XYs))
+	assert.Equal(t, xys(0, 2, 2.5, 2), limit.XYs)
+	assert.NotEmpty(t, limit.Dashes, "the limit dashed")
 	assert.Greater(t, p.y.max, 3.0, "the spike is inside the picture")
 	assert.InDelta(t, 2.5, p.x.max, 1e-9)
 }
 
-func roundXY(pts []xy) []xy {
-	out := make([]xy, len(pts))
+func roundXY(pts plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
 	for i, v := range pts {
-		out[i] = xy{X: float64(int(v.X*1e6+0.5)) / 1e6, Y: float64(int(v.Y*1e6+0.5)) / 1e6}
+		out[i] = plotter.XY{X: float64(int(v.X*1e6+0.5)) / 1e6, Y: float64(int(v.Y*1e6+0.5)) / 1e6}
 	}
 	return out
 }
