@@ -1,0 +1,70 @@
+package throttle
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Raw events, relative to the window's start: one began before it.
+var traceEvents = []Event{
+	{CPU: 1, TID: 42, Start: 1_500_000, End: 4_000_000},
+	{CPU: 0, TID: 7, Start: -250_000, End: 1_000_000},
+}
+
+func TestWriteEventsJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteEvents(&b, traceEvents, 0, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	want := []map[string]any{
+		{"cpu": 1.0, "tid": 42.0, "start_ms": 1.5, "end_ms": 4.0, "duration_ms": 2.5},
+		{"cpu": 0.0, "tid": 7.0, "start_ms": -0.25, "end_ms": 1.0, "duration_ms": 1.25},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d objects, want %d", len(got), len(want))
+	}
+	for i := range want {
+		for k, v := range want[i] {
+			if got[i][k] != v {
+				t.Errorf("event %d %s = %v, want %v", i, k, got[i][k], v)
+			}
+		}
+		if len(got[i]) != len(want[i]) {
+			t.Errorf("event %d has keys %v, want exactly %v", i, got[i], want[i])
+		}
+	}
+	b.Reset()
+	if err := WriteEvents(&b, nil, 0, "json"); err != nil || strings.TrimSpace(b.String()) != "[]" {
+		t.Errorf("no events: %q, %v; want []", b.String(), err)
+	}
+}
+
+func TestWriteEventsCSV(t *testing.T) {
+	var b bytes.Buffer
+	// The window starts 1 ms after the clock's zero.
+	if err := WriteEvents(&b, traceEvents, 1_000_000, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	want := "cpu,tid,start_ms,end_ms,duration_ms\n1,42,0.5,3,2.5\n0,7,-1.25,0,1.25\n"
+	if b.String() != want {
+		t.Errorf("CSV\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteEvents(&b, nil, 0, "csv"); err != nil || b.String() != "cpu,tid,start_ms,end_ms,duration_ms\n" {
+		t.Errorf("no events: %q, %v; want the header alone", b.String(), err)
+	}
+}
+
+func TestWriteEventsUnknownFormat(t *testing.T) {
+	var b bytes.Buffer
+	err := WriteEvents(&b, traceEvents, 0, "yaml")
+	if err == nil || !strings.Contains(err.Error(), `"yaml"`) || b.Len() != 0 {
+		t.Errorf("format yaml: err %v, wrote %q; want an error naming it and nothing written", err, b.String())
+	}
+}
