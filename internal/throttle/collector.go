@@ -77,27 +77,4 @@ func (c *Collector) Summarize(lost uint64, t0, t1 int64) Summary {
 	return s
 }
 
-// Truncation is what a Collector counted of the events it did not keep.
-type Truncation struct {
-	// EventsKept is the number of kept events overlapping the window
-	// (the Summary's count).
-	EventsKept int `json:"events_kept"`
-	// EventsNotKept counts the events only counted: all of them, not
-	// clipped to the window.
-	EventsNotKept int `json:"events_not_kept"`
-	// NotKeptSumMs sums their whole durations, not merged per CPU: an
-	// upper bound of the throttled time they stand for.
-	NotKeptSumMs float64 `json:"not_kept_sum_ms"`
-	// FromMs is the start of the earliest not-kept event, in ms from the
-	// start of the window: after it, the kept events are incomplete.
-	FromMs float64 `json:"from_ms"`
-	// CPUs has the count and summed durations per CPU, by CPU number.
-	CPUs []DroppedCPU `json:"cpus"`
-}
 
-// DroppedCPU is one CPU's not-kept events.
-type DroppedCPU struct {
-	CPU   int     `json:"cpu"`
-	Count int     `json:"count"`
-	SumMs float64 `json:"sum_ms"`
-}

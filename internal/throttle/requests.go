@@ -6,54 +6,9 @@ import (
 	"slices"
 )
 
-// Requests is what a latency result says of its requests and the
-// throttles they met (beside latency_ms).
-type Requests struct {
-	// ThrottledRequests counts the requests whose life overlapped any
-	// throttle (overlap > 0).
-	ThrottledRequests int `json:"throttled_requests"`
-	// RequestThrottledMs describes the overlap of the throttled requests
-	// only: "when a request met a throttle, how much of its life it lost".
-	// Over all requests it would be mostly zeros whenever few are hit;
-	// throttled_requests says how many it covers. Nil when none was.
-	RequestThrottledMs *ThrottledMs `json:"request_throttled_ms,omitempty"`
-	// LatencyMsUnthrottled are the response-time percentiles of the
-	// requests that overlapped no throttle, with latency_ms's keys and
-	// its rule (nearest rank). Nil when every request met a throttle.
-	LatencyMsUnthrottled *LatencyMs `json:"latency_ms_unthrottled,omitempty"`
-	// P99Request is the request at the p99 rank of response time (nearest
-	// rank over all requests: the ⌈0.99·n⌉-th fastest, equal response
-	// times ranked in the caller's order), with its own throttled overlap:
-	// the latency_ms p99 is its response time. Nil when there are none.
-	P99Request *Request `json:"p99_request,omitempty"`
-}
 
-// ThrottledMs are a set of overlaps, in ms: mean exact, p99 and max by
-// nearest rank.
-type ThrottledMs struct {
-	Mean float64 `json:"mean"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
-}
 
-// LatencyMs are response-time percentiles by nearest rank and the exact
-// mean, in ms: the keys of a latency result's latency_ms.
-type LatencyMs struct {
-	Mean float64 `json:"mean"`
-	Min  float64 `json:"min"`
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
 
-// Request is one request's response time and the throttled time within it.
-type Request struct {
-	Index       int     `json:"index"` // its position in the caller's slices
-	ResponseMs  float64 `json:"response_ms"`
-	ThrottledMs float64 `json:"throttled_ms"`
-}
 
 // SummarizeRequests describes requests from their response times and
 // their throttled overlaps (Overlap or OverlapOnCPU of their spans), both
@@ -97,10 +52,10 @@ func SummarizeRequests(responseNs, throttledNs []int64) Requests {
 	return r
 }
 
-// Line is the text report's sentence, such as "p99 request 55.3 ms, of
+// Line is the text report's sentence of r, such as "p99 request 55.3 ms, of
 // which 48.1 ms throttled; requests that met no throttle: p99 3.9 ms".
 // Empty when there were no requests.
-func (r Requests) Line() string {
+func Line(r Requests) string {
 	if r.P99Request == nil {
 		return ""
 	}

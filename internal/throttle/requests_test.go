@@ -26,7 +26,7 @@ func TestSummarizeRequests(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SummarizeRequests =\n%+v, want\n%+v", got, want)
 	}
-	if line, want := got.Line(), "p99 request 50.0 ms, of which 40.0 ms throttled; requests that met no throttle: p99 4.0 ms"; line != want {
+	if line, want := Line(got), "p99 request 50.0 ms, of which 40.0 ms throttled; requests that met no throttle: p99 4.0 ms"; line != want {
 		t.Errorf("Line = %q, want %q", line, want)
 	}
 }
@@ -62,21 +62,21 @@ func TestP99RequestTies(t *testing.T) {
 }
 
 func TestSummarizeRequestsEdges(t *testing.T) {
-	if r := SummarizeRequests(nil, nil); !reflect.DeepEqual(r, Requests{}) || r.Line() != "" {
-		t.Errorf("no requests: %+v, line %q", r, r.Line())
+	if r := SummarizeRequests(nil, nil); !reflect.DeepEqual(r, Requests{}) || Line(r) != "" {
+		t.Errorf("no requests: %+v, line %q", r, Line(r))
 	}
 	none := SummarizeRequests(msSlice(1, 9), msSlice(0, 0))
 	if none.ThrottledRequests != 0 || none.RequestThrottledMs != nil || none.LatencyMsUnthrottled.P99 != 9 {
 		t.Errorf("none throttled: %+v", none)
 	}
-	if line, want := none.Line(), "p99 request 9.0 ms, of which 0.0 ms throttled; no request met a throttle"; line != want {
+	if line, want := Line(none), "p99 request 9.0 ms, of which 0.0 ms throttled; no request met a throttle"; line != want {
 		t.Errorf("Line = %q, want %q", line, want)
 	}
 	all := SummarizeRequests(msSlice(1, 9), msSlice(1, 2))
 	if all.ThrottledRequests != 2 || all.LatencyMsUnthrottled != nil {
 		t.Errorf("all throttled: %+v", all)
 	}
-	if line, want := all.Line(), "p99 request 9.0 ms, of which 2.0 ms throttled; every request met a throttle"; line != want {
+	if line, want := Line(all), "p99 request 9.0 ms, of which 2.0 ms throttled; every request met a throttle"; line != want {
 		t.Errorf("Line = %q, want %q", line, want)
 	}
 	defer func() {

@@ -7,57 +7,8 @@ import (
 	"slices"
 )
 
-// Summary is a traced result's throttle_events: what the kernel's throttle
-// events say of the measured window [t0, t1).
-//
-// Every event is first clipped to the window; an event that shares no time
-// with it (or has no length) is left out of every field. Then, per CPU, the
-// clipped intervals of that CPU's events are merged into their union, since
-// several threads of the cgroup held off together on one CPU are one
-// throttle of that CPU's run queue: the kernel's throttled_time sums, per
-// CPU, how long each run queue was throttled, and TotalMs is built to be
-// compared with it.
-type Summary struct {
-	Source string `json:"source"` // "ebpf"
-	// Count is the number of events that overlap the window.
-	Count int `json:"count"`
-	// TotalMs sums, over CPUs, the length of the union of that CPU's
-	// clipped intervals: two threads held off together on one CPU count
-	// once, two CPUs throttled at once count twice.
-	TotalMs float64 `json:"total_ms"`
-	// DurationMs describes the clipped durations of the counted events.
-	DurationMs DurationMs `json:"duration_ms"`
-	// CPUs has one entry per CPU with a counted event, by CPU number.
-	CPUs []CPU `json:"cpus"`
-	// EventsLost counts events the kernel could not pass on (a full ring
-	// buffer): they are in no other field.
-	EventsLost uint64 `json:"events_lost"`
-	// Truncated is set when a Collector stopped keeping events: Count,
-	// TotalMs, DurationMs and CPUs then describe the kept events only.
-	Truncated *Truncation `json:"truncated,omitempty"`
-	// Agreement is set by Compare: how TotalMs stands against the
-	// counter's throttled time over the same window.
-	Agreement *Agreement `json:"agreement,omitempty"`
-	// Warnings are for the result's warnings list, not serialised here.
-	Warnings []string `json:"-"`
-}
 
-// DurationMs are the events' durations (clipped to the window), in ms, by
-// nearest rank: each is the duration of some event (p99 is the ⌈0.99·n⌉-th
-// smallest, so the max below 100 events), as the instances' exact
-// percentiles are. All 0 when no event was counted.
-type DurationMs struct {
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
-}
 
-// CPU is one CPU's share of a Summary.
-type CPU struct {
-	CPU     int     `json:"cpu"`
-	Count   int     `json:"count"`    // events of this CPU overlapping the window
-	TotalMs float64 `json:"total_ms"` // length of their union, clipped
-}
 
 // Summarize describes events over the window [t0, t1) (see Summary); lost
 // is the tracer's count of events lost, carried through. events is not
@@ -94,16 +45,6 @@ func Summarize(events []Event, lost uint64, t0, t1 int64) Summary {
 	return s
 }
 
-// Agreement is how a Summary's traced time stands against the kernel's
-// counter of the same window (cpu.stat throttled_time's delta).
-type Agreement struct {
-	// TracedMs is the traced time compared: TotalMs, plus the summed
-	// durations of events a Collector did not keep when it truncated.
-	TracedMs  float64 `json:"traced_ms"`
-	CounterMs float64 `json:"counter_ms"`
-	// Ratio is TracedMs / CounterMs; omitted when the counter is 0.
-	Ratio *float64 `json:"ratio,omitempty"`
-}
 
 // AgreeBand is the relative difference between traced and counted
 // throttled time past which Agree warns.
@@ -151,7 +92,7 @@ func Agree(totalMs float64, counterMs *float64) (ratio float64, warning string) 
 // warning, if any, to s.Warnings. When s was truncated the traced time is
 // TotalMs plus the not-kept events' summed durations, an upper bound for
 // them since they were not merged.
-func (s *Summary) Compare(counterMs *float64) {
+func Compare(s *Summary, counterMs *float64) {
 	if counterMs == nil {
 		return
 	}

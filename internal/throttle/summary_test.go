@@ -162,11 +162,11 @@ func TestAgree(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	s := Summarize([]Event{ev(0, 1, 0, 100)}, 0, 0, 1000*ms)
-	s.Compare(nil)
+	Compare(&s, nil)
 	if s.Agreement != nil || len(s.Warnings) != 0 {
 		t.Fatalf("unknown counter: agreement %+v, warnings %q; want neither", s.Agreement, s.Warnings)
 	}
-	s.Compare(f64(95))
+	Compare(&s, f64(95))
 	if s.Agreement == nil || s.Agreement.TracedMs != 100 || s.Agreement.CounterMs != 95 || s.Agreement.Ratio == nil ||
 		math.Abs(*s.Agreement.Ratio-100.0/95) > 1e-12 || len(s.Warnings) != 0 {
 		t.Errorf("agreement %+v, warnings %q; want 100 against 95 and no warning", s.Agreement, s.Warnings)

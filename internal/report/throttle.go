@@ -1,0 +1,129 @@
+package report
+
+// The throttle events of a traced run (--trace), as the result keeps them:
+// internal/throttle computes them (its names are aliases of these).
+
+// ThrottleEvents is a traced result's throttle_events: what the kernel's
+// throttle events say of the measured window [t0, t1).
+//
+// Every event is first clipped to the window; an event that shares no time
+// with it (or has no length) is left out of every field. Then, per CPU, the
+// clipped intervals of that CPU's events are merged into their union, since
+// several threads of the cgroup held off together on one CPU are one
+// throttle of that CPU's run queue: the kernel's throttled_time sums, per
+// CPU, how long each run queue was throttled, and TotalMs is built to be
+// compared with it.
+type ThrottleEvents struct {
+	Source string `json:"source"` // "ebpf"
+	// Count is the number of events that overlap the window.
+	Count int `json:"count"`
+	// TotalMs sums, over CPUs, the length of the union of that CPU's
+	// clipped intervals: two threads held off together on one CPU count
+	// once, two CPUs throttled at once count twice.
+	TotalMs float64 `json:"total_ms"`
+	// DurationMs describes the clipped durations of the counted events.
+	DurationMs EventDurationsMs `json:"duration_ms"`
+	// CPUs has one entry per CPU with a counted event, by CPU number.
+	CPUs []CPUEvents `json:"cpus"`
+	// EventsLost counts events the kernel could not pass on (a full ring
+	// buffer): they are in no other field.
+	EventsLost uint64 `json:"events_lost"`
+	// Truncated is set when a Collector stopped keeping events: Count,
+	// TotalMs, DurationMs and CPUs then describe the kept events only.
+	Truncated *ThrottleTruncation `json:"truncated,omitempty"`
+	// Agreement is set by throttle.Compare: how TotalMs stands against the
+	// counter's throttled time over the same window.
+	Agreement *ThrottleAgreement `json:"agreement,omitempty"`
+	// Warnings are for the result's warnings list, not serialised here.
+	Warnings []string `json:"-"`
+}
+
+// EventDurationsMs are the events' durations (clipped to the window), in ms, by
+// nearest rank: each is the duration of some event (p99 is the ⌈0.99·n⌉-th
+// smallest, so the max below 100 events), as the instances' exact
+// percentiles are. All 0 when no event was counted.
+type EventDurationsMs struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// CPUEvents is one CPU's share of a ThrottleEvents.
+type CPUEvents struct {
+	CPU     int     `json:"cpu"`
+	Count   int     `json:"count"`    // events of this CPU overlapping the window
+	TotalMs float64 `json:"total_ms"` // length of their union, clipped
+}
+
+// ThrottleAgreement is how a ThrottleEvents's traced time stands against the kernel's
+// counter of the same window (cpu.stat throttled_time's delta).
+type ThrottleAgreement struct {
+	// TracedMs is the traced time compared: TotalMs, plus the summed
+	// durations of events a Collector did not keep when it truncated.
+	TracedMs  float64 `json:"traced_ms"`
+	CounterMs float64 `json:"counter_ms"`
+	// Ratio is TracedMs / CounterMs; omitted when the counter is 0.
+	Ratio *float64 `json:"ratio,omitempty"`
+}
+
+// ThrottleTruncation is what a Collector counted of the events it did not keep.
+type ThrottleTruncation struct {
+	// EventsKept is the number of kept events overlapping the window
+	// (the ThrottleEvents's count).
+	EventsKept int `json:"events_kept"`
+	// EventsNotKept counts the events only counted: all of them, not
+	// clipped to the window.
+	EventsNotKept int `json:"events_not_kept"`
+	// NotKeptSumMs sums their whole durations, not merged per CPU: an
+	// upper bound of the throttled time they stand for.
+	NotKeptSumMs float64 `json:"not_kept_sum_ms"`
+	// FromMs is the start of the earliest not-kept event, in ms from the
+	// start of the window: after it, the kept events are incomplete.
+	FromMs float64 `json:"from_ms"`
+	// CPUs has the count and summed durations per CPUEvents, by CPUEvents number.
+	CPUs []DroppedCPU `json:"cpus"`
+}
+
+// DroppedCPU is one CPU's not-kept events.
+type DroppedCPU struct {
+	CPU   int     `json:"cpu"`
+	Count int     `json:"count"`
+	SumMs float64 `json:"sum_ms"`
+}
+
+// RequestThrottles is what a latency result says of its requests and the
+// throttles they met (beside latency_ms).
+type RequestThrottles struct {
+	// ThrottledRequests counts the requests whose life overlapped any
+	// throttle (overlap > 0).
+	ThrottledRequests int `json:"throttled_requests"`
+	// RequestThrottledMs describes the overlap of the throttled requests
+	// only: "when a request met a throttle, how much of its life it lost".
+	// Over all requests it would be mostly zeros whenever few are hit;
+	// throttled_requests says how many it covers. Nil when none was.
+	RequestThrottledMs *ThrottledMs `json:"request_throttled_ms,omitempty"`
+	// LatencyMsUnthrottled are the response-time percentiles of the
+	// requests that overlapped no throttle, with latency_ms's keys and
+	// its rule (nearest rank). Nil when every request met a throttle.
+	LatencyMsUnthrottled *LatencyMs `json:"latency_ms_unthrottled,omitempty"`
+	// P99Request is the request at the p99 rank of response time (nearest
+	// rank over all requests: the ⌈0.99·n⌉-th fastest, equal response
+	// times ranked in the caller's order), with its own throttled overlap:
+	// the latency_ms p99 is its response time. Nil when there are none.
+	P99Request *P99Request `json:"p99_request,omitempty"`
+}
+
+// ThrottledMs are a set of overlaps, in ms: mean exact, p99 and max by
+// nearest rank.
+type ThrottledMs struct {
+	Mean float64 `json:"mean"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// P99Request is one request's response time and the throttled time within it.
+type P99Request struct {
+	Index       int     `json:"index"` // its position in the caller's slices
+	ResponseMs  float64 `json:"response_ms"`
+	ThrottledMs float64 `json:"throttled_ms"`
+}
