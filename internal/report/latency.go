@@ -43,10 +43,16 @@ type Latency struct {
 	Calibration     Calibration `json:"calibration"`
 	// Histogram holds every response time in ns (HdrHistogram V2,
 	// compressed, base64), to merge or re-plot.
-	Histogram string   `json:"histogram_hdr"`
-	Warnings  []string `json:"warnings"`
+	Histogram string `json:"histogram_hdr"`
+	// ThrottleEvents (--trace) is what the kernel's throttle events said of
+	// the window; absent without --trace or where tracing failed.
+	ThrottleEvents *ThrottleEvents `json:"throttle_events,omitempty"`
+	Warnings       []string        `json:"warnings"`
 	// The instances' own keys (latency --instances); absent without them.
 	*InstancesResult
+	// The requests the throttles hit (--trace): throttled_requests,
+	// request_throttled_ms, latency_ms_unthrottled, p99_request.
+	*RequestThrottles
 }
 
 // LatencyConfig is what was asked.

@@ -16,8 +16,12 @@ type Report struct {
 	Cgroup        Cgroup    `json:"cgroup"`
 	Host          Host      `json:"host"`
 	DurationsMs   []float64 `json:"durations_ms"`
-	Stats         Stats     `json:"stats"`
-	Workers       []Worker  `json:"workers"`
+	// ThrottledMsPerIteration (--trace) is each measured iteration's
+	// throttled time, durations_ms's twin: the union over CPUs of the
+	// traced throttles that overlapped it.
+	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration,omitempty"`
+	Stats                   Stats     `json:"stats"`
+	Workers                 []Worker  `json:"workers"`
 	// Spread is how evenly the workers progressed: their throughputs
 	// side by side.
 	Spread Spread `json:"spread"`
@@ -38,7 +42,11 @@ type Report struct {
 	Throttling Throttling `json:"throttling"`
 	Usage      Usage      `json:"usage"`
 	Model      Model      `json:"model"`
-	Warnings   []string   `json:"warnings"`
+	// ThrottleEvents (--trace) is what the kernel's throttle events said of
+	// the measured window; absent without --trace or where tracing failed
+	// (the warnings say why).
+	ThrottleEvents *ThrottleEvents `json:"throttle_events,omitempty"`
+	Warnings       []string        `json:"warnings"`
 }
 
 type Config struct {

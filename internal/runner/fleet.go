@@ -123,6 +123,13 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 		init:   driver.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
+	// Traced, the events of every instance's slice: the tracer follows the
+	// parent they are all made in (and anything else in it). The window
+	// runs from before the first slice to after the last is removed, as
+	// the instances' summed counters do.
+	r.tw = k.startTrace(o, p.parent)
+	defer r.tw.stop()
+	r.tw.open()
 	return r.run(ctx)
 }
 
@@ -133,6 +140,7 @@ type fleetRun struct {
 	k       Local
 	o       Options
 	place   slicePlace
+	tw      *traceWindow // --trace; nil without
 	init    driver.InstanceInit
 	m       *instances.Machine
 	cal     driver.Calibration

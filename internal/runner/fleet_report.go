@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // The fleet's records turned into latency's report.
@@ -78,6 +79,15 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 	// A run where nothing was served (a shared instance whose cold start
 	// failed) is still a result: completed 0, and the warnings say why.
 	res := build.BuildInstances(in)
+	if r.tw != nil {
+		var spans []throttle.Span
+		for _, q := range r.reqs {
+			if q.failed == "" && q.reply != nil {
+				spans = append(spans, throttle.Span{Start: q.arrival, End: q.received, CPU: -1})
+			}
+		}
+		r.tw.traceLatency(res, spans, stat)
+	}
 	r.warnMu.Lock()
 	for _, w := range r.warns {
 		res.AddWarning(w)

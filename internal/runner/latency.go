@@ -36,6 +36,8 @@ const PeakInterval = 100 * time.Millisecond
 // for and returns its report, with the same guarantees as Run.
 func (l *Local) Latency(ctx context.Context, o Options) (*report.Latency, error) {
 	k := l.withDefaults()
+	// Traced, every request's span comes back, to tie the throttles to.
+	o.Open.Spans = o.Trace
 	return inCgroup(k, ctx, o, k.latencyCreated, k.latencyCurrent)
 }
 
@@ -54,6 +56,7 @@ type window struct {
 	usage    func() (time.Duration, error) // current mode: the cgroup's; nil otherwise
 	process  func() (time.Duration, error) // current mode: this process's
 
+	tw       *traceWindow // --trace; nil without
 	before   cgroup.CPUStat
 	bgBefore reading
 	cpu0     *time.Duration
@@ -65,6 +68,7 @@ type window struct {
 // is calibrated, just before its first arrival.
 func (w *window) open(ctx context.Context) error {
 	var err error
+	w.tw.open()
 	if w.before, err = w.g.Stat(); err != nil {
 		return err
 	}
@@ -89,15 +93,18 @@ func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, 
 	}
 	bgAfter := read(w.hostCPU, w.usage, w.process)
 	after, err := w.g.Stat()
+	w.tw.close()
 	if err != nil {
 		return nil, err
 	}
-	return build.BuildLatency(build.LatencyInput{
+	rep := build.BuildLatency(build.LatencyInput{
 		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(w.o.Host.Root, started),
 		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
 		Cpuset: w.o.CPUs, CgroupCpuset: cpuset,
-	}), nil
+	})
+	w.tw.traceLatency(rep, openLoopSpans(res), after.Sub(w.before))
+	return rep, nil
 }
 
 func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Latency, error) {
@@ -124,6 +131,8 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 			return res.ProcessCPU, nil
 		},
 		hostCPU: func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
+	w.tw = k.startTrace(o, slice.Cgroup().Dir)
+	defer w.tw.stop()
 	if err := w.open(ctx); err != nil {
 		return nil, err
 	}
@@ -156,6 +165,8 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	w := &window{k: k, o: o, g: cg, cpu: cpu, source: source, usage: cg.Usage, process: k.ProcessCPU,
 		cpuAtEnd: func(driver.LatencyResult) (time.Duration, error) { return cpu() },
 		hostCPU:  func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
+	w.tw = k.startTrace(o, cg.Cgroup().Dir)
+	defer w.tw.stop()
 	opened := false
 	res, err := k.RunOpenHere(ctx, o.Open, func() error {
 		opened = true

@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -40,6 +41,8 @@ type Local struct {
 	RunOpenHere func(ctx context.Context, o driver.OpenLoop, beforeStart func() error) (driver.LatencyResult, error)
 	PIDCPU      func(pid int) (time.Duration, error)
 	SampleClock func() usage.Clock
+	// StartTrace attaches a throttle tracer to the cgroup at dir (--trace).
+	StartTrace func(dir string, onEvent func(throttle.Event)) (TraceHandle, error)
 }
 
 // NewLocal returns the runner on this machine's kernel.
@@ -257,7 +260,10 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err := placeAndWarm(ctx, slice, child); err != nil {
 		return nil, err
 	}
+	tw := k.startTrace(o, slice.Cgroup().Dir)
+	defer tw.stop()
 	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
+	tw.open()
 	before, err := slice.Stat()
 	if err != nil {
 		return nil, err
@@ -275,6 +281,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	}
 	bgAfter := read(hostCPU, slice.Usage, nil)
 	after, err := slice.Stat()
+	tw.close()
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +291,9 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		own = &res.MeasuredCPU
 	}
 	use, source := cgroupUsage(bg, own)
-	return k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes), nil
+	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes)
+	tw.traceRun(rep, res, after.Sub(before))
+	return rep, nil
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where
@@ -315,7 +324,10 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 	var before cgroup.CPUStat
 	var bgBefore reading
+	tw := k.startTrace(o, cg.Cgroup().Dir)
+	defer tw.stop()
 	res, err := k.RunHere(ctx, o.Bench, func() (err error) {
+		tw.open()
 		before, err = cg.Stat()
 		bgBefore = read(hostCPU, cg.Usage, k.ProcessCPU)
 		return err
@@ -325,6 +337,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	}
 	bgAfter := read(hostCPU, cg.Usage, k.ProcessCPU)
 	after, err := cg.Stat()
+	tw.close()
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +345,9 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	// though not that of others in the cgroup.
 	bg := background(bgBefore, bgAfter)
 	use, source := cgroupUsage(bg, bg.ProcessCPU)
-	return k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings), nil
+	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings)
+	tw.traceRun(rep, res, after.Sub(before))
+	return rep, nil
 }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // Runner runs one configuration and returns its report. An error leaves
@@ -46,6 +47,11 @@ type Options struct {
 	Host   cgroup.Host
 	Exe    string    // this binary, re-executed as the workload child
 	Stderr io.Writer // notes for the user
+	// Trace records the kernel's throttle events over the measured window
+	// (--trace); TraceSink, when set, gets the raw events and the window's
+	// start (--trace-out).
+	Trace     bool
+	TraceSink func(events []throttle.Event, t0 int64) error
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.

@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/throttle"
+)
+
+// TraceHandle is a throttle tracer attached to a cgroup (tracer.Start):
+// Stop detaches it, drains what it recorded and says how many events the
+// kernel could not pass on. Attach names what it attached to.
+type TraceHandle interface {
+	Stop() (lost uint64, err error)
+	Attach() string
+}
+
+// maxTraceEvents bounds the events a run keeps (32 bytes each): beyond it,
+// they are only counted (throttle.Collector), as a long sample needs.
+const maxTraceEvents = 1 << 20
+
+// traceWindow records the throttle events of the measured cgroup over the
+// measured window, from open to close, and turns them into the result's
+// keys. Its zero value (nil) traces nothing: a run without --trace.
+type traceWindow struct {
+	h      TraceHandle
+	why    error // why tracing did not start: said once, in the warnings
+	mu     sync.Mutex
+	col    throttle.Collector
+	t0, t1 int64 // CLOCK_MONOTONIC, the measured window
+	lost   uint64
+	sink   func(events []throttle.Event, t0 int64) error
+}
+
+// startTrace attaches the tracer to the cgroup at dir when o asks for it
+// (--trace); where it cannot, the run goes on untraced and says why. It is
+// called before the window opens: the attach is not measured.
+func (k Local) startTrace(o Options, dir string) *traceWindow {
+	if !o.Trace {
+		return nil
+	}
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink}
+	if k.StartTrace == nil {
+		tw.why = fmt.Errorf("this build cannot trace")
+		return tw
+	}
+	tw.h, tw.why = k.StartTrace(dir, func(e throttle.Event) {
+		tw.mu.Lock()
+		tw.col.Add(e)
+		tw.mu.Unlock()
+	})
+	return tw
+}
+
+// open marks the start of the measured window.
+func (tw *traceWindow) open() {
+	if tw != nil {
+		tw.t0 = driver.Monotonic()
+	}
+}
+
+// close marks its end; stop detaches the tracer and drains it, on every
+// path (deferred), and may be called again.
+func (tw *traceWindow) close() {
+	if tw != nil && tw.t1 == 0 {
+		tw.t1 = driver.Monotonic()
+	}
+}
+
+func (tw *traceWindow) stop() {
+	if tw == nil || tw.h == nil {
+		return
+	}
+	lost, err := tw.h.Stop()
+	tw.h = nil
+	tw.lost = lost
+	if err != nil && tw.why == nil {
+		tw.why = fmt.Errorf("stopping the tracer: %w", err)
+	}
+}
+
+// events are the kept events, after stop.
+func (tw *traceWindow) events() []throttle.Event {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	return tw.col.Events()
+}
+
+// summary stops the tracer and describes the window, set against the
+// counter's throttled time over it (stat: cpu.stat's delta); the warnings
+// are for the result. nil, with the reason as a warning, where nothing
+// was traced.
+func (tw *traceWindow) summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []string) {
+	if tw == nil {
+		return nil, nil
+	}
+	tw.close()
+	tw.stop()
+	if tw.why != nil {
+		return nil, []string{fmt.Sprintf("throttle events not traced: %v; the run went on without them", tw.why)}
+	}
+	tw.mu.Lock()
+	s := tw.col.Summarize(tw.lost, tw.t0, tw.t1)
+	tw.mu.Unlock()
+	var counter *float64
+	if stat.ThrottledTime != nil {
+		ms := float64(*stat.ThrottledTime) / float64(time.Millisecond)
+		counter = &ms
+	}
+	throttle.Compare(&s, counter)
+	warnings := s.Warnings
+	if tw.sink != nil {
+		if err := tw.sink(tw.events(), tw.t0); err != nil {
+			warnings = append(warnings, fmt.Sprintf("--trace-out: %v", err))
+		}
+	}
+	return &s, warnings
+}
+
+// iterations sets run's throttled_ms_per_iteration from the iterations'
+// spans on CLOCK_MONOTONIC.
+func (tw *traceWindow) iterations(its []driver.Iteration) []float64 {
+	spans := make([]throttle.Span, len(its))
+	for i, it := range its {
+		spans[i] = throttle.Span{Start: it.StartMono, End: it.StartMono + int64(it.Wall), CPU: -1}
+	}
+	return throttle.ThrottledMsPerIteration(spans, tw.events())
+}
+
+// requests describes the requests the throttles hit: each request's
+// overlap, from its scheduled arrival to its completion, with the union
+// over CPUs of the throttled intervals.
+func (tw *traceWindow) requests(spans []throttle.Span) *report.RequestThrottles {
+	response := make([]int64, len(spans))
+	for i, s := range spans {
+		response[i] = s.End - s.Start
+	}
+	r := throttle.SummarizeRequests(response, throttle.Overlap(spans, tw.events()))
+	return &r
+}
+
+// traceRun adds what the trace says to a run's report.
+func (tw *traceWindow) traceRun(rep *report.Report, res driver.Result, stat cgroup.CPUStat) {
+	s, warnings := tw.summary(stat)
+	for _, w := range warnings {
+		rep.AddWarning(w)
+	}
+	if s == nil {
+		return
+	}
+	rep.ThrottleEvents = s
+	rep.ThrottledMsPerIteration = tw.iterations(res.Iterations)
+}
+
+// traceLatency adds what the trace says to a latency report; spans are the
+// completed requests' lives on CLOCK_MONOTONIC.
+func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span, stat cgroup.CPUStat) {
+	s, warnings := tw.summary(stat)
+	for _, w := range warnings {
+		rep.AddWarning(w)
+	}
+	if s == nil {
+		return
+	}
+	rep.ThrottleEvents = s
+	rep.RequestThrottles = tw.requests(spans)
+}
+
+// openLoopSpans are the open loop's completed requests on CLOCK_MONOTONIC.
+func openLoopSpans(res driver.LatencyResult) []throttle.Span {
+	spans := make([]throttle.Span, len(res.Requests))
+	for i, r := range res.Requests {
+		spans[i] = throttle.Span{Start: res.StartMono + int64(r.Arrival), End: res.StartMono + int64(r.Done), CPU: -1}
+	}
+	return spans
+}
