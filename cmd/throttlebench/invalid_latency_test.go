@@ -37,6 +37,8 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		{[]string{"latency", "--rate", "1000000", "--duration", "11s"}, []string{"--rate 1e+06 with --duration 11s", "11000000 requests, at most 10000000"}},
 		{[]string{"latency", "--rate", "0.01", "--duration", "10ms"}, []string{"--rate 0.01 with --duration 10ms", "no request would arrive"}},
 		// latency: settings
+		{[]string{"latency", "--cpus", "0.5,1", "--trace-out", "e.json"}, []string{`--trace-out "e.json"`, "one configuration", "has 2"}},
+		{[]string{"latency", "--instances", "shared", "--plot", "t.svg"}, []string{`--plot "t.svg"`, "with --trace"}},
 		{[]string{"latency", "--format", "gobench"}, []string{`--format "gobench"`, "json, text, csv, markdown"}},
 		{[]string{"latency", "--plot", "out.pdf"}, []string{`--plot "out.pdf"`, ".svg or .png"}},
 		{[]string{"latency", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},

@@ -45,6 +45,9 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--burst", "5ms"}, []string{`--burst "5ms"`, "needs a quota"}},
 		{[]string{"run", "--cpus", "0.5", "--burst", "-1ms"}, []string{`--burst "-1ms"`, "negative"}},
 		// run: modes, policies, formats, files, time
+		{[]string{"run", "--plot", "t.svg"}, []string{`--plot "t.svg"`, "add --trace"}},
+		{[]string{"run", "--trace", "--plot", "t.pdf"}, []string{`--plot "t.pdf"`, ".svg or .png"}},
+		{[]string{"run", "--trace-out", "/proc/events.json"}, []string{`--trace-out "/proc/events.json"`}},
 		{[]string{"run", "--cgroup", "mine"}, []string{`--cgroup "mine"`, "auto, create, current"}},
 		{[]string{"run", "--cgroup", "current", "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --cgroup current`}},
 		{[]string{"run", "--cgroup", "current", "--parent", "/x"}, []string{`--parent "/x" cannot be used with --cgroup current`}},

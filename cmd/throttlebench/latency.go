@@ -58,8 +58,9 @@ at the same instant.`,
 		},
 	}
 	o.run.register(cmd, config.Latency, latency.Formats, "json", true)
+	o.run.registerTrace(cmd, false)
 	f := cmd.Flags()
-	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file")
+	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
 	f.BoolVar(&o.summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
 	return cmd
@@ -80,6 +81,15 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	// is no other to go on with.
 	if !list && steps[0].Skip != "" {
 		return config.Usagef("", "%s", steps[0].Skip)
+	}
+	if list && s.out.events != "" {
+		return config.Usagef("trace-out", "--trace-out %q takes the events of one configuration; this list has %d", s.out.events, len(steps))
+	}
+	// Traced, one configuration's --plot is its timeline; a list's, the
+	// p99/p50 plot as without --trace.
+	timeline := s.trace && !list && o.plot != ""
+	if timeline {
+		s.out.timeline, s.out.title = o.plot, "throttlebench latency --trace: "+sweep.Describe(steps[0].Config)
 	}
 
 	// Rewritten after every configuration: an interrupted list keeps what
@@ -112,7 +122,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if err := save(rows); err != nil {
 		return err
 	}
-	if o.plot != "" {
+	if o.plot != "" && !timeline {
 		return plot.SaveLatency(o.plot, rows)
 	}
 	return nil
@@ -128,8 +138,8 @@ func (o *latencyOptions) checkInstances(onInstances bool, changed func(string) b
 		return nil
 	}
 	spec := *o.run.values["instances"]
-	if o.plot != "" {
-		return config.Usagef("plot", "--plot %q does not apply with --instances: compare the instances' rows in the table", o.plot)
+	if o.plot != "" && !o.run.trace && o.run.traceOut == "" {
+		return config.Usagef("plot", "--plot %q does not apply with --instances but with --trace (the timeline): compare the instances' rows in the table", o.plot)
 	}
 	if o.run.mode == runner.ModeCurrent {
 		return config.Usagef("instances", "--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)

@@ -51,6 +51,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	o.register(cmd, config.Batch, render.Formats, "json", false)
+	o.registerTrace(cmd, true)
 	cmd.Flags().StringVar(&sonobuoy, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
 	return cmd
 }

@@ -23,6 +23,11 @@ type runFlags struct {
 	format  string
 	output  string
 	timeout time.Duration
+	// --trace and --trace-out (run and latency: registerTrace), and run's
+	// --plot, the traced window's timeline.
+	trace    bool
+	traceOut string
+	plot     string
 }
 
 func newRunFlags() *runFlags { return &runFlags{values: map[string]*string{}} }
@@ -52,6 +57,17 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, cleaning up everything (0 = no limit)")
+}
+
+// registerTrace declares --trace and --trace-out, for the commands that
+// trace (run, latency).
+func (o *runFlags) registerTrace(cmd *cobra.Command, plot bool) {
+	f := cmd.Flags()
+	f.BoolVar(&o.trace, "trace", false, "record when the kernel throttled the measured cgroup, with eBPF, and tie it to the iterations or requests it slowed (root)")
+	f.StringVar(&o.traceOut, "trace-out", "", "with --trace (implied): write the raw throttle events to this file (JSON, or CSV for a .csv name), atomically")
+	if plot {
+		f.StringVar(&o.plot, "plot", "", "with --trace: draw the iterations against the throttles, per CPU, into this .svg or .png file")
+	}
 }
 
 // given are the parameters the user gave, by name.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // settings are how and where every configuration of a command runs.
@@ -20,6 +23,28 @@ type settings struct {
 	stderr                       io.Writer
 	// cpus are what a placement is checked against; nil when none is asked.
 	cpus *cpuFacts
+	// trace (--trace, or implied by --trace-out) and what is written of it.
+	trace bool
+	out   *traceOutputs
+}
+
+// traceOutputs are the files a traced window is written to: its raw events
+// (--trace-out) and its timeline (--plot with --trace), read when the trace
+// is written, as latency knows only once it has planned whether it runs
+// one configuration.
+type traceOutputs struct {
+	events, timeline, title string
+}
+
+func (t *traceOutputs) write(tr throttle.Trace) error {
+	var errs []error
+	if t.events != "" {
+		errs = append(errs, throttle.EventsFile(t.events, tr))
+	}
+	if t.timeline != "" {
+		errs = append(errs, plot.SaveTimeline(t.timeline, tr, t.title))
+	}
+	return errors.Join(errs...)
 }
 
 // settings checks the flags that are not configuration parameters, before
@@ -55,6 +80,20 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 	if err := config.Output("output", o.output); err != nil {
 		return s, err
 	}
+	if err := config.Output("trace-out", o.traceOut); err != nil {
+		return s, err
+	}
+	s.trace = o.trace || o.traceOut != ""
+	s.out = &traceOutputs{events: o.traceOut}
+	if o.plot != "" {
+		if !s.trace {
+			return s, config.Usagef("plot", "--plot %q draws the traced window's timeline: add --trace", o.plot)
+		}
+		if err := config.Plot(o.plot); err != nil {
+			return s, err
+		}
+		s.out.timeline, s.out.title = o.plot, "throttlebench run --trace"
+	}
 	if err := config.Timeout(o.timeout); err != nil {
 		return s, err
 	}
@@ -74,9 +113,14 @@ func (s settings) options(c config.Config) (runner.Options, error) {
 			return runner.Options{}, err
 		}
 	}
-	return runner.Options{
+	o := runner.Options{
 		Bench: c.ClosedLoop(), Open: c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
 		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Host: s.host, Exe: s.exe, Stderr: s.stderr,
-	}, nil
+		Trace: s.trace,
+	}
+	if s.trace {
+		o.TraceSink = s.out.write
+	}
+	return o, nil
 }

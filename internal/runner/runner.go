@@ -48,10 +48,10 @@ type Options struct {
 	Exe    string    // this binary, re-executed as the workload child
 	Stderr io.Writer // notes for the user
 	// Trace records the kernel's throttle events over the measured window
-	// (--trace); TraceSink, when set, gets the raw events and the window's
-	// start (--trace-out).
+	// (--trace); TraceSink, when set, gets the window's events and spans
+	// (--trace-out, --plot's timeline).
 	Trace     bool
-	TraceSink func(events []throttle.Event, t0 int64) error
+	TraceSink func(throttle.Trace) error
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.

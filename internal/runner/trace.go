@@ -33,7 +33,7 @@ type traceWindow struct {
 	col    throttle.Collector
 	t0, t1 int64 // CLOCK_MONOTONIC, the measured window
 	lost   uint64
-	sink   func(events []throttle.Event, t0 int64) error
+	sink   func(throttle.Trace) error
 }
 
 // startTrace attaches the tracer to the cgroup at dir when o asks for it
@@ -112,23 +112,28 @@ func (tw *traceWindow) summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []s
 		counter = &ms
 	}
 	throttle.Compare(&s, counter)
-	warnings := s.Warnings
-	if tw.sink != nil {
-		if err := tw.sink(tw.events(), tw.t0); err != nil {
-			warnings = append(warnings, fmt.Sprintf("--trace-out: %v", err))
-		}
-	}
-	return &s, warnings
+	return &s, s.Warnings
 }
 
-// iterations sets run's throttled_ms_per_iteration from the iterations'
-// spans on CLOCK_MONOTONIC.
-func (tw *traceWindow) iterations(its []driver.Iteration) []float64 {
+// sinkTo hands the window, its events and spans to the sink, if any;
+// what it could not write is a warning.
+func (tw *traceWindow) sinkTo(spans []throttle.Span, what string) []string {
+	if tw.sink == nil {
+		return nil
+	}
+	if err := tw.sink(throttle.Trace{T0: tw.t0, T1: tw.t1, Events: tw.events(), Spans: spans, What: what}); err != nil {
+		return []string{fmt.Sprintf("the trace could not be written: %v", err)}
+	}
+	return nil
+}
+
+// iterationSpans are the iterations on CLOCK_MONOTONIC.
+func iterationSpans(its []driver.Iteration) []throttle.Span {
 	spans := make([]throttle.Span, len(its))
 	for i, it := range its {
 		spans[i] = throttle.Span{Start: it.StartMono, End: it.StartMono + int64(it.Wall), CPU: -1}
 	}
-	return throttle.ThrottledMsPerIteration(spans, tw.events())
+	return spans
 }
 
 // requests describes the requests the throttles hit: each request's
@@ -152,8 +157,12 @@ func (tw *traceWindow) traceRun(rep *report.Report, res driver.Result, stat cgro
 	if s == nil {
 		return
 	}
+	spans := iterationSpans(res.Iterations)
 	rep.ThrottleEvents = s
-	rep.ThrottledMsPerIteration = tw.iterations(res.Iterations)
+	rep.ThrottledMsPerIteration = throttle.ThrottledMsPerIteration(spans, tw.events())
+	for _, w := range tw.sinkTo(spans, "iteration") {
+		rep.AddWarning(w)
+	}
 }
 
 // traceLatency adds what the trace says to a latency report; spans are the
@@ -168,6 +177,9 @@ func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span, 
 	}
 	rep.ThrottleEvents = s
 	rep.RequestThrottles = tw.requests(spans)
+	for _, w := range tw.sinkTo(spans, "request") {
+		rep.AddWarning(w)
+	}
 }
 
 // openLoopSpans are the open loop's completed requests on CLOCK_MONOTONIC.

@@ -62,10 +62,10 @@ func TestTracedRun(t *testing.T) {
 	l.StartChild = func(string, driver.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
-	var sunk []throttle.Event
-	o.TraceSink = func(events []throttle.Event, t0 int64) error {
-		sunk = events
-		assert.Greater(t, t0, ft.start, "the window opens after the attach")
+	var sunk throttle.Trace
+	o.TraceSink = func(tr throttle.Trace) error {
+		sunk = tr
+		assert.Greater(t, tr.T0, ft.start, "the window opens after the attach")
 		return nil
 	}
 	rep, err := l.Run(context.Background(), o)
@@ -81,7 +81,9 @@ func TestTracedRun(t *testing.T) {
 	assert.Equal(t, 1, te.CPUs[0].CPU)
 	assert.Greater(t, te.TotalMs, 20.0, "the window held the 25 ms wait")
 	assert.Equal(t, []float64{10, 10}, rep.ThrottledMsPerIteration, "each iteration lay wholly in the throttle")
-	assert.Len(t, sunk, 1)
+	assert.Len(t, sunk.Events, 1)
+	assert.Len(t, sunk.Spans, 2, "the iterations, to draw")
+	assert.Equal(t, "iteration", sunk.What)
 	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "throttle events lost: 3")
 }
 

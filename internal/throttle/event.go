@@ -15,3 +15,14 @@ type Event struct {
 	Start int64 // switched out, ns
 	End   int64 // ran again, ns
 }
+
+// Trace is one traced window, for what is drawn or written from it (--plot,
+// --trace-out): the window [T0, T1) on CLOCK_MONOTONIC, the events, and the
+// spans of what was measured in it (requests from scheduled arrival to
+// completion, or iterations), named by What.
+type Trace struct {
+	T0, T1 int64
+	Events []Event
+	Spans  []Span
+	What   string // "request" or "iteration"
+}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/atomicfile"
 )
 
 // TraceFormats are the formats WriteEvents knows, for --trace-out.
@@ -58,4 +61,14 @@ func WriteEvents(w io.Writer, events []Event, t0 int64, format string) error {
 		return nil
 	}
 	return fmt.Errorf("write throttle events: unknown format %q (json or csv)", format)
+}
+
+// EventsFile is --trace-out: a trace's events written to path whole or not
+// at all, as CSV where the name ends in .csv and JSON otherwise.
+func EventsFile(path string, tr Trace) error {
+	format := "json"
+	if strings.HasSuffix(strings.ToLower(path), ".csv") {
+		format = "csv"
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteEvents(w, tr.Events, tr.T0, format) })
 }

@@ -3,6 +3,8 @@ package throttle
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,5 +68,24 @@ func TestWriteEventsUnknownFormat(t *testing.T) {
 	err := WriteEvents(&b, traceEvents, 0, "yaml")
 	if err == nil || !strings.Contains(err.Error(), `"yaml"`) || b.Len() != 0 {
 		t.Errorf("format yaml: err %v, wrote %q; want an error naming it and nothing written", err, b.String())
+	}
+}
+
+// --trace-out's file: JSON, or CSV by its name, written whole.
+func TestEventsFile(t *testing.T) {
+	dir := t.TempDir()
+	events := []Event{{CPU: 1, TID: 2, Start: 3_000_000, End: 5_000_000}}
+	for name, want := range map[string]string{"e.json": `"duration_ms": 2`, "e.CSV": "cpu,tid,start_ms,end_ms,duration_ms\n1,2,2,4,2\n"} {
+		path := filepath.Join(dir, name)
+		if err := EventsFile(path, Trace{T0: 1_000_000, Events: events}); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s: %q lacks %q", name, data, want)
+		}
 	}
 }
