@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // Row is one configuration's outcome: a report, or why it was skipped
@@ -51,7 +52,40 @@ func Write(w io.Writer, rows []Row, format string, list bool) error {
 	if err := header(w, rows); err != nil {
 		return err
 	}
-	return table.Text(w, layout(rows, &table.Notes{}))
+	if err := table.Text(w, layout(rows, &table.Notes{})); err != nil {
+		return err
+	}
+	return writeTraced(w, rows)
+}
+
+// writeTraced is --trace's lines under the table, a configuration each:
+// what the kernel's throttle events add up to against the counter, and how
+// much of the p99 request's time was throttling.
+func writeTraced(w io.Writer, rows []Row) error {
+	for _, r := range rows {
+		rep := r.Report
+		if rep == nil || rep.ThrottleEvents == nil {
+			continue
+		}
+		e := rep.ThrottleEvents
+		line := fmt.Sprintf("%d throttle events on %d CPUs, %s in total", e.Count, len(e.CPUs), table.MsSpaced(e.TotalMs))
+		if a := e.Agreement; a != nil {
+			line += fmt.Sprintf(" (cpu.stat: %s)", table.MsSpaced(a.CounterMs))
+		}
+		if rep.RequestThrottles != nil {
+			if l := throttle.Line(*rep.RequestThrottles); l != "" {
+				line += fmt.Sprintf("; %d of %d requests met one; %s", rep.ThrottledRequests, rep.Completed, l)
+			}
+		}
+		what := "traced"
+		if d := sweep.Describe(r.Config); d != "" {
+			what += " " + d
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s\n", what, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // columns are the metrics of a row, after the swept values.

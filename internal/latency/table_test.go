@@ -222,3 +222,21 @@ func TestWriteOnlySkipped(t *testing.T) {
 		assert.Contains(t, out, "skipped: why", f)
 	}
 }
+
+// Traced configurations get a line under the text table each: the events
+// against the counter, and the p99 request's throttled share.
+func TestWriteTraced(t *testing.T) {
+	rows := abRows()
+	ratio := 1.02
+	rows[0].Report.ThrottleEvents = &report.ThrottleEvents{Source: "ebpf", Count: 12, TotalMs: 306,
+		CPUs:      []report.CPUEvents{{CPU: 0, Count: 7, TotalMs: 180}, {CPU: 1, Count: 5, TotalMs: 126}},
+		Agreement: &report.ThrottleAgreement{TracedMs: 306, CounterMs: 300, Ratio: &ratio}}
+	rows[0].Report.RequestThrottles = &report.RequestThrottles{ThrottledRequests: 9,
+		LatencyMsUnthrottled: &report.LatencyMs{P99: 3.9},
+		P99Request:           &report.P99Request{ResponseMs: 55.3, ThrottledMs: 48.1}}
+	out := write(t, rows, "text", true)
+	assert.Contains(t, out, "traced burst=0 rate=100: 12 throttle events on 2 CPUs, 306.0 ms in total (cpu.stat: 300.0 ms); "+
+		"9 of 800 requests met one; p99 request 55.3 ms, of which 48.1 ms throttled; requests that met no throttle: p99 3.9 ms\n")
+	assert.Equal(t, 1, strings.Count(out, "traced "), "the untraced rows get none")
+	assert.NotContains(t, write(t, rows, "csv", true), "traced")
+}

@@ -94,6 +94,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		b.WriteString("\n")
 	}
 	b.WriteString(usageText(r.Usage, t))
+	b.WriteString(eventsText(r.ThrottleEvents, r.ThrottledMsPerIteration))
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
 		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
@@ -224,4 +225,41 @@ func usageText(u report.Usage, t report.Throttling) string {
 		s += fmt.Sprintf(", %.1f%% of the quota over %d periods", 100**u.QuotaUtilisation, *t.NrPeriods)
 	}
 	return s + "\n"
+}
+
+// eventsText is --trace's line: the kernel's throttle events against the
+// counter, and how they fell on the iterations; "" without a trace.
+func eventsText(e *report.ThrottleEvents, perIteration []float64) string {
+	if e == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  Throttle events:   %d on %d CPUs, %s in total (eBPF)", e.Count, len(e.CPUs), table.MsSpaced(e.TotalMs))
+	if a := e.Agreement; a != nil && a.Ratio != nil {
+		fmt.Fprintf(&b, "; cpu.stat %s, events/counter %.2f", table.MsSpaced(a.CounterMs), *a.Ratio)
+	}
+	if e.EventsLost > 0 {
+		fmt.Fprintf(&b, "; %d lost", e.EventsLost)
+	}
+	b.WriteString("\n")
+	if len(perIteration) > 0 {
+		// The spread of the throttled ones: how much a throttle took.
+		hit, lo, hi := 0, 0.0, 0.0
+		for _, v := range perIteration {
+			if v <= 0 {
+				continue
+			}
+			if hit == 0 || v < lo {
+				lo = v
+			}
+			hi = max(hi, v)
+			hit++
+		}
+		fmt.Fprintf(&b, "  Per iteration:     %d of %d iterations throttled", hit, len(perIteration))
+		if hit > 0 {
+			fmt.Fprintf(&b, ", %s … %s of each", table.MsSpaced(lo), table.MsSpaced(hi))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

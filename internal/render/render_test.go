@@ -168,3 +168,14 @@ func TestTextUsage(t *testing.T) {
 	require.NoError(t, Write(&buf, r, "text"))
 	assert.Contains(t, buf.String(), "Usage:             150.0 ms of CPU (the workload process's CPU clock)\n")
 }
+
+// --trace's lines: the events against the counter, and the iterations.
+func TestEventsText(t *testing.T) {
+	assert.Empty(t, eventsText(nil, nil))
+	ratio := 0.97
+	e := &report.ThrottleEvents{Source: "ebpf", Count: 26, TotalMs: 2790, CPUs: []report.CPUEvents{{CPU: 0}, {CPU: 1}},
+		EventsLost: 2, Agreement: &report.ThrottleAgreement{TracedMs: 2790, CounterMs: 2876.5, Ratio: &ratio}}
+	got := eventsText(e, []float64{450, 0, 460.5})
+	assert.Equal(t, "  Throttle events:   26 on 2 CPUs, 2790.0 ms in total (eBPF); cpu.stat 2876.5 ms, events/counter 0.97; 2 lost\n"+
+		"  Per iteration:     2 of 3 iterations throttled, 450.0 ms … 460.5 ms of each\n", got)
+}
