@@ -60,6 +60,8 @@ and the exit code says it was cut short (130/143).`,
 	f.StringVar(&o.Format, "format", "json", "output format: "+strings.Join(usage.Formats, ", "))
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&o.Plot, "plot", "", "also draw the usage over time, per interval and per 1s, with --limit, into this .svg or .png file")
+	f.BoolVar(&o.Trace, "trace", false, "also record when the kernel throttled the cgroup, with eBPF (root)")
+	f.StringVar(&o.TraceOut, "trace-out", "", "with --trace (implied): write the raw throttle events to this file (JSON, or CSV for a .csv name)")
 	return cmd
 }
 
@@ -74,6 +76,8 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, clock usa
 		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until Ctrl-C\n", cg.Dir, r.Interval)
 	}
 	started := time.Now()
+	tr := startSampleTrace(r, cg)
+	defer tr.stop()
 	rec := usage.Sampler{Counter: cg, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
 	if rec.Trace.Len() == 0 {
 		if rec.Err != nil {
@@ -85,6 +89,7 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, clock usa
 		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counter},
 		StartedAt: started, Limit: r.Limit, Target: r.Target,
 	})
+	f.ThrottleEvents, f.Warnings = tr.summary()
 	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return usage.Write(w, f, r.Format) }); err != nil {
 		return err
 	}

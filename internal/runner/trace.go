@@ -190,3 +190,31 @@ func openLoopSpans(res driver.LatencyResult) []throttle.Span {
 	}
 	return spans
 }
+
+// TraceWindow is a trace of one cgroup over a window that is not a run's
+// (sample --trace): Open and Close frame it, Summary ends it.
+type TraceWindow struct{ tw *traceWindow }
+
+// Trace attaches the tracer to the cgroup at dir (of the cpu hierarchy);
+// where it cannot, Summary says why. sink, when set, gets the window's
+// events (--trace-out).
+func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow {
+	k := l.withDefaults()
+	return &TraceWindow{k.startTrace(Options{Trace: true, TraceSink: sink}, dir)}
+}
+
+func (t *TraceWindow) Open()  { t.tw.open() }
+func (t *TraceWindow) Close() { t.tw.close() }
+
+// Stop detaches the tracer; Summary does too, and it may be called again.
+func (t *TraceWindow) Stop() { t.tw.stop() }
+
+// Summary describes the window against stat, the counter's delta over it;
+// the warnings are for the result.
+func (t *TraceWindow) Summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []string) {
+	s, warnings := t.tw.summary(stat)
+	if s != nil {
+		warnings = append(warnings, t.tw.sinkTo(nil, "")...)
+	}
+	return s, warnings
+}

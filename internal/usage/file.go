@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
@@ -33,6 +34,10 @@ type File struct {
 	} `json:"summary"`
 	Advice  Advice      `json:"advice"`
 	Sampler SamplerJSON `json:"sampler"`
+	// ThrottleEvents (--trace) is what the kernel's throttle events said of
+	// the sampled window; Warnings what cannot be trusted or was not done.
+	ThrottleEvents *report.ThrottleEvents `json:"throttle_events,omitempty"`
+	Warnings       []string               `json:"warnings,omitempty"`
 }
 
 // CgroupInfo names the cgroup whose counter was read.

@@ -24,6 +24,8 @@ const (
 type Flags struct {
 	Cgroup, PID, Interval, Duration, Limit, Target string
 	Format, Output, Plot                           string
+	Trace                                          bool
+	TraceOut                                       string
 }
 
 // Options are what the flags resolve to.
@@ -36,13 +38,18 @@ type Options struct {
 	PID            int
 	Format, Output string
 	Plot           string // .svg or .png; "" for none
-	pid            string // --pid as given, for its errors
+	// Trace records the kernel's throttle events of the sampled cgroup
+	// (--trace, or --trace-out, which writes them).
+	Trace    bool
+	TraceOut string
+	pid      string // --pid as given, for its errors
 }
 
 // Resolve checks every flag before anything is read; bad input is a
 // config.Error.
 func (f Flags) Resolve() (Options, error) {
-	o := Options{Cgroup: f.Cgroup, Format: f.Format, Output: f.Output, Plot: f.Plot, pid: f.PID}
+	o := Options{Cgroup: f.Cgroup, Format: f.Format, Output: f.Output, Plot: f.Plot, pid: f.PID,
+		Trace: f.Trace || f.TraceOut != "", TraceOut: f.TraceOut}
 	var err error
 	if o.Interval, err = time.ParseDuration(f.Interval); err != nil || o.Interval < MinInterval || o.Interval > MaxInterval {
 		return o, config.Usagef("interval", "invalid --interval %q: want a duration between %v and %v, such as 100ms", f.Interval, MinInterval, MaxInterval)
@@ -74,6 +81,9 @@ func (f Flags) Resolve() (Options, error) {
 		return o, err
 	}
 	if err := config.Output("output", f.Output); err != nil {
+		return o, err
+	}
+	if err := config.Output("trace-out", f.TraceOut); err != nil {
 		return o, err
 	}
 	if err := config.Plot(f.Plot); err != nil {

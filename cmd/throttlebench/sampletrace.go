@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// sampleTrace is sample --trace: the tracer on the sampled cgroup's place in
+// the cpu hierarchy (where the kernel throttles it; on v1 the cgroup named
+// may be cpuacct's), framed by its cpu.stat.
+type sampleTrace struct {
+	w      *runner.TraceWindow
+	cpu    cgroup.Cgroup
+	before cgroup.CPUStat
+	why    string
+}
+
+func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
+	if !r.Trace {
+		return nil
+	}
+	t := &sampleTrace{}
+	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(cg.Version)
+	if err == nil {
+		t.cpu, err = hier.At(cg.Path)
+	}
+	if err != nil {
+		t.why = fmt.Sprintf("throttle events not traced: the cgroup %s has no place in a cpu hierarchy: %v", cg.Path, err)
+		return t
+	}
+	var sink func(throttle.Trace) error
+	if r.TraceOut != "" {
+		sink = func(tr throttle.Trace) error { return throttle.EventsFile(r.TraceOut, tr) }
+	}
+	t.w = runner.NewLocal().Trace(t.cpu.Dir, sink)
+	t.before, _ = t.cpu.Stat()
+	t.w.Open()
+	return t
+}
+
+func (t *sampleTrace) stop() {
+	if t != nil && t.w != nil {
+		t.w.Stop()
+	}
+}
+
+func (t *sampleTrace) summary() (*report.ThrottleEvents, []string) {
+	switch {
+	case t == nil:
+		return nil, nil
+	case t.w == nil:
+		return nil, []string{t.why}
+	}
+	t.w.Close()
+	after, _ := t.cpu.Stat()
+	return t.w.Summary(after.Sub(t.before))
+}
