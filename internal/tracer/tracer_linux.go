@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -24,6 +25,11 @@ const (
 	AttachBTF = "tp_btf/sched_switch"
 	AttachRaw = "raw_tp/sched_switch"
 )
+
+var attachOrder = []string{AttachBTF, AttachRaw}
+
+// progFor names each attach point's program in throttle.bpf.c.
+var progFor = map[string]string{AttachBTF: "sched_switch_btf", AttachRaw: "sched_switch_raw"}
 
 // btfPath is where the kernel publishes its own BTF; CO-RE needs it.
 const btfPath = "/sys/kernel/btf/vmlinux"
@@ -46,7 +52,7 @@ type Tracer struct {
 // it loads the program (tp_btf, then raw_tp) without attaching it and
 // closes it at once.
 func Probe() error {
-	coll, _, _, err := load(0)
+	coll, _, _, err := load(0, attachOrder)
 	if err != nil {
 		return err
 	}
@@ -60,6 +66,12 @@ func Probe() error {
 // each held interval that ends. Intervals still open at Stop are not
 // reported. onEvent must not call Stop.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
+	return start(cgroupDir, onEvent, attachOrder)
+}
+
+// start is Start trying only the attach points given, in order (tests
+// force the raw_tp fallback with it).
+func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*Tracer, error) {
 	fi, err := os.Stat(cgroupDir)
 	if err != nil {
 		return nil, fmt.Errorf("trace throttle events: %w", err)
@@ -69,7 +81,7 @@ func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 		return nil, fmt.Errorf("trace throttle events: %s is not a cgroup directory", cgroupDir)
 	}
 	// The kernfs id of a cgroup is its directory's inode number.
-	coll, prog, attach, err := load(st.Ino)
+	coll, prog, attach, err := load(st.Ino, attaches)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +152,11 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 	return t.lost, t.err
 }
 
-// load loads the program for the cgroup with kernfs id cgid: tp_btf, else
-// raw_tp. It returns the collection (the program and its maps) and which
-// attach point it is for; errors are worded for the user.
-func load(cgid uint64) (*ebpf.Collection, *ebpf.Program, string, error) {
+// load loads the program for the cgroup with kernfs id cgid, for the
+// first of the attach points the kernel accepts. It returns the collection
+// (the program and its maps), the program and its attach point; errors are
+// worded for the user.
+func load(cgid uint64, attaches []string) (*ebpf.Collection, *ebpf.Program, string, error) {
 	if _, err := os.Stat(btfPath); err != nil {
 		return nil, nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
 	}
@@ -152,19 +165,25 @@ func load(cgid uint64) (*ebpf.Collection, *ebpf.Program, string, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, nil, "", explain(err)
 	}
-	coll, prog, errBTF := loadOne(cgid, "sched_switch_btf")
-	if errBTF == nil {
-		return coll, prog, AttachBTF, nil
+	var first error
+	var rest []string
+	for _, a := range attaches {
+		coll, prog, err := loadOne(cgid, progFor[a])
+		if err == nil {
+			return coll, prog, a, nil
+		}
+		if isPerm(err) {
+			// Every attach point needs the same privileges: no next try.
+			return nil, nil, "", explain(err)
+		}
+		if first == nil {
+			first = explain(err)
+		} else {
+			rest = append(rest, fmt.Sprintf("; %s: %v", a, err))
+		}
 	}
-	if isPerm(errBTF) {
-		// The raw tracepoint needs the same privileges: no second try.
-		return nil, nil, "", explain(errBTF)
-	}
-	coll, prog, errRaw := loadOne(cgid, "sched_switch_raw")
-	if errRaw == nil {
-		return coll, prog, AttachRaw, nil
-	}
-	return nil, nil, "", fmt.Errorf("%w (and %s: %v)", explain(errRaw), AttachBTF, errBTF)
+	// The first attach point's error, for the user; then the others'.
+	return nil, nil, "", fmt.Errorf("%w%s (tried %s)", first, strings.Join(rest, ""), strings.Join(attaches, ", "))
 }
 
 // loadOne loads the program named and the maps it uses, not the other one.

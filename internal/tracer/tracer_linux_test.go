@@ -81,14 +81,22 @@ func TestProbe(t *testing.T) {
 // TestTraceThrottled traces a busy shell loop in a cgroup held to 10 ms per
 // 100 ms, on this machine's real kernel and cgroups (v1 or v2): events
 // come, only for that thread, and their total agrees with the counter.
-// "nested" puts the loop in a child cgroup with no limit of its own, as a
+// "raw_tp" forces the fallback attach point; "nested" puts the loop in a child cgroup with no limit of its own, as a
 // pod's container: traced through the parent, throttled by the parent.
 func TestTraceThrottled(t *testing.T) {
-	for _, nested := range []bool{false, true} {
-		t.Run(map[bool]string{false: "direct", true: "nested"}[nested], func(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		nested   bool
+		attaches []string
+	}{
+		{"direct", false, attachOrder},
+		{"nested", true, attachOrder},
+		{"raw_tp", false, []string{AttachRaw}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			cg := newThrottledCgroup(t)
 			where := cg.dir
-			if nested {
+			if c.nested {
 				where = cg.child(t, "inner")
 			}
 			pid := startSpinner(t, where)
@@ -96,12 +104,13 @@ func TestTraceThrottled(t *testing.T) {
 			var mu sync.Mutex
 			var events []throttle.Event
 			before := cg.throttled(t)
-			tr, err := Start(cg.dir, func(e throttle.Event) {
+			tr, err := start(cg.dir, func(e throttle.Event) {
 				mu.Lock()
 				events = append(events, e)
 				mu.Unlock()
-			})
+			}, c.attaches)
 			require.NoError(t, err)
+			assert.Equal(t, c.attaches[0], tr.Attach())
 			progInfo, err := tr.prog.Info()
 			require.NoError(t, err)
 			progID, _ := progInfo.ID()
@@ -203,4 +212,13 @@ func startSpinner(t testing.TB, dir string) int {
 	})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
 	return cmd.Process.Pid
+}
+
+func TestStartNeedsACgroupDirectory(t *testing.T) {
+	_, err := Start(filepath.Join(t.TempDir(), "missing"), func(throttle.Event) {})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	f := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	_, err = Start(f, func(throttle.Event) {})
+	assert.ErrorContains(t, err, "is not a cgroup directory")
 }
