@@ -38,6 +38,7 @@ const (
 	throttleProgSchedSwitchBtf = "sched_switch_btf"
 	throttleProgSchedSwitchRaw = "sched_switch_raw"
 	throttleVarLost            = "lost"
+	throttleVarNheld           = "nheld"
 	throttleVarTargetCgid      = "target_cgid"
 	throttleVarUnusedEvent     = "unused_event"
 )
@@ -102,6 +103,7 @@ type throttleMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleVariableSpecs struct {
 	Lost        *ebpf.VariableSpec `ebpf:"lost"`
+	Nheld       *ebpf.VariableSpec `ebpf:"nheld"`
 	TargetCgid  *ebpf.VariableSpec `ebpf:"target_cgid"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
 }
@@ -142,6 +144,7 @@ func (m *throttleMaps) Close() error {
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleVariables struct {
 	Lost        *ebpf.Variable `ebpf:"lost"`
+	Nheld       *ebpf.Variable `ebpf:"nheld"`
 	TargetCgid  *ebpf.Variable `ebpf:"target_cgid"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
 }
