@@ -16,6 +16,9 @@
 #                recording overhead and latency floor, the burst simulator's
 #                cgroup-periods per second on one core and on all
 #   make image   the Docker image throttlebench:dev (FROM scratch)
+#   make generate  rebuild internal/tracer's BPF object and its Go loader
+#                (bpf2go; clang, llvm and libbpf-dev from test/bpf/setup.sh);
+#                the results are committed, so a build never needs clang
 
 GO      ?= go
 BIN     := bin/throttlebench
@@ -26,7 +29,7 @@ ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check test test-host test-fuzz test-vm test-docker fuzz soak bench image clean
+.PHONY: build run check generate test test-host test-fuzz test-vm test-docker fuzz soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -87,6 +90,12 @@ soak: build
 bench: build
 	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver ./internal/model
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
+
+# The BPF C of internal/tracer through bpf2go (a tool of go.mod), and the
+# hash of the C beside the objects, which TestObjectFresh compares.
+generate:
+	bash test/bpf/setup.sh
+	$(GO) generate ./internal/tracer
 
 image: build
 	docker build -q -t $(IMAGE) .

@@ -1,0 +1,113 @@
+//go:build linux
+
+package tracer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+)
+
+// needRoot skips a test that must load BPF programs and create cgroups
+// without root, and fails it in CI (root, CI=true) when it cannot run.
+func needRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF programs and create cgroups (run as root; CI runs it with CI=true)")
+	}
+}
+
+func skipOrFail(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("precondition missing in CI: %s", why)
+	}
+	t.Skip(why)
+}
+
+// throttledCgroup is a cgroup of this test, quota 10 ms per 100 ms.
+type throttledCgroup struct {
+	hier cgroup.Hierarchy
+	dir  string
+}
+
+func newThrottledCgroup(t testing.TB) throttledCgroup {
+	needRoot(t)
+	if err := Probe(); err != nil {
+		skipOrFail(t, err.Error())
+	}
+	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(0)
+	if err != nil {
+		skipOrFail(t, fmt.Sprintf("no cgroup hierarchy with the cpu controller: %v", err))
+	}
+	cg := throttledCgroup{hier: hier, dir: filepath.Join(hier.MountPoint, fmt.Sprintf("tb-tracer-test-%d", os.Getpid()))}
+	require.NoError(t, os.Mkdir(cg.dir, 0o755))
+	t.Cleanup(func() { removeCgroup(t, cg.dir) })
+	if hier.Version == 1 {
+		cg.write(t, "cpu.cfs_period_us", "100000")
+		cg.write(t, "cpu.cfs_quota_us", "10000")
+	} else {
+		cg.write(t, "cpu.max", "10000 100000")
+	}
+	return cg
+}
+
+func (cg throttledCgroup) write(t testing.TB, file, v string) {
+	require.NoError(t, os.WriteFile(filepath.Join(cg.dir, file), []byte(v), 0))
+}
+
+// child makes a sub-cgroup with no limit of its own (removed first at
+// cleanup, Cleanup being last in, first out).
+func (cg throttledCgroup) child(t testing.TB, name string) string {
+	if cg.hier.Version == 2 {
+		cg.write(t, "cgroup.subtree_control", "+cpu")
+	}
+	d := filepath.Join(cg.dir, name)
+	require.NoError(t, os.Mkdir(d, 0o755))
+	t.Cleanup(func() { removeCgroup(t, d) })
+	return d
+}
+
+// throttled reads the cgroup's throttled time from cpu.stat:
+// throttled_time (ns) on v1, throttled_usec on v2.
+func (cg throttledCgroup) throttled(t testing.TB) time.Duration {
+	b, err := os.ReadFile(filepath.Join(cg.dir, "cpu.stat"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		require.NoError(t, err, line)
+		switch f[0] {
+		case "throttled_time":
+			return time.Duration(n)
+		case "throttled_usec":
+			return time.Duration(n) * time.Microsecond
+		}
+	}
+	t.Fatalf("no throttled time in %s/cpu.stat:\n%s", cg.dir, b)
+	return 0
+}
+
+// removeCgroup removes a test cgroup; its processes were killed and reaped
+// by earlier cleanups, but the kernel may take a moment to let it go.
+func removeCgroup(t testing.TB, dir string) {
+	var err error
+	for range 50 {
+		if err = os.Remove(dir); err == nil || os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("remove test cgroup %s: %v", dir, err)
+}

@@ -1,0 +1,240 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (MIT OR GPL-2.0-only)
+//
+// throttle.bpf.c: when were the threads of one cgroup held off a CPU by CFS
+// bandwidth throttling? Built on the scheduler's stable sched_switch
+// tracepoint only (no kprobes or fentry on throttle_cfs_rq, which some
+// kernels refuse and recent ones reworked):
+//
+//   a thread of the target cgroup is switched out while still runnable
+//   (prev_state == TASK_RUNNING) and its cfs_rq on this CPU is throttled
+//   (->throttled, or ->throttle_count for a throttled ancestor)  => held
+//   from now; when that thread is switched in again               => an event
+//
+// No vmlinux.h: the few kernel structs read are declared below with
+// preserve_access_index, so CO-RE relocates their offsets against the
+// running kernel's BTF. Every pointer is read with BPF_CORE_READ, so the
+// same body serves tp_btf (typed) and raw_tp (untyped) programs.
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef _Bool bool;
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+// The two map types used, as in the kernel's uapi linux/bpf.h (stable ABI
+// numbers), so the build needs no kernel or arch headers.
+enum bpf_map_type {
+	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+// The kernel's types, only the fields read. Names must match the kernel's;
+// offsets come from its BTF at load.
+struct kernfs_node {
+	__u64 id; // the cgroup directory's inode number (64-bit kernels)
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct task_group {
+	struct cgroup_subsys_state css;
+	struct task_group *parent;
+} __attribute__((preserve_access_index));
+
+struct cfs_rq {
+	// An int before 6.16's task-based throttling, a 1-bit field after:
+	// read with BPF_CORE_READ_BITFIELD_PROBED, which handles both.
+	int throttled;
+	int throttle_count;
+} __attribute__((preserve_access_index));
+
+struct sched_entity {
+	struct cfs_rq *cfs_rq;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	int pid; // the thread id
+	struct sched_entity se;
+	struct task_group *sched_task_group;
+} __attribute__((preserve_access_index));
+
+// One held interval, as user space decodes it (internal/tracer/decode.go).
+struct event {
+	__u32 cpu;
+	__u32 tid;
+	__u64 start_ns;
+	__u64 end_ns;
+};
+
+// Keeps struct event in the object's BTF, for bpf2go's -type event.
+const struct event *unused_event __attribute__((unused));
+
+struct held {
+	__u64 start_ns;
+	__u32 cpu;
+	__u32 pad;
+};
+
+// Set by user space before load: the traced cgroup's kernfs id (the inode
+// number of its directory). Zero matches nothing.
+const volatile __u64 target_cgid = 0;
+
+// Events lost to a full ring buffer; user space reads it at Stop.
+__u64 lost = 0;
+
+// Entries in held, or more (an entry the LRU evicted is never taken off):
+// while it is zero, a switch-in needs no lookup, so the machine's other
+// switches cost next to nothing when the target is not throttled.
+__u64 nheld = 0;
+
+// Threads held off now, by tid. LRU so a thread that exits while held
+// (and so never runs again) cannot fill the map.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct held);
+} held SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); // 1 MiB: about 32 thousand events
+} events SEC(".maps");
+
+// Deep enough for any real hierarchy (kubepods/burstable/pod/container is 4).
+#define MAX_LEVELS 16
+
+// Whether task t is in the target cgroup or below it, in the hierarchy of
+// the cpu controller (v1's cpu tree or v2's unified one).
+static __always_inline bool in_target(struct task_struct *t)
+{
+	struct task_group *tg = BPF_CORE_READ(t, sched_task_group);
+
+	for (int i = 0; i < MAX_LEVELS && tg; i++) {
+		if (BPF_CORE_READ(tg, css.cgroup, kn, id) == target_cgid)
+			return 1;
+		tg = BPF_CORE_READ(tg, parent);
+	}
+	return 0;
+}
+
+// Whether t's run queue on this CPU is throttled, itself or an ancestor.
+static __always_inline bool rq_throttled(struct task_struct *t)
+{
+	struct cfs_rq *cfs = BPF_CORE_READ(t, se.cfs_rq);
+
+	if (!cfs)
+		return 0;
+	if (bpf_core_field_exists(cfs->throttled) &&
+	    BPF_CORE_READ_BITFIELD_PROBED(cfs, throttled))
+		return 1;
+	if (bpf_core_field_exists(cfs->throttle_count) &&
+	    BPF_CORE_READ(cfs, throttle_count))
+		return 1;
+	return 0;
+}
+
+static __always_inline int on_switch(struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	__u32 tid;
+
+	// Every switch on the machine runs this: the common path is two
+	// tests, and a lookup that misses while some thread is held; the
+	// clock is read only when needed.
+
+	// The end of a held interval: the thread runs again. The map holds
+	// only the target's held threads.
+	struct held *h = 0;
+	if (nheld) {
+		tid = BPF_CORE_READ(next, pid);
+		h = bpf_map_lookup_elem(&held, &tid);
+	}
+	if (h) {
+		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (e) {
+			e->cpu = h->cpu;
+			e->tid = tid;
+			e->start_ns = h->start_ns;
+			e->end_ns = bpf_ktime_get_ns();
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			__sync_fetch_and_add(&lost, 1);
+		}
+		if (bpf_map_delete_elem(&held, &tid) == 0)
+			__sync_fetch_and_sub(&nheld, 1);
+	}
+
+	// The start: still runnable (preempted, not sleeping), throttled run
+	// queue, and only then the walk up the cgroup tree, the costly test.
+	if (prev_state != 0 || !rq_throttled(prev) || !in_target(prev))
+		return 0;
+	tid = BPF_CORE_READ(prev, pid);
+	struct held v = {
+		.start_ns = bpf_ktime_get_ns(),
+		.cpu = bpf_get_smp_processor_id(),
+	};
+	if (bpf_map_update_elem(&held, &tid, &v, 1 /* BPF_NOEXIST */) == 0)
+		__sync_fetch_and_add(&nheld, 1);
+	return 0;
+}
+
+// BTF-typed tracepoint: preferred (checked arguments, cheaper entry).
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(prev, next, prev_state);
+}
+
+// Raw tracepoint: the same logic for kernels that refuse tp_btf.
+SEC("raw_tp/sched_switch")
+int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(prev, next, prev_state);
+}
+
+// For the benchmark only (BenchmarkRingBuffer), never attached: run through
+// BPF_PROG_TEST_RUN, it pushes 256 events through the ring buffer exactly
+// as on_switch does, to measure what the path sustains.
+SEC("raw_tp/sched_switch")
+int bench_emit(void *ctx)
+{
+	for (int i = 0; i < 256; i++) {
+		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			__sync_fetch_and_add(&lost, 1);
+			continue;
+		}
+		e->cpu = bpf_get_smp_processor_id();
+		e->tid = i;
+		e->start_ns = bpf_ktime_get_ns();
+		e->end_ns = e->start_ns + 1;
+		bpf_ringbuf_submit(e, 0);
+	}
+	return 0;
+}
+
+// GPL-compatible: bpf_probe_read_kernel, behind BPF_CORE_READ, is GPL-only.
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

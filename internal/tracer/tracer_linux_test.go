@@ -1,0 +1,224 @@
+//go:build linux
+
+package tracer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/throttle"
+)
+
+// The decoder's layout is the C struct's, as bpf2go read it from the BTF.
+func TestRecordSizeMatchesObject(t *testing.T) {
+	assert.Equal(t, recordSize, binary.Size(throttleEvent{}))
+}
+
+func TestExplainWording(t *testing.T) {
+	err := explain(fmt.Errorf("load program: %w", unix.EPERM))
+	assert.EqualError(t, err, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON: "+
+		"loading the BPF program was refused (load program: operation not permitted)")
+	assert.ErrorIs(t, err, unix.EPERM)
+
+	err = explain(fmt.Errorf("load: %w", ebpf.ErrNotSupported))
+	assert.Contains(t, err.Error(), "this kernel does not support")
+	assert.Contains(t, explain(errors.New("boom")).Error(), "loading the BPF program failed: boom")
+}
+
+// Without privileges Probe must say what is missing. As root the test runs
+// itself again as nobody (uid 65534) to see it.
+func TestProbeUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		err := Probe()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "needs root or CAP_BPF and CAP_PERFMON")
+		return
+	}
+	if os.Getenv("TB_TRACER_AS_NOBODY") == "1" {
+		t.Fatal("still root after dropping to nobody")
+	}
+	// The test binary's directory is root's alone: nobody runs a copy.
+	dir, err := os.MkdirTemp("", "tracer-nobody")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o755))
+	bin, err := os.ReadFile(os.Args[0])
+	require.NoError(t, err)
+	exe := filepath.Join(dir, "tracer.test")
+	require.NoError(t, os.WriteFile(exe, bin, 0o755))
+	cmd := exec.Command(exe, "-test.run=^TestProbeUnprivileged$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "TB_TRACER_AS_NOBODY=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, os.ErrPermission) {
+		skipOrFail(t, fmt.Sprintf("nobody cannot run the test binary %s: %v", os.Args[0], err))
+	}
+	require.NoError(t, err, "as nobody:\n%s", out)
+	assert.Contains(t, string(out), "--- PASS: TestProbeUnprivileged")
+}
+
+func TestProbe(t *testing.T) {
+	needRoot(t)
+	require.NoError(t, Probe())
+}
+
+// TestTraceThrottled traces a busy shell loop in a cgroup held to 10 ms per
+// 100 ms, on this machine's real kernel and cgroups (v1 or v2): events
+// come, only for that thread, and their total agrees with the counter.
+// "raw_tp" forces the fallback attach point; "nested" puts the loop in a child cgroup with no limit of its own, as a
+// pod's container: traced through the parent, throttled by the parent.
+func TestTraceThrottled(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		nested   bool
+		attaches []string
+	}{
+		{"direct", false, attachOrder},
+		{"nested", true, attachOrder},
+		{"raw_tp", false, []string{AttachRaw}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cg := newThrottledCgroup(t)
+			where := cg.dir
+			if c.nested {
+				where = cg.child(t, "inner")
+			}
+			pid := startSpinner(t, where)
+
+			var mu sync.Mutex
+			var events []throttle.Event
+			before := cg.throttled(t)
+			tr, err := start(cg.dir, func(e throttle.Event) {
+				mu.Lock()
+				events = append(events, e)
+				mu.Unlock()
+			}, c.attaches)
+			require.NoError(t, err)
+			assert.Equal(t, c.attaches[0], tr.Attach())
+			progInfo, err := tr.prog.Info()
+			require.NoError(t, err)
+			progID, _ := progInfo.ID()
+			linkInfo, err := tr.link.Info()
+			require.NoError(t, err)
+
+			time.Sleep(1500 * time.Millisecond)
+			lost, err := tr.Stop()
+			require.NoError(t, err)
+			delta := cg.throttled(t) - before
+			lost2, err2 := tr.Stop()
+			assert.Equal(t, lost, lost2, "a second Stop reports the first's lost count")
+			assert.NoError(t, err2)
+
+			// Nothing of ours is left in the kernel. The kernel frees a
+			// detached link and its program from a work queue, so give it
+			// a moment.
+			assert.Eventually(t, func() bool {
+				p, err := ebpf.NewProgramFromID(progID)
+				if err == nil {
+					p.Close()
+				}
+				l, lerr := link.NewFromID(linkInfo.ID)
+				if lerr == nil {
+					l.Close()
+				}
+				return errors.Is(err, os.ErrNotExist) && errors.Is(lerr, os.ErrNotExist)
+			}, 2*time.Second, 10*time.Millisecond, "program %d or link %d still in the kernel after Stop", progID, linkInfo.ID)
+
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, events, "no throttle events for a loop at 10%% quota (counter says %v throttled)", delta)
+			ncpu := possibleCPUs(t)
+			for _, e := range events {
+				assert.Greater(t, e.End, e.Start, "%+v", e)
+				assert.True(t, e.CPU >= 0 && e.CPU < ncpu, "CPU %d of %d: %+v", e.CPU, ncpu, e)
+				assert.Equal(t, int32(pid), e.TID, "an event of another thread: %+v", e)
+			}
+			total := unionPerCPU(events)
+			t.Logf("%s: %d events, union %v; counter delta %v; lost %d", tr.Attach(), len(events), total, delta, lost)
+			assert.Zero(t, lost)
+			assert.InDelta(t, float64(delta), float64(total), 0.3*float64(delta),
+				"traced %v against the counter's %v", total, delta)
+		})
+	}
+}
+
+// unionPerCPU sums, CPU by CPU, the length of the union of the intervals.
+func unionPerCPU(events []throttle.Event) time.Duration {
+	byCPU := map[int][]throttle.Event{}
+	for _, e := range events {
+		byCPU[e.CPU] = append(byCPU[e.CPU], e)
+	}
+	var total int64
+	for _, es := range byCPU {
+		slices.SortFunc(es, func(a, b throttle.Event) int { return int(a.Start - b.Start) })
+		end := int64(-1 << 63)
+		for _, e := range es {
+			switch {
+			case e.Start >= end:
+				total += e.End - e.Start
+				end = e.End
+			case e.End > end:
+				total += e.End - end
+				end = e.End
+			}
+		}
+	}
+	return time.Duration(total)
+}
+
+func TestUnionPerCPU(t *testing.T) {
+	ev := []throttle.Event{
+		{CPU: 0, Start: 0, End: 10}, {CPU: 0, Start: 5, End: 15}, {CPU: 0, Start: 20, End: 25},
+		{CPU: 1, Start: 0, End: 10}, {CPU: 1, Start: 2, End: 3},
+	}
+	assert.Equal(t, time.Duration(15+5+10), unionPerCPU(ev))
+}
+
+func possibleCPUs(t *testing.T) int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/possible")
+	require.NoError(t, err)
+	s := strings.TrimSpace(string(b)) // "0-1" or "0"
+	var lo, hi int
+	if _, err := fmt.Sscanf(s, "%d-%d", &lo, &hi); err != nil {
+		hi = 0
+	}
+	return hi + 1
+}
+
+// startSpinner starts a busy shell loop in cgroup dir and kills it (by
+// PID) at the end of the test.
+func startSpinner(t testing.TB, dir string) int {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
+	return cmd.Process.Pid
+}
+
+func TestStartNeedsACgroupDirectory(t *testing.T) {
+	_, err := Start(filepath.Join(t.TempDir(), "missing"), func(throttle.Event) {})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	f := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	_, err = Start(f, func(throttle.Event) {})
+	assert.ErrorContains(t, err, "is not a cgroup directory")
+}

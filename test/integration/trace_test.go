@@ -1,0 +1,149 @@
+//go:build linux
+
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// traced is what the --trace tests read of a result.
+type traced struct {
+	Completed  int `json:"completed"`
+	Throttling struct {
+		ThrottledMs *float64 `json:"throttled_ms"`
+	} `json:"throttling"`
+	ThrottleEvents *struct {
+		Source     string  `json:"source"`
+		Count      int     `json:"count"`
+		TotalMs    float64 `json:"total_ms"`
+		EventsLost uint64  `json:"events_lost"`
+		CPUs       []struct {
+			CPU int `json:"cpu"`
+		} `json:"cpus"`
+		Agreement *struct {
+			CounterMs float64  `json:"counter_ms"`
+			Ratio     *float64 `json:"ratio"`
+		} `json:"agreement"`
+	} `json:"throttle_events"`
+	ThrottledRequests       *int      `json:"throttled_requests"`
+	DurationsMs             []float64 `json:"durations_ms"`
+	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration"`
+	Warnings                []string  `json:"warnings"`
+}
+
+// needTrace skips (in CI: fails) where this kernel cannot trace, saying why.
+func needTrace(t *testing.T) {
+	t.Helper()
+	needRoot(t)
+	o := tb(t, "inspect", "--format", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	var r struct {
+		Tracing struct {
+			Available bool   `json:"available"`
+			Why       string `json:"why"`
+		} `json:"tracing"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	if !r.Tracing.Available {
+		skipOrFail(t, "throttle events cannot be traced here: "+r.Tracing.Why)
+	}
+}
+
+// An on-off load above its quota, without burst and with burst equal to
+// the quota, traced: the events are there, add up to the counter's
+// throttled time within 10%, and burst leaves fewer of them and fewer
+// throttled requests.
+func TestTraceLatencyOnOffBurst(t *testing.T) {
+	needTrace(t)
+	hier := needRoot(t)
+	o := tb(t, "latency", "--cgroup", "create", "--parent", testParent(t, hier), "--trace", "--cpus", "1", "--burst", "0,100ms",
+		"--workers", "4", "--rate", "46", "--work", "5ms", "--arrivals", "onoff", "--on", "150ms", "--off", "600ms", "--duration", "6s")
+	require.Equal(t, 0, o.code, o.stderr)
+	var rs []traced
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rs))
+	require.Len(t, rs, 2)
+	for i, r := range rs {
+		require.NotNil(t, r.ThrottleEvents, "burst %d: warnings %q", i, r.Warnings)
+		require.NotNil(t, r.ThrottledRequests, "burst %d", i)
+		t.Logf("burst %s: %d events, %.1f ms traced, counter %v ms, %d of %d requests throttled, warnings %q",
+			[]string{"0", "100ms"}[i], r.ThrottleEvents.Count, r.ThrottleEvents.TotalMs, fmtMs(r.Throttling.ThrottledMs),
+			*r.ThrottledRequests, r.Completed, r.Warnings)
+		assert.Equal(t, "ebpf", r.ThrottleEvents.Source)
+		assert.Zero(t, r.ThrottleEvents.EventsLost)
+	}
+	none, burst := rs[0], rs[1]
+	assert.Positive(t, none.ThrottleEvents.Count, "throttled without burst")
+	require.NotNil(t, none.ThrottleEvents.Agreement)
+	require.NotNil(t, none.ThrottleEvents.Agreement.Ratio)
+	assert.InDelta(t, 1, *none.ThrottleEvents.Agreement.Ratio, 0.10, "traced %.1f ms against the counter's %.1f ms",
+		none.ThrottleEvents.TotalMs, none.ThrottleEvents.Agreement.CounterMs)
+	assert.Less(t, burst.ThrottleEvents.Count, none.ThrottleEvents.Count, "burst leaves fewer throttles")
+	assert.Less(t, *burst.ThrottledRequests, *none.ThrottledRequests, "and fewer throttled requests")
+}
+
+func fmtMs(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%.1f", *v)
+}
+
+// run --cpus 0.2 --trace: every iteration of 50 hashes needs more than a
+// period's quota, so every one has a throttled time; the raw events and the
+// timeline are written.
+func TestTraceRunEveryIteration(t *testing.T) {
+	needTrace(t)
+	hier := needRoot(t)
+	dir := t.TempDir()
+	events, timeline := filepath.Join(dir, "events.csv"), filepath.Join(dir, "timeline.svg")
+	o := tb(t, "run", "--cgroup", "create", "--parent", testParent(t, hier), "--cpus", "0.2", "--batch", "50", "--iterations", "4",
+		"--trace", "--trace-out", events, "--plot", timeline)
+	require.Equal(t, 0, o.code, o.stderr)
+	var r traced
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	require.NotNil(t, r.ThrottleEvents, "warnings %q", r.Warnings)
+	require.Len(t, r.ThrottledMsPerIteration, len(r.DurationsMs))
+	for i, ms := range r.ThrottledMsPerIteration {
+		assert.Positive(t, ms, "iteration %d of %.1f ms", i, r.DurationsMs[i])
+		assert.Less(t, ms, r.DurationsMs[i]+1, "iteration %d: its throttled time lies within it", i)
+	}
+	data, err := os.ReadFile(events)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	assert.Equal(t, "cpu,tid,start_ms,end_ms,duration_ms", lines[0])
+	assert.Greater(t, len(lines), 1)
+	svg, err := os.ReadFile(timeline)
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "iteration duration (ms)")
+}
+
+// Without the right to load BPF programs the run goes on, untraced, and
+// says why, once.
+func TestTraceWithoutPrivilege(t *testing.T) {
+	needRoot(t)
+	bin := binaryFor(t, 65534)
+	cmd := exec.Command(bin, "run", "--cgroup", "current", "--trace", "--batch", "2", "--iterations", "1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	o := runCmd(t, cmd)
+	require.Equal(t, 0, o.code, o.stderr)
+	var r traced
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	assert.Nil(t, r.ThrottleEvents)
+	n := 0
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, "throttle events not traced: ") {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "said once: %q", r.Warnings)
+}
