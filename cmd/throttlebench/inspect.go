@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/inspect"
+	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
 // startGOMAXPROCS is Go's GOMAXPROCS as this process started, read while
@@ -52,7 +53,8 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 					Affinity: affinity, NumCPU: runtime.NumCPU(), GOMAXPROCS: startGOMAXPROCS,
 					GOMAXPROCSEnv: os.Getenv("GOMAXPROCS"), GoVersion: runtime.Version(),
 				},
-				Busy: inspect.SampleBusy(o.root, busyWindow),
+				Busy:  inspect.SampleBusy(o.root, busyWindow),
+				Trace: tracer.Probe,
 			})
 			if err != nil {
 				return err

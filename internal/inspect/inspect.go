@@ -38,7 +38,17 @@ type Report struct {
 	CanCreateSlice bool     `json:"can_create_slice"`
 	SliceCheck     string   `json:"slice_check"`
 	Machine        *Machine `json:"machine"` // null when not sampled
-	Caveats        []string `json:"caveats"`
+	// Tracing says whether --trace can record throttle events here, and
+	// why not.
+	Tracing Tracing  `json:"tracing"`
+	Caveats []string `json:"caveats"`
+}
+
+// Tracing is whether throttle events can be traced (--trace) and, if not,
+// why: the tracer's program was loaded, not attached, and closed.
+type Tracing struct {
+	Available bool   `json:"available"`
+	Why       string `json:"why"`
 }
 
 // CPUs is the CPU layout and what this process may use of it.
@@ -137,6 +147,9 @@ type Options struct {
 	Process Process
 	// Busy samples the machine's load; nil leaves it out.
 	Busy func(context.Context) (Busy, error)
+	// Trace tries whether throttle events can be traced here (tracer.Probe);
+	// nil says it was not tried.
+	Trace func() error
 }
 
 // Gather inspects the machine. Only a CPU layout it cannot read is an
@@ -170,6 +183,14 @@ func Gather(ctx context.Context, o Options) (*Report, error) {
 		r.SliceCheck = "no cgroup hierarchy holds the cpu controller"
 	}
 
+	r.Tracing = Tracing{Why: "not tried"}
+	if o.Trace != nil {
+		if err := o.Trace(); err != nil {
+			r.Tracing.Why = err.Error()
+		} else {
+			r.Tracing = Tracing{Available: true, Why: "the tracer's BPF program loads here"}
+		}
+	}
 	if o.Busy != nil {
 		if b, err := o.Busy(ctx); err == nil {
 			r.Machine = &Machine{BusyCPUs: round(b.CPUs, 3), WindowMs: round(float64(b.Window)/float64(time.Millisecond), 0)}

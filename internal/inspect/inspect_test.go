@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -135,7 +136,7 @@ func TestJSONKeys(t *testing.T) {
 		}
 		return out
 	}
-	assert.ElementsMatch(t, []string{"schema_version", "cpus", "cgroup", "kernel", "go", "can_create_slice", "slice_check", "machine", "caveats"}, keys(m))
+	assert.ElementsMatch(t, []string{"schema_version", "cpus", "cgroup", "kernel", "go", "can_create_slice", "slice_check", "machine", "tracing", "caveats"}, keys(m))
 	assert.ElementsMatch(t, []string{"online", "offline", "cores", "threads_per_core", "smt", "sockets", "numa_nodes", "affinity", "num_cpu", "siblings"}, keys(m["cpus"].(map[string]any)))
 	assert.ElementsMatch(t, []string{"version", "mode", "unified", "cpuacct_apart", "path", "dir", "period_us", "quota_us", "burst_us", "effective_cpus", "levels", "cpuset"}, keys(m["cgroup"].(map[string]any)))
 	assert.ElementsMatch(t, []string{"release", "burst_supported", "burst_evidence"}, keys(m["kernel"].(map[string]any)))
@@ -274,4 +275,17 @@ func TestSiblingLinesBounded(t *testing.T) {
 	lines := siblingLines(s)
 	assert.Len(t, lines, maxSiblingLines+1)
 	assert.Equal(t, "… 32 more cores (--format json lists all)", lines[maxSiblingLines])
+}
+
+// Whether throttle events can be traced is the tracer's own answer: tried
+// by loading its program, which says why where it cannot.
+func TestTracing(t *testing.T) {
+	o := seed16(t)
+	assert.Equal(t, Tracing{Why: "not tried"}, gather(t, o).Tracing)
+	o.Trace = func() error { return nil }
+	assert.True(t, gather(t, o).Tracing.Available)
+	o.Trace = func() error { return errors.New("tracing throttle events needs root or CAP_BPF and CAP_PERFMON") }
+	r := gather(t, o)
+	assert.False(t, r.Tracing.Available)
+	assert.Equal(t, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON", r.Tracing.Why)
 }

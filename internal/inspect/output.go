@@ -151,6 +151,11 @@ func Text(r *Report) string {
 	} else {
 		row("slices", "cannot be created: %s", r.SliceCheck)
 	}
+	if r.Tracing.Available {
+		row("tracing", "throttle events can be traced (--trace): %s", r.Tracing.Why)
+	} else {
+		row("tracing", "throttle events cannot be traced (--trace): %s", r.Tracing.Why)
+	}
 	if m := r.Machine; m != nil {
 		row("busy", "%.2f of %d CPUs on average over %vms", m.BusyCPUs, len(c.Online), m.WindowMs)
 	}

@@ -141,6 +141,9 @@ func (l Local) withDefaults() Local {
 	if l.SampleClock == nil {
 		l.SampleClock = usage.NewClock
 	}
+	if l.StartTrace == nil {
+		l.StartTrace = startTrace
+	}
 	return l
 }
 

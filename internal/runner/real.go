@@ -9,6 +9,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
 // The real kernel, processes and clocks behind Local's seams: the defaults
@@ -97,6 +99,15 @@ func startOpen(exe string, o driver.OpenLoop, stderr io.Writer) (OpenChild, erro
 		return nil, err
 	}
 	return c, nil
+}
+
+// startTrace attaches the eBPF throttle tracer (see tracer.Start).
+func startTrace(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
+	t, err := tracer.Start(dir, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // runHere runs the workload in this process (see driver.Run).
