@@ -84,6 +84,11 @@ var soakKinds = []soakKind{
 	// New kinds go last, so that the kinds before keep their moments and seeds.
 	{"cpuset-sigint", "--cpuset --pin + SIGINT at random", (*soak).cpusetSignal},
 	{"instances-sigint", "instances + SIGINT at random", (*soak).instancesInterrupted},
+	// Traced (--trace): the BPF program is gone on every way out too.
+	{"trace-sigint", "--trace + SIGINT at random", func(s *soak, tr *trial) { tr.trace = true; s.signal(tr, syscall.SIGINT) }},
+	{"trace-kill-child", "--trace + SIGKILL workload child", func(s *soak, tr *trial) { tr.trace = true; s.killChild(tr) }},
+	{"trace-timeout", "--trace + --timeout at random", func(s *soak, tr *trial) { tr.trace = true; s.timeout(tr) }},
+	{"trace-latency", "latency --trace + SIGINT at random", func(s *soak, tr *trial) { tr.trace = true; s.latencyInterrupted(tr) }},
 }
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
@@ -294,6 +299,11 @@ type trial struct {
 	// here), made by the trial so that its runs' slices get their cpuacct
 	// twins there too, which must go as the slices do; "" where none.
 	acct      string
+	// trace runs the trial's runs with --trace; bpf is how many BPF
+	// programs of the tracer's were loaded before it (none of ours, or
+	// another process's), which must be all that is left after it.
+	trace     bool
+	bpf       int
 	moment    string
 	outcome   string
 	notes     []string
@@ -327,6 +337,7 @@ func (s *soak) newTrial(t *testing.T, kind string, ki, i int, rng *rand.Rand) *t
 		}
 		require.NoError(t, os.MkdirAll(tr.acct, 0o755))
 	}
+	tr.bpf = tracerPrograms(t)
 	require.NoError(t, os.MkdirAll(tr.parent, 0o755))
 	offerCPU(t, s.hier, tr.parent)
 	dir, err := os.MkdirTemp("", "tb-soak-")
@@ -553,6 +564,9 @@ func (tr *trial) checkRun(path string) {
 // runArgs is a run under the trial's parent.
 func (tr *trial) runArgs(shape []string, extra ...string) []string {
 	args := append([]string{"run", "--cgroup", "create", "--parent", tr.parent}, shape...)
+	if tr.trace {
+		args = append(args, "--trace")
+	}
 	return append(args, extra...)
 }
 
@@ -883,7 +897,11 @@ func (s *soak) latencyInterrupted(tr *trial) {
 		s.calibrateLatency(tr.t)
 	}
 	out := tr.out("latency.json")
-	p := tr.start(append(append([]string{"latency", "--cgroup", "create", "--parent", tr.parent}, s.latencyRun()...), "-o", out)...)
+	args := append(append([]string{"latency", "--cgroup", "create", "--parent", tr.parent}, s.latencyRun()...), "-o", out)
+	if tr.trace {
+		args = append(args, "--trace")
+	}
+	p := tr.start(args...)
 	var seen time.Time
 	// Its own cycle of moments: the short form's three trials land among
 	// the requests, in the calibration and at the end.
@@ -1013,6 +1031,14 @@ func (tr *trial) finish(tally *kindTally) {
 	}
 	for _, d := range stale {
 		tr.leftovers = append(tr.leftovers, "slice "+d)
+	}
+	// The kernel frees a closed program from a work queue: a moment.
+	left := tracerPrograms(t)
+	for deadline := time.Now().Add(2 * time.Second); left > tr.bpf && time.Now().Before(deadline); left = tracerPrograms(t) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left > tr.bpf {
+		tr.leftovers = append(tr.leftovers, fmt.Sprintf("%d BPF program(s) of the tracer still loaded", left-tr.bpf))
 	}
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
