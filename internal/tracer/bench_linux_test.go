@@ -4,8 +4,10 @@ package tracer
 
 import (
 	"fmt"
+	"github.com/cilium/ebpf/link"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
@@ -88,6 +90,14 @@ func BenchmarkRingBuffer(b *testing.B) {
 // "traced_own" to the cgroup they are in (their switches are sleeps, not
 // preemptions: still no walk). Compare ns/op: the ratio is the overhead.
 func BenchmarkContextSwitch(b *testing.B) {
+	needRoot(b)
+	// The kernel's BPF run-time stats, on for the whole benchmark and off
+	// at its end: on Debian's 6.1 (the VM), turning them on and off
+	// around each of the sub-benchmark's runs, while tracers came and
+	// went, hung the kernel (soft lockup).
+	stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	require.NoError(b, err)
+	defer stats.Close()
 	b.Run("untraced", func(b *testing.B) { pingPong(b) })
 	b.Run("traced", func(b *testing.B) {
 		cg := newThrottledCgroup(b)
@@ -113,10 +123,22 @@ func bounceInChild(n int) (time.Duration, error) {
 	return time.ParseDuration(strings.TrimSpace(string(out)))
 }
 
-const bounceEnv = "TB_TRACER_BOUNCE"
+const (
+	bounceEnv = "TB_TRACER_BOUNCE"
+	holdEnv   = "TB_TRACER_HOLD"
+)
 
-// TestMain lets the benchmarks run bounce in a child process of their own.
+// TestMain lets the benchmarks run bounce in a child process of their own;
+// and with TB_TRACER_HOLD=1 the binary holds two idle probes on
+// sched_switch until SIGTERM (see hold).
 func TestMain(m *testing.M) {
+	if os.Getenv(holdEnv) == "1" {
+		if err := hold(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if v := os.Getenv(bounceEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err == nil {
@@ -133,14 +155,43 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// hold attaches two idle probes (the raw program, matching no cgroup) to
+// sched_switch and keeps them until SIGTERM or SIGINT. Under qemu's TCG
+// (the v2 VM), the kernel's live patching of the tracepoint's call site,
+// done when its probes go from 0 to 1 to 2 and back, can hang the guest
+// (a CPU loops on the patch's int3 while another waits for it in
+// text_poke_bp): with two held, a tracer's attach and detach patch nothing.
+func hold() error {
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	for range 2 {
+		coll, prog, err := loadOne(0, "sched_switch_raw")
+		if err != nil {
+			return err
+		}
+		closers = append(closers, func() { coll.Close() })
+		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_switch", Program: prog})
+		if err != nil {
+			return err
+		}
+		closers = append(closers, func() { l.Close() })
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, unix.SIGTERM, unix.SIGINT)
+	fmt.Println("holding two idle sched_switch probes")
+	<-sig
+	return nil
+}
+
 // tracedPingPong runs pingPong with the tracer attached for dir, and reads
 // the kernel's own account of the program's runs (BPF run-time stats,
-// enabled only while the benchmark holds them): bpf-ns/run is its mean
-// cost per sched_switch, on any thread of the machine.
+// which BenchmarkContextSwitch turns on): bpf-ns/run is its mean cost per
+// sched_switch, on any thread of the machine.
 func tracedPingPong(b *testing.B, dir string) {
-	stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
-	require.NoError(b, err)
-	defer stats.Close()
 	tr, err := Start(dir, func(throttle.Event) {})
 	require.NoError(b, err)
 	defer tr.Stop()

@@ -1,7 +1,22 @@
 // Package tracer records, from the kernel, when one cgroup's threads were
-// held off a CPU by CFS bandwidth throttling (throttle.bpf.c says how an
-// interval is recognised), and hands each interval to a callback as a
-// throttle.Event. It is Linux-only; elsewhere Probe and Start say so.
+// held off a CPU by CFS bandwidth throttling, and hands each interval to a
+// callback as a throttle.Event. It is Linux-only; elsewhere Probe and Start
+// say so.
+//
+// What is attached: one BPF program on the scheduler's sched_switch
+// tracepoint (tp_btf, else raw_tp), nothing else. An interval starts when
+// a thread of the cgroup (or of a cgroup below it) is switched out still
+// runnable while its cfs_rq on that CPU is throttled (->throttled, or
+// ->throttle_count for a throttled ancestor), and ends when that thread is
+// switched in again; throttle.bpf.c has the details.
+//
+// Kernels differ in how a throttled stretch shows. Debian's 6.1 (the VM)
+// dequeues the cfs_rq at once: one interval per thread per stretch. 6.18
+// (our hosts) throttles each task on its way back to user space, and a
+// stretch can come as hundreds of intervals microseconds apart (the
+// thread switched in for a few microseconds, still throttled, then out
+// again): their per-CPU union is the stretch, and the count is not the
+// number of stretches, so merge before counting.
 package tracer
 
 import (

@@ -222,3 +222,28 @@ func TestStartNeedsACgroupDirectory(t *testing.T) {
 	_, err = Start(f, func(throttle.Event) {})
 	assert.ErrorContains(t, err, "is not a cgroup directory")
 }
+
+// TestStartStopRepeatedly: tracers come and go while a throttled thread
+// switches (as in a sweep, or the soak): each Stop leaves nothing behind,
+// and the kernel takes it (a check for kernels such as the VM's 6.1).
+func TestStartStopRepeatedly(t *testing.T) {
+	cg := newThrottledCgroup(t)
+	startSpinner(t, cg.dir)
+	for i := range 20 {
+		tr, err := Start(cg.dir, func(throttle.Event) {})
+		require.NoError(t, err, "start %d", i)
+		info, err := tr.prog.Info()
+		require.NoError(t, err)
+		id, _ := info.ID()
+		time.Sleep(time.Duration(i%5) * 10 * time.Millisecond)
+		_, err = tr.Stop()
+		require.NoError(t, err, "stop %d", i)
+		assert.Eventually(t, func() bool {
+			p, err := ebpf.NewProgramFromID(id)
+			if err == nil {
+				p.Close()
+			}
+			return errors.Is(err, os.ErrNotExist)
+		}, 2*time.Second, 10*time.Millisecond, "program %d left after stop %d", id, i)
+	}
+}

@@ -12,6 +12,8 @@
 #   smt   a short boot of its own with an SMT topology (2 cores of 2
 #         threads): smt/guest.sh runs throttlebench commands and judges
 #         their JSON with smt/check; no integration tests
+#   tracer  internal/tracer's tests and benchmarks (the throttle-event
+#         eBPF tracer) on the VM's kernel: tracer/guest.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,6 +49,11 @@ if [[ $guest == smt ]]; then
 	# threads from CPUID leaf 0xB.
 	export TB_VM_QEMU_ARGS="-cpu qemu64,vendor=GenuineIntel${TB_VM_QEMU_ARGS:+ $TB_VM_QEMU_ARGS}"
 	timeout=${TB_VM_TIMEOUT:-120}
+elif [[ $guest == tracer ]]; then
+	# Its package's test binary, with what TestObjectFresh reads.
+	go test -c -o "$payload/tracer.test" ./internal/tracer
+	cp internal/tracer/throttle.bpf.c internal/tracer/throttle.bpf.c.sha256 internal/tracer/throttle_bpfe[lb].* "$payload/"
+	timeout=${TB_VM_TIMEOUT:-240}
 else
 	go test -c -o "$payload/integration.test" ./test/integration
 fi
