@@ -60,11 +60,13 @@ fuzz:
 
 # cgroup v2 for real: the integration tests inside a qemu VM (test/vm);
 # then a short boot of a guest with SMT (2 cores of 2 threads) for what the
-# CPU layout decides (test/vm/smt). Both run even when the first fails.
+# CPU layout decides (test/vm/smt); then the eBPF throttle tracer's own
+# tests on the VM's kernel (test/vm/tracer). All run even when one fails.
 test-vm:
 	rc=0; \
 	test/vm/test-v2.sh || rc=1; \
 	test/vm/test-v2.sh smt || rc=1; \
+	test/vm/test-v2.sh tracer || rc=1; \
 	exit $$rc
 
 # The container path: a real Docker engine (started and stopped here if none

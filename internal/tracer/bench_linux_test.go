@@ -4,7 +4,6 @@ package tracer
 
 import (
 	"fmt"
-	"github.com/cilium/ebpf/link"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -34,7 +33,7 @@ import (
 // refused while the reader fell behind.
 func BenchmarkRingBuffer(b *testing.B) {
 	needRoot(b)
-	coll, prog, err := loadOne(0, "bench_emit")
+	coll, progs, err := loadOne(0, "bench_emit")
 	require.NoError(b, err)
 	defer coll.Close()
 	rd, err := ringbuf.NewReader(coll.Maps["events"])
@@ -60,7 +59,7 @@ func BenchmarkRingBuffer(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for range runs {
-		if _, err := prog.Run(&ebpf.RunOptions{}); err != nil {
+		if _, err := progs[0].Run(&ebpf.RunOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -160,7 +159,8 @@ func TestMain(m *testing.M) {
 // (the v2 VM), the kernel's live patching of the tracepoint's call site,
 // done when its probes go from 0 to 1 to 2 and back, can hang the guest
 // (a CPU loops on the patch's int3 while another waits for it in
-// text_poke_bp): with two held, a tracer's attach and detach patch nothing.
+// text_poke_bp): with two held on each tracepoint the tracer uses
+// (sched_switch, sched_wakeup), a tracer's attach and detach patch nothing.
 func hold() error {
 	var closers []func()
 	defer func() {
@@ -169,20 +169,22 @@ func hold() error {
 		}
 	}()
 	for range 2 {
-		coll, prog, err := loadOne(0, "sched_switch_raw")
+		coll, progs, err := loadOne(0, progFor[AttachRaw]...)
 		if err != nil {
 			return err
 		}
 		closers = append(closers, func() { coll.Close() })
-		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_switch", Program: prog})
+		links, err := attachAll(AttachRaw, progs)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, func() { l.Close() })
+		for _, l := range links {
+			closers = append(closers, func() { l.Close() })
+		}
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, unix.SIGTERM, unix.SIGINT)
-	fmt.Println("holding two idle sched_switch probes")
+	fmt.Println("holding two idle sched_switch and sched_wakeup probes")
 	<-sig
 	return nil
 }

@@ -10,7 +10,16 @@
 //   a thread of the target cgroup is switched out while still runnable
 //   (prev_state == TASK_RUNNING) and its cfs_rq on this CPU is throttled
 //   (->throttled, or ->throttle_count for a throttled ancestor)  => held
-//   from now; when that thread is switched in again               => an event
+//   from now; or it is woken (sched_wakeup) onto a cfs_rq that is
+//   throttled, where it waits without having run                 => held
+//   from now, on that cfs_rq's CPU;
+//   when that thread is switched in again                        => an event
+//
+// The wake-up rule matters on kernels that throttle a whole cfs_rq (before
+// 6.16): a sleeping worker woken by a request while its group is throttled
+// is held off from its wake-up, with no switch-out to see. Kernels with
+// task-based throttling (6.16+) let it run in the kernel and throttle it on
+// its way back to user space, which the switch-out rule sees.
 //
 // No vmlinux.h: the few kernel structs read are declared below with
 // preserve_access_index, so CO-RE relocates their offsets against the
@@ -60,11 +69,16 @@ struct task_group {
 	struct task_group *parent;
 } __attribute__((preserve_access_index));
 
+struct rq {
+	int cpu;
+} __attribute__((preserve_access_index));
+
 struct cfs_rq {
 	// An int before 6.16's task-based throttling, a 1-bit field after:
 	// read with BPF_CORE_READ_BITFIELD_PROBED, which handles both.
 	int throttled;
 	int throttle_count;
+	struct rq *rq; // the CPU's run queue it belongs to
 } __attribute__((preserve_access_index));
 
 struct sched_entity {
@@ -199,6 +213,22 @@ static __always_inline int on_switch(struct task_struct *prev,
 	return 0;
 }
 
+// on_wakeup holds a thread of the target woken onto a throttled cfs_rq:
+// it waits there, runnable, until the group is unthrottled.
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	if (!rq_throttled(p) || !in_target(p))
+		return 0;
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct held v = {
+		.start_ns = bpf_ktime_get_ns(),
+		.cpu = BPF_CORE_READ(p, se.cfs_rq, rq, cpu),
+	};
+	if (bpf_map_update_elem(&held, &tid, &v, 1 /* BPF_NOEXIST */) == 0)
+		__sync_fetch_and_add(&nheld, 1);
+	return 0;
+}
+
 // BTF-typed tracepoint: preferred (checked arguments, cheaper entry).
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev,
@@ -213,6 +243,18 @@ int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	return on_switch(prev, next, prev_state);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup_btf, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
+{
+	return on_wakeup(p);
 }
 
 // For the benchmark only (BenchmarkRingBuffer), never attached: run through

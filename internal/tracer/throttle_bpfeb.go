@@ -37,6 +37,8 @@ const (
 	throttleProgBenchEmit      = "bench_emit"
 	throttleProgSchedSwitchBtf = "sched_switch_btf"
 	throttleProgSchedSwitchRaw = "sched_switch_raw"
+	throttleProgSchedWakeupBtf = "sched_wakeup_btf"
+	throttleProgSchedWakeupRaw = "sched_wakeup_raw"
 	throttleVarLost            = "lost"
 	throttleVarNheld           = "nheld"
 	throttleVarTargetCgid      = "target_cgid"
@@ -88,6 +90,8 @@ type throttleProgramSpecs struct {
 	BenchEmit      *ebpf.ProgramSpec `ebpf:"bench_emit"`
 	SchedSwitchBtf *ebpf.ProgramSpec `ebpf:"sched_switch_btf"`
 	SchedSwitchRaw *ebpf.ProgramSpec `ebpf:"sched_switch_raw"`
+	SchedWakeupBtf *ebpf.ProgramSpec `ebpf:"sched_wakeup_btf"`
+	SchedWakeupRaw *ebpf.ProgramSpec `ebpf:"sched_wakeup_raw"`
 }
 
 // throttleMapSpecs contains maps before they are loaded into the kernel.
@@ -156,6 +160,8 @@ type throttlePrograms struct {
 	BenchEmit      *ebpf.Program `ebpf:"bench_emit"`
 	SchedSwitchBtf *ebpf.Program `ebpf:"sched_switch_btf"`
 	SchedSwitchRaw *ebpf.Program `ebpf:"sched_switch_raw"`
+	SchedWakeupBtf *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	SchedWakeupRaw *ebpf.Program `ebpf:"sched_wakeup_raw"`
 }
 
 func (p *throttlePrograms) Close() error {
@@ -163,6 +169,8 @@ func (p *throttlePrograms) Close() error {
 		p.BenchEmit,
 		p.SchedSwitchBtf,
 		p.SchedSwitchRaw,
+		p.SchedWakeupBtf,
+		p.SchedWakeupRaw,
 	)
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,8 +29,16 @@ const (
 
 var attachOrder = []string{AttachBTF, AttachRaw}
 
-// progFor names each attach point's program in throttle.bpf.c.
-var progFor = map[string]string{AttachBTF: "sched_switch_btf", AttachRaw: "sched_switch_raw"}
+// progFor names each attach point's programs in throttle.bpf.c: the one on
+// sched_switch first, then the one on sched_wakeup.
+var progFor = map[string][]string{
+	AttachBTF: {"sched_switch_btf", "sched_wakeup_btf"},
+	AttachRaw: {"sched_switch_raw", "sched_wakeup_raw"},
+}
+
+// tracepoints are the scheduler's tracepoints the programs attach to, in
+// progFor's order.
+var tracepoints = []string{"sched_switch", "sched_wakeup"}
 
 // btfPath is where the kernel publishes its own BTF; CO-RE needs it.
 const btfPath = "/sys/kernel/btf/vmlinux"
@@ -38,8 +47,8 @@ const btfPath = "/sys/kernel/btf/vmlinux"
 type Tracer struct {
 	attach string
 	coll   *ebpf.Collection
-	prog   *ebpf.Program
-	link   link.Link
+	prog   *ebpf.Program // the one on sched_switch
+	links  []link.Link
 	rd     *ringbuf.Reader
 	done   chan struct{} // closed when the reading goroutine has returned
 
@@ -81,25 +90,25 @@ func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*
 		return nil, fmt.Errorf("trace throttle events: %s is not a cgroup directory", cgroupDir)
 	}
 	// The kernfs id of a cgroup is its directory's inode number.
-	coll, prog, attach, err := load(st.Ino, attaches)
+	coll, progs, attach, err := load(st.Ino, attaches)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{attach: attach, coll: coll, prog: prog, done: make(chan struct{})}
-	if attach == AttachBTF {
-		t.link, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
-	} else {
-		t.link, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_switch", Program: prog})
-	}
-	if err != nil {
+	t := &Tracer{attach: attach, coll: coll, prog: progs[0], done: make(chan struct{})}
+	fail := func(err error) (*Tracer, error) {
+		for _, l := range t.links {
+			l.Close()
+		}
 		coll.Close()
-		return nil, fmt.Errorf("trace throttle events: attach %s: %w", attach, err)
+		return nil, err
+	}
+	t.links, err = attachAll(attach, progs)
+	if err != nil {
+		return fail(err)
 	}
 	t.rd, err = ringbuf.NewReader(coll.Maps["events"])
 	if err != nil {
-		t.link.Close()
-		coll.Close()
-		return nil, fmt.Errorf("trace throttle events: read the ring buffer: %w", err)
+		return fail(fmt.Errorf("trace throttle events: read the ring buffer: %w", err))
 	}
 	go t.read(onEvent)
 	return t, nil
@@ -132,7 +141,10 @@ func (t *Tracer) Attach() string { return t.attach }
 // It is safe to call twice; the second call returns the first's results.
 func (t *Tracer) Stop() (lost uint64, err error) {
 	t.once.Do(func() {
-		errs := []error{t.link.Close()}
+		var errs []error
+		for _, l := range t.links {
+			errs = append(errs, l.Close())
+		}
 		// Flush wakes the reader, which returns what was pending, then
 		// ErrFlushed. (A program run already under way on another CPU
 		// when the link closed may still submit after this: lost to us.)
@@ -152,11 +164,34 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 	return t.lost, t.err
 }
 
-// load loads the program for the cgroup with kernfs id cgid, for the
+// attachAll attaches the programs (progFor's order) to their tracepoints,
+// typed or raw as attach says; on error it closes what it attached.
+func attachAll(attach string, progs []*ebpf.Program) ([]link.Link, error) {
+	var links []link.Link
+	for i, p := range progs {
+		var l link.Link
+		var err error
+		if attach == AttachBTF {
+			l, err = link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
+		} else {
+			l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: tracepoints[i], Program: p})
+		}
+		if err != nil {
+			for _, l := range links {
+				l.Close()
+			}
+			return nil, fmt.Errorf("trace throttle events: attach %s to %s: %w", attach, tracepoints[i], err)
+		}
+		links = append(links, l)
+	}
+	return links, nil
+}
+
+// load loads the programs for the cgroup with kernfs id cgid, for the
 // first of the attach points the kernel accepts. It returns the collection
-// (the program and its maps), the program and its attach point; errors are
-// worded for the user.
-func load(cgid uint64, attaches []string) (*ebpf.Collection, *ebpf.Program, string, error) {
+// (the programs and their maps), the programs in progFor's order and the
+// attach point; errors are worded for the user.
+func load(cgid uint64, attaches []string) (*ebpf.Collection, []*ebpf.Program, string, error) {
 	if _, err := os.Stat(btfPath); err != nil {
 		return nil, nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
 	}
@@ -168,9 +203,9 @@ func load(cgid uint64, attaches []string) (*ebpf.Collection, *ebpf.Program, stri
 	var first error
 	var rest []string
 	for _, a := range attaches {
-		coll, prog, err := loadOne(cgid, progFor[a])
+		coll, progs, err := loadOne(cgid, progFor[a]...)
 		if err == nil {
-			return coll, prog, a, nil
+			return coll, progs, a, nil
 		}
 		if isPerm(err) {
 			// Every attach point needs the same privileges: no next try.
@@ -186,14 +221,15 @@ func load(cgid uint64, attaches []string) (*ebpf.Collection, *ebpf.Program, stri
 	return nil, nil, "", fmt.Errorf("%w%s (tried %s)", first, strings.Join(rest, ""), strings.Join(attaches, ", "))
 }
 
-// loadOne loads the program named and the maps it uses, not the other one.
-func loadOne(cgid uint64, name string) (*ebpf.Collection, *ebpf.Program, error) {
+// loadOne loads the programs named and the maps they use, not the others,
+// and returns them in the order named.
+func loadOne(cgid uint64, names ...string) (*ebpf.Collection, []*ebpf.Program, error) {
 	spec, err := loadThrottle()
 	if err != nil {
 		return nil, nil, err
 	}
 	for n := range spec.Programs {
-		if n != name {
+		if !slices.Contains(names, n) {
 			delete(spec.Programs, n)
 		}
 	}
@@ -204,7 +240,11 @@ func loadOne(cgid uint64, name string) (*ebpf.Collection, *ebpf.Program, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return coll, coll.Programs[name], nil
+	progs := make([]*ebpf.Program, len(names))
+	for i, n := range names {
+		progs[i] = coll.Programs[n]
+	}
+	return coll, progs, nil
 }
 
 func isPerm(err error) bool {

@@ -114,7 +114,7 @@ func TestTraceThrottled(t *testing.T) {
 			progInfo, err := tr.prog.Info()
 			require.NoError(t, err)
 			progID, _ := progInfo.ID()
-			linkInfo, err := tr.link.Info()
+			linkInfo, err := tr.links[0].Info()
 			require.NoError(t, err)
 
 			time.Sleep(1500 * time.Millisecond)

@@ -17,7 +17,8 @@ import (
 )
 
 // tracerPrograms counts the BPF programs of throttlebench's tracer loaded
-// in the kernel (sched_switch_btf or _raw, names cut to 15 characters):
+// in the kernel (sched_switch_ and sched_wakeup_, btf or raw, names cut to
+// 15 characters):
 // a program still attached through a leaked link, or loaded by a leaked
 // collection, counts. Others' programs are only read for their names.
 func tracerPrograms(t testing.TB) int {
@@ -39,7 +40,7 @@ func tracerPrograms(t testing.TB) int {
 		}
 		info, err := p.Info()
 		p.Close()
-		if err == nil && strings.HasPrefix(info.Name, "sched_switch_") {
+		if err == nil && (strings.HasPrefix(info.Name, "sched_switch_") || strings.HasPrefix(info.Name, "sched_wakeup_")) {
 			n++
 		}
 	}

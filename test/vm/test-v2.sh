@@ -57,6 +57,12 @@ elif [[ $guest == tracer ]]; then
 else
 	go test -c -o "$payload/integration.test" ./test/integration
 fi
+if [[ $guest != smt ]]; then
+	# The probe holder the guests that attach BPF programs keep running
+	# (holder.sh): the tracer's test binary.
+	[[ -f $payload/tracer.test ]] || go test -c -o "$payload/tracer.test" ./internal/tracer
+	cp "$here/holder.sh" "$payload/"
+fi
 if [[ $guest == soak ]]; then
 	# The host's environment does not reach the guest: the soak's settings
 	# travel in the payload. A trial takes about a second in the guest

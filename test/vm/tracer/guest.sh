@@ -8,16 +8,10 @@
 cd /payload
 echo "kernel: $(uname -r)"
 export CI=true
-TB_TRACER_HOLD=1 ./tracer.test >/tmp/hold.out 2>&1 &
-holder=$!
-i=0
-until grep -q holding /tmp/hold.out; do
-	i=$((i + 1))
-	[ $i -le 100 ] || { cat /tmp/hold.out; echo "tracer guest: the probe holder did not start"; exit 1; }
-	sleep 0.1
-done
+. ./holder.sh
+hold_start || exit 1
 ./tracer.test -test.v -test.count=1 -test.timeout 3m
 rc=$?
 timeout 120 ./tracer.test -test.run '^$' -test.bench . -test.benchtime 1s || rc=1
-kill -TERM $holder; wait $holder
+hold_stop
 exit $rc

@@ -1,0 +1,23 @@
+# Sourced by the guests that attach BPF programs (v2, soak, tracer): holds
+# two idle probes on sched_switch for the whole run (tracer.test with
+# TB_TRACER_HOLD=1). Under qemu's TCG the kernel's live patching of the
+# tracepoint's call site, done when its probes go from 0 to 1 to 2 and back,
+# can hang the guest; with two held, a tracer's attach and detach patch
+# nothing (see hold in internal/tracer/bench_linux_test.go). Call
+# hold_start before the tests and hold_stop after them.
+hold_start() {
+	TB_TRACER_HOLD=1 /payload/tracer.test >/tmp/hold.out 2>&1 &
+	holder=$!
+	i=0
+	until grep -q holding /tmp/hold.out; do
+		i=$((i + 1))
+		[ $i -le 100 ] || { cat /tmp/hold.out; echo "guest: the probe holder did not start"; return 1; }
+		sleep 0.1
+	done
+}
+
+hold_stop() {
+	kill -TERM "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	return 0
+}
