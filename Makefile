@@ -14,7 +14,10 @@
 #                to it, memtouch first touch vs reuse in MB/s,
 #                the sampler's overhead at 100 ms and 10 ms, the open loop's
 #                recording overhead and latency floor, the burst simulator's
-#                cgroup-periods per second on one core and on all
+#                cgroup-periods per second on one core and on all, the
+#                throttle-event pipeline's events per second, the tracer's
+#                ring buffer and cost per sched_switch (root), and what
+#                --trace costs a run (traced/plain)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 #   make generate  rebuild internal/tracer's BPF object and its Go loader
 #                (bpf2go; clang, llvm and libbpf-dev from test/bpf/setup.sh);
@@ -90,7 +93,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver ./internal/model
+	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver ./internal/model ./internal/throttle ./internal/tracer
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 # The BPF C of internal/tracer through bpf2go (a tool of go.mod), and the

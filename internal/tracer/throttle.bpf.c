@@ -50,6 +50,13 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
+// And the ring buffer's flags and query (uapi linux/bpf.h).
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
+	BPF_RB_AVAIL_DATA = 0,
+};
+
 // The kernel's types, only the fields read. Names must match the kernel's;
 // offsets come from its BTF at load.
 struct kernfs_node {
@@ -191,7 +198,13 @@ static __always_inline int on_switch(struct task_struct *prev,
 			e->tid = tid;
 			e->start_ns = h->start_ns;
 			e->end_ns = bpf_ktime_get_ns();
-			bpf_ringbuf_submit(e, 0);
+			// No wake-up of the reader for each event: it reads every
+			// 100 ms anyway, and a wake-up is a context switch of
+			// its own, on a machine that may be busy throttling. Only
+			// a buffer a quarter full wakes it, long before any loss.
+			__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (1 << 18) ?
+					      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+			bpf_ringbuf_submit(e, flags);
 		} else {
 			__sync_fetch_and_add(&lost, 1);
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -39,6 +40,10 @@ var progFor = map[string][]string{
 // tracepoints are the scheduler's tracepoints the programs attach to, in
 // progFor's order.
 var tracepoints = []string{"sched_switch", "sched_wakeup"}
+
+// readEvery is how often the reader looks at the ring buffer when the
+// program has not woken it.
+const readEvery = 100 * time.Millisecond
 
 // btfPath is where the kernel publishes its own BTF; CO-RE needs it.
 const btfPath = "/sys/kernel/btf/vmlinux"
@@ -119,7 +124,14 @@ func (t *Tracer) read(onEvent func(throttle.Event)) {
 	defer close(t.done)
 	var rec ringbuf.Record
 	for {
-		if err := t.rd.ReadInto(&rec); err != nil {
+		// The program wakes the reader only when the buffer fills up
+		// (BPF_RB_NO_WAKEUP): it reads on a deadline instead.
+		t.rd.SetDeadline(time.Now().Add(readEvery))
+		err := t.rd.ReadInto(&rec)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
+		if err != nil {
 			// ErrFlushed (Stop drained what was left) or ErrClosed:
 			// nothing more will come.
 			return

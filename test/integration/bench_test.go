@@ -5,6 +5,7 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -100,4 +101,61 @@ type floorResult struct {
 	LatencyMs struct {
 		Min, P50, P99, Max float64
 	} `json:"latency_ms"`
+}
+
+// BenchmarkTraceOverhead is what --trace costs a run: the same throttled
+// configuration (spin at 0.5 CPUs, 20 iterations of 100 operations) with
+// and without it, alternating which goes first, six pairs per op. Metrics:
+// the median of the traced/untraced ratio of mean iteration times (the goal
+// is under 1.01), the throttle events of a traced run, and their total
+// against cpu.stat's (events/counter).
+func BenchmarkTraceOverhead(b *testing.B) {
+	hier := needRoot(b)
+	parent := testParent(b, hier)
+	plainArgs := []string{"run", "--cgroup", "create", "--parent", parent, "--workload", "spin", "--cpus", "0.5",
+		"--batch", "100", "--iterations", "20", "--format", "json"}
+	tracedArgs := append(append([]string{}, plainArgs...), "--trace")
+	var ratios, agreement []float64
+	events := 0
+	for b.Loop() {
+		for i := range 6 {
+			var plain result
+			var o outcome
+			if i%2 == 0 {
+				plain, o = tbJSONB(b, plainArgs...), tb(b, tracedArgs...)
+			} else {
+				o = tb(b, tracedArgs...)
+				plain = tbJSONB(b, plainArgs...)
+			}
+			require.Equal(b, 0, o.code, o.stderr)
+			var tr struct {
+				Stats struct {
+					MeanMs float64 `json:"mean_ms"`
+				} `json:"stats"`
+				traced
+			}
+			require.NoError(b, json.Unmarshal([]byte(o.stdout), &tr))
+			ratios = append(ratios, tr.Stats.MeanMs/plain.Stats.MeanMs)
+			if e := tr.ThrottleEvents; e != nil {
+				events = e.Count
+				if a := e.Agreement; a != nil && a.Ratio != nil {
+					agreement = append(agreement, *a.Ratio)
+				}
+			}
+		}
+	}
+	b.ReportMetric(medianOf(ratios), "traced/plain")
+	b.ReportMetric(float64(events), "events/run")
+	if len(agreement) > 0 {
+		b.ReportMetric(medianOf(agreement), "events/counter")
+	}
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
