@@ -124,12 +124,11 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
 	// Traced, the events of every instance's slice: the tracer follows the
-	// parent they are all made in (and anything else in it). The window
-	// runs from before the first slice to after the last is removed, as
-	// the instances' summed counters do.
-	r.tw = k.startTrace(o, p.parent)
-	defer r.tw.stop()
-	r.tw.open()
+	// parent they are all made in (and anything else in it), attached once
+	// the first slice has made it (startTrace). The window runs from then
+	// to after the last slice is removed, as the instances' summed counters
+	// do.
+	defer func() { r.tw.stop() }()
 	return r.run(ctx)
 }
 
@@ -140,7 +139,8 @@ type fleetRun struct {
 	k       Local
 	o       Options
 	place   slicePlace
-	tw      *traceWindow // --trace; nil without
+	tw      *traceWindow // --trace; nil without, or before the first slice
+	twOnce  sync.Once
 	init    driver.InstanceInit
 	m       *instances.Machine
 	cal     driver.Calibration
@@ -221,4 +221,13 @@ func startInstance(exe string, init driver.InstanceInit, stderr io.Writer) (Inst
 		return nil, err
 	}
 	return c, nil
+}
+
+// startTrace attaches the tracer to the instances' parent, once, when the
+// first slice exists (the default parent is made with it).
+func (r *fleetRun) startTrace() {
+	r.twOnce.Do(func() {
+		r.tw = r.k.startTrace(r.o, r.place.parent)
+		r.tw.open()
+	})
 }

@@ -25,6 +25,7 @@ func (r *fleetRun) instance(li *liveInstance) {
 		emit(fleetEvent{fatal: r.place.needsPrivilege(err, "")})
 		return
 	}
+	r.startTrace()
 	defer func() {
 		// The process has ended (its Kill, deferred later, ran first):
 		// the slice's usage counter holds all the CPU it used in there,

@@ -147,3 +147,21 @@ func TestTraceWithoutPrivilege(t *testing.T) {
 	}
 	assert.Equal(t, 1, n, "said once: %q", r.Warnings)
 }
+
+// --instances --trace: the tracer follows the instances' parent, so every
+// instance's slice is traced; the requests are tied to the throttles.
+func TestTraceInstances(t *testing.T) {
+	needTrace(t)
+	hier := needRoot(t)
+	o := tb(t, "latency", "--cgroup", "create", "--parent", testParent(t, hier), "--trace", "--cpus", "0.5",
+		"--instances", "shared", "--concurrency", "4", "--rate", "40", "--work", "10ms",
+		"--arrivals", "onoff", "--on", "200ms", "--off", "300ms", "--duration", "3s")
+	require.Equal(t, 0, o.code, o.stderr)
+	var r traced
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	require.NotNil(t, r.ThrottleEvents, "warnings %q", r.Warnings)
+	assert.Positive(t, r.ThrottleEvents.Count)
+	require.NotNil(t, r.ThrottledRequests)
+	assert.Positive(t, *r.ThrottledRequests, "requests at twice the quota met throttles")
+	t.Logf("instances: %d events, %.1f ms traced, %d of %d requests throttled", r.ThrottleEvents.Count, r.ThrottleEvents.TotalMs, *r.ThrottledRequests, r.Completed)
+}
