@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func newCmdCompare(stdout, stderr io.Writer) *cobra.Command {
@@ -62,6 +63,8 @@ so, on stderr and in the output, and exits 0.`,
 		"keys that make two results the same configuration, from: "+strings.Join(compare.Keys(), ", ")+
 			"; or +KEY and -KEY to add to or take from the default (-node: one node's results against another's)")
 	f.StringVarP(&o.Output, "output", "o", "", "write the comparison to this file (atomically) instead of stdout")
+	f.StringVar(&o.Columns, "columns", "", "the table's columns: all, or a list of "+strings.Join(compare.Columns, ", ")+
+		" (default: the configuration, the two sides and the change, and what else fits the terminal's width, 80 when not a terminal)")
 	return cmd
 }
 
@@ -76,7 +79,9 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 	}
 	res := compare.Compare(old, new, r.Options)
 	res.Old.Name, res.New.Name = oldPath, newPath
-	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return compare.Write(w, res, r.Format) }); err != nil {
+	if err := writeOutput(r.Output, stdout, func(w io.Writer) error {
+		return compare.Write(w, res, r.Format, table.View{Columns: r.Columns, Width: tableWidth(r.Output, stdout)})
+	}); err != nil {
 		return err
 	}
 

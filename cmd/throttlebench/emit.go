@@ -51,7 +51,7 @@ func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdou
 	}
 	planned := *o.run
 	planned.mode, planned.output = runner.ModeAuto, ""
-	_, steps, err := planned.plan(config.Batch, changed, sweep.Formats, "", o.maxConfigs, stderr)
+	_, steps, err := planned.plan(config.Batch, changed, sweep.Formats, "", o.maxConfigs, nil, stderr)
 	if err != nil {
 		return err
 	}
@@ -116,6 +116,8 @@ func (o *sweepOptions) flagValue(name string) string {
 		return o.plot
 	case "format":
 		return o.run.format
+	case "columns":
+		return o.run.columns
 	}
 	return ""
 }

@@ -32,6 +32,8 @@ func invalidOthersCases(f invalidFiles) []invalidCase {
 		{[]string{"compare", fixture("empty-durations.json"), f.base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
 		{[]string{"compare", f.base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
 		{[]string{"compare", f.base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
+		{[]string{"compare", "--columns", "median", f.base, f.reg}, []string{`invalid --columns "median": "median" is no column here`, "configuration, old, new, vs_old, throttled, model_ratio"}},
+		{[]string{"compare", "--format", "json", "--columns", "all", f.base, f.reg}, []string{`--columns "all" applies to the tables`, "not --format json"}},
 		// collect
 		{[]string{"collect", "/nonexistent/pods.log"}, []string{`invalid input "/nonexistent/pods.log": no such file or directory`, "a log file, a results archive"}},
 		{[]string{"collect", "-", "-"}, []string{"- (stdin) given 2 times"}},
@@ -65,6 +67,7 @@ func invalidOthersCases(f invalidFiles) []invalidCase {
 		{[]string{"sample", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
 		{[]string{"sample", "--plot", f.svgDir}, []string{`--plot "` + f.svgDir + `"`}},
 		// simulate
+		{[]string{"simulate", "--columns", "seconds"}, []string{`invalid --columns "seconds": "seconds" is no column here`, "cgroups, util, buffer, e_wcet,"}},
 		{[]string{"simulate", "--util", "1"}, []string{`--util "1"`, "above 0 and below 1"}},
 		{[]string{"simulate", "--util", "0"}, []string{`--util "0"`, "above 0 and below 1"}},
 		{[]string{"simulate", "--util", "0.5,1.2"}, []string{`--util "1.2"`, "above 0 and below 1"}},

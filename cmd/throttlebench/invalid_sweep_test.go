@@ -74,5 +74,10 @@ func invalidSweepCases(f invalidFiles) []invalidCase {
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", "/nonexistent/plugins"}, []string{`--output "/nonexistent/plugins"`, "does not exist"}},
 		{[]string{"sweep", "--cpus", "0.5", "--image", "x"}, []string{"--image applies only with --emit (kubernetes or sonobuoy)"}},
 		{[]string{"sweep", "--cpus", "0.5", "--per-node"}, []string{"--per-node applies only with --emit (kubernetes or sonobuoy)"}},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5", "--columns", "all"}, []string{`--columns "all" cannot be emitted`, "sweep --from results.json --columns"}},
+		{[]string{"sweep", "--cpus", "0.5", "--columns", ","}, []string{`invalid --columns ","`, `"" is no column here`, "want all, or a list of cpus, mean_ms,"}},
+		{[]string{"sweep", "--cpus", "0.5", "--format", "gobench", "--columns", "mean_ms"}, []string{`--columns "mean_ms" applies to the tables`, "not --format gobench"}},
+		{[]string{"sweep", "--from", f.base, "--columns", "cpus,median"}, []string{`invalid --columns "cpus,median": "median" is no column here`, "a list of period, cpus, mean_ms"}},
+		{[]string{"sweep", "--from", f.base, "--format", "json", "--columns", "all"}, []string{`--columns "all" applies to the tables`, "not --format json"}},
 	}
 }

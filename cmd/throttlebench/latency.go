@@ -59,6 +59,7 @@ at the same instant.`,
 	}
 	o.run.register(cmd, config.Latency, latency.Formats, "json", true)
 	o.run.registerTrace(cmd, false)
+	o.run.registerColumns(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
@@ -72,7 +73,8 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if err := o.checkInstances(onInstances, changed); err != nil {
 		return err
 	}
-	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, stderr)
+	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs,
+		func(keys []string) []string { return latency.Columns(keys, onInstances) }, stderr)
 	if err != nil {
 		return err
 	}
@@ -95,7 +97,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	// Rewritten after every configuration: an interrupted list keeps what
 	// it measured.
 	save := func(rows []latency.Row) error {
-		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list) })
+		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list, s.view(stdout)) })
 	}
 	local, fleet := runner.NewLocal(), runner.NewFleet()
 	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {

@@ -28,6 +28,8 @@ type runFlags struct {
 	trace    bool
 	traceOut string
 	plot     string
+	// --columns (sweep and latency: registerColumns).
+	columns string
 }
 
 func newRunFlags() *runFlags { return &runFlags{values: map[string]*string{}} }
@@ -70,6 +72,16 @@ func (o *runFlags) registerTrace(cmd *cobra.Command, plot bool) {
 	}
 }
 
+// registerColumns declares --columns, for the commands whose text is a
+// table of configurations (sweep, latency).
+func (o *runFlags) registerColumns(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.columns, "columns", "", columnsHelp)
+}
+
+// columnsHelp is --columns' help wherever it is a flag.
+const columnsHelp = "the table's columns: all, or a list such as p50_ms,p99_ms,throttled " +
+	"(default: those that vary between rows and the headline ones, fitted to the terminal's width, 80 when not a terminal)"
+
 // given are the parameters the user gave, by name.
 func (o *runFlags) given(changed func(string) bool) map[string]string {
 	out := map[string]string{}
@@ -83,9 +95,10 @@ func (o *runFlags) given(changed func(string) bool) map[string]string {
 
 // plan checks the flags of a command that takes lists (sweep, latency) and
 // turns them into its configurations (sweep.Plan), all before anything
-// runs: bad input exits 2 with nothing created.
+// runs: bad input exits 2 with nothing created. columns are the names
+// --columns may give for configurations with those keys (the swept flags).
 func (o *runFlags) plan(command config.Command, changed func(string) bool, formats []string, plotPath string, maxConfigs int,
-	stderr io.Writer) (settings, []sweep.Step, error) {
+	columns func(keys []string) []string, stderr io.Writer) (settings, []sweep.Step, error) {
 	if err := config.Choice("format", o.format, formats); err != nil {
 		return settings{}, nil, err
 	}
@@ -102,5 +115,9 @@ func (o *runFlags) plan(command config.Command, changed func(string) bool, forma
 	spec := sweep.SpecFor(command, o.given(changed))
 	spec.MaxConfigs, spec.Options, spec.NumCPU = maxConfigs, s.options, runtime.NumCPU()
 	steps, err := sweep.Plan(spec)
+	if err != nil || columns == nil {
+		return s, steps, err
+	}
+	s.columns, err = config.Columns(o.columns, o.format, columns(steps[0].Config.Flags()))
 	return s, steps, err
 }

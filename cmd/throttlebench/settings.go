@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -26,6 +27,14 @@ type settings struct {
 	// trace (--trace, or implied by --trace-out) and what is written of it.
 	trace bool
 	out   *traceOutputs
+	// columns are what --columns chose (sweep, latency).
+	columns table.Columns
+}
+
+// view is how the tables show: --columns, and the width they fit
+// (tableWidth).
+func (s settings) view(stdout io.Writer) table.View {
+	return table.View{Columns: s.columns, Width: tableWidth(s.output, stdout)}
 }
 
 // traceOutputs are the files a traced window is written to: its raw events

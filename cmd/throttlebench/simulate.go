@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func newCmdSimulate(stdout, stderr io.Writer) *cobra.Command {
@@ -61,6 +62,8 @@ same numbers whatever --jobs.`,
 	f.BoolVar(&o.Grid, "grid", false, "run the published table's shape for --cgroups, --util and --buffer not given")
 	f.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(model.SimulateFormats, ", "))
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringVar(&o.Columns, "columns", "", "the table's columns: all, or a list such as util,e_wcet,wcet_p99 "+
+		"(default: those that vary between rows and the headline ones, fitted to the terminal's width, 80 when not a terminal)")
 	f.StringVar(&o.Plot, "plot", "", "also draw heat maps of E[WCET] and P(WCET=1) over util × cgroups, one panel per buffer, into this .svg or .png file")
 	return cmd
 }
@@ -71,7 +74,9 @@ func runSimulate(ctx context.Context, r sweep.SimulationRun, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return model.WriteCells(w, cells, r.Format, r.List) }); err != nil {
+	if err := writeOutput(r.Output, stdout, func(w io.Writer) error {
+		return model.WriteCells(w, cells, r.Format, r.List, table.View{Columns: r.Columns, Width: tableWidth(r.Output, stdout)})
+	}); err != nil {
 		return err
 	}
 	if r.Plot != "" {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,8 +69,17 @@ func TestSimulateGridFormats(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "pareto demand (shape 1.5), capped at 5 × quota")
 	assert.Contains(t, out, "95% intervals")
-	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3+1+7*4, "the grid with --cgroups given: 1 × 7 × 4")
+	head, table, _ := strings.Cut(out, "\n\n")
+	assert.Contains(t, head, "same in every row: cgroups=5\n", "the one --cgroups above the table, not a column")
+	assert.Contains(t, head, "left out to fit 80 columns: ", "stdout is no terminal here: 80 columns")
+	lines = strings.Split(strings.TrimSpace(table), "\n")
+	assert.Len(t, lines, 1+7*4, "the grid with --cgroups given: 1 × 7 × 4")
+	assert.Equal(t, []string{"util", "buffer", "e_wcet", "p_wcet_1"}, strings.Fields(lines[0])[:4])
+	for _, l := range lines {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 80, l)
+	}
 	assert.Contains(t, out, "1.0000 ± 0 ", "b = 0 is exactly 1")
+
 }
 
 // Same seed, same numbers, whatever --jobs.

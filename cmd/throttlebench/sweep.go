@@ -65,6 +65,7 @@ and the sweep goes on.`,
 	}
 	// A sweep is read by people first: a table by default.
 	o.run.register(cmd, config.Batch, sweep.Formats, "text", true)
+	o.run.registerColumns(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
@@ -76,7 +77,7 @@ and the sweep goes on.`,
 
 // execute: flags → spec → plan → loop → output.
 func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
-	s, steps, err := o.run.plan(config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, stderr)
+	s, steps, err := o.run.plan(config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, sweep.Columns, stderr)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 	// Rewritten after every configuration: an interrupted sweep keeps what
 	// it measured.
 	save := func(rows []sweep.Row) error {
-		return writeOutput(s.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, s.format) })
+		return writeOutput(s.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, s.format, s.view(stdout)) })
 	}
 	if s.output != "" {
 		loop.Save = save

@@ -9,11 +9,12 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // fromKeeps are the sweep's flags that mean something with --from: how to
 // show results read back.
-var fromKeeps = map[string]bool{"from": true, "format": true, "output": true, "plot": true, "quiet": true}
+var fromKeeps = map[string]bool{"from": true, "format": true, "output": true, "plot": true, "quiet": true, "columns": true}
 
 // fromResults shows results read back (a sweep's --format json, what
 // collect recovered from a cluster) as a sweep shows what it ran: a table
@@ -43,7 +44,12 @@ func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error
 		return err
 	}
 	rows := sweep.FromReports(reps)
-	if err := writeOutput(o.run.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, o.run.format) }); err != nil {
+	cols, err := config.Columns(o.run.columns, o.run.format, sweep.Columns(rows[0].Config.Flags()))
+	if err != nil {
+		return err
+	}
+	v := table.View{Columns: cols, Width: tableWidth(o.run.output, stdout)}
+	if err := writeOutput(o.run.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, o.run.format, v) }); err != nil {
 		return err
 	}
 	if o.plot == "" {

@@ -20,10 +20,20 @@ func TestSweepFromCollected(t *testing.T) {
 
 	code, stdout, stderr := runCLI("sweep", "--from", results)
 	require.Equal(t, exitOK, code, stderr)
-	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	head, table, _ := strings.Cut(stdout, "\n\n")
+	assert.Equal(t, "same in every row: p50_ms=4.8, cost_cpu_s=0.0096, spread=1.00; empty:\n"+
+		"  throttled_fraction; --columns all shows them", head, "what the two nodes share, above the table")
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
 	require.Len(t, lines, 3, stdout)
-	assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[0]), "node  mean_ms"), lines[0])
+	assert.Equal(t, []string{"node", "mean_ms", "p99_ms", "cov", "model_ratio"}, strings.Fields(lines[0]))
 	assert.True(t, strings.HasPrefix(strings.TrimSpace(lines[2]), "node-b"), lines[2])
+
+	code, stdout, stderr = runCLI("sweep", "--from", results, "--columns", "all")
+	require.Equal(t, exitOK, code, stderr)
+	assert.True(t, strings.HasPrefix(strings.TrimSpace(stdout), "node  mean_ms  p50_ms  p99_ms"), stdout)
+	code, stdout, stderr = runCLI("sweep", "--from", results, "--columns", "p99_ms,spread")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []string{"node", "p99_ms", "spread"}, strings.Fields(strings.SplitN(stdout, "\n", 2)[0]))
 
 	svg := filepath.Join(dir, "nodes.svg")
 	code, stdout, stderr = runCLI("sweep", "--from", results, "--format", "csv", "--plot", svg)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // What --fail-on accepts: which verdicts fail a comparison (exit 3).
@@ -23,8 +24,8 @@ var FailOns = []string{FailOnRegression, FailOnChange, FailOnNever}
 
 // Flags are the compare command's choices as given.
 type Flags struct {
-	Alpha                                    float64
-	Threshold, FailOn, Format, Match, Output string
+	Alpha                                             float64
+	Threshold, FailOn, Format, Match, Output, Columns string
 }
 
 // Run is what the flags resolve to: the comparison's options, and what
@@ -32,6 +33,7 @@ type Flags struct {
 type Run struct {
 	Options
 	FailOn, Format, Output string
+	Columns                table.Columns
 }
 
 // Resolve checks every flag before any file is read; bad input is a
@@ -58,7 +60,12 @@ func (f Flags) Resolve() (Run, error) {
 	if err := config.Output("output", f.Output); err != nil {
 		return Run{}, err
 	}
-	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t}, FailOn: f.FailOn, Format: f.Format, Output: f.Output}, nil
+	cols, err := config.Columns(f.Columns, f.Format, Columns)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t}, FailOn: f.FailOn, Format: f.Format, Output: f.Output,
+		Columns: cols}, nil
 }
 
 // LoadFile reads the results in one file, named which (OLD, NEW, --from)

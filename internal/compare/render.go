@@ -17,14 +17,15 @@ import (
 var Formats = []string{"text", "markdown", "json"}
 
 // Write renders res as text (a benchstat-like table), markdown (for a pull
-// request or a CI job summary) or json (for machines).
-func Write(w io.Writer, res Result, format string) error {
+// request or a CI job summary) or json (for machines). The tables show the
+// columns v chooses; text fits v's width (table.Fit).
+func Write(w io.Writer, res Result, format string, v table.View) error {
 	var s string
 	switch format {
 	case "text":
-		s = textTable(res)
+		s = textTable(res, v)
 	case "markdown":
-		s = markdownTable(res)
+		s = markdownTable(res, v.Columns)
 	case "json":
 		b, err := json.MarshalIndent(toJSON(res), "", "  ")
 		if err != nil {
@@ -62,6 +63,31 @@ type cells struct {
 }
 
 var header = cells{label: "configuration", old: "old time/iter", new: "new time/iter", change: "vs old", throttled: "throttled", ratio: "model ratio"}
+
+// Columns are the names --columns takes, in the table's order.
+var Columns = []string{"configuration", "old", "new", "vs_old", "throttled", "model_ratio"}
+
+// columns are the table's: the label is the rows' key; the two sides and
+// the change are always shown, and a narrow terminal drops the model
+// ratio before the throttled periods.
+func columns(text bool) []table.Column {
+	cols := []table.Column{
+		{Name: header.label, Kind: table.Key}, {Name: header.old, Align: table.Right, Headline: true},
+		{Name: header.new, Align: table.Right, Headline: true}, {Name: header.change, Headline: true},
+		{Name: header.throttled, Align: table.Right, Rank: 1}, {Name: header.ratio, Align: table.Right, Rank: 2},
+	}
+	for i := range cols {
+		cols[i].ID = Columns[i]
+		if text {
+			// benchstat's layout: left-aligned cells, the label unnamed.
+			cols[i].Align = table.Left
+		}
+	}
+	if text {
+		cols[0].Name = ""
+	}
+	return cols
+}
 
 // layout turns res into table rows, the common part of every
 // configuration, footnotes and the unmatched lists.
@@ -177,47 +203,62 @@ func methodText(res Result) []string {
 	}
 }
 
-func textTable(res Result) string {
+func textTable(res Result, v table.View) string {
 	l := makeLayout(res)
-	var b strings.Builder
-	fmt.Fprintf(&b, "old: %s\n", sideText(res.Old, "old"))
-	fmt.Fprintf(&b, "new: %s\n", sideText(res.New, "new"))
-	if len(l.common) > 0 {
-		fmt.Fprintf(&b, "common: %s\n", fieldsText(l.common, " "))
-	}
-	b.WriteString("\n")
-	if len(l.rows) > 0 {
-		t := &table.Table{Style: table.Style{Gap: 3}}
-		for _, name := range []string{"", header.old, header.new, header.change, header.throttled, header.ratio} {
-			t.Columns = append(t.Columns, table.Column{Name: name})
-		}
-		for _, c := range l.rows {
-			t.Rows = append(t.Rows, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
-		}
-		table.Text(&b, t)
-		b.WriteString("\n")
+	var head, tail strings.Builder
+	fmt.Fprintf(&head, "old: %s\n", sideText(res.Old, "old"))
+	fmt.Fprintf(&head, "new: %s\n", sideText(res.New, "new"))
+	// One configuration compared and nothing unmatched: its label is all
+	// of it, said once above the table rather than as a wide column.
+	alone := len(l.rows) == 1 && len(l.common) == 0 && len(l.onlyOld)+len(l.onlyNew) == 0
+	switch {
+	case alone:
+		fmt.Fprintf(&head, "configuration: %s\n", l.rows[0].label)
+	case len(l.common) > 0:
+		fmt.Fprintf(&head, "common: %s\n", fieldsText(l.common, " "))
 	}
 	if len(l.onlyOld) > 0 {
-		fmt.Fprintf(&b, "only in old: %s\n", strings.Join(l.onlyOld, ", "))
+		fmt.Fprintf(&tail, "only in old: %s\n", strings.Join(l.onlyOld, ", "))
 	}
 	if len(l.onlyNew) > 0 {
-		fmt.Fprintf(&b, "only in new: %s\n", strings.Join(l.onlyNew, ", "))
+		fmt.Fprintf(&tail, "only in new: %s\n", strings.Join(l.onlyNew, ", "))
 	}
 	if len(l.onlyOld)+len(l.onlyNew) > 0 {
-		b.WriteString("\n")
+		tail.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "verdict: %s\n", verdictText(res))
+	fmt.Fprintf(&tail, "verdict: %s\n", verdictText(res))
 	for _, m := range methodText(res) {
-		b.WriteString(m + "\n")
+		tail.WriteString(m + "\n")
 	}
-	b.WriteString(table.TextNotes(l.notes.Texts()))
+	tail.WriteString(table.TextNotes(l.notes.Texts()))
 	for _, w := range res.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
+		fmt.Fprintf(&tail, "warning: %s\n", w)
 	}
-	return b.String()
+	return table.Wrap(head.String(), v.Width) + tableText(l, alone, v) + table.Wrap(tail.String(), v.Width)
 }
 
-func markdownTable(res Result) string {
+// tableText is the text table fitted to v: what the fitting left out, a
+// blank line, the rows and a blank line; a blank line when no row was
+// compared.
+func tableText(l layout, alone bool, v table.View) string {
+	if len(l.rows) == 0 {
+		return "\n"
+	}
+	t := &table.Table{Columns: columns(true)}
+	for _, c := range l.rows {
+		t.Rows = append(t.Rows, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
+	}
+	if alone {
+		t = table.Pick(t, table.Columns{Names: Columns[1:]})
+	}
+	f := table.Fit(t, v)
+	var b strings.Builder
+	b.WriteString(f.Header() + "\n")
+	table.Text(&b, f.Table)
+	return b.String() + "\n"
+}
+
+func markdownTable(res Result, cols table.Columns) string {
 	l := makeLayout(res)
 	var b strings.Builder
 	b.WriteString("### throttlebench compare\n\n")
@@ -231,10 +272,7 @@ func markdownTable(res Result) string {
 	}
 	b.WriteString("\n\n")
 	if len(l.rows) > 0 {
-		t := &table.Table{Style: table.Style{Dashes: 2}, Columns: []table.Column{
-			{Name: header.label}, {Name: header.old, Align: table.Right}, {Name: header.new, Align: table.Right},
-			{Name: header.change}, {Name: header.throttled, Align: table.Right}, {Name: header.ratio, Align: table.Right},
-		}}
+		t := &table.Table{Style: table.Style{Dashes: 2}, Columns: columns(false)}
 		for _, c := range l.rows {
 			change := c.change
 			if c.bold {
@@ -248,7 +286,7 @@ func markdownTable(res Result) string {
 			}
 			t.Rows = append(t.Rows, []string{label, c.old, c.new, change, c.throttled, c.ratio})
 		}
-		table.Markdown(&b, t)
+		table.Markdown(&b, table.Pick(t, cols))
 		b.WriteString("\n")
 	}
 	if len(l.onlyOld) > 0 {

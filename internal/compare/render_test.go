@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -65,13 +66,26 @@ func everything() Result {
 	return res
 }
 
+// The text at 80 columns (a pipe, a file) and at 200 (a wide terminal),
+// and with --columns all and a list; markdown and JSON are never cut.
 func TestCompareRenderGolden(t *testing.T) {
 	res := everything()
-	for format, file := range map[string]string{"text": "everything.txt", "markdown": "everything.md", "json": "everything.json"} {
-		t.Run(format, func(t *testing.T) {
+	for _, c := range []struct {
+		file, format string
+		view         table.View
+	}{
+		{"everything.txt", "text", table.View{Width: 80}},
+		{"everything-200.txt", "text", table.View{Width: 200}},
+		{"everything-all.txt", "text", table.View{Columns: table.Columns{All: true}, Width: 80}},
+		{"everything-named.txt", "text", table.View{Columns: table.Columns{Names: []string{"vs_old", "throttled"}}, Width: 80}},
+		{"everything.md", "markdown", table.View{Width: 80}},
+		{"everything-named.md", "markdown", table.View{Columns: table.Columns{Names: []string{"new", "model_ratio"}}, Width: 80}},
+		{"everything.json", "json", table.View{Width: 80}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, Write(&b, res, format))
-			golden(t, file, b.String())
+			require.NoError(t, Write(&b, res, c.format, c.view))
+			golden(t, c.file, b.String())
 		})
 	}
 }
@@ -79,7 +93,7 @@ func TestCompareRenderGolden(t *testing.T) {
 func TestCompareRenderJSONIsValidAndNullsWhatIsMissing(t *testing.T) {
 	res := Compare([]report.Report{rep(-1)}, []report.Report{rep(-1, 1, 2)}, DefaultOptions())
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, res, "json"))
+	require.NoError(t, Write(&b, res, "json", table.View{}))
 	var got struct {
 		Rows []struct {
 			ChangePct *float64 `json:"change_pct"`
@@ -100,17 +114,19 @@ func TestCompareRenderJSONIsValidAndNullsWhatIsMissing(t *testing.T) {
 	assert.Equal(t, map[string]int{"regression": 0, "improvement": 0, "none": 1}, got.Verdicts)
 }
 
+// One configuration is named once above the table, where a column of its
+// whole key would make the table wider than any terminal.
 func TestCompareRenderSingleConfigurationShowsItsKey(t *testing.T) {
 	res := Compare([]report.Report{rep(50000, series(10, 10)...)}, []report.Report{rep(50000, series(10, 20)...)}, DefaultOptions())
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, res, "text"))
-	assert.Contains(t, b.String(), "\nworkload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0   10.00ms ± 0.8%")
-	assert.Contains(t, b.String(), "+100.0% (p<0.001 n=10+10)")
+	require.NoError(t, Write(&b, res, "text", table.View{Width: 80}))
+	assert.Contains(t, b.String(), "\nconfiguration: workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1\n  period=100ms quota=50ms burst=0\n")
+	assert.Contains(t, b.String(), "\nold time/iter   new time/iter   vs old                     throttled\n10.00ms ± 0.8%  20.00ms ± 0.8%  +100.0% (p<0.001 n=10+10)  0% → 0%\n")
 	assert.NotContains(t, b.String(), "common:")
 }
 
 func TestCompareRenderUnknownFormat(t *testing.T) {
-	assert.Error(t, Write(&bytes.Buffer{}, Result{}, "yaml"))
+	assert.Error(t, Write(&bytes.Buffer{}, Result{}, "yaml", table.View{}))
 }
 
 // The duration cells themselves are table.Ms's (internal/table tests it).

@@ -3,11 +3,13 @@ package config
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // The checks of the flags that are not parameters of a configuration (a
@@ -96,4 +98,35 @@ func PathCause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// TableFormats are the formats --columns applies to: the tables.
+var TableFormats = []string{"text", "csv", "markdown"}
+
+// Columns reads --columns for a table of format whose columns are
+// allowed: "" fits a text table to its width (table.Fit), "all" shows
+// every column, and a comma-separated list shows those. A name not among
+// allowed, a list with nothing in it, or --columns with a format that is no
+// table is refused.
+func Columns(v, format string, allowed []string) (table.Columns, error) {
+	if v == "" {
+		return table.Columns{}, nil
+	}
+	if !slices.Contains(TableFormats, format) {
+		return table.Columns{}, Usagef("columns", "--columns %q applies to the tables (--format %s), not --format %s", v, strings.Join(TableFormats, ", "), format)
+	}
+	if strings.TrimSpace(v) == "all" {
+		return table.Columns{All: true}, nil
+	}
+	var names []string
+	for _, n := range strings.Split(v, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(allowed, n) {
+			return table.Columns{}, Usagef("columns", "invalid --columns %q: %q is no column here; want all, or a list of %s", v, n, strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return table.Columns{Names: names}, nil
 }

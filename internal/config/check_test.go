@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // The checks of the flags that are not parameters: each refusal is an
@@ -72,4 +74,34 @@ func TestPathCause(t *testing.T) {
 	assert.EqualError(t, PathCause(err), "no such file or directory")
 	other := assert.AnError
 	assert.Equal(t, other, PathCause(other))
+}
+
+// --columns: nothing fits the width, all shows every column, a list those
+// (once each, in its order); a name the table lacks, an empty name or a
+// format that is no table is bad input naming the flag and what is allowed.
+func TestColumns(t *testing.T) {
+	allowed := []string{"burst", "p50_ms", "p99_ms", "note"}
+	c, err := Columns("", "json", allowed)
+	require.NoError(t, err, "not given: nothing to refuse, whatever the format")
+	assert.Equal(t, table.Columns{}, c)
+	c, err = Columns("all", "text", allowed)
+	require.NoError(t, err)
+	assert.Equal(t, table.Columns{All: true}, c)
+	c, err = Columns(" p99_ms, p50_ms,p99_ms", "csv", allowed)
+	require.NoError(t, err)
+	assert.Equal(t, table.Columns{Names: []string{"p99_ms", "p50_ms"}}, c)
+
+	for v, want := range map[string]string{
+		"p95_ms":     `invalid --columns "p95_ms": "p95_ms" is no column here; want all, or a list of burst, p50_ms, p99_ms, note`,
+		"p50_ms,":    `invalid --columns "p50_ms,": "" is no column here`,
+		"all,p50_ms": `"all" is no column here`,
+	} {
+		_, err := Columns(v, "text", allowed)
+		var e *Error
+		require.ErrorAs(t, err, &e, v)
+		assert.Equal(t, "columns", e.Param)
+		assert.Contains(t, err.Error(), want)
+	}
+	_, err = Columns("all", "json", allowed)
+	assert.EqualError(t, err, `--columns "all" applies to the tables (--format text, csv, markdown), not --format json`)
 }

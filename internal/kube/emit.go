@@ -39,6 +39,7 @@ var refused = []struct{ flag, why string }{
 	{"parent", "each pod measures its own container's cgroup (--cgroup current); drop --parent"},
 	{"plot", "nothing runs here; plot the collected results instead: throttlebench sweep --from results.json --plot FILE"},
 	{"format", "the pods always write JSON, for collect; format the collected results instead: throttlebench sweep --from results.json --format FORMAT"},
+	{"columns", "the pods always write JSON, for collect; choose the columns of the collected results instead: throttlebench sweep --from results.json --columns LIST"},
 }
 
 // Check refuses, before the sweep is planned, what cannot be emitted: an

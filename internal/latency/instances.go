@@ -2,7 +2,6 @@ package latency
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -28,9 +27,17 @@ var instanceColumns = []string{"concurrency", "requests", "failed", "instances_s
 	"cpu_ms", "cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms", "max_ms", "throttled",
 	"request_gb_s", "instance_cpu_s"}
 
+// instanceImportance orders them for a narrow terminal: the first five,
+// cold starts, the response time's mean and tail and the two bills, are
+// always shown; then how often the quota ran out and where the time went,
+// memory and CPU, and last what the policy or the schedule fixed.
+var instanceImportance = []string{"cold_starts", "mean_ms", "p99_ms", "request_gb_s", "instance_cpu_s",
+	"throttled", "wait_instance_ms", "service_ms", "peak_rss_mib", "cpu_ms", "failed", "instances_started",
+	"cold_start_ms", "queue_ms", "p50_ms", "max_ms", "peak_instances", "concurrency", "requests"}
+
 // buildInstances lays out rows on instances as build does the open loop's.
 func buildInstances(rows []Row, notes *table.Notes) *table.Table {
-	return lay(rows, notes, instanceColumns, func(rep *report.Latency) []string { return instanceMetrics(rep, notes != nil) })
+	return lay(rows, notes, table.Ranked(instanceColumns, instanceImportance, 5), func(rep *report.Latency) []string { return instanceMetrics(rep, notes != nil) })
 }
 
 // instanceMetrics are a report's cells under instanceColumns, nil (a
@@ -72,10 +79,10 @@ func instanceMetrics(rep *report.Latency, people bool) []string {
 		f(res.Bill.RequestGBs, 4), f(res.Bill.InstanceCPUs, 3)}
 }
 
-// writeInstancesHeader says, above the text table, what every row on
+// instancesHeader says, above the text table, what every row on
 // instances shares: the requests, an instance's cold start, and where
 // they ran.
-func writeInstancesHeader(w io.Writer, rows []Row) error {
+func instancesHeader(rows []Row) string {
 	for _, r := range rows {
 		if r.Report == nil || r.Report.InstancesResult == nil {
 			continue
@@ -90,18 +97,17 @@ func writeInstancesHeader(w io.Writer, rows []Row) error {
 			arr = fmt.Sprintf("onoff (%v on, %v off) arrivals for %gs", table.MsSpaced(c.OnMs), table.MsSpaced(c.OffMs), c.DurationS)
 		}
 		if c.InstancesConfig == nil {
-			return nil
+			return ""
 		}
 		ic := c.InstancesConfig
-		_, err := fmt.Fprintf(w, "instances: %s; each request %v of CPU, then a wait of %v\n"+
+		return fmt.Sprintf("instances: %s; each request %v of CPU, then a wait of %v\n"+
 			"an instance: a process in a slice of its own with the run's limits (cgroup v%d; the first: %s); its cold start %v of CPU and %s touched; retired after %v idle\n"+
 			"the dispatcher sits outside every slice; response = reply − scheduled arrival = wait_instance + queue + service (means) and the reply's way back\n"+
-			"bills: request_gb_s = Σ service rounded up to %v × its instance's peak RSS (GB = 2³⁰ B); instance_cpu_s = Σ instance lifetimes × the CPU share, %g\n\n",
+			"bills: request_gb_s = Σ service rounded up to %v × its instance's peak RSS (GB = 2³⁰ B); instance_cpu_s = Σ instance lifetimes × the CPU share, %g\n",
 			arr, dur(c.WorkMs), dur(c.WaitMs), rep.Cgroup.Version, rep.Cgroup.Path, dur(ic.InitMs), bytesText(ic.InitMemoryBytes),
 			dur(ic.KeepAliveMs), dur(ic.BillGranularityMs), share(rep))
-		return err
 	}
-	return nil
+	return ""
 }
 
 // share is the CPU share an instance is billed for; a report written

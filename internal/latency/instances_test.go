@@ -59,8 +59,9 @@ func TestWriteInstancesText(t *testing.T) {
 	assert.Equal(t, []string{"per-request", "1", "10", "0", "10", "10", "10", "900.0", "1234.6", "150.6", "150.6", "0.3", "2101.5",
 		"3.1", "2.7", "2100.1", "100.0", "7/100", "1.8464", "31.700", "few", "requests¹"}, strings.Fields(lines[6]))
 	assert.Equal(t, []string{"shared", "10", "10", "0", "1", "1", "1", "90.0"}, strings.Fields(lines[7])[:8])
-	assert.Equal(t, []string{"pool:0", "skipped:", "cannot", "be"}, strings.Fields(lines[8]))
+	assert.Equal(t, []string{"pool:0", "skipped²"}, strings.Fields(lines[8]))
 	assert.Contains(t, out, "¹ "+fewRequests)
+	assert.Contains(t, out, "² skipped: cannot be\n")
 }
 
 // A configuration where nothing was served shows blank response times

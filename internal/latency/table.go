@@ -7,7 +7,9 @@ package latency
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -25,7 +27,8 @@ var Formats = []string{"json", "text", "csv", "markdown"}
 
 // Write writes rows in format. JSON is one object for a single
 // configuration given without lists, an array otherwise (list says which).
-func Write(w io.Writer, rows []Row, format string, list bool) error {
+// The tables show the columns v chooses; text fits v's width (table.Fit).
+func Write(w io.Writer, rows []Row, format string, list bool, v table.View) error {
 	switch format {
 	case "json":
 		var reports []*report.Latency
@@ -39,29 +42,38 @@ func Write(w io.Writer, rows []Row, format string, list bool) error {
 		}
 		return report.WriteJSON(w, reports)
 	}
-	layout, header := build, writeHeader
+	layout, head := build, header
 	if onInstances(rows) {
-		layout, header = buildInstances, writeInstancesHeader
+		layout, head = buildInstances, instancesHeader
 	}
 	switch format {
 	case "csv":
-		return table.CSV(w, layout(rows, nil))
+		return table.CSV(w, table.Pick(layout(rows, nil), v.Columns))
 	case "markdown":
-		return table.Markdown(w, layout(rows, &table.Notes{}))
+		return table.Markdown(w, table.Pick(layout(rows, &table.Notes{}), v.Columns))
 	}
-	if err := header(w, rows); err != nil {
+	if err := table.WriteText(w, head(rows), layout(rows, &table.Notes{}), v); err != nil {
 		return err
 	}
-	if err := table.Text(w, layout(rows, &table.Notes{})); err != nil {
-		return err
-	}
-	return writeTraced(w, rows)
+	_, err := io.WriteString(w, table.Wrap(traced(rows), v.Width))
+	return err
 }
 
-// writeTraced is --trace's lines under the table, a configuration each:
-// what the kernel's throttle events add up to against the counter, and how
+// Columns are the names --columns takes for rows whose configurations
+// have keys (the swept flags), on instances or not.
+func Columns(keys []string, instances bool) []string {
+	metrics := columns
+	if instances {
+		metrics = instanceColumns
+	}
+	return slices.Concat(keys, metrics, []string{"note"})
+}
+
+// traced is --trace's lines under the table, a configuration each: what
+// the kernel's throttle events add up to against the counter, and how
 // much of the p99 request's time was throttling.
-func writeTraced(w io.Writer, rows []Row) error {
+func traced(rows []Row) string {
+	var b strings.Builder
 	for _, r := range rows {
 		rep := r.Report
 		if rep == nil || rep.ThrottleEvents == nil {
@@ -81,11 +93,9 @@ func writeTraced(w io.Writer, rows []Row) error {
 		if d := sweep.Describe(r.Config); d != "" {
 			what += " " + d
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s\n", what, line); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "%s: %s\n", what, line)
 	}
-	return nil
+	return b.String()
 }
 
 // columns are the metrics of a row, after the swept values.
@@ -94,17 +104,26 @@ func writeTraced(w io.Writer, rows []Row) error {
 var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
 	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
 
+// importance orders them for a narrow terminal: the first three, the
+// median, the tail and how often the quota ran out, are always shown; then
+// the far tail, what explains a tail (requests dropped, the quota's use,
+// burst), the rest of the distribution, and last what the schedule fixed
+// (the offered rate and load) or a total says again.
+var importance = []string{"p50_ms", "p99_ms", "throttled",
+	"p999_ms", "p90_ms", "dropped", "quota_util", "bursts", "max_ms", "mean_ms", "achieved_rps",
+	"cpu_util", "peak_cpus_100ms", "offered_load", "completed", "offered_rps"}
+
 // build lays rows out: one column per swept parameter, the metrics and a
 // note (table.Configs). For people (notes non-nil) numbers are rounded;
 // CSV (notes nil) has full precision.
 func build(rows []Row, notes *table.Notes) *table.Table {
-	return lay(rows, notes, columns, func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
+	return lay(rows, notes, table.Ranked(columns, importance, 3), func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
 }
 
 // lay is what both of latency's tables share: the swept parameters, the
 // metrics (from metrics, for a row that ran) and a note, laid out as every
 // table of configurations is.
-func lay(rows []Row, notes *table.Notes, columns []string, metrics func(*report.Latency) []string) *table.Table {
+func lay(rows []Row, notes *table.Notes, columns []table.Column, metrics func(*report.Latency) []string) *table.Table {
 	var names []string
 	if len(rows) > 0 {
 		names = rows[0].Config.Flags()
@@ -144,9 +163,9 @@ func metrics(rep *report.Latency, people bool) []string {
 		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3)}
 }
 
-// writeHeader says, above the text table, what every row shares: the
+// header says, above the text table, what every row shares: the
 // arrivals, the request and how its CPU work was made, and where it ran.
-func writeHeader(w io.Writer, rows []Row) error {
+func header(rows []Row) string {
 	for _, r := range rows {
 		if r.Report == nil {
 			continue
@@ -162,12 +181,11 @@ func writeHeader(w io.Writer, rows []Row) error {
 		if rep.Cgroup.Mode == "created" {
 			where = fmt.Sprintf("cgroup v%d, a slice created for each configuration (the first: %s)", rep.Cgroup.Version, rep.Cgroup.Path)
 		}
-		_, err := fmt.Fprintf(w, "open loop: %s arrivals for %gs (seed %d), %d workers, queue %d, wait %v per request\n"+
+		return fmt.Sprintf("open loop: %s arrivals for %gs (seed %d), %d workers, queue %d, wait %v per request\n"+
 			"work: a loop run until the thread's CPU clock has advanced by --work; one iteration is a %s, %.0f per ms (median of %d rounds timed by %s)\n"+
-			"%s; response time = completion − scheduled arrival\n\n",
+			"%s; response time = completion − scheduled arrival\n",
 			arr, c.DurationS, c.Seed, c.Workers, c.Queue, time.Duration(c.WaitMs*float64(time.Millisecond)),
 			cal.Loop, cal.IterationsPerMs, cal.Rounds, cal.Clock, where)
-		return err
 	}
-	return nil
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -59,7 +60,7 @@ func abRows() []Row {
 func write(t *testing.T, rows []Row, format string, list bool) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, rows, format, list))
+	require.NoError(t, Write(&b, rows, format, list, table.View{}))
 	return b.String()
 }
 
@@ -162,7 +163,8 @@ func TestWriteMarkdown(t *testing.T) {
 	assert.Contains(t, lines[3], "| 45.68 |")
 	assert.Contains(t, lines[3], "few requests¹ |", "the shared warning keeps its number")
 	assert.Contains(t, lines[5], `| 100ms | 200 |`)
-	assert.Contains(t, lines[5], `skipped: invalid --burst "100ms": must not exceed the quota 50ms |`)
+	assert.Contains(t, lines[5], `| skipped³ |`)
+	assert.Contains(t, out, "\n- ³ skipped: invalid --burst \"100ms\": must not exceed the quota 50ms\n", "why, below the table")
 	assert.Contains(t, out, "\n- ¹ "+fewRequests+"\n")
 	assert.Contains(t, out, "\n- ² "+dropped+"\n")
 	assert.Equal(t, 1, strings.Count(out, fewRequests), "each footnote once")

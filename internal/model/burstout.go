@@ -14,8 +14,9 @@ import (
 var SimulateFormats = []string{"text", "json", "csv", "markdown"}
 
 // WriteCells writes a simulation's cells in format. JSON is one object for
-// a single cell asked for without lists, an array otherwise (list).
-func WriteCells(w io.Writer, cells []Cell, format string, list bool) error {
+// a single cell asked for without lists, an array otherwise (list). The
+// tables show the columns v chooses; text fits v's width (table.Fit).
+func WriteCells(w io.Writer, cells []Cell, format string, list bool, v table.View) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -25,10 +26,11 @@ func WriteCells(w io.Writer, cells []Cell, format string, list bool) error {
 		}
 		return enc.Encode(cells)
 	case "csv":
-		return table.CSV(w, cellTable(cells, false))
+		return table.CSV(w, table.Pick(cellTable(cells, false), v.Columns))
 	case "markdown":
-		return table.Markdown(w, cellTable(cells, true))
+		return table.Markdown(w, table.Pick(cellTable(cells, true), v.Columns))
 	}
+	head := ""
 	if len(cells) > 0 {
 		c := cells[0]
 		var seconds float64
@@ -43,14 +45,38 @@ func WriteCells(w io.Writer, cells []Cell, format string, list bool) error {
 			}
 			rate = cp / seconds
 		}
-		if _, err := fmt.Fprintf(w, "burst model: %s demand%s, %d periods per cell in %d replicas (+%d warm-up each), seed %d\n"+
-			"E[WCET] and P(WCET=1) with 95%% intervals (Student's t over the replicas); WCET in periods; %.3g cgroup-periods/s per core\n\n",
-			c.Dist, distDetail(c), c.Periods, c.Replicas, c.Warmup, c.Seed, rate); err != nil {
-			return err
-		}
+		head = fmt.Sprintf("burst model: %s demand%s, %d periods per cell in %d replicas (+%d warm-up each), seed %d\n"+
+			"E[WCET] and P(WCET=1) with 95%% intervals (Student's t over the replicas); WCET in periods; %.3g cgroup-periods/s per core\n",
+			c.Dist, distDetail(c), c.Periods, c.Replicas, c.Warmup, c.Seed, rate)
 	}
-	return table.Text(w, cellTable(cells, true))
+	return table.WriteText(w, head, cellTable(cells, true), v)
 }
+
+// cellKeys are the columns that say which cell a row is; the rest are
+// metrics, ranked for a narrow terminal by importance: the expected WCET
+// and the chance a period finishes within itself always shown, then the
+// tail, the throttled share and the rest of the distribution. CSV ranks
+// nothing, as it is never cut.
+var (
+	cellKeys       = []string{"cgroups", "util", "buffer"}
+	cellImportance = []string{"e_wcet", "p_wcet_1", "wcet_p99", "throttled_share", "wcet_max", "e_wcet_periods", "wcet_p999", "wcet_p90"}
+)
+
+// CellColumns are the names --columns takes in format.
+func CellColumns(format string) []string {
+	if format == "csv" {
+		return cellCSVColumns
+	}
+	return cellColumns
+}
+
+var (
+	cellColumns    = []string{"cgroups", "util", "buffer", "e_wcet", "p_wcet_1", "e_wcet_periods", "wcet_p90", "wcet_p99", "wcet_p999", "wcet_max", "throttled_share"}
+	cellCSVColumns = []string{"cgroups", "util", "buffer", "dist", "periods", "seed",
+		"e_wcet", "e_wcet_lo", "e_wcet_hi", "e_wcet_periods", "e_wcet_periods_lo", "e_wcet_periods_hi",
+		"p_wcet_1", "p_wcet_1_lo", "p_wcet_1_hi", "wcet_p90", "wcet_p99", "wcet_p999", "wcet_max",
+		"throttled_share", "seconds", "cgroup_periods_per_s"}
+)
 
 func distDetail(c Cell) string {
 	s := ""
@@ -68,15 +94,16 @@ func distDetail(c Cell) string {
 // numbers are rounded; CSV has full precision and the bounds in columns.
 func cellTable(cells []Cell, human bool) *table.Table {
 	t := &table.Table{Style: table.Style{Indent: 2}}
-	names := []string{"cgroups", "util", "buffer", "e_wcet", "p_wcet_1", "e_wcet_periods", "wcet_p90", "wcet_p99", "wcet_p999", "wcet_max", "throttled_share"}
-	if !human {
-		names = []string{"cgroups", "util", "buffer", "dist", "periods", "seed",
-			"e_wcet", "e_wcet_lo", "e_wcet_hi", "e_wcet_periods", "e_wcet_periods_lo", "e_wcet_periods_hi",
-			"p_wcet_1", "p_wcet_1_lo", "p_wcet_1_hi", "wcet_p90", "wcet_p99", "wcet_p999", "wcet_max",
-			"throttled_share", "seconds", "cgroup_periods_per_s"}
+	for _, k := range cellKeys {
+		t.Columns = append(t.Columns, table.Column{Name: k, Align: table.Right, Kind: table.Key})
 	}
-	for _, n := range names {
-		t.Columns = append(t.Columns, table.Column{Name: n, Align: table.Right})
+	metrics := table.Ranked(cellColumns[len(cellKeys):], cellImportance, 2)
+	if !human {
+		metrics = table.Ranked(cellCSVColumns[len(cellKeys):], nil, 0)
+	}
+	for _, m := range metrics {
+		m.Align = table.Right
+		t.Columns = append(t.Columns, m)
 	}
 	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, c := range cells {

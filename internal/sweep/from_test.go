@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func result(node string, quotaUs int64, workers int) report.Report {
@@ -28,7 +29,7 @@ func TestFromReportsColumns(t *testing.T) {
 	assert.Equal(t, Config{{"node", "node-b"}, {"cpus", "0.25"}}, rows[2].Config)
 
 	var b bytes.Buffer
-	require.NoError(t, WriteText(&b, rows))
+	require.NoError(t, WriteText(&b, rows, table.View{}))
 	assert.Contains(t, b.String(), "    node  cpus")
 	assert.Contains(t, b.String(), "  node-b     1")
 

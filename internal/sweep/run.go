@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Runner runs one configuration into a result R: the local harness on a
@@ -357,8 +358,9 @@ func Describe(c Config) string {
 	return strings.Join(parts, " ")
 }
 
-// WriteRows writes rows in one of the sweep's formats.
-func WriteRows(w io.Writer, rows []Row, format string) error {
+// WriteRows writes rows in one of the sweep's formats; the tables show the
+// columns v chooses, and text fits v's width.
+func WriteRows(w io.Writer, rows []Row, format string, v table.View) error {
 	var reports []*report.Report
 	for _, r := range rows {
 		if r.Report != nil {
@@ -369,13 +371,13 @@ func WriteRows(w io.Writer, rows []Row, format string) error {
 	case "json":
 		return report.WriteJSON(w, reports)
 	case "csv":
-		return WriteCSV(w, rows)
+		return WriteCSV(w, rows, v.Columns)
 	case "markdown":
-		return WriteMarkdown(w, rows)
+		return WriteMarkdown(w, rows, v.Columns)
 	case "gobench":
 		return render.WriteGobench(w, reports)
 	}
-	return WriteText(w, rows)
+	return WriteText(w, rows, v)
 }
 
 // Formats are the sweep's output formats; a table for people by default.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/model"
+	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
 	"gonum.org/v1/gonum/stat"
 )
@@ -47,7 +48,7 @@ type Simulation struct {
 	Cgroups, Util, Buffer, Dist, Shape, Cap, From string
 	Periods, Warmup, Replicas, Seed, Jobs         string
 	Grid                                          bool
-	Format, Output, Plot                          string
+	Format, Output, Plot, Columns                 string
 }
 
 // SimulationRun is what they resolve to.
@@ -56,6 +57,8 @@ type SimulationRun struct {
 	List bool // an array of cells in JSON
 	// Format, Output and Plot as given, checked.
 	Format, Output, Plot string
+	// Columns are what --columns chose.
+	Columns table.Columns
 }
 
 // Resolve checks every flag (changed says which were given), and reads
@@ -131,6 +134,9 @@ func (s Simulation) Resolve(changed func(string) bool) (SimulationRun, error) {
 		return r, err
 	}
 	if err := config.Plot(s.Plot); err != nil {
+		return r, err
+	}
+	if r.Columns, err = config.Columns(s.Columns, s.Format, model.CellColumns(s.Format)); err != nil {
 		return r, err
 	}
 	r.List = s.Grid || len(p.Cells) > 1 || strings.ContainsAny(s.Cgroups+s.Util+s.Buffer, ",:")

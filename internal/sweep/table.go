@@ -32,6 +32,11 @@ func CostCPUSeconds(r *report.Report) float64 {
 // kept pace, 0.5 when one ran two times slower than another.
 var metricColumns = []string{"mean_ms", "p50_ms", "p99_ms", "cov", "throttled_fraction", "model_ratio", "cost_cpu_s", "spread"}
 
+// importance orders them for a narrow terminal: the first three, the mean
+// duration, its tail and how often the quota ran out, are always shown;
+// then how far the CFS model explains it, what it costs, how it varies.
+var importance = []string{"mean_ms", "p99_ms", "throttled_fraction", "model_ratio", "cost_cpu_s", "cov", "p50_ms", "spread"}
+
 // build lays rows out as a table (table.Configs): one column per swept
 // flag, the metrics, and a note. For people (notes non-nil) numbers have as
 // many decimals as a person reads; CSV, for machines, has full precision
@@ -48,7 +53,7 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 			lines[i].Metrics, lines[i].Warnings = metrics(r.Report, notes != nil), r.Report.Warnings
 		}
 	}
-	return table.Configs(names, metricColumns, lines, notes)
+	return table.Configs(names, table.Ranked(metricColumns, importance, 3), lines, notes)
 }
 
 // metrics are a report's cells under metricColumns; people get them
@@ -74,17 +79,23 @@ func metrics(rep *report.Report, people bool) []string {
 		frac, f(rep.Model.Ratio, 2), f(CostCPUSeconds(rep), 4), spread}
 }
 
-// WriteCSV writes a header and one line per row.
-func WriteCSV(w io.Writer, rows []Row) error {
-	return table.CSV(w, build(rows, nil))
+// Columns are the names --columns takes for rows whose configurations
+// have keys (the swept flags).
+func Columns(keys []string) []string {
+	return slices.Concat(keys, metricColumns, []string{"note"})
 }
 
-// WriteMarkdown writes a GitHub-flavoured table.
-func WriteMarkdown(w io.Writer, rows []Row) error {
-	return table.Markdown(w, build(rows, &table.Notes{}))
+// WriteCSV writes a header and one line per row, the columns c chooses.
+func WriteCSV(w io.Writer, rows []Row, c table.Columns) error {
+	return table.CSV(w, table.Pick(build(rows, nil), c))
 }
 
-// WriteText writes an aligned table for a terminal.
-func WriteText(w io.Writer, rows []Row) error {
-	return table.Text(w, build(rows, &table.Notes{}))
+// WriteMarkdown writes a GitHub-flavoured table, the columns c chooses.
+func WriteMarkdown(w io.Writer, rows []Row, c table.Columns) error {
+	return table.Markdown(w, table.Pick(build(rows, &table.Notes{}), c))
+}
+
+// WriteText writes an aligned table for a terminal, fitted to v.
+func WriteText(w io.Writer, rows []Row, v table.View) error {
+	return table.WriteText(w, "", build(rows, &table.Notes{}), v)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func fakeReport(cpus, meanMs float64, throttled *float64) *report.Report {
@@ -38,7 +39,7 @@ func sampleRows() []Row {
 
 func TestCSVParses(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, sampleRows()))
+	require.NoError(t, WriteCSV(&buf, sampleRows(), table.Columns{}))
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 4)
@@ -53,9 +54,11 @@ func TestCSVParses(t *testing.T) {
 
 func TestMarkdownTable(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteMarkdown(&buf, sampleRows()))
+	require.NoError(t, WriteMarkdown(&buf, sampleRows(), table.Columns{}))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 5)
+	require.Len(t, lines, 7, "header, alignment, 3 rows, blank, the skipped row's footnote")
+	assert.Equal(t, "- ¹ skipped: invalid --burst \"30ms\": must not exceed the quota 20ms", lines[6])
+	lines = lines[:5]
 	assert.Equal(t, "| workers | cpus | mean_ms | p50_ms | p99_ms | cov | throttled_fraction | model_ratio | cost_cpu_s | spread | note |", lines[0])
 	for _, l := range lines {
 		assert.Equal(t, 12, strings.Count(l, "|")-strings.Count(l, `\|`), "every line has 11 cells: %s", l)
@@ -72,31 +75,31 @@ func TestSpreadOfAnOlderResult(t *testing.T) {
 	old.Spread, old.Workers = report.Spread{}, []report.Worker{{ID: 0}}
 	rows := []Row{{Config: Config{{"cpus", "0.5"}}, Report: old}}
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, rows))
+	require.NoError(t, WriteCSV(&buf, rows, table.Columns{}))
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, "", recs[1][8], "spread")
 	buf.Reset()
-	require.NoError(t, WriteMarkdown(&buf, rows))
+	require.NoError(t, WriteMarkdown(&buf, rows, table.Columns{}))
 	assert.Contains(t, buf.String(), "| - |")
 	assert.NotContains(t, buf.String(), "0.00")
 	buf.Reset()
-	require.NoError(t, WriteText(&buf, rows))
+	require.NoError(t, WriteText(&buf, rows, table.View{}))
 	assert.NotContains(t, buf.String(), "0.00")
 }
 
 func TestTextTableAligns(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteText(&buf, sampleRows()))
+	require.NoError(t, WriteText(&buf, sampleRows(), table.View{}))
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	require.Len(t, lines, 4)
+	require.Len(t, lines, 6, "header, 3 rows, blank, the skipped row's footnote")
 	// Right-aligned: the mean column ends at the same position on every line.
 	end := strings.Index(lines[0], "mean_ms") + len("mean_ms")
 	assert.Equal(t, "20.0", strings.TrimSpace(lines[1][end-7:end]))
 	// The note is left-aligned (table.Configs): a row without warnings ends
 	// at its last metric, the skipped row's reason starts where notes do.
 	assert.True(t, strings.HasSuffix(lines[2], "  0.75"), "no padding after the spread: %q", lines[2])
-	assert.Equal(t, strings.Index(lines[0], "note"), strings.Index(lines[3], "skipped: "))
+	assert.Equal(t, strings.Index(lines[0], "note"), strings.Index(lines[3], "skipped¹"))
 }
 
 func TestEstimator(t *testing.T) {
@@ -135,10 +138,10 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	rows[1].Report.Warnings = []string{few}
 
 	var buf bytes.Buffer
-	require.NoError(t, WriteText(&buf, rows))
+	require.NoError(t, WriteText(&buf, rows, table.View{}))
 	out := buf.String()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	require.Len(t, lines, 7, out) // header, 3 rows, blank, 2 footnotes
+	require.Len(t, lines, 8, out) // header, 3 rows, blank, 3 footnotes
 	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[1]), "short iterations¹; few iterations²"), lines[1])
 	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[2]), "few iterations²"), "the same warning, the same footnote: %s", lines[2])
 	assert.Equal(t, "¹ "+short, lines[5])
@@ -148,13 +151,13 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	assert.Equal(t, "20.0", strings.TrimSpace(lines[1][end-7:end]))
 
 	buf.Reset()
-	require.NoError(t, WriteMarkdown(&buf, rows))
+	require.NoError(t, WriteMarkdown(&buf, rows, table.Columns{}))
 	out = buf.String()
 	assert.Contains(t, out, "| short iterations¹; few iterations² |")
 	assert.Contains(t, out, "\n- ¹ "+short+"\n- ² "+few+"\n")
 
 	buf.Reset()
-	require.NoError(t, WriteCSV(&buf, rows))
+	require.NoError(t, WriteCSV(&buf, rows, table.Columns{}))
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, short+"; "+few, recs[1][len(recs[1])-1])

@@ -1,6 +1,11 @@
 package table
 
-import "strconv"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // The layout of the tables with one row per configuration: sweep's, and
 // latency's (the open loop's and the one on instances).
@@ -14,40 +19,69 @@ type ConfigRow struct {
 	Skipped  string   // why the configuration did not run: the note of a skipped row
 }
 
-// Configs lays rows out: a column per swept parameter, one per metric, and
-// a note. A skipped row has blank metrics and "skipped: " and its reason as
-// its note. For people (notes non-nil) each warning is its headline marked
-// with a footnote, the whole text once below the table; for machines (CSV,
-// notes nil) the warnings are whole.
+// Configs lays rows out: a column per swept parameter (a Key), one per
+// metric (metrics, from Ranked), and a note. A skipped row has blank
+// metrics and "skipped: " and its reason as its note. For people (notes
+// non-nil) the note is each warning's headline (and a skipped row's
+// "skipped") marked with a footnote, the whole text once below the table,
+// and a narrow terminal may show the markers alone; for machines (CSV,
+// notes nil) the note is whole.
 //
 // The parameters and metrics are right-aligned: numbers, and values that
 // read like them (0.5, 10ms). The note is left-aligned: it is text, read
 // from its start, and a row without one ends at its last metric instead of
 // in padding.
-func Configs(params, metrics []string, rows []ConfigRow, notes *Notes) *Table {
+func Configs(params []string, metrics []Column, rows []ConfigRow, notes *Notes) *Table {
 	t := &Table{Style: Style{Indent: 2}}
 	for _, n := range params {
-		t.Columns = append(t.Columns, Column{Name: n, Align: Right})
+		t.Columns = append(t.Columns, Column{Name: n, Align: Right, Kind: Key})
 	}
-	for _, n := range metrics {
-		t.Columns = append(t.Columns, Column{Name: n, Align: Right})
+	for _, m := range metrics {
+		m.Align, m.Kind = Right, Metric
+		t.Columns = append(t.Columns, m)
 	}
-	t.Columns = append(t.Columns, Column{Name: "note", Align: Left})
+	note := Column{Name: "note", Align: Left, Kind: Note}
 	for _, r := range rows {
 		c := append([]string(nil), r.Params...)
+		warnings, short := r.Warnings, ""
 		if r.Metrics == nil {
 			c = append(c, make([]string, len(metrics))...)
-			c = append(c, "skipped: "+r.Skipped)
+			warnings, short = []string{"skipped: " + r.Skipped}, "skipped"
 		} else {
 			c = append(c, r.Metrics...)
-			c = append(c, notes.Cell(r.Warnings))
 		}
+		c = append(c, notes.Cell(warnings))
 		t.Rows = append(t.Rows, c)
+		t.Skipped = append(t.Skipped, r.Metrics == nil)
+		if notes != nil {
+			note.Compact = append(note.Compact, short+notes.Marks(warnings))
+		}
 	}
+	t.Columns = append(t.Columns, note)
 	if notes != nil {
 		t.Notes = notes.Texts()
 	}
 	return t
+}
+
+// Ranked are the metric columns names (in their order in the table)
+// marked by importance: importance names them most important first, its
+// first headlines kept whatever the width (Fit); a name it leaves out
+// ranks last. A name in importance that is not in names is a mistake of
+// the caller's, and panics.
+func Ranked(names, importance []string, headlines int) []Column {
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Column{Name: n}
+	}
+	for r, n := range importance {
+		i := slices.Index(names, n)
+		if i < 0 {
+			panic(fmt.Sprintf("table: ranked column %q is not among %s", n, strings.Join(names, ", ")))
+		}
+		cols[i].Rank, cols[i].Headline = r+1, r < headlines
+	}
+	return cols
 }
 
 // Number is v as a metric's cell: prec decimals for people, and for

@@ -24,10 +24,23 @@ const (
 	Right
 )
 
-// Column is a header cell and how its column aligns.
+// Column is a header cell, how its column aligns, and what it is to the
+// fitting rule (Fit).
 type Column struct {
 	Name  string
 	Align Align
+	// ID is the name --columns knows the column by where its header is no
+	// name (compare's "old time/iter"); the header otherwise.
+	ID   string
+	Kind Kind
+	// Headline metrics are kept whatever the width.
+	Headline bool
+	// Rank orders the other metrics by importance, 1 the most important;
+	// 0 ranks after every other. The width cuts the least important first.
+	Rank int
+	// Compact are shorter cells, one per row, that a narrow text table
+	// shows instead (a note's footnote markers alone); nil when none.
+	Compact []string
 }
 
 // Table is a header, rows of cells (one per column) and footnotes that the
@@ -40,6 +53,9 @@ type Table struct {
 	// messages whole.
 	Notes []string
 	Style Style
+	// Skipped marks the rows that did not run (nil: none): their blank
+	// metrics make no column vary.
+	Skipped []bool
 }
 
 // Style holds the spacing that tells the outputs apart; the zero value is
@@ -50,14 +66,18 @@ type Style struct {
 	Dashes int // markdown: dashes in each cell of the alignment row; 0 means 3
 }
 
+func (s Style) gap() int {
+	if s.Gap == 0 {
+		return 2
+	}
+	return s.Gap
+}
+
 // Text writes the table aligned for a terminal, the notes below it after a
 // blank line. Widths count runes, so ± and superscripts take one column.
 // Lines do not end in the padding of a left-aligned last column.
 func Text(w io.Writer, t *Table) error {
-	gap := t.Style.Gap
-	if gap == 0 {
-		gap = 2
-	}
+	gap := t.Style.gap()
 	widths := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		widths[i] = utf8.RuneCountInString(c.Name)
@@ -201,6 +221,16 @@ func (n *Notes) Cell(warnings []string) string {
 		parts = append(parts, head+n.Ref(w))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Marks are the footnote markers of warnings alone, numbering those that
+// are new, joined by "˒" (¹˒² is not twelve): a note's compact cell.
+func (n *Notes) Marks(warnings []string) string {
+	refs := make([]string, len(warnings))
+	for i, w := range warnings {
+		refs[i] = n.Ref(w)
+	}
+	return strings.Join(refs, "˒")
 }
 
 // Texts are the messages in the order of their numbers.
