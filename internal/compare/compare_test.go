@@ -201,6 +201,25 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	assert.Nil(t, res.Rows[0].Fields[5].Value)
 }
 
+// A memtouch result written before --touch existed (no touch in its
+// config) stored one byte per page: it pairs with today's --touch page, and
+// the default, all, a different experiment, stays apart.
+func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
+	mt := func(touch string, durations ...float64) report.Report {
+		r := rep(-1, durations...)
+		r.Config = report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Touch: touch, Batch: 100, Iterations: len(durations), Workers: 1, GOMAXPROCS: 1}
+		return r
+	}
+	old := []report.Report{mt("", series(6, 20)...)}
+	res := Compare(old, []report.Report{mt("all", series(6, 110)...), mt("page", series(6, 20)...)}, DefaultOptions())
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, "workload=memtouch(buffer=1048576,memory=fresh,touch=page) cost=0 batch=100 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[0].Key)
+	assert.Equal(t, NoChange, res.Rows[0].Verdict)
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "touch=all")
+	assert.Empty(t, res.OnlyOld)
+}
+
 // Results of a cluster (collect) name their node: by default each node's
 // results are compared with the same node's; -node compares one node with
 // another; results pooled across nodes say so.

@@ -17,11 +17,12 @@ type Config struct {
 	Workload string `json:"workload"`
 	// The workloads' own parameters, under the keys their Params declare
 	// (0 or "": the workload's default): bcrypt's cost, spin's units,
-	// memtouch's buffer and memory.
+	// memtouch's buffer, memory and touch.
 	Cost   int    `json:"cost"`
 	Units  int    `json:"units,omitempty"`
 	Buffer int    `json:"buffer_bytes,omitempty"`
 	Memory string `json:"memory,omitempty"`
+	Touch  string `json:"touch,omitempty"`
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
 	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
 	Sleep       time.Duration `json:"sleep_ns,omitempty"`
@@ -139,6 +140,9 @@ func (cfg Config) Args() workload.Args {
 	}
 	if cfg.Memory == workload.MemoryReuse {
 		a["memory"] = 1
+	}
+	if cfg.Touch == workload.TouchPage {
+		a["touch"] = 1
 	}
 	return a
 }

@@ -42,7 +42,7 @@ func workloadText(c report.Config) string {
 	case "spin":
 		return fmt.Sprintf("spin %d units", c.Units)
 	case "memtouch":
-		return fmt.Sprintf("memtouch %s %d bytes", c.Memory, c.BufferBytes)
+		return fmt.Sprintf("memtouch %s %d bytes, touch %s", c.Memory, c.BufferBytes, c.MemtouchTouch())
 	}
 	return c.Workload
 }

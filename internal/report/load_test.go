@@ -103,3 +103,22 @@ func TestLoadRejectsWhatIsNotAResult(t *testing.T) {
 		})
 	}
 }
+
+// A memtouch result written before the touch key existed stored one byte
+// per page: it loads without touch and reads as page; one written since
+// reads as written; another workload has no touch.
+func TestMemtouchTouchOfOldResults(t *testing.T) {
+	r := rep(-1, 1, 2)
+	r.Config = Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100, Iterations: 2, Workers: 1, GOMAXPROCS: 1}
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"touch"`)
+	got, err := Load(strings.NewReader(string(b)))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "page", got[0].Config.MemtouchTouch())
+
+	r.Config.Touch = "all"
+	assert.Equal(t, "all", r.Config.MemtouchTouch())
+	assert.Empty(t, rep(-1, 1).Config.MemtouchTouch(), "bcrypt")
+}
