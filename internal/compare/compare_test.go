@@ -202,8 +202,9 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 }
 
 // A memtouch result written before --touch existed (no touch in its
-// config) stored one byte per page: it pairs with today's --touch page, and
-// the default, all, a different experiment, stays apart.
+// config) stored one byte per page: a fresh one pairs with today's --touch
+// page, and the default, all, a different experiment, stays apart; a reuse
+// one repainted one buffer, not one per operation, and pairs with nothing.
 func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 	mt := func(touch string, durations ...float64) report.Report {
 		r := rep(-1, durations...)
@@ -218,6 +219,16 @@ func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "touch=all")
 	assert.Empty(t, res.OnlyOld)
+
+	// Reuse repainted one buffer then, a buffer per operation now: apart.
+	oldReuse, newReuse := mt("", series(6, 1)...), mt("page", series(6, 1)...)
+	oldReuse.Config.Memory, newReuse.Config.Memory = "reuse", "reuse"
+	res = Compare([]report.Report{oldReuse}, []report.Report{newReuse}, DefaultOptions())
+	assert.Empty(t, res.Rows)
+	require.Len(t, res.OnlyOld, 1)
+	assert.Contains(t, res.OnlyOld[0].Key, "memory=reuse,touch=page,kept=1)")
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "memory=reuse,touch=page,kept=100)")
 }
 
 // Results of a cluster (collect) name their node: by default each node's

@@ -387,8 +387,12 @@ func workloadKey(r *report.Report) (string, any) {
 	if c.Memory != "" {
 		// A memtouch result written before --touch existed stored one
 		// byte per page: without the key it reads as page, so it matches
-		// today's --touch page and not the default, all.
+		// today's --touch page and not the default, all. Its reuse
+		// repainted one buffer: kept=1, not today's one per operation.
 		ps = append(ps, "memory="+c.Memory, "touch="+c.MemtouchTouch())
+		if kept := c.MemtouchKept(); kept > 0 {
+			ps = append(ps, "kept="+strconv.Itoa(kept))
+		}
 	}
 	if c.SleepMs > 0 {
 		ps = append(ps, fmt.Sprintf("sleep=%v", time.Duration(c.SleepMs*float64(time.Millisecond))),
@@ -470,7 +474,19 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 		return c, checkOpenLoop(c, values)
 	}
 	keepOwn(&c)
-	return c, nil
+	return c, checkKept(c)
+}
+
+// checkKept refuses a memtouch reuse that would keep more than
+// workload.MaxKept per worker, a --buffer per operation of the batch: a
+// sweep skips it, as it skips other combinations that cannot be.
+func checkKept(c Config) error {
+	kept := int64(c.Batch) * int64(c.Buffer)
+	if c.Workload != "memtouch" || c.Memory != workload.MemoryReuse || kept <= workload.MaxKept {
+		return nil
+	}
+	return combinationf("batch", "invalid --batch %d with --memory reuse and --buffer %d: reuse keeps a buffer per operation of the batch, %d MiB per worker, above 1GiB; lower --batch or --buffer",
+		c.Batch, c.Buffer, kept>>20)
 }
 
 // keepOwn clears the parameters of the workloads that do not run, and the

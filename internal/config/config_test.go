@@ -117,6 +117,18 @@ func TestResolveWorkloadsAndWaits(t *testing.T) {
 	checkUsageError(t, err, "touch")
 	assert.ErrorContains(t, err, "all, page")
 
+	// Reuse keeps a buffer per operation of the batch, 1 GiB at most.
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "batch": "1024"})
+	require.NoError(t, err)
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "batch": "1025"})
+	checkUsageError(t, err, "batch")
+	assert.True(t, IsCombination(err), "a sweep over batch or buffer skips it")
+	assert.ErrorContains(t, err, "1025 MiB per worker")
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "fresh", "batch": "100000"})
+	assert.NoError(t, err, "fresh keeps none")
+	_, err = Resolve(map[string]string{"workload": "spin", "memory": "reuse", "batch": "100000"})
+	assert.NoError(t, err, "another workload keeps none")
+
 	c, err = Resolve(map[string]string{"workers": "4", "sleep": "10ms", "sleep-every": "100"})
 	require.NoError(t, err)
 	assert.Equal(t, [3]any{10 * time.Millisecond, 100, 4}, [3]any{c.Sleep, c.SleepEvery, c.SlowWorkers})
@@ -154,16 +166,26 @@ func TestResolvePlacement(t *testing.T) {
 
 // The workload key carries memtouch's parameters, touch among them; a
 // result written before touch existed stored one byte per page, so it
-// reads as page: it matches today's --touch page, not the default.
+// reads as page: it matches today's --touch page, not the default; its
+// reuse kept one buffer, not one per operation of the batch.
 func TestWorkloadKeyMemtouchTouch(t *testing.T) {
 	key := func(c report.Config) string { k, _ := workloadKey(&report.Report{Config: c}); return k }
-	mt := report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh"}
+	mt := report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100}
 	old := key(mt)
 	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=page)", old)
 	mt.Touch = "page"
 	assert.Equal(t, old, key(mt))
 	mt.Touch = "all"
 	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=all)", key(mt))
+
+	// Reuse says how many buffers it repainted: one per operation of the
+	// batch, one in all before touch existed.
+	mt.Memory = "reuse"
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=all,kept=100)", key(mt))
+	mt.Touch = "page"
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=100)", key(mt))
+	mt.Touch = ""
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=1)", key(mt))
 	assert.Equal(t, "spin(units=1000)", key(report.Config{Workload: "spin", Units: 1000}))
 	assert.Equal(t, "bcrypt", key(report.Config{Workload: "bcrypt", Cost: 4}))
 

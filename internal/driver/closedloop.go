@@ -130,10 +130,11 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 }
 
 // Args are cfg's workload parameters by name, for workload.New; one left
-// at zero takes the workload's default.
+// at zero takes the workload's default. The batch is among them: memtouch
+// reuse keeps a buffer per operation of it.
 func (cfg Config) Args() workload.Args {
 	a := workload.Args{}
-	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer} {
+	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer, "batch": cfg.Batch} {
 		if v != 0 {
 			a[name] = v
 		}

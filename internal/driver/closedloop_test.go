@@ -204,11 +204,12 @@ func TestWorkerFaults(t *testing.T) {
 }
 
 // The configuration's words reach the workload as its Params' indices;
-// the defaults (0, "") are left for the workload to fill.
+// the defaults (0, "") are left for the workload to fill; the batch goes
+// too (memtouch reuse keeps a buffer per operation of it).
 func TestConfigArgs(t *testing.T) {
 	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch"}.Args())
-	assert.Equal(t, workload.Args{"buffer": 8192, "memory": 1, "touch": 1},
-		Config{Workload: "memtouch", Buffer: 8192, Memory: "reuse", Touch: "page"}.Args())
+	assert.Equal(t, workload.Args{"buffer": 8192, "memory": 1, "touch": 1, "batch": 100},
+		Config{Workload: "memtouch", Buffer: 8192, Memory: "reuse", Touch: "page", Batch: 100}.Args())
 	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch", Memory: "fresh", Touch: "all"}.Args())
 }
 

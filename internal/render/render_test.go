@@ -106,9 +106,10 @@ func TestWriteFormats(t *testing.T) {
 func TestWorkloadNames(t *testing.T) {
 	assert.Equal(t, "bcrypt cost 4", workloadText(report.Config{Workload: "bcrypt", Cost: 4}))
 	assert.Equal(t, "spin 10 units", workloadText(report.Config{Workload: "spin", Units: 10}))
-	assert.Equal(t, "memtouch reuse 4096 bytes, touch all", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Touch: "all"}))
-	assert.Equal(t, "memtouch reuse 4096 bytes, touch page", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096}),
-		"a result from before touch existed stored one byte per page")
+	assert.Equal(t, "memtouch fresh 4096 bytes, touch all", workloadText(report.Config{Workload: "memtouch", Memory: "fresh", BufferBytes: 4096, Touch: "all", Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch all, 100 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Touch: "all", Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch page, 1 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Batch: 100}),
+		"a result from before touch existed stored one byte per page of one buffer")
 
 	r := &report.Report{Config: report.Config{Workload: "spin", Cost: 4, Units: 10, Workers: 2, GOMAXPROCS: 2, Batch: 5,
 		SleepMs: 10, SleepEvery: 100, SlowWorkers: 1}}

@@ -93,6 +93,20 @@ func (c Config) MemtouchTouch() string {
 	return c.Touch
 }
 
+// MemtouchKept is how many buffers a memtouch reuse result's workers each
+// kept and painted in turn: one per operation of the batch, or one in all
+// for a result written before touch existed; 0 for fresh and another
+// workload.
+func (c Config) MemtouchKept() int {
+	switch {
+	case c.Workload != "memtouch" || c.Memory != "reuse":
+		return 0
+	case c.Touch == "":
+		return 1
+	}
+	return c.Batch
+}
+
 type Cgroup struct {
 	Mode          string  `json:"mode"` // "created" or "current"
 	Version       int     `json:"version"`

@@ -5,6 +5,7 @@ package workload
 import (
 	"os"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,25 +16,30 @@ import (
 func TestMemtouchDeclaresBufferMemoryAndTouch(t *testing.T) {
 	s, err := Lookup("memtouch")
 	require.NoError(t, err)
-	require.Len(t, s.Params, 3)
+	require.Len(t, s.Params, 4)
 	assert.Equal(t, Param{Name: "buffer", Default: 1 << 20, Min: 4096, Max: 1 << 30, Help: s.Params[0].Help}, s.Params[0])
 	assert.Equal(t, "memory", s.Params[1].Name)
 	assert.Equal(t, []string{"fresh", "reuse"}, s.Params[1].Words)
 	assert.Equal(t, "touch", s.Params[2].Name)
 	assert.Equal(t, []string{"all", "page"}, s.Params[2].Words)
 	assert.Equal(t, 0, s.Params[2].Default, "all: the whole buffer painted, as a memset")
+	assert.Equal(t, "batch", s.Params[3].Name, "reuse keeps a buffer per operation of the batch")
 	_, err = New("memtouch", Args{"memory": 2})
 	assert.ErrorIs(t, err, ErrBadConfig)
 	_, err = New("memtouch", Args{"touch": 2})
 	assert.ErrorIs(t, err, ErrBadConfig)
+	_, err = New("memtouch", Args{"memory": 1, "batch": 1025})
+	assert.ErrorIs(t, err, ErrBadConfig, "reuse: 1025 buffers of 1 MiB kept are above 1 GiB")
+	_, err = New("memtouch", Args{"memory": 0, "batch": 1025})
+	assert.NoError(t, err, "fresh keeps none")
 }
 
-// newReuse is a reuse instance whose kept buffer was filled with fill
+// newReuse is a reuse instance of batch kept buffers, filled with fill
 // first, so that what an operation writes shows: all writes zeros over
 // every byte, page a non-zero byte at the start of each page.
-func newReuse(t *testing.T, size, touch int, fill byte) *memtouchWork {
+func newReuse(t *testing.T, size, batch, touch int, fill byte) *memtouchWork {
 	t.Helper()
-	w, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch})
+	w, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
 	require.NoError(t, err)
 	mw := w.(*memtouchWork)
 	for i := range mw.buf {
@@ -46,7 +52,7 @@ func newReuse(t *testing.T, size, touch int, fill byte) *memtouchWork {
 func TestMemtouchAllWritesEveryByte(t *testing.T) {
 	page := os.Getpagesize()
 	size := 3*page + 100
-	w := newReuse(t, size, 0, 0xa5)
+	w := newReuse(t, size, 1, 0, 0xa5)
 	require.NoError(t, w.Do())
 	require.Len(t, w.buf, size)
 	for i, v := range w.buf {
@@ -61,7 +67,7 @@ func TestMemtouchAllWritesEveryByte(t *testing.T) {
 func TestMemtouchPageWritesOneBytePerPage(t *testing.T) {
 	page := os.Getpagesize()
 	size := 3*page + 100
-	w := newReuse(t, size, 1, 0)
+	w := newReuse(t, size, 1, 1, 0)
 	require.NoError(t, w.Do())
 	var written []int
 	for i, v := range w.buf {
@@ -80,9 +86,46 @@ func minorFaults(t *testing.T) int64 {
 	return ru.Minflt
 }
 
+// Reuse paints its kept buffers in turn, one per operation, the first
+// again after the last: each iteration of a batch of 3 repaints the three
+// buffers the one before painted, and nothing else.
+func TestMemtouchReusePaintsTheBatchInTurn(t *testing.T) {
+	const batch = 3
+	size := 2 * os.Getpagesize()
+	w := newReuse(t, size, batch, 0, 0xa5)
+	require.Len(t, w.buf, batch*size)
+	painted := func() (bufs []int) {
+		for k := range batch {
+			if slices.ContainsFunc(w.buf[k*size:(k+1)*size], func(v byte) bool { return v != 0 }) {
+				continue
+			}
+			bufs = append(bufs, k)
+		}
+		return bufs
+	}
+	for k := range batch {
+		require.NoError(t, w.Do())
+		assert.Equal(t, seq(k+1), painted(), "after operation %d", k)
+	}
+	for i := range w.buf {
+		w.buf[i] = 0xa5
+	}
+	require.NoError(t, w.Do())
+	assert.Equal(t, []int{0}, painted(), "the next iteration starts again at the first")
+}
+
+// seq is 0, 1, …, n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
 // A fresh operation faults once per page of its buffer (a first touch
-// each), whether it writes every byte or one per page; reuse faults so on
-// its first operation only. The counts are the thread's minor faults, as
+// each), whether it writes every byte or one per page; reuse faults so in
+// its first iteration only, a buffer per operation. The counts are the thread's minor faults, as
 // the closed loop reads them around each batch.
 func TestMemtouchFaultsPerOperation(t *testing.T) {
 	runtime.LockOSThread()
@@ -102,17 +145,20 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 			assert.InDelta(t, pages, faults(fresh), float64(pages)/20, "%s, fresh: one fault per page", name)
 		}
 
-		reuse, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch})
+		const batch = 2
+		reuse, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
 		require.NoError(t, err)
-		assert.InDelta(t, pages, faults(reuse), float64(pages)/20, "%s, reuse: the first operation touches every page first", name)
-		for range 3 {
-			assert.LessOrEqual(t, faults(reuse), pages/100, "%s, reuse: no faults after the first", name)
+		for k := range batch {
+			assert.InDelta(t, pages, faults(reuse), float64(pages)/20, "%s, reuse: operation %d of the first iteration touches its buffer first", name, k)
+		}
+		for range 3 * batch {
+			assert.LessOrEqual(t, faults(reuse), pages/100, "%s, reuse: no faults after the first iteration", name)
 		}
 	}
 }
 
 func benchMemtouch(b *testing.B, memory, touch int) {
-	w, err := New("memtouch", Args{"buffer": DefaultBuffer, "memory": memory, "touch": touch})
+	w, err := New("memtouch", Args{"buffer": DefaultBuffer, "memory": memory, "touch": touch, "batch": 100})
 	require.NoError(b, err)
 	b.SetBytes(DefaultBuffer) // MB/s: buffer bytes covered, every byte (all) or one store per page
 	for b.Loop() {
@@ -122,8 +168,9 @@ func benchMemtouch(b *testing.B, memory, touch int) {
 	}
 }
 
-// First touch against reuse in MB/s, 1 MiB per operation: the whole buffer
-// painted (all, the default), and one store per page (page).
+// First touch against reuse in MB/s, 1 MiB per operation, reuse over 100
+// kept buffers (the experiment's 100 MB): the whole buffer painted (all,
+// the default), and one store per page (page).
 func BenchmarkMemtouchFresh(b *testing.B)     { benchMemtouch(b, 0, 0) }
 func BenchmarkMemtouchReuse(b *testing.B)     { benchMemtouch(b, 1, 0) }
 func BenchmarkMemtouchFreshPage(b *testing.B) { benchMemtouch(b, 0, 1) }
