@@ -11,7 +11,8 @@
 #                VM; fails on any leftover (make test runs 3 of each)
 #   make bench   harness fidelity, CFS model ratios (root for the model grid),
 #                spin's cost per operation and what placement sampling adds
-#                to it, memtouch first touch vs reuse in MB/s,
+#                to it, memtouch first touch vs reuse in MB/s (whole
+#                buffers painted, and one store per page),
 #                the sampler's overhead at 100 ms and 10 ms, the open loop's
 #                recording overhead and latency floor, the burst simulator's
 #                cgroup-periods per second on one core and on all, the

@@ -22,7 +22,11 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // unmatched.jsonl a --cpus 0.25 run not relabelled, few-*.json 3 iterations
 // each (0.5 against 0.25 relabelled); negative-durations.json,
 // empty-durations.json, no-durations.json and null-duration.json are base's
-// first run with its durations_ms edited so ([-5,-1,0], [], gone, a null).
+// first run with its durations_ms edited so ([-5,-1,0], [], gone, a null);
+// memtouch-old.jsonl memtouch fresh and reuse written before --touch
+// existed (one store per page, reuse repainting one buffer), batch 20,
+// memtouch-new.jsonl the four of --memory fresh|reuse × --touch page|all
+// since.
 func fixture(name string) string { return filepath.Join("testdata", "compare", name) }
 
 func checkGolden(t *testing.T, name, got string) {
@@ -107,6 +111,7 @@ func TestCompareGolden(t *testing.T) {
 		{"few.txt", []string{fixture("few-old.json"), fixture("few-new.json")}},
 		{"few.md", []string{"--format", "markdown", fixture("few-old.json"), fixture("few-new.json")}},
 		{"unmatched.md", []string{"--format", "markdown", fixture("base.jsonl"), fixture("unmatched.jsonl")}},
+		{"memtouch.md", []string{"--format", "markdown", fixture("memtouch-old.jsonl"), fixture("memtouch-new.jsonl")}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			_, stdout, _ := runCLI(append([]string{"compare"}, c.args...)...)

@@ -62,6 +62,7 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--format", "yaml"}, []string{`--format "yaml"`, "json, text"}},
 		{[]string{"run", "--workload", "sha"}, []string{`--workload "sha"`, "bcrypt"}},
 		{[]string{"run", "--workload", "memtouch", "--memory", "old"}, []string{`--memory "old"`, "fresh, reuse"}},
+		{[]string{"run", "--workload", "memtouch", "--touch", "half"}, []string{`--touch "half"`, "all, page"}},
 		{[]string{"run", "--workload", "memtouch", "--buffer", "100"}, []string{"--buffer 100", "between 4096 and 1073741824"}},
 		{[]string{"run", "--buffer", "2G"}, []string{`--buffer "2G"`, "whole number between 4096"}},
 		{[]string{"run", "--buffer", "2147483648"}, []string{"--buffer 2147483648", "between 4096 and 1073741824"}},
@@ -72,6 +73,7 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--workers", "2", "--slow-workers", "3", "--sleep", "10ms"}, []string{"--slow-workers 3", "more than the 2 workers"}},
 		{[]string{"run", "--slow-workers", "some"}, []string{`--slow-workers "some"`, "or all"}},
 		{[]string{"sweep", "--memory", "fresh,old"}, []string{"--memory", "old"}},
+		{[]string{"sweep", "--touch", "all,some"}, []string{"--touch", "some"}},
 		{[]string{"sweep", "--sleep-every", "0,5"}, []string{"--sleep-every 0"}},
 		// run: placement
 		{[]string{"run", "--cpuset", "0-"}, []string{`--cpuset "0-"`, "kernel's list format, such as 0-3,8"}},

@@ -201,6 +201,36 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	assert.Nil(t, res.Rows[0].Fields[5].Value)
 }
 
+// A memtouch result written before --touch existed (no touch in its
+// config) stored one byte per page: a fresh one pairs with today's --touch
+// page, and the default, all, a different experiment, stays apart; a reuse
+// one repainted one buffer, not one per operation, and pairs with nothing.
+func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
+	mt := func(touch string, durations ...float64) report.Report {
+		r := rep(-1, durations...)
+		r.Config = report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Touch: touch, Batch: 100, Iterations: len(durations), Workers: 1, GOMAXPROCS: 1}
+		return r
+	}
+	old := []report.Report{mt("", series(6, 20)...)}
+	res := Compare(old, []report.Report{mt("all", series(6, 110)...), mt("page", series(6, 20)...)}, DefaultOptions())
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, "workload=memtouch(buffer=1048576,memory=fresh,touch=page) cost=0 batch=100 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[0].Key)
+	assert.Equal(t, NoChange, res.Rows[0].Verdict)
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "touch=all")
+	assert.Empty(t, res.OnlyOld)
+
+	// Reuse repainted one buffer then, a buffer per operation now: apart.
+	oldReuse, newReuse := mt("", series(6, 1)...), mt("page", series(6, 1)...)
+	oldReuse.Config.Memory, newReuse.Config.Memory = "reuse", "reuse"
+	res = Compare([]report.Report{oldReuse}, []report.Report{newReuse}, DefaultOptions())
+	assert.Empty(t, res.Rows)
+	require.Len(t, res.OnlyOld, 1)
+	assert.Contains(t, res.OnlyOld[0].Key, "memory=reuse,touch=page,kept=1)")
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "memory=reuse,touch=page,kept=100)")
+}
+
 // Results of a cluster (collect) name their node: by default each node's
 // results are compared with the same node's; -node compares one node with
 // another; results pooled across nodes say so.

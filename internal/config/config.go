@@ -46,11 +46,12 @@ const DefaultPeriod = 100 * time.Millisecond
 type Config struct {
 	Workload string
 	// The workloads' own parameters (each workload takes its own): bcrypt's
-	// cost, spin's units, memtouch's buffer (bytes) and memory mode.
+	// cost, spin's units, memtouch's buffer (bytes), memory and touch modes.
 	Cost   int
 	Units  int
 	Buffer int
 	Memory string
+	Touch  string
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after
 	// every SleepEvery operations; Sleep 0 = none.
 	Sleep       time.Duration
@@ -110,7 +111,7 @@ func (c Config) GOMAXPROCSValue() int {
 // ClosedLoop is the closed-loop driver's configuration (run, sweep), as
 // OpenLoop is latency's.
 func (c Config) ClosedLoop() driver.Config {
-	return driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory,
+	return driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory, Touch: c.Touch,
 		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
 		Pin: c.Pin, OnePerCore: c.OnePerCore}
@@ -189,13 +190,8 @@ var batchParams = []Param{
 		KeyJSON: "cost", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
 	workloadParamEntry("spin", "units", func(c *Config) *int { return &c.Units }),
 	workloadParamEntry("memtouch", "buffer", func(c *Config) *int { return &c.Buffer }),
-	{Name: "memory", Kind: Words, Default: memtouchMemory.Words[memtouchMemory.Default], Words: memtouchMemory.Words,
-		Axis: true, AxisRank: 1, Help: memtouchMemory.Help,
-		parse: func(c *Config, v string) (err error) {
-			c.Memory, err = choice("memory", v, memtouchMemory.Words)
-			return
-		},
-	},
+	workloadWordsEntry("memtouch", "memory", func(c *Config) *string { return &c.Memory }),
+	workloadWordsEntry("memtouch", "touch", func(c *Config) *string { return &c.Touch }),
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes, spin units…) per worker per iteration",
 		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
 		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
@@ -338,9 +334,6 @@ func usText(us int64) string {
 // range and help are not repeated here.
 var bcryptCost = lookupWorkloadParam("bcrypt", "cost")
 
-// memtouchMemory is memtouch's memory mode, declared with the workload.
-var memtouchMemory = lookupWorkloadParam("memtouch", "memory")
-
 func lookupWorkloadParam(wl, name string) workloadParam {
 	spec, err := workload.Lookup(wl)
 	if err != nil {
@@ -366,6 +359,18 @@ func workloadParamEntry(wl, name string, field func(*Config) *int) Param {
 		}}
 }
 
+// workloadWordsEntry is workloadParamEntry for a parameter that takes
+// words (memtouch's --memory fresh|reuse): its default is the word the
+// workload defaults to.
+func workloadWordsEntry(wl, name string, field func(*Config) *string) Param {
+	wp := lookupWorkloadParam(wl, name)
+	return Param{Name: name, Kind: Words, Default: wp.Words[wp.Default], Words: wp.Words, Axis: true, AxisRank: 1, Help: wp.Help,
+		parse: func(c *Config, v string) (err error) {
+			*field(c), err = choice(name, v, wp.Words)
+			return
+		}}
+}
+
 // workloadKey is the workload's match key: its name, then the parameters
 // of the workload that ran and the waits where there are any, so that
 // spin(units=1000) and spin(units=2000) are two configurations while a
@@ -380,7 +385,14 @@ func workloadKey(r *report.Report) (string, any) {
 		ps = append(ps, "buffer="+strconv.Itoa(c.BufferBytes))
 	}
 	if c.Memory != "" {
-		ps = append(ps, "memory="+c.Memory)
+		// A memtouch result written before --touch existed stored one
+		// byte per page: without the key it reads as page, so it matches
+		// today's --touch page and not the default, all. Its reuse
+		// repainted one buffer: kept=1, not today's one per operation.
+		ps = append(ps, "memory="+c.Memory, "touch="+c.MemtouchTouch())
+		if kept := c.MemtouchKept(); kept > 0 {
+			ps = append(ps, "kept="+strconv.Itoa(kept))
+		}
 	}
 	if c.SleepMs > 0 {
 		ps = append(ps, fmt.Sprintf("sleep=%v", time.Duration(c.SleepMs*float64(time.Millisecond))),
@@ -462,7 +474,19 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 		return c, checkOpenLoop(c, values)
 	}
 	keepOwn(&c)
-	return c, nil
+	return c, checkKept(c)
+}
+
+// checkKept refuses a memtouch reuse that would keep more than
+// workload.MaxKept per worker, a --buffer per operation of the batch: a
+// sweep skips it, as it skips other combinations that cannot be.
+func checkKept(c Config) error {
+	kept := int64(c.Batch) * int64(c.Buffer)
+	if c.Workload != "memtouch" || c.Memory != workload.MemoryReuse || kept <= workload.MaxKept {
+		return nil
+	}
+	return combinationf("batch", "invalid --batch %d with --memory reuse and --buffer %d: reuse keeps a buffer per operation of the batch, %d MiB per worker, above 1GiB; lower --batch or --buffer",
+		c.Batch, c.Buffer, kept>>20)
 }
 
 // keepOwn clears the parameters of the workloads that do not run, and the
@@ -473,7 +497,7 @@ func keepOwn(c *Config) {
 		c.Units = 0
 	}
 	if c.Workload != "memtouch" {
-		c.Buffer, c.Memory = 0, ""
+		c.Buffer, c.Memory, c.Touch = 0, "", ""
 	}
 	if c.Sleep == 0 {
 		c.SleepEvery, c.SlowWorkers = 0, 0

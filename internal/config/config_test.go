@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func TestResolveDefaults(t *testing.T) {
@@ -102,11 +103,31 @@ func TestParams(t *testing.T) {
 func TestResolveWorkloadsAndWaits(t *testing.T) {
 	c, err := Resolve(map[string]string{"workload": "spin", "units": "50", "buffer": "8192"})
 	require.NoError(t, err)
-	assert.Equal(t, [3]any{50, 0, ""}, [3]any{c.Units, c.Buffer, c.Memory})
+	assert.Equal(t, [4]any{50, 0, "", ""}, [4]any{c.Units, c.Buffer, c.Memory, c.Touch})
 
 	c, err = Resolve(map[string]string{"workload": "memtouch"})
 	require.NoError(t, err)
-	assert.Equal(t, [3]any{0, 1 << 20, "fresh"}, [3]any{c.Units, c.Buffer, c.Memory})
+	assert.Equal(t, [4]any{0, 1 << 20, "fresh", "all"}, [4]any{c.Units, c.Buffer, c.Memory, c.Touch})
+	assert.Equal(t, "all", c.ClosedLoop().Touch)
+
+	c, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "touch": "page"})
+	require.NoError(t, err)
+	assert.Equal(t, [2]string{"reuse", "page"}, [2]string{c.Memory, c.Touch})
+	_, err = Resolve(map[string]string{"workload": "memtouch", "touch": "half"})
+	checkUsageError(t, err, "touch")
+	assert.ErrorContains(t, err, "all, page")
+
+	// Reuse keeps a buffer per operation of the batch, 1 GiB at most.
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "batch": "1024"})
+	require.NoError(t, err)
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "batch": "1025"})
+	checkUsageError(t, err, "batch")
+	assert.True(t, IsCombination(err), "a sweep over batch or buffer skips it")
+	assert.ErrorContains(t, err, "1025 MiB per worker")
+	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "fresh", "batch": "100000"})
+	assert.NoError(t, err, "fresh keeps none")
+	_, err = Resolve(map[string]string{"workload": "spin", "memory": "reuse", "batch": "100000"})
+	assert.NoError(t, err, "another workload keeps none")
 
 	c, err = Resolve(map[string]string{"workers": "4", "sleep": "10ms", "sleep-every": "100"})
 	require.NoError(t, err)
@@ -141,4 +162,36 @@ func TestResolvePlacement(t *testing.T) {
 	assert.Equal(t, []int{1}, c.Cpuset)
 	_, err = ResolveFor(Latency, map[string]string{"pin": "true"})
 	assert.ErrorContains(t, err, "unknown parameter --pin", "the open loop's workers are not pinned")
+}
+
+// The workload key carries memtouch's parameters, touch among them; a
+// result written before touch existed stored one byte per page, so it
+// reads as page: it matches today's --touch page, not the default; its
+// reuse kept one buffer, not one per operation of the batch.
+func TestWorkloadKeyMemtouchTouch(t *testing.T) {
+	key := func(c report.Config) string { k, _ := workloadKey(&report.Report{Config: c}); return k }
+	mt := report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100}
+	old := key(mt)
+	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=page)", old)
+	mt.Touch = "page"
+	assert.Equal(t, old, key(mt))
+	mt.Touch = "all"
+	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=all)", key(mt))
+
+	// Reuse says how many buffers it repainted: one per operation of the
+	// batch, one in all before touch existed.
+	mt.Memory = "reuse"
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=all,kept=100)", key(mt))
+	mt.Touch = "page"
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=100)", key(mt))
+	mt.Touch = ""
+	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=1)", key(mt))
+	assert.Equal(t, "spin(units=1000)", key(report.Config{Workload: "spin", Units: 1000}))
+	assert.Equal(t, "bcrypt", key(report.Config{Workload: "bcrypt", Cost: 4}))
+
+	p, ok := Lookup("touch")
+	require.True(t, ok)
+	assert.Equal(t, [3]any{Words, "all", []string{"all", "page"}}, [3]any{p.Kind, p.Default, p.Words})
+	assert.True(t, p.Axis, "a sweep may list both")
+	assert.Nil(t, p.Key, "the workload's key carries it")
 }

@@ -233,11 +233,11 @@ func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 // Every field of the closed loop is carried over too: a new field of
 // driver.Config must be set in ClosedLoop.
 func TestConfigClosedLoopCopiesEveryField(t *testing.T) {
-	c := Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Sleep: time.Millisecond, SleepEvery: 3,
+	c := Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Touch: "page", Sleep: time.Millisecond, SleepEvery: 3,
 		SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: "workers", MinTime: time.Second,
 		Pin: true, OnePerCore: true, Rate: 99}
 	b := c.ClosedLoop()
-	assert.Equal(t, driver.Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Sleep: time.Millisecond,
+	assert.Equal(t, driver.Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Touch: "page", Sleep: time.Millisecond,
 		SleepEvery: 3, SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: 4, MinTime: time.Second,
 		Pin: true, OnePerCore: true}, b)
 	v := reflect.ValueOf(b)

@@ -17,11 +17,12 @@ type Config struct {
 	Workload string `json:"workload"`
 	// The workloads' own parameters, under the keys their Params declare
 	// (0 or "": the workload's default): bcrypt's cost, spin's units,
-	// memtouch's buffer and memory.
+	// memtouch's buffer, memory and touch.
 	Cost   int    `json:"cost"`
 	Units  int    `json:"units,omitempty"`
 	Buffer int    `json:"buffer_bytes,omitempty"`
 	Memory string `json:"memory,omitempty"`
+	Touch  string `json:"touch,omitempty"`
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
 	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
 	Sleep       time.Duration `json:"sleep_ns,omitempty"`
@@ -129,16 +130,20 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 }
 
 // Args are cfg's workload parameters by name, for workload.New; one left
-// at zero takes the workload's default.
+// at zero takes the workload's default. The batch is among them: memtouch
+// reuse keeps a buffer per operation of it.
 func (cfg Config) Args() workload.Args {
 	a := workload.Args{}
-	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer} {
+	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer, "batch": cfg.Batch} {
 		if v != 0 {
 			a[name] = v
 		}
 	}
 	if cfg.Memory == workload.MemoryReuse {
 		a["memory"] = 1
+	}
+	if cfg.Touch == workload.TouchPage {
+		a["touch"] = 1
 	}
 	return a
 }

@@ -181,18 +181,36 @@ func TestSlowWorkersSleep(t *testing.T) {
 }
 
 // Each worker's page faults are its own thread's: a fresh memtouch
-// operation of 1 MiB faults about 256 times with 4 KiB pages.
+// operation of 1 MiB faults about 256 times with 4 KiB pages, painting
+// every byte (the default) or one per page; reusing its buffer, no more
+// after the warm-up.
 func TestWorkerFaults(t *testing.T) {
-	res, err := Run(context.Background(), Config{Workload: "memtouch", Buffer: 1 << 20, Batch: 4, Iterations: 2, Workers: 2, GOMAXPROCS: 2}, nil)
-	require.NoError(t, err)
 	pages := float64(4 * (1 << 20) / os.Getpagesize())
-	for _, it := range res.Iterations {
-		for _, w := range it.Workers {
-			if runtime.GOOS == "linux" {
-				assert.InDelta(t, pages, float64(w.FaultsMinor), pages/10)
+	for _, c := range []struct {
+		memory, touch string
+		want          float64
+	}{{"", "", pages}, {"", "page", pages}, {"reuse", "", 0}, {"reuse", "page", 0}} {
+		res, err := Run(context.Background(), Config{Workload: "memtouch", Buffer: 1 << 20, Memory: c.memory, Touch: c.touch,
+			Batch: 4, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+		require.NoError(t, err)
+		for _, it := range res.Iterations {
+			for _, w := range it.Workers {
+				if runtime.GOOS == "linux" {
+					assert.InDelta(t, c.want, float64(w.FaultsMinor), pages/10, "memory %q touch %q", c.memory, c.touch)
+				}
 			}
 		}
 	}
+}
+
+// The configuration's words reach the workload as its Params' indices;
+// the defaults (0, "") are left for the workload to fill; the batch goes
+// too (memtouch reuse keeps a buffer per operation of it).
+func TestConfigArgs(t *testing.T) {
+	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch"}.Args())
+	assert.Equal(t, workload.Args{"buffer": 8192, "memory": 1, "touch": 1, "batch": 100},
+		Config{Workload: "memtouch", Buffer: 8192, Memory: "reuse", Touch: "page", Batch: 100}.Args())
+	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch", Memory: "fresh", Touch: "all"}.Args())
 }
 
 // tickWork stands in for the workload where a test counts CPU time: each

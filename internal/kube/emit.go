@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // OnlyWithEmit are the flags that mean something only with --emit.
@@ -179,10 +180,16 @@ func podFits(st sweep.Step, o Options) error {
 	if b.Workload != "memtouch" {
 		return nil
 	}
-	need := int64(b.Workers)*int64(b.Buffer) + processMemory
+	// Fresh holds a buffer at a time; reuse keeps one per operation of
+	// the batch.
+	kept, what := int64(1), "a buffer per worker"
+	if b.Memory == workload.MemoryReuse {
+		kept, what = int64(b.Batch), fmt.Sprintf("--memory reuse keeps --batch %d buffers per worker", b.Batch)
+	}
+	need := int64(b.Workers)*kept*int64(b.Buffer) + processMemory
 	if resource.NewQuantity(need, resource.BinarySI).Cmp(o.Memory) > 0 {
-		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (a buffer per worker and 64 MiB for the process); give --pod-memory %dMi or more",
-			o.Memory.String(), b.Workers, b.Buffer, need>>20, (need+(1<<20)-1)>>20)
+		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (%s, and 64 MiB for the process); give --pod-memory %dMi or more",
+			o.Memory.String(), b.Workers, b.Buffer, need>>20, what, (need+(1<<20)-1)>>20)
 	}
 	return nil
 }

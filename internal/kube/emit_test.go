@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -45,13 +44,14 @@ func usage(t *testing.T, err error, flag, want string) {
 }
 
 // plan plans a sweep as sweep does, the runner's options holding what
-// the emitter reads of them (the workload and its buffers).
+// the emitter reads of them (the closed loop's: the workload, its buffers
+// and batch).
 func plan(t *testing.T, given map[string]string) []sweep.Step {
 	t.Helper()
 	spec := sweep.SpecFor(config.Batch, given)
 	spec.MaxConfigs = 1000
 	spec.Options = func(c config.Config) (runner.Options, error) {
-		return runner.Options{Bench: driver.Config{Workload: c.Workload, Workers: c.Workers, Buffer: c.Buffer}}, nil
+		return runner.Options{Bench: c.ClosedLoop()}, nil
 	}
 	steps, err := sweep.Plan(spec)
 	require.NoError(t, err)
@@ -134,6 +134,13 @@ func TestPodFits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.runs(o)
 	assert.NoError(t, err)
+
+	// Reuse keeps a buffer per operation of the batch: 4 workers × 50 MiB.
+	r = request(t, map[string]string{"cpus": "0.5", "workload": "memtouch", "memory": "reuse", "workers": "4"})
+	o, err = r.Flags.options(r.Changed, nil, 0, testNow)
+	require.NoError(t, err)
+	_, err = r.runs(o)
+	usage(t, err, "pod-memory", "needs about 264 MiB (--memory reuse keeps --batch 50 buffers per worker, and 64 MiB for the process); give --pod-memory 264Mi or more")
 }
 
 // A Job's deadline: 30m by default, --timeout plus 10m when that is

@@ -63,7 +63,7 @@ func GobenchName(r *report.Report) string {
 		name += fmt.Sprintf("/units=%d", c.Units)
 	}
 	if c.Memory != "" {
-		name += fmt.Sprintf("/memory=%s/buffer=%d", c.Memory, c.BufferBytes)
+		name += fmt.Sprintf("/memory=%s/buffer=%d/touch=%s", c.Memory, c.BufferBytes, c.MemtouchTouch())
 	}
 	if c.SleepMs > 0 {
 		name += fmt.Sprintf("/sleep=%v/sleep-every=%d/slow-workers=%d", time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery, c.SlowWorkers)

@@ -42,7 +42,11 @@ func workloadText(c report.Config) string {
 	case "spin":
 		return fmt.Sprintf("spin %d units", c.Units)
 	case "memtouch":
-		return fmt.Sprintf("memtouch %s %d bytes", c.Memory, c.BufferBytes)
+		s := fmt.Sprintf("memtouch %s %d bytes, touch %s", c.Memory, c.BufferBytes, c.MemtouchTouch())
+		if kept := c.MemtouchKept(); kept > 0 {
+			s += fmt.Sprintf(", %d kept", kept)
+		}
+		return s
 	}
 	return c.Workload
 }

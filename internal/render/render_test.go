@@ -106,12 +106,20 @@ func TestWriteFormats(t *testing.T) {
 func TestWorkloadNames(t *testing.T) {
 	assert.Equal(t, "bcrypt cost 4", workloadText(report.Config{Workload: "bcrypt", Cost: 4}))
 	assert.Equal(t, "spin 10 units", workloadText(report.Config{Workload: "spin", Units: 10}))
-	assert.Equal(t, "memtouch reuse 4096 bytes", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096}))
+	assert.Equal(t, "memtouch fresh 4096 bytes, touch all", workloadText(report.Config{Workload: "memtouch", Memory: "fresh", BufferBytes: 4096, Touch: "all", Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch all, 100 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Touch: "all", Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch page, 1 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Batch: 100}),
+		"a result from before touch existed stored one byte per page of one buffer")
 
 	r := &report.Report{Config: report.Config{Workload: "spin", Cost: 4, Units: 10, Workers: 2, GOMAXPROCS: 2, Batch: 5,
 		SleepMs: 10, SleepEvery: 100, SlowWorkers: 1}}
 	assert.Equal(t, "BenchmarkThrottle/cpus=max/period=none/burst=0s/workers=2/gomaxprocs=2/cost=4/batch=5/workload=spin/units=10/sleep=10ms/sleep-every=100/slow-workers=1",
 		GobenchName(r))
+	r.Config = report.Config{Workload: "memtouch", Workers: 1, GOMAXPROCS: 1, Batch: 100, BufferBytes: 1 << 20, Memory: "fresh", Touch: "all"}
+	assert.Equal(t, "BenchmarkThrottle/cpus=max/period=none/burst=0s/workers=1/gomaxprocs=1/cost=0/batch=100/workload=memtouch/memory=fresh/buffer=1048576/touch=all",
+		GobenchName(r))
+	r.Config.Touch = ""
+	assert.Contains(t, GobenchName(r), "/buffer=1048576/touch=page", "no touch: one store per page, as memtouch did then")
 	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Workers: 2, GOMAXPROCS: 2, Batch: 5}
 	assert.NotContains(t, GobenchName(r), "workload=")
 }

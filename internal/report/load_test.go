@@ -103,3 +103,29 @@ func TestLoadRejectsWhatIsNotAResult(t *testing.T) {
 		})
 	}
 }
+
+// A memtouch result written before the touch key existed stored one byte
+// per page, and its reuse repainted one buffer: it loads without touch and
+// reads as page, one buffer kept; one written since reads as written, a
+// buffer kept per operation of the batch; another workload has neither.
+func TestMemtouchTouchOfOldResults(t *testing.T) {
+	r := rep(-1, 1, 2)
+	r.Config = Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100, Iterations: 2, Workers: 1, GOMAXPROCS: 1}
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), `"touch"`)
+	got, err := Load(strings.NewReader(string(b)))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "page", got[0].Config.MemtouchTouch())
+
+	assert.Equal(t, 0, got[0].Config.MemtouchKept(), "fresh keeps none")
+	got[0].Config.Memory = "reuse"
+	assert.Equal(t, 1, got[0].Config.MemtouchKept(), "reuse repainted one buffer then")
+
+	r.Config.Touch, r.Config.Memory = "all", "reuse"
+	assert.Equal(t, "all", r.Config.MemtouchTouch())
+	assert.Equal(t, 100, r.Config.MemtouchKept(), "a buffer per operation of the batch")
+	assert.Empty(t, rep(-1, 1).Config.MemtouchTouch(), "bcrypt")
+	assert.Zero(t, rep(-1, 1).Config.MemtouchKept())
+}

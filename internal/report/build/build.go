@@ -168,6 +168,7 @@ func workloadConfig(c *report.Config, d driver.Config) {
 		c.Units = d.Units
 	case "memtouch":
 		c.BufferBytes, c.Memory = cmp.Or(d.Buffer, workload.DefaultBuffer), cmp.Or(d.Memory, workload.MemoryFresh)
+		c.Touch = cmp.Or(d.Touch, workload.TouchAll)
 	}
 	if d.Sleep > 0 {
 		c.SleepMs, c.SleepEvery, c.SlowWorkers = ms(d.Sleep), max(d.SleepEvery, 1), d.SlowWorkers

@@ -115,7 +115,7 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 		in.Result.Iterations[i].Workers[1].FaultsMajor = 2
 	}
 	r := Build(in)
-	assert.Equal(t, report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
+	assert.Equal(t, report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", Touch: "all", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
 		Batch: 10, Iterations: 3, Warmup: 0, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config)
 	assert.Equal(t, "slow", r.Workers[0].Profile)
 	assert.Equal(t, "fast", r.Workers[1].Profile)
@@ -125,6 +125,9 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	// 20 operations of 1 MiB in a mean iteration of 100 ms.
 	require.NotNil(t, r.MBPerS)
 	assert.InDelta(t, 20*1.048576/0.1, *r.MBPerS, 1e-6)
+
+	in.Config.Touch = "page"
+	assert.Equal(t, "page", Build(in).Config.Touch)
 
 	b := Build(sample())
 	assert.Nil(t, b.MBPerS, "mb_per_s is memtouch's")
