@@ -62,6 +62,11 @@ func (s Sampler) Run(ctx context.Context) Recording {
 	last := -1 // the last scheduled instant, in intervals; -1 = until ctx ends
 	if s.Duration > 0 {
 		last = int(s.Duration / s.Interval)
+		// Room for every reading up front (up to a bound, growing by
+		// append beyond it): no allocation between readings, so no garbage
+		// collection, whose cycles wake threads of their own, while sampling.
+		n := min(last+1, maxPrealloc)
+		rec.Trace.Samples, rec.Late = make([]Sample, 0, n), make([]time.Duration, 0, n)
 	}
 	for k := 0; ; {
 		due := start + time.Duration(k)*s.Interval
@@ -99,6 +104,10 @@ func (s Sampler) Run(ctx context.Context) Recording {
 	}
 	return rec
 }
+
+// maxPrealloc bounds the readings Run makes room for before it starts:
+// 24 h at 1 ms would be 2 GB.
+const maxPrealloc = 1 << 16
 
 func (s Sampler) cpu() (time.Duration, error) {
 	if s.CPU == nil {
