@@ -12,8 +12,9 @@ import (
 // system call. An ordinary one (syscall.Pread, os.File.ReadAt) tells the Go
 // scheduler it may block, and that wakes the runtime's monitor thread
 // (sysmon) out of its deep sleep: a second thread woken for every reading of
-// an otherwise idle sampler. Reading a cgroup's counter does not block (the
-// kernel renders it from memory), so the scheduler need not know.
+// an otherwise idle sampler. Reading a cgroup's counter does not wait for
+// I/O (the kernel renders it from memory; v2's cpu.stat first flushes the
+// per-CPU statistics, under a lock), so the scheduler need not know.
 type counterFile struct{ fd int }
 
 func openCounter(path string) (counterFile, error) {

@@ -24,6 +24,11 @@ type Clock interface {
 // Sampler reads Counter at start + k × Interval, k = 0, 1, …, until
 // Duration has passed (0: until ctx ends). The instants are absolute, so a
 // late wake-up does not delay the ones after it.
+//
+// What a reading costs is the Counter's and the Clock's: with a
+// cgroup.UsageFile and a PollClock (sample's) it is one thread woken, one
+// read, and no allocation; with a cgroup.Cgroup and NewClock, an open, read
+// and close of the counter file and three threads woken.
 type Sampler struct {
 	Counter  Counter
 	Clock    Clock
@@ -116,7 +121,8 @@ func (s Sampler) cpu() (time.Duration, error) {
 	return s.CPU()
 }
 
-// NewClock is the real monotonic clock, its origin now.
+// NewClock is the real monotonic clock on Go's timers, its origin now:
+// for occasional use; a long sampling wants OpenClock's PollClock.
 func NewClock() Clock { return realClock{origin: time.Now()} }
 
 type realClock struct{ origin time.Time }
