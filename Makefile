@@ -13,7 +13,9 @@
 #                spin's cost per operation and what placement sampling adds
 #                to it, memtouch first touch vs reuse in MB/s (whole
 #                buffers painted, and one store per page),
-#                the sampler's overhead at 100 ms and 10 ms, the open loop's
+#                the sampler's overhead at 100 ms and 10 ms (in process, and
+#                sample's beside a plain Python loop reading the same
+#                counter in the same run: BenchmarkSamplerCost), the open loop's
 #                recording overhead and latency floor, the burst simulator's
 #                cgroup-periods per second on one core and on all, the
 #                throttle-event pipeline's events per second, the tracer's

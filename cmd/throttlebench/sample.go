@@ -47,7 +47,19 @@ and the exit code says it was cut short (130/143).`,
 			if err != nil {
 				return err
 			}
-			return runSample(cmd.Context(), r, cg, usage.NewClock(), stdout, stderr)
+			// The counter held open and a timerfd clock: a reading is one
+			// wake-up of one thread and one read (see usage.PollClock).
+			counter, err := cg.OpenUsage()
+			if err != nil {
+				return err
+			}
+			defer counter.Close()
+			clock, err := usage.OpenClock()
+			if err != nil {
+				return err
+			}
+			defer clock.Close()
+			return runSample(cmd.Context(), r, cg, counter, clock, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -65,12 +77,13 @@ and the exit code says it was cut short (130/143).`,
 	return cmd
 }
 
-// runSample samples cg and writes what it collected, also when interrupted
-// or when the cgroup went away: a trace cut short is still a trace.
-func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, clock usage.Clock, stdout, stderr io.Writer) error {
-	counter := "cpuacct.usage"
+// runSample samples cg through counter and writes what it collected, also
+// when interrupted or when the cgroup went away: a trace cut short is still
+// a trace.
+func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.Counter, clock usage.Clock, stdout, stderr io.Writer) error {
+	counterName := "cpuacct.usage"
 	if cg.Version == 2 {
-		counter = "cpu.stat usage_usec"
+		counterName = "cpu.stat usage_usec"
 	}
 	if r.Duration == 0 {
 		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until Ctrl-C\n", cg.Dir, r.Interval)
@@ -78,7 +91,7 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, clock usa
 	started := time.Now()
 	tr := startSampleTrace(r, cg)
 	defer tr.stop()
-	rec := usage.Sampler{Counter: cg, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
+	rec := usage.Sampler{Counter: counter, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
 	if rec.Trace.Len() == 0 {
 		if rec.Err != nil {
 			return rec.Err
@@ -86,7 +99,7 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, clock usa
 		return fmt.Errorf("stopped before the first interval of %v ended: nothing to write", r.Interval)
 	}
 	f := usage.Build(rec, usage.Meta{
-		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counter},
+		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
 		StartedAt: started, Limit: r.Limit, Target: r.Target,
 	})
 	f.ThrottleEvents, f.Warnings = tr.summary()

@@ -52,7 +52,7 @@ func sampleFile(t *testing.T, r usage.Options, ctx context.Context, stop func())
 		used: []time.Duration{7 * time.Second, 50 * ms, 50 * ms, 50 * ms, 300 * ms, 50 * ms, 50 * ms}}
 	r.Interval = 100 * ms
 	var out, errb bytes.Buffer
-	err := runSample(ctx, r, cg, clk, &out, &errb)
+	err := runSample(ctx, r, cg, cg, clk, &out, &errb)
 	return out.String(), err
 }
 
