@@ -31,3 +31,17 @@ func TestClocksSleepEndsWithTheContext(t *testing.T) {
 		cancel()
 	}
 }
+
+// An absolute sleep's instant is CLOCK_MONOTONIC's reading of a
+// time.Time: the two clocks agree to within a few µs.
+func TestMonoOfIsTheMonotonicClock(t *testing.T) {
+	for range 5 {
+		m1 := Monotonic()
+		got := monoOf(time.Now())
+		m2 := Monotonic()
+		assert.GreaterOrEqual(t, got, m1-int64(5*time.Microsecond))
+		assert.LessOrEqual(t, got, m2+int64(5*time.Microsecond))
+	}
+	now := time.Now()
+	assert.Equal(t, int64(time.Second+7), monoOf(now.Add(time.Second+7))-monoOf(now), "exact between two instants")
+}

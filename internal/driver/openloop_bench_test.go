@@ -21,8 +21,10 @@ func BenchmarkRecord(b *testing.B) {
 // BenchmarkFloor is the smallest response time the harness can report:
 // one worker, requests 5 ms apart (never queued), each op one request. The
 // figures that matter are the metrics: min, median and p99 of the response
-// time, the floor under every latency a run reports, timer wake-up and
-// hand-off to the worker's thread included. Run it on an idle machine.
+// time, the floor under every latency a run reports (the worker's own
+// timer wake-up and the completion stamp), and the floor the run's
+// calibration measured. Run it on an idle machine; BenchmarkLatencyFloorPeers
+// (test/integration) sets the binary's beside cyclictest's.
 func BenchmarkFloor(b *testing.B) {
 	for _, w := range []time.Duration{0, time.Millisecond} {
 		b.Run(fmt.Sprintf("work=%v", w), func(b *testing.B) {
@@ -42,6 +44,8 @@ func BenchmarkFloor(b *testing.B) {
 			b.ReportMetric(over(res.P50), "p50-µs-over-work")
 			b.ReportMetric(over(res.P99), "p99-µs-over-work")
 			b.ReportMetric(float64(res.Late)/float64(time.Microsecond), "late-µs")
+			b.ReportMetric(float64(res.Floor.P50)/float64(time.Microsecond), "floor-p50-µs")
+			b.ReportMetric(float64(res.Floor.P99)/float64(time.Microsecond), "floor-p99-µs")
 		})
 	}
 }

@@ -4,5 +4,12 @@ package driver
 
 import "time"
 
-// fineSleep is time.Sleep where there is no finer sleep to call.
-func fineSleep(d time.Duration) { time.Sleep(d) }
+// sleepUntilMono is time.Sleep where there is no absolute sleep to call.
+func sleepUntilMono(mono int64) {
+	if d := time.Duration(mono - Monotonic()); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// preciseTimers does nothing where there is no timer slack to set.
+func preciseTimers() (restore func()) { return func() {} }
