@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -37,10 +38,11 @@ func TestMeasureFloor(t *testing.T) {
 		lates[10], lates[50], lates[90], lates[150] = 400*time.Microsecond, 400*time.Microsecond, 400*time.Microsecond, 900*time.Microsecond
 		n := 0
 		start := time.Now()
-		f, err := measureFloor(t.Context(), oversleepingClock{lates: lates, n: &n}, 1, 2*time.Millisecond)
+		f, err := measureFloor(t.Context(), oversleepingClock{lates: lates, n: &n}, 1, OpenLoop{Rate: 500, Arrivals: ArrivalsFixed})
 		require.NoError(t, err)
 		assert.Equal(t, floorWakeups, f.Wakeups)
 		assert.Equal(t, 2*time.Millisecond, f.Interval)
+		assert.Equal(t, ArrivalsFixed, f.Arrivals)
 		assert.InEpsilon(t, 30*time.Microsecond, f.P50, 0.001)
 		assert.InEpsilon(t, 400*time.Microsecond, f.P99, 0.001, "the 198th of 200")
 		assert.InEpsilon(t, 900*time.Microsecond, f.P999, 0.001)
@@ -54,30 +56,41 @@ func TestMeasureFloorStopsWithTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 		defer cancel()
-		_, err := measureFloor(ctx, goClock{}, 2, time.Millisecond)
+		_, err := measureFloor(ctx, goClock{}, 2, OpenLoop{Rate: 1000, Arrivals: ArrivalsFixed})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
 
-// The floor's wake-ups are as far apart as the run's arrivals while they
-// arrive, within 1 to 5 ms.
-func TestFloorGap(t *testing.T) {
+// The floor's wake-ups are spaced as the run's arrivals while they
+// arrive, their mean gap within 1 to 5 ms, poisson when the run's are.
+func TestFloorSchedule(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		o    OpenLoop
-		want time.Duration
+		kind string
+		gap  time.Duration
 	}{
-		{OpenLoop{Rate: 200, Arrivals: ArrivalsPoisson}, 5 * ms},
-		{OpenLoop{Rate: 500, Arrivals: ArrivalsFixed}, 2 * ms},
-		{OpenLoop{Rate: 10, Arrivals: ArrivalsFixed}, 5 * ms},
-		{OpenLoop{Rate: 1e5, Arrivals: ArrivalsPoisson}, ms},
+		{OpenLoop{Rate: 200, Arrivals: ArrivalsPoisson, Seed: 7}, ArrivalsPoisson, 5 * ms},
+		{OpenLoop{Rate: 500, Arrivals: ArrivalsFixed}, ArrivalsFixed, 2 * ms},
+		{OpenLoop{Rate: 10, Arrivals: ArrivalsFixed}, ArrivalsFixed, 5 * ms},
+		{OpenLoop{Rate: 1e5, Arrivals: ArrivalsPoisson}, ArrivalsPoisson, ms},
 		// 46/s over a 750 ms cycle, all in its first 150 ms: 230/s then.
-		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms, Off: 600 * ms}, 4347826},
-		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms}, 5 * ms},
-		{OpenLoop{Arrivals: ArrivalsOnce, Count: 100}, ms},
-		{OpenLoop{Rate: 0, Arrivals: ArrivalsFixed}, ms},
+		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms, Off: 600 * ms}, ArrivalsFixed, 4347826},
+		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms}, ArrivalsFixed, 5 * ms},
+		{OpenLoop{Arrivals: ArrivalsOnce, Count: 100}, ArrivalsFixed, ms},
+		{OpenLoop{Rate: 0, Arrivals: ArrivalsFixed}, ArrivalsFixed, ms},
 	} {
-		assert.InDelta(t, tc.want, floorGap(tc.o), 1, "%+v", tc.o)
+		sched, kind, gap := floorSchedule(tc.o)
+		assert.Equal(t, tc.kind, kind, "%+v", tc.o)
+		assert.InDelta(t, tc.gap, gap, 1, "%+v", tc.o)
+		require.Len(t, sched, floorWakeups)
+		assert.True(t, slices.IsSorted(sched))
+		mean := float64(sched[len(sched)-1]) / float64(len(sched)-1)
+		if kind == ArrivalsFixed {
+			assert.InDelta(t, float64(gap), mean, 1)
+		} else {
+			assert.InEpsilon(t, float64(gap), mean, 0.25, "the mean of 200 exponential gaps")
+		}
 	}
 }
 

@@ -123,7 +123,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 	clk := fineClock{}
 	// The floor first: it costs almost no CPU, and in a slice with a small
 	// quota the CPU loop's calibration would leave it throttled.
-	floor, err := measureFloor(ctx, clk, o.Workers, floorGap(o))
+	floor, err := measureFloor(ctx, clk, o.Workers, o)
 	if err != nil {
 		return LatencyResult{}, err
 	}

@@ -101,11 +101,13 @@ type FloorMs struct {
 }
 
 // Floor is how floor_ms was measured: wakeups requests that need no work,
-// interval_ms apart, through the open loop's own path (an idle worker's
-// absolute timer, the completion stamp), before the CPU loop's
-// calibration; took_ms is its wall time.
+// arriving as the run's do (arrivals: poisson when the run's are, else
+// fixed) interval_ms apart on average, through the open loop's own path
+// (an idle worker's absolute timer, the completion stamp), before the CPU
+// loop's calibration; took_ms is its wall time.
 type Floor struct {
 	Wakeups    int     `json:"wakeups"`
+	Arrivals   string  `json:"arrivals"`
 	IntervalMs float64 `json:"interval_ms"`
 	MaxMs      float64 `json:"max_ms"`
 	TookMs     float64 `json:"took_ms"`

@@ -69,7 +69,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 	r.Cgroup.Cpuset = in.CgroupCpuset
 	if f := res.Floor; f != nil {
 		r.FloorMs = &report.FloorMs{P50: ms(f.P50), P99: ms(f.P99), P999: ms(f.P999)}
-		r.Floor = &report.Floor{Wakeups: f.Wakeups, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
+		r.Floor = &report.Floor{Wakeups: f.Wakeups, Arrivals: f.Arrivals, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
 	}
 	if o.Onoff() { // 0 otherwise: they shaped nothing
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)

@@ -34,7 +34,7 @@ func quietLatency() LatencyInput {
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
 			Histogram: "HISTFAKE", Calibration: driver.Calibration{IterationsPerMs: 1234, Rounds: 5},
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms,
-			Floor: &driver.Floor{Wakeups: 200, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
+			Floor: &driver.Floor{Wakeups: 200, Arrivals: driver.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
 				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
 		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
@@ -384,7 +384,7 @@ func TestBuildLatencyFloor(t *testing.T) {
 	r := BuildLatency(quietLatency())
 	require.NotNil(t, r.FloorMs)
 	assert.Equal(t, report.FloorMs{P50: 0.06, P99: 0.1, P999: 0.3}, *r.FloorMs)
-	assert.Equal(t, &report.Floor{Wakeups: 200, IntervalMs: 1, MaxMs: 0.4, TookMs: 205}, r.Floor)
+	assert.Equal(t, &report.Floor{Wakeups: 200, Arrivals: "poisson", IntervalMs: 1, MaxMs: 0.4, TookMs: 205}, r.Floor)
 
 	in := quietLatency()
 	in.Result.Floor = nil
