@@ -44,15 +44,19 @@ func (goClock) SleepUntil(ctx context.Context, t time.Time) error {
 // runtime's poller on another thread first (whose epoll timeout is whole
 // milliseconds) and then hand the goroutine over to the locked thread: two
 // wake-ups, tens of µs each on a VM. ctx cannot interrupt a sleep in the
-// kernel, so a long one is cut into stretches of fineSleepMax with ctx
-// checked between; each stretch ends at an absolute instant, so cutting
-// adds no drift. It allocates nothing.
+// kernel: the open loop interrupts its workers' with a signal when ctx
+// ends (threadWaker), and each sleep is cut into stretches of at most
+// fineSleepMax with ctx checked between, in case the signal came just
+// before the sleep began. Each stretch ends at an absolute instant, so
+// cutting adds no drift. It allocates nothing.
 type fineClock struct{}
 
-// fineSleepMax is the longest stretch slept without looking at ctx: how
-// long a cancelled run may take to notice, at one extra wake-up per
-// stretch (none at the gaps of a rate of 50 requests per second and up).
-const fineSleepMax = 20 * time.Millisecond
+// fineSleepMax is the longest stretch slept without looking at ctx: the
+// most a cancelled sleep can take to notice when no signal interrupts it,
+// and one wake-up a second in a sleep longer than that (a worker waiting
+// through a long gap between arrivals wakes no more often, so that a
+// quiet slice stays quiet: its periods are not counted as active).
+const fineSleepMax = time.Second
 
 func (fineClock) Now() time.Time { return time.Now() }
 

@@ -315,6 +315,19 @@ func TestRunOpenLoopShapesTheResult(t *testing.T) {
 	assert.GreaterOrEqual(t, f.Took, time.Duration(floorWakeups-1)*f.Interval)
 }
 
+// A worker asleep in the kernel until an arrival an hour away is woken
+// when the run is cancelled, by a signal, well before its sleep's next
+// look at the context (fineSleepMax).
+func TestCancelInterruptsSleepingWorkers(t *testing.T) {
+	e := openLoop{clock: fineClock{}, serve: func(context.Context, int) error { return nil }, interrupt: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.run(ctx, []time.Duration{0, time.Hour, time.Hour + time.Second}, 2, 10, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), fineSleepMax*9/10)
+}
+
 func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
