@@ -26,7 +26,8 @@ func TestPlacementOnTheHost(t *testing.T) {
 
 	var allowed unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &allowed))
-	_, kernel := threadMigrations()
+	var sched schedFile
+	_, kernel := sched.migrations()
 	for i, it := range res.Iterations {
 		for id, w := range it.Workers {
 			assert.Equal(t, batch, w.Ops, "iteration %d worker %d", i, id)
@@ -56,19 +57,64 @@ func TestThreadMigrationsReadsTheKernel(t *testing.T) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n0, ok := threadMigrations()
+	var sched schedFile
+	n0, ok := sched.migrations()
 	require.True(t, ok)
-	n1, ok := threadMigrations()
-	require.True(t, ok)
-	assert.GreaterOrEqual(t, n1, n0, "a count, never going back")
-}
-
-func TestGetCPUIsAnAllowedCPU(t *testing.T) {
+	// Moved to every CPU in turn, the thread migrates each time: the
+	// count read through the same buffer follows.
 	var allowed unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &allowed))
-	for range 100 {
-		c := getCPU()
-		require.GreaterOrEqual(t, c, 0)
-		assert.True(t, allowed.IsSet(c), "CPU %d", c)
+	defer unix.SchedSetaffinity(0, &allowed)
+	moves := 0
+	for c := range runtime.NumCPU() {
+		if !allowed.IsSet(c) {
+			continue
+		}
+		var one unix.CPUSet
+		one.Set(c)
+		require.NoError(t, unix.SchedSetaffinity(0, &one))
+		moves++
 	}
+	n1, ok := sched.migrations()
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, n1, n0+uint64(moves-1), "a move to each of %d CPUs but the one it was on", moves)
+}
+
+// The raw clocks agree with the runtime's view: a thread's CPU clock
+// grows by the work it did, the process's by at least as much.
+func TestRawClocks(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, p0, u0 := threadCPU(), processCPU(), threadUsage()
+	deadline := time.Now().Add(30 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	c, p := threadCPU()-c0, processCPU()-p0
+	assert.InDelta(t, float64(30*time.Millisecond), float64(c), float64(20*time.Millisecond), "30 ms of spinning on this thread")
+	assert.GreaterOrEqual(t, p, c, "the process's clock counts this thread's")
+	assert.GreaterOrEqual(t, threadUsage().involuntary, u0.involuntary, "counters never go back")
+	assert.Equal(t, unix.Gettid(), gettid())
+}
+
+// The workload child's lone worker runs unlocked on a thread that is its
+// own all the same: over batches long enough for the Go scheduler to
+// preempt it (every 10 ms), it never changes threads, its thread's clock
+// measures the work, and a preemption costs it no voluntary context
+// switch. Locked, each preemption would be one at least: the thread
+// sleeps while another holds its P (run with Run instead to see it).
+func TestLoneWorkerKeepsItsThread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cfg := Config{Workload: "spin", Units: 500, Batch: 40, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	res, err := RunAlone(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Zero(t, res.ThreadMoves)
+	var vol uint64
+	for i, it := range res.Iterations {
+		w := it.Workers[0]
+		assert.Equal(t, 40, w.Ops)
+		assert.Greater(t, w.CPU, 10*time.Millisecond, "iteration %d: a batch long enough to be preempted", i)
+		assert.LessOrEqual(t, w.CPU, it.Wall+time.Millisecond, "iteration %d: one thread's CPU time fits in the wall time", i)
+		vol += w.CtxVoluntary
+	}
+	assert.LessOrEqual(t, vol, uint64(1), "preemptions of an unlocked worker are no hand-offs")
 }
