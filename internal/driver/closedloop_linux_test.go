@@ -6,12 +6,15 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // Where each worker ran, on the real host: every sample's CPUs are CPUs
@@ -98,23 +101,62 @@ func TestRawClocks(t *testing.T) {
 
 // The workload child's lone worker runs unlocked on a thread that is its
 // own all the same: over batches long enough for the Go scheduler to
-// preempt it (every 10 ms), it never changes threads, its thread's clock
-// measures the work, and a preemption costs it no voluntary context
-// switch. Locked, each preemption would be one at least: the thread
-// sleeps while another holds its P (run with Run instead to see it).
+// preempt it (every 10 ms), it never changes threads and its thread's
+// clock measures the work.
 func TestLoneWorkerKeepsItsThread(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	cfg := Config{Workload: "spin", Units: 500, Batch: 40, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	cfg := Config{Workload: "spin", Units: 500, Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 	res, err := RunAlone(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Zero(t, res.ThreadMoves)
-	var vol uint64
 	for i, it := range res.Iterations {
 		w := it.Workers[0]
-		assert.Equal(t, 40, w.Ops)
-		assert.Greater(t, w.CPU, 10*time.Millisecond, "iteration %d: a batch long enough to be preempted", i)
+		assert.Equal(t, 60, w.Ops)
+		assert.Greater(t, w.CPU, 20*time.Millisecond, "iteration %d: a batch long enough to be preempted", i)
 		assert.LessOrEqual(t, w.CPU, it.Wall+time.Millisecond, "iteration %d: one thread's CPU time fits in the wall time", i)
-		vol += w.CtxVoluntary
 	}
-	assert.LessOrEqual(t, vol, uint64(1), "preemptions of an unlocked worker are no hand-offs")
+}
+
+// yieldWork starts a goroutine each operation and yields to it: on the
+// worker's own thread when the worker is not locked (GOMAXPROCS 1, so the
+// one thread holding the P runs whatever is runnable), on another thread
+// when it is (a locked thread hands the P away instead). It counts the
+// operations whose goroutine ran on the worker's thread.
+type yieldWork struct{ same *atomic.Int64 }
+
+func (w yieldWork) Do() error {
+	me := gettid()
+	ran := make(chan int)
+	go func() { ran <- gettid() }()
+	runtime.Gosched()
+	if <-ran == me {
+		w.same.Add(1)
+	}
+	return nil
+}
+
+// Which workers go unlocked: RunAlone's lone worker, and no other.
+func TestOnlyTheLoneWorkerIsUnlocked(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		name     string
+		alone    bool
+		cfg      Config
+		unlocked bool
+	}{
+		{"RunAlone, one worker", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, true},
+		{"Run, one worker", false, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, false},
+		{"RunAlone, GOMAXPROCS 2", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 2}, false},
+	} {
+		var same atomic.Int64
+		rn := runner{maxIterations: MaxIterations, alone: tc.alone,
+			newWorkload: func(string, workload.Args) (workload.Workload, error) { return yieldWork{&same}, nil }}
+		_, err := rn.run(context.Background(), tc.cfg, nil)
+		require.NoError(t, err, tc.name)
+		if ops := int64(tc.cfg.Batch * (tc.cfg.Iterations + tc.cfg.Warmup)); tc.unlocked {
+			assert.Equal(t, ops, same.Load(), "%s: every yield stayed on the worker's thread", tc.name)
+		} else {
+			assert.Zero(t, same.Load(), "%s: a locked thread runs no other goroutine", tc.name)
+		}
+	}
 }

@@ -15,11 +15,11 @@ import (
 // A raw system call, as the worker's other reads around its batch: the Go
 // scheduler does not see the thread enter the kernel, so it never hands
 // the worker's P to another thread meanwhile. With a plain (x/sys)
-// syscall, a worker throttled inside one (kernels from 6.16 throttle a
-// thread on its way back to user space) looked to the runtime as if it
-// were blocked in the kernel: sysmon took its P, and after taking one it
-// polls every 20 µs for a while, all of it CPU time the slice pays.
-// clock_gettime never blocks; the vDSO does not serve CPU clocks.
+// syscall, a worker throttled inside one looked to the runtime as if it
+// were blocked in the kernel for the rest of the period: sysmon took its
+// P, and after taking one it polls every 20 µs for a while, all of it CPU
+// time the slice pays. clock_gettime never blocks; the vDSO does not
+// serve CPU clocks.
 func threadCPU() time.Duration {
 	return rawClock(unix.CLOCK_THREAD_CPUTIME_ID)
 }

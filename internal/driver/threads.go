@@ -16,10 +16,11 @@ import (
 // thread hands its P to another thread and sleeps until that one hands it
 // back, two wake-ups of two threads. Under a quota of 1 ms per 10 ms
 // period a batch runs ten times longer than its CPU time, so this comes
-// every period or two, and the hand-offs' CPU time (the slice pays it,
-// whichever thread spends it) was 2–3% of the quota: the seed's bcrypt
-// experiment ran that much slower here than under its own tool, which
-// does not lock.
+// every period or two, and the slice pays the hand-offs' CPU time,
+// whichever thread spends it: the seed's bcrypt experiment ran about 4%
+// slower per hash here than under its own tool, which does not lock, and
+// as fast once a lone worker went unlocked (README, "Reading the
+// numbers").
 //
 // A lone worker needs no lock. With one worker, GOMAXPROCS 1 and nothing
 // else in the process wanting the P (the workload child, RunAlone), a
