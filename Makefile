@@ -9,7 +9,8 @@
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
-#   make bench   harness fidelity, CFS model ratios (root for the model grid),
+#   make bench   harness fidelity, the harness's share of a 1 ms/10 ms slice
+#                (root), CFS model ratios (root for the model grid),
 #                spin's cost per operation and what placement sampling adds
 #                to it, memtouch first touch vs reuse in MB/s (whole
 #                buffers painted, and one store per page),

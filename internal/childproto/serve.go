@@ -57,7 +57,9 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		}
 		return enc.Encode(Message{Type: TypeResult, Latency: &lat})
 	}
-	res, err := driver.Run(ctx, *start.Config, warm)
+	// The child runs nothing but the workload: a lone worker may go
+	// unlocked (driver.RunAlone).
+	res, err := driver.RunAlone(ctx, *start.Config, warm)
 	if err != nil {
 		return reply(enc, err)
 	}

@@ -95,6 +95,10 @@ type Result struct {
 	// with Pin, by worker.
 	AllowedCPUs []int `json:"allowed_cpus,omitempty"`
 	PinnedCPUs  []int `json:"pinned_cpus,omitempty"`
+	// ThreadMoves counts the measured iterations in which a lone worker
+	// (RunAlone) was found on another thread: their CPU time, faults and
+	// context switches are the process's, their migrations the sampled ones.
+	ThreadMoves int `json:"thread_moves,omitempty"`
 }
 
 // MaxIterations bounds the measured iterations of a run, --min-time's too:
@@ -129,6 +133,16 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer}.run(ctx, cfg, beforeMeasure)
 }
 
+// RunAlone is Run in a process that runs nothing but the workload (the
+// workload child): there a lone worker (see lone) runs without being
+// locked to its thread, which spares the slice two thread hand-offs at
+// every preemption (threads.go says why, and why its thread's counters are
+// still its own).
+func RunAlone(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer,
+		alone: true}.run(ctx, cfg, beforeMeasure)
+}
+
 // Args are cfg's workload parameters by name, for workload.New; one left
 // at zero takes the workload's default. The batch is among them: memtouch
 // reuse keeps a buffer per operation of it.
@@ -152,13 +166,16 @@ func (cfg Config) Args() workload.Args {
 func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
 // runner holds what tests replace: the workload, the bound on
-// iterations, the process's CPU clock (nil: not read), and the
-// placement's system calls (zero: the kernel's).
+// iterations, the process's CPU clock (nil: not read), the placement's
+// system calls (zero: the kernel's) and the threads' reads (zero: the
+// kernel's). alone: the process runs nothing else (RunAlone).
 type runner struct {
 	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
 	maxIterations int
 	processCPU    func() (time.Duration, error)
 	placer        placer
+	threads       threadReader
+	alone         bool
 }
 
 func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
@@ -171,6 +188,8 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		return Result{}, err
 	}
 	res.AllowedCPUs, res.PinnedCPUs = pins.cpus, pins.pinned(cfg.Workers)
+	free := rn.alone && lone(cfg, res.GOMAXPROCS)
+	rn.threads = rn.threads.withDefaults()
 	ws := make([]workload.Workload, cfg.Workers)
 	for i := range ws {
 		w, err := rn.newWorkload(cfg.Workload, cfg.Args())
@@ -187,6 +206,7 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		id     int
 		end    time.Time
 		sample WorkerSample // but Wall
+		moved  bool         // a lone worker changed threads
 		err    error
 	}
 	starts := make([]chan time.Time, cfg.Workers)
@@ -195,20 +215,22 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	for i := range starts {
 		starts[i] = make(chan time.Time)
 		go func(id int, start <-chan time.Time) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
+			if !free {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			placed <- pins.apply(id)
 			var where placement
+			var sched schedFile
 			for range start {
 				// The file read and the system calls stay outside the
-				// operations; only getcpu runs between them.
-				mig0, kernel0 := threadMigrations()
-				u0 := threadUsage()
-				c0 := threadCPU()
+				// operations; only getcpu (and a lone worker's gettid)
+				// runs between them.
+				r0 := rn.threads.begin(&sched, free)
 				where.reset()
 				where.observe(getCPU())
 				var err error
-				ops := 0
+				ops, moved := 0, false
 				for ops < cfg.Batch {
 					if err = ctx.Err(); err != nil {
 						break
@@ -218,17 +240,12 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 					}
 					ops++
 					where.observe(getCPU())
+					moved = moved || free && rn.threads.tid() != r0.tid
 				}
-				end, cpu := time.Now(), threadCPU()-c0
-				u := threadUsage().sub(u0)
-				mig1, kernel1 := threadMigrations()
-				s := WorkerSample{CPU: cpu, Ops: ops, FaultsMinor: u.minor, FaultsMajor: u.major,
-					CtxVoluntary: u.voluntary, CtxInvoluntary: u.involuntary,
-					CPUs: where.cpus.List(), CPUChanges: where.changes}
-				if kernel0 && kernel1 && mig1 >= mig0 {
-					s.Migrations, s.KernelMigrations = mig1-mig0, true
-				}
-				results <- done{id: id, end: end, sample: s, err: err}
+				end := time.Now()
+				s := rn.threads.end(&sched, free).sample(r0, moved)
+				s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
+				results <- done{id: id, end: end, sample: s, moved: moved, err: err}
 			}
 		}(i, starts[i])
 	}
@@ -283,6 +300,9 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		for range cfg.Workers {
 			d := <-results
 			errs = append(errs, d.err)
+			if d.moved && it >= cfg.Warmup {
+				res.ThreadMoves++
+			}
 			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
 			d.sample.Wall = d.end.Sub(t0)
 			iter.Workers[d.id] = d.sample

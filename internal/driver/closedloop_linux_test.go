@@ -6,12 +6,15 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // Where each worker ran, on the real host: every sample's CPUs are CPUs
@@ -26,7 +29,8 @@ func TestPlacementOnTheHost(t *testing.T) {
 
 	var allowed unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &allowed))
-	_, kernel := threadMigrations()
+	var sched schedFile
+	_, kernel := sched.migrations()
 	for i, it := range res.Iterations {
 		for id, w := range it.Workers {
 			assert.Equal(t, batch, w.Ops, "iteration %d worker %d", i, id)
@@ -56,19 +60,103 @@ func TestThreadMigrationsReadsTheKernel(t *testing.T) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n0, ok := threadMigrations()
+	var sched schedFile
+	n0, ok := sched.migrations()
 	require.True(t, ok)
-	n1, ok := threadMigrations()
-	require.True(t, ok)
-	assert.GreaterOrEqual(t, n1, n0, "a count, never going back")
-}
-
-func TestGetCPUIsAnAllowedCPU(t *testing.T) {
+	// Moved to every CPU in turn, the thread migrates each time: the
+	// count read through the same buffer follows.
 	var allowed unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &allowed))
-	for range 100 {
-		c := getCPU()
-		require.GreaterOrEqual(t, c, 0)
-		assert.True(t, allowed.IsSet(c), "CPU %d", c)
+	defer unix.SchedSetaffinity(0, &allowed)
+	moves := 0
+	for c := range runtime.NumCPU() {
+		if !allowed.IsSet(c) {
+			continue
+		}
+		var one unix.CPUSet
+		one.Set(c)
+		require.NoError(t, unix.SchedSetaffinity(0, &one))
+		moves++
+	}
+	n1, ok := sched.migrations()
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, n1, n0+uint64(moves-1), "a move to each of %d CPUs but the one it was on", moves)
+}
+
+// The raw clocks agree with the runtime's view: a thread's CPU clock
+// grows by the work it did, the process's by at least as much.
+func TestRawClocks(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, p0, u0 := threadCPU(), processCPU(), threadUsage()
+	deadline := time.Now().Add(30 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	c, p := threadCPU()-c0, processCPU()-p0
+	assert.InDelta(t, float64(30*time.Millisecond), float64(c), float64(20*time.Millisecond), "30 ms of spinning on this thread")
+	assert.GreaterOrEqual(t, p, c, "the process's clock counts this thread's")
+	assert.GreaterOrEqual(t, threadUsage().involuntary, u0.involuntary, "counters never go back")
+	assert.Equal(t, unix.Gettid(), gettid())
+}
+
+// The workload child's lone worker runs unlocked on a thread that is its
+// own all the same: over batches long enough for the Go scheduler to
+// preempt it (every 10 ms), it never changes threads and its thread's
+// clock measures the work.
+func TestLoneWorkerKeepsItsThread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cfg := Config{Workload: "spin", Units: 500, Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	res, err := RunAlone(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Zero(t, res.ThreadMoves)
+	for i, it := range res.Iterations {
+		w := it.Workers[0]
+		assert.Equal(t, 60, w.Ops)
+		assert.Greater(t, w.CPU, 20*time.Millisecond, "iteration %d: a batch long enough to be preempted", i)
+		assert.LessOrEqual(t, w.CPU, it.Wall+time.Millisecond, "iteration %d: one thread's CPU time fits in the wall time", i)
+	}
+}
+
+// yieldWork starts a goroutine each operation and yields to it: on the
+// worker's own thread when the worker is not locked (GOMAXPROCS 1, so the
+// one thread holding the P runs whatever is runnable), on another thread
+// when it is (a locked thread hands the P away instead). It counts the
+// operations whose goroutine ran on the worker's thread.
+type yieldWork struct{ same *atomic.Int64 }
+
+func (w yieldWork) Do() error {
+	me := gettid()
+	ran := make(chan int)
+	go func() { ran <- gettid() }()
+	runtime.Gosched()
+	if <-ran == me {
+		w.same.Add(1)
+	}
+	return nil
+}
+
+// Which workers go unlocked: RunAlone's lone worker, and no other.
+func TestOnlyTheLoneWorkerIsUnlocked(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		name     string
+		alone    bool
+		cfg      Config
+		unlocked bool
+	}{
+		{"RunAlone, one worker", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, true},
+		{"Run, one worker", false, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, false},
+		{"RunAlone, GOMAXPROCS 2", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 2}, false},
+	} {
+		var same atomic.Int64
+		rn := runner{maxIterations: MaxIterations, alone: tc.alone,
+			newWorkload: func(string, workload.Args) (workload.Workload, error) { return yieldWork{&same}, nil }}
+		_, err := rn.run(context.Background(), tc.cfg, nil)
+		require.NoError(t, err, tc.name)
+		if ops := int64(tc.cfg.Batch * (tc.cfg.Iterations + tc.cfg.Warmup)); tc.unlocked {
+			assert.Equal(t, ops, same.Load(), "%s: every yield stayed on the worker's thread", tc.name)
+		} else {
+			assert.Zero(t, same.Load(), "%s: a locked thread runs no other goroutine", tc.name)
+		}
 	}
 }

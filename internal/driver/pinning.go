@@ -76,7 +76,8 @@ func (p pinning) pinned(workers int) []int {
 }
 
 // apply gives worker id's thread its affinity. The worker calls it first
-// thing, locked to its OS thread.
+// thing, locked to its OS thread (a worker with an affinity of its own is
+// never a lone one).
 func (p pinning) apply(id int) error {
 	if !p.own {
 		return nil

@@ -10,8 +10,9 @@ import (
 
 func init() {
 	register(Spec{
-		Name: "bcrypt",
-		Help: "bcrypt hashes of fresh random input",
+		Name:    "bcrypt",
+		Help:    "bcrypt hashes of fresh random input",
+		Compute: true,
 		Params: []Param{{Name: "cost", Default: 4, Min: bcrypt.MinCost, Max: bcrypt.MaxCost,
 			Help: "bcrypt cost, 4–31 (4 ≈ 1ms per hash, each step doubles it)"}},
 		new: newBcrypt,

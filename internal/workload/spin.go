@@ -11,8 +11,9 @@ const SpinLoop = "xorshift64 step (3 shifts, 3 xors, one dependent chain), resul
 
 func init() {
 	register(Spec{
-		Name: "spin",
-		Help: "a tight integer loop: units of 1000 dependent xorshift64 steps",
+		Name:    "spin",
+		Help:    "a tight integer loop: units of 1000 dependent xorshift64 steps",
+		Compute: true,
 		Params: []Param{{Name: "units", Default: 1000, Min: 1, Max: 1_000_000_000,
 			Help: "spin: units per operation, a unit being 1000 dependent xorshift64 steps (about 1.6 µs on an AMD EPYC core)"}},
 		new: func(a Args) (Workload, error) { return &spinWork{iters: uint64(a["units"]) * SpinUnit}, nil },

@@ -45,6 +45,13 @@ type Spec struct {
 	Name   string
 	Help   string
 	Params []Param
+	// Compute says an operation only computes: no memory mapped or
+	// unmapped, no file, no sleep, no system call the Go scheduler sees
+	// (bcrypt's random salt is read from the vDSO, or on kernels before
+	// 6.11 by one short getrandom). The closed loop may then run a lone
+	// worker without locking it to its thread (driver.RunAlone): nothing
+	// it does lets another thread take over its work.
+	Compute bool
 	// new builds one worker's instance from complete, checked args.
 	new func(Args) (Workload, error)
 }

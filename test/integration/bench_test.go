@@ -67,6 +67,60 @@ func BenchmarkModelRatio(b *testing.B) {
 	}
 }
 
+// BenchmarkHarnessShare is how much of a slice's CPU time the harness
+// spends beside the workers, under the quota where it costs most: 1 ms per
+// 10 ms period, where every microsecond of it delays the workload by ten
+// (root only). bcrypt at --batch 50, 10 iterations, 0.1 CPUs per worker:
+// one worker (the lone worker, unlocked) and two (locked to their
+// threads, each preemption two thread hand-offs). Metrics: the share of
+// the slice's CPU time that is not the workers' own threads' (the child's
+// Go runtime: sysmon; with locked workers the hand-offs' other thread),
+// the workers' voluntary context switches per iteration (a locked worker's
+// hand-offs; none for the lone one), and ms of wall time per hash.
+func BenchmarkHarnessShare(b *testing.B) {
+	hier := needRoot(b)
+	parent := testParent(b, hier)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			var share, vol, perHash []float64
+			for b.Loop() {
+				o := tb(b, "run", "--cgroup", "create", "--parent", parent, "--period", "10ms",
+					"--quota", fmt.Sprintf("%dms", workers), "--workers", strconv.Itoa(workers),
+					"--batch", "50", "--iterations", "10", "--format", "json")
+				require.Equal(b, 0, o.code, o.stderr)
+				var r struct {
+					Stats struct {
+						N      int     `json:"n"`
+						MeanMs float64 `json:"mean_ms"`
+					} `json:"stats"`
+					Workers []struct {
+						CPUMs     float64 `json:"cpu_ms"`
+						Voluntary uint64  `json:"ctx_switches_voluntary"`
+					} `json:"workers"`
+					Usage struct {
+						CPUMs *float64 `json:"cpu_ms"`
+					} `json:"usage"`
+				}
+				require.NoError(b, json.Unmarshal([]byte(o.stdout), &r))
+				require.NotNil(b, r.Usage.CPUMs, "the slice's usage")
+				var own float64
+				var v uint64
+				for _, w := range r.Workers {
+					own += w.CPUMs
+					v += w.Voluntary
+				}
+				share = append(share, 100*(1 - own / *r.Usage.CPUMs))
+				vol = append(vol, float64(v)/float64(r.Stats.N))
+				perHash = append(perHash, r.Stats.MeanMs/50)
+			}
+			b.ReportMetric(medianOf(share), "harness-%-of-slice")
+			b.ReportMetric(medianOf(vol), "voluntary-switches/iteration")
+			b.ReportMetric(medianOf(perHash), "ms/hash")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
 // BenchmarkLatencyFloor is the smallest response time `latency` reports on
 // an idle machine in an unlimited slice it creates (root only): requests
 // 5 ms apart that never queue, with no work and with 1 ms of it. It is the

@@ -7,6 +7,7 @@ package build
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"time"
 
@@ -155,7 +156,18 @@ func Build(in Input) *report.Report {
 	r.Throttling = throttling(in.Stat)
 	r.Usage = usage(in.Usage, in.UsageSource, in.Limits.Quota, in.Stat.NrPeriods)
 	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
+	if m := in.Result.ThreadMoves; m > 0 {
+		r.Warnings = append(r.Warnings, threadMoves(m, len(in.Result.Iterations)))
+	}
 	return r
+}
+
+// threadMoves is the warning of a lone worker that changed threads (see
+// driver.RunAlone) in m of n measured iterations.
+func threadMoves(m, n int) string {
+	return fmt.Sprintf("worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %d iterations; "+
+		"their CPU time, faults and context switches are the whole workload process's (its Go runtime's threads too), their migrations the sampled ones: "+
+		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, n)
 }
 
 // workloadConfig fills the chosen workload's own parameters, and the

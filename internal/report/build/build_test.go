@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -202,6 +203,17 @@ func TestBuildWarnsOfUnusedQuota(t *testing.T) {
 	require.NotNil(t, r.Usage.QuotaUtilisation)
 	assert.InDelta(t, 0.12, *r.Usage.QuotaUtilisation, 1e-12)
 	assert.Contains(t, headlines(r.Warnings), "throttled below quota")
+}
+
+// A lone worker that changed threads says so, with how often; one that
+// kept its thread says nothing.
+func TestBuildWarnsOfThreadMoves(t *testing.T) {
+	in := sample()
+	assert.NotContains(t, headlines(Build(in).Warnings), "worker changed threads")
+	in.Result.ThreadMoves = 1
+	ws := Build(in).Warnings
+	require.Contains(t, headlines(ws), "worker changed threads")
+	assert.Contains(t, ws[len(ws)-1], fmt.Sprintf("in 1 of %d iterations", len(in.Result.Iterations)))
 }
 
 // The placement: what was asked, the CPUs read back, each worker's pinned
