@@ -150,14 +150,3 @@ func TestCompareJSONForMachines(t *testing.T) {
 	assert.Equal(t, 10, r.Old.N)
 	assert.InDelta(t, 100*(r.New.MedianMs/r.Old.MedianMs-1), r.ChangePct, 1e-6)
 }
-
-func TestCompareWritesOutputFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cmp.md")
-	code, stdout, stderr := runCLI("compare", "--format", "markdown", "-o", path, fixture("base.jsonl"), fixture("regression.jsonl"))
-	assert.Equal(t, exitRegression, code, "the verdict does not depend on where the table goes")
-	assert.Empty(t, stdout)
-	assert.Contains(t, stderr, "significant regression")
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(data), "| `period=10ms quota=5ms` |")
-}
