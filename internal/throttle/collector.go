@@ -76,5 +76,3 @@ func (c *Collector) Summarize(lost uint64, t0, t1 int64) Summary {
 		c.Max, tr.EventsNotKept, tr.NotKeptSumMs, tr.FromMs))
 	return s
 }
-
-

@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-
-
-
-
 // SummarizeRequests describes requests from their response times and
 // their throttled overlaps (Overlap or OverlapOnCPU of their spans), both
 // in ns, one of each per request in the same order. It panics when the

@@ -7,9 +7,6 @@ import (
 	"slices"
 )
 
-
-
-
 // Summarize describes events over the window [t0, t1) (see Summary); lost
 // is the tracer's count of events lost, carried through. events is not
 // modified.
@@ -44,7 +41,6 @@ func Summarize(events []Event, lost uint64, t0, t1 int64) Summary {
 	}
 	return s
 }
-
 
 // AgreeBand is the relative difference between traced and counted
 // throttled time past which Agree warns.

@@ -298,7 +298,7 @@ type trial struct {
 	// acct is the parent's twin in a cpuacct hierarchy mounted apart (v1
 	// here), made by the trial so that its runs' slices get their cpuacct
 	// twins there too, which must go as the slices do; "" where none.
-	acct      string
+	acct string
 	// trace runs the trial's runs with --trace; bpf is how many BPF
 	// programs of the tracer's were loaded before it (none of ours, or
 	// another process's), which must be all that is left after it.
