@@ -3,34 +3,16 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	assert.Equal(t, string(want), got, "differs from %s; go test -update rewrites it", path)
-}
 
 // everything is a comparison with every kind of row: a regression, an
 // improvement, no change, too few iterations, pooled results, a side
@@ -85,7 +67,7 @@ func TestCompareRenderGolden(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			var b bytes.Buffer
 			require.NoError(t, Write(&b, res, c.format, c.view))
-			golden(t, c.file, b.String())
+			golden.Check(t, c.file, b.String())
 		})
 	}
 }

@@ -2,9 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,24 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test ./internal/sweep -run Golden -update creates it")
-	assert.Equal(t, string(want), got, "differs from %s; go test ./internal/sweep -run Golden -update rewrites it", path)
-}
 
 // nodeRow is one row of the README's sweep --from example (three limits on
 // two nodes): mean, p50, p99, cov, throttled fraction, model ratio.
@@ -83,7 +65,7 @@ func TestTablesGolden(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			var b bytes.Buffer
 			require.NoError(t, WriteRows(&b, c.rows, c.format, c.view))
-			golden(t, c.file, b.String())
+			golden.Check(t, c.file, b.String())
 			if c.format == "text" && !c.view.All {
 				for _, l := range strings.Split(b.String(), "\n") {
 					assert.LessOrEqual(t, utf8.RuneCountInString(l), c.view.Width, "every line fits: %q", l)

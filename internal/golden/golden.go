@@ -1,0 +1,31 @@
+// Package golden compares test output with the files under a package's
+// testdata/, and rewrites them when the test runs with -update. It is for
+// tests only.
+package golden
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Update is -update: rewrite the golden files instead of comparing.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Check compares got with testdata/name, or rewrites it with -update.
+func Check(t testing.TB, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *Update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "go test -run Golden -update creates %s", path)
+	assert.Equal(t, string(want), got, "differs from %s; go test -update rewrites it", path)
+}
