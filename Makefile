@@ -17,8 +17,11 @@
 #                the sampler's overhead at 100 ms and 10 ms (in process, and
 #                sample's beside a plain Python loop reading the same
 #                counter in the same run: BenchmarkSamplerCost), the open loop's
-#                recording overhead and latency floor, the burst simulator's
-#                cgroup-periods per second on one core and on all, the
+#                recording overhead and latency floor, the latency floor
+#                beside cyclictest's, taking turns (test/bench/setup.sh
+#                installs Debian's rt-tests; schbench where on PATH), the
+#                burst simulator's cgroup-periods per second on one core
+#                and on all, the
 #                throttle-event pipeline's events per second, the tracer's
 #                ring buffer and cost per sched_switch (root), and what
 #                --trace costs a run (traced/plain)

@@ -36,21 +36,43 @@ func (goClock) SleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// fineClock is the clock of real runs: goClock, with the last stretch of
-// each sleep on the kernel's fine timer (fineSleep), so that an arrival is
-// sent within tens of µs of its time rather than up to 1 ms late.
-type fineClock struct{ goClock }
+// fineClock is the clock of real runs. It sleeps the calling thread itself
+// on the kernel's high-resolution timer, to an absolute instant
+// (sleepUntilMono: clock_nanosleep with TIMER_ABSTIME on Linux), so that a
+// worker locked to its OS thread wakes for the arrival it waits for with
+// one wake-up, the same one cyclictest measures. A Go timer would wake the
+// runtime's poller on another thread first (whose epoll timeout is whole
+// milliseconds) and then hand the goroutine over to the locked thread: two
+// wake-ups, tens of µs each on a VM. ctx cannot interrupt a sleep in the
+// kernel: the open loop interrupts its workers' with a signal when ctx
+// ends (threadWaker), and each sleep is cut into stretches of at most
+// fineSleepMax with ctx checked between, in case the signal came just
+// before the sleep began. Each stretch ends at an absolute instant, so
+// cutting adds no drift. It allocates nothing.
+type fineClock struct{}
 
-// fineSleepMax is the longest sleep left to fineSleep, which ctx cannot
-// interrupt; a Go timer, which it can, covers the rest.
-const fineSleepMax = 2 * time.Millisecond
+// fineSleepMax is the longest stretch slept without looking at ctx: the
+// most a cancelled sleep can take to notice when no signal interrupts it,
+// and one wake-up a second in a sleep longer than that (a worker waiting
+// through a long gap between arrivals wakes no more often, so that a
+// quiet slice stays quiet: its periods are not counted as active).
+const fineSleepMax = time.Second
 
-func (c fineClock) SleepUntil(ctx context.Context, t time.Time) error {
-	if err := c.goClock.SleepUntil(ctx, t.Add(-fineSleepMax)); err != nil {
-		return err
+func (fineClock) Now() time.Time { return time.Now() }
+
+func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		now := time.Now()
+		if !now.Before(t) {
+			return nil
+		}
+		end := t
+		if t.Sub(now) > fineSleepMax {
+			end = now.Add(fineSleepMax)
+		}
+		sleepUntilMono(monoOf(end))
 	}
-	if d := time.Until(t); d > 0 {
-		fineSleep(d)
-	}
-	return ctx.Err()
 }

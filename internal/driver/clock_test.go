@@ -2,17 +2,22 @@ package driver
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 )
 
-// Each clock sleeps until its target, never short of it, across the seam
-// between the Go timer and the fine sleep.
+// Each clock sleeps until its target, never short of it; fineClock
+// across the seam between two stretches of its sleep too.
 func TestClocksSleepUntilTheirTarget(t *testing.T) {
 	for _, c := range []clock{goClock{}, fineClock{}} {
-		for _, d := range []time.Duration{-time.Millisecond, 0, 300 * time.Microsecond, fineSleepMax + time.Millisecond} {
+		ds := []time.Duration{-time.Millisecond, 0, 300 * time.Microsecond, 20 * time.Millisecond}
+		if _, ok := c.(fineClock); ok {
+			ds = append(ds, fineSleepMax+time.Millisecond)
+		}
+		for _, d := range ds {
 			target := c.Now().Add(d)
 			assert.NoError(t, c.SleepUntil(context.Background(), target))
 			assert.False(t, c.Now().Before(target), "%T woke before a sleep of %v ended", c, d)
@@ -20,14 +25,47 @@ func TestClocksSleepUntilTheirTarget(t *testing.T) {
 	}
 }
 
-// A long sleep ends with the context; only the last fineSleepMax is not
-// interruptible.
+// A long sleep ends with the context: goClock's at once, fineClock's at
+// the end of its stretch (fineSleepMax) unless a signal interrupts it, as
+// the open loop's does (TestCancelInterruptsSleepingWorkers).
 func TestClocksSleepEndsWithTheContext(t *testing.T) {
 	for _, c := range []clock{goClock{}, fineClock{}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		start := time.Now()
 		assert.ErrorIs(t, c.SleepUntil(ctx, start.Add(time.Hour)), context.DeadlineExceeded)
-		assert.Less(t, time.Since(start), 5*time.Second)
+		assert.Less(t, time.Since(start), fineSleepMax+time.Second)
 		cancel()
 	}
+}
+
+// A signal ends a sleep in the kernel early, so that its caller can look
+// at its context.
+func TestInterruptThread(t *testing.T) {
+	if threadID() == 0 {
+		t.Skip("no thread to interrupt here")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := threadID()
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		interruptThread(tid)
+	}()
+	start := time.Now()
+	sleepUntilMono(monoOf(start.Add(fineSleepMax)))
+	assert.Less(t, time.Since(start), fineSleepMax/2)
+}
+
+// An absolute sleep's instant is CLOCK_MONOTONIC's reading of a
+// time.Time: the two clocks agree to within a few µs.
+func TestMonoOfIsTheMonotonicClock(t *testing.T) {
+	for range 5 {
+		m1 := Monotonic()
+		got := monoOf(time.Now())
+		m2 := Monotonic()
+		assert.GreaterOrEqual(t, got, m1-int64(5*time.Microsecond))
+		assert.LessOrEqual(t, got, m2+int64(5*time.Microsecond))
+	}
+	now := time.Now()
+	assert.Equal(t, int64(time.Second+7), monoOf(now.Add(time.Second+7))-monoOf(now), "exact between two instants")
 }

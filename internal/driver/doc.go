@@ -10,6 +10,11 @@
 // front (schedule.go), each needs calibrated CPU work (calibrate.go), and
 // each is timed from its scheduled arrival, so that a throttled stretch
 // shows as queueing delay instead of being hidden by a sender that stalled
-// with the workers. Its clock (clock.go) is an interface, so its
-// bookkeeping is tested in fake time.
+// with the workers. There is no generator thread: an idle worker claims
+// the next arrival and sleeps on its own thread until its instant (an
+// absolute clock_nanosleep), so a request costs one timer wake-up and no
+// hand-off; arrivals that find every worker busy wait in a bounded queue.
+// floor.go measures what that path costs before each run (the floor) and
+// keeps the collector quiet in the window. Its clock (clock.go) is an
+// interface, so its bookkeeping is tested in fake time.
 package driver

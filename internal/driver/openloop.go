@@ -1,9 +1,7 @@
 package driver
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"runtime"
 	"sync"
 	"time"
@@ -85,9 +83,10 @@ type LatencyResult struct {
 	GOMAXPROCS  int         `json:"gomaxprocs"` // the value in force during the run
 	// WorkerCPU is each worker thread's CPU time over the run.
 	WorkerCPU []time.Duration `json:"worker_cpu_ns"`
-	// Late is the most the generator sent a request after its scheduled
-	// arrival: timer slack when small, a stall of the generator (throttled
-	// too) when large. Latencies include it either way.
+	// Late is the most an idle worker woke after the scheduled arrival it
+	// was waiting for (the open loop's dispatch; there is no separate
+	// generator): timer slack when small, a throttled or preempted thread
+	// when large. Latencies include it either way.
 	Late time.Duration `json:"late_ns"`
 	// ProcessCPU is the process's CPU time when the last request was done
 	// (0 when unknown): the parent reads the start from outside, but the
@@ -98,6 +97,9 @@ type LatencyResult struct {
 	// every completed request's span from t0, in no particular order.
 	StartMono int64         `json:"start_mono_ns,omitempty"`
 	Requests  []RequestSpan `json:"requests,omitempty"`
+	// Floor is the harness's own floor, measured before the calibration
+	// (MeasureFloor); nil where it was not measured.
+	Floor *Floor `json:"floor,omitempty"`
 }
 
 // The histogram's range: 1 ns, so the floor of a few µs keeps its 3
@@ -109,15 +111,23 @@ const (
 	histDigits  = 3
 )
 
-// RunOpenLoop calibrates the CPU loop, calls beforeStart (when not nil: the
-// caller takes the kernel's counters then), then sends requests on
-// Schedule(o) to o.Workers workers, each a goroutine locked to its own OS
-// thread, and returns when the last request is served. When ctx ends first
-// it stops and returns ctx.Err().
+// RunOpenLoop measures the harness's own floor (measureFloor), calibrates
+// the CPU loop, calls beforeStart (when not nil: the caller takes the
+// kernel's counters then), then serves the requests of Schedule(o) with
+// o.Workers workers, each a goroutine locked to its own OS thread, and
+// returns when the last request is served. The garbage collector runs
+// before the first arrival and not again until the last request is done
+// (quietGC). When ctx ends first it stops and returns ctx.Err().
 func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (LatencyResult, error) {
 	gmp := ApplyGOMAXPROCS(o.GOMAXPROCS)
-	cal := Calibrate()
 	clk := fineClock{}
+	// The floor first: it costs almost no CPU, and in a slice with a small
+	// quota the CPU loop's calibration would leave it throttled.
+	floor, err := measureFloor(ctx, clk, o.Workers, o)
+	if err != nil {
+		return LatencyResult{}, err
+	}
+	cal := Calibrate()
 	serve := func(ctx context.Context, _ int) error {
 		if err := work(ctx, o.Work, cal.IterationsPerMs); err != nil {
 			return err
@@ -127,11 +137,24 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		}
 		return nil
 	}
-	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans}.run(ctx, Schedule(o), o.Workers, o.Queue, beforeStart)
+	var restore func()
+	defer func() {
+		if restore != nil {
+			restore()
+		}
+	}()
+	start := func() error {
+		restore = quietGC()
+		if beforeStart != nil {
+			return beforeStart()
+		}
+		return nil
+	}
+	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans, interrupt: true}.run(ctx, Schedule(o), o.Workers, o.Queue, start)
 	if err != nil {
 		return LatencyResult{}, err
 	}
-	res.Calibration, res.GOMAXPROCS = cal, gmp
+	res.Calibration, res.GOMAXPROCS, res.Floor = cal, gmp, &floor
 	res.ProcessCPU, _ = host.ProcessCPU() // unknown stays 0
 	return res, nil
 }
@@ -143,21 +166,29 @@ type openLoop struct {
 	// serve performs the request at index i of the schedule.
 	serve func(ctx context.Context, i int) error
 	spans bool // record every request's span (OpenLoop.Spans)
+	// interrupt: when ctx ends, signal the workers' threads out of their
+	// sleeps in the kernel (fineClock's), which ctx cannot end.
+	interrupt bool
 }
 
-// request is one arrival on its way to a worker, stamped with when it was
-// scheduled, not when it was sent.
-type request struct {
-	index int
-	due   time.Time
-	t0    time.Time // the schedule's start, for its span
-}
-
+// run serves sched with workers workers. There is no generator: an idle
+// worker takes the next arrival itself and sleeps on its own thread until
+// its scheduled instant (clock.SleepUntil), so a request reaches its worker
+// with one timer wake-up and no hand-off between threads. Arrivals that
+// come due while every worker is busy are queued (up to queue) or dropped
+// by the first worker to come free, in the order and with the outcome a
+// generator sending each at its instant into a FIFO would have had
+// (dispatcher.take). A response time runs from the scheduled arrival.
 func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue int, beforeStart func() error) (LatencyResult, error) {
 	workers = max(workers, 1)
+	// A failed request ends the run for every worker, with its error.
+	inner, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
 	// No more can wait than there are requests: a huge Queue costs nothing.
-	q := make(chan request, min(max(queue, 0), len(sched)))
+	d := &dispatcher{sched: sched, backlog: newRing(min(max(queue, 0), len(sched)))}
 	tallies := make([]*tally, workers)
+	tids := make([]int, workers) // each written by its worker before ready
+	begin := make(chan struct{})
 	var wg, ready sync.WaitGroup
 	ready.Add(workers)
 	for i := range tallies {
@@ -167,54 +198,49 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 			// the request path.
 			tallies[i].spans = make([]RequestSpan, 0, len(sched))
 		}
-		wg.Go(func() { e.work(ctx, q, tallies[i], ready.Done) })
+		wg.Go(func() { e.work(inner, fail, d, tallies[i], &tids[i], ready.Done, begin) })
 	}
 	// Workers on their threads before the first arrival: with no queue, a
 	// request that came before its worker would be dropped for nothing.
 	ready.Wait()
+	exited := make(chan struct{})
+	if e.interrupt {
+		// Deregistered before fail(nil) ends inner on the way out.
+		defer context.AfterFunc(inner, func() { interruptUntil(tids, exited) })()
+	}
 
 	if beforeStart != nil {
 		if err := beforeStart(); err != nil {
-			close(q)
+			d.aborted = true
+			close(begin)
 			wg.Wait()
+			close(exited)
 			return LatencyResult{}, err
 		}
 	}
-	t0 := e.clock.Now()
+	// Written before begin is closed, read by the workers after.
+	d.t0 = e.clock.Now()
 	var res LatencyResult
 	res.StartMono = Monotonic()
-	for i, off := range sched {
-		due := t0.Add(off)
-		now := e.clock.Now()
-		if now.Before(due) {
-			if e.clock.SleepUntil(ctx, due) != nil {
-				break
-			}
-			now = e.clock.Now()
-		}
-		// A generator that woke late sends everything overdue at once,
-		// each request still stamped with its own scheduled time.
-		res.Late = max(res.Late, now.Sub(due))
-		res.Offered++
-		select {
-		case q <- request{index: i, due: due, t0: t0}:
-		default:
-			res.Dropped++
-		}
-	}
-	close(q)
+	close(begin)
 	wg.Wait()
+	close(exited)
 
-	var errs []error
+	// The caller's end first; else the first request that failed (the
+	// others stopped because of it).
+	if err := ctx.Err(); err != nil {
+		return LatencyResult{}, err
+	}
+	if inner.Err() != nil {
+		return LatencyResult{}, context.Cause(inner)
+	}
 	for _, t := range tallies {
-		errs = append(errs, t.err)
+		res.Late = max(res.Late, t.late)
 	}
-	if err := errors.Join(errs...); err != nil || ctx.Err() != nil {
-		return LatencyResult{}, cmp.Or(ctx.Err(), err)
-	}
-	first := t0
+	res.Offered, res.Dropped = d.offered, d.dropped
+	first := d.t0
 	if len(sched) > 0 {
-		first = t0.Add(sched[0])
+		first = d.t0.Add(sched[0])
 	}
 	if err := summarise(&res, tallies, first); err != nil {
 		return LatencyResult{}, err
@@ -222,20 +248,146 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	return res, nil
 }
 
-// work is one worker: it serves requests until the queue is closed and
-// drained, or ctx ends.
-func (e openLoop) work(ctx context.Context, q <-chan request, t *tally, ready func()) {
+// work is one worker: it takes requests from d until the schedule is
+// done, a request fails or ctx ends.
+func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dispatcher, t *tally, tid *int, ready func(), begin <-chan struct{}) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	defer preciseTimers()()
+	*tid = threadID()
 	c0 := threadCPU()
 	ready()
-	for r := range q {
-		if t.err = e.serve(ctx, r.index); t.err != nil {
+	<-begin
+	if d.aborted {
+		return
+	}
+	// Idle from the schedule's start; then from each completion.
+	idleSince := d.t0
+	for {
+		j, ok := d.take(idleSince)
+		if !ok || ctx.Err() != nil {
+			break
+		}
+		if j.idle {
+			// This worker is the one idle at j's arrival: it waits for
+			// the instant itself. How late it woke is the dispatch's
+			// lateness (timer slack, or a throttled or preempted thread).
+			if e.clock.SleepUntil(ctx, j.due) != nil {
+				break
+			}
+			t.late = max(t.late, e.clock.Now().Sub(j.due))
+		}
+		if err := e.serve(ctx, j.index); err != nil {
+			fail(err)
 			return
 		}
-		t.record(e.clock.Now(), r.due, r.t0)
+		idleSince = e.clock.Now()
+		t.record(idleSince, j.due, d.t0)
 	}
 	t.cpu = threadCPU() - c0
+}
+
+// interruptUntil signals the threads tids out of their sleeps, again every
+// 10 ms until exited is closed: a signal that comes just before a thread
+// begins a sleep interrupts nothing.
+func interruptUntil(tids []int, exited <-chan struct{}) {
+	for {
+		for _, tid := range tids {
+			if tid != 0 {
+				interruptThread(tid)
+			}
+		}
+		select {
+		case <-exited:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// dispatcher hands the schedule's arrivals to the workers. Its lock is
+// taken once per request, by the worker that takes it, never on the way
+// from a timer to a request.
+type dispatcher struct {
+	sched   []time.Duration
+	t0      time.Time // set before the workers begin
+	aborted bool      // set before the workers begin: serve nothing
+
+	mu      sync.Mutex
+	next    int  // the first arrival not yet taken, queued or dropped
+	backlog ring // arrivals that found every worker busy, oldest first
+	offered int
+	dropped int
+}
+
+// job is a request a worker takes: idle when it will sleep until due
+// first, as the one worker idle at that arrival.
+type job struct {
+	index int
+	due   time.Time
+	idle  bool
+}
+
+// take is called by a worker that has had nothing to do since idleSince
+// (its last completion; the schedule's start before its first request).
+// First the arrivals that came due before then, while every worker was
+// busy (an idle worker would have claimed them in advance), are offered,
+// in order, to the queue: the queue only shrinks in take, after this
+// step, so each one sees the queue as it was at its arrival, as if a
+// generator had sent it then. Then the worker serves the oldest queued
+// arrival, or, with none, claims the next one and waits for it (at once,
+// when it came due since idleSince). false: nothing is left.
+func (d *dispatcher) take(idleSince time.Time) (job, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.next < len(d.sched) && d.due(d.next).Before(idleSince) {
+		d.offered++
+		if !d.backlog.push(d.next) {
+			d.dropped++
+		}
+		d.next++
+	}
+	if i, ok := d.backlog.pop(); ok {
+		return job{index: i, due: d.due(i)}, true
+	}
+	if d.next == len(d.sched) {
+		return job{}, false
+	}
+	i := d.next
+	d.next++
+	d.offered++
+	return job{index: i, due: d.due(i), idle: true}, true
+}
+
+func (d *dispatcher) due(i int) time.Time { return d.t0.Add(d.sched[i]) }
+
+// ring is a FIFO of arrival indices of fixed capacity, allocated up front.
+type ring struct {
+	buf        []int
+	head, size int
+}
+
+func newRing(capacity int) ring { return ring{buf: make([]int, capacity)} }
+
+// push adds i at the tail; false when the ring is full.
+func (r *ring) push(i int) bool {
+	if r.size == len(r.buf) {
+		return false
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = i
+	r.size++
+	return true
+}
+
+// pop takes the head; false when the ring is empty.
+func (r *ring) pop() (int, bool) {
+	if r.size == 0 {
+		return 0, false
+	}
+	i := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return i, true
 }
 
 // tally is one worker's record, merged with the others' at the end so
@@ -245,9 +397,9 @@ type tally struct {
 	n        int
 	sumNs    float64 // float: an int64 of ns overflows at 10⁷ requests of 15 minutes
 	min, max time.Duration
-	last     time.Time // the latest completion
+	last     time.Time     // the latest completion
+	late     time.Duration // the most an idle wait overran its arrival
 	cpu      time.Duration
-	err      error
 	spans    []RequestSpan // with openLoop.spans: room for every request
 }
 

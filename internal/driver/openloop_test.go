@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -147,6 +149,22 @@ func TestQueueAccounting(t *testing.T) {
 	}
 }
 
+// Requests that arrive at the same instant (--arrivals once): each idle
+// worker takes one, the queue holds what it can of the rest, the others
+// are dropped, as a generator sending them one after another would have
+// found it.
+func TestSimultaneousArrivals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := scripted(constant(5*time.Millisecond)).run(t.Context(), make([]time.Duration, 10), 2, 3, idle)
+		require.NoError(t, err)
+		assert.Equal(t, 10, res.Offered)
+		assert.Equal(t, 5, res.Completed, "two at once, then the three queued")
+		assert.Equal(t, 5, res.Dropped)
+		assert.Equal(t, 15*time.Millisecond, res.Max, "the last queued waited for two services before its own")
+		assert.Zero(t, res.Late)
+	})
+}
+
 // The caller's pause before the first arrival (reading the kernel's
 // counters) is not the workload's: the schedule starts after it.
 func TestBeforeStartIsOutsideTheSchedule(t *testing.T) {
@@ -196,6 +214,31 @@ func TestServeErrorFailsTheRun(t *testing.T) {
 		}}
 		_, err := e.run(t.Context(), every(time.Millisecond, 10), 1, 10, nil)
 		assert.ErrorIs(t, err, boom)
+	})
+}
+
+// A failed request stops the other workers too: the run ends with its
+// error instead of serving the rest of the schedule.
+func TestServeErrorStopsEveryWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("boom")
+		start := time.Now()
+		served := 0
+		var mu sync.Mutex
+		e := openLoop{clock: goClock{}, serve: func(ctx context.Context, i int) error {
+			mu.Lock()
+			served++
+			mu.Unlock()
+			if i == 3 {
+				return boom
+			}
+			return goClock{}.SleepUntil(ctx, time.Now().Add(time.Millisecond))
+		}}
+		_, err := e.run(t.Context(), every(10*time.Millisecond, 1000), 3, 10, nil)
+		assert.ErrorIs(t, err, boom)
+		assert.NotErrorIs(t, err, context.Canceled, "the cause, not how the others learnt of it")
+		assert.Equal(t, 30*time.Millisecond, time.Since(start))
+		assert.Less(t, served, 10)
 	})
 }
 
@@ -263,6 +306,26 @@ func TestRunOpenLoopShapesTheResult(t *testing.T) {
 	cpu := res.WorkerCPU[0] + res.WorkerCPU[1]
 	assert.Greater(t, cpu, time.Duration(float64(res.Completed)*0.7*float64(o.Work)))
 	assert.Less(t, cpu, 3*time.Duration(res.Completed)*o.Work)
+	// The floor was measured first, through the same path.
+	require.NotNil(t, res.Floor)
+	f := res.Floor
+	assert.Equal(t, floorWakeups, f.Wakeups)
+	assert.True(t, 0 < f.P50 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= f.Max)
+	assert.Equal(t, 5*time.Millisecond, f.Interval, "the run's gap between arrivals")
+	assert.GreaterOrEqual(t, f.Took, time.Duration(floorWakeups-1)*f.Interval)
+}
+
+// A worker asleep in the kernel until an arrival an hour away is woken
+// when the run is cancelled, by a signal, well before its sleep's next
+// look at the context (fineSleepMax).
+func TestCancelInterruptsSleepingWorkers(t *testing.T) {
+	e := openLoop{clock: fineClock{}, serve: func(context.Context, int) error { return nil }, interrupt: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.run(ctx, []time.Duration{0, time.Hour, time.Hour + time.Second}, 2, 10, nil)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), fineSleepMax*9/10)
 }
 
 func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
@@ -301,4 +364,32 @@ func TestOpenLoopSpans(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, res.Requests)
 	})
+}
+
+// The request path allocates nothing (so a run's window needs no
+// collection): counted from the first request to the last, whether they
+// wait on their worker's timer (50 µs apart) or in the queue (all at
+// once), with spans or without.
+func TestRequestPathAllocatesNothing(t *testing.T) {
+	const n = 1000
+	for _, spans := range []bool{false, true} {
+		for _, gap := range []time.Duration{50 * time.Microsecond, 0} {
+			var first, last runtime.MemStats
+			e := openLoop{clock: fineClock{}, spans: spans, serve: func(_ context.Context, i int) error {
+				switch i {
+				case 0:
+					runtime.ReadMemStats(&first)
+				case n - 1:
+					runtime.ReadMemStats(&last)
+				}
+				return nil
+			}}
+			res, err := e.run(context.Background(), every(gap, n), 2, n, nil)
+			require.NoError(t, err)
+			require.Equal(t, n, res.Completed)
+			// A few to spare for the runtime's own and the test
+			// framework's, none per request.
+			assert.Less(t, last.Mallocs-first.Mallocs, uint64(n/50), "spans %v, gap %v", spans, gap)
+		}
+	}
 }

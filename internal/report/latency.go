@@ -29,15 +29,21 @@ type Latency struct {
 	CPUUtilisation *float64 `json:"cpu_utilisation"`
 	// PeakCPUs100ms is the most CPU the workload used in any 100 ms of the
 	// window, in CPUs, from a sampler outside the slice.
-	PeakCPUs100ms *float64   `json:"peak_cpus_100ms"`
-	LatencyMs     LatencyMs  `json:"latency_ms"`
-	Throttling    Throttling `json:"throttling"`
+	PeakCPUs100ms *float64  `json:"peak_cpus_100ms"`
+	LatencyMs     LatencyMs `json:"latency_ms"`
+	// FloorMs is the harness's own floor: response times of requests that
+	// need nothing, sent through the same path before the window (Floor
+	// says how); null where it was not measured (--instances).
+	FloorMs    *FloorMs   `json:"floor_ms"`
+	Floor      *Floor     `json:"floor"`
+	Throttling Throttling `json:"throttling"`
 	// Usage is run's usage, from the same CPU time as CPUMs: cpu_ms
 	// against the quota over the periods counted, and where it was read.
 	Usage Usage     `json:"usage"`
 	Model LoadModel `json:"model"`
-	// GeneratorLateMs is the most a request was sent after its scheduled
-	// arrival; response times include it.
+	// GeneratorLateMs is the most a request's dispatch came after its
+	// scheduled arrival (an idle worker waking late for it; with
+	// --instances, the parent's dispatcher); response times include it.
 	GeneratorLateMs float64     `json:"generator_late_ms"`
 	WorkerCPUMs     []float64   `json:"worker_cpu_ms"`
 	Calibration     Calibration `json:"calibration"`
@@ -85,6 +91,26 @@ type LatencyMs struct {
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
+}
+
+// FloorMs is the floor's percentiles, in ms.
+type FloorMs struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+}
+
+// Floor is how floor_ms was measured: wakeups requests that need no work,
+// arriving as the run's do (arrivals: poisson when the run's are, else
+// fixed) interval_ms apart on average, through the open loop's own path
+// (an idle worker's absolute timer, the completion stamp), before the CPU
+// loop's calibration; took_ms is its wall time.
+type Floor struct {
+	Wakeups    int     `json:"wakeups"`
+	Arrivals   string  `json:"arrivals"`
+	IntervalMs float64 `json:"interval_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	TookMs     float64 `json:"took_ms"`
 }
 
 // LoadModel is the CFS model's view of an open loop: the CPU the requests

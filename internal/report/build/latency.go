@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -66,6 +67,10 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		Warnings:    append([]string{}, in.Warnings...),
 	}
 	r.Cgroup.Cpuset = in.CgroupCpuset
+	if f := res.Floor; f != nil {
+		r.FloorMs = &report.FloorMs{P50: ms(f.P50), P99: ms(f.P99), P999: ms(f.P999)}
+		r.Floor = &report.Floor{Wakeups: f.Wakeups, Arrivals: f.Arrivals, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
+	}
 	if o.Onoff() { // 0 otherwise: they shaped nothing
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
 	}
@@ -104,8 +109,11 @@ const (
 	// 1 in 1000, so fewer than 1000 make it the max.
 	minForP999 = 1000
 	// Timer slack and a wake-up on a busy CPU stay below a millisecond; more
-	// is a stalled generator.
+	// is a stalled dispatch.
 	lateWarn = 5 * time.Millisecond
+	// A percentile under this many times the floor's owes as much to the
+	// machine's timers and the harness as to the workload.
+	floorFactor = 3
 )
 
 // CheckLatency judges a built latency report.
@@ -128,8 +136,11 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 			r.Model.OfferedCPUs, r.Cgroup.EffectiveCPUs))
 	}
 	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
-		w = append(w, fmt.Sprintf("late generator: a request was sent up to %s after its scheduled arrival (the generator, in the same slice, was throttled or preempted); "+
+		w = append(w, fmt.Sprintf("late generator: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+	}
+	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
+		w = append(w, msg)
 	}
 	if r.PeakCPUs100ms == nil {
 		w = append(w, "no 100 ms peak: the window was shorter than two samples of the workload's CPU usage, or its counter could not be read")
@@ -157,4 +168,28 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 		}
 	}
 	return w
+}
+
+// nearFloor names the percentiles of l (p50, p99, p99.9) under floorFactor
+// times the floor's same percentile.
+func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
+	if f == nil {
+		return "", false
+	}
+	var near, floor []string
+	for _, p := range []struct {
+		name      string
+		got, base float64
+	}{{"p50", l.P50, f.P50}, {"p99", l.P99, f.P99}, {"p99.9", l.P999, f.P999}} {
+		if p.base > 0 && p.got < floorFactor*p.base {
+			near = append(near, fmt.Sprintf("%s %s", p.name, table.MsSpaced(p.got)))
+			floor = append(floor, fmt.Sprintf("%s %s", p.name, table.MsSpaced(p.base)))
+		}
+	}
+	if len(near) == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("near the floor: %s within %d× of the harness's own floor (floor_ms: %s; a timer wake-up and the hand-off to a worker, measured before the window); "+
+		"at these response times the machine's timers weigh as much as the workload, and a difference smaller than the floor is not the workload's",
+		strings.Join(near, ", "), floorFactor, strings.Join(floor, ", ")), true
 }

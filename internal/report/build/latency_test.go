@@ -33,7 +33,9 @@ func quietLatency() LatencyInput {
 		Result: driver.LatencyResult{Offered: 2000, Completed: 2000, Elapsed: 20 * time.Second,
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
 			Histogram: "HISTFAKE", Calibration: driver.Calibration{IterationsPerMs: 1234, Rounds: 5},
-			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms},
+			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms,
+			Floor: &driver.Floor{Wakeups: 200, Arrivals: driver.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
+				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
 		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
 		Window:    20 * time.Second,
@@ -234,6 +236,14 @@ func TestCheckLatencyRules(t *testing.T) {
 			[]string{"overload"}, "ask for 0.51 CPUs (rate × work), more than the 0.50 allowed"},
 		{"late 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5 }, nil, ""},
 		{"late past 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5.01 }, []string{"late generator"}, "after its scheduled arrival"},
+		// The quiet run's p50 is 2.5 ms, its p99 9 ms, its p99.9 15 ms.
+		{"p50 within 3× of the floor's", func(r *report.Latency, _ *Background) { r.FloorMs.P50 = 0.84 }, []string{"near the floor"},
+			"p50 2.50 ms within 3× of the harness's own floor (floor_ms: p50 840.0 µs;"},
+		{"p50 just over 3× the floor's", func(r *report.Latency, _ *Background) { r.FloorMs.P50 = 0.83 }, nil, ""},
+		{"every percentile near the floor", func(r *report.Latency, _ *Background) {
+			*r.FloorMs = report.FloorMs{P50: 1, P99: 4, P999: 6}
+		}, []string{"near the floor"}, "p50 2.50 ms, p99 9.00 ms, p99.9 15.00 ms within 3× of the harness's own floor (floor_ms: p50 1.00 ms, p99 4.00 ms, p99.9 6.00 ms;"},
+		{"no floor measured", func(r *report.Latency, _ *Background) { r.FloorMs = nil }, nil, ""},
 		{"no peak", func(r *report.Latency, _ *Background) { r.PeakCPUs100ms = nil }, []string{"no 100 ms peak"}, "shorter than two samples"},
 		{"a peak of 0", func(r *report.Latency, _ *Background) { r.PeakCPUs100ms = f64(0) }, nil, ""},
 		{"9 periods", func(r *report.Latency, _ *Background) { r.Throttling.NrPeriods = u64(9) }, []string{"few periods"}, "spans 9 CFS periods"},
@@ -298,11 +308,12 @@ func TestCheckLatencyAllRules(t *testing.T) {
 	r.Completed, r.Dropped = 500, 1500
 	r.Model.OfferedLoad = 3
 	r.GeneratorLateMs = 80
+	r.FloorMs.P99 = 4
 	r.PeakCPUs100ms = nil
 	r.Throttling.NrPeriods = u64(2)
 	w := CheckLatency(r, busy(5000, nil), DefaultThresholds)
 	assert.Equal(t, []string{"GOMAXPROCS 1 is below --workers 2", "few requests", "dropped requests", "overload",
-		"late generator", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
+		"late generator", "near the floor", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
 	for _, m := range w {
 		assert.NotContains(t, m, "\n", "one line each")
 	}
@@ -319,7 +330,8 @@ func TestLatencyJSONKeys(t *testing.T) {
 
 	for _, k := range []string{"schema_version", "config", "cgroup", "host", "offered_rps", "achieved_rps", "completed", "dropped",
 		"cpu_utilisation", "peak_cpus_100ms", "latency_ms", "throttling", "warnings",
-		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage"} {
+		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage",
+		"floor_ms", "floor"} {
 		assert.Contains(t, doc, k)
 	}
 	assert.Equal(t, float64(report.SchemaVersion), doc["schema_version"])
@@ -364,4 +376,23 @@ func TestLatencyJSONKeys(t *testing.T) {
 		assert.True(t, ok, k)
 		assert.Nil(t, v, k)
 	}
+}
+
+// The floor's calibration comes through in ms; where it was not measured,
+// floor_ms and floor are null.
+func TestBuildLatencyFloor(t *testing.T) {
+	r := BuildLatency(quietLatency())
+	require.NotNil(t, r.FloorMs)
+	assert.Equal(t, report.FloorMs{P50: 0.06, P99: 0.1, P999: 0.3}, *r.FloorMs)
+	assert.Equal(t, &report.Floor{Wakeups: 200, Arrivals: "poisson", IntervalMs: 1, MaxMs: 0.4, TookMs: 205}, r.Floor)
+
+	in := quietLatency()
+	in.Result.Floor = nil
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteJSON(&buf, BuildLatency(in)))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	assert.Contains(t, doc, "floor_ms")
+	assert.Nil(t, doc["floor_ms"])
+	assert.Nil(t, doc["floor"])
 }

@@ -1,0 +1,79 @@
+//go:build linux
+
+package integration
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// floorReport is what the floor's tests read of latency's JSON.
+type floorReport struct {
+	LatencyMs struct {
+		P50  float64 `json:"p50"`
+		P99  float64 `json:"p99"`
+		P999 float64 `json:"p999"`
+	} `json:"latency_ms"`
+	FloorMs *struct {
+		P50  float64 `json:"p50"`
+		P99  float64 `json:"p99"`
+		P999 float64 `json:"p999"`
+	} `json:"floor_ms"`
+	Floor *struct {
+		Wakeups    int     `json:"wakeups"`
+		Arrivals   string  `json:"arrivals"`
+		IntervalMs float64 `json:"interval_ms"`
+		MaxMs      float64 `json:"max_ms"`
+		TookMs     float64 `json:"took_ms"`
+	} `json:"floor"`
+	Warnings []string `json:"warnings"`
+}
+
+// Every latency result carries the floor its calibration measured before
+// the window, in a slice it created (the workload child's) and in the
+// current cgroup (this process's), and says when a percentile is near
+// it: with no work every response time is the floor; with 20 ms of it
+// none can be.
+func TestLatencyReportsTheFloor(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"created, no work", []string{"--cgroup", "create", "--parent", parent, "--work", "0", "--rate", "200", "--arrivals", "fixed"}},
+		{"current, no work", []string{"--cgroup", "current", "--work", "0", "--rate", "200"}},
+		// 0.4 CPUs; the floor's wake-ups are 5 ms apart at most.
+		{"created, 20 ms of work", []string{"--cgroup", "create", "--parent", parent, "--work", "20ms", "--rate", "20", "--arrivals", "fixed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tb(t, append([]string{"latency", "--duration", "1s"}, tc.args...)...)
+			require.Equal(t, 0, o.code, o.stderr)
+			var r floorReport
+			require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
+			require.NotNil(t, r.FloorMs, "floor_ms")
+			require.NotNil(t, r.Floor, "floor")
+			f := r.FloorMs
+			assert.True(t, 0 < f.P50 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= r.Floor.MaxMs, "%+v, max %v", *f, r.Floor.MaxMs)
+			assert.Equal(t, 200, r.Floor.Wakeups)
+			assert.InDelta(t, 5, r.Floor.IntervalMs, 1e-9, "the run's gap at 200 requests/s, 5 ms at most")
+			if strings.Contains(tc.name, "current") {
+				assert.Equal(t, "poisson", r.Floor.Arrivals, "as the run's")
+			} else {
+				assert.Equal(t, "fixed", r.Floor.Arrivals)
+				assert.GreaterOrEqual(t, r.Floor.TookMs, 199*5.0, "200 wake-ups 5 ms apart")
+			}
+
+			near := r.LatencyMs.P50 < 3*f.P50 || r.LatencyMs.P99 < 3*f.P99 || r.LatencyMs.P999 < 3*f.P999
+			assert.Equal(t, near, strings.Contains(strings.Join(r.Warnings, "\n"), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
+			if strings.Contains(tc.name, "20 ms") {
+				assert.False(t, near, "a response time of 20 ms of work is not near a floor of %v ms", f.P50)
+			}
+			t.Logf("floor_ms %+v (took %.0f ms); latency_ms %+v", *f, r.Floor.TookMs, r.LatencyMs)
+		})
+	}
+}
