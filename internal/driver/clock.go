@@ -76,3 +76,20 @@ func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
 		sleepUntilMono(monoOf(end))
 	}
 }
+
+// waitClock is for a sleep that no signal ends early (an instance's
+// --wait, on a thread the open loop does not know): a Go timer, which ctx
+// ends at once, up to the last waitFine before t, then fineClock for a
+// precise end.
+type waitClock struct{ goClock }
+
+// waitFine is the part of a waitClock sleep left to fineClock, which ctx
+// does not end.
+const waitFine = 2 * time.Millisecond
+
+func (c waitClock) SleepUntil(ctx context.Context, t time.Time) error {
+	if err := c.goClock.SleepUntil(ctx, t.Add(-waitFine)); err != nil {
+		return err
+	}
+	return fineClock{}.SleepUntil(ctx, t)
+}
