@@ -36,60 +36,50 @@ func (goClock) SleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// fineClock is the clock of real runs. It sleeps the calling thread itself
-// on the kernel's high-resolution timer, to an absolute instant
-// (sleepUntilMono: clock_nanosleep with TIMER_ABSTIME on Linux), so that a
+// fineClock is the clock of real runs. A sleep ends on the calling
+// thread's own absolute timer (sleepUntilMono: clock_nanosleep with
+// TIMER_ABSTIME on Linux, the wake-up cyclictest measures), so that a
 // worker locked to its OS thread wakes for the arrival it waits for with
-// one wake-up, the same one cyclictest measures. A Go timer would wake the
-// runtime's poller on another thread first (whose epoll timeout is whole
-// milliseconds) and then hand the goroutine over to the locked thread: two
-// wake-ups, tens of µs each on a VM. ctx cannot interrupt a sleep in the
-// kernel: the open loop interrupts its workers' with a signal when ctx
-// ends (threadWaker), and each sleep is cut into stretches of at most
-// fineSleepMax with ctx checked between, in case the signal came just
-// before the sleep began. Each stretch ends at an absolute instant, so
-// cutting adds no drift. It allocates nothing.
+// one wake-up and no hand-off between threads. A Go timer alone would wake
+// the runtime's poller on another thread (whose epoll timeout is whole
+// milliseconds) and then hand the goroutine over to the locked thread:
+// two wake-ups, tens of µs each on a VM.
+//
+// It sleeps in two parts. Up to fineLead before t, on a Go timer, which
+// ctx ends at once. Then, for the last fineLead, in the kernel, as a raw
+// system call that the runtime does not see: the goroutine keeps its P
+// and the runtime takes it for one still running. That is the only
+// bracket that costs nothing: a sleep announced as a blocking system call
+// (entersyscallblock) hands its P back, and the thread that wakes takes an
+// idle P again, which wakes the runtime's monitor (sysmon) from its deep
+// sleep to poll every 20 µs for the next millisecond and more: about 40
+// wake-ups in a 5 ms request, which cost the slice 10% more CPU than a
+// generator and pushed every response 0.6 ms later on our hosts; a sleep
+// announced as a plain system call keeps the P until the monitor takes it
+// back (after up to 10 ms), which restarts the polling too. Held by a raw
+// sleep, a P is busy for at most fineLead, less than the monitor's 10 ms
+// before it preempts a running goroutine, and only after the goroutine
+// came back from the timer through the scheduler. A signal (the runtime's
+// preemption, for one) ends the sleep early (EINTR); it starts again to
+// the same instant, so an interruption costs no drift. It allocates
+// nothing.
 type fineClock struct{}
 
-// fineSleepMax is the longest stretch slept without looking at ctx: the
-// most a cancelled sleep can take to notice when no signal interrupts it,
-// and one wake-up a second in a sleep longer than that (a worker waiting
-// through a long gap between arrivals wakes no more often, so that a
-// quiet slice stays quiet: its periods are not counted as active).
-const fineSleepMax = time.Second
+// fineLead is the part of a sleep spent in the kernel rather than on a Go
+// timer: longer than the Go timer's lateness (its poller's millisecond
+// timeout, a wake-up on a VM), short against the runtime's 10 ms before it
+// preempts a goroutine that holds its P, and the most a cancelled sleep
+// takes to notice.
+const fineLead = 2 * time.Millisecond
 
 func (fineClock) Now() time.Time { return time.Now() }
 
 func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		now := time.Now()
-		if !now.Before(t) {
-			return nil
-		}
-		end := t
-		if t.Sub(now) > fineSleepMax {
-			end = now.Add(fineSleepMax)
-		}
-		sleepUntilMono(monoOf(end))
-	}
-}
-
-// waitClock is for a sleep that no signal ends early (an instance's
-// --wait, on a thread the open loop does not know): a Go timer, which ctx
-// ends at once, up to the last waitFine before t, then fineClock for a
-// precise end.
-type waitClock struct{ goClock }
-
-// waitFine is the part of a waitClock sleep left to fineClock, which ctx
-// does not end.
-const waitFine = 2 * time.Millisecond
-
-func (c waitClock) SleepUntil(ctx context.Context, t time.Time) error {
-	if err := c.goClock.SleepUntil(ctx, t.Add(-waitFine)); err != nil {
+	if err := (goClock{}).SleepUntil(ctx, t.Add(-fineLead)); err != nil {
 		return err
 	}
-	return fineClock{}.SleepUntil(ctx, t)
+	for time.Now().Before(t) {
+		sleepUntilMono(monoOf(t))
+	}
+	return ctx.Err()
 }

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
@@ -10,14 +9,10 @@ import (
 )
 
 // Each clock sleeps until its target, never short of it; fineClock
-// across the seam between two stretches of its sleep too.
+// across the seam between its Go timer and its sleep in the kernel too.
 func TestClocksSleepUntilTheirTarget(t *testing.T) {
-	for _, c := range []clock{goClock{}, fineClock{}, waitClock{}} {
-		ds := []time.Duration{-time.Millisecond, 0, 300 * time.Microsecond, 20 * time.Millisecond}
-		if _, ok := c.(fineClock); ok {
-			ds = append(ds, fineSleepMax+time.Millisecond)
-		}
-		for _, d := range ds {
+	for _, c := range []clock{goClock{}, fineClock{}} {
+		for _, d := range []time.Duration{-time.Millisecond, 0, 300 * time.Microsecond, fineLead, fineLead + time.Millisecond, 20 * time.Millisecond} {
 			target := c.Now().Add(d)
 			assert.NoError(t, c.SleepUntil(context.Background(), target))
 			assert.False(t, c.Now().Before(target), "%T woke before a sleep of %v ended", c, d)
@@ -25,40 +20,26 @@ func TestClocksSleepUntilTheirTarget(t *testing.T) {
 	}
 }
 
-// A long sleep ends with the context: goClock's and waitClock's at once,
-// fineClock's at the end of its stretch (fineSleepMax) unless a signal
-// interrupts it, as the open loop's does
-// (TestCancelInterruptsSleepingWorkers).
+// A long sleep ends with the context, at once: only fineClock's last
+// fineLead is spent where the context cannot reach it.
 func TestClocksSleepEndsWithTheContext(t *testing.T) {
-	for _, c := range []clock{goClock{}, waitClock{}, fineClock{}} {
+	for _, c := range []clock{goClock{}, fineClock{}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 		start := time.Now()
 		assert.ErrorIs(t, c.SleepUntil(ctx, start.Add(time.Hour)), context.DeadlineExceeded)
-		bound := fineSleepMax + time.Second
-		if _, ok := c.(fineClock); !ok {
-			bound = fineSleepMax / 2
-		}
-		assert.Less(t, time.Since(start), bound, "%T", c)
+		assert.Less(t, time.Since(start), 500*time.Millisecond, "%T", c)
 		cancel()
 	}
 }
 
-// A signal ends a sleep in the kernel early, so that its caller can look
-// at its context.
-func TestInterruptThread(t *testing.T) {
-	if threadID() == 0 {
-		t.Skip("no thread to interrupt here")
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tid := threadID()
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		interruptThread(tid)
-	}()
-	start := time.Now()
-	sleepUntilMono(monoOf(start.Add(fineSleepMax)))
-	assert.Less(t, time.Since(start), fineSleepMax/2)
+// A context that ends during fineClock's sleep in the kernel is reported
+// when the sleep ends, at its instant.
+func TestFineClockReportsAContextEndedInItsLastStretch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), fineLead/2)
+	defer cancel()
+	target := time.Now().Add(fineLead)
+	assert.ErrorIs(t, fineClock{}.SleepUntil(ctx, target), context.DeadlineExceeded)
+	assert.False(t, time.Now().Before(target), "the kernel's sleep runs to its end")
 }
 
 // An absolute sleep's instant is CLOCK_MONOTONIC's reading of a

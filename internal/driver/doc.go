@@ -11,9 +11,10 @@
 // each is timed from its scheduled arrival, so that a throttled stretch
 // shows as queueing delay instead of being hidden by a sender that stalled
 // with the workers. There is no generator thread: an idle worker claims
-// the next arrival and sleeps on its own thread until its instant (an
-// absolute clock_nanosleep), so a request costs one timer wake-up and no
-// hand-off; arrivals that find every worker busy wait in a bounded queue.
+// the next arrival and waits on its own thread for its instant (a Go
+// timer, then an absolute clock_nanosleep for the last 2 ms), so a request
+// comes with one timer wake-up at its instant and no hand-off; arrivals
+// that find every worker busy wait in a bounded queue.
 // floor.go measures what that path costs before each run (the floor) and
 // keeps the collector quiet in the window. Its clock (clock.go) is an
 // interface, so its bookkeeping is tested in fake time.

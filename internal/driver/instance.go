@@ -135,7 +135,7 @@ func Serve(ctx context.Context, init InstanceInit, r InstanceRequest) (InstanceR
 	}
 	rep.CPU = threadCPU() - c0
 	if r.Wait > 0 {
-		if err := (waitClock{}).SleepUntil(ctx, time.Now().Add(r.Wait)); err != nil {
+		if err := (fineClock{}).SleepUntil(ctx, time.Now().Add(r.Wait)); err != nil {
 			return rep, err
 		}
 	}

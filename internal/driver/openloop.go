@@ -150,7 +150,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		}
 		return nil
 	}
-	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans, interrupt: true}.run(ctx, Schedule(o), o.Workers, o.Queue, start)
+	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans}.run(ctx, Schedule(o), o.Workers, o.Queue, start)
 	if err != nil {
 		return LatencyResult{}, err
 	}
@@ -166,9 +166,6 @@ type openLoop struct {
 	// serve performs the request at index i of the schedule.
 	serve func(ctx context.Context, i int) error
 	spans bool // record every request's span (OpenLoop.Spans)
-	// interrupt: when ctx ends, signal the workers' threads out of their
-	// sleeps in the kernel (fineClock's), which ctx cannot end.
-	interrupt bool
 }
 
 // run serves sched with workers workers. There is no generator: an idle
@@ -187,7 +184,6 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	// No more can wait than there are requests: a huge Queue costs nothing.
 	d := &dispatcher{sched: sched, backlog: newRing(min(max(queue, 0), len(sched)))}
 	tallies := make([]*tally, workers)
-	tids := make([]int, workers) // each written by its worker before ready
 	begin := make(chan struct{})
 	var wg, ready sync.WaitGroup
 	ready.Add(workers)
@@ -198,23 +194,17 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 			// the request path.
 			tallies[i].spans = make([]RequestSpan, 0, len(sched))
 		}
-		wg.Go(func() { e.work(inner, fail, d, tallies[i], &tids[i], ready.Done, begin) })
+		wg.Go(func() { e.work(inner, fail, d, tallies[i], ready.Done, begin) })
 	}
 	// Workers on their threads before the first arrival: with no queue, a
 	// request that came before its worker would be dropped for nothing.
 	ready.Wait()
-	exited := make(chan struct{})
-	if e.interrupt {
-		// Deregistered before fail(nil) ends inner on the way out.
-		defer context.AfterFunc(inner, func() { interruptUntil(tids, exited) })()
-	}
 
 	if beforeStart != nil {
 		if err := beforeStart(); err != nil {
 			d.aborted = true
 			close(begin)
 			wg.Wait()
-			close(exited)
 			return LatencyResult{}, err
 		}
 	}
@@ -224,7 +214,6 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 	res.StartMono = Monotonic()
 	close(begin)
 	wg.Wait()
-	close(exited)
 
 	// The caller's end first; else the first request that failed (the
 	// others stopped because of it).
@@ -250,11 +239,10 @@ func (e openLoop) run(ctx context.Context, sched []time.Duration, workers, queue
 
 // work is one worker: it takes requests from d until the schedule is
 // done, a request fails or ctx ends.
-func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dispatcher, t *tally, tid *int, ready func(), begin <-chan struct{}) {
+func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dispatcher, t *tally, ready func(), begin <-chan struct{}) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer preciseTimers()()
-	*tid = threadID()
 	c0 := threadCPU()
 	ready()
 	<-begin
@@ -285,24 +273,6 @@ func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dis
 		t.record(idleSince, j.due, d.t0)
 	}
 	t.cpu = threadCPU() - c0
-}
-
-// interruptUntil signals the threads tids out of their sleeps, again every
-// 10 ms until exited is closed: a signal that comes just before a thread
-// begins a sleep interrupts nothing.
-func interruptUntil(tids []int, exited <-chan struct{}) {
-	for {
-		for _, tid := range tids {
-			if tid != 0 {
-				interruptThread(tid)
-			}
-		}
-		select {
-		case <-exited:
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
 // dispatcher hands the schedule's arrivals to the workers. Its lock is

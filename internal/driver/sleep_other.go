@@ -13,9 +13,3 @@ func sleepUntilMono(mono int64) {
 
 // preciseTimers does nothing where there is no timer slack to set.
 func preciseTimers() (restore func()) { return func() {} }
-
-// threadID is 0 where no thread can be interrupted.
-func threadID() int { return 0 }
-
-// interruptThread does nothing: a sleep ends within fineSleepMax.
-func interruptThread(int) {}
