@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -75,11 +76,38 @@ const fineLead = 2 * time.Millisecond
 func (fineClock) Now() time.Time { return time.Now() }
 
 func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
-	if err := (goClock{}).SleepUntil(ctx, t.Add(-fineLead)); err != nil {
+	if err := sleepOnTimer(ctx, t.Add(-fineLead)); err != nil {
 		return err
 	}
 	for time.Now().Before(t) {
 		sleepUntilMono(monoOf(t))
 	}
 	return ctx.Err()
+}
+
+// timers are the Go timers fineClock sleeps on, reused, so that a sleep
+// allocates nothing: the request path must not (quietGC).
+var timers = sync.Pool{New: func() any {
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	return tm
+}}
+
+// sleepOnTimer is goClock's sleep on a reused timer. A stopped timer's
+// channel holds nothing stale (Go 1.23's timers), so Reset is safe.
+func sleepOnTimer(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := timers.Get().(*time.Timer)
+	defer timers.Put(tm)
+	tm.Reset(d)
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		tm.Stop()
+		return ctx.Err()
+	}
 }
