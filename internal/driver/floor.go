@@ -39,11 +39,11 @@ const (
 	floorGapMax  = 5 * time.Millisecond
 )
 
-// floorSchedule is the floor's arrivals for a run of o: floorWakeups of
+// FloorSchedule is the floor's arrivals for a run of o: floorWakeups of
 // them, poisson when o's are (from o's seed), else fixed, their mean gap
 // that of o's arrivals while they arrive (an on/off schedule's during its
 // on stretch) kept within [floorGapMin, floorGapMax].
-func floorSchedule(o OpenLoop) (sched []time.Duration, kind string, gap time.Duration) {
+func FloorSchedule(o OpenLoop) (sched []time.Duration, kind string, gap time.Duration) {
 	rate := o.Rate
 	if o.Onoff() && o.On > 0 && o.Off > 0 {
 		rate *= float64(o.On+o.Off) / float64(o.On)
@@ -70,7 +70,7 @@ func floorSchedule(o OpenLoop) (sched []time.Duration, kind string, gap time.Dur
 // as in a run's window.
 func measureFloor(ctx context.Context, clk clock, workers int, o OpenLoop) (Floor, error) {
 	begin := time.Now()
-	sched, kind, gap := floorSchedule(o)
+	sched, kind, gap := FloorSchedule(o)
 	var restore func()
 	e := openLoop{clock: clk, serve: func(context.Context, int) error { return nil }}
 	res, err := e.run(ctx, sched, workers, len(sched), func() error { restore = quietGC(); return nil })
@@ -82,6 +82,27 @@ func measureFloor(ctx context.Context, clk clock, workers int, o OpenLoop) (Floo
 	}
 	return Floor{Wakeups: res.Completed, Arrivals: kind, Interval: gap, P50: res.P50, P99: res.P99, P999: res.P999, Max: res.Max,
 		Took: time.Since(begin)}, nil
+}
+
+// FloorFrom is the floor of a path measured elsewhere (latency
+// --instances: the parent's dispatch to an instance and back), from its
+// floor requests' response times, summarised as the open loop's own are
+// (an HDR histogram's percentiles, the exact max). took is how long the
+// measurement took.
+func FloorFrom(lat []time.Duration, kind string, gap, took time.Duration) Floor {
+	f := Floor{Wakeups: len(lat), Arrivals: kind, Interval: gap, Took: took}
+	if len(lat) == 0 {
+		return f
+	}
+	t := newTally()
+	var at time.Time // any instant: a response time is all a tally keeps
+	for _, l := range lat {
+		t.record(at.Add(l), at, at)
+	}
+	var res LatencyResult
+	_ = summarise(&res, []*tally{t}, at) // only the histogram's encoding can fail
+	f.P50, f.P99, f.P999, f.Max = res.P50, res.P99, res.P999, res.Max
+	return f
 }
 
 // gcHeadroom is what the heap may grow by while the collector is quiet

@@ -80,7 +80,7 @@ func TestFloorSchedule(t *testing.T) {
 		{OpenLoop{Arrivals: ArrivalsOnce, Count: 100}, ArrivalsFixed, ms},
 		{OpenLoop{Rate: 0, Arrivals: ArrivalsFixed}, ArrivalsFixed, ms},
 	} {
-		sched, kind, gap := floorSchedule(tc.o)
+		sched, kind, gap := FloorSchedule(tc.o)
 		assert.Equal(t, tc.kind, kind, "%+v", tc.o)
 		assert.InDelta(t, tc.gap, gap, 1, "%+v", tc.o)
 		require.Len(t, sched, floorWakeups)
@@ -109,4 +109,26 @@ func TestQuietGC(t *testing.T) {
 	restore()
 	assert.Equal(t, 100, debug.SetGCPercent(100))
 	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))
+}
+
+// A floor measured elsewhere is summarised as the open loop's own:
+// percentiles of the response times given, the exact max.
+func TestFloorFrom(t *testing.T) {
+	var lat []time.Duration
+	for i := 1; i <= 1000; i++ {
+		lat = append(lat, time.Duration(i)*time.Microsecond)
+	}
+	f := FloorFrom(lat, ArrivalsFixed, 5*time.Millisecond, time.Second)
+	assert.Equal(t, 1000, f.Wakeups)
+	assert.Equal(t, ArrivalsFixed, f.Arrivals)
+	assert.Equal(t, 5*time.Millisecond, f.Interval)
+	assert.Equal(t, time.Second, f.Took)
+	assert.InDelta(t, 500*time.Microsecond, f.P50, float64(time.Microsecond))
+	assert.InDelta(t, 990*time.Microsecond, f.P99, float64(time.Microsecond))
+	assert.InDelta(t, 999*time.Microsecond, f.P999, float64(time.Microsecond))
+	assert.Equal(t, 1000*time.Microsecond, f.Max)
+
+	none := FloorFrom(nil, ArrivalsPoisson, time.Millisecond, 0)
+	assert.Zero(t, none.Wakeups)
+	assert.Zero(t, none.P50)
 }

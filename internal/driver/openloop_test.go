@@ -399,8 +399,10 @@ func TestRequestPathAllocatesNothing(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.n, res.Completed)
 			// A few to spare for the runtime's own, the test
-			// framework's and the reused timers', none per request.
-			assert.Less(t, last.Mallocs-first.Mallocs, uint64(10), "spans %v, %+v", spans, c)
+			// framework's and the reused timers' (made again when
+			// a collection empties their pool: 3 objects a timer),
+			// none per request.
+			assert.Less(t, last.Mallocs-first.Mallocs, uint64(20), "spans %v, %+v", spans, c)
 		}
 	}
 }

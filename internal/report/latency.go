@@ -33,7 +33,8 @@ type Latency struct {
 	LatencyMs     LatencyMs `json:"latency_ms"`
 	// FloorMs is the harness's own floor: response times of requests that
 	// need nothing, sent through the same path before the window (Floor
-	// says how); null where it was not measured (--instances).
+	// says how); null where none was measured (no floor request of
+	// --instances' was served).
 	FloorMs    *FloorMs   `json:"floor_ms"`
 	Floor      *Floor     `json:"floor"`
 	Throttling Throttling `json:"throttling"`

@@ -51,6 +51,9 @@ type Fleet struct {
 	// ExitWait is how long retired instances may take to end at the end
 	// of the run before they are killed (5 s).
 	ExitWait time.Duration
+	// NoFloor skips the floor (measureFloor) and its instance, for tests
+	// that count the run's own.
+	NoFloor bool
 }
 
 // NewFleet returns the fleet on this machine's kernel.
@@ -119,7 +122,13 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 	if o.Policy == "workers" {
 		gmp = policy.Concurrency // an instance's workers are its slots
 	}
-	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes,
+	var floor *driver.Floor
+	if !fl.NoFloor {
+		if floor, err = fl.measureFloor(ctx, k, o, p, cal, gmp); err != nil {
+			return nil, err
+		}
+	}
+	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes, floor: floor,
 		init:   driver.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
@@ -158,6 +167,8 @@ type fleetRun struct {
 	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
 	warns  []string   // for the result's warnings
 
+	sched   []time.Duration // nil: the run's (driver.Schedule)
+	floor   *driver.Floor   // measured before the run (fleet_floor.go)
 	reqs    []reqRecord
 	t0      int64
 	late    time.Duration

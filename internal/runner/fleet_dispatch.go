@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 )
 
 // The fleet's dispatcher: one goroutine that runs the schedule through the
@@ -17,7 +18,21 @@ import (
 func (r *fleetRun) now() int64 { return r.f.Monotonic() }
 
 func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
-	sched := driver.Schedule(r.o.Open)
+	end, bg, err := r.serve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.build(end, bg)
+}
+
+// serve dispatches the schedule (r.sched, else the run's) until every
+// request is done and every instance has ended, and returns when the last
+// request was done and what else the machine did meanwhile.
+func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
+	sched := r.sched
+	if sched == nil {
+		sched = driver.Schedule(r.o.Open)
+	}
 	r.reqs = make([]reqRecord, len(sched))
 	for i := range r.reqs {
 		r.reqs[i].instance = -1
@@ -41,7 +56,7 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 		}
 		if r.fatal != nil {
 			sampling()
-			return nil, r.fatal
+			return 0, build.Background{}, r.fatal
 		}
 		if next == len(sched) && r.m.Idle() {
 			break
@@ -66,12 +81,12 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 			r.apply(ctx, t, r.m.Tick(time.Duration(t)))
 		case <-ctx.Done():
 			sampling()
-			return nil, ctx.Err()
+			return 0, build.Background{}, ctx.Err()
 		}
 		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale
 		if r.fatal != nil {
 			sampling()
-			return nil, r.fatal
+			return 0, build.Background{}, r.fatal
 		}
 	}
 	end := r.now()
@@ -79,11 +94,11 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 	r.awaitEnds(ctx)
 	sampling()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return 0, build.Background{}, err
 	}
 	r.stop()
 	bgAfter := read(hostCPU, nil, r.k.ProcessCPU)
-	return r.build(end, background(bgBefore, bgAfter))
+	return end, background(bgBefore, bgAfter), nil
 }
 
 // apply carries out the machine's actions; one that fails (a send to an

@@ -283,6 +283,7 @@ func (w *fleetWorld) fleet() *Fleet {
 		ProcMemory:    func(pid int) (host.Memory, error) { return host.Memory{RSS: 10 << 20, Peak: 12 << 20}, nil },
 		Calibrate:     func() driver.Calibration { return driver.Calibration{IterationsPerMs: 1000} },
 		SampleEvery:   5 * time.Millisecond,
+		NoFloor:       true, // TestFleetFloor measures it
 	}
 }
 

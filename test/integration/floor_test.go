@@ -4,6 +4,8 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +78,37 @@ func TestLatencyReportsTheFloor(t *testing.T) {
 			t.Logf("floor_ms %+v (took %.0f ms); latency_ms %+v", *f, r.Floor.TookMs, r.LatencyMs)
 		})
 	}
+}
+
+// A run on instances measures its floor too, before the run, on an
+// instance of its own whose slice is gone with the run's: 200 requests
+// that need no work, those that arrived before it was ready left out,
+// spaced as the run's arrivals (at 20 requests/s, the longest gap: 5 ms).
+func TestInstancesReportTheFloor(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	dir := t.TempDir()
+	tag := newTag(t)
+	o := runCmd(t, taggedCmd(tag, "latency", "--cgroup", "create", "--parent", parent, "--cpus", "0.5",
+		"--instances", "shared", "--concurrency", "2", "--arrivals", "fixed", "--rate", "20", "--duration", "1s",
+		"--work", "20ms", "-o", filepath.Join(dir, "r.json")))
+	require.Equal(t, 0, o.code, o.stderr)
+	assertNothingLeft(t, parent, tag, dir, "r.json")
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	var r floorReport
+	require.NoError(t, json.Unmarshal(data, &r))
+	require.NotNil(t, r.FloorMs, "floor_ms")
+	require.NotNil(t, r.Floor, "floor")
+	f := r.FloorMs
+	assert.True(t, 0 < f.P50 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= r.Floor.MaxMs, "%+v, max %v", *f, r.Floor.MaxMs)
+	assert.Equal(t, "fixed", r.Floor.Arrivals)
+	assert.InDelta(t, 5, r.Floor.IntervalMs, 1e-9)
+	assert.Greater(t, r.Floor.Wakeups, 100, "most of the 200: a cold start is far shorter than the floor's second")
+	assert.LessOrEqual(t, r.Floor.Wakeups, 200)
+	assert.GreaterOrEqual(t, r.Floor.TookMs, 199*5.0, "200 requests 5 ms apart")
+	assert.Less(t, f.P50, 20.0, "a request that needs no work comes back well within a request of 20 ms")
+	near := r.LatencyMs.P50 < 3*f.P50 || r.LatencyMs.P99 < 3*f.P99 || r.LatencyMs.P999 < 3*f.P999
+	assert.Equal(t, near, strings.Contains(strings.Join(r.Warnings, "\n"), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
+	t.Logf("instances' floor_ms %+v (%d requests, took %.0f ms); latency_ms %+v", *f, r.Floor.Wakeups, r.Floor.TookMs, r.LatencyMs)
 }

@@ -59,6 +59,7 @@ type InstancesInput struct {
 	Window      time.Duration // first arrival → last reply
 	Late        time.Duration // the most the dispatcher was late with an arrival
 	Background  Background
+	Floor       *driver.Floor // the instances' floor; nil where unmeasured
 }
 
 // BuildInstances turns a run on instances into its report: latency's
@@ -87,6 +88,7 @@ func BuildInstances(in InstancesInput) *report.Latency {
 		Calibration:     report.Calibration(in.Calibration),
 		Warnings:        []string{},
 	}
+	r.FloorMs, r.Floor = floorBlock(in.Floor)
 	if o.Onoff() {
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
 	}
@@ -205,6 +207,9 @@ func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnkno
 	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
 		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+	}
+	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
+		w = append(w, msg)
 	}
 	if n := len(res.PerInstance); cpuUnknown > 0 && cpuUnknown < n {
 		w = append(w, fmt.Sprintf("cpu partly unknown: the CPU time of %d of %d instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other %d",

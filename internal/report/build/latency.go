@@ -67,10 +67,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		Warnings:    append([]string{}, in.Warnings...),
 	}
 	r.Cgroup.Cpuset = in.CgroupCpuset
-	if f := res.Floor; f != nil {
-		r.FloorMs = &report.FloorMs{P50: ms(f.P50), P99: ms(f.P99), P999: ms(f.P999)}
-		r.Floor = &report.Floor{Wakeups: f.Wakeups, Arrivals: f.Arrivals, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
-	}
+	r.FloorMs, r.Floor = floorBlock(res.Floor)
 	if o.Onoff() { // 0 otherwise: they shaped nothing
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
 	}
@@ -170,6 +167,15 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 	return w
 }
 
+// floorBlock is the floor's keys; nil where it was not measured.
+func floorBlock(f *driver.Floor) (*report.FloorMs, *report.Floor) {
+	if f == nil {
+		return nil, nil
+	}
+	return &report.FloorMs{P50: ms(f.P50), P99: ms(f.P99), P999: ms(f.P999)},
+		&report.Floor{Wakeups: f.Wakeups, Arrivals: f.Arrivals, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
+}
+
 // nearFloor names the percentiles of l (p50, p99, p99.9) under floorFactor
 // times the floor's same percentile.
 func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
@@ -189,7 +195,7 @@ func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
 	if len(near) == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("near the floor: %s within %d× of the harness's own floor (floor_ms: %s; a timer wake-up and the hand-off to a worker, measured before the window); "+
+	return fmt.Sprintf("near the floor: %s within %d× of the harness's own floor (floor_ms: %s; requests that need no work, sent through the same path before the window); "+
 		"at these response times the machine's timers weigh as much as the workload, and a difference smaller than the floor is not the workload's",
 		strings.Join(near, ", "), floorFactor, strings.Join(floor, ", ")), true
 }
