@@ -16,5 +16,4 @@ hold_start
 rc=0
 THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 \
 	-test.run '^TestSoak$' -test.timeout "${TB_SOAK_LIMIT}s" || rc=$?
-hold_stop
 exit $rc

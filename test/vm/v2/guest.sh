@@ -10,5 +10,4 @@ echo "guest: kernel $(uname -r); cgroup2 controllers: $(cat /sys/fs/cgroup/cgrou
 hold_start
 rc=0
 THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 4m || rc=$?
-hold_stop
 exit $rc
