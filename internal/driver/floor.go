@@ -29,7 +29,7 @@ type Floor struct {
 
 // The floor's calibration: enough wake-ups for a p99 resting on a few of
 // them (its p99.9 is nearly the max), spaced as the run's arrivals are
-// (floorSchedule): a CPU that has idled longer takes longer to wake, here
+// (FloorSchedule): a CPU that has idled longer takes longer to wake, here
 // 23 µs after 1 ms and 36-64 µs after 5 ms at the median, so a floor
 // taken at another spacing would not be the run's. 200 wake-ups take
 // 0.2 s at 1000 requests/s and above, 1 s at 200/s and below.

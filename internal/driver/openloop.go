@@ -98,7 +98,7 @@ type LatencyResult struct {
 	StartMono int64         `json:"start_mono_ns,omitempty"`
 	Requests  []RequestSpan `json:"requests,omitempty"`
 	// Floor is the harness's own floor, measured before the calibration
-	// (MeasureFloor); nil where it was not measured.
+	// (measureFloor); nil where it was not measured.
 	Floor *Floor `json:"floor,omitempty"`
 }
 
