@@ -106,7 +106,7 @@ func TestInstancesReportTheFloor(t *testing.T) {
 	assert.True(t, 0 < f.P50 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= r.Floor.MaxMs, "%+v, max %v", *f, r.Floor.MaxMs)
 	assert.Equal(t, "fixed", r.Floor.Arrivals)
 	assert.InDelta(t, 5, r.Floor.IntervalMs, 1e-9)
-	assert.Greater(t, r.Floor.Wakeups, 100, "most of the 200: a cold start is far shorter than the floor's second")
+	assert.Greater(t, r.Floor.Wakeups, 50, "a cold start takes well under the floor's second, even in the VM (146-183 of 200 there)")
 	assert.LessOrEqual(t, r.Floor.Wakeups, 200)
 	assert.GreaterOrEqual(t, r.Floor.TookMs, 199*5.0, "200 requests 5 ms apart")
 	assert.Less(t, f.P50, 20.0, "a request that needs no work comes back well within a request of 20 ms")
