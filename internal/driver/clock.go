@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"sync"
 	"time"
 )
 
@@ -62,9 +61,14 @@ func (goClock) SleepUntil(ctx context.Context, t time.Time) error {
 // before it preempts a running goroutine, and only after the goroutine
 // came back from the timer through the scheduler. A signal (the runtime's
 // preemption, for one) ends the sleep early (EINTR); it starts again to
-// the same instant, so an interruption costs no drift. It allocates
-// nothing.
-type fineClock struct{}
+// the same instant, so an interruption costs no drift. A copy with a
+// timer of its own (own) allocates nothing.
+type fineClock struct {
+	// tm, when set, is the timer every sleep reuses, so that they allocate
+	// nothing (the request path must not: quietGC); a clock with one
+	// serves one goroutine at a time (own). Without, a sleep makes its own.
+	tm *time.Timer
+}
 
 // fineLead is the part of a sleep spent in the kernel rather than on a Go
 // timer: longer than the Go timer's lateness (its poller's millisecond
@@ -75,8 +79,8 @@ const fineLead = 2 * time.Millisecond
 
 func (fineClock) Now() time.Time { return time.Now() }
 
-func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
-	if err := sleepOnTimer(ctx, t.Add(-fineLead)); err != nil {
+func (c fineClock) SleepUntil(ctx context.Context, t time.Time) error {
+	if err := c.sleepOnTimer(ctx, t.Add(-fineLead)); err != nil {
 		return err
 	}
 	for time.Now().Before(t) {
@@ -85,24 +89,20 @@ func (fineClock) SleepUntil(ctx context.Context, t time.Time) error {
 	return ctx.Err()
 }
 
-// timers are the Go timers fineClock sleeps on, reused, so that a sleep
-// allocates nothing: the request path must not (quietGC).
-var timers = sync.Pool{New: func() any {
-	tm := time.NewTimer(time.Hour)
-	tm.Stop()
-	return tm
-}}
-
-// sleepOnTimer is goClock's sleep on a reused timer. A stopped timer's
-// channel holds nothing stale (Go 1.23's timers), so Reset is safe.
-func sleepOnTimer(ctx context.Context, t time.Time) error {
+// sleepOnTimer is goClock's sleep, on c's own timer where it has one. A
+// stopped timer's channel holds nothing stale (Go 1.23's timers), so Reset
+// is safe.
+func (c fineClock) sleepOnTimer(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
 		return ctx.Err()
 	}
-	tm := timers.Get().(*time.Timer)
-	defer timers.Put(tm)
-	tm.Reset(d)
+	tm := c.tm
+	if tm == nil {
+		tm = time.NewTimer(d)
+	} else {
+		tm.Reset(d)
+	}
 	select {
 	case <-tm.C:
 		return nil
@@ -110,4 +110,24 @@ func sleepOnTimer(ctx context.Context, t time.Time) error {
 		tm.Stop()
 		return ctx.Err()
 	}
+}
+
+// ownClock is a clock that gives each goroutine that sleeps on it a copy
+// of its own (fineClock: with a timer of its own).
+type ownClock interface {
+	own() clock
+}
+
+func (fineClock) own() clock {
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	return fineClock{tm: tm}
+}
+
+// own is c for the calling goroutine alone: its own copy where c has one.
+func own(c clock) clock {
+	if o, ok := c.(ownClock); ok {
+		return o.own()
+	}
+	return c
 }

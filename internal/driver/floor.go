@@ -72,7 +72,7 @@ func measureFloor(ctx context.Context, clk clock, workers int, o OpenLoop) (Floo
 	begin := time.Now()
 	sched, kind, gap := FloorSchedule(o)
 	var restore func()
-	e := openLoop{clock: clk, serve: func(context.Context, int) error { return nil }}
+	e := openLoop{clock: clk, serve: func(context.Context, clock, int) error { return nil }}
 	res, err := e.run(ctx, sched, workers, len(sched), func() error { restore = quietGC(); return nil })
 	if restore != nil {
 		restore()

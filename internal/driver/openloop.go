@@ -128,7 +128,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		return LatencyResult{}, err
 	}
 	cal := Calibrate()
-	serve := func(ctx context.Context, _ int) error {
+	serve := func(ctx context.Context, clk clock, _ int) error {
 		if err := work(ctx, o.Work, cal.IterationsPerMs); err != nil {
 			return err
 		}
@@ -163,8 +163,9 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 // scripted service times.
 type openLoop struct {
 	clock clock
-	// serve performs the request at index i of the schedule.
-	serve func(ctx context.Context, i int) error
+	// serve performs the request at index i of the schedule, on the
+	// worker's own copy of the clock (own).
+	serve func(ctx context.Context, clk clock, i int) error
 	spans bool // record every request's span (OpenLoop.Spans)
 }
 
@@ -249,6 +250,7 @@ func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dis
 	if d.aborted {
 		return
 	}
+	clk := own(e.clock)
 	// Idle from the schedule's start; then from each completion.
 	idleSince := d.t0
 	for {
@@ -260,16 +262,16 @@ func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dis
 			// This worker is the one idle at j's arrival: it waits for
 			// the instant itself. How late it woke is the dispatch's
 			// lateness (timer slack, or a throttled or preempted thread).
-			if e.clock.SleepUntil(ctx, j.due) != nil {
+			if clk.SleepUntil(ctx, j.due) != nil {
 				break
 			}
-			t.late = max(t.late, e.clock.Now().Sub(j.due))
+			t.late = max(t.late, clk.Now().Sub(j.due))
 		}
-		if err := e.serve(ctx, j.index); err != nil {
+		if err := e.serve(ctx, clk, j.index); err != nil {
 			fail(err)
 			return
 		}
-		idleSince = e.clock.Now()
+		idleSince = clk.Now()
 		t.record(idleSince, j.due, d.t0)
 	}
 	t.cpu = threadCPU() - c0
