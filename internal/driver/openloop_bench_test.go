@@ -20,9 +20,9 @@ func BenchmarkRecord(b *testing.B) {
 
 // BenchmarkFloor is the smallest response time the harness can report:
 // requests 5 ms apart (never queued), each op one request, served by one
-// worker, and by four sharing two Ps (GOMAXPROCS 2), where a worker asleep
-// until its arrival must leave its P to the others (a worker that kept it
-// would wait for the runtime to take one back). The figures that matter
+// worker, and by four sharing two Ps (GOMAXPROCS 2), where a worker must
+// leave its P to the others while it waits on its Go timer and hold it only
+// for the last 2 ms in the kernel (fineClock). The figures that matter
 // are the metrics: min, median and p99 of the response time over the
 // work, the floor under every latency a run reports (the worker's own
 // timer wake-up and the completion stamp), and the floor the run's
