@@ -31,10 +31,10 @@ func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
 		Long: `latency runs an open loop in a slice with the given CPU limits: requests
 arrive on a schedule fixed up front (--rate, --arrivals, --seed), each needs
 --work of CPU time (a loop run until its thread's CPU clock says so) and may
---wait, and
---workers threads serve them from a queue of --queue. A response time runs
-from a request's scheduled arrival to its completion, so a generator that
-falls behind (throttled too) cannot hide latency.
+--wait; --workers threads serve them, each waking on its own timer, and
+arrivals that find them all busy wait in a queue of --queue. Response time
+runs from the scheduled arrival to completion, so a worker that wakes late
+(throttled too) cannot hide latency; floor_ms is the harness's own floor.
 
 Any of ` + listFlags(config.Latency) + ` may be a list or a range, as in sweep:
 the configurations run one after another on the same arrival schedule, one
