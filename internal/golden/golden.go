@@ -7,7 +7,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,4 +30,13 @@ func Check(t testing.TB, name, got string) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "go test -run Golden -update creates %s", path)
 	assert.Equal(t, string(want), got, "differs from %s; go test -update rewrites it", path)
+}
+
+// Fits checks that every line of a text table fits width columns, counted
+// in runes (a table's box characters and µ are one column each).
+func Fits(t testing.TB, got string, width int) {
+	t.Helper()
+	for _, l := range strings.Split(got, "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), width, "every line fits: %q", l)
+	}
 }

@@ -10,7 +10,6 @@
 # benchmarks had passed. The guest powers off with it still running.
 hold_start() {
 	TB_TRACER_HOLD=1 /payload/tracer.test >/tmp/hold.out 2>&1 &
-	holder=$!
 	i=0
 	until grep -q holding /tmp/hold.out; do
 		i=$((i + 1))
