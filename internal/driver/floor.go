@@ -99,9 +99,8 @@ func FloorFrom(lat []time.Duration, kind string, gap, took time.Duration) Floor 
 	for _, l := range lat {
 		t.record(at.Add(l), at, at)
 	}
-	var res LatencyResult
-	_ = summarise(&res, []*tally{t}, at) // only the histogram's encoding can fail
-	f.P50, f.P99, f.P999, f.Max = res.P50, res.P99, res.P999, res.Max
+	f.P50, f.P99, f.P999, f.Max = percentile(t.hist, 50, t.min, t.max), percentile(t.hist, 99, t.min, t.max),
+		percentile(t.hist, 99.9, t.min, t.max), t.max
 	return f
 }
 

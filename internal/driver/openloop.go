@@ -428,16 +428,18 @@ func summarise(res *LatencyResult, tallies []*tally, first time.Time) error {
 		res.Mean = time.Duration(sum / float64(res.Completed))
 		res.Elapsed = last.Sub(first)
 	}
-	// A percentile is its bucket's highest value, up to 0.1% above the
-	// values in it: kept within the exact extremes, a table never shows a
-	// p50 above the max.
-	pct := func(q float64) time.Duration {
-		return min(max(time.Duration(all.ValueAtQuantile(q)), res.Min), res.Max)
-	}
-	res.P50, res.P90, res.P99, res.P999 = pct(50), pct(90), pct(99), pct(99.9)
+	res.P50, res.P90, res.P99, res.P999 = percentile(all, 50, res.Min, res.Max), percentile(all, 90, res.Min, res.Max),
+		percentile(all, 99, res.Min, res.Max), percentile(all, 99.9, res.Min, res.Max)
 	enc, err := all.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	res.Histogram = string(enc)
 	return err
+}
+
+// percentile is h's q-th percentile: its bucket's highest value, up to
+// 0.1% above the values in it, kept within the exact extremes lo and hi so
+// that a table never shows a p50 above the max.
+func percentile(h *hdrhistogram.Histogram, q float64, lo, hi time.Duration) time.Duration {
+	return min(max(time.Duration(h.ValueAtQuantile(q)), lo), hi)
 }
 
 // Onoff says whether the schedule is on/off, where On and Off mean something.
