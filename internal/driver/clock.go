@@ -86,7 +86,21 @@ func (c fineClock) SleepUntil(ctx context.Context, t time.Time) error {
 	for time.Now().Before(t) {
 		sleepUntilMono(monoOf(t))
 	}
-	return ctx.Err()
+	return ended(ctx)
+}
+
+// ended is ctx's error, or DeadlineExceeded once its deadline has passed.
+// A context learns of its deadline from a runtime timer, which runs only
+// when some P gets round to it; while our goroutine held its P in the
+// kernel, on a machine whose other Ps are busy, it may not have yet.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // sleepOnTimer is goClock's sleep, on c's own timer where it has one. A
