@@ -9,5 +9,5 @@ echo "guest: kernel $(uname -r); cgroup2 controllers: $(cat /sys/fs/cgroup/cgrou
 . ./holder.sh
 hold_start
 rc=0
-THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 4m || rc=$?
+THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 5m || rc=$?
 exit $rc
