@@ -66,7 +66,7 @@ func needTrace(t *testing.T) {
 // thread waits for its CPU after an unthrottle (traced, not counted) or a
 // queue is throttled with none of them on it (counted, not traced on
 // kernels before 6.16), and over 8 on-phases (6 s) those came to -9% to
-// +11% in the VM, where 18 s gave +1% to +3%.
+// +11% in the VM, where 18 s gave +1% to +6% in five runs.
 func TestTraceLatencyOnOffBurst(t *testing.T) {
 	needTrace(t)
 	hier := needRoot(t)

@@ -83,9 +83,11 @@ fi
 # run their schedules on the wall clock (36 s for the traced burst A/B
 # alone), the short soak (TestSoak, 3 trials per kind) about 25 s; the VM's
 # 360 s and the guest's -test.timeout 5m leave room for a busy host. A
-# guest that hangs or dies before reporting (run.sh: 124 timeout, 125 no result) is the VM failing, not
-# the tests: we have seen one such hang in ~200 boots. Boot once more then,
-# and say so; a test failure (any other rc) is never retried.
+# guest that hangs or dies before reporting (run.sh: 124 timeout, 125 no
+# result) is the VM failing, not the tests: under TCG on our 2-core hosts
+# the tracer's guest hung twice in about a dozen boots and the SMT guest
+# once in early boot (RCU stalls). Boot once more then, and say so; a test
+# failure (any other rc) is never retried.
 rc=0
 bash "$here/run.sh" "$payload" "$timeout" || rc=$?
 if [[ $rc -eq 124 || $rc -eq 125 ]]; then
