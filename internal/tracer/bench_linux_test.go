@@ -130,10 +130,18 @@ const (
 )
 
 // TestMain lets the benchmarks run bounce in a child process of their own;
-// and with TB_TRACER_HOLD=1 the binary holds two idle probes on
-// sched_switch until SIGTERM (see hold), with TB_TRACER_HOLD=stats the BPF
-// run-time stats on as well.
+// with TB_TRACER_HOLD=1 the binary holds two idle probes on sched_switch
+// until SIGTERM (see hold), with TB_TRACER_HOLD=stats the BPF run-time
+// stats on as well; with TB_TRACER_NAP=CPU it is a napper (nap).
 func TestMain(m *testing.M) {
+	if v := os.Getenv(napEnv); v != "" {
+		cpu, err := strconv.Atoi(v)
+		if err == nil {
+			err = nap(cpu)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if v := os.Getenv(holdEnv); v == "1" || v == "stats" {
 		if err := hold(v == "stats"); err != nil {
 			fmt.Fprintln(os.Stderr, err)

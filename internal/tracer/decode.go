@@ -3,12 +3,14 @@
 // callback as a throttle.Event. It is Linux-only; elsewhere Probe and Start
 // say so.
 //
-// What is attached: one BPF program on the scheduler's sched_switch
-// tracepoint (tp_btf, else raw_tp), nothing else. An interval starts when
-// a thread of the cgroup (or of a cgroup below it) is switched out still
-// runnable while its cfs_rq on that CPU is throttled (->throttled, or
-// ->throttle_count for a throttled ancestor), and ends when that thread is
-// switched in again; throttle.bpf.c has the details.
+// What is attached: a BPF program on each of the scheduler's sched_switch
+// and sched_wakeup tracepoints (tp_btf, else raw_tp), nothing else. An
+// interval starts when a thread of the cgroup (or of a cgroup below it) is
+// switched out still runnable while its cfs_rq on that CPU is throttled
+// (->throttled, or ->throttle_count for a throttled ancestor), or is
+// woken onto such a cfs_rq, and ends when that thread is switched in
+// again, or when the group is seen running on that CPU again, whichever
+// comes first; throttle.bpf.c has the details.
 //
 // Kernels differ in how a throttled stretch shows. Debian's 6.1 (the VM)
 // dequeues the cfs_rq at once: one interval per thread per stretch. 6.18

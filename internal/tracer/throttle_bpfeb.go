@@ -13,6 +13,13 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type throttleCpuMark struct {
+	_      structs.HostLayout
+	HoldNs uint64
+	N      uint64
+	RunNs  [8]uint64
+}
+
 type throttleEvent struct {
 	_       structs.HostLayout
 	Cpu     uint32
@@ -34,6 +41,7 @@ type throttleHeld struct {
 const (
 	throttleMapEvents          = "events"
 	throttleMapHeld            = "held"
+	throttleMapMarks           = "marks"
 	throttleProgBenchEmit      = "bench_emit"
 	throttleProgSchedSwitchBtf = "sched_switch_btf"
 	throttleProgSchedSwitchRaw = "sched_switch_raw"
@@ -100,6 +108,7 @@ type throttleProgramSpecs struct {
 type throttleMapSpecs struct {
 	Events *ebpf.MapSpec `ebpf:"events"`
 	Held   *ebpf.MapSpec `ebpf:"held"`
+	Marks  *ebpf.MapSpec `ebpf:"marks"`
 }
 
 // throttleVariableSpecs contains global variables before they are loaded into the kernel.
@@ -134,12 +143,14 @@ func (o *throttleObjects) Close() error {
 type throttleMaps struct {
 	Events *ebpf.Map `ebpf:"events"`
 	Held   *ebpf.Map `ebpf:"held"`
+	Marks  *ebpf.Map `ebpf:"marks"`
 }
 
 func (m *throttleMaps) Close() error {
 	return _ThrottleClose(
 		m.Events,
 		m.Held,
+		m.Marks,
 	)
 }
 

@@ -3,12 +3,14 @@
 package tracer
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -245,5 +247,143 @@ func TestStartStopRepeatedly(t *testing.T) {
 			}
 			return errors.Is(err, os.ErrNotExist)
 		}, 2*time.Second, 10*time.Millisecond, "program %d left after stop %d", id, i)
+	}
+}
+
+// TestTraceThreadsHeldTogether: four threads on one CPU, each working
+// 1 ms and sleeping 1 ms, in a cgroup held to 10 ms per 100 ms, are held
+// off together (switched out, or woken, onto the throttled run queue), and
+// at each unthrottle take turns on the CPU. A thread still waiting its turn
+// is no longer throttled: the intervals held together end together, when
+// the group first runs there again, not one after another as each gets its
+// turn (which put the traced total 7-9% above the counter here).
+func TestTraceThreadsHeldTogether(t *testing.T) {
+	cg := newThrottledCgroup(t)
+	for range 4 {
+		startNapper(t, cg.dir, 0)
+	}
+	var mu sync.Mutex
+	var events []throttle.Event
+	tr, err := Start(cg.dir, func(e throttle.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	})
+	require.NoError(t, err)
+	// The counter is read over [t0, t1] inside the traced window, with a
+	// throttled stretch (under a period) of room at each side: the
+	// kernel adds a stretch to it when the stretch ends, and an interval
+	// is traced only when it began after Start and is sent only when its
+	// thread is switched in. Read around Start and Stop instead, the
+	// counter had 0.8 s more than the trace in the VM, whose TCG takes that
+	// long to load and attach the program.
+	const settle = 150 * time.Millisecond
+	time.Sleep(settle)
+	t0, before := monotonic(t), cg.throttled(t)
+	time.Sleep(2 * time.Second)
+	t1, delta := monotonic(t), cg.throttled(t)-before
+	time.Sleep(settle)
+	lost, err := tr.Stop()
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+
+	// Stretches: the intervals on CPU 0 that overlap, chained. In each,
+	// the threads held at its last start were held together (6.18 adds a
+	// short interval before them: a thread switched in still throttled, in
+	// the kernel, then out again): how far apart did they end?
+	var es []throttle.Event
+	for _, e := range events {
+		if e.CPU == 0 {
+			es = append(es, e)
+		}
+	}
+	slices.SortFunc(es, func(a, b throttle.Event) int { return cmp.Compare(a.Start, b.Start) })
+	var spreads []time.Duration
+	for i := 0; i < len(es); {
+		j, end := i+1, es[i].End
+		for ; j < len(es) && es[j].Start < end; j++ {
+			end = max(end, es[j].End)
+		}
+		lastStart := es[j-1].Start
+		first, last, together := end, int64(0), 0
+		for _, e := range es[i:j] {
+			if e.End > lastStart {
+				first, last, together = min(first, e.End), max(last, e.End), together+1
+			}
+		}
+		if together > 1 {
+			spreads = append(spreads, time.Duration(last-first))
+		}
+		i = j
+	}
+	require.NotEmpty(t, spreads, "no two threads held together in %d events", len(es))
+	slices.Sort(spreads)
+	median := spreads[len(spreads)/2]
+	var counted []throttle.Event
+	for _, e := range events {
+		if e.End > t0 && e.End <= t1 {
+			counted = append(counted, e)
+		}
+	}
+	total := unionPerCPU(counted)
+	t.Logf("%s: %d events, %d stretches of threads held together, their ends %v apart at the median (max %v); union %v, counter delta %v (%+.1f%%); lost %d",
+		tr.Attach(), len(events), len(spreads), median, spreads[len(spreads)-1], total, delta, 100*(float64(total)/float64(delta)-1), lost)
+	assert.Less(t, median, time.Millisecond, "threads held together end together")
+	assert.InDelta(t, float64(delta), float64(total), 0.15*float64(delta), "traced %v against the counter's %v", total, delta)
+}
+
+// monotonic is CLOCK_MONOTONIC now, the clock of the events' stamps.
+func monotonic(t testing.TB) int64 {
+	var ts unix.Timespec
+	require.NoError(t, unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts))
+	return ts.Nano()
+}
+
+// napEnv makes the test binary a napper (see nap) on the CPU it names.
+const napEnv = "TB_TRACER_NAP"
+
+// startNapper starts the test binary as a napper on cpu, in the cgroup at
+// dir; it is killed at cleanup. All its threads are on cpu (it inherits
+// the mask of the thread that starts it): the Go runtime's threads on
+// another CPU would put the cgroup's run queue there in the counter too,
+// and 6.1 counts a throttled run queue whether or not a thread waits on
+// it.
+func startNapper(t testing.TB, dir string, cpu int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", napEnv, cpu))
+	runtime.LockOSThread()
+	var was, set unix.CPUSet
+	require.NoError(t, unix.SchedGetaffinity(0, &was))
+	set.Set(cpu)
+	require.NoError(t, unix.SchedSetaffinity(0, &set))
+	err := cmd.Start()
+	require.NoError(t, unix.SchedSetaffinity(0, &was))
+	runtime.UnlockOSThread()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
+}
+
+// nap works 1 ms (a busy loop on the clock) and sleeps 1 ms, for ever, on
+// one thread, with the process on cpu alone (startNapper): a worker that
+// the kernel wakes, often while its group is throttled.
+func nap(cpu int) error {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return err
+	}
+	if set.Count() != 1 || !set.IsSet(cpu) {
+		return fmt.Errorf("a napper must start on CPU %d alone, not %v", cpu, set)
+	}
+	ts := unix.NsecToTimespec(int64(time.Millisecond))
+	for {
+		for end := time.Now().Add(time.Millisecond); time.Now().Before(end); {
+		}
+		_ = unix.Nanosleep(&ts, nil)
 	}
 }
