@@ -105,7 +105,6 @@ func TestTraceThrottled(t *testing.T) {
 
 			var mu sync.Mutex
 			var events []throttle.Event
-			before := cg.throttled(t)
 			tr, err := start(cg.dir, func(e throttle.Event) {
 				mu.Lock()
 				events = append(events, e)
@@ -119,10 +118,9 @@ func TestTraceThrottled(t *testing.T) {
 			linkInfo, err := tr.links[0].Info()
 			require.NoError(t, err)
 
-			time.Sleep(1500 * time.Millisecond)
+			t0, t1, delta := cg.counterOver(t, 1500*time.Millisecond)
 			lost, err := tr.Stop()
 			require.NoError(t, err)
-			delta := cg.throttled(t) - before
 			lost2, err2 := tr.Stop()
 			assert.Equal(t, lost, lost2, "a second Stop reports the first's lost count")
 			assert.NoError(t, err2)
@@ -151,10 +149,11 @@ func TestTraceThrottled(t *testing.T) {
 				assert.True(t, e.CPU >= 0 && e.CPU < ncpu, "CPU %d of %d: %+v", e.CPU, ncpu, e)
 				assert.Equal(t, int32(pid), e.TID, "an event of another thread: %+v", e)
 			}
-			total := unionPerCPU(events)
-			t.Logf("%s: %d events, union %v; counter delta %v; lost %d", tr.Attach(), len(events), total, delta, lost)
+			total := unionPerCPU(endingIn(events, t0, t1))
+			t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
+				100*(float64(total)/float64(delta)-1), lost)
 			assert.Zero(t, lost)
-			assert.InDelta(t, float64(delta), float64(total), 0.3*float64(delta),
+			assert.InDelta(t, float64(delta), float64(total), 0.1*float64(delta),
 				"traced %v against the counter's %v", total, delta)
 		})
 	}
@@ -272,20 +271,7 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	})
 	require.NoError(t, err)
 	took := time.Since(started)
-	// The counter is read over [t0, t1] inside the traced window, with a
-	// throttled stretch (under a period) of room at each side: the
-	// kernel adds a stretch to it when the stretch ends, and an interval
-	// is traced only when it began after Start and is sent only when its
-	// thread is switched in. Read around Start and Stop instead, the
-	// counter also took in the throttling while they ran (Start alone
-	// takes 0.25 s in the VM, under TCG) and had 0.8 s more than the
-	// trace there.
-	const settle = 150 * time.Millisecond
-	time.Sleep(settle)
-	t0, before := monotonic(t), cg.throttled(t)
-	time.Sleep(2 * time.Second)
-	t1, delta := monotonic(t), cg.throttled(t)-before
-	time.Sleep(settle)
+	t0, t1, delta := cg.counterOver(t, 2*time.Second)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
 	mu.Lock()
@@ -323,17 +309,42 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	require.NotEmpty(t, spreads, "no two threads held together in %d events", len(es))
 	slices.Sort(spreads)
 	median := spreads[len(spreads)/2]
-	var counted []throttle.Event
-	for _, e := range events {
-		if e.End > t0 && e.End <= t1 {
-			counted = append(counted, e)
-		}
-	}
-	total := unionPerCPU(counted)
+	total := unionPerCPU(endingIn(events, t0, t1))
 	t.Logf("%s (Start took %v): %d events, %d stretches of threads held together, their ends %v apart at the median (max %v); union %v, counter delta %v (%+.1f%%); lost %d",
 		tr.Attach(), took.Round(time.Millisecond), len(events), len(spreads), median, spreads[len(spreads)-1], total, delta, 100*(float64(total)/float64(delta)-1), lost)
 	assert.Less(t, median, time.Millisecond, "threads held together end together")
 	assert.InDelta(t, float64(delta), float64(total), 0.15*float64(delta), "traced %v against the counter's %v", total, delta)
+}
+
+// counterOver reads the cgroup's throttled time over d, inside a traced
+// window: from t0 to t1 on CLOCK_MONOTONIC (the events' clock), with a
+// throttled stretch (under a period) of room at each side. The kernel adds
+// a stretch to the counter when the stretch ends, and an interval is
+// traced only when it began after Start and sent only when its thread is
+// switched in: compare the counter with the events that end within
+// [t0, t1] (endingIn). Read around Start and Stop instead, the counter also
+// takes in the throttling while they run: Start alone takes 0.25 s in the
+// VM, under TCG, where TestTraceThreadsHeldTogether's counter then had
+// 0.8 s more than its trace.
+func (cg throttledCgroup) counterOver(t testing.TB, d time.Duration) (t0, t1 int64, delta time.Duration) {
+	const settle = 150 * time.Millisecond
+	time.Sleep(settle)
+	t0, before := monotonic(t), cg.throttled(t)
+	time.Sleep(d)
+	t1, delta = monotonic(t), cg.throttled(t)-before
+	time.Sleep(settle)
+	return t0, t1, delta
+}
+
+// endingIn is the events that end within (t0, t1].
+func endingIn(events []throttle.Event, t0, t1 int64) []throttle.Event {
+	var in []throttle.Event
+	for _, e := range events {
+		if e.End > t0 && e.End <= t1 {
+			in = append(in, e)
+		}
+	}
+	return in
 }
 
 // monotonic is CLOCK_MONOTONIC now, the clock of the events' stamps.
@@ -350,8 +361,8 @@ const napEnv = "TB_TRACER_NAP"
 // dir; it is killed at cleanup. All its threads are on cpu (it inherits
 // the mask of the thread that starts it): the Go runtime's threads on
 // another CPU would put the cgroup's run queue there in the counter too,
-// and 6.1 counts a throttled run queue whether or not a thread waits on
-// it.
+// and 6.1 leaves a run queue throttled, and counts it, after the thread
+// that used up the quota there went to sleep, with no thread held.
 func startNapper(t testing.TB, dir string, cpu int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", napEnv, cpu))
