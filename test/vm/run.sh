@@ -15,8 +15,11 @@
 # Exit status:
 #   guest.sh's exit status, when the guest reported one
 #   2    usage error / setup.sh not run
-#   124  timeout hit (the guest kernel is first asked for sysrq backtraces
-#        of running CPUs and blocked tasks, into the log; then qemu killed)
+#   124  timeout hit, or the guest kernel reported a stall (an RCU stall or
+#        a soft lockup: under TCG we have only seen those in guests that
+#        then hung, so the timeout is not waited for); either way the guest
+#        kernel is first asked for sysrq backtraces of running CPUs and
+#        blocked tasks, into the log; then qemu killed
 #   125  no result: guest crashed, panicked, or /init failed to set up
 # (so guest.sh should avoid exiting 2, 124 or 125 if a caller must tell them
 # apart).
@@ -285,7 +288,15 @@ TB_PIDS+=("$STREAM_PID")
 
 RESULT_RE="TB-VM-RESULT rc=([0-9]+) id=$NONCE"
 MARK_RE="TB-VM-(RESULT rc=[0-9]+|INIT-ERROR) id=$NONCE"
+# The kernel's own word that it hangs: a CPU that passed no RCU quiescent
+# state for 21 s, or that ran in the kernel without scheduling for 20 s.
+# Under TCG on our 2-core hosts a guest hung now and then (a vCPU that
+# stops answering another's IPI, in our logs), and said so this way within
+# half a minute; waiting for the whole timeout (up to 6 minutes) as well
+# made each hang cost CI that much more.
+STALL_RE='rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup'
 timed_out=0
+stalled=
 marker_after=
 while kill -0 "$QPID" 2>/dev/null; do
 	if [[ -z $marker_after ]] && grep -qaE "$MARK_RE" "$LOG"; then
@@ -293,6 +304,10 @@ while kill -0 "$QPID" 2>/dev/null; do
 		MARKER_US=$(now_us)
 	fi
 	if (($(now_us) >= DEADLINE_US)); then
+		timed_out=1
+		break
+	fi
+	if [[ -z $marker_after ]] && stalled=$(grep -aoE -m1 "$STALL_RE" "$LOG"); then
 		timed_out=1
 		break
 	fi
@@ -309,7 +324,9 @@ done
 # through the emulated PS/2 keyboard. "1<>" opens the FIFO read-write so the
 # write cannot block even if qemu has just gone away.
 if ((timed_out)) && kill -0 "$QPID" 2>/dev/null; then
-	tb_log "timeout: asking the guest kernel for sysrq backtraces (l, w) before killing qemu"
+	why=timeout
+	[[ -z $stalled ]] || why=stall
+	tb_log "$why: asking the guest kernel for sysrq backtraces (l, w) before killing qemu"
 	# sysrq-9 first: console loglevel 9, or "quiet" would hide the dumps.
 	for key in 9 l w; do
 		printf 'sendkey alt-sysrq-%s\n' "$key" 1<>"$MON.in" || true
@@ -334,6 +351,9 @@ if [[ -n ${TB_VM_LOG:-} ]]; then
 	tr -d '\r' <"$LOG" >"$TB_VM_LOG"
 fi
 
+if [[ -n $stalled ]]; then
+	tb_die 124 "STALL: the guest kernel reported '$stalled' (after ${TOTAL}s in all); qemu (pid $QPID) killed"
+fi
 if ((timed_out)); then
 	tb_die 124 "TIMEOUT: guest did not finish within ${TIMEOUT}s; qemu (pid $QPID) killed"
 fi
