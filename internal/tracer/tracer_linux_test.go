@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -313,7 +314,36 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	t.Logf("%s (Start took %v): %d events, %d stretches of threads held together, their ends %v apart at the median (max %v); union %v, counter delta %v (%+.1f%%); lost %d",
 		tr.Attach(), took.Round(time.Millisecond), len(events), len(spreads), median, spreads[len(spreads)-1], total, delta, 100*(float64(total)/float64(delta)-1), lost)
 	assert.Less(t, median, time.Millisecond, "threads held together end together")
-	assert.InDelta(t, float64(delta), float64(total), 0.15*float64(delta), "traced %v against the counter's %v", total, delta)
+	// Ending together, their union does not run past the counter, on any
+	// kernel. How far under it may come depends on the kernel: one that
+	// throttles tasks (6.16+) counts a run queue while its threads are
+	// held (0 to -5% here); an older one also while the thread that used
+	// up the quota sleeps, held by nothing, which these nappers do half
+	// the time (-3.5% to -13.6% in the VM's 6.1).
+	assert.LessOrEqual(t, float64(total), 1.05*float64(delta), "traced %v against the counter's %v", total, delta)
+	tasks, under := taskThrottling(t), 0.30
+	if tasks {
+		under = 0.10
+	}
+	t.Logf("task throttling: %v; the union may come %.0f%% under the counter", tasks, 100*under)
+	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
+}
+
+// taskThrottling is whether this kernel throttles tasks, not whole run
+// queues (6.16+): its cfs_rq's throttled is a 1-bit field, an int before
+// (throttle.bpf.c reads it either way).
+func taskThrottling(t testing.TB) bool {
+	spec, err := btf.LoadKernelSpec()
+	require.NoError(t, err)
+	var rq *btf.Struct
+	require.NoError(t, spec.TypeByName("cfs_rq", &rq))
+	for _, m := range rq.Members {
+		if m.Name == "throttled" {
+			return m.BitfieldSize == 1
+		}
+	}
+	t.Fatalf("cfs_rq has no member throttled in this kernel's BTF")
+	return false
 }
 
 // counterOver reads the cgroup's throttled time over d, inside a traced
