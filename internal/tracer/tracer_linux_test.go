@@ -256,7 +256,9 @@ func TestStartStopRepeatedly(t *testing.T) {
 // at each unthrottle take turns on the CPU. A thread still waiting its turn
 // is no longer throttled: the intervals held together end together, when
 // the group first runs there again, not one after another as each gets its
-// turn (which put the traced total 7-9% above the counter here).
+// turn (which put the traced total 7-9% above the counter here). 6 s:
+// under TCG in the VM the nappers were held together only 0 to 7 times in
+// 2 s (about 20 times here).
 func TestTraceThreadsHeldTogether(t *testing.T) {
 	cg := newThrottledCgroup(t)
 	for range 4 {
@@ -272,11 +274,27 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	})
 	require.NoError(t, err)
 	took := time.Since(started)
-	t0, t1, delta := cg.counterOver(t, 2*time.Second)
+	t0, t1, delta := cg.counterOver(t, 6*time.Second)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
+
+	// Ending together, their union does not run past the counter, on any
+	// kernel. How far under it may come depends on the kernel: one that
+	// throttles tasks (6.16+) counts a run queue while its threads are
+	// held (0 to -5% here); an older one also while the thread that used
+	// up the quota sleeps, held by nothing, which these nappers do half
+	// the time (+0.3% to -13.6% in the VM's 6.1).
+	total := unionPerCPU(endingIn(events, t0, t1))
+	tasks, under := taskThrottling(t), 0.30
+	if tasks {
+		under = 0.10
+	}
+	t.Logf("%s (Start took %v): %d events, union %v, counter delta %v (%+.1f%%); lost %d; task throttling %v, so %.0f%% under allowed",
+		tr.Attach(), took.Round(time.Millisecond), len(events), total, delta, 100*(float64(total)/float64(delta)-1), lost, tasks, 100*under)
+	assert.LessOrEqual(t, float64(total), 1.05*float64(delta), "traced %v against the counter's %v", total, delta)
+	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
 
 	// Stretches: the intervals on CPU 0 that overlap, chained. In each,
 	// the threads held at its last start were held together (6.18 adds a
@@ -307,26 +325,16 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 		}
 		i = j
 	}
-	require.NotEmpty(t, spreads, "no two threads held together in %d events", len(es))
+	if len(spreads) == 0 {
+		// Whether threads are held together is the load's doing, not
+		// the rule's (the old rule had as many): here 60 times in 6 s,
+		// in the VM under TCG 2 to 4 times, and 0 once in a 2 s window.
+		t.Skipf("no two threads were held together in %d events on CPU 0: no ends to compare", len(es))
+	}
 	slices.Sort(spreads)
 	median := spreads[len(spreads)/2]
-	total := unionPerCPU(endingIn(events, t0, t1))
-	t.Logf("%s (Start took %v): %d events, %d stretches of threads held together, their ends %v apart at the median (max %v); union %v, counter delta %v (%+.1f%%); lost %d",
-		tr.Attach(), took.Round(time.Millisecond), len(events), len(spreads), median, spreads[len(spreads)-1], total, delta, 100*(float64(total)/float64(delta)-1), lost)
+	t.Logf("%d stretches of threads held together, their ends %v apart at the median (max %v)", len(spreads), median, spreads[len(spreads)-1])
 	assert.Less(t, median, time.Millisecond, "threads held together end together")
-	// Ending together, their union does not run past the counter, on any
-	// kernel. How far under it may come depends on the kernel: one that
-	// throttles tasks (6.16+) counts a run queue while its threads are
-	// held (0 to -5% here); an older one also while the thread that used
-	// up the quota sleeps, held by nothing, which these nappers do half
-	// the time (-3.5% to -13.6% in the VM's 6.1).
-	assert.LessOrEqual(t, float64(total), 1.05*float64(delta), "traced %v against the counter's %v", total, delta)
-	tasks, under := taskThrottling(t), 0.30
-	if tasks {
-		under = 0.10
-	}
-	t.Logf("task throttling: %v; the union may come %.0f%% under the counter", tasks, 100*under)
-	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
 }
 
 // taskThrottling is whether this kernel throttles tasks, not whole run
