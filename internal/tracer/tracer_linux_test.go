@@ -327,8 +327,8 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	}
 	if len(spreads) == 0 {
 		// Whether threads are held together is the load's doing, not
-		// the rule's (the old rule had as many): here 60 times in 6 s,
-		// in the VM under TCG 2 to 4 times, and 0 once in a 2 s window.
+		// the rule's: here 60 times in 6 s, in the VM under TCG 2 to 4
+		// times, and none once in a 2 s window.
 		t.Skipf("no two threads were held together in %d events on CPU 0: no ends to compare", len(es))
 	}
 	slices.Sort(spreads)
