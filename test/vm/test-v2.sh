@@ -79,17 +79,18 @@ if [[ $guest == soak ]]; then
 	timeout=${TB_VM_TIMEOUT:-$((limit + 120))}
 fi
 
-# The suite takes about 175 s in the guest here (TCG): the latency tests
-# run their schedules on the wall clock (36 s for the traced burst A/B
-# alone), the short soak (TestSoak, 3 trials per kind) about 25 s; the VM's
-# 360 s and the guest's -test.timeout 5m leave room for a busy host. A
-# guest that hangs or dies before reporting (run.sh: 124 timeout or the
-# kernel's stall report, 125 no result) is the VM failing, not the tests:
-# under TCG on our 2-core hosts about one boot in ten hung, of every guest,
-# most within seconds of the guest's start (in the two logs we read, one
-# vCPU waited for the other to answer an IPI). run.sh ends such a boot when the kernel reports the
-# stall, about 25 s in, rather than at the timeout. Boot again then, up
-# to twice, and say so; a test failure (any other rc) is never retried.
+# The suite takes about 175 s in the guest here (TCG): the latency tests run
+# their schedules on the wall clock (36 s for the traced burst A/B alone),
+# the short soak (TestSoak, 3 trials per kind) about 25 s; the VM's 360 s
+# and the guest's -test.timeout 5m leave room for a busy host. A guest that
+# hangs or dies before reporting (run.sh: 124 timeout or the kernel's stall
+# report, 125 no result) is the VM failing, not the tests: under TCG on our
+# 2-core hosts about one boot in ten hung, of every guest, most within
+# seconds of the guest's start (in the two logs we read, one vCPU waited for
+# the other to answer an IPI). run.sh ends such a boot when the kernel
+# reports the stall, about 25 s in, rather than at the timeout. Boot again
+# then, up to twice, and say so; a test failure (any other rc) is never
+# retried.
 rc=0
 for boot in 1 2 3; do
 	rc=0
