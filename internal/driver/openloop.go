@@ -58,8 +58,8 @@ type RequestSpan struct {
 }
 
 // LatencyResult is what an open-loop run measured. A response time is a
-// request's completion minus its SCHEDULED arrival, so time the generator
-// spent stalled counts (the coordinated-omission trap). Mean, Min and Max
+// request's completion minus its SCHEDULED arrival, so time a worker
+// spent stalled before taking it counts (the coordinated-omission trap). Mean, Min and Max
 // are exact; the percentiles come from an HDR histogram and are within
 // 0.1% (3 significant digits).
 type LatencyResult struct {

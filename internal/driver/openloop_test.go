@@ -46,8 +46,8 @@ func every(gap time.Duration, n int) []time.Duration {
 	return s
 }
 
-// stallingClock wakes the generator at until from any sleep meant to end
-// in [from, until): a throttled or descheduled generator.
+// stallingClock wakes a worker at until from any sleep meant to end in
+// [from, until): a throttled or descheduled worker.
 type stallingClock struct {
 	goClock
 	from, until time.Time
@@ -60,11 +60,11 @@ func (c stallingClock) SleepUntil(ctx context.Context, t time.Time) error {
 	return c.goClock.SleepUntil(ctx, t)
 }
 
-// A generator stalled for 200 ms sends the overdue requests at once, each
-// stamped with its scheduled time: their latencies include the stall (the
-// first waited 200 ms for the generator, then 1 ms of service), instead of
-// the 1 ms to 21 ms a sender-stamped clock would report.
-func TestStalledGeneratorLatencyIncludesTheStall(t *testing.T) {
+// A worker stalled for 200 ms in its wait takes the overdue requests at
+// once, each stamped with its scheduled time: their latencies include the
+// stall (the first waited 200 ms for its worker, then 1 ms of service),
+// instead of the 1 ms to 21 ms a sender-stamped clock would report.
+func TestStalledWorkerLatencyIncludesTheStall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		e := scripted(constant(time.Millisecond))
@@ -75,7 +75,7 @@ func TestStalledGeneratorLatencyIncludesTheStall(t *testing.T) {
 		assert.Equal(t, 50, res.Offered)
 		assert.Equal(t, 50, res.Completed)
 		assert.Zero(t, res.Dropped)
-		assert.Equal(t, 200*time.Millisecond, res.Late, "the generator's worst lateness is the stall")
+		assert.Equal(t, 200*time.Millisecond, res.Late, "the worst late dispatch is the stall")
 		// Requests 10..30 (due 100..300 ms) are sent at 300 ms and served
 		// one after another: request k completes at 291 ms + k ms − 9k ms
 		// after it was due. 31 and 32 wait for that backlog; the rest take
@@ -337,7 +337,7 @@ func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
 }
 
 // With spans, every completed request's scheduled arrival and completion
-// come back, from the schedule's start: here a stall of the generator
+// come back, from the schedule's start: here a stall of the worker
 // shows in the spans as in the latencies, and nothing without spans.
 func TestOpenLoopSpans(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -356,7 +356,7 @@ func TestOpenLoopSpans(t *testing.T) {
 		}
 		assert.Equal(t, RequestSpan{Arrival: 0, Done: time.Millisecond}, byArrival[0])
 		assert.Equal(t, RequestSpan{Arrival: 100 * time.Millisecond, Done: 301 * time.Millisecond}, byArrival[100*time.Millisecond],
-			"due at 100 ms, sent at 300 ms when the generator woke, done 1 ms later")
+			"due at 100 ms, taken at 300 ms when the worker woke, done 1 ms later")
 
 		e.spans = false
 		res, err = e.run(t.Context(), every(10*time.Millisecond, 5), 1, 100, idle)

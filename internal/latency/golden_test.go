@@ -15,9 +15,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// late is the README's late-generator warning, up to ms late.
+// late is the README's late-dispatch warning (report/build's text), up to
+// ms late.
 func late(ms string) string {
-	return "late generator: a request was sent up to " + ms + " ms after its scheduled arrival (the generator, in the same slice, " +
+	return "late dispatch: a request was dispatched up to " + ms + " ms after its scheduled arrival (the worker waiting for it, in the same slice, " +
 		"was throttled or preempted); the response times include the delay, measured from the scheduled arrival"
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -42,12 +43,14 @@ type Latency struct {
 	// against the quota over the periods counted, and where it was read.
 	Usage Usage     `json:"usage"`
 	Model LoadModel `json:"model"`
-	// GeneratorLateMs is the most a request's dispatch came after its
+	// DispatchLateMs is the most a request's dispatch came after its
 	// scheduled arrival (an idle worker waking late for it; with
 	// --instances, the parent's dispatcher); response times include it.
-	GeneratorLateMs float64     `json:"generator_late_ms"`
-	WorkerCPUMs     []float64   `json:"worker_cpu_ms"`
-	Calibration     Calibration `json:"calibration"`
+	// Older results call it generator_late_ms, which UnmarshalJSON still
+	// reads.
+	DispatchLateMs float64     `json:"dispatch_late_ms"`
+	WorkerCPUMs    []float64   `json:"worker_cpu_ms"`
+	Calibration    Calibration `json:"calibration"`
 	// Histogram holds every response time in ns (HdrHistogram V2,
 	// compressed, base64), to merge or re-plot.
 	Histogram string `json:"histogram_hdr"`
@@ -60,6 +63,30 @@ type Latency struct {
 	// The requests the throttles hit (--trace): throttled_requests,
 	// request_throttled_ms, latency_ms_unthrottled, p99_request.
 	*RequestThrottles
+}
+
+// UnmarshalJSON reads a latency result, also one written before the
+// rename of generator_late_ms (there has been no generator thread since
+// the workers claim their arrivals themselves) to dispatch_late_ms: the
+// old key fills DispatchLateMs where the new one is absent.
+func (l *Latency) UnmarshalJSON(data []byte) error {
+	type plain Latency // no methods: no recursion
+	// Both keys at the top, where they hide plain's own dispatch_late_ms.
+	aux := struct {
+		*plain
+		Old *float64 `json:"generator_late_ms"`
+		New *float64 `json:"dispatch_late_ms"`
+	}{plain: (*plain)(l)}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	switch {
+	case aux.New != nil:
+		l.DispatchLateMs = *aux.New
+	case aux.Old != nil:
+		l.DispatchLateMs = *aux.Old
+	}
+	return nil
 }
 
 // LatencyConfig is what was asked.

@@ -18,7 +18,7 @@ func wide() *Table {
 	return Configs([]string{"burst", "cpus"},
 		Ranked([]string{"rate", "drops", "mean_ms", "p99_ms", "p90_ms", "bursts", "util"}, []string{"p99_ms", "p90_ms", "mean_ms", "util"}, 1),
 		[]ConfigRow{
-			{Params: []string{"0", "1"}, Metrics: []string{"46.9", "0", "7.08", "21.87", "12.67", "", "0.521"}, Warnings: []string{"late generator: up to 12 ms"}},
+			{Params: []string{"0", "1"}, Metrics: []string{"46.9", "0", "7.08", "21.87", "12.67", "", "0.521"}, Warnings: []string{"late dispatch: up to 12 ms"}},
 			{Params: []string{"100ms", "1"}, Metrics: []string{"46.9", "0", "5.49", "9.44", "6.01", "", "0.571"}},
 			{Params: []string{"200ms", "1"}, Skipped: "burst above the quota"},
 		}, &Notes{})
@@ -64,7 +64,7 @@ func TestFitDropsWhatIsTheSameFirst(t *testing.T) {
 // keeps more columns or makes the rows fit, its headlines otherwise.
 //
 // Widths here: indent 2, gaps 2, burst 5, mean_ms 7, p99_ms 6, p90_ms 6,
-// util 5, the note 15 whole or 8 compact: 56 in all, 49 compact.
+// util 5, the note 14 whole or 8 compact: 55 in all, 49 compact.
 func TestFitCutsTheLeastImportantUntilTheRowsFit(t *testing.T) {
 	for _, c := range []struct {
 		width   int
@@ -72,20 +72,21 @@ func TestFitCutsTheLeastImportantUntilTheRowsFit(t *testing.T) {
 		cut     []string
 		compact bool
 	}{
-		{56, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "util", "note"}, nil, false},
-		{55, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "util", "note"}, nil, true},
+		{55, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "util", "note"}, nil, false},
+		{54, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "util", "note"}, nil, true},
 		{49, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "util", "note"}, nil, true},
-		{48, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "note"}, []string{"util"}, true},
-		{40, []string{"burst", "p99_ms", "p90_ms", "note"}, []string{"mean_ms", "util"}, false},
-		{39, []string{"burst", "p99_ms", "p90_ms", "note"}, []string{"mean_ms", "util"}, true},
-		{32, []string{"burst", "p99_ms", "note"}, []string{"mean_ms", "p90_ms", "util"}, false},
+		{48, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "note"}, []string{"util"}, false},
+		{47, []string{"burst", "mean_ms", "p99_ms", "p90_ms", "note"}, []string{"util"}, true},
+		{39, []string{"burst", "p99_ms", "p90_ms", "note"}, []string{"mean_ms", "util"}, false},
+		{38, []string{"burst", "p99_ms", "p90_ms", "note"}, []string{"mean_ms", "util"}, true},
+		{31, []string{"burst", "p99_ms", "note"}, []string{"mean_ms", "p90_ms", "util"}, false},
 		{25, []string{"burst", "p99_ms", "note"}, []string{"mean_ms", "p90_ms", "util"}, true},
 		{5, []string{"burst", "p99_ms", "note"}, []string{"mean_ms", "p90_ms", "util"}, true},
 	} {
 		f := Fit(wide(), View{Width: c.width})
 		assert.Equal(t, c.cols, ids(f.Table), "width %d", c.width)
 		assert.Equal(t, c.cut, f.Cut, "width %d: in table order", c.width)
-		note := map[bool]string{true: "¹", false: "late generator¹"}[c.compact]
+		note := map[bool]string{true: "¹", false: "late dispatch¹"}[c.compact]
 		assert.Equal(t, note, f.Rows[0][len(f.Columns)-1], "width %d", c.width)
 		assert.Equal(t, "skipped²", f.Rows[2][len(f.Columns)-1], "width %d: skipped either way", c.width)
 		if c.width >= 25 {
@@ -180,7 +181,7 @@ func TestFitNamed(t *testing.T) {
 	assert.Equal(t, "", f.Header(), "the user chose: nothing to say")
 	assert.Equal(t, "¹", f.Rows[0][4], "wider than the view: the note's markers alone")
 	f = Fit(wide(), View{Columns: Columns{Names: []string{"util"}}, Width: 80})
-	assert.Equal(t, "late generator¹", f.Rows[0][2], "the note whole where it fits")
+	assert.Equal(t, "late dispatch¹", f.Rows[0][2], "the note whole where it fits")
 	assert.Equal(t, []string{"burst", "cpus", "p99_ms", "note"}, ids(Pick(wide(), Columns{Names: []string{"p99_ms", "cpus"}})))
 	assert.Equal(t, ids(wide()), ids(Pick(wide(), Columns{All: true})), "files are cut only by a list")
 	assert.Equal(t, ids(wide()), ids(Pick(wide(), Columns{})))
@@ -216,11 +217,11 @@ func TestWriteText(t *testing.T) {
 		"  util; --columns all shows them\n"+
 		"\n"+
 		"  burst  p99_ms  p90_ms  note\n"+
-		"      0   21.87   12.67  late generator¹\n"+
+		"      0   21.87   12.67  late dispatch¹\n"+
 		"  100ms    9.44    6.01\n"+
 		"  200ms                  skipped²\n"+
 		"\n"+
-		"¹ late generator: up to 12 ms\n"+
+		"¹ late dispatch: up to 12 ms\n"+
 		"² skipped: burst above the quota\n", b.String())
 
 	b.Reset()

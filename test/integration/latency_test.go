@@ -41,15 +41,15 @@ type latencyResult struct {
 		BurstUs       int64   `json:"burst_us"`
 		EffectiveCPUs float64 `json:"effective_cpus"`
 	} `json:"cgroup"`
-	Offered         int      `json:"offered"`
-	Completed       int      `json:"completed"`
-	Dropped         int      `json:"dropped"`
-	CPUMs           *float64 `json:"cpu_ms"`
-	WindowMs        float64  `json:"window_ms"`
-	CPUUtilisation  *float64 `json:"cpu_utilisation"`
-	PeakCPUs100ms   *float64 `json:"peak_cpus_100ms"`
-	GeneratorLateMs float64  `json:"generator_late_ms"`
-	LatencyMs       struct {
+	Offered        int      `json:"offered"`
+	Completed      int      `json:"completed"`
+	Dropped        int      `json:"dropped"`
+	CPUMs          *float64 `json:"cpu_ms"`
+	WindowMs       float64  `json:"window_ms"`
+	CPUUtilisation *float64 `json:"cpu_utilisation"`
+	PeakCPUs100ms  *float64 `json:"peak_cpus_100ms"`
+	DispatchLateMs float64  `json:"dispatch_late_ms"`
+	LatencyMs      struct {
 		P50 float64 `json:"p50"`
 		P99 float64 `json:"p99"`
 		Max float64 `json:"max"`
@@ -273,10 +273,10 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 	rs := readLatencies(t, out)
 	require.Len(t, rs, 2)
 	for i, r := range rs {
-		t.Logf("burst %3d ms: p50 %5.1f ms, p99 %6.1f ms, max %6.1f ms; cpu_utilisation %s; nr_throttled %s of %s periods (%s ms); nr_bursts %s (%s ms); generator late %.1f ms; %d requests; %s ms CPU",
+		t.Logf("burst %3d ms: p50 %5.1f ms, p99 %6.1f ms, max %6.1f ms; cpu_utilisation %s; nr_throttled %s of %s periods (%s ms); nr_bursts %s (%s ms); dispatch late %.1f ms; %d requests; %s ms CPU",
 			r.Cgroup.BurstUs/1000, r.LatencyMs.P50, r.LatencyMs.P99, r.LatencyMs.Max, fmtPtr(r.CPUUtilisation, "%.3f"),
 			fmtPtr(r.Throttling.NrThrottled, "%d"), fmtPtr(r.Throttling.NrPeriods, "%d"), fmtPtr(r.Throttling.ThrottledMs, "%.0f"),
-			fmtPtr(r.Throttling.NrBursts, "%d"), fmtPtr(r.Throttling.BurstMs, "%.0f"), r.GeneratorLateMs, r.Completed, fmtPtr(r.CPUMs, "%.0f"))
+			fmtPtr(r.Throttling.NrBursts, "%d"), fmtPtr(r.Throttling.BurstMs, "%.0f"), r.DispatchLateMs, r.Completed, fmtPtr(r.CPUMs, "%.0f"))
 		// --work is CPU time, measured by the clock the quota is charged
 		// by: the slice's CPU per request is the 5 ms and the generator's
 		// and the runtime's share, however fast the loop ran (about 5.3 ms

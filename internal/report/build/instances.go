@@ -79,14 +79,14 @@ func BuildInstances(in InstancesInput) *report.Latency {
 			DurationS: o.Duration.Seconds(), Seed: o.Seed, GOMAXPROCS: in.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
 			InstancesConfig: &report.InstancesConfig{Instances: spec.Policy, Concurrency: concurrency, InitMs: ms(spec.Init),
 				InitMemoryBytes: spec.InitMemory, KeepAliveMs: ms(spec.KeepAlive), BillGranularityMs: ms(spec.BillGranularity)}},
-		Cgroup:          cgroupBlock("created", in.Cgroup, in.Limits, in.Chain, eff),
-		Host:            in.Host,
-		Offered:         len(in.Requests),
-		WindowMs:        ms(in.Window),
-		Throttling:      throttling(in.Stat),
-		GeneratorLateMs: ms(in.Late),
-		Calibration:     report.Calibration(in.Calibration),
-		Warnings:        []string{},
+		Cgroup:         cgroupBlock("created", in.Cgroup, in.Limits, in.Chain, eff),
+		Host:           in.Host,
+		Offered:        len(in.Requests),
+		WindowMs:       ms(in.Window),
+		Throttling:     throttling(in.Stat),
+		DispatchLateMs: ms(in.Late),
+		Calibration:    report.Calibration(in.Calibration),
+		Warnings:       []string{},
 	}
 	r.FloorMs, r.Floor = floorBlock(in.Floor)
 	if o.Onoff() {
@@ -204,9 +204,9 @@ func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnkno
 			"they compete for the machine's CPUs as well as their quotas, as on an oversubscribed host",
 			res.PeakInstances, r.Cgroup.EffectiveCPUs, all, numCPU))
 	}
-	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
+	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
 		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
-			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.DispatchLateMs)))
 	}
 	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
 		w = append(w, msg)

@@ -58,9 +58,9 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		WindowMs:  ms(in.Window),
 		LatencyMs: report.LatencyMs{Mean: ms(res.Mean), Min: ms(res.Min), P50: ms(res.P50), P90: ms(res.P90), P99: ms(res.P99),
 			P999: ms(res.P999), Max: ms(res.Max)},
-		Throttling:      throttling(in.Stat),
-		PeakCPUs100ms:   in.Peak100,
-		GeneratorLateMs: ms(res.Late),
+		Throttling:     throttling(in.Stat),
+		PeakCPUs100ms:  in.Peak100,
+		DispatchLateMs: ms(res.Late),
 		// The schema's Calibration is driver's field for field.
 		Calibration: report.Calibration(res.Calibration),
 		Histogram:   res.Histogram,
@@ -132,9 +132,9 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 		w = append(w, fmt.Sprintf("overload: the requests ask for %.2f CPUs (rate × work), more than the %.2f allowed: the queue grows for the whole run, so the latencies grow with --duration",
 			r.Model.OfferedCPUs, r.Cgroup.EffectiveCPUs))
 	}
-	if late := time.Duration(r.GeneratorLateMs * float64(time.Millisecond)); late > lateWarn {
-		w = append(w, fmt.Sprintf("late generator: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
-			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.GeneratorLateMs)))
+	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
+		w = append(w, fmt.Sprintf("late dispatch: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
+			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.DispatchLateMs)))
 	}
 	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
 		w = append(w, msg)

@@ -18,7 +18,7 @@ func f64(v float64) *float64 { return &v }
 
 // quietLatency is an open-loop run that deserves no warning: 2000
 // requests of 2 ms at 100/s over 20 s in half a CPU (0.2 CPUs asked, a
-// load of 0.4), none dropped, the generator on time, 200 periods counted,
+// load of 0.4), none dropped, every dispatch on time, 200 periods counted,
 // a peak sampled, a quiet machine.
 func quietLatency() LatencyInput {
 	ms := time.Millisecond
@@ -95,7 +95,7 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	// The CFS model: 100/s × 2 ms = 0.2 CPUs asked of 0.5.
 	assert.InDelta(t, 0.2, r.Model.OfferedCPUs, 1e-12)
 	assert.InDelta(t, 0.4, r.Model.OfferedLoad, 1e-12)
-	assert.Equal(t, 1.0, r.GeneratorLateMs)
+	assert.Equal(t, 1.0, r.DispatchLateMs)
 	assert.Equal(t, []float64{2000, 2000}, r.WorkerCPUMs)
 	assert.Equal(t, "HISTFAKE", r.Histogram)
 	assert.Equal(t, 1234.0, r.Calibration.IterationsPerMs)
@@ -234,8 +234,8 @@ func TestCheckLatencyRules(t *testing.T) {
 		{"load 1", func(r *report.Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.5, 1 }, nil, ""},
 		{"load above 1", func(r *report.Latency, _ *Background) { r.Model.OfferedCPUs, r.Model.OfferedLoad = 0.51, 1.02 },
 			[]string{"overload"}, "ask for 0.51 CPUs (rate × work), more than the 0.50 allowed"},
-		{"late 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5 }, nil, ""},
-		{"late past 5 ms", func(r *report.Latency, _ *Background) { r.GeneratorLateMs = 5.01 }, []string{"late generator"}, "after its scheduled arrival"},
+		{"late 5 ms", func(r *report.Latency, _ *Background) { r.DispatchLateMs = 5 }, nil, ""},
+		{"late past 5 ms", func(r *report.Latency, _ *Background) { r.DispatchLateMs = 5.01 }, []string{"late dispatch"}, "after its scheduled arrival"},
 		// The quiet run's p50 is 2.5 ms, its p99 9 ms, its p99.9 15 ms.
 		{"p50 within 3× of the floor's", func(r *report.Latency, _ *Background) { r.FloorMs.P50 = 0.84 }, []string{"near the floor"},
 			"p50 2.50 ms within 3× of the harness's own floor (floor_ms: p50 840.0 µs;"},
@@ -259,7 +259,7 @@ func TestCheckLatencyRules(t *testing.T) {
 		{"just not busy", func(r *report.Latency, bg *Background) { *bg = busy(719, nil) }, nil, ""},
 		{"busy, ours unknown", func(r *report.Latency, bg *Background) { *bg = busy(900, nil); r.CPUMs = nil }, nil, ""},
 		{"busy, no window", func(r *report.Latency, bg *Background) { *bg = busy(900, nil); bg.Window = 0 }, nil, ""},
-		// Current mode: this process's CPU time is ours, generator included.
+		// Current mode: this process's CPU time is ours, its workers and runtime included.
 		{"busy by this process", func(r *report.Latency, bg *Background) { *bg = busy(720, dur(600*time.Millisecond)) }, nil, ""},
 		{"busy besides this process", func(r *report.Latency, bg *Background) { *bg = busy(900, dur(600*time.Millisecond)) }, []string{"busy machine"}, "0.30 CPUs"},
 		// Current mode: others in the measured cgroup, 5% and 10 ms at least.
@@ -307,13 +307,13 @@ func TestCheckLatencyAllRules(t *testing.T) {
 	r.Config.GOMAXPROCS = 1
 	r.Completed, r.Dropped = 500, 1500
 	r.Model.OfferedLoad = 3
-	r.GeneratorLateMs = 80
+	r.DispatchLateMs = 80
 	r.FloorMs.P99 = 4
 	r.PeakCPUs100ms = nil
 	r.Throttling.NrPeriods = u64(2)
 	w := CheckLatency(r, busy(5000, nil), DefaultThresholds)
 	assert.Equal(t, []string{"GOMAXPROCS 1 is below --workers 2", "few requests", "dropped requests", "overload",
-		"late generator", "near the floor", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
+		"late dispatch", "near the floor", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
 	for _, m := range w {
 		assert.NotContains(t, m, "\n", "one line each")
 	}
@@ -330,7 +330,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 
 	for _, k := range []string{"schema_version", "config", "cgroup", "host", "offered_rps", "achieved_rps", "completed", "dropped",
 		"cpu_utilisation", "peak_cpus_100ms", "latency_ms", "throttling", "warnings",
-		"offered", "cpu_ms", "window_ms", "model", "generator_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage",
+		"offered", "cpu_ms", "window_ms", "model", "dispatch_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage",
 		"floor_ms", "floor"} {
 		assert.Contains(t, doc, k)
 	}
