@@ -70,7 +70,7 @@ func invalidSweepCases(f invalidFiles) []invalidCase {
 		{[]string{"sweep", "--cpus", "0.5", "--job-deadline", "1h"}, []string{"--job-deadline applies only with --emit"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5", "--node-selector", "a=1", "--node-selector", "b=2"}, []string{"--emit sonobuoy takes one --node-selector (2 given)", "label the pool with one label"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1"}, []string{"one plugin file per configuration (2 here): give --output a directory"}},
-		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", f.base}, []string{`--output "testdata/compare/base.jsonl"`, "into a directory; this is a file"}},
+		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", f.base}, []string{`--output "testdata/compare/base.jsonl"`, "into a directory; testdata/compare/base.jsonl is a file, not a directory"}},
 		{[]string{"sweep", "--emit", "sonobuoy", "--cpus", "0.5,1", "-o", "/nonexistent/plugins"}, []string{`--output "/nonexistent/plugins"`, "does not exist"}},
 		{[]string{"sweep", "--cpus", "0.5", "--image", "x"}, []string{"--image applies only with --emit (kubernetes or sonobuoy)"}},
 		{[]string{"sweep", "--cpus", "0.5", "--per-node"}, []string{"--per-node applies only with --emit (kubernetes or sonobuoy)"}},

@@ -1,58 +1,39 @@
 // Package atomicfile writes files whole or not at all: into a temporary file
 // in the same directory, renamed into place, so that a reader never sees half
 // a file and an interrupted write leaves none behind.
+//
+// throttlebench runs as root and writes where a user says. Every write
+// resolves the path again, one component at a time from a directory it
+// holds open, following a symbolic link only by linkRule, and creates,
+// checks and renames relative to the directory it reached: a link planted
+// during a long sweep is refused at the next write, never followed.
 package atomicfile
 
-import (
-	"bufio"
-	"io"
-	"os"
-	"path/filepath"
-)
+import "io"
 
 // Write creates or replaces path with what write produces. path is checked
-// as Target does, again at write time: a device or directory put there since
-// the check is not replaced, and a symbolic link is written through.
-func Write(path string, write func(io.Writer) error) (err error) {
-	target, err := Target(path)
-	if err != nil {
-		return err
-	}
-	// Beside the target, so that the rename stays on one filesystem and
-	// replaces it in one step.
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	renamed := false
-	defer func() {
-		// On every path that did not rename it, a panic in write included.
-		if !renamed {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes 0600 files; results are for everyone to read.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, target); err != nil {
-		return err
-	}
-	renamed = true
-	return nil
+// as Target does, again at write time: a device, a directory or a link
+// someone else planted put there since the check is not replaced or
+// followed. Replacing a file keeps its permission bits and owner; a new
+// file is 0644 and, under sudo, belongs to the invoking user (SUDO_UID,
+// SUDO_GID).
+func Write(path string, write func(io.Writer) error) error {
+	return writeFile(path, write)
+}
+
+// File is one file of a directory WriteDir writes.
+type File struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// WriteDir writes files into the directory path, made if missing (0755,
+// the invoking user's under sudo), whole: every file is rendered before
+// any is written, a new directory is built beside path and renamed into
+// place, and each file of an existing one is replaced as Write replaces
+// it. path is reached as Target reaches a file. check, when not nil, sees
+// the names already in an existing directory and may refuse it before
+// anything is written.
+func WriteDir(path string, files []File, check func(existing []string) error) error {
+	return writeDir(path, files, check)
 }

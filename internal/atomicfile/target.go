@@ -5,76 +5,104 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"os/user"
+	"strconv"
 )
 
 // TargetError says why a path is no place for a result file.
-type TargetError struct{ Reason string }
+type TargetError struct {
+	Reason string
+	// link: the path leads through a symbolic link that is not followed
+	// (see linkRule); CheckLinks reports only these.
+	link bool
+}
 
 func (e *TargetError) Error() string { return e.Reason }
 
 // Target checks, before any work is done, that path can take a result file:
 // a regular file we may replace, or a new file in an existing, writable
-// directory. A symbolic link is written through: its target is replaced and
-// the link stays. It returns the path to write (the link's target).
+// directory. It returns the path to write (a link's target).
+//
+// A symbolic link anywhere on the way (a directory or the file itself) is
+// followed only by linkRule: where the kernel's fs.protected_symlinks would
+// let the invoking user follow it, and only when it belongs to that user or
+// to root. A link to a regular file is then written through: its target is
+// replaced and the link stays. A link someone else planted is refused,
+// naming it and its owner.
 //
 // A device (/dev/full), a directory, a pipe, a dangling link, a missing
 // directory, a read-only or unwritable place, and the kernel's pseudo
 // filesystems (/proc, /sys, cgroupfs: a "regular" interface file there is a
 // kernel knob) are refused.
 func Target(path string) (string, error) {
-	fail := func(format string, a ...any) (string, error) {
-		return "", &TargetError{fmt.Sprintf(format, a...)}
+	p, err := locate(path)
+	if err != nil {
+		return "", err
 	}
-	if path == "" {
-		return fail("empty file name")
+	defer p.close()
+	if err := p.check(); err != nil {
+		return "", err
 	}
-	resolved := path
-	fi, err := os.Lstat(path)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if resolved, err = filepath.EvalSymlinks(path); err != nil {
-			return fail("%s is a symbolic link that leads nowhere (%v)", path, unwrapPath(err))
-		}
-		fi, err = os.Lstat(resolved)
+	return p.path(), nil
+}
+
+// CheckLinks refuses a path that leads through a symbolic link linkRule
+// does not follow; anything else about it (a missing part) is left to the
+// caller. It is the check for paths that are not files, such as --parent.
+func CheckLinks(path string) error {
+	p, err := locate(path)
+	var te *TargetError
+	if errors.As(err, &te) && te.link {
+		return err
 	}
-	switch {
-	case err == nil && fi.IsDir():
-		return fail("%s is a directory", resolved)
-	case err == nil && !fi.Mode().IsRegular():
-		return fail("%s is not a regular file (%s)", resolved, kind(fi.Mode()))
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return fail("%v", unwrapPath(err))
+	if err == nil {
+		p.close()
 	}
-	exists := err == nil
-	dir := filepath.Dir(resolved)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fail("directory %s does not exist", dir)
-	case err != nil:
-		return fail("directory %s: %v", dir, unwrapPath(err))
-	case !st.IsDir():
-		return fail("%s is not a directory", dir)
+	return nil
+}
+
+// invoker is the user throttlebench runs for: under sudo the one who ran
+// sudo (SUDO_UID), else the effective user. SUDO_UID counts only for root:
+// for anyone else it names no one whose rights we hold.
+func invoker() uint32 {
+	euid := uint32(os.Geteuid())
+	if uid, _, ok := sudoOwner(); ok {
+		return uid
 	}
-	if name, ok := pseudoFS(dir); ok {
-		return fail("%s is on %s, a kernel filesystem, not a place for results", dir, name)
+	return euid
+}
+
+// sudoOwner is who a new file belongs to under sudo: SUDO_UID and
+// SUDO_GID, when we are root and both are numbers.
+func sudoOwner() (uid, gid uint32, ok bool) {
+	if os.Geteuid() != 0 {
+		return 0, 0, false
 	}
-	// The file is written beside its target and renamed over it: the
-	// directory must take a new file, and an existing file must be ours to
-	// replace.
-	if err := writable(dir); err != nil {
-		return fail("directory %s is not writable: %v", dir, err)
+	u, err1 := strconv.ParseUint(os.Getenv("SUDO_UID"), 10, 32)
+	g, err2 := strconv.ParseUint(os.Getenv("SUDO_GID"), 10, 32)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
 	}
-	if exists {
-		if err := writable(resolved); err != nil {
-			return fail("%s is not writable: %v", resolved, err)
-		}
+	return uint32(u), uint32(g), true
+}
+
+// who names a user for a message: "nobody (uid 65534)".
+func who(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return fmt.Sprintf("%s (uid %s)", u.Username, id)
 	}
-	return resolved, nil
+	return "uid " + id
 }
 
 func kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a file"
 	case m&fs.ModeCharDevice != 0:
 		return "a character device"
 	case m&fs.ModeDevice != 0:
@@ -85,13 +113,4 @@ func kind(m fs.FileMode) string {
 		return "a socket"
 	}
 	return "not a plain file"
-}
-
-// unwrapPath drops the *PathError wrapper, whose text repeats the path.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

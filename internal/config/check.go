@@ -32,9 +32,10 @@ func Choice(flag, v string, allowed []string) error {
 }
 
 // Output refuses, before any work is done rather than after a long run, an
-// --output (or --plot) that is no place for a result: a device, a
-// directory, a missing or unwritable directory, a kernel filesystem. ""
-// (stdout, or none) is fine.
+// --output (or --plot, --trace-out) that is no place for a result: a
+// device, a directory, a missing or unwritable directory, a kernel
+// filesystem, a symbolic link someone else planted (atomicfile.Target:
+// the write checks it again). "" (stdout, or none) is fine.
 func Output(flag, path string) error {
 	if path == "" {
 		return nil

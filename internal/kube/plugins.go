@@ -1,8 +1,8 @@
 package kube
 
 import (
+	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,50 +27,28 @@ func writePlugins(output string, stdout io.Writer, o Options, runs []Run, comman
 		return WriteSonobuoyPlugin(stdout, o, runs[0])
 	}
 	names := map[string]bool{}
+	var files []atomicfile.File
 	for _, r := range runs {
-		names[PluginName(o.SweepID, r.Index)+".yaml"] = true
+		name := PluginName(o.SweepID, r.Index) + ".yaml"
+		names[name] = true
+		o := o
+		o.Header = sonobuoyHeader(o, r, len(runs), commandLine, filepath.Join(filepath.Base(output), name))
+		files = append(files, atomicfile.File{Name: name, Write: func(w io.Writer) error { return WriteSonobuoyPlugin(w, o, r) }})
 	}
-	exists := false
-	if fi, err := os.Stat(output); err == nil && !fi.IsDir() {
-		return config.Usagef("output", "invalid --output %q: --emit sonobuoy writes its plugins, one file per configuration, into a directory; this is a file", output)
-	} else if err == nil {
-		exists = true
-		entries, err := os.ReadDir(output)
-		if err != nil {
-			return config.Usagef("output", "invalid --output %q: %v", output, config.PathCause(err))
-		}
-		for _, e := range entries {
-			if n := e.Name(); strings.HasPrefix(n, "throttlebench-") && strings.HasSuffix(n, ".yaml") && !names[n] {
+	// The directory is reached as any output is (atomicfile: no link
+	// someone else planted is followed, on the way or as the directory
+	// itself), and written relative to the descriptor that walk holds.
+	err := atomicfile.WriteDir(output, files, func(existing []string) error {
+		for _, n := range existing {
+			if strings.HasPrefix(n, "throttlebench-") && strings.HasSuffix(n, ".yaml") && !names[n] {
 				return config.Usagef("output", "invalid --output %q: it holds %s, a plugin that is not one of sweep %s's; a loop over its files would run it too: give a new or empty directory", output, n, o.SweepID)
 			}
 		}
-	} else if err := config.Output("output", output); err != nil {
-		// A new directory in an existing one.
-		return err
+		return nil
+	})
+	var te *atomicfile.TargetError
+	if errors.As(err, &te) {
+		return config.Usagef("output", "invalid --output %q: --emit sonobuoy writes its plugins, one file per configuration, into a directory; %v", output, te)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(output)), "."+filepath.Base(output)+".*.tmp")
-	if err != nil {
-		return config.Usagef("output", "invalid --output %q: %v", output, config.PathCause(err))
-	}
-	defer os.RemoveAll(tmp) // what was not moved into place
-	for _, r := range runs {
-		name := PluginName(o.SweepID, r.Index) + ".yaml"
-		o.Header = sonobuoyHeader(o, r, len(runs), commandLine, filepath.Join(filepath.Base(output), name))
-		if err := atomicfile.Write(filepath.Join(tmp, name), func(w io.Writer) error { return WriteSonobuoyPlugin(w, o, r) }); err != nil {
-			return err
-		}
-	}
-	if !exists {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return err
-		}
-		return os.Rename(tmp, output)
-	}
-	for _, r := range runs {
-		name := PluginName(o.SweepID, r.Index) + ".yaml"
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(output, name)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
