@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/atomicfile"
 )
 
 // ParentError says why a directory cannot hold slices. Nothing has been
@@ -59,6 +61,14 @@ func (hier Hierarchy) ParentDir(p string) (string, error) {
 	// "/" names the top of the hierarchy (the root cgroup), not the root
 	// of the filesystem.
 	if filepath.IsAbs(p) && filepath.Clean(p) != "/" {
+		// A path on disk is followed as an output path is: no link another
+		// user planted (/tmp/parent -> someone's cgroup) decides where root
+		// makes slices. Past the mount point nothing can be a link
+		// (cgroupfs refuses symlink(2), even to root), so the writes into
+		// the slice, below the path resolved here, follow none.
+		if err := atomicfile.CheckLinks(p); err != nil {
+			return fail("%v", err)
+		}
 		r, err := filepath.EvalSymlinks(p)
 		switch {
 		case err == nil && !within(r):

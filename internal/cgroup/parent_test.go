@@ -105,3 +105,22 @@ func TestDefaultParent(t *testing.T) {
 	hier := Hierarchy{Version: 2, MountPoint: "/sys/fs/cgroup", MountRoot: "/"}
 	assert.Equal(t, "/sys/fs/cgroup/throttlebench", hier.DefaultParent())
 }
+
+// A link that leads inside, but that another user made (uid 65534,
+// nobody), is not followed: it would decide where root makes slices.
+func TestParentDirRefusesAPlantedLink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("needs root to give a link to another user (CI runs as root)")
+		}
+		t.Skip("needs root to give a link to another user")
+	}
+	tmp, hier := parentTree(t)
+	link := filepath.Join(tmp, "link-nobody")
+	require.NoError(t, os.Symlink(filepath.Join(hier.MountPoint, "user.slice"), link))
+	require.NoError(t, os.Lchown(link, 65534, 65534))
+	_, err := hier.ParentDir(link + "/tb")
+	var pe *ParentError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, err.Error(), link+" is a symbolic link owned by nobody (uid 65534)")
+}
