@@ -31,6 +31,10 @@ func CheckResultsDir(dir, output, format string) error {
 	if format != "json" {
 		return config.Usagef("format", "--format %q cannot be used with --sonobuoy-results: the plugin's raw result is the JSON result", format)
 	}
+	// Named first: a link someone else planted says so, wherever it leads.
+	if err := atomicfile.CheckLinks(dir); err != nil {
+		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
+	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v; want the plugin's results directory (Sonobuoy mounts it, %s by default)", dir, config.PathCause(err), SonobuoyResults)
@@ -38,7 +42,13 @@ func CheckResultsDir(dir, output, format string) error {
 	if !fi.IsDir() {
 		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: not a directory; want the plugin's results directory (%s by default)", dir, SonobuoyResults)
 	}
-	return config.Output("sonobuoy-results", filepath.Join(dir, SonobuoyResultFile))
+	// The directory is reached as an output file is (no link someone else
+	// planted is followed, here or at the write); the flag's value is
+	// the directory.
+	if _, err := atomicfile.Target(filepath.Join(dir, SonobuoyResultFile)); err != nil {
+		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
+	}
+	return nil
 }
 
 // WriteResult writes a run's JSON result into dir, or, when failure says
