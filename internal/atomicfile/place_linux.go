@@ -191,7 +191,7 @@ func readlink(fd int) (string, error) {
 func linkRule(link, dir *unix.Stat_t, dirPath string, user uint32) string {
 	const stickyWorld = unix.S_ISVTX | unix.S_IWOTH
 	if dir.Mode&stickyWorld == stickyWorld && link.Uid != user && link.Uid != dir.Uid {
-		return fmt.Sprintf(" in %s, a sticky world-writable directory owned by %s: the kernel's fs.protected_symlinks rule follows a link there only for its owner or when the directory's owner owns it, and %s runs this",
+		return fmt.Sprintf(" in %s, a sticky world-writable directory owned by %s, where a link is followed only for its owner or the directory's (the kernel's fs.protected_symlinks rule), and %s runs this",
 			dirPath, who(dir.Uid), who(user))
 	}
 	if link.Uid != user && link.Uid != 0 {
@@ -467,7 +467,13 @@ func writeDir(path string, files []File, check func([]string) error) (err error)
 	if err := d.Chmod(0o755); err != nil {
 		return err
 	}
-	if err := unix.Renameat2(p.dir, tmp, p.dir, p.name, unix.RENAME_NOREPLACE); err != nil {
+	err = unix.Renameat2(p.dir, tmp, p.dir, p.name, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		// A filesystem without RENAME_NOREPLACE (NFS): a directory still
+		// replaces no link or file (ENOTDIR), only an empty directory.
+		err = unix.Renameat(p.dir, tmp, p.dir, p.name)
+	}
+	if err != nil {
 		return fmt.Errorf("rename into %s: %w", p.path(), err)
 	}
 	renamed = true
