@@ -250,7 +250,10 @@ func TestInstancesKeepAlive(t *testing.T) {
 }
 
 // Ctrl-C, SIGTERM and --timeout with instances alive and serving: exit
-// 130, 143 or 1, no slice, no instance, no output.
+// 130, 143 or 1, no slice, no instance, no output. Each request is 100ms
+// of CPU work, then a 10s wait: the signal goes once every instance has
+// spent 100ms of CPU (processCPU), a Go process's start being a few ms, so
+// each is at the end of its work or in its wait.
 func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 	hier := needRoot(t)
 	for _, c := range []struct {
@@ -263,7 +266,7 @@ func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 			dir := t.TempDir()
 			tag := newTag(t)
 			args := []string{"latency", "--cgroup", "create", "--parent", parent, "--cpus", "0.5",
-				"--instances", "per-request", "--arrivals", "once", "--count", "4", "--work", "5ms", "--wait", "10s",
+				"--instances", "per-request", "--arrivals", "once", "--count", "4", "--work", "100ms", "--wait", "10s",
 				"--init-memory", "4MiB", "-o", filepath.Join(dir, "r.json")}
 			if c.sig == 0 {
 				args = append(args, "--timeout", "4s")
@@ -278,7 +281,7 @@ func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 			alive := taggedPids(tag)
 			assert.Len(t, alive, 5, "the dispatcher and four instances")
 			if c.sig != 0 {
-				time.Sleep(300 * time.Millisecond) // serving: in their waits
+				serving(t, cmd.Process.Pid, alive, 100*time.Millisecond, stderr)
 				require.NoError(t, cmd.Process.Signal(c.sig))
 			}
 			assert.Equal(t, c.code, exitCode(t, cmd), stderr.String())
@@ -360,6 +363,27 @@ func TestInstancesCrashedInstance(t *testing.T) {
 	require.Len(t, reasons, 1)
 	assert.Contains(t, reasons[0], "signal: killed")
 	assert.True(t, strings.HasPrefix(strings.Join(r.Warnings, "\n"), "few requests") && bytes.Contains(data, []byte("failed requests: 1 of 3")), "%q", r.Warnings)
+}
+
+// serving waits (20s at most) until every process in pids but the
+// dispatcher has used at least cpu of CPU time: serving its request.
+func serving(t *testing.T, dispatcher int, pids []int, cpu time.Duration, stderr fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, pid := range pids {
+		if pid == dispatcher {
+			continue
+		}
+		for {
+			used, err := processCPU(pid)
+			require.NoError(t, err, "instance %d ended before it was seen serving its request: %s", pid, stderr)
+			if used >= cpu {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "waited 20s for instance %d to serve its request: it used %v of CPU: %s", pid, used, stderr)
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 }
 
 // processCPU is the CPU time pid's threads have used, user and system

@@ -234,8 +234,8 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 //     quotas' rate. A request runs its loop until its thread's CPU clock
 //     has advanced by --work, the clock the quota is charged by (in a VM
 //     too, where time the host takes away counts on both), so its demand is
-//     1.15 plus the generator's and the runtime's share (6% here, 45% in
-//     the test VM under TCG); the test checks both.
+//     1.15 plus the workers' and the runtime's share (3% to 6% here, 45%
+//     in the test VM under TCG); the test checks both.
 //   - The 200 ms period doubles the delay a throttled period adds, against
 //     a with-burst p99 of the work plus queueing and noise.
 //   - --duration 10s: 7 on-phases, 242 requests per configuration; p99 is
@@ -272,22 +272,31 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 	// A list writes an array, one element per configuration, in order.
 	rs := readLatencies(t, out)
 	require.Len(t, rs, 2)
+	perRequestMax := 5.5
+	if os.Getenv("TB_VM") == "1" {
+		perRequestMax = 8.5
+	}
 	for i, r := range rs {
 		t.Logf("burst %3d ms: p50 %5.1f ms, p99 %6.1f ms, max %6.1f ms; cpu_utilisation %s; nr_throttled %s of %s periods (%s ms); nr_bursts %s (%s ms); dispatch late %.1f ms; %d requests; %s ms CPU",
 			r.Cgroup.BurstUs/1000, r.LatencyMs.P50, r.LatencyMs.P99, r.LatencyMs.Max, fmtPtr(r.CPUUtilisation, "%.3f"),
 			fmtPtr(r.Throttling.NrThrottled, "%d"), fmtPtr(r.Throttling.NrPeriods, "%d"), fmtPtr(r.Throttling.ThrottledMs, "%.0f"),
 			fmtPtr(r.Throttling.NrBursts, "%d"), fmtPtr(r.Throttling.BurstMs, "%.0f"), r.DispatchLateMs, r.Completed, fmtPtr(r.CPUMs, "%.0f"))
+		// Every arrival of the schedule is served (the queue holds a
+		// cycle's requests): 242 of 242 in each configuration here.
+		require.Equal(t, r.Offered, r.Completed, "config %d: every request completes", i)
+		require.GreaterOrEqual(t, r.Completed, 200, "config %d: 7 on-phases of 34.5 requests", i)
 		// --work is CPU time, measured by the clock the quota is charged
-		// by: the slice's CPU per request is the 5 ms and the generator's
-		// and the runtime's share, however fast the loop ran (about 5.3 ms
-		// here, 7.2 ms in the test VM under TCG, where every timer, wake-up
-		// and system call is emulated). The shape needs its on-phases
-		// between 1 and 2 quotas' rate, 4.4 to 8.7 ms per request.
-		if assert.NotNil(t, r.CPUMs, "config %d: cpu_ms", i) && r.Completed > 0 {
-			perRequest := *r.CPUMs / float64(r.Completed)
-			assert.GreaterOrEqual(t, perRequest, 5.0, "config %d: a request costs at least its --work", i)
-			assert.Less(t, perRequest, 8.5, "config %d: CPU per request of --work 5ms, the harness's share included", i)
-		}
+		// by: the slice's CPU per request is the 5 ms and the workers' and
+		// the runtime's share, however fast the loop ran. Measured: 5.14
+		// to 5.17 ms on our 2-core v1 host (10 configurations, 5 runs;
+		// 5.3 ms before), so 5.5 ms here; 7.2 ms in the test VM under TCG,
+		// where every timer, wake-up and system call is emulated, so there
+		// (TB_VM=1) only the shape's own limit: it needs its on-phases
+		// between 1 and 2 quotas' rate, 4.4 to 8.7 ms per request, 8.5.
+		require.NotNil(t, r.CPUMs, "config %d: cpu_ms", i)
+		perRequest := *r.CPUMs / float64(r.Completed)
+		assert.GreaterOrEqual(t, perRequest, 5.0, "config %d: a request costs at least its --work", i)
+		assert.Less(t, perRequest, perRequestMax, "config %d: CPU per request of --work 5ms, the harness's share included", i)
 	}
 
 	without, with := rs[0], rs[1]
@@ -351,9 +360,17 @@ func startTagged(t *testing.T, tag string, args ...string) (*exec.Cmd, *bytes.Bu
 	return cmd, stderr
 }
 
-// Ctrl-C and SIGTERM a second into a 20 s run end it with 128+signal
-// saying so, with nothing left behind and no output; so does --timeout,
-// with run's exit code 1.
+// servingCPU is the CPU time a latency child of latencyArgs reaches only
+// by serving the window's requests: measured here (3 runs), it holds 10
+// ms through the floor (its first second), 60 to 80 ms after the
+// calibration, then gains about 110 ms a second serving (1 ms of work at
+// 100/s), 200 ms at 2.3 s.
+const servingCPU = 200 * time.Millisecond
+
+// Ctrl-C and SIGTERM while a 20 s run serves its requests (its child past
+// servingCPU; a fixed second, as before, signalled at the floor's end,
+// before any request) end it with 128+signal saying so, with nothing left
+// behind and no output; so does --timeout, with run's exit code 1.
 func TestLatencySignalsLeaveNothingBehind(t *testing.T) {
 	hier := needRoot(t)
 	for _, c := range []struct {
@@ -367,8 +384,15 @@ func TestLatencySignalsLeaveNothingBehind(t *testing.T) {
 			tag := newTag(t)
 			cmd, stderr := startTagged(t, tag, latencyArgs(parent, "--duration", "20s", "-o", filepath.Join(dir, "latency.json"))...)
 			slice, child := waitForChild(t, parent)
-			time.Sleep(time.Second)
-			require.True(t, alive(child), "the workload ended early: %s", stderr)
+			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				cpu, err := processCPU(child)
+				require.NoError(t, err, "the workload ended early: %s", stderr)
+				if cpu >= servingCPU {
+					t.Logf("signalled with the child at %v of CPU", cpu)
+					break
+				}
+				require.True(t, time.Now().Before(deadline), "the workload used %v of CPU in 15 s, never %v: %s", cpu, servingCPU, stderr)
+			}
 			require.NoError(t, cmd.Process.Signal(c.sig))
 			assert.Equal(t, c.code, exitCode(t, cmd), stderr.String())
 			assert.Contains(t, stderr.String(), "throttlebench: interrupted by "+c.name+"; nothing left behind\n")

@@ -65,7 +65,9 @@ func TestQuotaThrottles(t *testing.T) {
 
 	// A CPU-bound worker at half a CPU is throttled in nearly every period
 	// after using its whole quota: a utilisation near 1. Over 20 periods
-	// or more the window's edges move it by a period or two at most.
+	// or more the window's edges move it by a period or two at most, 0.1.
+	// Measured on our 2-core v1 host (this run, 8 times): 0.967 to 1.025,
+	// over 20 or 21 periods.
 	spin := tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--workload", "spin", "--cpus", "0.5",
 		"--batch", "40", "--iterations", "3", "--min-time", "2s")
 	require.NotNil(t, spin.Throttling.NrPeriods)
@@ -77,7 +79,7 @@ func TestQuotaThrottles(t *testing.T) {
 		*spin.Usage.CPUMs, *spin.Usage.Source, throttled, periods, *spin.Usage.QuotaUtilisation)
 	require.GreaterOrEqual(t, periods, uint64(15))
 	assert.GreaterOrEqual(t, float64(throttled), 0.7*float64(periods), "throttled in most periods")
-	assert.InDelta(t, 1.0, *spin.Usage.QuotaUtilisation, 0.3)
+	assert.InDelta(t, 1.0, *spin.Usage.QuotaUtilisation, 0.1)
 	assert.NotContains(t, headlines(spin.Warnings), "throttled below quota")
 }
 
