@@ -25,8 +25,10 @@ type ThrottleEvents struct {
 	DurationMs EventDurationsMs `json:"duration_ms"`
 	// CPUs has one entry per CPU with a counted event, by CPU number.
 	CPUs []CPUEvents `json:"cpus"`
-	// EventsLost counts events the kernel could not pass on (a full ring
-	// buffer): they are in no other field.
+	// EventsLost counts held intervals the tracer could not pass on (a
+	// full ring buffer or map, in flight or still open at its stop) or
+	// that may have ended late (more holds than it keeps marks of): they
+	// are in no other field.
 	EventsLost uint64 `json:"events_lost"`
 	// Truncated is set when a Collector stopped keeping events: Count,
 	// TotalMs, DurationMs and CPUs then describe the kept events only.

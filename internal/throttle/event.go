@@ -14,6 +14,12 @@ type Event struct {
 	TID   int32 // the thread held off
 	Start int64 // switched out, ns
 	End   int64 // ran again, ns
+	// Group is the cgroup (its kernfs id, the directory's inode number)
+	// whose run queue was throttled: the traced one, or one below or
+	// above it with a limit of its own. Sibling groups each limited are
+	// throttled on one CPU at once, each in its own counter: their
+	// intervals are unioned apart (Summarize). 0 where unknown.
+	Group uint64
 }
 
 // Trace is one traced window, for what is drawn or written from it (--plot,

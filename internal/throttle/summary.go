@@ -12,22 +12,41 @@ import (
 // modified.
 func Summarize(events []Event, lost uint64, t0, t1 int64) Summary {
 	s := Summary{Source: "ebpf", CPUs: []CPU{}, EventsLost: lost}
-	byCPU := map[int][]Interval{}
+	// Unioned per CPU and throttled group: a group's run queue on a CPU
+	// is throttled once however many of its threads are held, and two
+	// sibling groups' queues on one CPU are two throttled stretches, each
+	// in its own group's counter.
+	type queue struct {
+		cpu   int
+		group uint64
+	}
+	byQueue := map[queue][]Interval{}
 	var durations []int64
 	for _, e := range events {
 		c := Interval{max(e.Start, t0), min(e.End, t1)}
 		if c.End <= c.Start {
 			continue
 		}
-		byCPU[e.CPU] = append(byCPU[e.CPU], c)
+		q := queue{e.CPU, e.Group}
+		byQueue[q] = append(byQueue[q], c)
 		durations = append(durations, c.Len())
 	}
 	var total int64
-	for cpu, ivs := range byCPU {
+	byCPU := map[int]*CPU{}
+	for q, ivs := range byQueue {
 		n := len(ivs)
 		sum := totalLen(mergeInPlace(ivs))
 		total += sum
-		s.CPUs = append(s.CPUs, CPU{CPU: cpu, Count: n, TotalMs: msOf(sum)})
+		c := byCPU[q.cpu]
+		if c == nil {
+			c = &CPU{CPU: q.cpu}
+			byCPU[q.cpu] = c
+		}
+		c.Count += n
+		c.TotalMs += msOf(sum)
+	}
+	for _, c := range byCPU {
+		s.CPUs = append(s.CPUs, *c)
 	}
 	slices.SortFunc(s.CPUs, func(a, b CPU) int { return cmp.Compare(a.CPU, b.CPU) })
 	s.Count = len(durations)
@@ -36,7 +55,8 @@ func Summarize(events []Event, lost uint64, t0, t1 int64) Summary {
 		s.DurationMs = DurationMs{P50: nearestRank(ms, 0.50), P99: nearestRank(ms, 0.99), Max: ms[len(ms)-1]}
 	}
 	if lost > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events lost: %d did not fit the ring buffer and are in no count or total; "+
+		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events lost: %d held intervals the tracer could not pass on "+
+			"(a full ring buffer or map, or still open when it stopped) are in no count or total, or ended late; "+
 			"a shorter window or fewer traced threads keeps them", lost))
 	}
 	return s

@@ -33,10 +33,17 @@ import (
 // refused while the reader fell behind.
 func BenchmarkRingBuffer(b *testing.B) {
 	needRoot(b)
-	coll, progs, err := loadOne(0, "bench_emit")
+	spec, err := loadThrottle()
 	require.NoError(b, err)
-	defer coll.Close()
-	rd, err := ringbuf.NewReader(coll.Maps["events"])
+	var o struct {
+		Emit *ebpf.Program `ebpf:"bench_emit"`
+		throttleMaps
+		throttleVariables
+	}
+	require.NoError(b, spec.LoadAndAssign(&o, nil))
+	defer o.Emit.Close()
+	defer o.throttleMaps.Close()
+	rd, err := ringbuf.NewReader(o.Events)
 	require.NoError(b, err)
 	defer rd.Close()
 
@@ -59,14 +66,14 @@ func BenchmarkRingBuffer(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for range runs {
-		if _, err := progs[0].Run(&ebpf.RunOptions{}); err != nil {
+		if _, err := o.Emit.Run(&ebpf.RunOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	var lost uint64
 	want := int64(runs * 256)
 	for {
-		require.NoError(b, coll.Variables["lost"].Get(&lost))
+		require.NoError(b, o.Lost.Get(&lost))
 		if got.Load()+int64(lost) >= want {
 			break
 		}
@@ -191,12 +198,12 @@ func hold(stats bool) error {
 		closers = append(closers, func() { st.Close() })
 	}
 	for range 2 {
-		coll, progs, err := loadOne(0, progFor[AttachRaw]...)
+		objs, err := loadOne(0, AttachRaw)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, func() { coll.Close() })
-		links, err := attachAll(AttachRaw, progs)
+		closers = append(closers, func() { objs.Close() })
+		links, err := attachAll(AttachRaw, objs.progs[:])
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ import (
 func needRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF programs and create cgroups (run as root; CI runs it with CI=true)")
+		skipOrFail(t, "needs root to load BPF programs and create cgroups (run as root; CI runs it so, with CI=true)")
 	}
 }
 
@@ -40,6 +40,11 @@ type throttledCgroup struct {
 }
 
 func newThrottledCgroup(t testing.TB) throttledCgroup {
+	return newCgroup(t, true)
+}
+
+// newCgroup is a cgroup of this test, limited to 10 ms per 100 ms or not.
+func newCgroup(t testing.TB, limited bool) throttledCgroup {
 	needRoot(t)
 	if err := Probe(); err != nil {
 		skipOrFail(t, err.Error())
@@ -51,13 +56,27 @@ func newThrottledCgroup(t testing.TB) throttledCgroup {
 	cg := throttledCgroup{hier: hier, dir: filepath.Join(hier.MountPoint, fmt.Sprintf("tb-tracer-test-%d", os.Getpid()))}
 	require.NoError(t, os.Mkdir(cg.dir, 0o755))
 	t.Cleanup(func() { removeCgroup(t, cg.dir) })
-	if hier.Version == 1 {
+	if limited {
+		cg.limit(t)
+	}
+	return cg
+}
+
+// limit holds the cgroup to 10 ms per 100 ms.
+func (cg throttledCgroup) limit(t testing.TB) {
+	if cg.hier.Version == 1 {
 		cg.write(t, "cpu.cfs_period_us", "100000")
 		cg.write(t, "cpu.cfs_quota_us", "10000")
 	} else {
 		cg.write(t, "cpu.max", "10000 100000")
 	}
-	return cg
+}
+
+// limitedChild makes a sub-cgroup limited to 10 ms per 100 ms of its own.
+func (cg throttledCgroup) limitedChild(t testing.TB, name string) throttledCgroup {
+	kid := throttledCgroup{hier: cg.hier, dir: cg.child(t, name)}
+	kid.limit(t)
+	return kid
 }
 
 func (cg throttledCgroup) write(t testing.TB, file, v string) {

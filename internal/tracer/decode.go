@@ -29,8 +29,8 @@ import (
 )
 
 // recordSize is the size of struct event in throttle.bpf.c:
-// u32 cpu, u32 tid, u64 start_ns, u64 end_ns.
-const recordSize = 24
+// u32 cpu, u32 tid, u64 start_ns, u64 end_ns, u64 group.
+const recordSize = 32
 
 // decode turns one ring-buffer record (struct event, in the host's byte
 // order, which is the BPF program's) into an Event.
@@ -43,6 +43,7 @@ func decode(raw []byte) (throttle.Event, error) {
 		TID:   int32(binary.NativeEndian.Uint32(raw[4:])),
 		Start: int64(binary.NativeEndian.Uint64(raw[8:])),
 		End:   int64(binary.NativeEndian.Uint64(raw[16:])),
+		Group: binary.NativeEndian.Uint64(raw[24:]),
 	}
 	if e.End < e.Start {
 		return throttle.Event{}, fmt.Errorf("decode throttle event: ends at %d ns before it starts at %d ns", e.End, e.Start)

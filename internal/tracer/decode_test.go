@@ -16,13 +16,14 @@ func record(cpu, tid uint32, start, end uint64) []byte {
 	binary.NativeEndian.PutUint32(b[4:], tid)
 	binary.NativeEndian.PutUint64(b[8:], start)
 	binary.NativeEndian.PutUint64(b[16:], end)
+	binary.NativeEndian.PutUint64(b[24:], 77) // the group
 	return b
 }
 
 func TestDecode(t *testing.T) {
 	e, err := decode(record(1, 4242, 1_000_000_000, 1_090_000_000))
 	require.NoError(t, err)
-	assert.Equal(t, throttle.Event{CPU: 1, TID: 4242, Start: 1_000_000_000, End: 1_090_000_000}, e)
+	assert.Equal(t, throttle.Event{CPU: 1, TID: 4242, Start: 1_000_000_000, End: 1_090_000_000, Group: 77}, e)
 
 	// A zero-length interval (switched out and in within one clock tick) is
 	// an event, not an error.

@@ -13,26 +13,32 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-type throttleCpuMark struct {
-	_      structs.HostLayout
-	HoldNs uint64
-	N      uint64
-	RunNs  [8]uint64
-}
-
 type throttleEvent struct {
 	_       structs.HostLayout
 	Cpu     uint32
 	Tid     uint32
 	StartNs uint64
 	EndNs   uint64
+	Group   uint64
 }
 
 type throttleHeld struct {
-	_       structs.HostLayout
-	StartNs uint64
-	Cpu     uint32
-	Pad     uint32
+	_         structs.HostLayout
+	StartNs   uint64
+	Key       uint64
+	Group     uint64
+	Clock     uint64
+	SelfClock uint64
+	SelfTime  uint64
+	Cpu       uint32
+	Pad       uint32
+}
+
+type throttleMark struct {
+	_      structs.HostLayout
+	HoldNs uint64
+	N      uint64
+	RunNs  [8]uint64
 }
 
 // Names of all BPF objects in the ELF.
@@ -42,13 +48,18 @@ const (
 	throttleMapEvents          = "events"
 	throttleMapHeld            = "held"
 	throttleMapMarks           = "marks"
+	throttleMapPending         = "pending"
 	throttleProgBenchEmit      = "bench_emit"
 	throttleProgSchedSwitchBtf = "sched_switch_btf"
 	throttleProgSchedSwitchRaw = "sched_switch_raw"
 	throttleProgSchedWakeupBtf = "sched_wakeup_btf"
 	throttleProgSchedWakeupRaw = "sched_wakeup_raw"
 	throttleVarLost            = "lost"
+	throttleVarLostHeld        = "lost_held"
+	throttleVarLostMarks       = "lost_marks"
+	throttleVarMarksOverrun    = "marks_overrun"
 	throttleVarNheld           = "nheld"
+	throttleVarSubmitted       = "submitted"
 	throttleVarTargetCgid      = "target_cgid"
 	throttleVarUnusedEvent     = "unused_event"
 )
@@ -106,19 +117,24 @@ type throttleProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleMapSpecs struct {
-	Events *ebpf.MapSpec `ebpf:"events"`
-	Held   *ebpf.MapSpec `ebpf:"held"`
-	Marks  *ebpf.MapSpec `ebpf:"marks"`
+	Events  *ebpf.MapSpec `ebpf:"events"`
+	Held    *ebpf.MapSpec `ebpf:"held"`
+	Marks   *ebpf.MapSpec `ebpf:"marks"`
+	Pending *ebpf.MapSpec `ebpf:"pending"`
 }
 
 // throttleVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleVariableSpecs struct {
-	Lost        *ebpf.VariableSpec `ebpf:"lost"`
-	Nheld       *ebpf.VariableSpec `ebpf:"nheld"`
-	TargetCgid  *ebpf.VariableSpec `ebpf:"target_cgid"`
-	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
+	Lost         *ebpf.VariableSpec `ebpf:"lost"`
+	LostHeld     *ebpf.VariableSpec `ebpf:"lost_held"`
+	LostMarks    *ebpf.VariableSpec `ebpf:"lost_marks"`
+	MarksOverrun *ebpf.VariableSpec `ebpf:"marks_overrun"`
+	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
+	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
+	TargetCgid   *ebpf.VariableSpec `ebpf:"target_cgid"`
+	UnusedEvent  *ebpf.VariableSpec `ebpf:"unused_event"`
 }
 
 // throttleObjects contains all objects after they have been loaded into the kernel.
@@ -141,9 +157,10 @@ func (o *throttleObjects) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleMaps struct {
-	Events *ebpf.Map `ebpf:"events"`
-	Held   *ebpf.Map `ebpf:"held"`
-	Marks  *ebpf.Map `ebpf:"marks"`
+	Events  *ebpf.Map `ebpf:"events"`
+	Held    *ebpf.Map `ebpf:"held"`
+	Marks   *ebpf.Map `ebpf:"marks"`
+	Pending *ebpf.Map `ebpf:"pending"`
 }
 
 func (m *throttleMaps) Close() error {
@@ -151,6 +168,7 @@ func (m *throttleMaps) Close() error {
 		m.Events,
 		m.Held,
 		m.Marks,
+		m.Pending,
 	)
 }
 
@@ -158,10 +176,14 @@ func (m *throttleMaps) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleVariables struct {
-	Lost        *ebpf.Variable `ebpf:"lost"`
-	Nheld       *ebpf.Variable `ebpf:"nheld"`
-	TargetCgid  *ebpf.Variable `ebpf:"target_cgid"`
-	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
+	Lost         *ebpf.Variable `ebpf:"lost"`
+	LostHeld     *ebpf.Variable `ebpf:"lost_held"`
+	LostMarks    *ebpf.Variable `ebpf:"lost_marks"`
+	MarksOverrun *ebpf.Variable `ebpf:"marks_overrun"`
+	Nheld        *ebpf.Variable `ebpf:"nheld"`
+	Submitted    *ebpf.Variable `ebpf:"submitted"`
+	TargetCgid   *ebpf.Variable `ebpf:"target_cgid"`
+	UnusedEvent  *ebpf.Variable `ebpf:"unused_event"`
 }
 
 // throttlePrograms contains all programs after they have been loaded into the kernel.

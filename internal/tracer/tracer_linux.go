@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
 	"github.com/cilium/ebpf/rlimit"
@@ -30,16 +31,37 @@ const (
 
 var attachOrder = []string{AttachBTF, AttachRaw}
 
-// progFor names each attach point's programs in throttle.bpf.c: the one on
-// sched_switch first, then the one on sched_wakeup.
-var progFor = map[string][]string{
-	AttachBTF: {"sched_switch_btf", "sched_wakeup_btf"},
-	AttachRaw: {"sched_switch_raw", "sched_wakeup_raw"},
+// tracepoints are the scheduler's tracepoints the programs attach to: the
+// one on sched_switch first, then the one on sched_wakeup.
+var tracepoints = []string{"sched_switch", "sched_wakeup"}
+
+// objects are what one tracer loads: the two programs of its attach point
+// (tracepoints' order), the maps and the variables, as bpf2go typed them.
+type objects struct {
+	progs [2]*ebpf.Program
+	throttleMaps
+	throttleVariables
 }
 
-// tracepoints are the scheduler's tracepoints the programs attach to, in
-// progFor's order.
-var tracepoints = []string{"sched_switch", "sched_wakeup"}
+// btfObjects and rawObjects are the objects of each attach point, for
+// LoadAndAssign, which loads only what they name.
+type btfObjects struct {
+	Switch *ebpf.Program `ebpf:"sched_switch_btf"`
+	Wakeup *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	throttleMaps
+	throttleVariables
+}
+
+type rawObjects struct {
+	Switch *ebpf.Program `ebpf:"sched_switch_raw"`
+	Wakeup *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	throttleMaps
+	throttleVariables
+}
+
+func (o *objects) Close() error {
+	return errors.Join(o.progs[0].Close(), o.progs[1].Close(), o.throttleMaps.Close())
+}
 
 // readEvery is how often the reader looks at the ring buffer when the
 // program has not woken it.
@@ -51,26 +73,32 @@ const btfPath = "/sys/kernel/btf/vmlinux"
 // Tracer is one attached throttle tracer. Stop it on every exit path.
 type Tracer struct {
 	attach string
-	coll   *ebpf.Collection
+	objs   *objects
 	prog   *ebpf.Program // the one on sched_switch
 	links  []link.Link
+	nread  atomic.Uint64 // records handed on
 	rd     *ringbuf.Reader
 	done   chan struct{} // closed when the reading goroutine has returned
 
-	once sync.Once
-	lost uint64
-	err  error
+	onEvent func(throttle.Event)
+
+	once   sync.Once
+	losses Losses
+	lost   uint64
+	err    error
 }
 
 // Probe says whether throttle events can be traced here and, if not, why:
-// it loads the program (tp_btf, then raw_tp) without attaching it and
-// closes it at once.
+// it checks what Start needs that a load alone does not show (the
+// sched_switch tracepoint's prev_state argument, 5.18+: before it, raw_tp
+// loads and its attach fails), loads the programs (tp_btf, then raw_tp)
+// without attaching them, and closes them at once.
 func Probe() error {
-	coll, _, _, err := load(0, attachOrder)
+	objs, _, err := load(0, attachOrder)
 	if err != nil {
 		return err
 	}
-	coll.Close()
+	objs.Close()
 	return nil
 }
 
@@ -78,7 +106,7 @@ func Probe() error {
 // hierarchy, v1 or v2; its descendants are traced too): it loads and
 // attaches the program and calls onEvent, from a goroutine of its own, for
 // each held interval that ends. Intervals still open at Stop are not
-// reported. onEvent must not call Stop.
+// reported as ending at Stop. onEvent must not call Stop.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return start(cgroupDir, onEvent, attachOrder)
 }
@@ -95,23 +123,23 @@ func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*
 		return nil, fmt.Errorf("trace throttle events: %s is not a cgroup directory", cgroupDir)
 	}
 	// The kernfs id of a cgroup is its directory's inode number.
-	coll, progs, attach, err := load(st.Ino, attaches)
+	objs, attach, err := load(st.Ino, attaches)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{attach: attach, coll: coll, prog: progs[0], done: make(chan struct{})}
+	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), onEvent: onEvent}
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
 		}
-		coll.Close()
+		objs.Close()
 		return nil, err
 	}
-	t.links, err = attachAll(attach, progs)
+	t.links, err = attachAll(attach, objs.progs[:])
 	if err != nil {
 		return fail(err)
 	}
-	t.rd, err = ringbuf.NewReader(coll.Maps["events"])
+	t.rd, err = ringbuf.NewReader(objs.Events)
 	if err != nil {
 		return fail(fmt.Errorf("trace throttle events: read the ring buffer: %w", err))
 	}
@@ -136,6 +164,7 @@ func (t *Tracer) read(onEvent func(throttle.Event)) {
 			// nothing more will come.
 			return
 		}
+		t.nread.Add(1)
 		// A record of another size would mean a stale object; the
 		// staleness test guards against it, so it is dropped here.
 		if e, err := decode(rec.RawSample); err == nil {
@@ -147,10 +176,34 @@ func (t *Tracer) read(onEvent func(throttle.Event)) {
 // Attach names the attach point in use: AttachBTF or AttachRaw.
 func (t *Tracer) Attach() string { return t.attach }
 
+// Losses are the held intervals a trace could not pass on, by cause; Stop
+// returns their sum.
+type Losses struct {
+	RingFull uint64 // events a full ring buffer refused
+	HeldMap  uint64 // holds the held map refused (full, or -EBUSY)
+	MarksMap uint64 // marks the marks map refused (their ends may be late)
+	Overrun  uint64 // intervals that outlived their queue's last marks
+	InFlight uint64 // events sent but not read at Stop
+	// OpenAtStop is not a loss: the intervals still held at Stop,
+	// handed on as ending then (Stop).
+	OpenAtStop uint64
+}
+
+// Sum is every interval lost or possibly ended late.
+func (l Losses) Sum() uint64 {
+	return l.RingFull + l.HeldMap + l.MarksMap + l.Overrun + l.InFlight
+}
+
+// Losses is what Stop counted; zero before Stop.
+func (t *Tracer) Losses() Losses { return t.losses }
+
 // Stop detaches the program first, so no new events start, then hands what
 // is left in the ring buffer to onEvent, and closes the reader, program and
-// maps. lost counts the events dropped because the ring buffer was full.
-// It is safe to call twice; the second call returns the first's results.
+// maps; the intervals still open are handed on as ending at Stop. lost
+// counts the held intervals not passed on (Losses has them by cause): the
+// ring buffer or a map was full, an event was in flight at Stop, or an
+// interval outlived its run queue's marks (its end may be late). It is safe to call twice; the second call returns
+// the first's results.
 func (t *Tracer) Stop() (lost uint64, err error) {
 	t.once.Do(func() {
 		var errs []error
@@ -158,17 +211,42 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 			errs = append(errs, l.Close())
 		}
 		// Flush wakes the reader, which returns what was pending, then
-		// ErrFlushed. (A program run already under way on another CPU
-		// when the link closed may still submit after this: lost to us.)
+		// ErrFlushed. A program run already under way on another CPU
+		// when the link closed may still submit after this: counted
+		// below, from submitted against what was read.
 		if err := t.rd.Flush(); err != nil {
 			errs = append(errs, err)
 		}
 		<-t.done
 		errs = append(errs, t.rd.Close())
-		if v := t.coll.Variables["lost"]; v != nil {
-			errs = append(errs, v.Get(&t.lost))
+		v := t.objs.throttleVariables
+		var submitted uint64
+		for _, g := range []struct {
+			v *ebpf.Variable
+			n *uint64
+		}{
+			{v.Lost, &t.losses.RingFull}, {v.LostHeld, &t.losses.HeldMap}, {v.LostMarks, &t.losses.MarksMap},
+			{v.MarksOverrun, &t.losses.Overrun}, {v.Submitted, &submitted},
+		} {
+			errs = append(errs, g.v.Get(g.n))
 		}
-		t.coll.Close()
+		if n := t.nread.Load(); submitted > n {
+			t.losses.InFlight = submitted - n
+		}
+		// Threads still held were held until now at least: their
+		// intervals are handed on as ending now, lest a window that ends
+		// in a long hold miss its throttled time.
+		now := monotonicNow()
+		var tid uint32
+		var h throttleHeld
+		for it := t.objs.Held.Iterate(); it.Next(&tid, &h); {
+			t.losses.OpenAtStop++
+			if int64(h.StartNs) < now {
+				t.onEvent(throttle.Event{CPU: int(h.Cpu), TID: int32(tid), Start: int64(h.StartNs), End: now, Group: h.Group})
+			}
+		}
+		t.lost = t.losses.Sum()
+		errs = append(errs, t.objs.Close())
 		if err := errors.Join(errs...); err != nil {
 			t.err = fmt.Errorf("stop throttle tracer: %w", err)
 		}
@@ -176,8 +254,9 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 	return t.lost, t.err
 }
 
-// attachAll attaches the programs (progFor's order) to their tracepoints,
-// typed or raw as attach says; on error it closes what it attached.
+// attachAll attaches the programs (tracepoints' order) to their
+// tracepoints, typed or raw as attach says; on error it closes what it
+// attached.
 func attachAll(attach string, progs []*ebpf.Program) ([]link.Link, error) {
 	var links []link.Link
 	for i, p := range progs {
@@ -200,28 +279,35 @@ func attachAll(attach string, progs []*ebpf.Program) ([]link.Link, error) {
 }
 
 // load loads the programs for the cgroup with kernfs id cgid, for the
-// first of the attach points the kernel accepts. It returns the collection
-// (the programs and their maps), the programs in progFor's order and the
-// attach point; errors are worded for the user.
-func load(cgid uint64, attaches []string) (*ebpf.Collection, []*ebpf.Program, string, error) {
+// first of the attach points the kernel accepts. It returns them with
+// their maps and variables, and the attach point; errors are worded for
+// the user.
+func load(cgid uint64, attaches []string) (*objects, string, error) {
 	if _, err := os.Stat(btfPath); err != nil {
-		return nil, nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
+		return nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
+	}
+	kernel, err := btf.LoadKernelSpec()
+	if err != nil {
+		return nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF: read %s: %w", btfPath, err)
+	}
+	if err := switchHasPrevState(kernel); err != nil {
+		return nil, "", err
 	}
 	// Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK; later
 	// ones to the cgroup, and then this does nothing.
 	if err := rlimit.RemoveMemlock(); err != nil {
-		return nil, nil, "", explain(err)
+		return nil, "", explain(err)
 	}
 	var first error
 	var rest []string
 	for _, a := range attaches {
-		coll, progs, err := loadOne(cgid, progFor[a]...)
+		objs, err := loadOne(cgid, a)
 		if err == nil {
-			return coll, progs, a, nil
+			return objs, a, nil
 		}
 		if isPerm(err) {
 			// Every attach point needs the same privileges: no next try.
-			return nil, nil, "", explain(err)
+			return nil, "", explain(err)
 		}
 		if first == nil {
 			first = explain(err)
@@ -230,33 +316,64 @@ func load(cgid uint64, attaches []string) (*ebpf.Collection, []*ebpf.Program, st
 		}
 	}
 	// The first attach point's error, for the user; then the others'.
-	return nil, nil, "", fmt.Errorf("%w%s (tried %s)", first, strings.Join(rest, ""), strings.Join(attaches, ", "))
+	return nil, "", fmt.Errorf("%w%s (tried %s)", first, strings.Join(rest, ""), strings.Join(attaches, ", "))
 }
 
-// loadOne loads the programs named and the maps they use, not the others,
-// and returns them in the order named.
-func loadOne(cgid uint64, names ...string) (*ebpf.Collection, []*ebpf.Program, error) {
+// switchHasPrevState says whether the kernel's sched_switch tracepoint
+// passes prev_state (5.18+: preempt, prev, next, prev_state), which the
+// program reads; before, the raw_tp program loads and its attach is
+// refused, so the tracer says it cannot trace here rather than fail then.
+// The tracepoint's prototype is the kernel's btf_trace_sched_switch: a
+// pointer to a function of (void *ctx, the tracepoint's arguments...).
+func switchHasPrevState(kernel *btf.Spec) error {
+	var td *btf.Typedef
+	if err := kernel.TypeByName("btf_trace_sched_switch", &td); err != nil {
+		return fmt.Errorf("tracing throttle events: the kernel's BTF has no sched_switch tracepoint (btf_trace_sched_switch): %w", err)
+	}
+	ptr, ok := td.Type.(*btf.Pointer)
+	var proto *btf.FuncProto
+	if ok {
+		proto, ok = ptr.Target.(*btf.FuncProto)
+	}
+	if !ok {
+		return fmt.Errorf("tracing throttle events: the kernel's sched_switch tracepoint has an unknown prototype (%v)", td.Type)
+	}
+	if args := len(proto.Params) - 1; args < 4 {
+		return fmt.Errorf("tracing throttle events needs a kernel whose sched_switch tracepoint passes prev_state (5.18 or later): "+
+			"this one passes %d arguments, not 4", args)
+	}
+	return nil
+}
+
+// loadOne loads the programs of attach point a (tracepoints' order) and
+// the maps they use, for the cgroup with kernfs id cgid.
+func loadOne(cgid uint64, a string) (*objects, error) {
 	spec, err := loadThrottle()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for n := range spec.Programs {
-		if !slices.Contains(names, n) {
-			delete(spec.Programs, n)
+	var vars throttleVariableSpecs
+	if err := spec.Assign(&vars); err != nil {
+		return nil, err
+	}
+	if err := vars.TargetCgid.Set(cgid); err != nil {
+		return nil, err
+	}
+	switch a {
+	case AttachBTF:
+		var o btfObjects
+		if err := spec.LoadAndAssign(&o, nil); err != nil {
+			return nil, err
 		}
+		return &objects{[2]*ebpf.Program{o.Switch, o.Wakeup}, o.throttleMaps, o.throttleVariables}, nil
+	case AttachRaw:
+		var o rawObjects
+		if err := spec.LoadAndAssign(&o, nil); err != nil {
+			return nil, err
+		}
+		return &objects{[2]*ebpf.Program{o.Switch, o.Wakeup}, o.throttleMaps, o.throttleVariables}, nil
 	}
-	if err := spec.Variables["target_cgid"].Set(cgid); err != nil {
-		return nil, nil, err
-	}
-	coll, err := ebpf.NewCollection(spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	progs := make([]*ebpf.Program, len(names))
-	for i, n := range names {
-		progs[i] = coll.Programs[n]
-	}
-	return coll, progs, nil
+	return nil, fmt.Errorf("unknown attach point %q", a)
 }
 
 func isPerm(err error) bool {
@@ -277,4 +394,12 @@ func explain(err error) error {
 	default:
 		return fmt.Errorf("tracing throttle events: loading the BPF program failed: %w", err)
 	}
+}
+
+// monotonicNow is CLOCK_MONOTONIC in ns, the clock of the events' stamps
+// (bpf_ktime_get_ns).
+func monotonicNow() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }
