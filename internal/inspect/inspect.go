@@ -44,8 +44,9 @@ type Report struct {
 	Caveats []string `json:"caveats"`
 }
 
-// Tracing is whether throttle events can be traced (--trace) and, if not,
-// why: the tracer's program was loaded, not attached, and closed.
+// Tracing is whether throttle events can be traced (--trace) and how the
+// traced intervals end on this kernel, or why not: the tracer's program
+// was loaded, not attached, and closed.
 type Tracing struct {
 	Available bool   `json:"available"`
 	Why       string `json:"why"`
@@ -147,9 +148,9 @@ type Options struct {
 	Process Process
 	// Busy samples the machine's load; nil leaves it out.
 	Busy func(context.Context) (Busy, error)
-	// Trace tries whether throttle events can be traced here (tracer.Probe);
-	// nil says it was not tried.
-	Trace func() error
+	// Trace tries whether throttle events can be traced here and says how
+	// their intervals end (tracer.Probe); nil says it was not tried.
+	Trace func() (string, error)
 }
 
 // Gather inspects the machine. Only a CPU layout it cannot read is an
@@ -185,10 +186,10 @@ func Gather(ctx context.Context, o Options) (*Report, error) {
 
 	r.Tracing = Tracing{Why: "not tried"}
 	if o.Trace != nil {
-		if err := o.Trace(); err != nil {
+		if ends, err := o.Trace(); err != nil {
 			r.Tracing.Why = err.Error()
 		} else {
-			r.Tracing = Tracing{Available: true, Why: "the tracer's BPF program loads here"}
+			r.Tracing = Tracing{Available: true, Why: "the tracer's BPF program loads here; " + ends}
 		}
 	}
 	if o.Busy != nil {

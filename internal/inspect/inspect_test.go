@@ -282,9 +282,10 @@ func TestSiblingLinesBounded(t *testing.T) {
 func TestTracing(t *testing.T) {
 	o := seed16(t)
 	assert.Equal(t, Tracing{Why: "not tried"}, gather(t, o).Tracing)
-	o.Trace = func() error { return nil }
-	assert.True(t, gather(t, o).Tracing.Available)
-	o.Trace = func() error { return errors.New("tracing throttle events needs root or CAP_BPF and CAP_PERFMON") }
+	o.Trace = func() (string, error) { return "a held interval ends at the unthrottle", nil }
+	assert.Equal(t, Tracing{Available: true, Why: "the tracer's BPF program loads here; a held interval ends at the unthrottle"},
+		gather(t, o).Tracing, "says how the intervals end")
+	o.Trace = func() (string, error) { return "", errors.New("tracing throttle events needs root or CAP_BPF and CAP_PERFMON") }
 	r := gather(t, o)
 	assert.False(t, r.Tracing.Available)
 	assert.Equal(t, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON", r.Tracing.Why)

@@ -46,7 +46,7 @@ func newThrottledCgroup(t testing.TB) throttledCgroup {
 // newCgroup is a cgroup of this test, limited to 10 ms per 100 ms or not.
 func newCgroup(t testing.TB, limited bool) throttledCgroup {
 	needRoot(t)
-	if err := Probe(); err != nil {
+	if _, err := Probe(); err != nil {
 		skipOrFail(t, err.Error())
 	}
 	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(0)

@@ -88,18 +88,45 @@ type Tracer struct {
 	err    error
 }
 
-// Probe says whether throttle events can be traced here and, if not, why:
-// it checks what Start needs that a load alone does not show (the
-// sched_switch tracepoint's prev_state argument, 5.18+: before it, raw_tp
-// loads and its attach fails), loads the programs (tp_btf, then raw_tp)
-// without attaching them, and closes them at once.
-func Probe() error {
+// Probe says whether throttle events can be traced here and, if so, how
+// their intervals end on this kernel (ends), or why not: it checks what
+// Start needs that a load alone does not show (the sched_switch
+// tracepoint's prev_state argument, 5.18+: before it, raw_tp loads and its
+// attach fails), loads the programs (tp_btf, then raw_tp) without
+// attaching them, and closes them at once.
+func Probe() (ends string, err error) {
 	objs, _, err := load(0, attachOrder)
 	if err != nil {
-		return err
+		return "", err
 	}
 	objs.Close()
-	return nil
+	kernel, err := btf.LoadKernelSpec()
+	if err != nil {
+		return "", fmt.Errorf("tracing throttle events needs the kernel's BTF: %w", err)
+	}
+	if hasSelfClock(kernel) {
+		return "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
+			"cfs_rq.throttled_clock_self, 6.8+), even where a busy CPU runs others first", nil
+	}
+	return "a held interval ends when its throttled group next runs on that CPU: on a busy machine that is after the " +
+		"unthrottle, and the trace comes out above the counter (this kernel keeps no throttled clock per run queue, " +
+		"cfs_rq.throttled_clock_self, 6.8+); the run warns where the two part by more than 10%", nil
+}
+
+// hasSelfClock is whether the kernel keeps each cfs_rq's own throttled
+// clock (throttled_clock_self_time, 6.8+), which throttle.bpf.c ends
+// intervals by where it exists.
+func hasSelfClock(kernel *btf.Spec) bool {
+	var rq *btf.Struct
+	if kernel.TypeByName("cfs_rq", &rq) != nil {
+		return false
+	}
+	for _, m := range rq.Members {
+		if m.Name == "throttled_clock_self_time" {
+			return true
+		}
+	}
+	return false
 }
 
 // Start traces the cgroup at cgroupDir (a directory of the cpu controller's

@@ -3,6 +3,7 @@
 package tracer
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -48,7 +49,7 @@ func TestExplainWording(t *testing.T) {
 // itself again as nobody (uid 65534) to see it.
 func TestProbeUnprivileged(t *testing.T) {
 	if os.Geteuid() != 0 {
-		err := Probe()
+		_, err := Probe()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "needs root or CAP_BPF and CAP_PERFMON")
 		return
@@ -76,9 +77,49 @@ func TestProbeUnprivileged(t *testing.T) {
 	assert.Contains(t, string(out), "--- PASS: TestProbeUnprivileged")
 }
 
+// Probe says how intervals end here, by the kernel's throttled clock
+// where it has one.
 func TestProbe(t *testing.T) {
 	needRoot(t)
-	require.NoError(t, Probe())
+	ends, err := Probe()
+	require.NoError(t, err)
+	if selfClock(t) {
+		assert.Contains(t, ends, "ends at the unthrottle")
+	} else {
+		assert.Contains(t, ends, "ends when its throttled group next runs")
+	}
+}
+
+// A kernel whose sched_switch passes no prev_state (before 5.18) is
+// refused, saying so, before any load: raw_tp would load and then fail to
+// attach. The prototypes are the kernel's btf_trace_sched_switch, before
+// and after.
+func TestSwitchHasPrevState(t *testing.T) {
+	task := &btf.Pointer{Target: &btf.Struct{Name: "task_struct"}}
+	proto := func(args ...btf.Type) *btf.Spec {
+		params := []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}
+		for _, a := range args {
+			params = append(params, btf.FuncParam{Type: a})
+		}
+		b, err := btf.NewBuilder([]btf.Type{&btf.Typedef{Name: "btf_trace_sched_switch",
+			Type: &btf.Pointer{Target: &btf.FuncProto{Return: &btf.Void{}, Params: params}}}}, nil)
+		require.NoError(t, err)
+		raw, err := b.Marshal(nil, nil)
+		require.NoError(t, err)
+		spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+		require.NoError(t, err)
+		return spec
+	}
+	boolT := &btf.Int{Name: "bool", Size: 1, Encoding: btf.Bool}
+	uintT := &btf.Int{Name: "unsigned int", Size: 4}
+	assert.NoError(t, switchHasPrevState(proto(boolT, task, task, uintT)))
+	err := switchHasPrevState(proto(boolT, task, task))
+	assert.ErrorContains(t, err, "passes prev_state (5.18 or later): this one passes 3 arguments")
+	if os.Geteuid() == 0 {
+		kernel, err := btf.LoadKernelSpec()
+		require.NoError(t, err)
+		assert.NoError(t, switchHasPrevState(kernel), "this kernel's own")
+	}
 }
 
 // TestTraceThrottled traces a busy shell loop in a cgroup held to 10 ms per

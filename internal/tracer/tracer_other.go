@@ -14,7 +14,7 @@ var errLinuxOnly = errors.New("tracing throttle events is Linux-only (eBPF on th
 type Tracer struct{}
 
 // Probe says that throttle events cannot be traced here.
-func Probe() error { return errLinuxOnly }
+func Probe() (ends string, err error) { return "", errLinuxOnly }
 
 // Start fails: tracing is Linux-only.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
