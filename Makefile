@@ -72,11 +72,14 @@ fuzz:
 # then a short boot of a guest with SMT (2 cores of 2 threads) for what the
 # CPU layout decides (test/vm/smt); then the eBPF throttle tracer's own
 # tests on the VM's kernel (test/vm/tracer). All run even when one fails.
+# Each guest's boots, with every retry and its cause, are printed again at
+# the end, so a CI log's last lines show how often a VM was booted again.
 test-vm:
-	rc=0; \
-	test/vm/test-v2.sh || rc=1; \
-	test/vm/test-v2.sh smt || rc=1; \
-	test/vm/test-v2.sh tracer || rc=1; \
+	rc=0; summary=$$(mktemp); \
+	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh || rc=1; \
+	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh smt || rc=1; \
+	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh tracer || rc=1; \
+	echo "test-vm: the VM boots, one line per guest:"; cat $$summary; rm -f $$summary; \
 	exit $$rc
 
 # The container path: a real Docker engine (started and stopped here if none

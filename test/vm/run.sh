@@ -24,6 +24,30 @@
 # (so guest.sh should avoid exiting 2, 124 or 125 if a caller must tell them
 # apart).
 #
+# Hangs: /init prints a payload marker just before it runs guest.sh. On rc
+# 124 or 125, with TB_VM_HANG set, run.sh writes key=value lines there:
+#   why=stall|timeout|no-result|init-error
+#   payload=before|after      (whether the payload marker was printed)
+#   suspect=FRAME...          the stack frames after the stall report (or,
+#                             without one, after the payload marker) that
+#                             name BPF or live text patching (bpf_,
+#                             text_poke, int3, static_key, static_call,
+#                             jump_label); empty when none did
+#   frames=FRAME...           the first frames after the stall report
+# and after a line "report:" the stall report itself (up to 80 lines).
+#
+# Early events: the kernel's trace_event= enables sched_switch and
+# sched_wakeup in early boot (an early initcall, before the second CPU
+# starts), which registers two probes on each (the event's and the
+# cmdline recorder's). A tracepoint's call site is live-patched only when
+# its probes go 0 <-> 1 <-> 2 (the static key and the static call); with
+# two held from boot, a BPF program's attach and detach patch nothing.
+# Under TCG such patches, made while the other vCPU ran through
+# __schedule, hung guests (test-v2.sh attach counts them). /init mounts
+# tracefs and turns the ring buffer's recording off (tracing_on 0; 6.1 has
+# no boot parameter for that): the events stay enabled, so the probes stay,
+# and each switch costs only the probes' early return.
+#
 # Environment:
 #   TB_VM_CACHE   cache dir filled by setup.sh (default <repo>/.cache/vm)
 #   TB_VM_ACCEL   auto (default) | kvm | tcg. auto = KVM only if a probe
@@ -33,6 +57,11 @@
 #   TB_VM_SMP     guest CPUs (default 2), or a qemu -smp topology such as
 #                 "4,sockets=1,cores=2,threads=2" (2 cores with 2 SMT threads)
 #   TB_VM_APPEND  extra kernel command line (e.g. "loglevel=7")
+#   TB_VM_EARLY_EVENTS  1 (default): the scheduler's tracepoints get their
+#                 probes at boot (see "Early events" below); 0: not (how
+#                 every boot was before, for test-v2.sh attach's counts)
+#   TB_VM_HANG    if set, a file: on rc 124 or 125 run.sh writes there what
+#                 a caller needs to judge the hang (see "Hangs" below)
 #   TB_VM_LOG     if set, the full console log (CR stripped) is copied there
 #   TB_VM_QEMU_ARGS  extra qemu arguments, word-split (debugging aid, e.g.
 #                 "-monitor unix:/tmp/mon.sock,server=on,wait=off")
@@ -79,8 +108,13 @@
 #     configuration into PAYLOAD_DIR.
 #   * Output: only the console comes back. Print results (e.g. JSON lines)
 #     and parse them from stdout or from $TB_VM_LOG on the host.
-#   * Don't print "TB-VM-RESULT"/"TB-VM-INIT-ERROR" lines yourself; /init
-#     prints the final one, tagged with a per-run random id.
+#   * Tracing: tracefs at /sys/kernel/tracing, with sched:sched_switch and
+#     sched:sched_wakeup enabled from boot and tracing_on 0 (see "Early
+#     events" above; not with TB_VM_EARLY_EVENTS=0). Leave both events
+#     on: disabling them live-patches __schedule, what they are there to
+#     avoid.
+#   * Don't print "TB-VM-RESULT"/"TB-VM-INIT-ERROR"/"TB-VM-PAYLOAD" lines
+#     yourself; /init prints them, tagged with a per-run random id.
 set -euo pipefail
 
 # shellcheck disable=SC2034 # read by lib.sh (message prefix)
@@ -164,6 +198,9 @@ exec su -s /bin/sh -c 'exec "$@"' -- "$u" runas "$@"
 EOF
 chmod 755 "$ROOT/usr/local/bin/runas"
 
+EARLY=${TB_VM_EARLY_EVENTS:-1}
+[[ $EARLY == [01] ]] || tb_die 2 "TB_VM_EARLY_EVENTS must be 0 or 1 (got '$EARLY')"
+
 # /init (PID 1). Written with a quoted heredoc (no host expansion); the
 # nonce is substituted afterwards.
 cat >"$ROOT/init" <<'EOF'
@@ -218,6 +255,17 @@ case " $ctrls " in
 *" cpuset "*) echo +cpuset >$CG/cgroup.subtree_control || init_error "cannot enable +cpuset" ;;
 esac
 
+# The early events (see run.sh's header): they must be on, or the tracer's
+# attaches patch __schedule again; the ring buffer must not record.
+if [ @EARLY@ = 1 ]; then
+	T=/sys/kernel/tracing
+	mount -t tracefs tracefs $T || init_error "mount tracefs failed"
+	echo 0 >$T/tracing_on || init_error "cannot turn tracing_on off"
+	for e in sched_switch sched_wakeup; do
+		[ "$(cat $T/events/sched/$e/enable)" = 1 ] || init_error "sched:$e is not enabled from boot (trace_event=)"
+	done
+fi
+
 # Allow all sysrq functions: on a timeout run.sh sends sysrq l/w through the
 # emulated keyboard to get backtraces into the log before killing qemu.
 echo 1 >/proc/sys/kernel/sysrq
@@ -231,6 +279,8 @@ say "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print $2 " kB"}' /pro
 say "date $(date -u '+%Y-%m-%dT%H:%M:%SZ'), uptime $(uptime_s)s"
 say "cgroup2 controllers: $ctrls; root subtree_control: $(cat $CG/cgroup.subtree_control)"
 say "running /payload/guest.sh"
+# The payload starts here: a hang after this line may be the payload's.
+printf '\nTB-VM-PAYLOAD id=%s\n' "$ID"
 
 cd /payload || init_error "no /payload"
 sh /payload/guest.sh </dev/null
@@ -240,7 +290,7 @@ say "guest.sh exited rc=$rc at uptime $(uptime_s)s"
 printf '\nTB-VM-RESULT rc=%s id=%s\n' "$rc" "$ID"
 off
 EOF
-sed -i "s/@NONCE@/$NONCE/" "$ROOT/init"
+sed -i "s/@NONCE@/$NONCE/; s/@EARLY@/$EARLY/" "$ROOT/init"
 chmod 755 "$ROOT/init"
 
 cp -a -- "$PAYLOAD/." "$ROOT/payload/"
@@ -257,7 +307,11 @@ if [[ $TB_ACCEL == kvm ]]; then
 else
 	ACCEL_ARGS=(-accel tcg)
 fi
-APPEND="console=ttyS0 panic=-1 quiet${TB_VM_APPEND:+ $TB_VM_APPEND}"
+APPEND="console=ttyS0 panic=-1 quiet"
+if ((EARLY)); then
+	APPEND+=" trace_event=sched:sched_switch,sched:sched_wakeup"
+fi
+APPEND+="${TB_VM_APPEND:+ $TB_VM_APPEND}"
 
 tb_log "booting $(cat "$TB_VM_CACHE/kernel.release") accel=$TB_ACCEL smp=$SMP mem=${MEM}M" \
 	"initramfs=$(($(stat -c %s "$INITRD") / 1024))KiB timeout=${TIMEOUT}s payload=$PAYLOAD"
@@ -351,17 +405,54 @@ if [[ -n ${TB_VM_LOG:-} ]]; then
 	tr -d '\r' <"$LOG" >"$TB_VM_LOG"
 fi
 
+# hang_report WHY: TB_VM_HANG's lines (see the header) from the console log.
+hang_report() {
+	[[ -n ${TB_VM_HANG:-} ]] || return 0
+	local why=$1 payload=before from=1 n frames suspect
+	n=$(grep -naE "TB-VM-PAYLOAD id=$NONCE" "$LOG" | head -n 1 | cut -d: -f1 || true)
+	if [[ -n $n ]]; then
+		payload=after
+		from=$n
+	fi
+	# The stall's own report when there is one (it comes before the sysrq
+	# dumps), else the sysrq dumps, else all after the payload's start.
+	n=$(grep -naE "$STALL_RE" "$LOG" | head -n 1 | cut -d: -f1 || true)
+	[[ -n $n ]] || n=$(grep -naE 'sysrq: ' "$LOG" | head -n 1 | cut -d: -f1 || true)
+	[[ -z $n ]] || from=$n
+	# Frames as the kernel prints them: name+0xOFF/0xLEN; "? name" ones are
+	# guesses from the stack and are left out.
+	frames=$(tail -n "+$from" "$LOG" | tr -d '\r' | grep -v ' ? ' |
+		grep -oE '[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+' | sed 's/+.*//' || true)
+	suspect=$(grep -E 'bpf|text_poke|int3|static_key|static_call|jump_label' <<<"$frames" | awk '!seen[$0]++' | head -n 8 | tr '\n' ' ' || true)
+	# For the summary, the frames of what each CPU was doing: without
+	# those of the dump itself (sysrq's NMI backtrace, the keyboard
+	# interrupt that carried it, the timer interrupt of a stall report).
+	local machinery='^(dump_stack|show_|nmi_|__handle_sysrq|sysrq_|input_|atkbd_|serio_|i8042_|__handle_irq|handle_|__common_interrupt|common_interrupt|asm_common_interrupt|rcu_|print_cpu|update_process_times|tick_|__hrtimer|hrtimer_|__sysvec_|sysvec_|asm_sysvec_|watchdog_|lapic_|arch_trigger|__irq_exit|irq_exit)'
+	{
+		echo "why=$why"
+		echo "payload=$payload"
+		echo "suspect=${suspect% }"
+		echo "frames=$(grep -vE "$machinery" <<<"$frames" | head -n 8 | tr '\n' ' ' | sed 's/ $//')"
+		echo "report:"
+		tail -n "+$from" "$LOG" | tr -d '\r' | head -n 80
+	} >"$TB_VM_HANG"
+}
+
 if [[ -n $stalled ]]; then
+	hang_report stall
 	tb_die 124 "STALL: the guest kernel reported '$stalled' (after ${TOTAL}s in all); qemu (pid $QPID) killed"
 fi
 if ((timed_out)); then
+	hang_report timeout
 	tb_die 124 "TIMEOUT: guest did not finish within ${TIMEOUT}s; qemu (pid $QPID) killed"
 fi
 if line=$(grep -aoE "TB-VM-INIT-ERROR id=$NONCE.*" "$LOG" | tail -n 1 | tr -d '\r') && [[ -n $line ]]; then
+	hang_report init-error
 	tb_die 125 "guest /init failed before running guest.sh: ${line#*id="$NONCE" }"
 fi
 line=$(grep -aoE "$RESULT_RE" "$LOG" | tail -n 1 || true)
 if [[ -z $line ]]; then
+	hang_report no-result
 	tb_die 125 "no result marker from the guest (crash, kernel panic or early exit?); qemu exit status: $qemu_rc; see console output above"
 fi
 [[ $line =~ $RESULT_RE ]]

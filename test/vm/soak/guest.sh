@@ -11,8 +11,6 @@ TB_SOAK_TRIALS=20 TB_SOAK_LIMIT=600
 export TB_SOAK_TRIALS
 [ -n "${TB_SOAK_SEED:-}" ] && export TB_SOAK_SEED
 echo "guest: kernel $(uname -r); soak: $TB_SOAK_TRIALS trials per kind, -test.timeout ${TB_SOAK_LIMIT}s"
-. ./holder.sh
-hold_start
 rc=0
 THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 \
 	-test.run '^TestSoak$' -test.timeout "${TB_SOAK_LIMIT}s" || rc=$?

@@ -6,8 +6,6 @@
 set -e
 cd /payload
 echo "guest: kernel $(uname -r); cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
-. ./holder.sh
-hold_start
 rc=0
 THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 5m || rc=$?
 exit $rc
