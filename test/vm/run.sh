@@ -28,12 +28,12 @@
 # 124 or 125, with TB_VM_HANG set, run.sh writes key=value lines there:
 #   why=stall|timeout|no-result|init-error
 #   payload=before|after      (whether the payload marker was printed)
-#   suspect=FRAME...          the stack frames after the stall report (or,
-#                             without one, after the payload marker) that
-#                             name BPF or live text patching (bpf_,
-#                             text_poke, int3, static_key, static_call,
-#                             jump_label); empty when none did
-#   frames=FRAME...           the first frames after the stall report
+#   suspect=FRAME...          the stack frames from the stall report on
+#                             (else from the sysrq dumps, else from the
+#                             payload marker) that name BPF or live text
+#                             patching (bpf, text_poke, int3, static_key,
+#                             static_call, jump_label); empty when none did
+#   frames=FRAME...           the first of those frames, less the dumps' own
 # and after a line "report:" the stall report itself (up to 80 lines).
 #
 # Early events: the kernel's trace_event= enables sched_switch and
