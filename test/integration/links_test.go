@@ -90,10 +90,10 @@ func nobodysDir(t *testing.T) string {
 
 // runResult is one run's JSON result, the input of compare, collect and
 // sweep --from.
-func runResult(t *testing.T) string {
+func runResult(t *testing.T, parent string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "in.json")
-	o := tb(t, "run", "--cgroup", "current", "--batch", "1", "--iterations", "1", "-o", p)
+	o := tb(t, "run", "--parent", parent, "--cpus", "1", "--batch", "1", "--iterations", "1", "-o", p)
 	require.Equal(t, 0, o.code, o.stderr)
 	return p
 }
@@ -105,7 +105,7 @@ func runResult(t *testing.T) string {
 func TestOutputRefusesAPlantedLink(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
-	in := runResult(t)
+	in := runResult(t, parent)
 	sec := newSecrets(t)
 	nobodys := nobodysDir(t)
 	// In the real /tmp, as the case: names of this test's own.
@@ -196,14 +196,14 @@ func TestOutputRefusesAPlantedLink(t *testing.T) {
 // written through; replacing keeps the target's mode and owner; a new file
 // under sudo is the invoking user's.
 func TestOutputLinksThatAreFollowed(t *testing.T) {
-	needRoot(t)
+	parent := testParent(t, needRoot(t))
 	dir, err := os.MkdirTemp("", "tb-own-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	require.NoError(t, os.Chmod(dir, 0o755))
 	run := func(t *testing.T, env []string, args ...string) {
 		t.Helper()
-		cmd := exec.Command(binary, append([]string{"run", "--cgroup", "current", "--batch", "1", "--iterations", "1"}, args...)...)
+		cmd := exec.Command(binary, append([]string{"run", "--parent", parent, "--cpus", "1", "--batch", "1", "--iterations", "1"}, args...)...)
 		cmd.Env = append(os.Environ(), env...)
 		o := runCmd(t, cmd)
 		require.Equal(t, 0, o.code, o.stderr)
