@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +111,13 @@ func (w *sliceWatch) occupied() int {
 		}
 	}
 	return n
+}
+
+// snapshot is a copy of the slices seen so far.
+func (w *sliceWatch) snapshot() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.seen)
 }
 
 func (w *sliceWatch) done() map[string]bool {
@@ -250,10 +258,10 @@ func TestInstancesKeepAlive(t *testing.T) {
 }
 
 // Ctrl-C, SIGTERM and --timeout with instances alive and serving: exit
-// 130, 143 or 1, no slice, no instance, no output. Each request is 100ms
+// 130, 143 or 1, no slice, no instance, no output. Each request is 300ms
 // of CPU work, then a 10s wait: the signal goes once every instance has
-// spent 100ms of CPU (processCPU), a Go process's start being a few ms, so
-// each is at the end of its work or in its wait.
+// spent 200ms of CPU (processCPU), more than its start could (the test
+// logs what each had when first seen), so each is serving its request.
 func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 	hier := needRoot(t)
 	for _, c := range []struct {
@@ -266,12 +274,13 @@ func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 			dir := t.TempDir()
 			tag := newTag(t)
 			args := []string{"latency", "--cgroup", "create", "--parent", parent, "--cpus", "0.5",
-				"--instances", "per-request", "--arrivals", "once", "--count", "4", "--work", "100ms", "--wait", "10s",
+				"--instances", "per-request", "--arrivals", "once", "--count", "4", "--work", "300ms", "--wait", "10s",
 				"--init-memory", "4MiB", "-o", filepath.Join(dir, "r.json")}
 			if c.sig == 0 {
 				args = append(args, "--timeout", "4s")
 			}
 			watch := watchSlices(t, parent)
+			began := time.Now()
 			cmd, stderr := startTagged(t, tag, args...)
 			// The floor's instance first (gone before the run's start),
 			// then the run's four.
@@ -279,9 +288,14 @@ func TestInstancesSignalsLeaveNothingBehind(t *testing.T) {
 				require.True(t, time.Now().Before(deadline) && alive(cmd.Process.Pid), "four instances never sat in their slices: %s", stderr)
 			}
 			alive := taggedPids(tag)
-			assert.Len(t, alive, 5, "the dispatcher and four instances")
+			if !assert.Len(t, alive, 5, "the dispatcher and four instances") {
+				for d := range watch.snapshot() {
+					t.Logf("%s holds %v", d, procsIn(d))
+				}
+				t.Logf("after %v: %s", time.Since(began), stderr)
+			}
 			if c.sig != 0 {
-				serving(t, cmd.Process.Pid, alive, 100*time.Millisecond, stderr)
+				serving(t, cmd.Process.Pid, alive, 200*time.Millisecond, stderr)
 				require.NoError(t, cmd.Process.Signal(c.sig))
 			}
 			assert.Equal(t, c.code, exitCode(t, cmd), stderr.String())
