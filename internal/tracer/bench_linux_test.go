@@ -91,10 +91,14 @@ func BenchmarkRingBuffer(b *testing.B) {
 // Two threads bounce a byte over blocking pipes, so every op is a round
 // trip of two wake-ups and at least two context switches (switches/op
 // counts them); "traced" runs the same with the tracer attached to a cgroup
-// these threads are not in (every sched_switch on the machine runs the
-// program; a thread of another cgroup costs a hash lookup and two tests),
-// "traced_own" to the cgroup they are in (their switches are sleeps, not
-// preemptions: still no walk). Compare ns/op: the ratio is the overhead.
+// these threads are not in, with nothing held (every sched_switch on the
+// machine runs the program: a test of a global), "traced_held" the same
+// while a spinner of that cgroup is held by its quota 90% of the time
+// (then every switch looks the next thread up among the held, and while
+// the held group has not run again on a CPU, looks its queues up among
+// the marks there), "traced_own" to the cgroup they are in (their switches
+// are sleeps, not preemptions: no walk). Compare ns/op: the ratio is the
+// overhead; bpf-ns/run is the kernel's own mean per run.
 func BenchmarkContextSwitch(b *testing.B) {
 	needRoot(b)
 	// The kernel's BPF run-time stats, on for the whole benchmark and off
@@ -109,6 +113,11 @@ func BenchmarkContextSwitch(b *testing.B) {
 	b.Run("untraced", func(b *testing.B) { pingPong(b) })
 	b.Run("traced", func(b *testing.B) {
 		cg := newThrottledCgroup(b)
+		tracedPingPong(b, cg.dir)
+	})
+	b.Run("traced_held", func(b *testing.B) {
+		cg := newThrottledCgroup(b)
+		startSpinner(b, cg.dir)
 		tracedPingPong(b, cg.dir)
 	})
 	b.Run("traced_own", func(b *testing.B) {
