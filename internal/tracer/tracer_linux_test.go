@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -284,7 +285,16 @@ func TestTraceSiblingGroups(t *testing.T) {
 	t.Logf("%s: %d events of %d groups, union %v; the children's counters %v (%+.1f%%); lost %d", tr.Attach(), len(in), len(groups),
 		total, delta, 100*(float64(total)/float64(delta)-1), lost)
 	assert.Len(t, groups, 3, "each child's queues are its own")
-	assert.InDelta(t, float64(delta), float64(total), 0.1*float64(delta), "traced %v against the counters' %v", total, delta)
+	// Within 10% where the kernel keeps each run queue's throttled clock
+	// (6.8+: +0.0% and +1.0% here). Before, a group unthrottled waits
+	// for its siblings' threads on the CPU, and its holds end when it
+	// runs: +6.1% to +8.2% in five boots of the VM's 6.1, so 15% over.
+	over := 0.10
+	if !selfClock(t) {
+		over = 0.15
+	}
+	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counters' %v", total, delta)
+	assert.GreaterOrEqual(t, float64(total), 0.9*float64(delta), "traced %v against the counters' %v", total, delta)
 }
 
 // TestTraceBusyMachine: a lone spinner limited to 10 ms per 100 ms while a
@@ -361,6 +371,30 @@ func startPinnedSpinner(t testing.TB, cpu int, dir string) {
 	})
 	if dir != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
+		pinAll(t, cmd.Process.Pid, cpu)
+	}
+}
+
+// pinAll puts every thread of process pid on cpu alone, after a move into
+// a cgroup: where the cpuset controller is on for it (v2 with cpuset in
+// the parent's subtree_control, as in the VM), the move resets the
+// threads' affinity to the cpuset's CPUs, and the VM's guest then had the
+// "pinned" load on both CPUs (counted on both, 7.2 s throttled in 6 s,
+// traced on CPU 0 for a fifth of it).
+func pinAll(t testing.TB, pid, cpu int) {
+	var set unix.CPUSet
+	set.Set(cpu)
+	// Twice: a thread started meanwhile by one not yet pinned escaped
+	// the first pass.
+	for range 2 {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		require.NoError(t, err)
+		for _, task := range tasks {
+			tid, err := strconv.Atoi(task.Name())
+			require.NoError(t, err)
+			require.NoError(t, unix.SchedSetaffinity(tid, &set), "pin thread %d of %d", tid, pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -433,8 +467,8 @@ func TestStartStopRepeatedly(t *testing.T) {
 // (which put the traced total 7-9% above the counter here). The spinner,
 // held through every stretch, makes the overlap the load's design, not
 // its luck: four nappers alone, working 1 ms and sleeping 1 ms, were held
-// together 0 to 7 times in 2 s under TCG in the VM, and 6 times in 6 s
-// sleeping 4 ms (64 here).
+// together 0 to 7 times in 2 s under TCG in the VM (their pinning undone
+// by the cpuset, pinAll), now 57 times in 6 s there (63 here).
 func TestTraceThreadsHeldTogether(t *testing.T) {
 	cg := newThrottledCgroup(t)
 	startPinnedSpinner(t, 0, cg.dir)
@@ -461,10 +495,12 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	// kernel. How far under it may come depends on the kernel: one that
 	// throttles tasks (6.16+) counts a run queue while its threads are
 	// held (0 to -5% here, +0.0% with the spinner); an older one also
-	// while the thread that used up the quota sleeps, held by nothing:
-	// in the VM's 6.1, -5.3% with the spinner, and from +1.6% to -13.6%
-	// with four nappers alone (1 ms or 4 ms sleeps), whose worst sets the
-	// bound there, 15%, where 30% was allowed.
+	// while the thread that used up the quota sleeps, held by nothing
+	// (the spinner, held through every stretch, leaves little of that):
+	// in the VM's 6.1, +0.4% with the spinner pinned (57 stretches held
+	// together), and from +1.6% to -13.6% before, with four nappers
+	// alone whose pinning the cpuset had undone (pinAll), whose worst
+	// sets the bound there, 15%, where 30% was allowed.
 	total := unionPerQueue(endingIn(events, t0, t1))
 	tasks, under := taskThrottling(t), 0.15
 	if tasks {
@@ -506,10 +542,10 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	}
 	// The load makes overlap all but certain (napSleep): none means the
 	// tracer stopped seeing threads held together, not a quiet load.
-	require.NotEmpty(t, spreads, "no two threads were held together in %d events on CPU 0", len(es))
+	require.NotEmpty(t, spreads, "no two threads were held together in %d events on CPU 0 (of %d)", len(es), len(events))
 	slices.Sort(spreads)
 	median := spreads[len(spreads)/2]
-	t.Logf("%d stretches of threads held together, their ends %v apart at the median (max %v)", len(spreads), median, spreads[len(spreads)-1])
+	t.Logf("%d stretches of threads held together in %d events on CPU 0 (of %d), their ends %v apart at the median (max %v)", len(spreads), len(es), len(events), median, spreads[len(spreads)-1])
 	assert.Less(t, median, time.Millisecond, "threads held together end together")
 }
 
@@ -600,6 +636,7 @@ func startNapper(t testing.TB, dir string, cpu int) {
 		cmd.Wait()
 	})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
+	pinAll(t, cmd.Process.Pid, cpu)
 }
 
 // napSleep is how long a napper sleeps after each 1 ms of work: long
@@ -613,12 +650,19 @@ const napSleep = 10 * time.Millisecond
 // that the kernel wakes, often while its group is throttled.
 func nap(cpu int) error {
 	runtime.LockOSThread()
+	// startNapper pins it after the move into its cgroup, which may have
+	// reset the mask it started with (pinAll): wait for that.
 	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return err
-	}
-	if set.Count() != 1 || !set.IsSet(cpu) {
-		return fmt.Errorf("a napper must start on CPU %d alone, not %v", cpu, set)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := unix.SchedGetaffinity(0, &set); err != nil {
+			return err
+		}
+		if set.Count() == 1 && set.IsSet(cpu) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("a napper must run on CPU %d alone, not %v", cpu, set)
+		}
 	}
 	ts := unix.NsecToTimespec(int64(napSleep))
 	for {
