@@ -194,8 +194,11 @@ func TestTracePerRequestInstances(t *testing.T) {
 	require.NotNil(t, r.ThrottleEvents.Agreement.Ratio)
 	t.Logf("per-request: %d events, %.1f ms traced, counters %.1f ms, %d lost, warnings %q", r.ThrottleEvents.Count,
 		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, r.ThrottleEvents.EventsLost, r.Warnings)
-	// 6 x 100 ms of work at 0.2 CPU each: about 400 ms throttled each.
-	assert.Greater(t, r.ThrottleEvents.Agreement.CounterMs, 500.0, "the instances were throttled")
+	// 6 x 100 ms of work at 0.2 CPU each: 1727 to 2037 ms throttled in
+	// all on a quiet machine here, 273 ms where other processes kept 1.07
+	// CPUs busy (the instances then get less than their quota); under
+	// 100 ms there is too little to compare.
+	assert.Greater(t, r.ThrottleEvents.Agreement.CounterMs, 100.0, "the instances were throttled")
 	assert.InDelta(t, 1, *r.ThrottleEvents.Agreement.Ratio, 0.10, "traced %.1f ms against the counters' %.1f ms",
 		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs)
 }
