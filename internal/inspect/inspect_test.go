@@ -285,7 +285,9 @@ func TestTracing(t *testing.T) {
 	o.Trace = func() (string, error) { return "a held interval ends at the unthrottle", nil }
 	assert.Equal(t, Tracing{Available: true, Why: "the tracer's BPF program loads here; a held interval ends at the unthrottle"},
 		gather(t, o).Tracing, "says how the intervals end")
-	o.Trace = func() (string, error) { return "", errors.New("tracing throttle events needs root or CAP_BPF and CAP_PERFMON") }
+	o.Trace = func() (string, error) {
+		return "", errors.New("tracing throttle events needs root or CAP_BPF and CAP_PERFMON")
+	}
 	r := gather(t, o)
 	assert.False(t, r.Tracing.Available)
 	assert.Equal(t, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON", r.Tracing.Why)
