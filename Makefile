@@ -74,12 +74,13 @@ fuzz:
 # tests on the VM's kernel (test/vm/tracer). All run even when one fails.
 # Each guest's boots, with every retry and its cause, are printed again at
 # the end, so a CI log's last lines show how often a VM was booted again.
+VM_BOOTS := bin/test-vm-boots.txt
 test-vm:
-	rc=0; summary=$$(mktemp); \
+	rc=0; mkdir -p bin; summary=$(VM_BOOTS); : >$$summary; \
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh || rc=1; \
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh smt || rc=1; \
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh tracer || rc=1; \
-	echo "test-vm: the VM boots, one line per guest:"; cat $$summary; rm -f $$summary; \
+	echo "test-vm: the VM boots, one line per guest:"; cat $$summary; \
 	exit $$rc
 
 # The container path: a real Docker engine (started and stopped here if none
@@ -87,7 +88,10 @@ test-vm:
 test-docker:
 	test/docker/run.sh
 
+# The VM boots' summary again as make test's last lines (test-docker prints
+# after test-vm), so that a CI log ends with every retry and its cause.
 test: test-host test-fuzz test-vm test-docker
+	@echo "make test: the VM boots, one line per guest:"; cat $(VM_BOOTS)
 
 # The fault soak (test/integration/soak_test.go): normal ends, SIGINT and
 # SIGTERM at random moments, SIGKILL of the child and of the parent, random
