@@ -355,7 +355,14 @@ func selfClock(t testing.TB) bool {
 // at dir ("": this process's), and kills it (by PID) at the end of the
 // test.
 func startPinnedSpinner(t testing.TB, cpu int, dir string) {
-	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	startPinned(t, exec.Command("sh", "-c", "while :; do :; done"), cpu, dir)
+}
+
+// startPinned starts cmd on cpu alone (it inherits the mask of the thread
+// that starts it), moves it into the cgroup at dir unless dir is "" and
+// pins its threads again there (pinAll), and kills it (by PID) at the end
+// of the test.
+func startPinned(t testing.TB, cmd *exec.Cmd, cpu int, dir string) {
 	runtime.LockOSThread()
 	var was, set unix.CPUSet
 	require.NoError(t, unix.SchedGetaffinity(0, &was))
@@ -622,21 +629,7 @@ const napEnv = "TB_TRACER_NAP"
 func startNapper(t testing.TB, dir string, cpu int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", napEnv, cpu))
-	runtime.LockOSThread()
-	var was, set unix.CPUSet
-	require.NoError(t, unix.SchedGetaffinity(0, &was))
-	set.Set(cpu)
-	require.NoError(t, unix.SchedSetaffinity(0, &set))
-	err := cmd.Start()
-	require.NoError(t, unix.SchedSetaffinity(0, &was))
-	runtime.UnlockOSThread()
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprint(cmd.Process.Pid)), 0))
-	pinAll(t, cmd.Process.Pid, cpu)
+	startPinned(t, cmd, cpu, dir)
 }
 
 // napSleep is how long a napper sleeps after each 1 ms of work: long
