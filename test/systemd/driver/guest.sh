@@ -78,6 +78,29 @@ for sig in INT TERM; do
 	noleft "SIG$sig"
 done
 
+# systemctl daemon-reload in the middle of a run: the slice's limits and
+# the scope's controllers read back unchanged, and the run ends well.
+# 60 iterations, about 6 s: daemon-reload takes over a second under TCG,
+# and a run of 15 (1.5 s) had ended before the limits were read again.
+$tb run --cpus 0.2 --burst 10ms --batch 5 --iterations 60 --format text >/tmp/out 2>&1 &
+pid=$!
+i=0
+slice=
+while [ $i -lt 100 ] && [ -z "$slice" ]; do
+	slice=$(find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | head -n 1)
+	sleep 0.1
+	i=$((i + 1))
+done
+before="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
+systemctl daemon-reload
+alive=no
+kill -0 $pid 2>/dev/null && alive=yes
+after="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
+wait $pid
+rc=$?
+if [ -n "$slice" ] && [ $alive = yes ] && [ "$before" = "$after" ] && [ $rc = 0 ]; then pass "daemon-reload: $after, rc 0"; else fail "daemon-reload" "slice=$slice alive=$alive before '$before' after '$after' rc=$rc $(tail -n 2 /tmp/out)"; fi
+noleft "daemon-reload"
+
 # A sweep of two configurations shares one scope.
 $tb sweep --cpus 0.2,0.5 --batch 5 --iterations 2 --format csv >/tmp/out 2>&1
 rc=$?
