@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/inspect"
 	"github.com/throttlebench/throttlebench/internal/tracer"
@@ -55,6 +56,10 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 				},
 				Busy:  inspect.SampleBusy(o.root, busyWindow),
 				Trace: tracer.Probe,
+				Driver: func() (string, string) {
+					name, why, _ := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(cmd.Context()))
+					return name, why
+				},
 			})
 			if err != nil {
 				return err

@@ -56,6 +56,13 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--sonobuoy-results", f.dir, "--format", "text"}, []string{`--format "text" cannot be used with --sonobuoy-results`}},
 		{[]string{"run", "--sonobuoy-results", f.dir, "-o", filepath.Join(f.dir, "x.json")}, []string{"--output", "conflicts with --sonobuoy-results"}},
 		{[]string{"run", "--cgroup-version", "3"}, []string{`--cgroup-version "3"`, "auto, 1, 2"}},
+		// --cgroup-driver (issue 26): a word of cgroup.Drivers; systemd
+		// refused where the flags place the slices already (where systemd
+		// cannot work: TestChooseDriver, and the systemd guest).
+		{[]string{"run", "--cgroup-driver", "docker"}, []string{`--cgroup-driver "docker"`, "auto, systemd, cgroupfs"}},
+		{[]string{"sweep", "--cgroup-driver", "systemd", "--cgroup", "current"}, []string{"--cgroup-driver systemd", "--cgroup current"}},
+		{[]string{"latency", "--cgroup-driver", "systemd", "--parent", "/"}, []string{"--cgroup-driver systemd", "--parent"}},
+		{[]string{"run", "--cgroup-driver", "systemd", "--cgroup-version", "1"}, []string{"--cgroup-driver systemd", "--cgroup-version 1"}},
 		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers or runtime"}},
 		{[]string{"run", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
 		{[]string{"run", "--gomaxprocs", "1000000000"}, []string{`--gomaxprocs "1000000000"`, "between 1 and 1024"}},

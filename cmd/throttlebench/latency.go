@@ -117,7 +117,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if s.output != "" {
 		loop.Save = save
 	}
-	rows, err := loop.Run(ctx, steps)
+	rows, err := withDriver(ctx, s, steps, func(steps []sweep.Step) ([]latency.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
 func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
@@ -62,7 +64,9 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	rep, err := runner.NewLocal().Run(ctx, h)
+	rep, err := withDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
+		return runner.NewLocal().Run(ctx, steps[0].Opts)
+	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)
 	}

@@ -19,6 +19,7 @@ type runFlags struct {
 	values  map[string]*string
 	mode    string
 	version string
+	driver  string
 	parent  string
 	format  string
 	output  string
@@ -55,6 +56,7 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 	}
 	f.StringVar(&o.mode, "cgroup", runner.ModeAuto, "auto (create a slice when allowed, else measure the current cgroup), create, current")
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
+	f.StringVar(&o.driver, "cgroup-driver", "auto", "who makes the slices' place: auto (systemd where it is the init on cgroup v2, as root, else cgroupfs), systemd (a delegated scope of ours), cgroupfs (our own directories)")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
 	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")

@@ -17,11 +17,14 @@ import (
 // settings are how and where every configuration of a command runs.
 type settings struct {
 	mode, parent, format, output string
-	version                      int
-	timeout                      time.Duration
-	host                         cgroup.Host
-	exe                          string
-	stderr                       io.Writer
+	// driver is the cgroup driver chosen (cgroup.Drivers, never auto), and
+	// why.
+	driver, driverWhy string
+	version           int
+	timeout           time.Duration
+	host              cgroup.Host
+	exe               string
+	stderr            io.Writer
 	// cpus are what a placement is checked against; nil when none is asked.
 	cpus *cpuFacts
 	// trace (--trace, or implied by --trace-out) and what is written of it.
@@ -82,6 +85,9 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 				return s, config.Usagef("parent", "invalid --parent %q: %v", o.parent, err)
 			}
 		}
+	}
+	if err := o.chooseDriver(changed, &s); err != nil {
+		return s, err
 	}
 	if changed("cpuset") || changed("one-per-core") {
 		s.cpus = readCPUFacts(s.host, s.version, s.parent)

@@ -98,7 +98,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 	if s.output != "" {
 		loop.Save = save
 	}
-	rows, err := loop.Run(ctx, steps)
+	rows, err := withDriver(ctx, s, steps, func(steps []sweep.Step) ([]sweep.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}

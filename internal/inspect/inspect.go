@@ -40,8 +40,18 @@ type Report struct {
 	Machine        *Machine `json:"machine"` // null when not sampled
 	// Tracing says whether --trace can record throttle events here, and
 	// why not.
-	Tracing Tracing  `json:"tracing"`
-	Caveats []string `json:"caveats"`
+	Tracing Tracing `json:"tracing"`
+	// CgroupDriver is what --cgroup-driver auto picks here, and why; null
+	// when not asked.
+	CgroupDriver *CgroupDriver `json:"cgroup_driver,omitempty"`
+	Caveats      []string      `json:"caveats"`
+}
+
+// CgroupDriver is the cgroup driver run, sweep and latency pick by
+// default here (cgroup.Drivers) and why.
+type CgroupDriver struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // Tracing is whether throttle events can be traced (--trace) and how the
@@ -151,6 +161,9 @@ type Options struct {
 	// Trace tries whether throttle events can be traced here and says how
 	// their intervals end (tracer.Probe); nil says it was not tried.
 	Trace func() (string, error)
+	// Driver says which cgroup driver auto picks here and why; nil leaves
+	// it out.
+	Driver func() (name, why string)
 }
 
 // Gather inspects the machine. Only a CPU layout it cannot read is an
@@ -184,6 +197,16 @@ func Gather(ctx context.Context, o Options) (*Report, error) {
 		r.SliceCheck = "no cgroup hierarchy holds the cpu controller"
 	}
 
+	if o.Driver != nil {
+		name, why := o.Driver()
+		r.CgroupDriver = &CgroupDriver{Name: name, Why: why}
+		// Through systemd the slices go in a scope systemd delegates, not
+		// in the default parent at the top.
+		if name == cgroup.DriverSystemd {
+			r.CanCreateSlice = true
+			r.SliceCheck = "in a transient scope of ours in " + cgroup.ScopeSlice + ", delegated by systemd (--cgroup-driver systemd)"
+		}
+	}
 	r.Tracing = Tracing{Why: "not tried"}
 	if o.Trace != nil {
 		if ends, err := o.Trace(); err != nil {

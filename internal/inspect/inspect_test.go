@@ -292,3 +292,17 @@ func TestTracing(t *testing.T) {
 	assert.False(t, r.Tracing.Available)
 	assert.Equal(t, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON", r.Tracing.Why)
 }
+
+// The cgroup driver auto picks is shown as asked; under systemd the slices
+// go in a delegated scope, so a top without +cpu does not stop them.
+func TestCgroupDriver(t *testing.T) {
+	o := seed16(t)
+	assert.Nil(t, gather(t, o).CgroupDriver, "left out when not asked")
+	o.Driver = func() (string, string) { return "cgroupfs", "auto: systemd is not the init here" }
+	r := gather(t, o)
+	assert.Equal(t, &CgroupDriver{Name: "cgroupfs", Why: "auto: systemd is not the init here"}, r.CgroupDriver)
+	o.Driver = func() (string, string) { return "systemd", "auto: systemd is the init on cgroup v2 and its bus answers" }
+	r = gather(t, o)
+	assert.True(t, r.CanCreateSlice)
+	assert.Contains(t, r.SliceCheck, "throttlebench.slice")
+}

@@ -146,6 +146,9 @@ func Text(r *Report) string {
 	row("GOMAXPROCS", "%d by default%s", r.Go.GOMAXPROCSDefault, env)
 
 	b.WriteString("here\n")
+	if d := r.CgroupDriver; d != nil {
+		row("driver", "%s (%s)", d.Name, d.Why)
+	}
 	if r.CanCreateSlice {
 		row("slices", "can be created: %s", r.SliceCheck)
 	} else {

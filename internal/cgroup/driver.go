@@ -1,0 +1,94 @@
+package cgroup
+
+import (
+	"context"
+	"fmt"
+)
+
+// The cgroup drivers: who makes the place a run's slices go in. cgroupfs
+// is throttlebench's own directories (its default parent at the top of the
+// cpu hierarchy, or a --parent); systemd is a transient scope of ours,
+// delegated to us by systemd, on hosts where systemd owns the tree and
+// says not to make cgroups beside its own.
+const (
+	DriverAuto     = "auto"
+	DriverSystemd  = "systemd"
+	DriverCgroupfs = "cgroupfs"
+)
+
+// ScopeSlice is the slice throttlebench's systemd scopes go in.
+const ScopeSlice = "throttlebench.slice"
+
+// Drivers are --cgroup-driver's words.
+var Drivers = []string{DriverAuto, DriverSystemd, DriverCgroupfs}
+
+// Place is where one process's slices go, as its driver made it.
+type Place struct {
+	Driver string
+	// Parent is the directory the slices go in: "" for the default parent
+	// (or the --parent given), the scope's directory under systemd.
+	Parent string
+	// Unit is the systemd scope ("" under cgroupfs).
+	Unit string
+}
+
+// Driver makes the place for a process's slices and undoes it. The runner
+// and the fleet see only the Place's Parent, as if it were a --parent.
+type Driver interface {
+	Name() string
+	// Open makes the place; nothing is left behind when it fails.
+	Open(ctx context.Context) (Place, error)
+	// Close undoes what Open made, once the slices in it are gone; it is
+	// safe to call whether or not Open succeeded.
+	Close() error
+}
+
+// DriverFacts are what choosing a driver depends on.
+type DriverFacts struct {
+	SystemdInit bool  // /run/systemd/system exists: systemd is the init
+	V2          bool  // the cpu hierarchy is cgroup v2, mounted whole (not a container's part)
+	Root        bool  // running as root: the system manager (the user's manager is not done yet)
+	Bus         error // why systemd's bus did not answer; nil when it did
+}
+
+// ChooseDriver picks the driver for want (one of Drivers) and says why.
+// auto picks systemd only where all of DriverFacts say it can work, and
+// cgroupfs elsewhere, so hosts without systemd (cgroup v1, containers, a
+// plain init, our CI host and VM) behave as they always did. An explicit
+// systemd where it cannot work is an error naming what is missing.
+func ChooseDriver(want string, f DriverFacts) (string, string, error) {
+	missing := ""
+	switch {
+	case !f.SystemdInit:
+		missing = "systemd is not the init here (no /run/systemd/system)"
+	case !f.V2:
+		missing = "the cpu controller is not on a whole cgroup v2 hierarchy"
+	case !f.Root:
+		missing = "slices through systemd without root (the user's own manager) are not supported yet"
+	case f.Bus != nil:
+		missing = fmt.Sprintf("systemd's bus does not answer (%v)", f.Bus)
+	}
+	switch want {
+	case DriverCgroupfs:
+		return DriverCgroupfs, "asked for", nil
+	case DriverSystemd:
+		if missing != "" {
+			return "", "", fmt.Errorf("%s", missing)
+		}
+		return DriverSystemd, "asked for", nil
+	case DriverAuto:
+		if missing != "" {
+			return DriverCgroupfs, "auto: " + missing, nil
+		}
+		return DriverSystemd, "auto: systemd is the init on cgroup v2 and its bus answers", nil
+	}
+	return "", "", fmt.Errorf("unknown cgroup driver %q", want)
+}
+
+// cgroupfsDriver makes nothing: the runner makes its default parent, or
+// uses the --parent given, as it always did.
+type cgroupfsDriver struct{}
+
+func (cgroupfsDriver) Name() string                        { return DriverCgroupfs }
+func (cgroupfsDriver) Open(context.Context) (Place, error) { return Place{Driver: DriverCgroupfs}, nil }
+func (cgroupfsDriver) Close() error                        { return nil }

@@ -1,0 +1,251 @@
+//go:build linux
+
+package cgroup
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	sddbus "github.com/coreos/go-systemd/v22/dbus"
+	godbus "github.com/godbus/dbus/v5"
+)
+
+// busTimeout bounds each call to systemd: a bus that does not answer in
+// that long is taken as no bus (auto then picks cgroupfs).
+const busTimeout = 5 * time.Second
+
+// DriverFacts reads what ChooseDriver needs from this host. The bus is
+// asked only where systemd is the init on cgroup v2 as root, so a host
+// without systemd (our CI host, the VM, a container) never dials it.
+func (h Host) DriverFacts(ctx context.Context) DriverFacts {
+	var f DriverFacts
+	if st, err := os.Stat(h.path("/run/systemd/system")); err == nil && st.IsDir() {
+		f.SystemdInit = true
+	}
+	hier, err := h.CPUHierarchy(0)
+	f.V2 = err == nil && hier.Version == 2 && hier.MountRoot == "/"
+	f.Root = os.Geteuid() == 0
+	if f.SystemdInit && f.V2 && f.Root {
+		f.Bus = busAnswers(ctx)
+	}
+	return f
+}
+
+func busAnswers(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	conn, err := sddbus.NewWithContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = conn.GetManagerProperty("Version")
+	return err
+}
+
+// NewDriver is the driver of that name (DriverSystemd or DriverCgroupfs,
+// as ChooseDriver gave it).
+func (h Host) NewDriver(name string) Driver {
+	if name == DriverSystemd {
+		return &systemdDriver{host: h}
+	}
+	return cgroupfsDriver{}
+}
+
+// scopeSelf is the leaf of a scope throttlebench's own process sits in: a
+// cgroup with children may hold no process, and the slices are the
+// scope's children. Nothing limits it.
+const scopeSelf = "self"
+
+// systemdDriver runs the slices in a transient scope of throttlebench's own,
+// throttlebench-<run id>.scope in throttlebench.slice, which systemd
+// delegates to it (Delegate=yes): systemd enables the controllers down to
+// the scope and leaves the subtree below it to us. The scope must hold a
+// process to start, so it starts with ours; ours then moves into the
+// scope's leaf scopeSelf, the scope's cgroup.subtree_control (ours by the
+// delegation) gets +cpu, and the slices are made beside the leaf, with
+// cpu.max and cpu.max.burst written by the runner exactly as asked
+// (systemd has no burst property and rounds CPUQuota= to 10 ms a second).
+// Close moves our process back where it came from and stops the scope:
+// stopping it with us inside would kill us.
+type systemdDriver struct {
+	host   Host
+	conn   *sddbus.Conn
+	unit   string
+	scope  string // the scope's directory
+	origin string // our cgroup's directory before the scope
+	top    string // the hierarchy's top
+}
+
+func (d *systemdDriver) Name() string { return DriverSystemd }
+
+// scopeName is throttlebench-<pid>-<start time>-<random>.scope: the owner's
+// PID and start time, as in a slice's name, so that what is left of a run
+// that no longer lives can be told from a live one.
+func (d *systemdDriver) scopeName() (string, error) {
+	st, err := procStartTime(d.host.Root, os.Getpid())
+	if err != nil {
+		return "", err
+	}
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("throttlebench-%d-%d-%s.scope", os.Getpid(), st, hex.EncodeToString(b[:])), nil
+}
+
+// selfDir is this process's cgroup directory (cgroup v2, mounted whole).
+func (d *systemdDriver) selfDir(hier Hierarchy) (string, error) {
+	cgs, err := d.host.procCgroup("self")
+	if err != nil {
+		return "", err
+	}
+	for _, c := range cgs {
+		if c.ID == 0 && len(c.Controllers) == 0 {
+			return filepath.Join(hier.MountPoint, c.Path), nil
+		}
+	}
+	return "", errors.New("no cgroup v2 line in /proc/self/cgroup")
+}
+
+func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
+	hier, err := d.host.CPUHierarchy(2)
+	if err != nil {
+		return p, err
+	}
+	if d.origin, err = d.selfDir(hier); err != nil {
+		return p, err
+	}
+	d.top = hier.MountPoint
+	name, err := d.scopeName()
+	if err != nil {
+		return p, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	// Not cctx: godbus closes a connection when the context it was made
+	// with ends, and Close needs it after the run's context is cancelled.
+	if d.conn, err = sddbus.NewWithContext(context.Background()); err != nil {
+		return p, fmt.Errorf("systemd: connect to the bus: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, d.Close())
+		}
+	}()
+	props := []sddbus.Property{
+		sddbus.PropDescription("throttlebench run " + strconv.Itoa(os.Getpid())),
+		sddbus.PropSlice(ScopeSlice),
+		sddbus.PropPids(uint32(os.Getpid())),
+		{Name: "Delegate", Value: godbus.MakeVariant(true)},
+		// A scope that fails is not kept as a failed unit to reset.
+		{Name: "CollectMode", Value: godbus.MakeVariant("inactive-or-failed")},
+	}
+	done := make(chan string, 1)
+	if _, err = d.conn.StartTransientUnitContext(cctx, name, "fail", props, done); err != nil {
+		return p, fmt.Errorf("systemd: start %s: %w", name, err)
+	}
+	d.unit = name
+	select {
+	case r := <-done:
+		if r != "done" {
+			return p, fmt.Errorf("systemd: start %s: %s", name, r)
+		}
+	case <-cctx.Done():
+		return p, fmt.Errorf("systemd: start %s: %w", name, cctx.Err())
+	}
+	if d.scope, err = d.selfDir(hier); err != nil {
+		return p, err
+	}
+	if filepath.Base(d.scope) != name {
+		return p, fmt.Errorf("systemd: started %s, but this process is in %s", name, d.scope)
+	}
+	// Into the leaf, then the controllers for the slices: the scope may
+	// enable them for its children only once no process sits in it.
+	self := filepath.Join(d.scope, scopeSelf)
+	if err = os.Mkdir(self, 0o755); err != nil {
+		return p, fmt.Errorf("systemd: %w", err)
+	}
+	if err = writeProcs(self, os.Getpid()); err != nil {
+		return p, fmt.Errorf("systemd: move this process into %s: %w", self, err)
+	}
+	have, err := readFile(filepath.Join(d.scope, "cgroup.controllers"))
+	if err != nil {
+		return p, err
+	}
+	var enable []string
+	for _, c := range []string{"cpu", "cpuset"} {
+		if slices.Contains(strings.Fields(string(have)), c) {
+			enable = append(enable, "+"+c)
+		}
+	}
+	if len(enable) > 0 {
+		if err = os.WriteFile(filepath.Join(d.scope, "cgroup.subtree_control"), []byte(strings.Join(enable, " ")), 0); err != nil {
+			return p, fmt.Errorf("systemd: enable %s in %s: %w", strings.Join(enable, " "), d.scope, err)
+		}
+	}
+	return Place{Driver: DriverSystemd, Parent: d.scope, Unit: name}, nil
+}
+
+// writeProcs moves a process (all its threads, on cgroup v2) into dir.
+func writeProcs(dir string, pid int) error {
+	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
+// Close moves this process back to where it was, removes the scope's leaf
+// and stops the scope. It runs on every exit path (a signal cancelled the
+// run's context already: its own context is fresh).
+func (d *systemdDriver) Close() error {
+	if d.conn == nil {
+		return nil
+	}
+	defer func() { d.conn.Close(); d.conn = nil }()
+	if d.unit == "" {
+		return nil
+	}
+	var errs []error
+	if d.scope != "" {
+		// Back to where we came from; if that is gone, to the top, which
+		// root may always enter.
+		if err := writeProcs(d.origin, os.Getpid()); err != nil {
+			if err2 := writeProcs(d.top, os.Getpid()); err2 != nil {
+				// Stopping the scope with us in it would kill us: leave it,
+				// systemd stops it once we exit.
+				return fmt.Errorf("systemd: leave %s: %w", d.scope, errors.Join(err, err2))
+			}
+		}
+		if err := rmdirEmpty(filepath.Join(d.scope, scopeSelf)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
+	defer cancel()
+	done := make(chan string, 1)
+	var dbe godbus.Error
+	if _, err := d.conn.StopUnitContext(ctx, d.unit, "replace", done); errors.As(err, &dbe) && dbe.Name == "org.freedesktop.systemd1.NoSuchUnit" {
+		// Empty once we left it, the scope stopped itself and was
+		// collected (CollectMode=inactive-or-failed).
+	} else if err != nil {
+		errs = append(errs, fmt.Errorf("systemd: stop %s: %w", d.unit, err))
+	} else {
+		select {
+		case r := <-done:
+			if r != "done" {
+				errs = append(errs, fmt.Errorf("systemd: stop %s: %s", d.unit, r))
+			}
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("systemd: stop %s: %w", d.unit, ctx.Err()))
+		}
+	}
+	d.unit = ""
+	return errors.Join(errs...)
+}

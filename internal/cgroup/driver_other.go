@@ -1,0 +1,11 @@
+//go:build !linux
+
+package cgroup
+
+import "context"
+
+// DriverFacts: no systemd slices off Linux.
+func (h Host) DriverFacts(context.Context) DriverFacts { return DriverFacts{} }
+
+// NewDriver: cgroupfs alone off Linux.
+func (h Host) NewDriver(string) Driver { return cgroupfsDriver{} }

@@ -1,0 +1,46 @@
+package cgroup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestChooseDriver(t *testing.T) {
+	ok := DriverFacts{SystemdInit: true, V2: true, Root: true}
+	noBus := ok
+	noBus.Bus = errors.New("dial unix /run/dbus/system_bus_socket: no such file")
+	v1 := ok
+	v1.V2 = false
+	user := ok
+	user.Root = false
+	for _, c := range []struct {
+		name, want string
+		facts      DriverFacts
+		got, why   string // why: a part of the reason
+		err        string
+	}{
+		{"auto on a systemd v2 host", DriverAuto, ok, DriverSystemd, "bus answers", ""},
+		// Our CI host and VM: no systemd, nothing changes.
+		{"auto without systemd", DriverAuto, DriverFacts{V2: true, Root: true}, DriverCgroupfs, "not the init", ""},
+		{"auto on cgroup v1", DriverAuto, v1, DriverCgroupfs, "cgroup v2", ""},
+		{"auto without root", DriverAuto, user, DriverCgroupfs, "without root", ""},
+		{"auto without a bus", DriverAuto, noBus, DriverCgroupfs, "does not answer", ""},
+		{"cgroupfs asked for", DriverCgroupfs, ok, DriverCgroupfs, "asked for", ""},
+		{"systemd asked for", DriverSystemd, ok, DriverSystemd, "asked for", ""},
+		{"systemd asked for without systemd", DriverSystemd, DriverFacts{}, "", "", "not the init"},
+		{"systemd asked for without a bus", DriverSystemd, noBus, "", "", "does not answer"},
+		{"unknown", "docker", ok, "", "", "unknown"},
+	} {
+		got, why, err := ChooseDriver(c.want, c.facts)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want one saying %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.got || !strings.Contains(why, c.why) {
+			t.Errorf("%s: %q, %q, %v; want %q because of %q", c.name, got, why, err, c.got, c.why)
+		}
+	}
+}

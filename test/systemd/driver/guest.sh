@@ -1,0 +1,111 @@
+#!/bin/sh
+# The systemd cgroup driver as root, nobody logged in (issue 26): a run's
+# slices in a delegated scope of ours; nothing left after a normal end,
+# SIGINT or SIGTERM. Needs ./throttlebench (test.sh puts it here).
+# Each check prints "PASS name" or "FAIL name: why"; the exit status is the
+# number of failures.
+tb=/payload/throttlebench
+fails=0
+pass() { echo "PASS $1"; }
+fail() {
+	echo "FAIL $1: $2"
+	fails=$((fails + 1))
+}
+# leftovers: the scopes systemd knows and the cgroups of ours on disk.
+leftovers() {
+	systemctl list-units --all --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}'
+	find /sys/fs/cgroup -mindepth 1 -type d \( -name 'throttlebench-*.scope' -o -name 'tb-*' -o -name throttlebench \) 2>/dev/null
+}
+noleft() {
+	left=$(leftovers)
+	if [ -z "$left" ]; then pass "$1: nothing left"; else fail "$1: nothing left" "$(echo $left)"; fi
+}
+
+systemctl start dbus systemd-logind
+echo "top subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control); sessions: $(loginctl list-sessions --no-legend | wc -l)"
+
+out=$($tb inspect 2>&1)
+echo "$out" | grep -E '^  (driver|slices) '
+if echo "$out" | grep -q '^  driver      systemd (auto:'; then pass "inspect: auto picks systemd"; else fail "inspect: auto picks systemd" "no such line"; fi
+
+# Today's way, asked for: the top does not enable cpu (exit 2).
+$tb run --cgroup-driver cgroupfs --cpus 0.2 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q 'does not enable the cpu controller' /tmp/out; then pass "cgroupfs: exit 2 as before"; else fail "cgroupfs: exit 2 as before" "rc=$rc $(cat /tmp/out)"; fi
+
+# Bad input: one line, exit 2, no scope.
+$tb run --cgroup-driver systemd --parent /system.slice --cpus 0.2 >/tmp/out 2>&1
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l </tmp/out)" = 1 ] && grep -q 'cgroup-driver' /tmp/out; then pass "systemd with --parent: exit 2"; else fail "systemd with --parent: exit 2" "rc=$rc $(cat /tmp/out)"; fi
+noleft "bad input"
+
+# run --cpus 0.2 through the scope (auto).
+$tb run --cpus 0.2 --batch 5 --iterations 3 --format text >/tmp/out 2>&1
+rc=$?
+cat /tmp/out
+thr=$(sed -n 's/^  Throttled: *\([0-9]*\) of.*/\1/p' /tmp/out)
+cg=$(sed -n 's/^  cgroup: *//p' /tmp/out)
+case $cg in
+*"/throttlebench.slice/throttlebench-"*".scope/tb-"*) pass "run: slice in the scope ($cg)" ;;
+*) fail "run: slice in the scope" "cgroup: $cg" ;;
+esac
+if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ]; then pass "run --cpus 0.2: rc 0, throttled $thr periods"; else fail "run --cpus 0.2" "rc=$rc throttled=$thr"; fi
+noleft "run"
+
+# The same asked for explicitly, with burst, JSON.
+$tb run --cgroup-driver systemd --cpus 0.2 --burst 10ms --batch 5 --iterations 2 >/tmp/out.json 2>/tmp/err
+rc=$?
+if [ $rc = 0 ] && grep -q '"burst' /tmp/out.json; then pass "run --cgroup-driver systemd --burst 10ms"; else fail "run --cgroup-driver systemd --burst 10ms" "rc=$rc $(cat /tmp/err)"; fi
+noleft "run with burst"
+
+# Signals in the middle of a run: exit 128+signal, nothing left.
+for sig in INT TERM; do
+	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | grep -q .; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	scope=$(systemctl list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	want=130
+	[ $sig = TERM ] && want=143
+	if [ -n "$scope" ] && [ $rc = $want ]; then pass "SIG$sig: rc $rc (scope was $scope)"; else fail "SIG$sig" "rc=$rc scope='$scope' $(tail -n 3 /tmp/out)"; fi
+	noleft "SIG$sig"
+done
+
+# systemctl daemon-reload in the middle of a run: the slice's limits and
+# the scope's controllers read back unchanged, and the run ends well.
+# 60 iterations, about 6 s: daemon-reload takes over a second under TCG,
+# and a run of 15 (1.5 s) had ended before the limits were read again.
+$tb run --cpus 0.2 --burst 10ms --batch 5 --iterations 60 --format text >/tmp/out 2>&1 &
+pid=$!
+i=0
+slice=
+while [ $i -lt 100 ] && [ -z "$slice" ]; do
+	slice=$(find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | head -n 1)
+	sleep 0.1
+	i=$((i + 1))
+done
+before="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
+systemctl daemon-reload
+alive=no
+kill -0 $pid 2>/dev/null && alive=yes
+after="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
+wait $pid
+rc=$?
+if [ -n "$slice" ] && [ $alive = yes ] && [ "$before" = "$after" ] && [ $rc = 0 ]; then pass "daemon-reload: $after, rc 0"; else fail "daemon-reload" "slice=$slice alive=$alive before '$before' after '$after' rc=$rc $(tail -n 2 /tmp/out)"; fi
+noleft "daemon-reload"
+
+# A sweep of two configurations shares one scope.
+$tb sweep --cpus 0.2,0.5 --batch 5 --iterations 2 --format csv >/tmp/out 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c . /tmp/out)" -ge 3 ]; then pass "sweep --cpus 0.2,0.5"; else fail "sweep" "rc=$rc $(cat /tmp/out)"; fi
+noleft "sweep"
+
+echo "driver guest: $fails failure(s)"
+exit $fails

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Build the stock systemd guest that test/systemd/run.sh boots: a Debian
+# bookworm image (systemd as PID 1, dbus-user-session, libpam-systemd, a
+# user tbuser 1000:1000) made by Debian's debvm-create from the Debian
+# mirror, with its own kernel and initrd taken out beside it.
+#
+# Usage: sudo bash test/systemd/setup.sh   (from any working directory)
+#
+# Idempotent and offline once cached: the image is rebuilt only when it is
+# missing or when this script or tb-run changed (their hash is the stamp).
+#   * host packages (apt): debvm, mmdebstrap, qemu-system-x86 (no
+#     recommends), e2fsprogs (debugfs)
+#   * $TB_SYSTEMD_CACHE/image.ext4   the raw ext4 root (1 GiB, sparse; about
+#                                     450 MiB used)
+#   * $TB_SYSTEMD_CACHE/vmlinuz, initrd.img, kernel.release, systemd.version
+#   * $TB_SYSTEMD_CACHE/stamp        the hash of the inputs
+# run.sh never writes the image: it boots it with qemu's -snapshot.
+#
+# Environment:
+#   TB_SYSTEMD_CACHE  cache dir (default: <repo>/.cache/systemd)
+#   TB_SYSTEMD_SUITE  Debian release (default: bookworm: systemd 252, 6.1)
+# To rebuild, delete the cache dir and run again.
+set -euo pipefail
+
+# shellcheck disable=SC2034 # read by lib.sh (message prefix)
+TB_PROG=setup.sh
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../vm/lib.sh
+. "$HERE/../vm/lib.sh"
+tb_install_traps
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+SUITE=${TB_SYSTEMD_SUITE:-bookworm}
+[[ $SUITE =~ ^[a-z]+$ ]] || tb_die 2 "TB_SYSTEMD_SUITE must be a Debian release name (got '$SUITE')"
+STAMP=$(cat "$HERE/setup.sh" "$HERE/tb-run" | sha256sum | cut -c1-16)-$SUITE
+
+if tb_systemd_cached && [[ $(cat "$TB_SYSTEMD_CACHE/stamp") == "$STAMP" ]] &&
+	command -v qemu-system-x86_64 >/dev/null; then
+	tb_log "cached: $TB_SYSTEMD_CACHE ($(cat "$TB_SYSTEMD_CACHE/systemd.version"), kernel $(cat "$TB_SYSTEMD_CACHE/kernel.release"))"
+	exit 0
+fi
+[[ $(id -u) == 0 ]] || tb_die 1 "must run as root to install packages and build the image"
+
+missing=()
+command -v debvm-create >/dev/null || missing+=(debvm)
+command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+[[ -x /sbin/debugfs ]] || missing+=(e2fsprogs)
+if ((${#missing[@]})); then
+	tb_log "apt-get install ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+mkdir -p "$TB_SYSTEMD_CACHE"
+tb_mktemp TMP
+start=$(tb_now)
+tb_log "debvm-create -r $SUITE (systemd, dbus-user-session, libpam-systemd, tbuser)"
+# No ssh key and no NIC: the guest is reached only through its console and
+# the payload disk. tbuser is there for the cases without root (issue 26).
+debvm-create -r "$SUITE" -o "$TMP/image.ext4" -- \
+	--include=dbus-user-session,libpam-systemd,procps \
+	"--customize-hook=upload $HERE/tb-run /usr/local/sbin/tb-run" \
+	'--customize-hook=chmod 755 "$1/usr/local/sbin/tb-run"' \
+	'--customize-hook=chroot "$1" useradd -m -u 1000 -U -s /bin/sh tbuser' \
+	>"$TMP/create.log" 2>&1 || {
+	tail -n 30 "$TMP/create.log" >&2
+	tb_die 1 "debvm-create failed"
+}
+tb_log "image built in $(tb_since "$start")s"
+
+# The kernel and initrd the image's own links name (as debvm-run finds them).
+link() { /sbin/debugfs "$TMP/image.ext4" -R "stat $1" 2>/dev/null | sed -n 's/^Fast link dest: "\(.*\)"/\1/p'; }
+kernel=$(link /vmlinuz)
+initrd=$(link /initrd.img)
+[[ -n $kernel && -n $initrd ]] || tb_die 1 "no /vmlinuz or /initrd.img link in the image"
+/sbin/debugfs "$TMP/image.ext4" -R "cat /$kernel" >"$TMP/vmlinuz" 2>/dev/null
+/sbin/debugfs "$TMP/image.ext4" -R "cat /$initrd" >"$TMP/initrd.img" 2>/dev/null
+[[ -s $TMP/vmlinuz && -s $TMP/initrd.img ]] || tb_die 1 "could not read $kernel or $initrd out of the image"
+basename "$kernel" | sed 's/^vmlinuz-//' >"$TMP/kernel.release"
+/sbin/debugfs "$TMP/image.ext4" -R "cat /var/lib/dpkg/status" 2>/dev/null |
+	awk '/^Package: systemd$/ { p = 1 } p && /^Version:/ { print "systemd " $2; exit }' >"$TMP/systemd.version"
+# Read-only for everyone but root: run.sh needs no root and writes nothing.
+chmod 644 "$TMP"/image.ext4 "$TMP"/vmlinuz "$TMP"/initrd.img
+printf '%s\n' "$STAMP" >"$TMP/stamp"
+for f in image.ext4 vmlinuz initrd.img kernel.release systemd.version stamp; do
+	mv -f "$TMP/$f" "$TB_SYSTEMD_CACHE/$f"
+done
+tb_log "cached in $TB_SYSTEMD_CACHE: $(cat "$TB_SYSTEMD_CACHE/systemd.version"), kernel $(cat "$TB_SYSTEMD_CACHE/kernel.release"), $(du -m "$TB_SYSTEMD_CACHE/image.ext4" | cut -f1) MiB used ($(tb_since "$start")s in all)"
