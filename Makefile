@@ -4,7 +4,8 @@
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
 #                every fuzz target for 3s (test-fuzz), cgroup v2 in a VM
-#                (test-vm), the Docker image (test-docker)
+#                (test-vm), a stock systemd guest (test-systemd), the
+#                Docker image (test-docker)
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
@@ -39,7 +40,7 @@ ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check generate test test-host test-fuzz test-vm test-docker fuzz soak bench image clean
+.PHONY: build run check generate test test-host test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -83,6 +84,14 @@ test-vm:
 	echo "test-vm: the VM boots, one line per guest:"; cat $$summary; \
 	exit $$rc
 
+# A stock systemd host: Debian bookworm (systemd 252) booted whole in qemu
+# (test/systemd; setup.sh builds and caches the image, about 32 s once),
+# the systemd cgroup driver as root with nobody logged in (driver/guest.sh:
+# about 27 s a boot under TCG here). Its boots join the VM's summary.
+test-systemd:
+	mkdir -p bin; bash test/systemd/setup.sh
+	TB_VM_SUMMARY=$(CURDIR)/$(VM_BOOTS) bash test/systemd/test.sh driver
+
 # The container path: a real Docker engine (started and stopped here if none
 # runs), the image, docker run with --cpu-period/--cpu-quota and --cpus.
 test-docker:
@@ -90,7 +99,7 @@ test-docker:
 
 # The VM boots' summary again as make test's last lines (test-docker prints
 # after test-vm), so that a CI log ends with every retry and its cause.
-test: test-host test-fuzz test-vm test-docker
+test: test-host test-fuzz test-vm test-systemd test-docker
 	@echo "make test: the VM boots, one line per guest:"; cat $(VM_BOOTS)
 
 # The fault soak (test/integration/soak_test.go): normal ends, SIGINT and
