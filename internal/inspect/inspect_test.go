@@ -301,7 +301,9 @@ func TestCgroupDriver(t *testing.T) {
 	o.Driver = func() (string, string) { return "cgroupfs", "auto: systemd is not the init here" }
 	r := gather(t, o)
 	assert.Equal(t, &CgroupDriver{Name: "cgroupfs", Why: "auto: systemd is not the init here"}, r.CgroupDriver)
-	o.Driver = func() (string, string) { return "systemd", "auto: systemd is the init on cgroup v2 and its bus answers" }
+	o.Driver = func() (string, string) {
+		return "systemd", "auto: systemd is the init on cgroup v2 and its bus answers"
+	}
 	r = gather(t, o)
 	assert.True(t, r.CanCreateSlice)
 	assert.Contains(t, r.SliceCheck, "throttlebench.slice")

@@ -113,6 +113,15 @@ func Probe() (ends string, err error) {
 		"cfs_rq.throttled_clock_self, 6.8+); the run warns where the two part by more than 10%", nil
 }
 
+// ExactEnds is whether a held interval ends at the unthrottle itself on
+// this kernel (it keeps each run queue's throttled clock, 6.8+), rather
+// than when the group next runs on that CPU; false where the kernel's BTF
+// cannot be read. Tests choose their agreement bounds by it.
+func ExactEnds() bool {
+	kernel, err := btf.LoadKernelSpec()
+	return err == nil && hasSelfClock(kernel)
+}
+
 // hasSelfClock is whether the kernel keeps each cfs_rq's own throttled
 // clock (throttled_clock_self_time, 6.8+), which throttle.bpf.c ends
 // intervals by where it exists.

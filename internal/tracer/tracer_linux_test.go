@@ -84,7 +84,7 @@ func TestProbe(t *testing.T) {
 	needRoot(t)
 	ends, err := Probe()
 	require.NoError(t, err)
-	if selfClock(t) {
+	if ExactEnds() {
 		assert.Contains(t, ends, "ends at the unthrottle")
 	} else {
 		assert.Contains(t, ends, "ends when its throttled group next runs")
@@ -290,7 +290,7 @@ func TestTraceSiblingGroups(t *testing.T) {
 	// for its siblings' threads on the CPU, and its holds end when it
 	// runs: +6.1% to +8.2% in five boots of the VM's 6.1, so 15% over.
 	over := 0.10
-	if !selfClock(t) {
+	if !ExactEnds() {
 		over = 0.15
 	}
 	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counters' %v", total, delta)
@@ -308,7 +308,7 @@ func TestTraceSiblingGroups(t *testing.T) {
 // apply.
 func TestTraceBusyMachine(t *testing.T) {
 	cg := newThrottledCgroup(t)
-	if !selfClock(t) {
+	if !ExactEnds() {
 		t.Skip("this kernel keeps no throttled clock per run queue (cfs_rq's throttled_clock_self_time, 6.8+): " +
 			"the trace's ends wait for the group's next run on a busy CPU")
 	}
@@ -333,22 +333,6 @@ func TestTraceBusyMachine(t *testing.T) {
 	t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
 		100*(float64(total)/float64(delta)-1), lost)
 	assert.InDelta(t, float64(delta), float64(total), 0.1*float64(delta), "traced %v against the counter's %v", total, delta)
-}
-
-// selfClock is whether this kernel keeps each cfs_rq's own throttled clock
-// (throttled_clock_self_time, 6.8+), which throttle.bpf.c ends intervals
-// by where it can.
-func selfClock(t testing.TB) bool {
-	spec, err := btf.LoadKernelSpec()
-	require.NoError(t, err)
-	var rq *btf.Struct
-	require.NoError(t, spec.TypeByName("cfs_rq", &rq))
-	for _, m := range rq.Members {
-		if m.Name == "throttled_clock_self_time" {
-			return true
-		}
-	}
-	return false
 }
 
 // startPinnedSpinner starts a busy shell loop on cpu alone, in the cgroup

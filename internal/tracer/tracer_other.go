@@ -16,6 +16,9 @@ type Tracer struct{}
 // Probe says that throttle events cannot be traced here.
 func Probe() (ends string, err error) { return "", errLinuxOnly }
 
+// ExactEnds: no interval ends anywhere here.
+func ExactEnds() bool { return false }
+
 // Start fails: tracing is Linux-only.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return nil, errLinuxOnly

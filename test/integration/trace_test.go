@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
 // traced is what the --trace tests read of a result.
@@ -199,6 +201,15 @@ func TestTracePerRequestInstances(t *testing.T) {
 	// CPUs busy (the instances then get less than their quota); under
 	// 100 ms there is too little to compare.
 	assert.Greater(t, r.ThrottleEvents.Agreement.CounterMs, 100.0, "the instances were throttled")
-	assert.InDelta(t, 1, *r.ThrottleEvents.Agreement.Ratio, 0.10, "traced %.1f ms against the counters' %.1f ms",
-		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs)
+	// Within 10% where an interval ends at the unthrottle (6.8+: +0.2% to
+	// +2.8% here). Before, an instance unthrottled waits for the CPU
+	// behind its siblings' threads and its holds end when it runs: +7.3%
+	// to +12.5% in eleven runs on the VM's 6.1, so 15% over there.
+	over := 0.10
+	if !tracer.ExactEnds() {
+		over = 0.15
+	}
+	ratio := *r.ThrottleEvents.Agreement.Ratio
+	assert.True(t, ratio >= 0.90 && ratio <= 1+over, "traced %.1f ms against the counters' %.1f ms: ratio %.3f, want 0.90 to %.2f",
+		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, ratio, 1+over)
 }
