@@ -142,6 +142,10 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 			err = errors.Join(err, d.Close())
 		}
 	}()
+	// The scopes of runs that no longer live (SIGKILLed with a slice
+	// holding a process not theirs) are tidied first, as the runner tidies
+	// stale slices: what is left is listed by cleanup.
+	_, _, _, _ = cleanScopes(hier, func(unit string) error { return stopScope(d.conn, unit) })
 	props := []sddbus.Property{
 		sddbus.PropDescription("throttlebench run " + strconv.Itoa(os.Getpid())),
 		sddbus.PropSlice(ScopeSlice),
@@ -227,24 +231,10 @@ func (d *systemdDriver) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
-	defer cancel()
-	done := make(chan string, 1)
-	var dbe godbus.Error
-	if _, err := d.conn.StopUnitContext(ctx, d.unit, "replace", done); errors.As(err, &dbe) && dbe.Name == "org.freedesktop.systemd1.NoSuchUnit" {
-		// Empty once we left it, the scope stopped itself and was
-		// collected (CollectMode=inactive-or-failed).
-	} else if err != nil {
-		errs = append(errs, fmt.Errorf("systemd: stop %s: %w", d.unit, err))
-	} else {
-		select {
-		case r := <-done:
-			if r != "done" {
-				errs = append(errs, fmt.Errorf("systemd: stop %s: %s", d.unit, r))
-			}
-		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("systemd: stop %s: %w", d.unit, ctx.Err()))
-		}
+	// Empty once we left it, the scope may have stopped itself and been
+	// collected (CollectMode=inactive-or-failed): stopScope takes that.
+	if err := stopScope(d.conn, d.unit); err != nil {
+		errs = append(errs, err)
 	}
 	d.unit = ""
 	return errors.Join(errs...)

@@ -9,3 +9,8 @@ func (h Host) DriverFacts(context.Context) DriverFacts { return DriverFacts{} }
 
 // NewDriver: cgroupfs alone off Linux.
 func (h Host) NewDriver(string) Driver { return cgroupfsDriver{} }
+
+// CleanScopes: no systemd scopes off Linux.
+func (h Host) CleanScopes(Hierarchy) ([]string, []string, []Skipped, error) {
+	return nil, nil, nil, nil
+}

@@ -107,5 +107,69 @@ rc=$?
 if [ $rc = 0 ] && [ "$(grep -c . /tmp/out)" -ge 3 ]; then pass "sweep --cpus 0.2,0.5"; else fail "sweep" "rc=$rc $(cat /tmp/out)"; fi
 noleft "sweep"
 
+# SIGKILL, then cleanup. startrun starts a long run in the background and
+# waits for its slice: $pid is the run, $slice its slice.
+startrun() {
+	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
+	pid=$!
+	i=0
+	slice=
+	while [ $i -lt 100 ] && [ -z "$slice" ]; do
+		slice=$(find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | head -n 1)
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 1
+}
+nunits() { systemctl list-units --all --no-legend --plain 'throttlebench-*' | grep -c '\.scope'; }
+ncgroups() { find /sys/fs/cgroup/throttlebench.slice -mindepth 1 -type d 2>/dev/null | wc -l; }
+
+# A plain SIGKILL: the workload dies with its owner, the scope empties.
+startrun
+kill -KILL $pid
+wait $pid
+rc=$?
+sleep 1
+echo "SIGKILL: $(nunits) scope(s), $(ncgroups) cgroup(s) in throttlebench.slice 1 s after"
+$tb cleanup >/tmp/clean 2>&1
+crc=$?
+cat /tmp/clean
+if [ -n "$slice" ] && [ $rc = 137 ] && [ $crc = 0 ] && [ "$(nunits)" = 0 ] && [ "$(ncgroups)" = 0 ]; then pass "SIGKILL then cleanup: rc $rc, cleanup rc 0, 0 scopes, 0 cgroups"; else fail "SIGKILL then cleanup" "slice=$slice rc=$rc cleanup rc=$crc scopes=$(nunits) cgroups=$(ncgroups)"; fi
+noleft "SIGKILL then cleanup"
+
+# SIGKILL while a process that is not the run's sits in its slice: cleanup
+# kills nothing, removes the empty leaf self, lists the slice and the scope
+# and leaves the scope running; systemd stops it once that process is gone.
+startrun
+sleep 600 &
+alien=$!
+echo $alien >"$slice/cgroup.procs"
+scope=$(basename "$(dirname "$slice")")
+kill -KILL $pid
+wait $pid
+sleep 1
+$tb cleanup >/tmp/clean 2>&1
+crc=$?
+cat /tmp/clean
+if [ $crc = 0 ] && kill -0 $alien 2>/dev/null && grep -q "^left $slice: holds processes $alien" /tmp/clean &&
+	grep -q "^removed /sys/fs/cgroup/throttlebench.slice/$scope/self\$" /tmp/clean && grep -q "scope $scope is not stopped" /tmp/clean &&
+	[ "$(nunits)" = 1 ] && [ -d "$slice" ]; then
+	pass "SIGKILL with a stranger in the slice: cleanup leaves it running and lists it"
+else
+	fail "SIGKILL with a stranger in the slice" "cleanup rc=$crc alien alive: $(kill -0 $alien 2>/dev/null && echo yes) scopes=$(nunits) slice=$slice"
+fi
+kill $alien
+wait $alien
+i=0
+while [ $i -lt 50 ] && [ "$(nunits)$(ncgroups)" != 00 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "stranger gone: scopes and cgroups left after $((i * 100)) ms: $(nunits), $(ncgroups)"
+$tb cleanup >/tmp/clean 2>&1
+crc=$?
+if [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean; then pass "stranger gone: systemd stopped the scope, cleanup finds nothing"; else fail "stranger gone" "cleanup rc=$crc $(cat /tmp/clean)"; fi
+noleft "stranger gone"
+
 echo "driver guest: $fails failure(s)"
 exit $fails

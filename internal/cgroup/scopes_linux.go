@@ -1,0 +1,152 @@
+//go:build linux
+
+package cgroup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	sddbus "github.com/coreos/go-systemd/v22/dbus"
+	godbus "github.com/godbus/dbus/v5"
+)
+
+// scopeNameRE is a scope's name as systemdDriver.scopeName makes it: the
+// owner's PID and start time, as in a slice's name.
+var scopeNameRE = regexp.MustCompile(`^throttlebench-(\d+)-(\d+)-[0-9a-f]{8}\.scope$`)
+
+// CleanScopes is `cleanup` for the systemd driver: under the hierarchy's
+// throttlebench.slice, the scopes whose owner no longer lives (judged as a
+// slice's owner is) lose their empty slices and their empty leaf self, and
+// are then stopped over the system bus. It never kills anything: a scope
+// in which a process still lives (in a slice, the leaf or the scope
+// itself) is left running and listed, and systemd stops it by itself once
+// that process is gone. It returns the directories removed, the units
+// stopped and what it left.
+func (h Host) CleanScopes(hier Hierarchy) (removed, stopped []string, skipped []Skipped, err error) {
+	var conn *sddbus.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	return cleanScopes(hier, func(unit string) error {
+		if conn == nil {
+			// Not a context with a deadline: godbus closes a connection
+			// when the context it was made with ends.
+			c, err := sddbus.NewWithContext(context.Background())
+			if err != nil {
+				return fmt.Errorf("systemd: connect to the bus: %w", err)
+			}
+			conn = c
+		}
+		return stopScope(conn, unit)
+	})
+}
+
+// stopScope stops unit and waits for it; a unit systemd has collected
+// already (it stops an empty scope by itself) is no error.
+func stopScope(conn *sddbus.Conn, unit string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), busTimeout)
+	defer cancel()
+	done := make(chan string, 1)
+	var dbe godbus.Error
+	if _, err := conn.StopUnitContext(ctx, unit, "replace", done); errors.As(err, &dbe) && dbe.Name == "org.freedesktop.systemd1.NoSuchUnit" {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("systemd: stop %s: %w", unit, err)
+	}
+	select {
+	case r := <-done:
+		if r != "done" {
+			return fmt.Errorf("systemd: stop %s: %s", unit, r)
+		}
+	case <-ctx.Done():
+		return fmt.Errorf("systemd: stop %s: %w", unit, ctx.Err())
+	}
+	return nil
+}
+
+// cleanScopes is CleanScopes with the bus behind stop, so that the rule
+// can be tried on a plain directory tree.
+func cleanScopes(hier Hierarchy, stop func(unit string) error) (removed, stopped []string, skipped []Skipped, err error) {
+	parent := filepath.Join(hier.MountPoint, ScopeSlice)
+	entries, err := os.ReadDir(parent)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var errs []error
+	for _, e := range entries {
+		m := scopeNameRE.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[1])
+		start, _ := strconv.ParseUint(m[2], 10, 64)
+		if st, err := procStartTime(hier.Root, pid); err == nil && st == start {
+			continue // its owner still runs
+		}
+		scope := filepath.Join(parent, e.Name())
+		// The slices first, by the slices' own rule: each is named for the
+		// same owner, and one that holds processes is left and listed.
+		r, s, err := hier.CleanStale(scope)
+		removed, skipped = append(removed, r...), append(skipped, s...)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		self := filepath.Join(scope, scopeSelf)
+		if st, err := os.Lstat(self); err == nil && st.IsDir() {
+			pids, err := procs(self)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+				continue
+			case len(pids) > 0:
+				skipped = append(skipped, Skipped{self, fmt.Sprintf("holds processes %s that its run (gone) did not take with it; left alone", strings.Join(pids, ", "))})
+			default:
+				if err := rmdirEmpty(self); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				removed = append(removed, self)
+			}
+		}
+		// Stopping a scope kills what is in it: only one with no process
+		// and no cgroup left below it is stopped.
+		sub, err := os.ReadDir(scope)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if slices.ContainsFunc(sub, fs.DirEntry.IsDir) {
+			skipped = append(skipped, Skipped{scope, "a cgroup in it was left (above): the scope " + e.Name() + " is not stopped"})
+			continue
+		}
+		pids, err := procs(scope)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(pids) > 0 {
+			skipped = append(skipped, Skipped{scope, fmt.Sprintf("holds processes %s: the scope %s is not stopped", strings.Join(pids, ", "), e.Name())})
+			continue
+		}
+		if err := stop(e.Name()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		stopped = append(stopped, e.Name())
+	}
+	return removed, stopped, skipped, errors.Join(errs...)
+}
