@@ -39,6 +39,10 @@ func (o *runFlags) chooseDriver(changed func(string) bool, s *settings) error {
 		facts = s.host.DriverFacts(context.Background())
 	}
 	name, why, err := cgroup.ChooseDriver(o.driver, facts)
+	var nocpu *cgroup.NoCPUDelegated
+	if errors.As(err, &nocpu) {
+		return config.Usagef("cgroup-driver", "%v", err)
+	}
 	if err != nil {
 		return config.Usagef("cgroup-driver", "--cgroup-driver systemd cannot work here: %v; use auto or cgroupfs", err)
 	}

@@ -57,7 +57,10 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 				Busy:  inspect.SampleBusy(o.root, busyWindow),
 				Trace: tracer.Probe,
 				Driver: func() (string, string) {
-					name, why, _ := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(cmd.Context()))
+					name, why, err := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(cmd.Context()))
+					if err != nil {
+						return "none", err.Error() // run would exit 2 with it
+					}
 					return name, why
 				},
 			})

@@ -3,6 +3,8 @@ package cgroup
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // The cgroup drivers: who makes the place a run's slices go in. cgroupfs
@@ -49,6 +51,33 @@ type DriverFacts struct {
 	V2          bool  // the cpu hierarchy is cgroup v2, mounted whole (not a container's part)
 	Root        bool  // running as root: the system manager (the user's manager is not done yet)
 	Bus         error // why systemd's bus did not answer; nil when it did
+	// UserManager is the user's systemd manager (user@<uid>.service) where
+	// one runs for a user who is not root, and UserControllers the
+	// controllers systemd delegated to it (its cgroup.controllers).
+	UserManager     string
+	UserControllers []string
+}
+
+// DelegateDropIn is the drop-in that delegates cpu to users' managers
+// where systemd does not by default (before v252, e.g. Ubuntu 22.04's 249).
+const DelegateDropIn = "/etc/systemd/system/user@.service.d/delegate.conf"
+
+// NoCPUDelegated is why a user who is not root cannot have slices through
+// systemd: cpu is not delegated to their manager. It is bad input, as
+// the line says what to change.
+type NoCPUDelegated struct {
+	Manager     string
+	Controllers []string
+}
+
+func (e *NoCPUDelegated) Error() string {
+	has := strings.Join(e.Controllers, " ")
+	if has == "" {
+		has = "none"
+	}
+	return fmt.Sprintf("cpu is not delegated to your systemd manager %s (it has: %s), so slices cannot be made without root: "+
+		"add %s with \"[Service]\" and \"Delegate=cpu cpuset io memory pids\" (then systemctl daemon-reload and log in again), "+
+		"or measure without it with --cgroup current", e.Manager, has, DelegateDropIn)
 }
 
 // ChooseDriver picks the driver for want (one of Drivers) and says why.
@@ -63,6 +92,12 @@ func ChooseDriver(want string, f DriverFacts) (string, string, error) {
 		missing = "systemd is not the init here (no /run/systemd/system)"
 	case !f.V2:
 		missing = "the cpu controller is not on a whole cgroup v2 hierarchy"
+	case !f.Root && f.UserManager != "" && !slices.Contains(f.UserControllers, "cpu"):
+		// auto would want the user's manager, which cannot give cpu.
+		if want == DriverCgroupfs {
+			return DriverCgroupfs, "asked for", nil
+		}
+		return "", "", &NoCPUDelegated{f.UserManager, f.UserControllers}
 	case !f.Root:
 		missing = "slices through systemd without root (the user's own manager) are not supported yet"
 	case f.Bus != nil:

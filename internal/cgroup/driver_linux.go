@@ -34,6 +34,15 @@ func (h Host) DriverFacts(ctx context.Context) DriverFacts {
 	hier, err := h.CPUHierarchy(0)
 	f.V2 = err == nil && hier.Version == 2 && hier.MountRoot == "/"
 	f.Root = os.Geteuid() == 0
+	if f.SystemdInit && f.V2 && !f.Root {
+		// The user's manager, as logind starts it: what systemd delegated
+		// to it is its cgroup's controllers.
+		uid := os.Getuid()
+		unit := fmt.Sprintf("user@%d.service", uid)
+		if c, err := readFile(filepath.Join(hier.MountPoint, fmt.Sprintf("user.slice/user-%d.slice", uid), unit, "cgroup.controllers")); err == nil {
+			f.UserManager, f.UserControllers = unit, strings.Fields(string(c))
+		}
+	}
 	if f.SystemdInit && f.V2 && f.Root {
 		f.Bus = busAnswers(ctx)
 	}

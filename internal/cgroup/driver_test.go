@@ -14,6 +14,12 @@ func TestChooseDriver(t *testing.T) {
 	v1.V2 = false
 	user := ok
 	user.Root = false
+	// A user whose manager has cpu (systemd 252's default) and one whose
+	// manager has not (systemd 249, or a Delegate=memory pids drop-in).
+	userCPU := user
+	userCPU.UserManager, userCPU.UserControllers = "user@1000.service", []string{"cpu", "memory", "pids"}
+	userNoCPU := user
+	userNoCPU.UserManager, userNoCPU.UserControllers = "user@1000.service", []string{"memory", "pids"}
 	for _, c := range []struct {
 		name, want string
 		facts      DriverFacts
@@ -25,6 +31,10 @@ func TestChooseDriver(t *testing.T) {
 		{"auto without systemd", DriverAuto, DriverFacts{V2: true, Root: true}, DriverCgroupfs, "not the init", ""},
 		{"auto on cgroup v1", DriverAuto, v1, DriverCgroupfs, "cgroup v2", ""},
 		{"auto without root", DriverAuto, user, DriverCgroupfs, "without root", ""},
+		{"auto without root, cpu delegated", DriverAuto, userCPU, DriverCgroupfs, "without root", ""},
+		{"auto without root, cpu not delegated", DriverAuto, userNoCPU, "", "", "cpu is not delegated to your systemd manager user@1000.service (it has: memory pids)"},
+		{"systemd without root, cpu not delegated", DriverSystemd, userNoCPU, "", "", DelegateDropIn + ` with "[Service]" and "Delegate=cpu cpuset io memory pids"`},
+		{"cgroupfs without root, cpu not delegated", DriverCgroupfs, userNoCPU, DriverCgroupfs, "asked for", ""},
 		{"auto without a bus", DriverAuto, noBus, DriverCgroupfs, "does not answer", ""},
 		{"cgroupfs asked for", DriverCgroupfs, ok, DriverCgroupfs, "asked for", ""},
 		{"systemd asked for", DriverSystemd, ok, DriverSystemd, "asked for", ""},

@@ -171,5 +171,35 @@ crc=$?
 if [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean; then pass "stranger gone: systemd stopped the scope, cleanup finds nothing"; else fail "stranger gone" "cleanup rc=$crc $(cat /tmp/clean)"; fi
 noleft "stranger gone"
 
+# A user who is not root, whose manager has no cpu (a Delegate=memory pids
+# drop-in, as systemd 249 has by default): run exits 2 with one line naming
+# the drop-in to add and --cgroup current, and creates nothing. Last: it
+# starts a user manager, which changes the top's controllers.
+mkdir -p /etc/systemd/system/user@.service.d
+# Delegate= with a list adds to what the unit has: the empty one resets it.
+printf '[Service]\nDelegate=\nDelegate=memory pids\n' >/etc/systemd/system/user@.service.d/delegate.conf
+systemctl daemon-reload
+loginctl enable-linger tbuser
+systemctl start user@1000.service
+echo "user@1000.service: $(systemctl show -p DelegateControllers user@1000.service); controllers: $(cat /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.controllers)"
+asuser() { runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus "$@"; }
+asuser $tb run --cpus 0.2 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
+rc=$?
+cat /tmp/out
+if [ $rc = 2 ] && [ "$(wc -l </tmp/out)" = 1 ] && grep -q 'cpu is not delegated to your systemd manager user@1000.service (it has: memory pids)' /tmp/out &&
+	grep -q '/etc/systemd/system/user@.service.d/delegate.conf' /tmp/out && grep -q 'Delegate=cpu cpuset io memory pids' /tmp/out && grep -q -- '--cgroup current' /tmp/out; then
+	pass "user without cpu delegated: exit 2, one line naming the drop-in and --cgroup current"
+else
+	fail "user without cpu delegated" "rc=$rc $(cat /tmp/out)"
+fi
+noleft "user without cpu delegated"
+asuser $tb inspect >/tmp/out 2>&1
+if grep -q '^  driver      none (cpu is not delegated' /tmp/out; then pass "user without cpu delegated: inspect says so"; else fail "user without cpu delegated: inspect" "$(grep -E '^  driver' /tmp/out)"; fi
+asuser $tb run --cgroup-driver cgroupfs --cpus 0.2 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
+rc=$?
+# As on main: the top enables no cpu now either (exit 2, another line).
+if [ $rc != 0 ] && ! grep -q 'not delegated' /tmp/out; then pass "user, --cgroup-driver cgroupfs: as before (rc $rc: $(tail -n 1 /tmp/out | cut -c 1-80))"; else fail "user, --cgroup-driver cgroupfs" "rc=$rc $(cat /tmp/out)"; fi
+noleft "user, cgroupfs"
+
 echo "driver guest: $fails failure(s)"
 exit $fails
