@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
@@ -87,14 +86,8 @@ func cleanScopes(hier Hierarchy, stop func(unit string) error) (removed, stopped
 	}
 	var errs []error
 	for _, e := range entries {
-		m := scopeNameRE.FindStringSubmatch(e.Name())
-		if !e.IsDir() || m == nil {
+		if !e.IsDir() || !ownerGone(hier.Root, scopeNameRE, e.Name()) {
 			continue
-		}
-		pid, _ := strconv.Atoi(m[1])
-		start, _ := strconv.ParseUint(m[2], 10, 64)
-		if st, err := procStartTime(hier.Root, pid); err == nil && st == start {
-			continue // its owner still runs
 		}
 		scope := filepath.Join(parent, e.Name())
 		// The slices first, by the slices' own rule: each is named for the

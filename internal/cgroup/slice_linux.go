@@ -68,6 +68,21 @@ type Slice struct {
 // parallel runs never collide.
 var sliceNameRE = regexp.MustCompile(`^tb-(\d+)-(\d+)-[0-9a-f]{8}$`)
 
+// ownerGone is whether name is one of ours by re (its first two groups the
+// owner's PID and start time, as a slice's and a scope's names carry them)
+// and its owner no longer lives: that PID is gone, or is another process
+// now (another start time).
+func ownerGone(root string, re *regexp.Regexp, name string) bool {
+	m := re.FindStringSubmatch(name)
+	if m == nil {
+		return false
+	}
+	pid, _ := strconv.Atoi(m[1])
+	start, _ := strconv.ParseUint(m[2], 10, 64)
+	st, err := procStartTime(root, pid)
+	return err != nil || st != start
+}
+
 func newSliceName(root string) (string, error) {
 	st, err := procStartTime(root, os.Getpid())
 	if err != nil {
@@ -522,15 +537,9 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 	}
 	var errs []error
 	for _, e := range entries {
-		m := sliceNameRE.FindStringSubmatch(e.Name())
 		// ReadDir does not follow links: a link named like a slice is no slice.
-		if !e.IsDir() || m == nil {
+		if !e.IsDir() || !ownerGone(hier.Root, sliceNameRE, e.Name()) {
 			continue
-		}
-		pid, _ := strconv.Atoi(m[1])
-		start, _ := strconv.ParseUint(m[2], 10, 64)
-		if st, err := procStartTime(hier.Root, pid); err == nil && st == start {
-			continue // its owner still runs
 		}
 		dir := filepath.Join(parent, e.Name())
 		pids, err := procs(dir)
