@@ -86,8 +86,8 @@ test-vm:
 
 # A stock systemd host: Debian bookworm (systemd 252) booted whole in qemu
 # (test/systemd; setup.sh builds and caches the image, about 32 s once),
-# the systemd cgroup driver as root with nobody logged in (driver/guest.sh:
-# about 40 s a boot under TCG here). Its boots join the VM's summary.
+# the systemd cgroup driver as root and as a user (driver/guest.sh:
+# about 50 s a boot under TCG here). Its boots join the VM's summary.
 test-systemd:
 	mkdir -p bin; bash test/systemd/setup.sh
 	TB_VM_SUMMARY=$(CURDIR)/$(VM_BOOTS) bash test/systemd/test.sh driver

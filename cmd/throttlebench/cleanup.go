@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -67,7 +66,7 @@ by itself once that process is gone.`,
 			var stopped []string
 			where := parent
 			if o.parent == "" && hier.Version == 2 && hier.MountRoot == "/" {
-				where += " nor in " + filepath.Join(hier.MountPoint, cgroup.ScopeSlice)
+				where += " nor in " + cgroup.ScopeSliceDir(hier)
 				r, st, s, serr := host.CleanScopes(hier)
 				stopped = st
 				err = errors.Join(err, serr)

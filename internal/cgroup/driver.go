@@ -49,8 +49,8 @@ type Driver interface {
 type DriverFacts struct {
 	SystemdInit bool  // /run/systemd/system exists: systemd is the init
 	V2          bool  // the cpu hierarchy is cgroup v2, mounted whole (not a container's part)
-	Root        bool  // running as root: the system manager (the user's manager is not done yet)
-	Bus         error // why systemd's bus did not answer; nil when it did
+	Root        bool  // running as root: the system manager; otherwise the user's own
+	Bus         error // why the manager's bus (system or user) did not answer; nil when it did
 	// UserManager is the user's systemd manager (user@<uid>.service) where
 	// one runs for a user who is not root, and UserControllers the
 	// controllers systemd delegated to it (its cgroup.controllers).
@@ -98,8 +98,10 @@ func ChooseDriver(want string, f DriverFacts) (string, string, error) {
 			return DriverCgroupfs, "asked for", nil
 		}
 		return "", "", &NoCPUDelegated{f.UserManager, f.UserControllers}
-	case !f.Root:
-		missing = "slices through systemd without root (the user's own manager) are not supported yet"
+	case !f.Root && f.UserManager == "":
+		missing = "without root, slices through systemd need your own manager, and no user@<uid>.service of yours runs"
+	case f.Bus != nil && !f.Root:
+		missing = fmt.Sprintf("your systemd manager's bus (the user bus) does not answer (%v)", f.Bus)
 	case f.Bus != nil:
 		missing = fmt.Sprintf("systemd's bus does not answer (%v)", f.Bus)
 	}
@@ -114,6 +116,9 @@ func ChooseDriver(want string, f DriverFacts) (string, string, error) {
 	case DriverAuto:
 		if missing != "" {
 			return DriverCgroupfs, "auto: " + missing, nil
+		}
+		if !f.Root {
+			return DriverSystemd, "auto: systemd is the init on cgroup v2, cpu is delegated to your manager " + f.UserManager + " and its bus answers", nil
 		}
 		return DriverSystemd, "auto: systemd is the init on cgroup v2 and its bus answers", nil
 	}

@@ -24,8 +24,9 @@ import (
 const busTimeout = 5 * time.Second
 
 // DriverFacts reads what ChooseDriver needs from this host. The bus is
-// asked only where systemd is the init on cgroup v2 as root, so a host
-// without systemd (our CI host, the VM, a container) never dials it.
+// asked only where systemd is the init on cgroup v2, and without root only
+// where cpu is delegated to the user's manager, so a host without systemd
+// (our CI host, the VM, a container) never dials it.
 func (h Host) DriverFacts(ctx context.Context) DriverFacts {
 	var f DriverFacts
 	if st, err := os.Stat(h.path("/run/systemd/system")); err == nil && st.IsDir() {
@@ -43,16 +44,26 @@ func (h Host) DriverFacts(ctx context.Context) DriverFacts {
 			f.UserManager, f.UserControllers = unit, strings.Fields(string(c))
 		}
 	}
-	if f.SystemdInit && f.V2 && f.Root {
-		f.Bus = busAnswers(ctx)
+	if f.SystemdInit && f.V2 && (f.Root || slices.Contains(f.UserControllers, "cpu")) {
+		f.Bus = busAnswers(ctx, !f.Root)
 	}
 	return f
 }
 
-func busAnswers(ctx context.Context) error {
+// connect dials the system manager's bus, or the user's own manager's
+// (the user bus, found by DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR) for
+// a user who is not root.
+func connect(ctx context.Context, user bool) (*sddbus.Conn, error) {
+	if user {
+		return sddbus.NewUserConnectionContext(ctx)
+	}
+	return sddbus.NewWithContext(ctx)
+}
+
+func busAnswers(ctx context.Context, user bool) error {
 	ctx, cancel := context.WithTimeout(ctx, busTimeout)
 	defer cancel()
-	conn, err := sddbus.NewWithContext(ctx)
+	conn, err := connect(ctx, user)
 	if err != nil {
 		return err
 	}
@@ -65,7 +76,7 @@ func busAnswers(ctx context.Context) error {
 // as ChooseDriver gave it).
 func (h Host) NewDriver(name string) Driver {
 	if name == DriverSystemd {
-		return &systemdDriver{host: h}
+		return &systemdDriver{host: h, user: os.Geteuid() != 0}
 	}
 	return cgroupfsDriver{}
 }
@@ -86,8 +97,13 @@ const scopeSelf = "self"
 // (systemd has no burst property and rounds CPUQuota= to 10 ms a second).
 // Close moves our process back where it came from and stops the scope:
 // stopping it with us inside would kill us.
+//
+// A user who is not root gets the same from their own manager (user is
+// set): the scope is user@<uid>.service/throttlebench.slice/<name>.scope,
+// whose files are the user's by the delegation.
 type systemdDriver struct {
 	host   Host
+	user   bool // through the user's own manager, on the user bus
 	conn   *sddbus.Conn
 	unit   string
 	scope  string // the scope's directory
@@ -143,7 +159,7 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	defer cancel()
 	// Not cctx: godbus closes a connection when the context it was made
 	// with ends, and Close needs it after the run's context is cancelled.
-	if d.conn, err = sddbus.NewWithContext(context.Background()); err != nil {
+	if d.conn, err = connect(context.Background(), d.user); err != nil {
 		return p, fmt.Errorf("systemd: connect to the bus: %w", err)
 	}
 	defer func() {
@@ -154,7 +170,7 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	// The scopes of runs that no longer live (SIGKILLed with a slice
 	// holding a process not theirs) are tidied first, as the runner tidies
 	// stale slices: what is left is listed by cleanup.
-	_, _, _, _ = cleanScopes(hier, func(unit string) error { return stopScope(d.conn, unit) })
+	_, _, _, _ = cleanScopes(hier, scopeBase(hier, d.user), func(unit string) error { return stopScope(d.conn, unit) })
 	props := []sddbus.Property{
 		sddbus.PropDescription("throttlebench run " + strconv.Itoa(os.Getpid())),
 		sddbus.PropSlice(ScopeSlice),
@@ -229,7 +245,13 @@ func (d *systemdDriver) Close() error {
 	if d.scope != "" {
 		// Back to where we came from; if that is gone, to the top, which
 		// root may always enter.
-		if err := writeProcs(d.origin, os.Getpid()); err != nil {
+		if err := writeProcs(d.origin, os.Getpid()); err != nil && d.user {
+			// A user may move a process only within their manager's
+			// subtree: from a login session (runuser, ssh) we stay in the
+			// leaf, and the user's manager stops the scope, and removes the
+			// leaf, once we exit.
+			return nil
+		} else if err != nil {
 			if err2 := writeProcs(d.top, os.Getpid()); err2 != nil {
 				// Stopping the scope with us in it would kill us: leave it,
 				// systemd stops it once we exit.

@@ -14,3 +14,6 @@ func (h Host) NewDriver(string) Driver { return cgroupfsDriver{} }
 func (h Host) CleanScopes(Hierarchy) ([]string, []string, []Skipped, error) {
 	return nil, nil, nil, nil
 }
+
+// ScopeSliceDir: throttlebench.slice at the top off Linux (never used).
+func ScopeSliceDir(hier Hierarchy) string { return hier.MountPoint + "/" + ScopeSlice }

@@ -18,6 +18,8 @@ func TestChooseDriver(t *testing.T) {
 	// manager has not (systemd 249, or a Delegate=memory pids drop-in).
 	userCPU := user
 	userCPU.UserManager, userCPU.UserControllers = "user@1000.service", []string{"cpu", "memory", "pids"}
+	userNoBus := userCPU
+	userNoBus.Bus = errors.New("dial unix /run/user/1000/bus: no such file")
 	userNoCPU := user
 	userNoCPU.UserManager, userNoCPU.UserControllers = "user@1000.service", []string{"memory", "pids"}
 	for _, c := range []struct {
@@ -30,8 +32,14 @@ func TestChooseDriver(t *testing.T) {
 		// Our CI host and VM: no systemd, nothing changes.
 		{"auto without systemd", DriverAuto, DriverFacts{V2: true, Root: true}, DriverCgroupfs, "not the init", ""},
 		{"auto on cgroup v1", DriverAuto, v1, DriverCgroupfs, "cgroup v2", ""},
-		{"auto without root", DriverAuto, user, DriverCgroupfs, "without root", ""},
-		{"auto without root, cpu delegated", DriverAuto, userCPU, DriverCgroupfs, "without root", ""},
+		// No manager of the user's own (no session, no linger): as before.
+		{"auto without root, no manager", DriverAuto, user, DriverCgroupfs, "no user@<uid>.service", ""},
+		{"systemd without root, no manager", DriverSystemd, user, "", "", "no user@<uid>.service"},
+		{"auto without root, cpu delegated", DriverAuto, userCPU, DriverSystemd, "cpu is delegated to your manager user@1000.service", ""},
+		{"systemd without root, cpu delegated", DriverSystemd, userCPU, DriverSystemd, "asked for", ""},
+		{"cgroupfs without root, cpu delegated", DriverCgroupfs, userCPU, DriverCgroupfs, "asked for", ""},
+		{"auto without root, no user bus", DriverAuto, userNoBus, DriverCgroupfs, "user bus", ""},
+		{"systemd without root, no user bus", DriverSystemd, userNoBus, "", "", "user bus"},
 		{"auto without root, cpu not delegated", DriverAuto, userNoCPU, "", "", "cpu is not delegated to your systemd manager user@1000.service (it has: memory pids)"},
 		{"systemd without root, cpu not delegated", DriverSystemd, userNoCPU, "", "", DelegateDropIn + ` with "[Service]" and "Delegate=cpu cpuset io memory pids"`},
 		{"cgroupfs without root, cpu not delegated", DriverCgroupfs, userNoCPU, DriverCgroupfs, "asked for", ""},

@@ -21,10 +21,25 @@ import (
 // owner's PID and start time, as in a slice's name.
 var scopeNameRE = regexp.MustCompile(`^throttlebench-(\d+)-(\d+)-[0-9a-f]{8}\.scope$`)
 
+// scopeBase is the directory of throttlebench.slice: at the hierarchy's
+// top as root, under the user's own manager (user@<uid>.service) otherwise.
+func scopeBase(hier Hierarchy, user bool) string {
+	if user {
+		uid := os.Getuid()
+		return filepath.Join(hier.MountPoint, fmt.Sprintf("user.slice/user-%d.slice/user@%d.service", uid, uid), ScopeSlice)
+	}
+	return filepath.Join(hier.MountPoint, ScopeSlice)
+}
+
+// ScopeSliceDir is the directory of this user's throttlebench.slice, where
+// cleanup looks for scopes.
+func ScopeSliceDir(hier Hierarchy) string { return scopeBase(hier, os.Geteuid() != 0) }
+
 // CleanScopes is `cleanup` for the systemd driver: under the hierarchy's
-// throttlebench.slice, the scopes whose owner no longer lives (judged as a
+// throttlebench.slice (the user manager's, for a user who is not root),
+// the scopes whose owner no longer lives (judged as a
 // slice's owner is) lose their empty slices and their empty leaf self, and
-// are then stopped over the system bus. It never kills anything: a scope
+// are then stopped over the manager's bus. It never kills anything: a scope
 // in which a process still lives (in a slice, the leaf or the scope
 // itself) is left running and listed, and systemd stops it by itself once
 // that process is gone. It returns the directories removed, the units
@@ -36,11 +51,12 @@ func (h Host) CleanScopes(hier Hierarchy) (removed, stopped []string, skipped []
 			conn.Close()
 		}
 	}()
-	return cleanScopes(hier, func(unit string) error {
+	user := os.Geteuid() != 0
+	return cleanScopes(hier, scopeBase(hier, user), func(unit string) error {
 		if conn == nil {
 			// Not a context with a deadline: godbus closes a connection
 			// when the context it was made with ends.
-			c, err := sddbus.NewWithContext(context.Background())
+			c, err := connect(context.Background(), user)
 			if err != nil {
 				return fmt.Errorf("systemd: connect to the bus: %w", err)
 			}
@@ -74,9 +90,9 @@ func stopScope(conn *sddbus.Conn, unit string) error {
 }
 
 // cleanScopes is CleanScopes with the bus behind stop, so that the rule
-// can be tried on a plain directory tree.
-func cleanScopes(hier Hierarchy, stop func(unit string) error) (removed, stopped []string, skipped []Skipped, err error) {
-	parent := filepath.Join(hier.MountPoint, ScopeSlice)
+// can be tried on a plain directory tree; parent is throttlebench.slice's
+// directory.
+func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (removed, stopped []string, skipped []Skipped, err error) {
 	entries, err := os.ReadDir(parent)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil, nil

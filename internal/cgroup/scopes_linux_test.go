@@ -71,7 +71,7 @@ func TestCleanScopes(t *testing.T) {
 		}
 		return nil
 	}
-	removed, stopped, skipped, err := cleanScopes(hier, stop)
+	removed, stopped, skipped, err := cleanScopes(hier, filepath.Join(hier.MountPoint, ScopeSlice), stop)
 	require.Error(t, err, "a failed stop is reported")
 	assert.Contains(t, err.Error(), "no bus")
 
@@ -106,14 +106,14 @@ func TestCleanScopes(t *testing.T) {
 	// A second sweep stops the emptied scope again (systemd would have
 	// collected it) and removes nothing more.
 	asked = nil
-	removed, _, skipped, _ = cleanScopes(hier, stop)
+	removed, _, skipped, _ = cleanScopes(hier, filepath.Join(hier.MountPoint, ScopeSlice), stop)
 	assert.Empty(t, removed)
 	assert.Len(t, skipped, 5)
 	assert.Contains(t, asked, dead)
 }
 
 func TestCleanScopesNoSlice(t *testing.T) {
-	removed, stopped, skipped, err := cleanScopes(Hierarchy{MountPoint: t.TempDir()}, func(string) error {
+	removed, stopped, skipped, err := cleanScopes(Hierarchy{}, filepath.Join(t.TempDir(), ScopeSlice), func(string) error {
 		t.Fatal("nothing to stop")
 		return nil
 	})

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The systemd cgroup driver as root, nobody logged in (issue 26): a run's
 # slices in a delegated scope of ours; nothing left after a normal end,
-# SIGINT or SIGTERM. Needs ./throttlebench (test.sh puts it here).
+# SIGINT or SIGTERM; then a user who is not root, with cpu delegated to
+# their manager and without. Needs ./throttlebench (test.sh puts it here).
 # Each check prints "PASS name" or "FAIL name: why"; the exit status is the
 # number of failures.
 tb=/payload/throttlebench
@@ -171,6 +172,71 @@ crc=$?
 if [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean; then pass "stranger gone: systemd stopped the scope, cleanup finds nothing"; else fail "stranger gone" "cleanup rc=$crc $(cat /tmp/clean)"; fi
 noleft "stranger gone"
 
+# A user who is not root, cpu delegated to their manager (systemd 252's
+# default: user@1000.service has cpu memory pids): auto picks the systemd
+# driver through the user's own manager, on the user bus, from a plain
+# runuser with the session's environment (as an ssh session has). Before
+# the case without cpu below, whose drop-in takes cpu away.
+loginctl enable-linger tbuser
+systemctl start user@1000.service
+ucg=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service
+echo "user@1000.service controllers: $(cat $ucg/cgroup.controllers)"
+asuser() { runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus "$@"; }
+uleft() {
+	asuser systemctl --user list-units --all --no-legend --plain 'throttlebench-*' | awk '{print $1}'
+	find $ucg -mindepth 1 -type d \( -name 'throttlebench-*.scope' -o -name 'tb-*' \) 2>/dev/null
+}
+# The user's manager stops an emptied scope by itself: a moment after the
+# run, as systemd does for root's after a SIGKILL.
+unoleft() {
+	i=0
+	while [ $i -lt 30 ] && [ -n "$(uleft)" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	left=$(uleft)
+	if [ -z "$left" ]; then pass "$1: nothing left (after $((i * 100)) ms)"; else fail "$1: nothing left" "$(echo $left)"; fi
+}
+asuser $tb inspect >/tmp/out 2>&1
+grep -E '^  driver ' /tmp/out
+if grep -q '^  driver      systemd (auto:.*user@1000.service' /tmp/out; then pass "user with cpu: inspect says systemd"; else fail "user with cpu: inspect" "$(grep -E '^  driver' /tmp/out)"; fi
+asuser $tb run --cpus 0.2 --batch 5 --iterations 3 --format json >/tmp/out.json 2>/tmp/err
+rc=$?
+thr=$(grep -o '"nr_throttled": *[0-9]*' /tmp/out.json | head -n 1 | grep -o '[0-9]*$')
+cg=$(grep -o '"path": *"[^"]*"' /tmp/out.json | head -n 1)
+case $cg in
+*"/user@1000.service/throttlebench.slice/throttlebench-"*".scope/tb-"*) pass "user with cpu: slice in a scope under the user's manager ($cg)" ;;
+*) fail "user with cpu: slice in a scope under the user's manager" "cgroup: $cg" ;;
+esac
+if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ]; then pass "user with cpu: run --cpus 0.2 rc 0, nr_throttled $thr"; else fail "user with cpu: run --cpus 0.2" "rc=$rc nr_throttled=$thr $(cat /tmp/err)"; fi
+unoleft "user with cpu: run"
+# runuser itself in the background (not through asuser, a function: $!
+# would be a subshell), so that the run is its child.
+runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus $tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! find $ucg/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | grep -q .; do
+	sleep 0.1
+	i=$((i + 1))
+done
+scope=$(asuser systemctl --user list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
+sleep 1
+# To the run itself, runuser's child (runuser would pass on a SIGTERM).
+tbpid=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+kill -INT ${tbpid:-$pid}
+wait $pid
+rc=$?
+if [ -n "$scope" ] && [ $rc = 130 ]; then pass "user with cpu: SIGINT rc $rc (scope was $scope)"; else fail "user with cpu: SIGINT" "rc=$rc scope='$scope' $(tail -n 3 /tmp/out)"; fi
+unoleft "user with cpu: SIGINT"
+# From the user's manager itself (systemd-run --user), where the run
+# starts inside the user's own subtree.
+systemd-run -q -M tbuser@ --user --wait --pipe $tb run --cpus 0.2 --batch 5 --iterations 3 --format text >/tmp/out 2>&1
+rc=$?
+thr=$(sed -n 's/^  Throttled: *\([0-9]*\) of.*/\1/p' /tmp/out)
+if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ] && grep -q 'user@1000.service/throttlebench.slice/throttlebench-' /tmp/out; then pass "user with cpu: systemd-run -M tbuser@ --user: rc 0, throttled $thr"; else fail "user with cpu: systemd-run -M tbuser@ --user" "rc=$rc $(tail -n 5 /tmp/out)"; fi
+unoleft "user with cpu: systemd-run --user"
+noleft "user with cpu (root's view)"
+
 # A user who is not root, whose manager has no cpu (a Delegate=memory pids
 # drop-in, as systemd 249 has by default): run exits 2 with one line naming
 # the drop-in to add and --cgroup current, and creates nothing. Last: it
@@ -179,10 +245,9 @@ mkdir -p /etc/systemd/system/user@.service.d
 # Delegate= with a list adds to what the unit has: the empty one resets it.
 printf '[Service]\nDelegate=\nDelegate=memory pids\n' >/etc/systemd/system/user@.service.d/delegate.conf
 systemctl daemon-reload
-loginctl enable-linger tbuser
-systemctl start user@1000.service
+# Restarted: it runs already, with cpu, from the case above.
+systemctl restart user@1000.service
 echo "user@1000.service: $(systemctl show -p DelegateControllers user@1000.service); controllers: $(cat /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.controllers)"
-asuser() { runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus "$@"; }
 asuser $tb run --cpus 0.2 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
 rc=$?
 cat /tmp/out
