@@ -1,6 +1,7 @@
 # throttlebench — build, test, benchmark.
 #   make build   static binary in bin/throttlebench
-#   make run     build, then measure 0.1 CPUs (runs the binary with sudo unless root)
+#   make run     build, then measure 0.1 CPUs (with sudo unless root or cpu is
+#                delegated to your systemd user manager)
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
 #                every fuzz target for 3s (test-fuzz), cgroup v2 in a VM
@@ -35,9 +36,12 @@ GO      ?= go
 BIN     := bin/throttlebench
 IMAGE   ?= throttlebench:dev
 ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
-# Creating cgroups needs root: `make run` builds as you and runs the binary
-# with sudo unless you are root already.
-SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Creating cgroups needs root, or a systemd user manager that has the cpu
+# controller delegated (the systemd driver then makes the slices in a scope
+# of that manager's): `make run` builds as you and runs the binary with sudo
+# unless you are root already or your manager's cgroup.controllers has cpu.
+USER_MANAGER := /sys/fs/cgroup/user.slice/user-$(shell id -u).slice/user@$(shell id -u).service
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || { [ -d /run/systemd/system ] && grep -qw cpu $(USER_MANAGER)/cgroup.controllers 2>/dev/null; } || echo sudo)
 export CGO_ENABLED := 0
 
 .PHONY: build run check generate test test-host test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
