@@ -146,13 +146,8 @@ func TestTraceThrottled(t *testing.T) {
 			}
 			pid := startSpinner(t, where)
 
-			var mu sync.Mutex
-			var events []throttle.Event
-			tr, err := start(cg.dir, func(e throttle.Event) {
-				mu.Lock()
-				events = append(events, e)
-				mu.Unlock()
-			}, c.attaches)
+			var rec recorder
+			tr, err := start(cg.dir, rec.add, c.attaches)
 			require.NoError(t, err)
 			assert.Equal(t, c.attaches[0], tr.Attach())
 			progInfo, err := tr.prog.Info()
@@ -183,8 +178,7 @@ func TestTraceThrottled(t *testing.T) {
 				return errors.Is(err, os.ErrNotExist) && errors.Is(lerr, os.ErrNotExist)
 			}, 2*time.Second, 10*time.Millisecond, "program %d or link %d still in the kernel after Stop", progID, linkInfo.ID)
 
-			mu.Lock()
-			defer mu.Unlock()
+			events := rec.all()
 			require.NotEmpty(t, events, "no throttle events for a loop at 10%% quota (counter says %v throttled)", delta)
 			ncpu := possibleCPUs(t)
 			for _, e := range events {
@@ -263,19 +257,13 @@ func TestTraceSiblingGroups(t *testing.T) {
 		}
 		return d
 	}
-	var mu sync.Mutex
-	var events []throttle.Event
-	tr, err := Start(parent.dir, func(e throttle.Event) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	})
+	var rec recorder
+	tr, err := Start(parent.dir, rec.add)
 	require.NoError(t, err)
 	t0, t1, delta := counterOver(t, 1500*time.Millisecond, summed)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
+	events := rec.all()
 	in := endingIn(events, t0, t1)
 	groups := map[uint64]bool{}
 	for _, e := range in {
@@ -316,19 +304,13 @@ func TestTraceBusyMachine(t *testing.T) {
 	for cpu := range runtime.NumCPU() {
 		startPinnedSpinner(t, cpu, "")
 	}
-	var mu sync.Mutex
-	var events []throttle.Event
-	tr, err := Start(cg.dir, func(e throttle.Event) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	})
+	var rec recorder
+	tr, err := Start(cg.dir, rec.add)
 	require.NoError(t, err)
 	t0, t1, delta := cg.counterOver(t, 1500*time.Millisecond)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
+	events := rec.all()
 	total := unionPerQueue(endingIn(events, t0, t1))
 	t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
 		100*(float64(total)/float64(delta)-1), lost)
@@ -466,21 +448,15 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	for range 3 {
 		startNapper(t, cg.dir, 0)
 	}
-	var mu sync.Mutex
-	var events []throttle.Event
+	var rec recorder
 	started := time.Now()
-	tr, err := Start(cg.dir, func(e throttle.Event) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	})
+	tr, err := Start(cg.dir, rec.add)
 	require.NoError(t, err)
 	took := time.Since(started)
 	t0, t1, delta := cg.counterOver(t, 6*time.Second)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
-	mu.Lock()
-	defer mu.Unlock()
+	events := rec.all()
 
 	// Ending together, their union does not run past the counter, on any
 	// kernel. How far under it may come depends on the kernel: one that
@@ -581,6 +557,26 @@ func counterOver(t testing.TB, d time.Duration, throttled func(testing.TB) time.
 	t1, delta = monotonic(t), throttled(t)-before
 	time.Sleep(settle)
 	return t0, t1, delta
+}
+
+// recorder keeps what a tracer hands over, from the tracer's own
+// goroutine.
+type recorder struct {
+	mu     sync.Mutex
+	events []throttle.Event
+}
+
+func (r *recorder) add(e throttle.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// all is a copy of the events so far.
+func (r *recorder) all() []throttle.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]throttle.Event(nil), r.events...)
 }
 
 // endingIn is the events that end within (t0, t1].

@@ -13,6 +13,17 @@ fail() {
 	fails=$((fails + 1))
 }
 # leftovers: the scopes systemd knows and the cgroups of ours on disk.
+# waitslice DIR waits (10 s at most) for a run's slice under DIR: $slice
+# is the first, "" if none came.
+waitslice() {
+	i=0
+	slice=
+	while [ $i -lt 100 ] && [ -z "$slice" ]; do
+		slice=$(find "$1" -name 'tb-*' -type d 2>/dev/null | head -n 1)
+		[ -n "$slice" ] || sleep 0.1
+		i=$((i + 1))
+	done
+}
 leftovers() {
 	systemctl list-units --all --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}'
 	find /sys/fs/cgroup -mindepth 1 -type d \( -name 'throttlebench-*.scope' -o -name 'tb-*' -o -name throttlebench \) 2>/dev/null
@@ -63,11 +74,7 @@ noleft "run with burst"
 for sig in INT TERM; do
 	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 	pid=$!
-	i=0
-	while [ $i -lt 100 ] && ! find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | grep -q .; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	waitslice /sys/fs/cgroup/throttlebench.slice
 	scope=$(systemctl list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
 	sleep 1
 	kill -$sig $pid
@@ -85,13 +92,7 @@ done
 # and a run of 15 (1.5 s) had ended before the limits were read again.
 $tb run --cpus 0.2 --burst 10ms --batch 5 --iterations 60 --format text >/tmp/out 2>&1 &
 pid=$!
-i=0
-slice=
-while [ $i -lt 100 ] && [ -z "$slice" ]; do
-	slice=$(find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | head -n 1)
-	sleep 0.1
-	i=$((i + 1))
-done
+waitslice /sys/fs/cgroup/throttlebench.slice
 before="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
 systemctl daemon-reload
 alive=no
@@ -113,13 +114,7 @@ noleft "sweep"
 startrun() {
 	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 	pid=$!
-	i=0
-	slice=
-	while [ $i -lt 100 ] && [ -z "$slice" ]; do
-		slice=$(find /sys/fs/cgroup/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | head -n 1)
-		sleep 0.1
-		i=$((i + 1))
-	done
+	waitslice /sys/fs/cgroup/throttlebench.slice
 	sleep 1
 }
 nunits() { systemctl list-units --all --no-legend --plain 'throttlebench-*' | grep -c '\.scope'; }
@@ -214,11 +209,7 @@ unoleft "user with cpu: run"
 # would be a subshell), so that the run is its child.
 runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus $tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 100 ] && ! find $ucg/throttlebench.slice -name 'tb-*' -type d 2>/dev/null | grep -q .; do
-	sleep 0.1
-	i=$((i + 1))
-done
+waitslice $ucg/throttlebench.slice
 scope=$(asuser systemctl --user list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
 sleep 1
 # To the run itself, runuser's child (runuser would pass on a SIGTERM).
