@@ -32,3 +32,27 @@ func TestBinaryLinksNamedLibraries(t *testing.T) {
 		}
 	}
 }
+
+// machinery are the packages that make and trace cgroups. The configuration
+// and compare name limits and read results; neither may pull these in
+// (issue 26: config imported internal/cgroup for its Limits, so every
+// package that reads a configuration linked containerd/cgroups and, through
+// it, cilium/ebpf).
+var machinery = []string{
+	"github.com/throttlebench/throttlebench/internal/cgroup",
+	"github.com/containerd/cgroups/v3",
+	"github.com/cilium/ebpf",
+}
+
+func TestConfigurationPullsNoMachinery(t *testing.T) {
+	for _, pkg := range []string{"../../internal/config", "../../internal/compare", "../../internal/bandwidth"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		require.NoError(t, err, "go list -deps %s", pkg)
+		deps := strings.Fields(string(out))
+		for _, m := range machinery {
+			if slices.Contains(deps, m) {
+				t.Errorf("%s imports %s: limits are internal/bandwidth's plain values; keep the machinery out of it", pkg, m)
+			}
+		}
+	}
+}

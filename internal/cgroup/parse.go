@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"io"
 	"math"
 	"os"
@@ -246,23 +247,12 @@ func (s CPUStat) Sub(before CPUStat) CPUStat {
 	}
 }
 
-// Unlimited is the Quota of a cgroup without a CPU bandwidth limit.
-const Unlimited time.Duration = -1
+// Unlimited and Limits are bandwidth's: the plain values live there so that
+// the configuration can name them without importing this package.
+const Unlimited = bandwidth.Unlimited
 
 // Limits are the CFS bandwidth settings of one cgroup.
-type Limits struct {
-	Period time.Duration // 0 when the cgroup has no bandwidth files
-	Quota  time.Duration // Unlimited, or the runtime allowed per Period
-	Burst  time.Duration // 0 when none is set or the kernel has no burst
-}
-
-// CPUs is the number of CPUs the quota allows, or +Inf when unlimited.
-func (l Limits) CPUs() float64 {
-	if l.Quota <= 0 || l.Period <= 0 {
-		return inf
-	}
-	return float64(l.Quota) / float64(l.Period)
-}
+type Limits = bandwidth.Limits
 
 // maxMicros is the most microseconds a time.Duration holds (about 292 years).
 const maxMicros = math.MaxInt64 / uint64(time.Microsecond)

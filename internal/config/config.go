@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -66,7 +66,7 @@ type Config struct {
 	GOMAXPROCS string
 	// Limits are the CFS limits to create a slice with; LimitsSet says the
 	// user gave any of them (or a cpuset).
-	Limits    cgroup.Limits
+	Limits    bandwidth.Limits
 	LimitsSet bool
 	// Placement: Cpuset the CPUs of a created slice (nil: none asked);
 	// Pin and OnePerCore the workers' (see driver.Config).
@@ -422,7 +422,7 @@ func Lookup(name string) (Param, bool) {
 // every value of an axis before any configuration runs. The CPU share is
 // checked at the longest period, so that only the value itself counts.
 func (p Param) Check(v string) error {
-	c := Config{Limits: cgroup.Limits{Period: MaxPeriod, Quota: cgroup.Unlimited}, Workers: MaxCPUs}
+	c := Config{Limits: bandwidth.Limits{Period: MaxPeriod, Quota: bandwidth.Unlimited}, Workers: MaxCPUs}
 	if p.Name == "burst" {
 		c.Limits.Quota = time.Duration(math.MaxInt64) // the burst alone; its quota is checked with it
 	}
@@ -436,7 +436,7 @@ func Resolve(values map[string]string) (Config, error) { return ResolveFor(Batch
 // its default) into cmd's Config, checking every value and how they
 // combine. A value of a parameter cmd does not take is refused.
 func ResolveFor(cmd Command, values map[string]string) (Config, error) {
-	c := Config{Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited}}
+	c := Config{Limits: bandwidth.Limits{Period: DefaultPeriod, Quota: bandwidth.Unlimited}}
 	_, hasCPUs := values["cpus"]
 	_, hasQuota := values["quota"]
 	if hasCPUs && hasQuota {
@@ -634,7 +634,7 @@ func parsePeriod(c *Config, v string) error {
 
 func parseQuota(c *Config, v string) error {
 	if v == "max" {
-		c.Limits.Quota = cgroup.Unlimited
+		c.Limits.Quota = bandwidth.Unlimited
 		return nil
 	}
 	d, err := MicroDuration("quota", v)
@@ -672,10 +672,10 @@ func parseBurst(c *Config, v string) error {
 	if d < 0 {
 		return Usagef("burst", "invalid --burst %q: must not be negative", v)
 	}
-	if c.Limits.Quota == cgroup.Unlimited && d > 0 {
+	if c.Limits.Quota == bandwidth.Unlimited && d > 0 {
 		return combinationf("burst", "invalid --burst %q: a burst needs a quota (--quota or --cpus)", v)
 	}
-	if d > c.Limits.Quota && c.Limits.Quota != cgroup.Unlimited {
+	if d > c.Limits.Quota && c.Limits.Quota != bandwidth.Unlimited {
 		return combinationf("burst", "invalid --burst %q: must not exceed the quota %v", v, c.Limits.Quota)
 	}
 	c.Limits.Burst = d

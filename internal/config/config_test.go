@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -15,20 +15,20 @@ func TestResolveDefaults(t *testing.T) {
 	c, err := Resolve(nil)
 	require.NoError(t, err)
 	assert.Equal(t, Config{Workload: "bcrypt", Cost: 4, Batch: 50, Iterations: 5, Warmup: 1, Workers: 1, GOMAXPROCS: "workers",
-		Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited}}, c)
+		Limits: bandwidth.Limits{Period: DefaultPeriod, Quota: bandwidth.Unlimited}}, c)
 	assert.Equal(t, 1, c.GOMAXPROCSValue())
 }
 
 func TestResolveLimits(t *testing.T) {
 	for _, tc := range []struct {
 		values map[string]string
-		want   cgroup.Limits
+		want   bandwidth.Limits
 	}{
-		{map[string]string{"cpus": "0.5"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: 50 * time.Millisecond}},
+		{map[string]string{"cpus": "0.5"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 50 * time.Millisecond}},
 		// The period is resolved first, whatever the map's order.
-		{map[string]string{"cpus": "0.5", "period": "10ms"}, cgroup.Limits{Period: 10 * time.Millisecond, Quota: 5 * time.Millisecond}},
-		{map[string]string{"quota": "20ms", "burst": "20ms"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond, Burst: 20 * time.Millisecond}},
-		{map[string]string{"quota": "max", "burst": "0"}, cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}},
+		{map[string]string{"cpus": "0.5", "period": "10ms"}, bandwidth.Limits{Period: 10 * time.Millisecond, Quota: 5 * time.Millisecond}},
+		{map[string]string{"quota": "20ms", "burst": "20ms"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond, Burst: 20 * time.Millisecond}},
+		{map[string]string{"quota": "max", "burst": "0"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: bandwidth.Unlimited}},
 	} {
 		c, err := Resolve(tc.values)
 		require.NoError(t, err, tc.values)

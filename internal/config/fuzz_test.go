@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/instances"
 )
@@ -116,11 +116,11 @@ func FuzzLimitFlags(f *testing.F) {
 		if l.Period < time.Millisecond || l.Period > time.Second || !whole(l.Period) {
 			t.Fatalf("%+v: period %v, want whole microseconds within 1ms–1s", fl, l.Period)
 		}
-		if l.Quota != cgroup.Unlimited && (l.Quota < time.Millisecond || l.Quota > kernelMaxQuota || !whole(l.Quota)) {
+		if l.Quota != bandwidth.Unlimited && (l.Quota < time.Millisecond || l.Quota > kernelMaxQuota || !whole(l.Quota)) {
 			t.Fatalf("%+v: quota %v, want unlimited or whole microseconds within 1ms–%v", fl, l.Quota, kernelMaxQuota)
 		}
-		if l.Burst < 0 || !whole(l.Burst) || (l.Quota == cgroup.Unlimited && l.Burst != 0) ||
-			(l.Quota != cgroup.Unlimited && (l.Burst > l.Quota || l.Quota+l.Burst > kernelMaxQuota)) {
+		if l.Burst < 0 || !whole(l.Burst) || (l.Quota == bandwidth.Unlimited && l.Burst != 0) ||
+			(l.Quota != bandwidth.Unlimited && (l.Burst > l.Quota || l.Quota+l.Burst > kernelMaxQuota)) {
 			t.Fatalf("%+v: burst %v with quota %v, want whole microseconds within 0–quota, quota+burst ≤ %v", fl, l.Burst, l.Quota, kernelMaxQuota)
 		}
 		if cpus != "" {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/driver"
 )
 
@@ -21,7 +21,7 @@ func TestResolveLatencyDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Config{
 		Workers: 1, GOMAXPROCS: "workers",
-		Limits: cgroup.Limits{Period: DefaultPeriod, Quota: cgroup.Unlimited},
+		Limits: bandwidth.Limits{Period: DefaultPeriod, Quota: bandwidth.Unlimited},
 		Rate:   100, Arrivals: driver.ArrivalsPoisson, On: 50 * time.Millisecond, Off: 450 * time.Millisecond,
 		Work: time.Millisecond, Wait: 0, Queue: 1000, Duration: 10 * time.Second, Seed: 1,
 	}, c)
@@ -49,7 +49,7 @@ func TestResolveLatencyValues(t *testing.T) {
 	assert.Equal(t, uint64(math.MaxUint64), c.Seed)
 	assert.Equal(t, 4, c.Workers)
 	assert.Equal(t, 2, c.GOMAXPROCSValue())
-	assert.Equal(t, cgroup.Limits{Period: 100 * time.Millisecond, Quota: 150 * time.Millisecond, Burst: 50 * time.Millisecond}, c.Limits)
+	assert.Equal(t, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 150 * time.Millisecond, Burst: 50 * time.Millisecond}, c.Limits)
 	assert.True(t, c.LimitsSet)
 }
 

@@ -1,0 +1,29 @@
+// Package bandwidth holds the CFS bandwidth settings of one cgroup as plain
+// values: what a configuration asks for and what a result reports. It lives
+// apart from internal/cgroup so that the configuration, compare and collect
+// can name limits without importing the machinery that creates slices
+// (containerd/cgroups and, through it, cilium/ebpf).
+package bandwidth
+
+import (
+	"math"
+	"time"
+)
+
+// Unlimited is the Quota of a cgroup without a CPU bandwidth limit.
+const Unlimited time.Duration = -1
+
+// Limits are the CFS bandwidth settings of one cgroup.
+type Limits struct {
+	Period time.Duration // 0 when the cgroup has no bandwidth files
+	Quota  time.Duration // Unlimited, or the runtime allowed per Period
+	Burst  time.Duration // 0 when none is set or the kernel has no burst
+}
+
+// CPUs is the number of CPUs the quota allows, or +Inf when unlimited.
+func (l Limits) CPUs() float64 {
+	if l.Quota <= 0 || l.Period <= 0 {
+		return math.Inf(1)
+	}
+	return float64(l.Quota) / float64(l.Period)
+}
