@@ -120,7 +120,7 @@ soak: build
 	exit $$rc
 
 bench: build
-	$(GO) test -run '^$$' -bench . ./internal/workload ./internal/stats ./internal/usage ./internal/driver ./internal/model ./internal/throttle ./internal/tracer
+	$(GO) test -run '^$$' -bench . ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 # The BPF C of internal/tracer through bpf2go (a tool of go.mod), and the

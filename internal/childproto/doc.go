@@ -5,11 +5,11 @@
 // Messages are JSON lines, one object each, with a "type" field; the child
 // reads its stdin and writes its stdout, and its stderr is the parent's.
 //
-//	parent → child  {"type":"start","config":{…driver.Config…}}
+//	parent → child  {"type":"start","config":{…bench.Config…}}
 //	parent → child  {"type":"go"}       once the child is inside the slice
 //	child → parent  {"type":"warm"}     after the warm-up iterations
 //	parent → child  {"type":"measure"}  once the parent has read the counters
-//	child → parent  {"type":"result","result":{…driver.Result…}}
+//	child → parent  {"type":"result","result":{…bench.Result…}}
 //	             or {"type":"error","kind":"…","error":"…"}
 //
 // The child says nothing before "go", so that not one operation runs
@@ -21,7 +21,7 @@
 // An instance (latency --instances) has an exchange of its own, after the
 // same rule of not a word before go:
 //
-//	parent → child  {"type":"init","instance":{…driver.InstanceInit…}}
+//	parent → child  {"type":"init","instance":{…bench.InstanceInit…}}
 //	parent → child  {"type":"go"}       once the instance is inside its slice
 //	child → parent  {"type":"ready","ready":{…}}   after its cold start
 //	parent → child  {"type":"request","request":{"id":…,"work_ns":…,"wait_ns":…}}  (any number)

@@ -7,15 +7,15 @@ import (
 	"io"
 	"sync"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
 // serveInstance is an instance's side after go: the cold start, ready,
 // then every request on a goroutine of its own, at most init.Concurrency
 // at once (one beyond waits for a slot), until the parent closes the
 // input. Replies go out as requests finish, one writer at a time.
-func serveInstance(ctx context.Context, init driver.InstanceInit, in *bufio.Reader, enc *json.Encoder) error {
-	ready, err := driver.ColdStart(ctx, init)
+func serveInstance(ctx context.Context, init bench.InstanceInit, in *bufio.Reader, enc *json.Encoder) error {
+	ready, err := bench.ColdStart(ctx, init)
 	if err != nil {
 		return reply(enc, err)
 	}
@@ -57,7 +57,7 @@ func serveInstance(ctx context.Context, init driver.InstanceInit, in *bufio.Read
 				return
 			}
 			defer func() { <-slots }()
-			rep, err := driver.Serve(ctx, init, r)
+			rep, err := bench.Serve(ctx, init, r)
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()

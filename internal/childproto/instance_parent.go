@@ -1,9 +1,9 @@
 package childproto
 
-import "github.com/throttlebench/throttlebench/internal/driver"
+import "github.com/throttlebench/throttlebench/internal/bench"
 
 // next reads an instance's next message (see Instance.Next).
-func (p *Parent) next() (*driver.InstanceReady, *driver.InstanceReply, error) {
+func (p *Parent) next() (*bench.InstanceReady, *bench.InstanceReply, error) {
 	line, err := p.in.ReadBytes('\n')
 	if err != nil {
 		return nil, nil, p.died(err, true)

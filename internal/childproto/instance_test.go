@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
-func startInstance(t *testing.T, init driver.InstanceInit) *session {
+func startInstance(t *testing.T, init bench.InstanceInit) *session {
 	t.Helper()
 	s := newSession(t, serve(context.Background()))
 	require.NoError(t, s.parent.send(Message{Type: TypeInit, Instance: &init}))
@@ -24,8 +24,8 @@ func startInstance(t *testing.T, init driver.InstanceInit) *session {
 // their own ids and stamps on the monotonic clock, and the end when the
 // parent closes its input.
 func TestInstanceExchange(t *testing.T) {
-	before := driver.Monotonic()
-	s := startInstance(t, driver.InstanceInit{Init: 2 * time.Millisecond, InitMemory: 1 << 20, Concurrency: 4, GOMAXPROCS: 2})
+	before := bench.Monotonic()
+	s := startInstance(t, bench.InstanceInit{Init: 2 * time.Millisecond, InitMemory: 1 << 20, Concurrency: 4, GOMAXPROCS: 2})
 	ready, reply, err := s.parent.next()
 	require.NoError(t, err)
 	require.NotNil(t, ready)
@@ -36,7 +36,7 @@ func TestInstanceExchange(t *testing.T) {
 	assert.Equal(t, 2, ready.GOMAXPROCS)
 
 	for id := range 3 {
-		require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &driver.InstanceRequest{ID: id, Work: time.Millisecond, Wait: 20 * time.Millisecond}}))
+		require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &bench.InstanceRequest{ID: id, Work: time.Millisecond, Wait: 20 * time.Millisecond}}))
 	}
 	seen := map[int]bool{}
 	for range 3 {
@@ -56,11 +56,11 @@ func TestInstanceExchange(t *testing.T) {
 
 // One slot: the second request waits inside the instance for the first.
 func TestInstanceConcurrencyLimit(t *testing.T) {
-	s := startInstance(t, driver.InstanceInit{Concurrency: 1})
+	s := startInstance(t, bench.InstanceInit{Concurrency: 1})
 	_, _, err := s.parent.next()
 	require.NoError(t, err)
 	for id := range 2 {
-		require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &driver.InstanceRequest{ID: id, Wait: 30 * time.Millisecond}}))
+		require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &bench.InstanceRequest{ID: id, Wait: 30 * time.Millisecond}}))
 	}
 	_, a, err := s.parent.next()
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestInstanceConcurrencyLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, b.Start, a.End, "served one after the other")
 	// Retired with a request in flight: it is answered first.
-	require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &driver.InstanceRequest{ID: 9, Wait: 20 * time.Millisecond}}))
+	require.NoError(t, s.parent.send(Message{Type: TypeRequest, Request: &bench.InstanceRequest{ID: 9, Wait: 20 * time.Millisecond}}))
 	s.toChild.Close()
 	_, c, err := s.parent.next()
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestInstanceConcurrencyLimit(t *testing.T) {
 // A line that is no request is answered with a protocol error; an init
 // it cannot run with a bad config, before ready.
 func TestInstanceRefusesBadInput(t *testing.T) {
-	s := startInstance(t, driver.InstanceInit{Concurrency: 1})
+	s := startInstance(t, bench.InstanceInit{Concurrency: 1})
 	_, _, err := s.parent.next()
 	require.NoError(t, err)
 	_, err = io.WriteString(s.toChild, `{"type":"request"}`+"\n")
@@ -90,7 +90,7 @@ func TestInstanceRefusesBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, ErrProtocol)
 	assert.ErrorContains(t, err, "incomplete message")
 
-	s = startInstance(t, driver.InstanceInit{InitMemory: 2 << 30})
+	s = startInstance(t, bench.InstanceInit{InitMemory: 2 << 30})
 	_, _, err = s.parent.next()
 	assert.ErrorIs(t, err, ErrBadConfig)
 	assert.ErrorContains(t, err, "init memory 2147483648 bytes outside 0–1073741824")

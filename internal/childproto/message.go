@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
-	"github.com/throttlebench/throttlebench/internal/workload"
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 )
 
 // Type says what a message is.
@@ -43,19 +43,19 @@ const (
 // loop) or Open (the open loop) comes with start, Result or Latency with
 // result, Kind and Error with error.
 type Message struct {
-	Type    Type                  `json:"type"`
-	Config  *driver.Config        `json:"config,omitempty"`
-	Open    *driver.OpenLoop      `json:"open,omitempty"`
-	Result  *driver.Result        `json:"result,omitempty"`
-	Latency *driver.LatencyResult `json:"latency,omitempty"`
-	Kind    Kind                  `json:"kind,omitempty"`
-	Error   string                `json:"error,omitempty"`
+	Type    Type                 `json:"type"`
+	Config  *bench.Config        `json:"config,omitempty"`
+	Open    *bench.OpenLoop      `json:"open,omitempty"`
+	Result  *bench.Result        `json:"result,omitempty"`
+	Latency *bench.LatencyResult `json:"latency,omitempty"`
+	Kind    Kind                 `json:"kind,omitempty"`
+	Error   string               `json:"error,omitempty"`
 	// An instance's: Instance with init, Ready with ready, Request with
 	// request, Reply with reply.
-	Instance *driver.InstanceInit    `json:"instance,omitempty"`
-	Ready    *driver.InstanceReady   `json:"ready,omitempty"`
-	Request  *driver.InstanceRequest `json:"request,omitempty"`
-	Reply    *driver.InstanceReply   `json:"reply,omitempty"`
+	Instance *bench.InstanceInit    `json:"instance,omitempty"`
+	Ready    *bench.InstanceReady   `json:"ready,omitempty"`
+	Request  *bench.InstanceRequest `json:"request,omitempty"`
+	Reply    *bench.InstanceReply   `json:"reply,omitempty"`
 }
 
 // Kind is what sort of failure an error message reports.

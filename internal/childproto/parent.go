@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
 // Parent is the parent's end of the protocol over the child's two streams:
@@ -36,12 +36,12 @@ func (p *Parent) send(m Message) error {
 }
 
 // Configure sends the closed loop's configuration the child will run.
-func (p *Parent) Configure(cfg driver.Config) error {
+func (p *Parent) Configure(cfg bench.Config) error {
 	return p.send(Message{Type: TypeStart, Config: &cfg})
 }
 
 // ConfigureOpen sends the open loop's configuration the child will run.
-func (p *Parent) ConfigureOpen(o driver.OpenLoop) error {
+func (p *Parent) ConfigureOpen(o bench.OpenLoop) error {
 	return p.send(Message{Type: TypeStart, Open: &o})
 }
 
@@ -63,25 +63,25 @@ func (p *Parent) WaitWarm(ctx context.Context) error {
 func (p *Parent) Measure() error { return p.send(Message{Type: TypeMeasure}) }
 
 // Wait returns the closed loop's result.
-func (p *Parent) Wait(ctx context.Context) (driver.Result, error) {
+func (p *Parent) Wait(ctx context.Context) (bench.Result, error) {
 	m, err := p.result(ctx)
 	if err == nil && m.Result == nil {
 		err = errorf(KindProtocol, "workload process: no closed-loop result")
 	}
 	if err != nil {
-		return driver.Result{}, err
+		return bench.Result{}, err
 	}
 	return *m.Result, nil
 }
 
 // WaitLatency returns the open loop's result.
-func (p *Parent) WaitLatency(ctx context.Context) (driver.LatencyResult, error) {
+func (p *Parent) WaitLatency(ctx context.Context) (bench.LatencyResult, error) {
 	m, err := p.result(ctx)
 	if err == nil && m.Latency == nil {
 		err = errorf(KindProtocol, "workload process: no open-loop result")
 	}
 	if err != nil {
-		return driver.LatencyResult{}, err
+		return bench.LatencyResult{}, err
 	}
 	return *m.Latency, nil
 }

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
 // Process is a running workload child, spoken to through its Parent.
@@ -28,12 +28,12 @@ type Process struct {
 // The child gets SIGKILL when the parent dies (even by SIGKILL), and its own
 // process group so that a Ctrl-C at the terminal reaches only the parent,
 // which then ends the child in order and removes the slice.
-func Start(exe string, cfg driver.Config, stderr io.Writer) (*Process, error) {
+func Start(exe string, cfg bench.Config, stderr io.Writer) (*Process, error) {
 	return start(exe, stderr, func(p *Parent) error { return p.Configure(cfg) })
 }
 
 // StartOpen is Start for the open loop.
-func StartOpen(exe string, o driver.OpenLoop, stderr io.Writer) (*Process, error) {
+func StartOpen(exe string, o bench.OpenLoop, stderr io.Writer) (*Process, error) {
 	return start(exe, stderr, func(p *Parent) error { return p.ConfigureOpen(o) })
 }
 

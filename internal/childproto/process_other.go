@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
 var errNotLinux = errors.New("the workload child runs on Linux only")
@@ -15,19 +15,19 @@ var errNotLinux = errors.New("the workload child runs on Linux only")
 // parent-death signal).
 type Process struct{ *Parent }
 
-func Start(string, driver.Config, io.Writer) (*Process, error)       { return nil, errNotLinux }
-func StartOpen(string, driver.OpenLoop, io.Writer) (*Process, error) { return nil, errNotLinux }
-func (c *Process) Pid() int                                          { return 0 }
-func (c *Process) Kill()                                             {}
+func Start(string, bench.Config, io.Writer) (*Process, error)       { return nil, errNotLinux }
+func StartOpen(string, bench.OpenLoop, io.Writer) (*Process, error) { return nil, errNotLinux }
+func (c *Process) Pid() int                                         { return 0 }
+func (c *Process) Kill()                                            {}
 
 // Instance is a running instance child (Linux only).
 type Instance struct{ *Process }
 
-func StartInstance(string, driver.InstanceInit, io.Writer) (*Instance, error) {
+func StartInstance(string, bench.InstanceInit, io.Writer) (*Instance, error) {
 	return nil, errNotLinux
 }
-func (c *Instance) Send(driver.InstanceRequest) error { return errNotLinux }
-func (c *Instance) Next() (*driver.InstanceReady, *driver.InstanceReply, error) {
+func (c *Instance) Send(bench.InstanceRequest) error { return errNotLinux }
+func (c *Instance) Next() (*bench.InstanceReady, *bench.InstanceReply, error) {
 	return nil, nil, errNotLinux
 }
 func (c *Instance) Retire() {}

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
-	"github.com/throttlebench/throttlebench/internal/workload"
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 )
 
 // session joins a Parent to a child over io.Pipes, in memory: the child is
@@ -64,12 +64,12 @@ func (s *session) end(t *testing.T) error {
 	}
 }
 
-var small = driver.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+var small = bench.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 
 func TestServeRunsTheOpenLoop(t *testing.T) {
 	s := newSession(t, serve(context.Background()))
 	ctx := context.Background()
-	o := driver.OpenLoop{Rate: 200, Arrivals: driver.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 100, Duration: 50 * time.Millisecond}
+	o := bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 100, Duration: 50 * time.Millisecond}
 	require.NoError(t, s.parent.ConfigureOpen(o))
 	require.NoError(t, s.parent.Go())
 	require.NoError(t, s.parent.WaitWarm(ctx))
@@ -95,7 +95,7 @@ func TestResultOfTheOtherLoopIsAProtocolError(t *testing.T) {
 }
 
 func TestStartWithBothLoopsIsIncomplete(t *testing.T) {
-	both := driver.OpenLoop{Rate: 1}
+	both := bench.OpenLoop{Rate: 1}
 	_, err := decode(mustJSON(t, Message{Type: TypeStart, Config: &small, Open: &both}), TypeStart)
 	assert.ErrorIs(t, err, ErrProtocol)
 	_, err = decode(mustJSON(t, Message{Type: TypeStart}), TypeStart)
@@ -135,7 +135,7 @@ func TestServeRunsTheExchange(t *testing.T) {
 // child's CPU time over the measured iterations (the usage of a v1 slice
 // without a cpuacct counter).
 func TestResultSurvivesTheTrip(t *testing.T) {
-	sent := driver.Result{GOMAXPROCS: 2, MeasuredCPU: 123456789 * time.Nanosecond, Iterations: []driver.Iteration{{Wall: 30 * time.Millisecond, Workers: []driver.WorkerSample{
+	sent := bench.Result{GOMAXPROCS: 2, MeasuredCPU: 123456789 * time.Nanosecond, Iterations: []bench.Iteration{{Wall: 30 * time.Millisecond, Workers: []bench.WorkerSample{
 		{Wall: 30 * time.Millisecond, CPU: 12 * time.Millisecond, Ops: 50, FaultsMinor: 256, FaultsMajor: 1,
 			CtxVoluntary: 5, CtxInvoluntary: 9, CPUs: []int{0, 3, 130}, CPUChanges: 4, Migrations: 6, KernelMigrations: true},
 		{Wall: 20 * time.Millisecond, CPU: 20 * time.Millisecond, Ops: 49, CPUs: []int{1}, CPUChanges: 0},
@@ -295,7 +295,7 @@ func TestParentRefusesAMalformedMessage(t *testing.T) {
 // belongs.
 func TestParentWantsWarmFirst(t *testing.T) {
 	s := newSession(t, func(in io.Reader, out io.Writer) error {
-		return json.NewEncoder(out).Encode(Message{Type: TypeResult, Result: &driver.Result{}})
+		return json.NewEncoder(out).Encode(Message{Type: TypeResult, Result: &bench.Result{}})
 	})
 	err := s.parent.WaitWarm(context.Background())
 	assert.ErrorIs(t, err, ErrProtocol)
@@ -326,6 +326,6 @@ func TestParentCancelKillsTheChild(t *testing.T) {
 
 // The child's CPU time travels under a key that says its unit.
 func TestMeasuredCPUKey(t *testing.T) {
-	m := Message{Type: TypeResult, Result: &driver.Result{MeasuredCPU: 123456789 * time.Nanosecond}}
+	m := Message{Type: TypeResult, Result: &bench.Result{MeasuredCPU: 123456789 * time.Nanosecond}}
 	assert.Contains(t, string(mustJSON(t, m)), `"measured_cpu_ns":123456789`)
 }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
 // Serve is the child's side: read the configuration, wait for go, run the
@@ -51,15 +51,15 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	if start.Open != nil {
-		lat, err := driver.RunOpenLoop(ctx, *start.Open, warm)
+		lat, err := bench.RunOpenLoop(ctx, *start.Open, warm)
 		if err != nil {
 			return reply(enc, err)
 		}
 		return enc.Encode(Message{Type: TypeResult, Latency: &lat})
 	}
 	// The child runs nothing but the workload: a lone worker may go
-	// unlocked (driver.RunAlone).
-	res, err := driver.RunAlone(ctx, *start.Config, warm)
+	// unlocked (bench.RunAlone).
+	res, err := bench.RunAlone(ctx, *start.Config, warm)
 	if err != nil {
 		return reply(enc, err)
 	}

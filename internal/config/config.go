@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/topology"
-	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
@@ -69,11 +69,11 @@ type Config struct {
 	Limits    bandwidth.Limits
 	LimitsSet bool
 	// Placement: Cpuset the CPUs of a created slice (nil: none asked);
-	// Pin and OnePerCore the workers' (see driver.Config).
+	// Pin and OnePerCore the workers' (see bench.Config).
 	Cpuset     []int
 	Pin        bool
 	OnePerCore bool
-	// The open loop's (latency): see driver.OpenLoop.
+	// The open loop's (latency): see bench.OpenLoop.
 	Rate     float64
 	Arrivals string
 	On, Off  time.Duration
@@ -92,7 +92,7 @@ type Config struct {
 	InitMemory      int64
 	KeepAlive       time.Duration
 	BillGranularity time.Duration
-	Instances       *driver.Instances
+	Instances       *bench.Instances
 }
 
 // GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for
@@ -110,8 +110,8 @@ func (c Config) GOMAXPROCSValue() int {
 
 // ClosedLoop is the closed-loop driver's configuration (run, sweep), as
 // OpenLoop is latency's.
-func (c Config) ClosedLoop() driver.Config {
-	return driver.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory, Touch: c.Touch,
+func (c Config) ClosedLoop() bench.Config {
+	return bench.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory, Touch: c.Touch,
 		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
 		Pin: c.Pin, OnePerCore: c.OnePerCore}
@@ -197,7 +197,7 @@ var batchParams = []Param{
 		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
-			c.Iterations, err = integer("iterations", v, 1, driver.MaxIterations)
+			c.Iterations, err = integer("iterations", v, 1, bench.MaxIterations)
 			return
 		}},
 	{Name: "warmup", Kind: Int, Default: "1", Help: "iterations run first and discarded",

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 )
 
@@ -37,7 +37,7 @@ var instanceOnly = []string{"concurrency", "init", "init-memory", "keep-alive", 
 var instanceParams = []Param{
 	{Name: "count", For: Latency, Kind: Int, Help: "--arrivals once: how many requests arrive at the same instant (default 1)",
 		parse: func(c *Config, v string) (err error) {
-			c.Count, err = integer("count", v, 1, driver.MaxRequests)
+			c.Count, err = integer("count", v, 1, bench.MaxRequests)
 			return
 		}},
 	{Name: "concurrency", For: Latency, Kind: Int,
@@ -97,7 +97,7 @@ func parseInitMemory(c *Config, v string) error {
 		return Usagef("init-memory", "invalid --init-memory %q: a number of bytes is whole; give a unit for a fraction, such as 1.5MB", v)
 	}
 	b := math.Round(f * mult)
-	if !(b >= 0) || b > driver.MaxInitMemory {
+	if !(b >= 0) || b > bench.MaxInitMemory {
 		return bad
 	}
 	c.InitMemory = int64(b)
@@ -109,7 +109,7 @@ func parseInitMemory(c *Config, v string) error {
 // with --instances and are refused without it, as are the workers' with
 // it. given are the values the user gave.
 func resolveInstances(c *Config, given map[string]string) error {
-	if c.Arrivals == driver.ArrivalsOnce {
+	if c.Arrivals == bench.ArrivalsOnce {
 		for _, name := range []string{"rate", "duration"} {
 			if v, ok := given[name]; ok {
 				return Usagef(name, "--%s %q does not apply to --arrivals once: --count requests arrive at the start", name, v)
@@ -151,12 +151,12 @@ func resolveInstances(c *Config, given map[string]string) error {
 		c.BillGranularity = DefaultBillGranularity
 	}
 	n := c.Rate * c.Duration.Seconds()
-	if c.Arrivals == driver.ArrivalsOnce {
+	if c.Arrivals == bench.ArrivalsOnce {
 		n = float64(c.Count)
 	}
 	if n > MaxInstanceRequests {
 		param, what := "rate", fmt.Sprintf("--rate %v with --duration %v", c.Rate, c.Duration)
-		if c.Arrivals == driver.ArrivalsOnce {
+		if c.Arrivals == bench.ArrivalsOnce {
 			param, what = "count", fmt.Sprintf("--count %d", c.Count)
 		}
 		return combinationf(param, "invalid %s with --instances: %.0f requests, at most %d on instances", what, n, MaxInstanceRequests)
@@ -166,7 +166,7 @@ func resolveInstances(c *Config, given map[string]string) error {
 		return Usagef("instances", "invalid --instances %q: %v", c.InstancesPolicy, err)
 	}
 	c.Workers, c.Queue = 0, 0
-	c.Instances = &driver.Instances{Policy: c.InstancesPolicy, Concurrency: p.Concurrency, Init: c.Init, InitMemory: c.InitMemory,
+	c.Instances = &bench.Instances{Policy: c.InstancesPolicy, Concurrency: p.Concurrency, Init: c.Init, InitMemory: c.InitMemory,
 		KeepAlive: c.KeepAlive, BillGranularity: c.BillGranularity}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -28,7 +28,7 @@ func late(ms string) string {
 // periods, quota_util, bursts.
 func abRow(burst string, m [8]float64, throttled, periods, bursts uint64, quotaUtil float64, warning string) Row {
 	r := &report.Latency{
-		Config: report.LatencyConfig{Rate: 46, Arrivals: driver.ArrivalsOnOff, OnMs: 150, OffMs: 600, WorkMs: 5, Workers: 4, Queue: 1000,
+		Config: report.LatencyConfig{Rate: 46, Arrivals: bench.ArrivalsOnOff, OnMs: 150, OffMs: 600, WorkMs: 5, Workers: 4, Queue: 1000,
 			DurationS: 25, Seed: 1},
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-32000-1830560-d556b850", EffectiveCPUs: 1},
 		OfferedRPS: 46.92, AchievedRPS: 46.92, Offered: 1173, Completed: 1173,

@@ -151,7 +151,7 @@ type LoadModel struct {
 }
 
 // Calibration says what the open loop's CPU work is and how much of it
-// makes a millisecond on the machine that ran it (driver.Calibration's
+// makes a millisecond on the machine that ran it (bench.Calibration's
 // figures, which the builder copies: the schema names no other package).
 type Calibration struct {
 	Loop            string        `json:"loop"`              // what one iteration computes

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -22,10 +22,10 @@ import (
 type InstanceChild interface {
 	Pid() int
 	Go() error
-	Send(r driver.InstanceRequest) error
+	Send(r bench.InstanceRequest) error
 	// Next blocks until the instance's next word: ready, a reply, or an
 	// error (it failed, or ended).
-	Next() (*driver.InstanceReady, *driver.InstanceReply, error)
+	Next() (*bench.InstanceReady, *bench.InstanceReply, error)
 	Retire() // close its input: it ends once its requests are done
 	Kill()   // end it now and reap it; harmless once it has exited
 }
@@ -39,13 +39,13 @@ type InstanceChild interface {
 type Fleet struct {
 	Local *Local
 	// StartInstance starts an instance child, not yet running.
-	StartInstance func(exe string, init driver.InstanceInit, stderr io.Writer) (InstanceChild, error)
+	StartInstance func(exe string, init bench.InstanceInit, stderr io.Writer) (InstanceChild, error)
 	// ProcMemory reads a process's resident and peak memory.
 	ProcMemory func(pid int) (host.Memory, error)
 	// Monotonic is CLOCK_MONOTONIC, the clock the instances stamp with.
 	Monotonic func() int64
 	// Calibrate sizes the CPU loop's slices for the instances.
-	Calibrate func() driver.Calibration
+	Calibrate func() bench.Calibration
 	// SampleEvery is how often the instances' memory is read (100 ms).
 	SampleEvery time.Duration
 	// ExitWait is how long retired instances may take to end at the end
@@ -70,10 +70,10 @@ func (f Fleet) withDefaults() Fleet {
 		f.ProcMemory = host.ProcMemory
 	}
 	if f.Monotonic == nil {
-		f.Monotonic = driver.Monotonic
+		f.Monotonic = bench.Monotonic
 	}
 	if f.Calibrate == nil {
-		f.Calibrate = driver.Calibrate
+		f.Calibrate = bench.Calibrate
 	}
 	if f.SampleEvery <= 0 {
 		f.SampleEvery = 100 * time.Millisecond
@@ -122,14 +122,14 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 	if o.Policy == "workers" {
 		gmp = policy.Concurrency // an instance's workers are its slots
 	}
-	var floor *driver.Floor
+	var floor *bench.Floor
 	if !fl.NoFloor {
 		if floor, err = fl.measureFloor(ctx, k, o, p, cal, gmp); err != nil {
 			return nil, err
 		}
 	}
 	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes, floor: floor,
-		init:   driver.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
+		init:   bench.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
 	// Traced, the events of every instance's slice: the tracer follows the
@@ -150,9 +150,9 @@ type fleetRun struct {
 	place   slicePlace
 	tw      *traceWindow // --trace; nil without, or before the first slice
 	twOnce  sync.Once
-	init    driver.InstanceInit
+	init    bench.InstanceInit
 	m       *instances.Machine
-	cal     driver.Calibration
+	cal     bench.Calibration
 	started time.Time
 
 	events   chan fleetEvent
@@ -167,8 +167,8 @@ type fleetRun struct {
 	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
 	warns  []string   // for the result's warnings
 
-	sched   []time.Duration // nil: the run's (driver.Schedule)
-	floor   *driver.Floor   // measured before the run (fleet_floor.go)
+	sched   []time.Duration // nil: the run's (bench.Schedule)
+	floor   *bench.Floor    // measured before the run (fleet_floor.go)
 	reqs    []reqRecord
 	t0      int64
 	late    time.Duration
@@ -188,7 +188,7 @@ type firstSlice struct {
 // reqRecord is one request, on CLOCK_MONOTONIC.
 type reqRecord struct {
 	arrival, sent, received int64
-	reply                   *driver.InstanceReply
+	reply                   *bench.InstanceReply
 	instance                int
 	cold                    bool
 	failed                  string
@@ -211,7 +211,7 @@ type liveInstance struct {
 	// The dispatcher's own.
 	asked   int64 // when the machine started it
 	readyAt int64
-	ready   *driver.InstanceReady
+	ready   *bench.InstanceReady
 	retired bool
 }
 
@@ -219,14 +219,14 @@ type liveInstance struct {
 type fleetEvent struct {
 	id    int
 	at    int64 // CLOCK_MONOTONIC when it was read
-	ready *driver.InstanceReady
-	reply *driver.InstanceReply
+	ready *bench.InstanceReady
+	reply *bench.InstanceReply
 	ended error // the instance ended: an error unless retired
 	fatal error // the platform failed (a slice, a process): the run stops
 }
 
 // startInstance starts an instance child (see childproto.StartInstance).
-func startInstance(exe string, init driver.InstanceInit, stderr io.Writer) (InstanceChild, error) {
+func startInstance(exe string, init bench.InstanceInit, stderr io.Writer) (InstanceChild, error) {
 	c, err := childproto.StartInstance(exe, init, stderr)
 	if err != nil {
 		return nil, err

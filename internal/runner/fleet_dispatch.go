@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -31,7 +31,7 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 	sched := r.sched
 	if sched == nil {
-		sched = driver.Schedule(r.o.Open)
+		sched = bench.Schedule(r.o.Open)
 	}
 	r.reqs = make([]reqRecord, len(sched))
 	for i := range r.reqs {
@@ -120,7 +120,7 @@ func (r *fleetRun) apply(ctx context.Context, now int64, acts []instances.Action
 			q := &r.reqs[a.Request]
 			q.instance, q.cold = a.Instance, a.Cold
 			q.sent = r.now()
-			err := li.getChild().Send(driver.InstanceRequest{ID: a.Request, Work: r.o.Open.Work, Wait: r.o.Open.Wait})
+			err := li.getChild().Send(bench.InstanceRequest{ID: a.Request, Work: r.o.Open.Work, Wait: r.o.Open.Wait})
 			if err != nil {
 				li.kill()
 				t := r.now()

@@ -4,23 +4,23 @@ import (
 	"context"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 )
 
 // measureFloor is the instances' floor, measured before the run as the
-// open loop's is (driver.Floor), through the run's own path: the
+// open loop's is (bench.Floor), through the run's own path: the
 // dispatcher's timer, the pipe to an instance in a slice of its own with
 // the run's limits, the instance's reply read back. One instance (shared,
 // one request at a time, no init) serves the floor's requests, which need
-// no work, spaced as the run's arrivals are (driver.FloorSchedule). Those
+// no work, spaced as the run's arrivals are (bench.FloorSchedule). Those
 // that arrived before it was ready and idle are left out: they measure its
 // cold start, which the run reports as its own. nil when none was served.
-func (f Fleet) measureFloor(ctx context.Context, k Local, o Options, p slicePlace, cal driver.Calibration, gmp int) (*driver.Floor, error) {
+func (f Fleet) measureFloor(ctx context.Context, k Local, o Options, p slicePlace, cal bench.Calibration, gmp int) (*bench.Floor, error) {
 	begin := time.Now()
-	sched, kind, gap := driver.FloorSchedule(o.Open)
+	sched, kind, gap := bench.FloorSchedule(o.Open)
 	// Kept alive until the end: one instance for every floor request.
-	spec := driver.Instances{Policy: instances.Shared, Concurrency: 1, KeepAlive: time.Hour}
+	spec := bench.Instances{Policy: instances.Shared, Concurrency: 1, KeepAlive: time.Hour}
 	policy, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive)
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func (f Fleet) measureFloor(ctx context.Context, k Local, o Options, p slicePlac
 	fo.Open.Instances = &spec
 	fo.Trace, fo.TraceSink = false, nil // the tracer follows the run alone
 	r := &fleetRun{f: f, k: k, o: fo, place: p, started: begin, sched: sched,
-		init:   driver.InstanceInit{Concurrency: 1, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
+		init:   bench.InstanceInit{Concurrency: 1, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
 	if _, _, err := r.serve(ctx); err != nil {
@@ -55,6 +55,6 @@ func (f Fleet) measureFloor(ctx context.Context, k Local, o Options, p slicePlac
 	if len(lat) == 0 {
 		return nil, nil
 	}
-	fl := driver.FloorFrom(lat, kind, gap, time.Since(begin))
+	fl := bench.FloorFrom(lat, kind, gap, time.Since(begin))
 	return &fl, nil
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -142,12 +142,12 @@ type fakeInstance struct {
 }
 
 type fakeWord struct {
-	ready *driver.InstanceReady
-	reply *driver.InstanceReply
+	ready *bench.InstanceReady
+	reply *bench.InstanceReply
 	err   error
 }
 
-func (w *fleetWorld) start(_ string, init driver.InstanceInit, _ io.Writer) (InstanceChild, error) {
+func (w *fleetWorld) start(_ string, init bench.InstanceInit, _ io.Writer) (InstanceChild, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.children)
@@ -187,8 +187,8 @@ func (c *fakeInstance) Go() error {
 			c.die(errors.New("workload process died: exit status 2"))
 			return
 		}
-		now := driver.Monotonic()
-		c.word(fakeWord{ready: &driver.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart, GOMAXPROCS: c.gomaxprocs}})
+		now := bench.Monotonic()
+		c.word(fakeWord{ready: &bench.InstanceReady{Start: now - int64(c.w.coldStart), End: now, CPU: c.w.coldStart, GOMAXPROCS: c.gomaxprocs}})
 		if onReady != nil {
 			onReady()
 		}
@@ -215,7 +215,7 @@ func (c *fakeInstance) die(err error) {
 	c.out <- fakeWord{err: err}
 }
 
-func (c *fakeInstance) Send(r driver.InstanceRequest) error {
+func (c *fakeInstance) Send(r bench.InstanceRequest) error {
 	c.w.mu.Lock()
 	sendFail, badReply := c.w.sendFail[c.n], c.w.badReply[c.n]
 	c.w.mu.Unlock()
@@ -235,7 +235,7 @@ func (c *fakeInstance) Send(r driver.InstanceRequest) error {
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		start := driver.Monotonic()
+		start := bench.Monotonic()
 		select {
 		case <-time.After(c.w.service):
 		case <-c.done:
@@ -248,12 +248,12 @@ func (c *fakeInstance) Send(r driver.InstanceRequest) error {
 		c.mu.Lock()
 		c.inside--
 		c.mu.Unlock()
-		c.word(fakeWord{reply: &driver.InstanceReply{ID: r.ID, Start: start, End: driver.Monotonic(), CPU: r.Work}})
+		c.word(fakeWord{reply: &bench.InstanceReply{ID: r.ID, Start: start, End: bench.Monotonic(), CPU: r.Work}})
 	}()
 	return nil
 }
 
-func (c *fakeInstance) Next() (*driver.InstanceReady, *driver.InstanceReply, error) {
+func (c *fakeInstance) Next() (*bench.InstanceReady, *bench.InstanceReply, error) {
 	w := <-c.out
 	return w.ready, w.reply, w.err
 }
@@ -281,7 +281,7 @@ func (w *fleetWorld) fleet() *Fleet {
 		},
 		StartInstance: w.start,
 		ProcMemory:    func(pid int) (host.Memory, error) { return host.Memory{RSS: 10 << 20, Peak: 12 << 20}, nil },
-		Calibrate:     func() driver.Calibration { return driver.Calibration{IterationsPerMs: 1000} },
+		Calibrate:     func() bench.Calibration { return bench.Calibration{IterationsPerMs: 1000} },
 		SampleEvery:   5 * time.Millisecond,
 		NoFloor:       true, // TestFleetFloor measures it
 	}
@@ -289,8 +289,8 @@ func (w *fleetWorld) fleet() *Fleet {
 
 func fleetOptions(policy string, n, concurrency int) Options {
 	o := options(ModeCreate)
-	o.Open = driver.OpenLoop{Arrivals: driver.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
-		Instances: &driver.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
+	o.Open = bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
+		Instances: &bench.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
 	o.Policy = "workers"
 	return o
 }
@@ -508,7 +508,7 @@ func TestFleetGOMAXPROCSInForce(t *testing.T) {
 func TestFleetKeepAliveExpires(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	o := fleetOptions("per-request", 0, 1)
-	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = driver.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = bench.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
 	o.Open.Instances.KeepAlive = 50 * time.Millisecond
 	rep, err := w.fleet().Run(context.Background(), o)
 	require.NoError(t, err)
@@ -606,7 +606,7 @@ func (o Options) withMode(m string) Options {
 func TestFleetKeepAliveZero(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	o := fleetOptions("per-request", 0, 1)
-	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = driver.ArrivalsFixed, 20, 200*time.Millisecond
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = bench.ArrivalsFixed, 20, 200*time.Millisecond
 	o.Open.Instances.KeepAlive = 0
 	rep, err := w.fleet().Run(context.Background(), o)
 	require.NoError(t, err)

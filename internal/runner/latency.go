@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
@@ -24,7 +24,7 @@ type OpenChild interface {
 	Go() error
 	WaitWarm(ctx context.Context) error
 	Measure() error
-	WaitLatency(ctx context.Context) (driver.LatencyResult, error)
+	WaitLatency(ctx context.Context) (bench.LatencyResult, error)
 	Kill()
 }
 
@@ -51,7 +51,7 @@ type window struct {
 	source string
 	// cpuAtEnd is the workload's CPU time at the end, from its result: a
 	// child has exited by the time the parent could read it.
-	cpuAtEnd func(driver.LatencyResult) (time.Duration, error)
+	cpuAtEnd func(bench.LatencyResult) (time.Duration, error)
 	hostCPU  func() (host.CPUTimes, error)
 	usage    func() (time.Duration, error) // current mode: the cgroup's; nil otherwise
 	process  func() (time.Duration, error) // current mode: this process's
@@ -82,7 +82,7 @@ func (w *window) open(ctx context.Context) error {
 }
 
 // close stops the sampling, reads the counters again and builds the report.
-func (w *window) close(res driver.LatencyResult, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
+func (w *window) close(res bench.LatencyResult, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
 	cpuset string, started time.Time, warnings []string) (*report.Latency, error) {
 	peak := w.stopPeak()
 	elapsed := time.Since(w.t0)
@@ -124,7 +124,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	// read the same way on v1 (whose created slice has no cpuacct) and v2.
 	w := &window{k: k, o: o, g: slice, source: report.SourceProcess,
 		cpu: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) },
-		cpuAtEnd: func(res driver.LatencyResult) (time.Duration, error) {
+		cpuAtEnd: func(res bench.LatencyResult) (time.Duration, error) {
 			if res.ProcessCPU <= 0 {
 				return 0, errors.New("the workload did not report its CPU time")
 			}
@@ -163,7 +163,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 		cpu, source = k.ProcessCPU, report.SourceProcess
 	}
 	w := &window{k: k, o: o, g: cg, cpu: cpu, source: source, usage: cg.Usage, process: k.ProcessCPU,
-		cpuAtEnd: func(driver.LatencyResult) (time.Duration, error) { return cpu() },
+		cpuAtEnd: func(bench.LatencyResult) (time.Duration, error) { return cpu() },
 		hostCPU:  func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }}
 	w.tw = k.startTrace(o, cg.Cgroup().Dir)
 	defer w.tw.stop()

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -253,13 +253,13 @@ func TestSamplePeakStopsWithItsContext(t *testing.T) {
 // before WaitLatency answers (a wait for the sampler, say).
 type fakeOpenChild struct {
 	fakeChild
-	res    driver.LatencyResult
+	res    bench.LatencyResult
 	before func()
 }
 
-func (c fakeOpenChild) WaitLatency(ctx context.Context) (driver.LatencyResult, error) {
+func (c fakeOpenChild) WaitLatency(ctx context.Context) (bench.LatencyResult, error) {
 	if err := c.w.step("wait latency"); err != nil {
-		return driver.LatencyResult{}, err
+		return bench.LatencyResult{}, err
 	}
 	if c.before != nil {
 		c.before()
@@ -268,7 +268,7 @@ func (c fakeOpenChild) WaitLatency(ctx context.Context) (driver.LatencyResult, e
 }
 
 // openResult is 2000 requests over 10 s, 10 of them dropped.
-var openResult = driver.LatencyResult{
+var openResult = bench.LatencyResult{
 	Offered: 2000, Completed: 1990, Dropped: 10, Elapsed: 10 * time.Second,
 	Mean: 3 * time.Millisecond, Min: time.Millisecond, P50: 2 * time.Millisecond, P90: 5 * time.Millisecond,
 	P99: 20 * time.Millisecond, P999: 40 * time.Millisecond, Max: 50 * time.Millisecond,
@@ -278,7 +278,7 @@ var openResult = driver.LatencyResult{
 
 func openOptions(mode string) Options {
 	o := options(mode)
-	o.Open = driver.OpenLoop{Rate: 200, Arrivals: driver.ArrivalsPoisson, Work: 2 * time.Millisecond, Workers: 2,
+	o.Open = bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsPoisson, Work: 2 * time.Millisecond, Workers: 2,
 		Queue: 50, Duration: 10 * time.Second, Seed: 7, GOMAXPROCS: 2}
 	o.Policy = "workers"
 	return o
@@ -292,8 +292,8 @@ type latencyWorld struct {
 	clock   usage.Clock
 	pidCPU  func(pid int) (time.Duration, error)
 	before  func()
-	res     driver.LatencyResult
-	started []driver.OpenLoop
+	res     bench.LatencyResult
+	started []bench.OpenLoop
 }
 
 func newLatencyWorld(w *world) *latencyWorld {
@@ -306,23 +306,23 @@ func newLatencyWorld(w *world) *latencyWorld {
 
 func (lw *latencyWorld) local() *Local {
 	l := lw.world.local()
-	l.StartOpen = func(exe string, o driver.OpenLoop, _ io.Writer) (OpenChild, error) {
+	l.StartOpen = func(exe string, o bench.OpenLoop, _ io.Writer) (OpenChild, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.step("start open " + exe); err != nil {
 			return nil, err
 		}
 		return fakeOpenChild{fakeChild: fakeChild{lw.world}, res: lw.res, before: lw.before}, nil
 	}
-	l.RunOpenHere = func(ctx context.Context, o driver.OpenLoop, beforeStart func() error) (driver.LatencyResult, error) {
+	l.RunOpenHere = func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.step("warm here"); err != nil {
-			return driver.LatencyResult{}, err
+			return bench.LatencyResult{}, err
 		}
 		if err := beforeStart(); err != nil {
-			return driver.LatencyResult{}, err
+			return bench.LatencyResult{}, err
 		}
 		if err := lw.step("measure here"); err != nil {
-			return driver.LatencyResult{}, err
+			return bench.LatencyResult{}, err
 		}
 		return lw.res, ctx.Err()
 	}
@@ -352,7 +352,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
-	assert.Equal(t, []driver.OpenLoop{o.Open}, lw.started, "the child runs the open loop it was given")
+	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started, "the child runs the open loop it was given")
 
 	assert.Equal(t, "created", rep.Cgroup.Mode)
 	assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", rep.Cgroup.Dir)
@@ -361,7 +361,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	assert.Equal(t, uint64(15), *rep.Throttling.NrPeriods, "cpu.stat after minus before")
 	assert.Equal(t, "fake", rep.Host.Kernel)
 	assert.Equal(t, 200.0, rep.Config.Rate)
-	assert.Equal(t, driver.ArrivalsPoisson, rep.Config.Arrivals)
+	assert.Equal(t, bench.ArrivalsPoisson, rep.Config.Arrivals)
 	assert.Equal(t, 2.0, rep.Config.WorkMs)
 	assert.Equal(t, 2, rep.Config.Workers)
 	assert.Equal(t, 50, rep.Config.Queue)
@@ -574,7 +574,7 @@ func TestLatencyCurrentOrder(t *testing.T) {
 	}, w.log)
 	assert.NotContains(t, w.log, "create")
 	assert.NotContains(t, w.log, "pid cpu 4242")
-	assert.Equal(t, []driver.OpenLoop{o.Open}, lw.started)
+	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Equal(t, "/user.slice", rep.Cgroup.Path)
 	require.NotNil(t, rep.Throttling.NrPeriods)

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
@@ -23,10 +23,10 @@ import (
 type Local struct {
 	Cgroups Cgroups
 	// StartChild starts the workload child, not yet running (see Child).
-	StartChild func(exe string, cfg driver.Config, stderr io.Writer) (Child, error)
+	StartChild func(exe string, cfg bench.Config, stderr io.Writer) (Child, error)
 	// RunHere runs the workload in this process (current mode), calling
 	// beforeMeasure between the warm-up and the measured iterations.
-	RunHere func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error)
+	RunHere func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error)
 	// HostCPU reads the machine's CPU times below a filesystem root;
 	// ProcessCPU this process's CPU time; HostInfo the report's host block,
 	// the machine read below a filesystem root too.
@@ -37,8 +37,8 @@ type Local struct {
 	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
 	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
 	// sampling of the workload's usage.
-	StartOpen   func(exe string, o driver.OpenLoop, stderr io.Writer) (OpenChild, error)
-	RunOpenHere func(ctx context.Context, o driver.OpenLoop, beforeStart func() error) (driver.LatencyResult, error)
+	StartOpen   func(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error)
+	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
 	PIDCPU      func(pid int) (time.Duration, error)
 	SampleClock func() usage.Clock
 	// StartTrace attaches a throttle tracer to the cgroup at dir (--trace).
@@ -105,7 +105,7 @@ type Child interface {
 	Go() error
 	WaitWarm(ctx context.Context) error // the warm-up iterations are done
 	Measure() error                     // start the measured iterations
-	Wait(ctx context.Context) (driver.Result, error)
+	Wait(ctx context.Context) (bench.Result, error)
 	Kill() // end it and reap it; harmless once it has exited
 }
 
@@ -133,7 +133,7 @@ func (l Local) withDefaults() Local {
 		l.StartOpen = startOpen
 	}
 	if l.RunOpenHere == nil {
-		l.RunOpenHere = driver.RunOpenLoop
+		l.RunOpenHere = bench.RunOpenLoop
 	}
 	if l.PIDCPU == nil {
 		l.PIDCPU = host.PIDCPU
@@ -399,7 +399,7 @@ func readBackSlice(slice Slice) (cgroup.Limits, []cgroup.Level, string, error) {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res driver.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
+	res bench.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
 	// build.Build adds the warnings about the numbers themselves. The
 	// CPUs the workers could use come with res; NumCPU where they do not.
 	return build.Build(build.Input{

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -160,9 +160,9 @@ func (c fakeChild) WaitWarm(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (c fakeChild) Wait(ctx context.Context) (driver.Result, error) {
+func (c fakeChild) Wait(ctx context.Context) (bench.Result, error) {
 	if err := c.w.step("wait"); err != nil {
-		return driver.Result{}, err
+		return bench.Result{}, err
 	}
 	res := result
 	res.MeasuredCPU = c.w.measured
@@ -170,26 +170,26 @@ func (c fakeChild) Wait(ctx context.Context) (driver.Result, error) {
 }
 
 // result is two measured iterations of one worker.
-var result = driver.Result{GOMAXPROCS: 1, Iterations: []driver.Iteration{
-	{Wall: 50 * time.Millisecond, Workers: []driver.WorkerSample{{Wall: 50 * time.Millisecond, CPU: 10 * time.Millisecond}}},
-	{Wall: 60 * time.Millisecond, Workers: []driver.WorkerSample{{Wall: 60 * time.Millisecond, CPU: 10 * time.Millisecond}}},
+var result = bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
+	{Wall: 50 * time.Millisecond, Workers: []bench.WorkerSample{{Wall: 50 * time.Millisecond, CPU: 10 * time.Millisecond}}},
+	{Wall: 60 * time.Millisecond, Workers: []bench.WorkerSample{{Wall: 60 * time.Millisecond, CPU: 10 * time.Millisecond}}},
 }}
 
 func (w *world) local() *Local {
 	return &Local{
 		Cgroups: w,
-		StartChild: func(exe string, cfg driver.Config, _ io.Writer) (Child, error) {
+		StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
 			if err := w.step("start " + exe); err != nil {
 				return nil, err
 			}
 			return fakeChild{w}, nil
 		},
-		RunHere: func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
+		RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
 			if err := w.step("warm here"); err != nil {
-				return driver.Result{}, err
+				return bench.Result{}, err
 			}
 			if err := beforeMeasure(); err != nil {
-				return driver.Result{}, err
+				return bench.Result{}, err
 			}
 			return result, w.step("measure here")
 		},
@@ -206,7 +206,7 @@ func (w *world) local() *Local {
 
 func options(mode string) Options {
 	return Options{
-		Bench: driver.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Bench: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
 		Mode:  mode, Exe: "/bin/tb", Stderr: io.Discard,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
 	}
@@ -628,7 +628,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	l := w.local()
 	res := result
 	res.AllowedCPUs = []int{3}
-	l.StartChild = func(string, driver.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
+	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
 	o := options(ModeCreate)
 	o.Limits.Quota = cgroup.Unlimited
 	keep := keptLimits
@@ -640,7 +640,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	assert.Equal(t, "3", rep.Cgroup.AllowedCPUs)
 
 	// Current mode too: the driver runs here and says the same.
-	l.RunHere = func(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
+	l.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
 		return res, beforeMeasure()
 	}
 	rep, err = l.Run(context.Background(), options(ModeCurrent))
@@ -651,12 +651,12 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 // resultChild is a fakeChild whose result is res.
 type resultChild struct {
 	fakeChild
-	res driver.Result
+	res bench.Result
 }
 
-func (c resultChild) Wait(ctx context.Context) (driver.Result, error) {
+func (c resultChild) Wait(ctx context.Context) (bench.Result, error) {
 	if _, err := c.fakeChild.Wait(ctx); err != nil {
-		return driver.Result{}, err
+		return bench.Result{}, err
 	}
 	return c.res, nil
 }

@@ -5,9 +5,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
@@ -84,7 +84,7 @@ type kernelSlice struct{ *cgroup.Slice }
 func (s kernelSlice) Cgroup() cgroup.Cgroup { return s.Slice.Cgroup }
 
 // startChild starts the workload child (see childproto.Start).
-func startChild(exe string, cfg driver.Config, stderr io.Writer) (Child, error) {
+func startChild(exe string, cfg bench.Config, stderr io.Writer) (Child, error) {
 	c, err := childproto.Start(exe, cfg, stderr)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func startChild(exe string, cfg driver.Config, stderr io.Writer) (Child, error) 
 }
 
 // startOpen starts the open loop's child (see childproto.StartOpen).
-func startOpen(exe string, o driver.OpenLoop, stderr io.Writer) (OpenChild, error) {
+func startOpen(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error) {
 	c, err := childproto.StartOpen(exe, o, stderr)
 	if err != nil {
 		return nil, err
@@ -110,9 +110,9 @@ func startTrace(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
 	return t, nil
 }
 
-// runHere runs the workload in this process (see driver.Run).
-func runHere(ctx context.Context, cfg driver.Config, beforeMeasure func() error) (driver.Result, error) {
-	return driver.Run(ctx, cfg, beforeMeasure)
+// runHere runs the workload in this process (see bench.Run).
+func runHere(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+	return bench.Run(ctx, cfg, beforeMeasure)
 }
 
 var (

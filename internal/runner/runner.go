@@ -11,8 +11,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -32,9 +32,9 @@ const (
 
 // Options describe one run. They are validated by the caller.
 type Options struct {
-	Bench   driver.Config   // the closed loop (Run)
-	Open    driver.OpenLoop // the open loop (Local.Latency)
-	Policy  string          // the --gomaxprocs value as given, for the report
+	Bench   bench.Config   // the closed loop (Run)
+	Open    bench.OpenLoop // the open loop (Local.Latency)
+	Policy  string         // the --gomaxprocs value as given, for the report
 	Mode    string
 	Version int    // cgroup version: 0 = whichever holds the cpu controller
 	Parent  string // where slices go; "" = the hierarchy's default

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -59,7 +59,7 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 // open marks the start of the measured window.
 func (tw *traceWindow) open() {
 	if tw != nil {
-		tw.t0 = driver.Monotonic()
+		tw.t0 = bench.Monotonic()
 	}
 }
 
@@ -67,7 +67,7 @@ func (tw *traceWindow) open() {
 // path (deferred), and may be called again.
 func (tw *traceWindow) close() {
 	if tw != nil && tw.t1 == 0 {
-		tw.t1 = driver.Monotonic()
+		tw.t1 = bench.Monotonic()
 	}
 }
 
@@ -128,7 +128,7 @@ func (tw *traceWindow) sinkTo(spans []throttle.Span, what string) []string {
 }
 
 // iterationSpans are the iterations on CLOCK_MONOTONIC.
-func iterationSpans(its []driver.Iteration) []throttle.Span {
+func iterationSpans(its []bench.Iteration) []throttle.Span {
 	spans := make([]throttle.Span, len(its))
 	for i, it := range its {
 		spans[i] = throttle.Span{Start: it.StartMono, End: it.StartMono + int64(it.Wall), CPU: -1}
@@ -149,7 +149,7 @@ func (tw *traceWindow) requests(spans []throttle.Span) *report.RequestThrottles 
 }
 
 // traceRun adds what the trace says to a run's report.
-func (tw *traceWindow) traceRun(rep *report.Report, res driver.Result, stat cgroup.CPUStat) {
+func (tw *traceWindow) traceRun(rep *report.Report, res bench.Result, stat cgroup.CPUStat) {
 	s, warnings := tw.summary(stat)
 	for _, w := range warnings {
 		rep.AddWarning(w)
@@ -183,7 +183,7 @@ func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span, 
 }
 
 // openLoopSpans are the open loop's completed requests on CLOCK_MONOTONIC.
-func openLoopSpans(res driver.LatencyResult) []throttle.Span {
+func openLoopSpans(res bench.LatencyResult) []throttle.Span {
 	spans := make([]throttle.Span, len(res.Requests))
 	for i, r := range res.Requests {
 		spans[i] = throttle.Span{Start: res.StartMono + int64(r.Arrival), End: res.StartMono + int64(r.Done), CPU: -1}

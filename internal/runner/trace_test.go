@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -28,7 +28,7 @@ type fakeTrace struct {
 func (f *fakeTrace) Stop() (uint64, error) {
 	f.stopped++
 	if f.stopped == 1 {
-		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: driver.Monotonic()})
+		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: bench.Monotonic()})
 	}
 	return 3, nil
 }
@@ -39,12 +39,12 @@ func (f *fakeTrace) Attach() string { return "fake" }
 // on CLOCK_MONOTONIC as the driver stamps them.
 type tracedChild struct{ fakeChild }
 
-func (c tracedChild) Wait(ctx context.Context) (driver.Result, error) {
-	t := driver.Monotonic()
+func (c tracedChild) Wait(ctx context.Context) (bench.Result, error) {
+	t := bench.Monotonic()
 	time.Sleep(25 * time.Millisecond)
-	return driver.Result{GOMAXPROCS: 1, Iterations: []driver.Iteration{
-		{Wall: 10 * time.Millisecond, StartMono: t, Workers: []driver.WorkerSample{{Wall: 10 * time.Millisecond}}},
-		{Wall: 10 * time.Millisecond, StartMono: t + int64(10*time.Millisecond), Workers: []driver.WorkerSample{{Wall: 10 * time.Millisecond}}},
+	return bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
+		{Wall: 10 * time.Millisecond, StartMono: t, Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
+		{Wall: 10 * time.Millisecond, StartMono: t + int64(10*time.Millisecond), Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
 	}}, c.w.step("wait")
 }
 
@@ -56,10 +56,10 @@ func TestTracedRun(t *testing.T) {
 	l := w.local()
 	ft := &fakeTrace{}
 	l.StartTrace = func(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
-		ft.dir, ft.onEvent, ft.start = dir, onEvent, driver.Monotonic()
+		ft.dir, ft.onEvent, ft.start = dir, onEvent, bench.Monotonic()
 		return ft, nil
 	}
-	l.StartChild = func(string, driver.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}}, nil }
+	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
 	var sunk throttle.Trace

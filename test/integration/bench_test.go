@@ -12,12 +12,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 )
 
 // BenchmarkHarnessFidelity compares the per-hash time the harness reports
 // (run --cgroup current, one worker) with the bare bcrypt call in a plain
-// timed loop, at the same cost (BenchmarkBcryptCost4 in internal/workload is the
+// timed loop, at the same cost (BenchmarkBcryptCost4 in internal/bench/workload is the
 // same call under the benchmark framework). A ratio near 1 says the harness
 // adds nothing measurable. Metrics: harness-ns/hash, bare-ns/hash, ratio.
 func BenchmarkHarnessFidelity(b *testing.B) {
@@ -126,7 +126,7 @@ func BenchmarkHarnessShare(b *testing.B) {
 // 5 ms apart that never queue, with no work and with 1 ms of it. It is the
 // floor under every figure a latency run gives: timer wake-up, hand-off to
 // a worker's thread and the clock readings. The in-process version without
-// a slice is BenchmarkFloor in internal/driver. Metrics, in µs over the
+// a slice is BenchmarkFloor in internal/bench. Metrics, in µs over the
 // work: min, p50, p99, max.
 func BenchmarkLatencyFloor(b *testing.B) {
 	hier := needRoot(b)

@@ -11,13 +11,13 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/topology"
-	"github.com/throttlebench/throttlebench/internal/workload"
 )
 
 // usage is the Usage of cpu (nil: not known), read from source, against
@@ -37,14 +37,14 @@ func usage(cpu *time.Duration, source string, quota time.Duration, periods *uint
 
 // Input is everything a report is built from.
 type Input struct {
-	Config driver.Config
+	Config bench.Config
 	Policy string
 	Mode   string
 	Cgroup cgroup.Cgroup
 	Limits cgroup.Limits
 	Chain  []cgroup.Level
 	NumCPU int
-	Result driver.Result
+	Result bench.Result
 	Stat   cgroup.CPUStat // the change over the run
 	// Usage is the measured cgroup's CPU time over the same window (nil:
 	// not known), UsageSource where it was read (SourceCgroup,
@@ -163,7 +163,7 @@ func Build(in Input) *report.Report {
 }
 
 // threadMoves is the warning of a lone worker that changed threads (see
-// driver.RunAlone) in m of n measured iterations.
+// bench.RunAlone) in m of n measured iterations.
 func threadMoves(m, n int) string {
 	return fmt.Sprintf("worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %d iterations; "+
 		"their CPU time, faults and context switches are the whole workload process's (its Go runtime's threads too), their migrations the sampled ones: "+
@@ -172,7 +172,7 @@ func threadMoves(m, n int) string {
 
 // workloadConfig fills the chosen workload's own parameters, and the
 // waits where there are any.
-func workloadConfig(c *report.Config, d driver.Config) {
+func workloadConfig(c *report.Config, d bench.Config) {
 	switch d.Workload {
 	case "bcrypt":
 		c.Cost = d.Cost

@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func u64(v uint64) *uint64               { return &v }
 func dur(v time.Duration) *time.Duration { return &v }
-func iter(ws ...driver.WorkerSample) driver.Iteration {
-	it := driver.Iteration{Workers: ws}
+func iter(ws ...bench.WorkerSample) bench.Iteration {
+	it := bench.Iteration{Workers: ws}
 	for _, w := range ws {
 		it.Wall = max(it.Wall, w.Wall)
 	}
@@ -28,16 +28,16 @@ func iter(ws ...driver.WorkerSample) driver.Iteration {
 func sample() Input {
 	ms := time.Millisecond
 	return Input{
-		Config: driver.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
+		Config: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
 		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms},
 		Chain:  []cgroup.Level{{Dir: "/x", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 2,
-		Result: driver.Result{GOMAXPROCS: 2, Iterations: []driver.Iteration{
-			iter(driver.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
-			iter(driver.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
-			iter(driver.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, driver.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
+		Result: bench.Result{GOMAXPROCS: 2, Iterations: []bench.Iteration{
+			iter(bench.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
+			iter(bench.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
+			iter(bench.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
 		}},
 		Stat: cgroup.CPUStat{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledTime: dur(150 * ms)},
 	}
@@ -108,7 +108,7 @@ func TestMinTimeInJSON(t *testing.T) {
 // memtouch has its MB/s, and no cost (bcrypt's).
 func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	in := sample()
-	in.Config = driver.Config{Workload: "memtouch", Cost: 12, Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	in.Config = bench.Config{Workload: "memtouch", Cost: 12, Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 10 * time.Millisecond, SleepEvery: 100, SlowWorkers: 1}
 	for i := range in.Result.Iterations {
 		in.Result.Iterations[i].Workers[0].FaultsMinor = 30
@@ -253,7 +253,7 @@ func TestPlacement(t *testing.T) {
 	in.Config.Workers, in.Config.GOMAXPROCS, in.Result.GOMAXPROCS = 3, 3, 3
 	in.Result.AllowedCPUs, in.Result.PinnedCPUs = []int{0, 1}, []int{0, 1, 0}
 	for i := range in.Result.Iterations {
-		in.Result.Iterations[i].Workers = append(in.Result.Iterations[i].Workers, driver.WorkerSample{Wall: 100 * time.Millisecond, CPU: 20 * time.Millisecond})
+		in.Result.Iterations[i].Workers = append(in.Result.Iterations[i].Workers, bench.WorkerSample{Wall: 100 * time.Millisecond, CPU: 20 * time.Millisecond})
 	}
 	r = Build(in)
 	assert.Equal(t, 2.0, r.Cgroup.EffectiveCPUs)

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -39,8 +39,8 @@ type InstanceRecord struct {
 // InstancesInput is everything a report of a run on instances is built
 // from.
 type InstancesInput struct {
-	Open   driver.OpenLoop // with Instances set
-	Policy string          // --gomaxprocs as given
+	Open   bench.OpenLoop // with Instances set
+	Policy string         // --gomaxprocs as given
 	// Where: the first instance's slice (each has one, all with the same
 	// limits).
 	Cgroup      cgroup.Cgroup
@@ -49,7 +49,7 @@ type InstancesInput struct {
 	NumCPU      int
 	Host        report.Host
 	GOMAXPROCS  int // in force in the instances
-	Calibration driver.Calibration
+	Calibration bench.Calibration
 	Requests    []InstanceRequest
 	Instances   []InstanceRecord
 	Started     int
@@ -59,7 +59,7 @@ type InstancesInput struct {
 	Window      time.Duration // first arrival → last reply
 	Late        time.Duration // the most the dispatcher was late with an arrival
 	Background  Background
-	Floor       *driver.Floor // the instances' floor; nil where unmeasured
+	Floor       *bench.Floor // the instances' floor; nil where unmeasured
 }
 
 // BuildInstances turns a run on instances into its report: latency's

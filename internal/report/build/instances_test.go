@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -18,8 +18,8 @@ const msD = time.Millisecond
 func instancesInput() InstancesInput {
 	p, th := uint64(30), uint64(4)
 	in := InstancesInput{
-		Open: driver.OpenLoop{Arrivals: driver.ArrivalsOnce, Count: 4, Work: 100 * msD, Wait: 2 * time.Second,
-			Instances: &driver.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * msD, InitMemory: 80 << 20,
+		Open: bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: 4, Work: 100 * msD, Wait: 2 * time.Second,
+			Instances: &bench.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * msD, InitMemory: 80 << 20,
 				KeepAlive: 10 * time.Minute, BillGranularity: msD}},
 		Policy: "workers", Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 2}, Path: "/tb-a", Dir: "/sys/fs/cgroup/tb-a"},
 		Limits: cgroup.Limits{Period: 100 * msD, Quota: 50 * msD},

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -14,14 +14,14 @@ import (
 
 // LatencyInput is everything a latency report is built from.
 type LatencyInput struct {
-	Open       driver.OpenLoop
+	Open       bench.OpenLoop
 	Policy     string
 	Mode       string
 	Cgroup     cgroup.Cgroup
 	Limits     cgroup.Limits
 	Chain      []cgroup.Level
 	NumCPU     int
-	Result     driver.LatencyResult
+	Result     bench.LatencyResult
 	Stat       cgroup.CPUStat // the change over the window
 	Host       report.Host
 	Window     time.Duration
@@ -168,7 +168,7 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 }
 
 // floorBlock is the floor's keys; nil where it was not measured.
-func floorBlock(f *driver.Floor) (*report.FloorMs, *report.Floor) {
+func floorBlock(f *bench.Floor) (*report.FloorMs, *report.Floor) {
 	if f == nil {
 		return nil, nil
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/driver"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -23,18 +23,18 @@ func f64(v float64) *float64 { return &v }
 func quietLatency() LatencyInput {
 	ms := time.Millisecond
 	return LatencyInput{
-		Open: driver.OpenLoop{Rate: 100, Arrivals: driver.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
+		Open: bench.OpenLoop{Rate: 100, Arrivals: bench.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
 			Workers: 2, Queue: 100, Duration: 20 * time.Second, Seed: 42, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 2}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/throttlebench/tb-1"},
 		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms, Burst: 20 * ms},
 		Chain:  []cgroup.Level{{Dir: "/sys/fs/cgroup/throttlebench/tb-1", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 4,
-		Result: driver.LatencyResult{Offered: 2000, Completed: 2000, Elapsed: 20 * time.Second,
+		Result: bench.LatencyResult{Offered: 2000, Completed: 2000, Elapsed: 20 * time.Second,
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
-			Histogram: "HISTFAKE", Calibration: driver.Calibration{IterationsPerMs: 1234, Rounds: 5},
+			Histogram: "HISTFAKE", Calibration: bench.Calibration{IterationsPerMs: 1234, Rounds: 5},
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms,
-			Floor: &driver.Floor{Wakeups: 200, Arrivals: driver.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
+			Floor: &bench.Floor{Wakeups: 200, Arrivals: bench.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
 				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
 		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
@@ -132,7 +132,7 @@ func TestBuildLatencyRates(t *testing.T) {
 
 // --on and --off are reported only where they shaped the arrivals.
 func TestBuildLatencyOnOff(t *testing.T) {
-	for _, arr := range []string{driver.ArrivalsFixed, driver.ArrivalsPoisson} {
+	for _, arr := range []string{bench.ArrivalsFixed, bench.ArrivalsPoisson} {
 		in := quietLatency()
 		in.Open.Arrivals = arr
 		r := BuildLatency(in)
@@ -141,7 +141,7 @@ func TestBuildLatencyOnOff(t *testing.T) {
 		assert.Zero(t, r.Config.OffMs, arr)
 	}
 	in := quietLatency()
-	in.Open.Arrivals = driver.ArrivalsOnOff
+	in.Open.Arrivals = bench.ArrivalsOnOff
 	r := BuildLatency(in)
 	assert.Equal(t, 50.0, r.Config.OnMs)
 	assert.Equal(t, 450.0, r.Config.OffMs)
@@ -322,7 +322,7 @@ func TestCheckLatencyAllRules(t *testing.T) {
 // The JSON is the contract: these keys, in these units.
 func TestLatencyJSONKeys(t *testing.T) {
 	in := quietLatency()
-	in.Open.Arrivals = driver.ArrivalsOnOff
+	in.Open.Arrivals = bench.ArrivalsOnOff
 	var buf bytes.Buffer
 	require.NoError(t, report.WriteJSON(&buf, BuildLatency(in)))
 	var doc map[string]any

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -13,7 +13,7 @@ import (
 type placement struct {
 	ops                    int
 	wall                   time.Duration
-	cpus                   driver.CPUSet
+	cpus                   bench.CPUSet
 	kernelMigrations       uint64 // the kernel's count, where kernelOnly
 	cpuChanges             uint64 // between consecutive samples
 	kernelOnly             bool   // every sample had the kernel's count
@@ -21,7 +21,7 @@ type placement struct {
 	voluntary, involuntary uint64
 }
 
-func (p *placement) add(s driver.WorkerSample) {
+func (p *placement) add(s bench.WorkerSample) {
 	if p.samples == 0 {
 		p.kernelOnly = true
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -45,7 +45,7 @@ func TestSpread(t *testing.T) {
 func placed() Input {
 	in := sample()
 	its := in.Result.Iterations
-	w0 := []driver.WorkerSample{
+	w0 := []bench.WorkerSample{
 		{CPUs: []int{0}, Migrations: 2, CPUChanges: 0},
 		{CPUs: []int{1}, Migrations: 1, CPUChanges: 0},
 		{CPUs: []int{0, 1}, Migrations: 3, CPUChanges: 1},

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/driver"
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -25,7 +25,7 @@ func TestSchemaCopiesKeepTheirKeys(t *testing.T) {
 		require.NoError(t, err)
 		assert.JSONEq(t, string(a), string(b))
 	}
-	cal := driver.Calibration{Loop: "xorshift", IterationsPerMs: 1234.5, Clock: "thread", Rounds: 9, RoundIterations: 42, Took: 25 * time.Millisecond}
+	cal := bench.Calibration{Loop: "xorshift", IterationsPerMs: 1234.5, Clock: "thread", Rounds: 9, RoundIterations: 42, Took: 25 * time.Millisecond}
 	same(t, cal, report.Calibration(cal))
 	bill := instances.Bill{RequestMs: 1, RequestGBs: 2, InstanceMs: 3, InstanceCPUs: 4, CPUShare: 5}
 	same(t, bill, report.Bill(bill))

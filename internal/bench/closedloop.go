@@ -1,0 +1,340 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/host"
+)
+
+// Config is what one closed-loop run executes. All counts are validated by
+// the caller.
+type Config struct {
+	Workload string `json:"workload"`
+	// The workloads' own parameters, under the keys their Params declare
+	// (0 or "": the workload's default): bcrypt's cost, spin's units,
+	// memtouch's buffer, memory and touch.
+	Cost   int    `json:"cost"`
+	Units  int    `json:"units,omitempty"`
+	Buffer int    `json:"buffer_bytes,omitempty"`
+	Memory string `json:"memory,omitempty"`
+	Touch  string `json:"touch,omitempty"`
+	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
+	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
+	Sleep       time.Duration `json:"sleep_ns,omitempty"`
+	SleepEvery  int           `json:"sleep_every,omitempty"`
+	SlowWorkers int           `json:"slow_workers,omitempty"`
+	Batch       int           `json:"batch"`      // operations per worker per iteration
+	Iterations  int           `json:"iterations"` // measured iterations, at least
+	Warmup      int           `json:"warmup"`     // iterations run first and discarded
+	Workers     int           `json:"workers"`
+	// MinTime: after Iterations, keep measuring until the measured
+	// iterations span at least this long (0 = off), at most MaxIterations.
+	MinTime time.Duration `json:"min_time_ns"`
+	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
+	GOMAXPROCS int `json:"gomaxprocs"`
+	// Placement (placement.go): OnePerCore keeps the workers on one SMT
+	// sibling of each core the process may use; Pin puts worker i on the
+	// i-th of those CPUs.
+	Pin        bool `json:"pin,omitempty"`
+	OnePerCore bool `json:"one_per_core,omitempty"`
+}
+
+// WorkerSample is one worker's share of one iteration.
+type WorkerSample struct {
+	Wall time.Duration `json:"wall_ns"` // from the iteration's start until this worker finished
+	CPU  time.Duration `json:"cpu_ns"`  // this worker's thread CPU time during the iteration
+	Ops  int           `json:"ops"`     // operations this worker completed
+	// Page faults and context switches of this worker's thread during the
+	// iteration (one getrusage RUSAGE_THREAD before, one after; 0 where
+	// there is none).
+	FaultsMinor    uint64 `json:"faults_minor"`
+	FaultsMajor    uint64 `json:"faults_major"`
+	CtxVoluntary   uint64 `json:"ctx_switches_voluntary"`
+	CtxInvoluntary uint64 `json:"ctx_switches_involuntary"`
+	// CPUs the thread was on at the operation boundaries (getcpu before
+	// the first operation and after each), ascending; none where getcpu is
+	// missing.
+	CPUs []int `json:"cpus,omitempty"`
+	// CPUChanges counts consecutive samples on different CPUs: a lower
+	// bound on the migrations, which misses a move and back between two
+	// samples and one while the thread slept.
+	CPUChanges uint64 `json:"cpu_changes"`
+	// Migrations is the kernel's own count over the iteration
+	// (se.nr_migrations, read before and after the batch) when
+	// KernelMigrations; 0 otherwise.
+	Migrations       uint64 `json:"migrations"`
+	KernelMigrations bool   `json:"kernel_migrations"`
+}
+
+// Iteration is one measured iteration.
+type Iteration struct {
+	Wall    time.Duration  `json:"wall_ns"` // from start until the last worker finished
+	Workers []WorkerSample `json:"workers"`
+	// StartMono is the iteration's start on CLOCK_MONOTONIC, the clock the
+	// kernel stamps throttle events with: it ends at StartMono + Wall.
+	StartMono int64 `json:"start_mono_ns,omitempty"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	GOMAXPROCS int         `json:"gomaxprocs"` // the value in force during the run
+	Iterations []Iteration `json:"iterations"`
+	// MeasuredCPU is the process's CPU time, all its threads, over the
+	// measured iterations alone (0 when unknown): read in the process, from
+	// the first measured iteration's start to the last one's end. A child
+	// alone in its slice has used that much of the slice's quota.
+	MeasuredCPU time.Duration `json:"measured_cpu_ns,omitempty"`
+	// AllowedCPUs are the CPUs the workers could run on: the process's
+	// affinity where it ran (its cpuset, a container's), one per core with
+	// OnePerCore; empty where not known. PinnedCPUs is each worker's CPU
+	// with Pin, by worker.
+	AllowedCPUs []int `json:"allowed_cpus,omitempty"`
+	PinnedCPUs  []int `json:"pinned_cpus,omitempty"`
+	// ThreadMoves counts the measured iterations in which a lone worker
+	// (RunAlone) was found on another thread: their CPU time, faults and
+	// context switches are the process's, their migrations the sampled ones.
+	ThreadMoves int `json:"thread_moves,omitempty"`
+}
+
+// MaxIterations bounds the measured iterations of a run, --min-time's too:
+// however short an iteration, a run ends.
+const MaxIterations = 1_000_000
+
+// ApplyGOMAXPROCS sets GOMAXPROCS as cfg asks and returns the value in force.
+// 0 restores the runtime's default, which Go ≥ 1.25 derives from the CPU
+// limit of the cgroup the process is in now.
+func ApplyGOMAXPROCS(n int) int {
+	if n > 0 {
+		runtime.GOMAXPROCS(n)
+	} else {
+		runtime.SetDefaultGOMAXPROCS()
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Run executes cfg in the calling process: cfg.Warmup discarded iterations,
+// then cfg.Iterations measured ones, and more while the measured ones span
+// less than cfg.MinTime (up to MaxIterations). Each worker is a goroutine locked to its
+// own OS thread, so its thread CPU clock measures its work alone, and so do
+// its getrusage counters (faults, context switches) and the kernel's count
+// of its migrations, all read around each batch; where it ran is sampled at
+// each operation boundary (getcpu, one system call). Run stops between
+// operations when ctx is cancelled.
+//
+// beforeMeasure, when not nil, is called between the warm-up and the first
+// measured iteration, so the caller can take the kernel's counters over the
+// measured iterations alone.
+func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer}.run(ctx, cfg, beforeMeasure)
+}
+
+// RunAlone is Run in a process that runs nothing but the workload (the
+// workload child): there a lone worker (see lone) runs without being
+// locked to its thread, which spares the slice two thread hand-offs at
+// every preemption (threads.go says why, and why its thread's counters are
+// still its own).
+func RunAlone(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer,
+		alone: true}.run(ctx, cfg, beforeMeasure)
+}
+
+// Args are cfg's workload parameters by name, for workload.New; one left
+// at zero takes the workload's default. The batch is among them: memtouch
+// reuse keeps a buffer per operation of it.
+func (cfg Config) Args() workload.Args {
+	a := workload.Args{}
+	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer, "batch": cfg.Batch} {
+		if v != 0 {
+			a[name] = v
+		}
+	}
+	if cfg.Memory == workload.MemoryReuse {
+		a["memory"] = 1
+	}
+	if cfg.Touch == workload.TouchPage {
+		a["touch"] = 1
+	}
+	return a
+}
+
+// Slow says whether worker id runs with the waits.
+func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
+
+// runner holds what tests replace: the workload, the bound on
+// iterations, the process's CPU clock (nil: not read), the placement's
+// system calls (zero: the kernel's) and the threads' reads (zero: the
+// kernel's). alone: the process runs nothing else (RunAlone).
+type runner struct {
+	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
+	maxIterations int
+	processCPU    func() (time.Duration, error)
+	placer        placer
+	threads       threadReader
+	alone         bool
+}
+
+func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
+	if rn.placer.affinity == nil {
+		rn.placer = kernelPlacer
+	}
+	pins, err := rn.placer.place(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	res.AllowedCPUs, res.PinnedCPUs = pins.cpus, pins.pinned(cfg.Workers)
+	free := rn.alone && lone(cfg, res.GOMAXPROCS)
+	rn.threads = rn.threads.withDefaults()
+	ws := make([]workload.Workload, cfg.Workers)
+	for i := range ws {
+		w, err := rn.newWorkload(cfg.Workload, cfg.Args())
+		if err != nil {
+			return Result{}, err
+		}
+		if cfg.Slow(i) {
+			w = workload.WithWaits(w, cfg.Sleep, cfg.SleepEvery)
+		}
+		ws[i] = w
+	}
+
+	type done struct {
+		id     int
+		end    time.Time
+		sample WorkerSample // but Wall
+		moved  bool         // a lone worker changed threads
+		err    error
+	}
+	starts := make([]chan time.Time, cfg.Workers)
+	results := make(chan done, cfg.Workers)
+	placed := make(chan error, cfg.Workers)
+	for i := range starts {
+		starts[i] = make(chan time.Time)
+		go func(id int, start <-chan time.Time) {
+			if !free {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			placed <- pins.apply(id)
+			var where placement
+			var sched schedFile
+			for range start {
+				// The file read and the system calls stay outside the
+				// operations; only getcpu (and a lone worker's gettid)
+				// runs between them.
+				r0 := rn.threads.begin(&sched, free)
+				where.reset()
+				where.observe(getCPU())
+				var err error
+				ops, moved := 0, false
+				for ops < cfg.Batch {
+					if err = ctx.Err(); err != nil {
+						break
+					}
+					if err = ws[id].Do(); err != nil {
+						break
+					}
+					ops++
+					where.observe(getCPU())
+					moved = moved || free && rn.threads.tid() != r0.tid
+				}
+				end := time.Now()
+				s := rn.threads.end(&sched, free).sample(r0, moved)
+				s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
+				results <- done{id: id, end: end, sample: s, moved: moved, err: err}
+			}
+		}(i, starts[i])
+	}
+	defer func() {
+		for _, s := range starts {
+			close(s)
+		}
+	}()
+	var misplaced []error
+	for range cfg.Workers {
+		misplaced = append(misplaced, <-placed)
+	}
+	if err := errors.Join(misplaced...); err != nil {
+		return Result{}, err
+	}
+
+	// Iterations run back to back: each starts the instant the previous one
+	// ended, not when this goroutine gets round to signalling the workers.
+	// Under a quota this goroutine is throttled too, and a fresh time.Now()
+	// would start every iteration at the beginning of a period, with a full
+	// quota: the best case, hiding the throttled gap in between.
+	var t0 time.Time
+	// base is when t0 was last read afresh, and baseMono CLOCK_MONOTONIC
+	// then: an iteration's start on that clock is baseMono + (t0 − base).
+	var base time.Time
+	var baseMono int64
+	var window time.Duration // of the measured iterations so far
+	var cpu0 *time.Duration  // the process's CPU time when they began
+	more := func(it int) bool {
+		measured := it - cfg.Warmup
+		return it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && measured < rn.maxIterations
+	}
+	for it := 0; more(it); it++ {
+		if it == cfg.Warmup && beforeMeasure != nil {
+			if err := beforeMeasure(); err != nil {
+				return Result{}, err
+			}
+			t0 = time.Time{} // the pause for the caller is not the workload's
+		}
+		if it == cfg.Warmup {
+			cpu0 = rn.readCPU()
+		}
+		if t0.IsZero() {
+			t0 = time.Now()
+			base, baseMono = t0, Monotonic()
+		}
+		for _, s := range starts {
+			s <- t0
+		}
+		iter := Iteration{Workers: make([]WorkerSample, cfg.Workers), StartMono: baseMono + int64(t0.Sub(base))}
+		var errs []error
+		for range cfg.Workers {
+			d := <-results
+			errs = append(errs, d.err)
+			if d.moved && it >= cfg.Warmup {
+				res.ThreadMoves++
+			}
+			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
+			d.sample.Wall = d.end.Sub(t0)
+			iter.Workers[d.id] = d.sample
+			iter.Wall = max(iter.Wall, d.end.Sub(t0))
+		}
+		if err := errors.Join(errs...); err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return Result{}, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		if it >= cfg.Warmup {
+			res.Iterations = append(res.Iterations, iter)
+			window += iter.Wall
+		}
+		t0 = t0.Add(iter.Wall)
+	}
+	// The workers are idle now, waiting for an iteration that never comes.
+	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {
+		res.MeasuredCPU = *cpu1 - *cpu0
+	}
+	return res, nil
+}
+
+// readCPU reads the process's CPU clock; nil when it cannot.
+func (rn runner) readCPU() *time.Duration {
+	if rn.processCPU == nil {
+		return nil
+	}
+	c, err := rn.processCPU()
+	if err != nil {
+		return nil
+	}
+	return &c
+}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package driver
-
-import "testing"
-
-// threadAffinities is Linux's (TestPinOnThisMachine skips elsewhere).
-func threadAffinities(*testing.T) map[int][]int { return nil }
