@@ -46,6 +46,11 @@ func (o *runFlags) chooseDriver(changed func(string) bool, s *settings) error {
 	if err != nil {
 		return config.Usagef("cgroup-driver", "--cgroup-driver systemd cannot work here: %v; use auto or cgroupfs", err)
 	}
+	if name == cgroup.DriverSystemd && changed("cpuset") {
+		if err := cgroup.CpusetUndelegated(facts); err != nil {
+			return config.Usagef("cpuset", "--cpuset: %v", err)
+		}
+	}
 	s.driver, s.driverWhy = name, why
 	return nil
 }
@@ -53,27 +58,31 @@ func (o *runFlags) chooseDriver(changed func(string) bool, s *settings) error {
 // openDriver makes the place the chosen driver runs slices in (a systemd
 // scope; nothing under cgroupfs) and gives the parent they go in, "" for
 // the runner's own default. The caller closes the driver on every path.
-func (s settings) openDriver(ctx context.Context) (cgroup.Driver, string, error) {
+func (s settings) openDriver(ctx context.Context) (cgroup.Driver, cgroup.Place, error) {
 	d := s.host.NewDriver(s.driver)
 	if s.mode == runner.ModeCurrent {
-		return d, "", nil
+		return d, cgroup.Place{}, nil
 	}
 	place, err := d.Open(ctx)
-	return d, place.Parent, err
+	return d, place, err
 }
 
 // withDriver runs f with the steps' slices in the driver's place, and
 // closes the driver after, however f ends.
 func withDriver[T any](ctx context.Context, s settings, steps []sweep.Step, f func([]sweep.Step) (T, error)) (out T, err error) {
-	d, parent, err := s.openDriver(ctx)
+	d, place, err := s.openDriver(ctx)
 	defer func() { err = errors.Join(err, d.Close()) }()
 	if err != nil {
 		return out, err
 	}
-	if parent != "" {
+	if place.Parent != "" {
 		for i := range steps {
-			steps[i].Opts.Parent = parent
+			steps[i].Opts.Parent = place.Parent
 		}
+	}
+	// What making the place found is said once, in the first result.
+	if len(steps) > 0 {
+		steps[0].Opts.Notes = append(steps[0].Opts.Notes, place.Notes...)
 	}
 	return f(steps)
 }

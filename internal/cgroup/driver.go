@@ -3,6 +3,7 @@ package cgroup
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -32,6 +33,9 @@ type Place struct {
 	Parent string
 	// Unit is the systemd scope ("" under cgroupfs).
 	Unit string
+	// Notes are what making the place found on its way (the scopes of runs
+	// that no longer live, tidied or left), for the first result's warnings.
+	Notes []string
 }
 
 // Driver makes the place for a process's slices and undoes it. The runner
@@ -78,6 +82,18 @@ func (e *NoCPUDelegated) Error() string {
 	return fmt.Sprintf("cpu is not delegated to your systemd manager %s (it has: %s), so slices cannot be made without root: "+
 		"add %s with \"[Service]\" and \"Delegate=cpu cpuset io memory pids\" (then systemctl daemon-reload and log in again), "+
 		"or measure without it with --cgroup current", e.Manager, has, DelegateDropIn)
+}
+
+// CpusetUndelegated is why --cpuset cannot work through a user's own
+// manager: cpuset is not among the controllers systemd delegated to it
+// (systemd 252 delegates cpu memory pids). nil for root, whose scope is
+// delegated every controller, or where the manager has cpuset.
+func CpusetUndelegated(f DriverFacts) error {
+	if f.Root || f.UserManager == "" || slices.Contains(f.UserControllers, "cpuset") {
+		return nil
+	}
+	return fmt.Errorf("cpuset is not delegated to your systemd manager %s (it has: %s): add it to Delegate= in %s (then systemctl daemon-reload and log in again), run as root, or leave out --cpuset",
+		f.UserManager, strings.Join(f.UserControllers, " "), DelegateDropIn)
 }
 
 // ChooseDriver picks the driver for want (one of Drivers) and says why.
@@ -132,3 +148,30 @@ type cgroupfsDriver struct{}
 func (cgroupfsDriver) Name() string                        { return DriverCgroupfs }
 func (cgroupfsDriver) Open(context.Context) (Place, error) { return Place{Driver: DriverCgroupfs}, nil }
 func (cgroupfsDriver) Close() error                        { return nil }
+
+// scopeNameRE is a scope's name as systemdDriver.scopeName makes it: the
+// owner's PID and start time, as in a slice's name.
+var scopeNameRE = regexp.MustCompile(`^throttlebench-(\d+)-(\d+)-[0-9a-f]{8}\.scope$`)
+
+// scopeNotes says what the tidying before a run did, as the runner says it
+// of stale slices: the scopes of runs that no longer live that were
+// stopped, and those left running because a cgroup in them holds
+// processes we did not start.
+func scopeNotes(stopped []string, skipped []Skipped) []string {
+	var notes []string
+	if len(stopped) > 0 {
+		notes = append(notes, fmt.Sprintf("stopped %d scope(s) left by runs that no longer live: %s", len(stopped), strings.Join(stopped, ", ")))
+	}
+	var left []string
+	for _, sk := range skipped {
+		for _, el := range strings.Split(sk.Dir, "/") {
+			if scopeNameRE.MatchString(el) && !slices.Contains(left, el) {
+				left = append(left, el)
+			}
+		}
+	}
+	if len(left) > 0 {
+		notes = append(notes, fmt.Sprintf("left %d scope(s) of runs that no longer live running: %s: a cgroup in each holds processes we did not start (throttlebench cleanup says which)", len(left), strings.Join(left, ", ")))
+	}
+	return notes
+}

@@ -170,7 +170,8 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	// The scopes of runs that no longer live (SIGKILLed with a slice
 	// holding a process not theirs) are tidied first, as the runner tidies
 	// stale slices: what is left is listed by cleanup.
-	_, _, _, _ = cleanScopes(hier, scopeBase(hier, d.user), func(unit string) error { return stopScope(d.conn, unit) })
+	_, stopped, skipped, _ := cleanScopes(hier, scopeBase(hier, d.user), func(unit string) error { return stopScope(d.conn, unit) })
+	notes := scopeNotes(stopped, skipped)
 	props := []sddbus.Property{
 		sddbus.PropDescription("throttlebench run " + strconv.Itoa(os.Getpid())),
 		sddbus.PropSlice(ScopeSlice),
@@ -222,7 +223,7 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 			return p, fmt.Errorf("systemd: enable %s in %s: %w", strings.Join(enable, " "), d.scope, err)
 		}
 	}
-	return Place{Driver: DriverSystemd, Parent: d.scope, Unit: name}, nil
+	return Place{Driver: DriverSystemd, Parent: d.scope, Unit: name, Notes: notes}, nil
 }
 
 // writeProcs moves a process (all its threads, on cgroup v2) into dir.

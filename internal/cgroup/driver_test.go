@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestChooseDriver(t *testing.T) {
@@ -61,4 +64,27 @@ func TestChooseDriver(t *testing.T) {
 			t.Errorf("%s: %q, %q, %v; want %q because of %q", c.name, got, why, err, c.got, c.why)
 		}
 	}
+}
+
+func TestScopeNotes(t *testing.T) {
+	assert.Empty(t, scopeNotes(nil, nil), "nothing tidied, nothing said")
+	a, b := "throttlebench-1-2-0000000a.scope", "throttlebench-3-4-0000000b.scope"
+	assert.Equal(t, []string{
+		"stopped 2 scope(s) left by runs that no longer live: " + a + ", " + b,
+		"left 1 scope(s) of runs that no longer live running: " + a + ": a cgroup in each holds processes we did not start (throttlebench cleanup says which)",
+	}, scopeNotes([]string{a, b}, []Skipped{
+		{"/sys/fs/cgroup/throttlebench.slice/" + a + "/tb-1-2-deadbeef", "holds processes 7"},
+		{"/sys/fs/cgroup/throttlebench.slice/" + a, "a cgroup in it was left (above)"},
+	}), "a scope is named once, however many of its cgroups were left")
+}
+
+func TestCpusetUndelegated(t *testing.T) {
+	user := DriverFacts{SystemdInit: true, V2: true, UserManager: "user@1000.service", UserControllers: []string{"cpu", "memory", "pids"}}
+	err := CpusetUndelegated(user)
+	require.Error(t, err)
+	assert.Equal(t, "cpuset is not delegated to your systemd manager user@1000.service (it has: cpu memory pids): add it to Delegate= in "+
+		DelegateDropIn+" (then systemctl daemon-reload and log in again), run as root, or leave out --cpuset", err.Error())
+	user.UserControllers = append(user.UserControllers, "cpuset")
+	assert.NoError(t, CpusetUndelegated(user), "delegated by a drop-in")
+	assert.NoError(t, CpusetUndelegated(DriverFacts{SystemdInit: true, V2: true, Root: true}), "root's scope has every controller")
 }

@@ -9,17 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	sddbus "github.com/coreos/go-systemd/v22/dbus"
 	godbus "github.com/godbus/dbus/v5"
 )
-
-// scopeNameRE is a scope's name as systemdDriver.scopeName makes it: the
-// owner's PID and start time, as in a slice's name.
-var scopeNameRE = regexp.MustCompile(`^throttlebench-(\d+)-(\d+)-[0-9a-f]{8}\.scope$`)
 
 // scopeBase is the directory of throttlebench.slice: at the hierarchy's
 // top as root, under the user's own manager (user@<uid>.service) otherwise.

@@ -221,6 +221,7 @@ func TestCreatedRunOrder(t *testing.T) {
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
 	o.Stderr = &stderr
+	o.Notes = []string{"stopped 1 scope(s) left by runs that no longer live: throttlebench-1-2-x.scope"}
 	rep, err := w.local().Run(context.Background(), o)
 	require.NoError(t, err)
 
@@ -232,6 +233,7 @@ func TestCreatedRunOrder(t *testing.T) {
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
 	assert.Contains(t, rep.Warnings, "removed 1 slice(s) left by runs that no longer live")
+	assert.Contains(t, rep.Warnings, o.Notes[0], "what the caller found (the driver's tidying) is in the warnings")
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
 
 	assert.Equal(t, "created", rep.Cgroup.Mode)

@@ -47,6 +47,9 @@ type Options struct {
 	Host   cgroup.Host
 	Exe    string    // this binary, re-executed as the workload child
 	Stderr io.Writer // notes for the user
+	// Notes are what the caller found on its way (the systemd driver's
+	// tidying of dead runs' scopes), for this result's warnings.
+	Notes []string
 	// Trace records the kernel's throttle events over the measured window
 	// (--trace); TraceSink, when set, gets the window's events and spans
 	// (--trace-out, --plot's timeline).

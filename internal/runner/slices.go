@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -36,7 +37,7 @@ type slicePlace struct {
 // slices (and twins) of runs that no longer live, and says where a slice
 // goes. It creates nothing.
 func (k Local) placeSlices(ctx context.Context, o Options) (slicePlace, error) {
-	var p slicePlace
+	p := slicePlace{notes: slices.Clone(o.Notes)}
 	var err error
 	if p.hier, err = k.Cgroups.CPUHierarchy(o.Host, o.Version); err != nil {
 		return p, &noHierarchy{err}
