@@ -88,6 +88,9 @@ export TMPDIR=$TMP
 APPEND="root=LABEL=debvm rw console=ttyS0 panic=-1 quiet"
 APPEND+=" systemd.run=/usr/local/sbin/tb-run"
 APPEND+=" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff"
+# The scheduler's tracepoints held from boot, so that the tracer's attach
+# patches no live code under TCG (test/vm/run.sh's "Early events").
+APPEND+=" trace_event=sched:sched_switch,sched:sched_wakeup"
 APPEND+=" tb.id=$NONCE${TB_VM_APPEND:+ $TB_VM_APPEND}"
 
 tb_log "booting $(cat "$TB_SYSTEMD_CACHE/systemd.version"), kernel $(cat "$TB_SYSTEMD_CACHE/kernel.release")," \

@@ -34,6 +34,13 @@ noleft() {
 }
 
 systemctl start dbus systemd-logind
+# The tracer's attach under TCG: run.sh's trace_event= holds the
+# scheduler's tracepoints from boot (test/vm/run.sh says why); the ring
+# buffer does not record.
+T=/sys/kernel/tracing
+[ -e $T/tracing_on ] || mount -t tracefs tracefs $T
+echo 0 >$T/tracing_on
+echo "early sched events: $(cat $T/events/sched/sched_switch/enable)$(cat $T/events/sched/sched_wakeup/enable)"
 echo "top subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control); sessions: $(loginctl list-sessions --no-legend | wc -l)"
 
 out=$($tb inspect 2>&1)
@@ -109,6 +116,39 @@ rc=$?
 if [ $rc = 0 ] && [ "$(grep -c . /tmp/out)" -ge 3 ]; then pass "sweep --cpus 0.2,0.5"; else fail "sweep" "rc=$rc $(cat /tmp/out)"; fi
 noleft "sweep"
 
+# latency --instances through the scope: each instance a slice of its own,
+# all in the run's scope (counted while they run), none left after.
+$tb latency --cpus 0.2 --instances per-request --arrivals once --count 3 --work 300ms --format json >/tmp/out.json 2>/tmp/err &
+pid=$!
+waitslice /sys/fs/cgroup/throttlebench.slice
+most=0
+while kill -0 $pid 2>/dev/null; do
+	n=$(find /sys/fs/cgroup/throttlebench.slice -path '*/throttlebench-*.scope/tb-*' -maxdepth 2 -type d 2>/dev/null | wc -l)
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.05
+done
+wait $pid
+rc=$?
+started=$(grep -o '"instances_started": *[0-9]*' /tmp/out.json | grep -o '[0-9]*$')
+if [ $rc = 0 ] && [ "${started:-0}" = 3 ] && [ "$most" -ge 3 ]; then pass "latency --instances per-request: rc 0, 3 instances, up to $most slices in the scope at once"; else fail "latency --instances" "rc=$rc started=$started most=$most $(tail -n 3 /tmp/err)"; fi
+noleft "latency --instances"
+
+# --trace through the scope: the tracer follows the slice in the scope, and
+# its events agree with the slice's cpu.stat (the kernel's counter).
+$tb run --cpus 0.2 --batch 5 --iterations 5 --trace --format text >/tmp/out 2>&1
+rc=$?
+ev=$(sed -n 's/^  Throttle events: *\([0-9]*\) on.*/\1/p' /tmp/out)
+grep -E '^  (cgroup|Throttled|Throttle events):' /tmp/out
+if [ $rc = 0 ] && [ "${ev:-0}" -gt 0 ] && grep -q 'events/counter' /tmp/out; then pass "run --trace: rc 0, $ev throttle events, $(grep -o 'events/counter [0-9.]*' /tmp/out)"; else fail "run --trace" "rc=$rc events=$ev $(tail -n 5 /tmp/out)"; fi
+noleft "run --trace"
+
+# --cpuset: Delegate=yes gives root's scope cpuset as well; the slice gets
+# the CPU asked for.
+$tb run --cpus 0.2 --cpuset 1 --batch 5 --iterations 2 --format json >/tmp/out.json 2>/tmp/err
+rc=$?
+if [ $rc = 0 ] && grep -q '"cpuset": *"1"' /tmp/out.json; then pass "run --cpuset 1: rc 0, the slice's cpuset 1"; else fail "run --cpuset 1" "rc=$rc $(grep -o '"cpuset": *"[^"]*"' /tmp/out.json | head -n 2) $(cat /tmp/err)"; fi
+noleft "run --cpuset"
+
 # SIGKILL, then cleanup. startrun starts a long run in the background and
 # waits for its slice: $pid is the run, $slice its slice.
 startrun() {
@@ -154,6 +194,10 @@ if [ $crc = 0 ] && kill -0 $alien 2>/dev/null && grep -q "^left $slice: holds pr
 else
 	fail "SIGKILL with a stranger in the slice" "cleanup rc=$crc alien alive: $(kill -0 $alien 2>/dev/null && echo yes) scopes=$(nunits) slice=$slice"
 fi
+# A run now: its start tidies the dead runs' scopes and says what it left.
+$tb run --cpus 0.2 --batch 5 --iterations 2 --format json >/tmp/out.json 2>/tmp/err
+rc=$?
+if [ $rc = 0 ] && grep -q "left 1 scope(s) of runs that no longer live running: $scope: " /tmp/out.json; then pass "a run beside the stranger: rc 0, its warnings say what was left"; else fail "a run beside the stranger" "rc=$rc $(grep -A3 '"warnings"' /tmp/out.json) $(cat /tmp/err)"; fi
 kill $alien
 wait $alien
 i=0
@@ -166,6 +210,37 @@ $tb cleanup >/tmp/clean 2>&1
 crc=$?
 if [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean; then pass "stranger gone: systemd stopped the scope, cleanup finds nothing"; else fail "stranger gone" "cleanup rc=$crc $(cat /tmp/clean)"; fi
 noleft "stranger gone"
+
+# A small soak: runs and sweeps stopped by SIGINT, SIGTERM or SIGKILL (then
+# cleanup) at a random moment, 0 to 2.5 s after the start, some before the
+# scope exists; after each, the scopes and cgroups left are counted.
+leftsum=0
+trials=""
+for t in 1 2 3 4 5 6 7 8 9; do
+	case $((t % 3)) in 1) sig=INT ;; 2) sig=TERM ;; 0) sig=KILL ;; esac
+	r=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
+	delay=$((r % 26))
+	if [ $((t % 2)) = 0 ]; then
+		$tb sweep --cpus 0.2,0.3 --batch 5 --iterations 30 --format csv >/dev/null 2>&1 &
+	else
+		$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/dev/null 2>&1 &
+	fi
+	pid=$!
+	sleep "$((delay / 10)).$((delay % 10))"
+	kill -$sig $pid
+	wait $pid
+	[ $sig = KILL ] && $tb cleanup >/dev/null 2>&1
+	# systemd stops an emptied scope a moment after (SIGKILL): 3 s at most.
+	i=0
+	while [ $i -lt 30 ] && [ -n "$(leftovers)" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	n=$(leftovers | wc -l)
+	leftsum=$((leftsum + n))
+	trials="$trials $sig@$((delay / 10)).$((delay % 10))s:$n"
+done
+if [ $leftsum = 0 ]; then pass "soak: 9 trials, nothing left after any ($trials)"; else fail "soak" "$leftsum left ($trials): $(leftovers | tr '\n' ' ')"; fi
 
 # A user who is not root, cpu delegated to their manager (systemd 252's
 # default: user@1000.service has cpu memory pids): auto picks the systemd
@@ -205,20 +280,46 @@ case $cg in
 esac
 if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ]; then pass "user with cpu: run --cpus 0.2 rc 0, nr_throttled $thr"; else fail "user with cpu: run --cpus 0.2" "rc=$rc nr_throttled=$thr $(cat /tmp/err)"; fi
 unoleft "user with cpu: run"
-# runuser itself in the background (not through asuser, a function: $!
-# would be a subshell), so that the run is its child.
-runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus $tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
-pid=$!
-waitslice $ucg/throttlebench.slice
-scope=$(asuser systemctl --user list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
-sleep 1
-# To the run itself, runuser's child (runuser would pass on a SIGTERM).
-tbpid=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
-kill -INT ${tbpid:-$pid}
-wait $pid
+# More than run, as that user: a sweep, latency with burst.
+asuser $tb sweep --cpus 0.2,0.5 --batch 5 --iterations 2 --format csv >/tmp/out 2>/tmp/err
 rc=$?
-if [ -n "$scope" ] && [ $rc = 130 ]; then pass "user with cpu: SIGINT rc $rc (scope was $scope)"; else fail "user with cpu: SIGINT" "rc=$rc scope='$scope' $(tail -n 3 /tmp/out)"; fi
-unoleft "user with cpu: SIGINT"
+if [ $rc = 0 ] && [ "$(grep -c . /tmp/out)" -ge 3 ]; then pass "user with cpu: sweep --cpus 0.2,0.5"; else fail "user with cpu: sweep" "rc=$rc $(cat /tmp/out /tmp/err)"; fi
+unoleft "user with cpu: sweep"
+asuser $tb latency --cpus 0.2 --burst 20ms --rate 20 --duration 2s --work 5ms --format json >/tmp/out.json 2>/tmp/err
+rc=$?
+cg=$(grep -o '"path": *"[^"]*"' /tmp/out.json | head -n 1)
+if [ $rc = 0 ] && grep -q '"burst_us": *20000' /tmp/out.json && echo "$cg" | grep -q 'user@1000.service/throttlebench.slice/throttlebench-'; then pass "user with cpu: latency --burst 20ms: rc 0, burst_us 20000 in the user's scope"; else fail "user with cpu: latency --burst 20ms" "rc=$rc $cg $(grep -o '"burst_us": *[0-9]*' /tmp/out.json) $(tail -n 3 /tmp/err)"; fi
+unoleft "user with cpu: latency --burst"
+# --cpuset: the user's manager has no cpuset (systemd 252 delegates cpu
+# memory pids): exit 2, one line, nothing made.
+asuser $tb run --cpus 0.2 --cpuset 0 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l </tmp/out)" = 1 ] && grep -q -- '--cpuset: cpuset is not delegated to your systemd manager user@1000.service (it has: cpu memory pids)' /tmp/out; then pass "user with cpu: --cpuset 0 refused: $(cat /tmp/out)"; else fail "user with cpu: --cpuset 0" "rc=$rc $(cat /tmp/out)"; fi
+unoleft "user with cpu: --cpuset"
+# Signals, as that user: runuser itself in the background (not through
+# asuser, a function: $! would be a subshell), so that the run is its
+# child; the signal to the run itself (runuser would pass on a SIGTERM).
+# SIGKILL, then cleanup as that user: nothing left.
+for sig in INT TERM KILL; do
+	runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus $tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
+	pid=$!
+	waitslice $ucg/throttlebench.slice
+	scope=$(asuser systemctl --user list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
+	sleep 1
+	tbpid=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+	kill -$sig ${tbpid:-$pid}
+	wait $pid
+	rc=$?
+	case $sig in INT) want=130 ;; TERM) want=143 ;; KILL) want=137 ;; esac
+	crc=0
+	if [ $sig = KILL ]; then
+		asuser $tb cleanup >/tmp/clean 2>&1
+		crc=$?
+		cat /tmp/clean
+	fi
+	if [ -n "$scope" ] && [ -n "$tbpid" ] && [ $rc = $want ] && [ $crc = 0 ]; then pass "user with cpu: SIG$sig rc $rc$([ $sig = KILL ] && echo ', cleanup rc 0') (scope was $scope)"; else fail "user with cpu: SIG$sig" "rc=$rc cleanup rc=$crc tbpid=$tbpid scope='$scope' $(tail -n 3 /tmp/out)"; fi
+	unoleft "user with cpu: SIG$sig"
+done
 # From the user's manager itself (systemd-run --user), where the run
 # starts inside the user's own subtree.
 systemd-run -q -M tbuser@ --user --wait --pipe $tb run --cpus 0.2 --batch 5 --iterations 3 --format text >/tmp/out 2>&1
