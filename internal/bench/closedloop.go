@@ -9,20 +9,17 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Config is what one closed-loop run executes. All counts are validated by
 // the caller.
 type Config struct {
 	Workload string `json:"workload"`
-	// The workloads' own parameters, under the keys their Params declare
-	// (0 or "": the workload's default): bcrypt's cost, spin's units,
-	// memtouch's buffer, memory and touch.
-	Cost   int    `json:"cost"`
-	Units  int    `json:"units,omitempty"`
-	Buffer int    `json:"buffer_bytes,omitempty"`
-	Memory string `json:"memory,omitempty"`
-	Touch  string `json:"touch,omitempty"`
+	// Params are the workload's own values as its result's config holds
+	// them (workload.Spec: bcrypt's cost, memtouch's buffer_bytes…); one
+	// left out takes its default.
+	Params report.Params `json:"params,omitempty"`
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
 	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
 	Sleep       time.Duration `json:"sleep_ns,omitempty"`
@@ -143,25 +140,6 @@ func RunAlone(ctx context.Context, cfg Config, beforeMeasure func() error) (Resu
 		alone: true}.run(ctx, cfg, beforeMeasure)
 }
 
-// Args are cfg's workload parameters by name, for workload.New; one left
-// at zero takes the workload's default. The batch is among them: memtouch
-// reuse keeps a buffer per operation of it.
-func (cfg Config) Args() workload.Args {
-	a := workload.Args{}
-	for name, v := range map[string]int{"cost": cfg.Cost, "units": cfg.Units, "buffer": cfg.Buffer, "batch": cfg.Batch} {
-		if v != 0 {
-			a[name] = v
-		}
-	}
-	if cfg.Memory == workload.MemoryReuse {
-		a["memory"] = 1
-	}
-	if cfg.Touch == workload.TouchPage {
-		a["touch"] = 1
-	}
-	return a
-}
-
 // Slow says whether worker id runs with the waits.
 func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
@@ -170,7 +148,7 @@ func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorke
 // system calls (zero: the kernel's) and the threads' reads (zero: the
 // kernel's). alone: the process runs nothing else (RunAlone).
 type runner struct {
-	newWorkload   func(name string, args workload.Args) (workload.Workload, error)
+	newWorkload   func(name string, ps report.Params, batch int) (workload.Workload, error)
 	maxIterations int
 	processCPU    func() (time.Duration, error)
 	placer        placer
@@ -192,7 +170,7 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	rn.threads = rn.threads.withDefaults()
 	ws := make([]workload.Workload, cfg.Workers)
 	for i := range ws {
-		w, err := rn.newWorkload(cfg.Workload, cfg.Args())
+		w, err := rn.newWorkload(cfg.Workload, cfg.Params, cfg.Batch)
 		if err != nil {
 			return Result{}, err
 		}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Where each worker ran, on the real host: every sample's CPUs are CPUs
@@ -24,7 +25,7 @@ import (
 // worker's sleeps show as voluntary context switches.
 func TestPlacementOnTheHost(t *testing.T) {
 	const batch, every = 20, 5
-	cfg := Config{Workload: "spin", Units: 1, Batch: batch, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: batch, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 2 * time.Millisecond, SleepEvery: every, SlowWorkers: 1}
 	res, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -140,7 +141,7 @@ func schedRun(t *testing.T) (time.Duration, bool) {
 // clock measures the work.
 func TestLoneWorkerKeepsItsThread(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	cfg := Config{Workload: "spin", Units: 500, Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 500), Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 	res, err := RunAlone(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Zero(t, res.ThreadMoves)
@@ -185,7 +186,7 @@ func TestOnlyTheLoneWorkerIsUnlocked(t *testing.T) {
 	} {
 		var same atomic.Int64
 		rn := runner{maxIterations: MaxIterations, alone: tc.alone,
-			newWorkload: func(string, workload.Args) (workload.Workload, error) { return yieldWork{&same}, nil }}
+			newWorkload: func(string, report.Params, int) (workload.Workload, error) { return yieldWork{&same}, nil }}
 		_, err := rn.run(context.Background(), tc.cfg, nil)
 		require.NoError(t, err, tc.name)
 		if ops := int64(tc.cfg.Batch * (tc.cfg.Iterations + tc.cfg.Warmup)); tc.unlocked {

@@ -14,10 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func TestRunShapesTheResult(t *testing.T) {
-	cfg := Config{Workload: "bcrypt", Cost: 4, Batch: 3, Iterations: 4, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
+	cfg := Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 3, Iterations: 4, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
 	warm := 0
 	res, err := Run(context.Background(), cfg, func() error { warm++; return nil })
 	require.NoError(t, err)
@@ -50,7 +51,7 @@ func TestRunShapesTheResult(t *testing.T) {
 // Each cost step doubles bcrypt's work; thread CPU time must show it.
 func TestCostScalesCPUTime(t *testing.T) {
 	cpu := func(cost int) time.Duration {
-		res, err := Run(context.Background(), Config{Workload: "bcrypt", Cost: cost, Batch: 4, Iterations: 3, Workers: 1, GOMAXPROCS: 1}, nil)
+		res, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(cost), Batch: 4, Iterations: 3, Workers: 1, GOMAXPROCS: 1}, nil)
 		require.NoError(t, err)
 		var sum time.Duration
 		for _, it := range res.Iterations {
@@ -66,14 +67,14 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Run(ctx, Config{Workload: "bcrypt", Cost: 4, Batch: 1000000, Iterations: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+	_, err := Run(ctx, Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1000000, Iterations: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
 func TestBeforeMeasureErrorStopsTheRun(t *testing.T) {
 	boom := errors.New("boom")
-	_, err := Run(context.Background(), Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 1, Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+	_, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Warmup: 1, Workers: 1, GOMAXPROCS: 1},
 		func() error { return boom })
 	assert.ErrorIs(t, err, boom)
 }
@@ -88,7 +89,7 @@ func TestGOMAXPROCSRuntimeDefault(t *testing.T) {
 // iteration runs.
 func TestRunRefusesABadWorkload(t *testing.T) {
 	called := false
-	_, err := Run(context.Background(), Config{Workload: "bcrypt", Cost: 3, Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
+	_, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(3), Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
 		func() error { called = true; return nil })
 	assert.ErrorIs(t, err, workload.ErrBadConfig)
 	assert.False(t, called)
@@ -102,7 +103,7 @@ func (w sleepWork) Do() error { time.Sleep(w.d); return nil }
 
 func sleeping(d time.Duration, maxIterations int) runner {
 	return runner{
-		newWorkload:   func(string, workload.Args) (workload.Workload, error) { return sleepWork{d}, nil },
+		newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return sleepWork{d}, nil },
 		maxIterations: maxIterations,
 	}
 }
@@ -153,7 +154,7 @@ func TestMinTimeStopsAtTheIterationBound(t *testing.T) {
 
 // The child receives --min-time with the rest of the configuration.
 func TestConfigCarriesMinTime(t *testing.T) {
-	in := Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 1, Workers: 1, MinTime: 1500 * time.Millisecond}
+	in := Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Workers: 1, MinTime: 1500 * time.Millisecond}
 	data, err := json.Marshal(in)
 	require.NoError(t, err)
 	var out Config
@@ -165,7 +166,7 @@ func TestConfigCarriesMinTime(t *testing.T) {
 // sleeps (10 operations, a sleep after every 5: two of 15 ms), its CPU time
 // does not; the fast worker sleeps not at all.
 func TestSlowWorkersSleep(t *testing.T) {
-	cfg := Config{Workload: "spin", Units: 1, Batch: 10, Iterations: 2, Workers: 2, GOMAXPROCS: 2,
+	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: 10, Iterations: 2, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 15 * time.Millisecond, SleepEvery: 5, SlowWorkers: 1}
 	assert.True(t, cfg.Slow(0))
 	assert.False(t, cfg.Slow(1))
@@ -189,8 +190,8 @@ func TestWorkerFaults(t *testing.T) {
 	for _, c := range []struct {
 		memory, touch string
 		want          float64
-	}{{"", "", pages}, {"", "page", pages}, {"reuse", "", 0}, {"reuse", "page", 0}} {
-		res, err := Run(context.Background(), Config{Workload: "memtouch", Buffer: 1 << 20, Memory: c.memory, Touch: c.touch,
+	}{{"fresh", "all", pages}, {"fresh", "page", pages}, {"reuse", "all", 0}, {"reuse", "page", 0}} {
+		res, err := Run(context.Background(), Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", c.memory).With("touch", c.touch),
 			Batch: 4, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 		require.NoError(t, err)
 		for _, it := range res.Iterations {
@@ -203,15 +204,25 @@ func TestWorkerFaults(t *testing.T) {
 	}
 }
 
-// The configuration's words reach the workload as its Params' indices;
-// the defaults (0, "") are left for the workload to fill; the batch goes
-// too (memtouch reuse keeps a buffer per operation of it).
-func TestConfigArgs(t *testing.T) {
-	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch"}.Args())
-	assert.Equal(t, workload.Args{"buffer": 8192, "memory": 1, "touch": 1, "batch": 100},
-		Config{Workload: "memtouch", Buffer: 8192, Memory: "reuse", Touch: "page", Batch: 100}.Args())
-	assert.Equal(t, workload.Args{}, Config{Workload: "memtouch", Memory: "fresh", Touch: "all"}.Args())
+// The configuration's Params reach the workload as they are, words as
+// words (no second mapping here), with the batch (memtouch reuse keeps a
+// buffer per operation of it).
+func TestConfigParamsReachTheWorkload(t *testing.T) {
+	ps := report.Params{}.With("buffer_bytes", 8192).With("memory", "reuse").With("touch", "page")
+	var got report.Params
+	var batch int
+	rn := runner{maxIterations: MaxIterations, newWorkload: func(_ string, p report.Params, b int) (workload.Workload, error) {
+		got, batch = p, b
+		return countWork{new(atomic.Int64)}, nil
+	}}
+	_, err := rn.run(context.Background(), Config{Workload: "memtouch", Params: ps, Batch: 3, Iterations: 1, Workers: 1, GOMAXPROCS: 1}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, ps, got)
+	assert.Equal(t, 3, batch)
 }
+
+// cost is bcrypt's config at cost n.
+func bcryptAt(n int) report.Params { return report.Params{}.With("cost", n) }
 
 // tickWork stands in for the workload where a test counts CPU time: each
 // operation advances a fake process CPU clock by a millisecond.
@@ -224,7 +235,7 @@ func (w tickWork) Do() error { w.clock.Add(int64(time.Millisecond)); return nil 
 func TestMeasuredCPUCoversTheMeasuredIterations(t *testing.T) {
 	var clock atomic.Int64
 	rn := runner{
-		newWorkload:   func(string, workload.Args) (workload.Workload, error) { return tickWork{&clock}, nil },
+		newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return tickWork{&clock}, nil },
 		maxIterations: MaxIterations,
 		processCPU:    func() (time.Duration, error) { return time.Duration(clock.Load()), nil },
 	}
@@ -259,7 +270,7 @@ func TestMeasuredCPUUnknown(t *testing.T) {
 // The real clock: a CPU-bound run's process CPU time is at least its
 // workers' thread CPU time over the same iterations.
 func TestMeasuredCPUOfARealRun(t *testing.T) {
-	res, err := Run(context.Background(), Config{Workload: "spin", Units: 1000, Batch: 20, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+	res, err := Run(context.Background(), Config{Workload: "spin", Params: report.Params{}.With("units", 1000), Batch: 20, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 	require.NoError(t, err)
 	var threads time.Duration
 	for _, it := range res.Iterations {

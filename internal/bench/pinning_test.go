@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -135,7 +136,7 @@ func TestPinOnThisMachine(t *testing.T) {
 	var mu sync.Mutex
 	got := map[int][]int{}
 	next := 0
-	rn := runner{maxIterations: MaxIterations, newWorkload: func(string, workload.Args) (workload.Workload, error) {
+	rn := runner{maxIterations: MaxIterations, newWorkload: func(string, report.Params, int) (workload.Workload, error) {
 		next++
 		return affinityWork{&mu, got, next - 1}, nil
 	}}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func TestLone(t *testing.T) {
@@ -49,7 +50,7 @@ func TestLoneWorkerThatMovedReportsTheProcess(t *testing.T) {
 	var procReads atomic.Int64
 	const batch = 4
 	rn := runner{
-		newWorkload:   func(string, workload.Args) (workload.Workload, error) { return countWork{&ops}, nil },
+		newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return countWork{&ops}, nil },
 		maxIterations: MaxIterations,
 		alone:         true,
 		threads: threadReader{
@@ -103,7 +104,7 @@ func TestLockedWorkersReadNoThreadID(t *testing.T) {
 	} {
 		var ops atomic.Int64
 		rn := runner{
-			newWorkload:   func(string, workload.Args) (workload.Workload, error) { return countWork{&ops}, nil },
+			newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return countWork{&ops}, nil },
 			maxIterations: MaxIterations,
 			alone:         tc.alone,
 			threads: threadReader{

@@ -18,6 +18,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // session joins a Parent to a child over io.Pipes, in memory: the child is
@@ -64,7 +65,7 @@ func (s *session) end(t *testing.T) error {
 	}
 }
 
-var small = bench.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+var small = bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 
 func TestServeRunsTheOpenLoop(t *testing.T) {
 	s := newSession(t, serve(context.Background()))
@@ -175,7 +176,7 @@ func TestResultSurvivesTheTrip(t *testing.T) {
 func TestBadConfigKeepsItsKind(t *testing.T) {
 	s := newSession(t, serve(context.Background()))
 	cfg := small
-	cfg.Cost = 3
+	cfg.Params = report.Params{}.With("cost", 3)
 	require.NoError(t, s.parent.Configure(cfg))
 	require.NoError(t, s.parent.Go())
 	err := s.parent.WaitWarm(context.Background())

@@ -22,7 +22,7 @@ func f64(v float64) *float64 { return &v }
 func rep(quotaUs int64, durations ...float64) report.Report {
 	r := report.Report{
 		SchemaVersion: report.SchemaVersion,
-		Config:        report.Config{Workload: "bcrypt", Cost: 4, Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+		Config:        report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
 		Cgroup:        report.Cgroup{Mode: "created", Version: 1, PeriodUs: i64(100000), QuotaUs: quotaUs},
 		Host:          report.Host{Hostname: "a", Kernel: "6.18"},
 		DurationsMs:   durations,
@@ -208,7 +208,11 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 	mt := func(touch string, durations ...float64) report.Report {
 		r := rep(-1, durations...)
-		r.Config = report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Touch: touch, Batch: 100, Iterations: len(durations), Workers: 1, GOMAXPROCS: 1}
+		ps := report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh")
+		if touch != "" {
+			ps = ps.With("touch", touch)
+		}
+		r.Config = report.Config{Workload: "memtouch", Params: ps, Batch: 100, Iterations: len(durations), Workers: 1, GOMAXPROCS: 1}
 		return r
 	}
 	old := []report.Report{mt("", series(6, 20)...)}
@@ -222,7 +226,8 @@ func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 
 	// Reuse repainted one buffer then, a buffer per operation now: apart.
 	oldReuse, newReuse := mt("", series(6, 1)...), mt("page", series(6, 1)...)
-	oldReuse.Config.Memory, newReuse.Config.Memory = "reuse", "reuse"
+	oldReuse.Config.Params = oldReuse.Config.Params.With("memory", "reuse")
+	newReuse.Config.Params = newReuse.Config.Params.With("memory", "reuse")
 	res = Compare([]report.Report{oldReuse}, []report.Report{newReuse}, DefaultOptions())
 	assert.Empty(t, res.Rows)
 	require.Len(t, res.OnlyOld, 1)

@@ -45,13 +45,12 @@ const DefaultPeriod = 100 * time.Millisecond
 // Config is one configuration of a run.
 type Config struct {
 	Workload string
-	// The workloads' own parameters (each workload takes its own): bcrypt's
-	// cost, spin's units, memtouch's buffer (bytes), memory and touch modes.
-	Cost   int
-	Units  int
-	Buffer int
-	Memory string
-	Touch  string
+	// Params are the chosen workload's own values (workload.Spec: bcrypt's
+	// cost, memtouch's buffer_bytes, memory and touch), as its results
+	// hold them; args are every workload's flags as given, until Resolve
+	// turns the chosen one's into Params.
+	Params report.Params
+	args   map[string]string
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after
 	// every SleepEvery operations; Sleep 0 = none.
 	Sleep       time.Duration
@@ -111,7 +110,7 @@ func (c Config) GOMAXPROCSValue() int {
 // ClosedLoop is the closed-loop driver's configuration (run, sweep), as
 // OpenLoop is latency's.
 func (c Config) ClosedLoop() bench.Config {
-	return bench.Config{Workload: c.Workload, Cost: c.Cost, Units: c.Units, Buffer: c.Buffer, Memory: c.Memory, Touch: c.Touch,
+	return bench.Config{Workload: c.Workload, Params: c.Params,
 		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
 		Pin: c.Pin, OnePerCore: c.OnePerCore}
@@ -175,23 +174,14 @@ type Param struct {
 var Params = slices.Concat(batchParams, openLoopParams, instanceParams)
 
 // batchParams are run's and sweep's, some shared with latency.
-var batchParams = []Param{
+var batchParams = slices.Concat([]Param{
 	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(workload.Names(), ", "),
 		parse: func(c *Config, v string) (err error) {
 			c.Workload, err = choice("workload", v, workload.Names())
 			return
 		},
 		KeyJSON: "workload", Key: workloadKey},
-	{Name: "cost", Kind: Int, Default: bcryptCost.def(), Axis: true, AxisRank: 1, Help: bcryptCost.Help,
-		parse: func(c *Config, v string) (err error) {
-			c.Cost, err = integer("cost", v, bcryptCost.Min, bcryptCost.Max)
-			return
-		},
-		KeyJSON: "cost", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Cost), r.Config.Cost }},
-	workloadParamEntry("spin", "units", func(c *Config) *int { return &c.Units }),
-	workloadParamEntry("memtouch", "buffer", func(c *Config) *int { return &c.Buffer }),
-	workloadWordsEntry("memtouch", "memory", func(c *Config) *string { return &c.Memory }),
-	workloadWordsEntry("memtouch", "touch", func(c *Config) *string { return &c.Touch }),
+}, workloadParams(), []Param{
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes, spin units…) per worker per iteration",
 		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
 		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
@@ -255,7 +245,7 @@ var batchParams = []Param{
 		Help:    "run the workers on one SMT sibling of each core they may use: half the vCPUs of an SMT machine, none taken offline",
 		parse:   boolParam("one-per-core", func(c *Config) *bool { return &c.OnePerCore }),
 		KeyJSON: "one_per_core", Key: func(r *report.Report) (string, any) { return flagKey(r.Config.OnePerCore), r.Config.OnePerCore }},
-}
+})
 
 // parseCpuset reads a CPU list; which CPUs exist here is for the command
 // to check (it touches the system), before anything is created.
@@ -330,45 +320,47 @@ func usText(us int64) string {
 	return (time.Duration(us) * time.Microsecond).String()
 }
 
-// bcryptCost is bcrypt's own parameter, declared with the workload: its
-// range and help are not repeated here.
-var bcryptCost = lookupWorkloadParam("bcrypt", "cost")
-
-func lookupWorkloadParam(wl, name string) workloadParam {
-	spec, err := workload.Lookup(wl)
-	if err != nil {
-		panic(err)
-	}
-	for _, p := range spec.Params {
-		if p.Name == name {
-			return workloadParam(p)
+// workloadParams are the Params of every workload's own parameters, as
+// each declares them (default, range or words, help), in the registry's
+// order; each is an axis. One is a compare key of its own where the
+// workload says so (bcrypt's cost); the others are in the workload's key
+// (workloadKey).
+func workloadParams() []Param {
+	var out []Param
+	for _, spec := range workload.Specs() {
+		for _, wp := range spec.Params {
+			p := Param{Name: wp.Name, Kind: Int, Default: wp.DefaultText(), Axis: true, AxisRank: 1, Help: wp.Help,
+				parse: func(c *Config, v string) error {
+					var err error
+					if wp.Words != nil {
+						v, err = choice(wp.Name, v, wp.Words)
+					} else {
+						var n int
+						n, err = integer(wp.Name, v, wp.Min, wp.Max)
+						v = strconv.Itoa(n)
+					}
+					if err == nil {
+						if c.args == nil {
+							c.args = map[string]string{}
+						}
+						c.args[wp.Name] = v
+					}
+					return err
+				}}
+			if wp.Words != nil {
+				p.Kind, p.Words = Words, wp.Words
+			}
+			if wp.OwnKey {
+				key := wp.Key()
+				p.KeyJSON, p.Key = key, func(r *report.Report) (string, any) {
+					n := r.Config.Params.Int(key)
+					return strconv.Itoa(n), n
+				}
+			}
+			out = append(out, p)
 		}
 	}
-	panic(wl + " declares no " + name)
-}
-
-// workloadParamEntry is the Param of a workload's whole-number parameter:
-// its default, range and help as the workload declares them. It is no key
-// of its own: the workload's key carries it (workloadKey).
-func workloadParamEntry(wl, name string, field func(*Config) *int) Param {
-	wp := lookupWorkloadParam(wl, name)
-	return Param{Name: name, Kind: Int, Default: wp.def(), Axis: true, AxisRank: 1, Help: wp.Help,
-		parse: func(c *Config, v string) (err error) {
-			*field(c), err = integer(name, v, wp.Min, wp.Max)
-			return
-		}}
-}
-
-// workloadWordsEntry is workloadParamEntry for a parameter that takes
-// words (memtouch's --memory fresh|reuse): its default is the word the
-// workload defaults to.
-func workloadWordsEntry(wl, name string, field func(*Config) *string) Param {
-	wp := lookupWorkloadParam(wl, name)
-	return Param{Name: name, Kind: Words, Default: wp.Words[wp.Default], Words: wp.Words, Axis: true, AxisRank: 1, Help: wp.Help,
-		parse: func(c *Config, v string) (err error) {
-			*field(c), err = choice(name, v, wp.Words)
-			return
-		}}
+	return out
 }
 
 // workloadKey is the workload's match key: its name, then the parameters
@@ -378,21 +370,8 @@ func workloadWordsEntry(wl, name string, field func(*Config) *string) Param {
 func workloadKey(r *report.Report) (string, any) {
 	c := r.Config
 	var ps []string
-	if c.Units != 0 {
-		ps = append(ps, "units="+strconv.Itoa(c.Units))
-	}
-	if c.BufferBytes != 0 {
-		ps = append(ps, "buffer="+strconv.Itoa(c.BufferBytes))
-	}
-	if c.Memory != "" {
-		// A memtouch result written before --touch existed stored one
-		// byte per page: without the key it reads as page, so it matches
-		// today's --touch page and not the default, all. Its reuse
-		// repainted one buffer: kept=1, not today's one per operation.
-		ps = append(ps, "memory="+c.Memory, "touch="+c.MemtouchTouch())
-		if kept := c.MemtouchKept(); kept > 0 {
-			ps = append(ps, "kept="+strconv.Itoa(kept))
-		}
+	if spec, err := workload.Lookup(c.Workload); err == nil {
+		ps = spec.KeyOf(c)
 	}
 	if c.SleepMs > 0 {
 		ps = append(ps, fmt.Sprintf("sleep=%v", time.Duration(c.SleepMs*float64(time.Millisecond))),
@@ -404,10 +383,6 @@ func workloadKey(r *report.Report) (string, any) {
 	k := c.Workload + "(" + strings.Join(ps, ",") + ")"
 	return k, k
 }
-
-type workloadParam workload.Param
-
-func (p workloadParam) def() string { return strconv.Itoa(p.Default) }
 
 // Lookup returns the parameter called name.
 func Lookup(name string) (Param, bool) {
@@ -474,31 +449,33 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 		return c, checkOpenLoop(c, values)
 	}
 	keepOwn(&c)
-	return c, checkKept(c)
+	return c, checkWorkload(&c)
 }
 
-// checkKept refuses a memtouch reuse that would keep more than
-// workload.MaxKept per worker, a --buffer per operation of the batch: a
-// sweep skips it, as it skips other combinations that cannot be.
-func checkKept(c Config) error {
-	kept := int64(c.Batch) * int64(c.Buffer)
-	if c.Workload != "memtouch" || c.Memory != workload.MemoryReuse || kept <= workload.MaxKept {
-		return nil
+// checkWorkload turns the chosen workload's flags into its Params, and
+// refuses what its values cannot be with the batch (memtouch's reuse
+// keeps a buffer per operation of it, at most 1 GiB): a sweep skips it, as
+// it skips other combinations that cannot be.
+func checkWorkload(c *Config) error {
+	spec, err := workload.Lookup(c.Workload)
+	if err != nil {
+		return Usagef("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(workload.Names(), ", "))
 	}
-	return combinationf("batch", "invalid --batch %d with --memory reuse and --buffer %d: reuse keeps a buffer per operation of the batch, %d MiB per worker, above 1GiB; lower --batch or --buffer",
-		c.Batch, c.Buffer, kept>>20)
+	if c.Params, err = spec.Values(c.args); err != nil {
+		return Usagef("workload", "%v", err) // the flags were checked one by one: not reached
+	}
+	c.args = nil
+	if spec.Check != nil {
+		if flag, msg := spec.Check(c.Params, c.Batch); msg != "" {
+			return combinationf(flag, "%s", msg)
+		}
+	}
+	return nil
 }
 
-// keepOwn clears the parameters of the workloads that do not run, and the
-// waits' where there are no sleeps: a configuration holds only what it
-// runs with.
+// keepOwn clears the waits' where there are no sleeps: a configuration
+// holds only what it runs with (the workload's own, checkWorkload).
 func keepOwn(c *Config) {
-	if c.Workload != "spin" {
-		c.Units = 0
-	}
-	if c.Workload != "memtouch" {
-		c.Buffer, c.Memory, c.Touch = 0, "", ""
-	}
 	if c.Sleep == 0 {
 		c.SleepEvery, c.SlowWorkers = 0, 0
 	}

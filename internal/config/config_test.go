@@ -14,7 +14,7 @@ import (
 func TestResolveDefaults(t *testing.T) {
 	c, err := Resolve(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Workload: "bcrypt", Cost: 4, Batch: 50, Iterations: 5, Warmup: 1, Workers: 1, GOMAXPROCS: "workers",
+	assert.Equal(t, Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 50, Iterations: 5, Warmup: 1, Workers: 1, GOMAXPROCS: "workers",
 		Limits: bandwidth.Limits{Period: DefaultPeriod, Quota: bandwidth.Unlimited}}, c)
 	assert.Equal(t, 1, c.GOMAXPROCSValue())
 }
@@ -103,16 +103,16 @@ func TestParams(t *testing.T) {
 func TestResolveWorkloadsAndWaits(t *testing.T) {
 	c, err := Resolve(map[string]string{"workload": "spin", "units": "50", "buffer": "8192"})
 	require.NoError(t, err)
-	assert.Equal(t, [4]any{50, 0, "", ""}, [4]any{c.Units, c.Buffer, c.Memory, c.Touch})
+	assert.Equal(t, report.Params{}.With("units", 50), c.Params, "spin's own alone")
 
 	c, err = Resolve(map[string]string{"workload": "memtouch"})
 	require.NoError(t, err)
-	assert.Equal(t, [4]any{0, 1 << 20, "fresh", "all"}, [4]any{c.Units, c.Buffer, c.Memory, c.Touch})
-	assert.Equal(t, "all", c.ClosedLoop().Touch)
+	assert.Equal(t, report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh").With("touch", "all"), c.Params)
+	assert.Equal(t, c.Params, c.ClosedLoop().Params)
 
 	c, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "touch": "page"})
 	require.NoError(t, err)
-	assert.Equal(t, [2]string{"reuse", "page"}, [2]string{c.Memory, c.Touch})
+	assert.Equal(t, [2]string{"reuse", "page"}, [2]string{c.Params.String("memory"), c.Params.String("touch")})
 	_, err = Resolve(map[string]string{"workload": "memtouch", "touch": "half"})
 	checkUsageError(t, err, "touch")
 	assert.ErrorContains(t, err, "all, page")
@@ -170,24 +170,24 @@ func TestResolvePlacement(t *testing.T) {
 // reuse kept one buffer, not one per operation of the batch.
 func TestWorkloadKeyMemtouchTouch(t *testing.T) {
 	key := func(c report.Config) string { k, _ := workloadKey(&report.Report{Config: c}); return k }
-	mt := report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100}
+	mt := report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh"), Batch: 100}
 	old := key(mt)
 	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=page)", old)
-	mt.Touch = "page"
+	mt.Params = mt.Params.With("touch", "page")
 	assert.Equal(t, old, key(mt))
-	mt.Touch = "all"
+	mt.Params = mt.Params.With("touch", "all")
 	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=all)", key(mt))
 
 	// Reuse says how many buffers it repainted: one per operation of the
 	// batch, one in all before touch existed.
-	mt.Memory = "reuse"
+	mt.Params = mt.Params.With("memory", "reuse")
 	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=all,kept=100)", key(mt))
-	mt.Touch = "page"
+	mt.Params = mt.Params.With("touch", "page")
 	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=100)", key(mt))
-	mt.Touch = ""
+	mt.Params = report.Params{}.With("buffer_bytes", 1<<20).With("memory", "reuse")
 	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=1)", key(mt))
-	assert.Equal(t, "spin(units=1000)", key(report.Config{Workload: "spin", Units: 1000}))
-	assert.Equal(t, "bcrypt", key(report.Config{Workload: "bcrypt", Cost: 4}))
+	assert.Equal(t, "spin(units=1000)", key(report.Config{Workload: "spin", Params: report.Params{}.With("units", 1000)}))
+	assert.Equal(t, "bcrypt", key(report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4)}))
 
 	p, ok := Lookup("touch")
 	require.True(t, ok)

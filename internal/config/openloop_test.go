@@ -12,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // latency's defaults: the open loop's own, the shared ones (workers,
@@ -213,7 +214,7 @@ func TestParamsForLatency(t *testing.T) {
 func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 	c := Config{Rate: 123.5, Arrivals: bench.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23,
-		Batch: 99, Cost: 9, Count: 29, Instances: &bench.Instances{Policy: "shared"}}
+		Batch: 99, Params: report.Params{}.With("cost", 9), Count: 29, Instances: &bench.Instances{Policy: "shared"}}
 	o := c.OpenLoop(8)
 	assert.Equal(t, bench.OpenLoop{Rate: 123.5, Arrivals: bench.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8,
@@ -233,11 +234,11 @@ func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 // Every field of the closed loop is carried over too: a new field of
 // bench.Config must be set in ClosedLoop.
 func TestConfigClosedLoopCopiesEveryField(t *testing.T) {
-	c := Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Touch: "page", Sleep: time.Millisecond, SleepEvery: 3,
+	c := Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Sleep: time.Millisecond, SleepEvery: 3,
 		SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: "workers", MinTime: time.Second,
 		Pin: true, OnePerCore: true, Rate: 99}
 	b := c.ClosedLoop()
-	assert.Equal(t, bench.Config{Workload: "memtouch", Cost: 5, Units: 7, Buffer: 4096, Memory: "reuse", Touch: "page", Sleep: time.Millisecond,
+	assert.Equal(t, bench.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Sleep: time.Millisecond,
 		SleepEvery: 3, SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: 4, MinTime: time.Second,
 		Pin: true, OnePerCore: true}, b)
 	v := reflect.ValueOf(b)

@@ -183,13 +183,14 @@ func podFits(st sweep.Step, o Options) error {
 	// Fresh holds a buffer at a time; reuse keeps one per operation of
 	// the batch.
 	kept, what := int64(1), "a buffer per worker"
-	if b.Memory == workload.MemoryReuse {
+	buffer := b.Params.Int("buffer_bytes")
+	if b.Params.String("memory") == workload.MemoryReuse {
 		kept, what = int64(b.Batch), fmt.Sprintf("--memory reuse keeps --batch %d buffers per worker", b.Batch)
 	}
-	need := int64(b.Workers)*kept*int64(b.Buffer) + processMemory
+	need := int64(b.Workers)*kept*int64(buffer) + processMemory
 	if resource.NewQuantity(need, resource.BinarySI).Cmp(o.Memory) > 0 {
 		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (%s, and 64 MiB for the process); give --pod-memory %dMi or more",
-			o.Memory.String(), b.Workers, b.Buffer, need>>20, what, (need+(1<<20)-1)>>20)
+			o.Memory.String(), b.Workers, buffer, need>>20, what, (need+(1<<20)-1)>>20)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -52,18 +53,17 @@ func GobenchName(r *report.Report) string {
 	}
 	burst := (time.Duration(r.Cgroup.BurstUs) * time.Microsecond).String()
 	c := r.Config
+	// cost is bcrypt's: in every name since before there were other
+	// workloads (0 for them), so that benchstat matches older results.
 	name := fmt.Sprintf("BenchmarkThrottle/cpus=%s/period=%s/burst=%s/workers=%d/gomaxprocs=%d/cost=%d/batch=%d",
-		cpus, period, burst, c.Workers, c.GOMAXPROCS, c.Cost, c.Batch)
+		cpus, period, burst, c.Workers, c.GOMAXPROCS, c.Params.Int("cost"), c.Batch)
 	// The other workloads and the waits add to bcrypt's name, which stays
 	// as it was so that benchstat matches older results.
 	if c.Workload != "bcrypt" {
 		name += "/workload=" + c.Workload
 	}
-	if c.Units > 0 {
-		name += fmt.Sprintf("/units=%d", c.Units)
-	}
-	if c.Memory != "" {
-		name += fmt.Sprintf("/memory=%s/buffer=%d/touch=%s", c.Memory, c.BufferBytes, c.MemtouchTouch())
+	if spec, err := workload.Lookup(c.Workload); err == nil {
+		name += spec.GobenchOf(c)
 	}
 	if c.SleepMs > 0 {
 		name += fmt.Sprintf("/sleep=%v/sleep-every=%d/slow-workers=%d", time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery, c.SlowWorkers)

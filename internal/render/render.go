@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -34,19 +35,10 @@ func Write(w io.Writer, r *report.Report, format string) error {
 	return fmt.Errorf("unknown format %q", format)
 }
 
-// workloadText names the workload with its own parameters.
+// workloadText names the workload with its own values, as it says.
 func workloadText(c report.Config) string {
-	switch c.Workload {
-	case "bcrypt":
-		return fmt.Sprintf("bcrypt cost %d", c.Cost)
-	case "spin":
-		return fmt.Sprintf("spin %d units", c.Units)
-	case "memtouch":
-		s := fmt.Sprintf("memtouch %s %d bytes, touch %s", c.Memory, c.BufferBytes, c.MemtouchTouch())
-		if kept := c.MemtouchKept(); kept > 0 {
-			s += fmt.Sprintf(", %d kept", kept)
-		}
-		return s
+	if spec, err := workload.Lookup(c.Workload); err == nil {
+		return spec.TextOf(c)
 	}
 	return c.Workload
 }

@@ -19,7 +19,7 @@ func sample() *report.Report {
 	period := int64(100000)
 	return &report.Report{
 		SchemaVersion: report.SchemaVersion,
-		Config:        report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"},
+		Config:        report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"},
 		Cgroup:        report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", PeriodUs: &period, QuotaUs: 50000, EffectiveCPUs: 0.5},
 		DurationsMs:   []float64{100, 90, 110},
 		Stats:         report.Stats{N: 3, MeanMs: 100, VarianceMs: 100, StddevMs: 10, CoV: 0.1, MinMs: 90, MaxMs: 110, P50Ms: 100, P90Ms: 108, P99Ms: 109.8},
@@ -104,23 +104,23 @@ func TestWriteFormats(t *testing.T) {
 // Each workload is named with its own parameters; bcrypt's gobench name
 // stays as it was, the others' add theirs and the waits.
 func TestWorkloadNames(t *testing.T) {
-	assert.Equal(t, "bcrypt cost 4", workloadText(report.Config{Workload: "bcrypt", Cost: 4}))
-	assert.Equal(t, "spin 10 units", workloadText(report.Config{Workload: "spin", Units: 10}))
-	assert.Equal(t, "memtouch fresh 4096 bytes, touch all", workloadText(report.Config{Workload: "memtouch", Memory: "fresh", BufferBytes: 4096, Touch: "all", Batch: 100}))
-	assert.Equal(t, "memtouch reuse 4096 bytes, touch all, 100 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Touch: "all", Batch: 100}))
-	assert.Equal(t, "memtouch reuse 4096 bytes, touch page, 1 kept", workloadText(report.Config{Workload: "memtouch", Memory: "reuse", BufferBytes: 4096, Batch: 100}),
+	assert.Equal(t, "bcrypt cost 4", workloadText(report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4)}))
+	assert.Equal(t, "spin 10 units", workloadText(report.Config{Workload: "spin", Params: report.Params{}.With("units", 10)}))
+	assert.Equal(t, "memtouch fresh 4096 bytes, touch all", workloadText(report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "fresh").With("touch", "all"), Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch all, 100 kept", workloadText(report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse").With("touch", "all"), Batch: 100}))
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch page, 1 kept", workloadText(report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Batch: 100}),
 		"a result from before touch existed stored one byte per page of one buffer")
 
-	r := &report.Report{Config: report.Config{Workload: "spin", Cost: 4, Units: 10, Workers: 2, GOMAXPROCS: 2, Batch: 5,
+	r := &report.Report{Config: report.Config{Workload: "spin", Params: report.Params{}.With("cost", 4).With("units", 10), Workers: 2, GOMAXPROCS: 2, Batch: 5,
 		SleepMs: 10, SleepEvery: 100, SlowWorkers: 1}}
 	assert.Equal(t, "BenchmarkThrottle/cpus=max/period=none/burst=0s/workers=2/gomaxprocs=2/cost=4/batch=5/workload=spin/units=10/sleep=10ms/sleep-every=100/slow-workers=1",
 		GobenchName(r))
-	r.Config = report.Config{Workload: "memtouch", Workers: 1, GOMAXPROCS: 1, Batch: 100, BufferBytes: 1 << 20, Memory: "fresh", Touch: "all"}
+	r.Config = report.Config{Workload: "memtouch", Workers: 1, GOMAXPROCS: 1, Batch: 100, Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh").With("touch", "all")}
 	assert.Equal(t, "BenchmarkThrottle/cpus=max/period=none/burst=0s/workers=1/gomaxprocs=1/cost=0/batch=100/workload=memtouch/memory=fresh/buffer=1048576/touch=all",
 		GobenchName(r))
-	r.Config.Touch = ""
+	r.Config.Params = report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh")
 	assert.Contains(t, GobenchName(r), "/buffer=1048576/touch=page", "no touch: one store per page, as memtouch did then")
-	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Workers: 2, GOMAXPROCS: 2, Batch: 5}
+	r.Config = report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Workers: 2, GOMAXPROCS: 2, Batch: 5}
 	assert.NotContains(t, GobenchName(r), "workload=")
 }
 

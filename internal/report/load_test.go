@@ -14,7 +14,7 @@ func rep(quotaUs int64, durations ...float64) Report {
 	period, periods, throttled := int64(100000), uint64(10), uint64(0)
 	return Report{
 		SchemaVersion: SchemaVersion,
-		Config:        Config{Workload: "bcrypt", Cost: 4, Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+		Config:        Config{Workload: "bcrypt", Params: Params{}.With("cost", 4), Batch: 20, Iterations: len(durations), Warmup: 1, Workers: 1, GOMAXPROCS: 1},
 		Cgroup:        Cgroup{Mode: "created", Version: 1, PeriodUs: &period, QuotaUs: quotaUs},
 		Host:          Host{Hostname: "a", Kernel: "6.18"},
 		DurationsMs:   durations,
@@ -110,22 +110,36 @@ func TestLoadRejectsWhatIsNotAResult(t *testing.T) {
 // buffer kept per operation of the batch; another workload has neither.
 func TestMemtouchTouchOfOldResults(t *testing.T) {
 	r := rep(-1, 1, 2)
-	r.Config = Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "fresh", Batch: 100, Iterations: 2, Workers: 1, GOMAXPROCS: 1}
+	r.Config = Config{Workload: "memtouch", Params: Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh"), Batch: 100, Iterations: 2, Workers: 1, GOMAXPROCS: 1}
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
-	assert.NotContains(t, string(b), `"touch"`)
+	assert.Contains(t, string(b), `{"workload":"memtouch","buffer_bytes":1048576,"memory":"fresh","sleep_ms":0,`)
 	got, err := Load(strings.NewReader(string(b)))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	assert.Equal(t, "page", got[0].Config.MemtouchTouch())
+	assert.Equal(t, r.Config, got[0].Config, "read back as written, in order")
+	assert.Empty(t, got[0].Config.Params.String("touch"), "no touch: the workload reads it as page")
+}
 
-	assert.Equal(t, 0, got[0].Config.MemtouchKept(), "fresh keeps none")
-	got[0].Config.Memory = "reuse"
-	assert.Equal(t, 1, got[0].Config.MemtouchKept(), "reuse repainted one buffer then")
+// A workload's own values sit inline after "workload", in their order,
+// whatever they are; reading them back keeps that order, and writing
+// them again gives the same bytes.
+func TestConfigParamsRoundTrip(t *testing.T) {
+	c := Config{Workload: "x", Params: Params{}.With("b", 2).With("a", "w").With("argv", []string{"sh", "-c", "true"}), Batch: 3}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), `{"workload":"x","b":2,"a":"w","argv":["sh","-c","true"],"sleep_ms":0,`), string(b))
+	var back Config
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, c, back)
+	again, err := json.Marshal(back)
+	require.NoError(t, err)
+	assert.Equal(t, string(b), string(again))
+	assert.Equal(t, 2, back.Params.Int("b"))
+	assert.Equal(t, "w", back.Params.String("a"))
+	assert.Zero(t, back.Params.Int("a"), "not a number")
 
-	r.Config.Touch, r.Config.Memory = "all", "reuse"
-	assert.Equal(t, "all", r.Config.MemtouchTouch())
-	assert.Equal(t, 100, r.Config.MemtouchKept(), "a buffer per operation of the batch")
-	assert.Empty(t, rep(-1, 1).Config.MemtouchTouch(), "bcrypt")
-	assert.Zero(t, rep(-1, 1).Config.MemtouchKept())
+	b, err = json.Marshal(Config{Workload: "bcrypt"})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), `{"workload":"bcrypt","sleep_ms":0,`), string(b))
 }

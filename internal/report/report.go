@@ -50,15 +50,11 @@ type Report struct {
 }
 
 type Config struct {
-	Workload string `json:"workload"`
-	// Each workload's own parameters, present with it only: bcrypt's cost,
-	// spin's units, memtouch's buffer, memory and touch (read it with
-	// MemtouchTouch).
-	Cost        int    `json:"cost,omitempty"`
-	Units       int    `json:"units,omitempty"`
-	BufferBytes int    `json:"buffer_bytes,omitempty"`
-	Memory      string `json:"memory,omitempty"`
-	Touch       string `json:"touch,omitempty"`
+	// Workload and its own values (bcrypt's cost, spin's units, memtouch's
+	// buffer_bytes, memory and touch: what its Spec declares), written
+	// first and inline by MarshalJSON (params.go), present with it only.
+	Workload string `json:"-"`
+	Params   Params `json:"-"`
 	// CPU with waits; 0 all three when there are no sleeps.
 	SleepMs     float64 `json:"sleep_ms"`
 	SleepEvery  int     `json:"sleep_every"`
@@ -78,33 +74,6 @@ type Config struct {
 	Cpuset     string `json:"cpuset"`
 	Pin        bool   `json:"pin"`
 	OnePerCore bool   `json:"one_per_core"`
-}
-
-// MemtouchTouch is a memtouch result's touch mode, "all" or "page": as
-// written, or "page" for one written before the key existed, when memtouch
-// stored one byte per page; "" for another workload.
-func (c Config) MemtouchTouch() string {
-	if c.Workload != "memtouch" {
-		return ""
-	}
-	if c.Touch == "" {
-		return "page"
-	}
-	return c.Touch
-}
-
-// MemtouchKept is how many buffers a memtouch reuse result's workers each
-// kept and painted in turn: one per operation of the batch, or one in all
-// for a result written before touch existed; 0 for fresh and another
-// workload.
-func (c Config) MemtouchKept() int {
-	switch {
-	case c.Workload != "memtouch" || c.Memory != "reuse":
-		return 0
-	case c.Touch == "":
-		return 1
-	}
-	return c.Batch
 }
 
 type Cgroup struct {

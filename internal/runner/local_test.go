@@ -206,7 +206,7 @@ func (w *world) local() *Local {
 
 func options(mode string) Options {
 	return Options{
-		Bench: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Bench: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
 		Mode:  mode, Exe: "/bin/tb", Stderr: io.Discard,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
 	}

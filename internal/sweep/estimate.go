@@ -56,7 +56,7 @@ func (e *Estimator) EstimateSeconds(s Shape) float64 {
 
 // Learn updates the cost of one operation from a finished run.
 func (e *Estimator) Learn(r *report.Report) {
-	ops := float64(r.Config.Batch*r.Config.Workers) * math.Pow(2, float64(r.Config.Cost-4))
+	ops := float64(r.Config.Batch*r.Config.Workers) * math.Pow(2, float64(r.Config.Params.Int("cost")-4))
 	if ops > 0 && r.Model.CPUMsPerIteration > 0 {
 		e.opCost = time.Duration(r.Model.CPUMsPerIteration / ops * float64(time.Millisecond))
 	}

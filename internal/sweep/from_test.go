@@ -14,7 +14,7 @@ import (
 func result(node string, quotaUs int64, workers int) report.Report {
 	period := int64(100000)
 	r := report.Report{SchemaVersion: report.SchemaVersion, DurationsMs: []float64{10, 11}}
-	r.Config.Workload, r.Config.Cost, r.Config.Batch, r.Config.Workers, r.Config.GOMAXPROCS = "bcrypt", 4, 20, workers, workers
+	r.Config.Workload, r.Config.Params, r.Config.Batch, r.Config.Workers, r.Config.GOMAXPROCS = "bcrypt", report.Params{}.With("cost", 4), 20, workers, workers
 	r.Cgroup.PeriodUs, r.Cgroup.QuotaUs = &period, quotaUs
 	r.Host.Node = node
 	return r

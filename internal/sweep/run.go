@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,7 +227,9 @@ func humanDuration(s float64) string {
 // ShapeOf is what the time estimate needs of a configuration.
 func ShapeOf(o runner.Options, numCPU int) Shape {
 	b := o.Bench
-	return Shape{Cost: b.Cost, Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
+	// A workload without a cost is first estimated at bcrypt's default,
+	// until a finished run teaches the estimator (Learn).
+	return Shape{Cost: cmp.Or(b.Params.Int("cost"), 4), Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
 		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU}
 }
 

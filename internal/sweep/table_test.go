@@ -16,7 +16,7 @@ import (
 
 func fakeReport(cpus, meanMs float64, throttled *float64) *report.Report {
 	r := &report.Report{}
-	r.Config = report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Workers: 1, GOMAXPROCS: 1}
+	r.Config = report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Workers: 1, GOMAXPROCS: 1}
 	r.Cgroup.EffectiveCPUs = cpus
 	r.Stats = report.Stats{N: 3, MeanMs: meanMs, P50Ms: meanMs, P99Ms: meanMs * 1.1, CoV: 0.05}
 	r.DurationsMs = []float64{meanMs * 0.9, meanMs, meanMs * 1.1}
@@ -120,7 +120,7 @@ func TestEstimator(t *testing.T) {
 	s.MinTime = 0
 
 	r := fakeReport(1, 10, nil)
-	r.Config.Batch, r.Config.Workers, r.Config.Cost = 10, 1, 4
+	r.Config.Batch, r.Config.Workers, r.Config.Params = 10, 1, report.Params{}.With("cost", 4)
 	r.Model.CPUMsPerIteration = 20 // 2 ms per hash measured
 	e.Learn(r)
 	s.Cost = 4

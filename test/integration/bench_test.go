@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	results "github.com/throttlebench/throttlebench/internal/report"
 )
 
 // BenchmarkHarnessFidelity compares the per-hash time the harness reports
@@ -22,7 +23,7 @@ import (
 // adds nothing measurable. Metrics: harness-ns/hash, bare-ns/hash, ratio.
 func BenchmarkHarnessFidelity(b *testing.B) {
 	const batch = 200
-	w, err := workload.New("bcrypt", workload.Args{"cost": 4})
+	w, err := workload.New("bcrypt", results.Params{}.With("cost", 4), batch)
 	if err != nil {
 		b.Fatal(err)
 	}

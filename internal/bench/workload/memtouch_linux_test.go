@@ -16,21 +16,20 @@ import (
 func TestMemtouchDeclaresBufferMemoryAndTouch(t *testing.T) {
 	s, err := Lookup("memtouch")
 	require.NoError(t, err)
-	require.Len(t, s.Params, 4)
-	assert.Equal(t, Param{Name: "buffer", Default: 1 << 20, Min: 4096, Max: 1 << 30, Help: s.Params[0].Help}, s.Params[0])
+	require.Len(t, s.Params, 3)
+	assert.Equal(t, Param{Name: "buffer", JSON: "buffer_bytes", Default: 1 << 20, Min: 4096, Max: 1 << 30, Help: s.Params[0].Help}, s.Params[0])
 	assert.Equal(t, "memory", s.Params[1].Name)
 	assert.Equal(t, []string{"fresh", "reuse"}, s.Params[1].Words)
 	assert.Equal(t, "touch", s.Params[2].Name)
 	assert.Equal(t, []string{"all", "page"}, s.Params[2].Words)
 	assert.Equal(t, 0, s.Params[2].Default, "all: the whole buffer painted, as a memset")
-	assert.Equal(t, "batch", s.Params[3].Name, "reuse keeps a buffer per operation of the batch")
-	_, err = New("memtouch", Args{"memory": 2})
+	_, err = newW("memtouch", args{"memory": 2})
 	assert.ErrorIs(t, err, ErrBadConfig)
-	_, err = New("memtouch", Args{"touch": 2})
+	_, err = newW("memtouch", args{"touch": 2})
 	assert.ErrorIs(t, err, ErrBadConfig)
-	_, err = New("memtouch", Args{"memory": 1, "batch": 1025})
+	_, err = newW("memtouch", args{"memory": 1, "batch": 1025})
 	assert.ErrorIs(t, err, ErrBadConfig, "reuse: 1025 buffers of 1 MiB kept are above 1 GiB")
-	_, err = New("memtouch", Args{"memory": 0, "batch": 1025})
+	_, err = newW("memtouch", args{"memory": 0, "batch": 1025})
 	assert.NoError(t, err, "fresh keeps none")
 }
 
@@ -39,7 +38,7 @@ func TestMemtouchDeclaresBufferMemoryAndTouch(t *testing.T) {
 // every byte, page a non-zero byte at the start of each page.
 func newReuse(t *testing.T, size, batch, touch int, fill byte) *memtouchWork {
 	t.Helper()
-	w, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
+	w, err := newW("memtouch", args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
 	require.NoError(t, err)
 	mw := w.(*memtouchWork)
 	for i := range mw.buf {
@@ -138,7 +137,7 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 		return minorFaults(t) - f0
 	}
 	for touch, name := range []string{"all", "page"} {
-		fresh, err := New("memtouch", Args{"buffer": size, "memory": 0, "touch": touch})
+		fresh, err := newW("memtouch", args{"buffer": size, "memory": 0, "touch": touch})
 		require.NoError(t, err)
 		assert.Equal(t, int(pages), fresh.(*memtouchWork).Pages())
 		for range 3 {
@@ -146,7 +145,7 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 		}
 
 		const batch = 2
-		reuse, err := New("memtouch", Args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
+		reuse, err := newW("memtouch", args{"buffer": size, "memory": 1, "touch": touch, "batch": batch})
 		require.NoError(t, err)
 		for k := range batch {
 			assert.InDelta(t, pages, faults(reuse), float64(pages)/20, "%s, reuse: operation %d of the first iteration touches its buffer first", name, k)
@@ -161,7 +160,7 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 
 func benchMemtouch(b *testing.B, memory, touch int) {
 	const batch = 100
-	w, err := New("memtouch", Args{"buffer": DefaultBuffer, "memory": memory, "touch": touch, "batch": batch})
+	w, err := newW("memtouch", args{"buffer": DefaultBuffer, "memory": memory, "touch": touch, "batch": batch})
 	require.NoError(b, err)
 	// A warm-up iteration, as the closed loop runs: reuse's first touches.
 	for range batch {

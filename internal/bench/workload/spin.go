@@ -1,6 +1,11 @@
 package workload
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
 
 // SpinUnit is how many iterations of the spin loop make one unit.
 const SpinUnit = 1000
@@ -9,15 +14,16 @@ const SpinUnit = 1000
 // loop as the open loop's calibrated work (internal/bench/calibrate.go).
 const SpinLoop = "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept"
 
-func init() {
-	register(Spec{
-		Name:    "spin",
-		Help:    "a tight integer loop: units of 1000 dependent xorshift64 steps",
-		Compute: true,
-		Params: []Param{{Name: "units", Default: 1000, Min: 1, Max: 1_000_000_000,
-			Help: "spin: units per operation, a unit being 1000 dependent xorshift64 steps (about 1.6 µs on an AMD EPYC core)"}},
-		new: func(a Args) (Workload, error) { return &spinWork{iters: uint64(a["units"]) * SpinUnit}, nil },
-	})
+var spinSpec = Spec{
+	Name:    "spin",
+	Help:    "a tight integer loop: units of 1000 dependent xorshift64 steps",
+	Compute: true,
+	Params: []Param{{Name: "units", Default: 1000, Min: 1, Max: 1_000_000_000,
+		Help: "spin: units per operation, a unit being 1000 dependent xorshift64 steps (about 1.6 µs on an AMD EPYC core)"}},
+	Text: func(c report.Config) string { return fmt.Sprintf("spin %d units", c.Params.Int("units")) },
+	new: func(ps report.Params, _ int) (Workload, error) {
+		return &spinWork{iters: uint64(ps.Int("units")) * SpinUnit}, nil
+	},
 }
 
 // spinSink keeps the loop's result alive, so the compiler cannot drop it.

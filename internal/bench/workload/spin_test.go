@@ -22,7 +22,7 @@ func TestSpinDeclaresUnits(t *testing.T) {
 // sink after one operation of 3 units is the reference chain's value after
 // 3000 steps from the same start.
 func TestSpinOperationIsUnitsTimesTheChain(t *testing.T) {
-	w, err := New("spin", Args{"units": 3})
+	w, err := newW("spin", args{"units": 3})
 	require.NoError(t, err)
 	assert.Equal(t, uint64(3*SpinUnit), w.(*spinWork).iters)
 
@@ -44,7 +44,7 @@ func TestSpinOperationIsUnitsTimesTheChain(t *testing.T) {
 func BenchmarkSpinOp(b *testing.B) {
 	for _, units := range []int{1, 1000} {
 		b.Run(fmt.Sprintf("units=%d", units), func(b *testing.B) {
-			w, err := New("spin", Args{"units": units})
+			w, err := newW("spin", args{"units": units})
 			require.NoError(b, err)
 			for b.Loop() {
 				_ = w.Do()

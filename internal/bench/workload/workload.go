@@ -1,16 +1,23 @@
 // Package workload holds the operations a worker repeats, one file per
-// workload. Each registers a Spec at init: its name (--workload and the
-// JSON config's "workload"), its parameters (each a flag and a key of the
-// JSON config, with a default and an allowed range) and a constructor. The
+// workload. Each declares a Spec, listed in registry: its name (--workload
+// and the JSON config's "workload"), its parameters (each a flag and a key
+// of the JSON config, with a default and an allowed range or its words),
+// how a result names it (text, compare's key, gobench) and a constructor. The
 // drivers (internal/bench) decide when and how often Do runs; a workload
 // knows nothing of iterations, threads or cgroups.
 package workload
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Workload is one unit of work. A Workload is used by one worker only, so
@@ -24,23 +31,71 @@ type Workload interface {
 // cannot run from a workload that failed while running.
 var ErrBadConfig = errors.New("invalid workload configuration")
 
-// Param is one parameter a workload takes. Name is its flag (--cost) and
-// its key in Args; the JSON config names it the same, with its unit where it
-// has one (buffer_bytes).
+// Param is one parameter a workload takes: a flag (--cost) whose value is
+// a whole number in a range or one of Words, and a key of the result's
+// config (JSON, "" = Name; memtouch's --buffer is "buffer_bytes").
 type Param struct {
 	Name     string
+	JSON     string
 	Default  int
 	Min, Max int // allowed range, both included
 	Help     string
-	// Words, when set, are the values it takes (--memory fresh|reuse): the
-	// value in Args is the word's index, Min 0 and Max len(Words)-1.
+	// Words, when set, are the values it takes (--memory fresh|reuse),
+	// written as the word: Default is the default word's index.
 	Words []string
+	// OwnKey makes it a compare key of its own (bcrypt's cost, a key since
+	// before there were other workloads) instead of a part of the
+	// workload's key.
+	OwnKey bool
 }
 
-// Args are parameter values by Param.Name.
-type Args map[string]int
+// Key is p's key in the result's config.
+func (p Param) Key() string { return cmp.Or(p.JSON, p.Name) }
 
-// Spec declares a workload.
+// DefaultText is p's default as a flag takes it.
+func (p Param) DefaultText() string {
+	if p.Words != nil {
+		return p.Words[p.Default]
+	}
+	return strconv.Itoa(p.Default)
+}
+
+// value is text (a flag's, as given) as the config holds it: a number
+// within range, or one of the words.
+func (p Param) value(text string) (any, error) {
+	if p.Words != nil {
+		if !slices.Contains(p.Words, text) {
+			return nil, fmt.Errorf("%s %q not one of %s", p.Name, text, strings.Join(p.Words, ", "))
+		}
+		return text, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < p.Min || n > p.Max {
+		return nil, fmt.Errorf("%s %s outside %d–%d", p.Name, text, p.Min, p.Max)
+	}
+	return n, nil
+}
+
+// check is value for what a result's config holds.
+func (p Param) check(raw json.RawMessage) (any, error) {
+	if p.Words != nil {
+		var w string
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("%s %s: want one of %s", p.Name, raw, strings.Join(p.Words, ", "))
+		}
+		return p.value(w)
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, fmt.Errorf("%s %s: want a whole number", p.Name, raw)
+	}
+	return p.value(strconv.Itoa(n))
+}
+
+// Spec declares a workload: everything the rest of the program knows of
+// it. A workload is its file (a Spec and its Workload) and its line in
+// registry; flags, their checks, the result's config, compare's key, the
+// text and gobench names all follow from what it declares here.
 type Spec struct {
 	Name   string
 	Help   string
@@ -52,58 +107,171 @@ type Spec struct {
 	// worker without locking it to its thread (bench.RunAlone): nothing
 	// it does lets another thread take over its work.
 	Compute bool
-	// new builds one worker's instance from complete, checked args.
-	new func(Args) (Workload, error)
+	// Text names the workload with its values in a run's text summary
+	// ("bcrypt cost 4"); nil: the name and each value.
+	Text func(c report.Config) string
+	// Key is what tells two configurations of it apart in compare
+	// ("units=1000"); nil: name=value for each parameter but an OwnKey.
+	Key func(c report.Config) []string
+	// Gobench is its part of a Go benchmark name after /workload=NAME
+	// ("/units=1000"); nil: /name=value for each parameter.
+	Gobench func(c report.Config) string
+	// Check refuses values that cannot go together with the closed loop's
+	// batch (memtouch's kept buffers): the flag to name and the message;
+	// "" when they can. nil: all can.
+	Check func(p report.Params, batch int) (flag, msg string)
+	// BytesPerOp is what an operation touches, for a result's mb_per_s;
+	// nil: not a memory workload.
+	BytesPerOp func(p report.Params) int
+	// new builds one worker's instance from complete, checked values and
+	// the closed loop's batch (memtouch's reuse keeps a buffer per
+	// operation of it).
+	new func(p report.Params, batch int) (Workload, error)
 }
 
-// New returns a fresh instance for one worker. A parameter missing from
-// args takes its default; one outside its range is refused. Args the
-// workload does not declare are ignored: the configuration carries the
-// parameters of every workload, whichever was chosen.
-func (s Spec) New(args Args) (Workload, error) {
-	full := Args{}
+// Values turns flag values (text by Param.Name; a missing one takes its
+// default) into the workload's config, in its declared order.
+func (s Spec) Values(args map[string]string) (report.Params, error) {
+	var ps report.Params
 	for _, p := range s.Params {
-		v, ok := args[p.Name]
+		text, ok := args[p.Name]
 		if !ok {
-			v = p.Default
+			text = p.DefaultText()
 		}
-		if v < p.Min || v > p.Max {
-			return nil, fmt.Errorf("%w: %s %s %d outside %d–%d", ErrBadConfig, s.Name, p.Name, v, p.Min, p.Max)
+		v, err := p.value(text)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s %w", ErrBadConfig, s.Name, err)
 		}
-		full[p.Name] = v
+		ps = ps.With(p.Key(), v)
 	}
-	return s.new(full)
+	return ps, nil
 }
 
-var registry = map[string]Spec{}
-
-// register adds a workload; each workload's file calls it from init.
-func register(s Spec) {
-	if _, dup := registry[s.Name]; dup {
-		panic("workload registered twice: " + s.Name)
+// Complete is ps as the workload runs it: its declared values in order,
+// a missing one at its default, each checked; values it does not declare
+// are dropped.
+func (s Spec) Complete(ps report.Params) (report.Params, error) {
+	var out report.Params
+	for _, p := range s.Params {
+		var v any = p.Default
+		if p.Words != nil {
+			v = p.Words[p.Default]
+		}
+		if raw, ok := ps.Raw(p.Key()); ok {
+			var err error
+			if v, err = p.check(raw); err != nil {
+				return nil, fmt.Errorf("%w: %s %w", ErrBadConfig, s.Name, err)
+			}
+		}
+		out = out.With(p.Key(), v)
 	}
-	registry[s.Name] = s
+	return out, nil
 }
+
+// New returns a fresh instance for one worker, from the workload's config
+// (Complete fills and checks it) and the closed loop's batch.
+func (s Spec) New(ps report.Params, batch int) (Workload, error) {
+	full, err := s.Complete(ps)
+	if err != nil {
+		return nil, err
+	}
+	if s.Check != nil {
+		if _, msg := s.Check(full, batch); msg != "" {
+			return nil, fmt.Errorf("%w: %s", ErrBadConfig, msg)
+		}
+	}
+	return s.new(full, batch)
+}
+
+// TextOf is c's workload as a run's text summary names it.
+func (s Spec) TextOf(c report.Config) string {
+	if s.Text != nil {
+		return s.Text(c)
+	}
+	parts := []string{s.Name}
+	for _, p := range s.Params {
+		if raw, ok := c.Params.Raw(p.Key()); ok {
+			parts = append(parts, p.Name, strings.Trim(string(raw), `"`))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// KeyOf are the parts of c's workload key, besides its name.
+func (s Spec) KeyOf(c report.Config) []string {
+	if s.Key != nil {
+		return s.Key(c)
+	}
+	var parts []string
+	for _, p := range s.Params {
+		if raw, ok := c.Params.Raw(p.Key()); ok && !p.OwnKey {
+			parts = append(parts, p.Name+"="+strings.Trim(string(raw), `"`))
+		}
+	}
+	return parts
+}
+
+// GobenchOf is c's workload's part of a Go benchmark name.
+func (s Spec) GobenchOf(c report.Config) string {
+	if s.Gobench != nil {
+		return s.Gobench(c)
+	}
+	var b strings.Builder
+	for _, p := range s.Params {
+		if raw, ok := c.Params.Raw(p.Key()); ok && !p.OwnKey {
+			b.WriteString("/" + p.Name + "=" + strings.Trim(string(raw), `"`))
+		}
+	}
+	return b.String()
+}
+
+// registry is every workload, in the order their flags are declared: a
+// new workload is a file with its Spec and a line here.
+var registry = []*Spec{
+	&bcryptSpec,
+	&spinSpec,
+	&memtouchSpec,
+}
+
+var byName = func() map[string]*Spec {
+	m := map[string]*Spec{}
+	for _, s := range registry {
+		if _, dup := m[s.Name]; dup {
+			panic("workload registered twice: " + s.Name)
+		}
+		m[s.Name] = s
+	}
+	return m
+}()
 
 // Lookup returns the named workload's Spec.
 func Lookup(name string) (Spec, error) {
-	s, ok := registry[name]
+	s, ok := byName[name]
 	if !ok {
 		return Spec{}, fmt.Errorf("%w: unknown workload %q", ErrBadConfig, name)
 	}
-	return s, nil
+	return *s, nil
+}
+
+// Specs are every workload, in the registry's order.
+func Specs() []Spec {
+	out := make([]Spec, len(registry))
+	for i, s := range registry {
+		out[i] = *s
+	}
+	return out
 }
 
 // New returns a fresh instance of the named workload for one worker.
-func New(name string, args Args) (Workload, error) {
+func New(name string, ps report.Params, batch int) (Workload, error) {
 	s, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	return s.New(args)
+	return s.New(ps, batch)
 }
 
 // Names lists the workloads --workload accepts, sorted.
 func Names() []string {
-	return slices.Sorted(maps.Keys(registry))
+	return slices.Sorted(maps.Keys(byName))
 }

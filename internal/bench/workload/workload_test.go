@@ -1,10 +1,13 @@
 package workload
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 func TestNamesListsBcrypt(t *testing.T) {
@@ -25,14 +28,14 @@ func TestBcryptDeclaresCost(t *testing.T) {
 func TestNewRefusesWithBadConfig(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		args Args
+		args args
 		msg  string
 	}{
-		{"bcrypt", Args{"cost": 3}, "bcrypt cost 3 outside 4–31"},
-		{"bcrypt", Args{"cost": 32}, "bcrypt cost 32 outside 4–31"},
-		{"md5", Args{"cost": 4}, `unknown workload "md5"`},
+		{"bcrypt", args{"cost": 3}, "bcrypt cost 3 outside 4–31"},
+		{"bcrypt", args{"cost": 32}, "bcrypt cost 32 outside 4–31"},
+		{"md5", args{"cost": 4}, `unknown workload "md5"`},
 	} {
-		_, err := New(c.name, c.args)
+		_, err := newW(c.name, c.args)
 		assert.ErrorIs(t, err, ErrBadConfig)
 		assert.ErrorContains(t, err, c.msg)
 	}
@@ -41,22 +44,102 @@ func TestNewRefusesWithBadConfig(t *testing.T) {
 // A parameter left out takes its default; one the workload does not take
 // is no reason to refuse it.
 func TestNewFillsDefaultsAndIgnoresOthers(t *testing.T) {
-	w, err := New("bcrypt", Args{"size_mib": 64})
+	w, err := newW("bcrypt", args{"size_mib": 64})
 	require.NoError(t, err)
 	assert.Equal(t, 4, w.(*bcryptWork).cost)
 	assert.NoError(t, w.Do())
 }
 
-func TestRegisterTwicePanics(t *testing.T) {
-	s, err := Lookup("bcrypt")
+// args are a test's values by flag name, a word by its index in the
+// parameter's Words (one past them to test a refusal), and "batch".
+type args map[string]int
+
+// newW is New with args turned into the workload's config.
+func newW(name string, a args) (Workload, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	var ps report.Params
+	for _, p := range s.Params {
+		v, ok := a[p.Name]
+		if !ok {
+			continue
+		}
+		if p.Words != nil && v >= 0 && v < len(p.Words) {
+			ps = ps.With(p.Key(), p.Words[v])
+			continue
+		}
+		ps = ps.With(p.Key(), v)
+	}
+	return s.New(ps, a["batch"])
+}
+
+// Values checks flag text and fills defaults, in declared order, under
+// the result's keys; Complete does the same to a config read back.
+func TestValuesAndComplete(t *testing.T) {
+	s, err := Lookup("memtouch")
 	require.NoError(t, err)
-	assert.Panics(t, func() { register(s) })
+	ps, err := s.Values(map[string]string{"touch": "page"})
+	require.NoError(t, err)
+	b, err := json.Marshal(ps)
+	require.NoError(t, err)
+	assert.Equal(t, `{"buffer_bytes":1048576,"memory":"fresh","touch":"page"}`, string(b))
+	_, err = s.Values(map[string]string{"memory": "stale"})
+	assert.ErrorIs(t, err, ErrBadConfig)
+	_, err = s.Values(map[string]string{"buffer": "12"})
+	assert.ErrorIs(t, err, ErrBadConfig)
+
+	full, err := s.Complete(report.Params{}.With("touch", "page").With("units", 3))
+	require.NoError(t, err)
+	assert.Equal(t, ps, full, "defaults filled, another workload's value dropped")
+	_, err = s.Complete(report.Params{}.With("memory", 1))
+	assert.ErrorIs(t, err, ErrBadConfig, "a word written as a number")
+}
+
+// The registry lists each workload once, in the order of their flags.
+func TestRegistry(t *testing.T) {
+	var names []string
+	for _, s := range Specs() {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{"bcrypt", "spin", "memtouch"}, names)
+	assert.Equal(t, []string{"bcrypt", "memtouch", "spin"}, Names())
+}
+
+// How results name each workload: the text line, compare's key, the
+// gobench name's part.
+func TestNaming(t *testing.T) {
+	spec := func(name string) Spec {
+		s, err := Lookup(name)
+		require.NoError(t, err)
+		return s
+	}
+	bc := report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4)}
+	assert.Equal(t, "bcrypt cost 4", spec("bcrypt").TextOf(bc))
+	assert.Empty(t, spec("bcrypt").KeyOf(bc), "cost is a key of its own")
+	assert.Empty(t, spec("bcrypt").GobenchOf(bc))
+	sp := report.Config{Workload: "spin", Params: report.Params{}.With("units", 10)}
+	assert.Equal(t, "spin 10 units", spec("spin").TextOf(sp))
+	assert.Equal(t, []string{"units=10"}, spec("spin").KeyOf(sp))
+	assert.Equal(t, "/units=10", spec("spin").GobenchOf(sp))
+	mt := report.Config{Workload: "memtouch", Batch: 100,
+		Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse").With("touch", "all")}
+	m := spec("memtouch")
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch all, 100 kept", m.TextOf(mt))
+	assert.Equal(t, []string{"buffer=4096", "memory=reuse", "touch=all", "kept=100"}, m.KeyOf(mt))
+	assert.Equal(t, "/memory=reuse/buffer=4096/touch=all", m.GobenchOf(mt))
+	// A result written before --touch existed: page, and reuse kept one.
+	old := report.Config{Workload: "memtouch", Batch: 100, Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse")}
+	assert.Equal(t, "memtouch reuse 4096 bytes, touch page, 1 kept", m.TextOf(old))
+	old.Params = old.Params.With("memory", "fresh")
+	assert.Equal(t, []string{"buffer=4096", "memory=fresh", "touch=page"}, m.KeyOf(old))
 }
 
 // The bare bcrypt call at the harness's default cost: `make bench` compares
 // the harness's per-hash time with this.
 func BenchmarkBcryptCost4(b *testing.B) {
-	w, err := New("bcrypt", Args{"cost": 4})
+	w, err := newW("bcrypt", args{"cost": 4})
 	require.NoError(b, err)
 	for b.Loop() {
 		if err := w.Do(); err != nil {

@@ -6,7 +6,6 @@
 package build
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -135,8 +134,8 @@ func Build(in Input) *report.Report {
 	}
 	r.Spread = spread(throughputs(where))
 	r.Faults = faults(minor, major, len(in.Result.Iterations), in.Config.Batch*n)
-	if in.Config.Workload == "memtouch" && s.Mean > 0 {
-		bytes := float64(cmp.Or(in.Config.Buffer, workload.DefaultBuffer)) * float64(in.Config.Batch*n)
+	if spec, err := workload.Lookup(in.Config.Workload); err == nil && spec.BytesPerOp != nil && s.Mean > 0 {
+		bytes := float64(spec.BytesPerOp(r.Config.Params)) * float64(in.Config.Batch*n)
 		mbs := bytes / 1e6 / (s.Mean / 1000)
 		r.MBPerS = &mbs
 	}
@@ -170,17 +169,14 @@ func threadMoves(m, n int) string {
 		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, n)
 }
 
-// workloadConfig fills the chosen workload's own parameters, and the
-// waits where there are any.
+// workloadConfig fills the chosen workload's own values (each default
+// filled, as it ran), and the waits where there are any.
 func workloadConfig(c *report.Config, d bench.Config) {
-	switch d.Workload {
-	case "bcrypt":
-		c.Cost = d.Cost
-	case "spin":
-		c.Units = d.Units
-	case "memtouch":
-		c.BufferBytes, c.Memory = cmp.Or(d.Buffer, workload.DefaultBuffer), cmp.Or(d.Memory, workload.MemoryFresh)
-		c.Touch = cmp.Or(d.Touch, workload.TouchAll)
+	c.Params = d.Params
+	if spec, err := workload.Lookup(d.Workload); err == nil {
+		if ps, err := spec.Complete(d.Params); err == nil {
+			c.Params = ps
+		}
 	}
 	if d.Sleep > 0 {
 		c.SleepMs, c.SleepEvery, c.SlowWorkers = ms(d.Sleep), max(d.SleepEvery, 1), d.SlowWorkers

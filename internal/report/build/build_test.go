@@ -28,7 +28,7 @@ func iter(ws ...bench.WorkerSample) bench.Iteration {
 func sample() Input {
 	ms := time.Millisecond
 	return Input{
-		Config: bench.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
+		Config: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
 		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms},
@@ -108,7 +108,7 @@ func TestMinTimeInJSON(t *testing.T) {
 // memtouch has its MB/s, and no cost (bcrypt's).
 func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	in := sample()
-	in.Config = bench.Config{Workload: "memtouch", Cost: 12, Buffer: 1 << 20, Memory: "reuse", Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	in.Config = bench.Config{Workload: "memtouch", Params: report.Params{}.With("cost", 12).With("buffer_bytes", 1<<20).With("memory", "reuse"), Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 10 * time.Millisecond, SleepEvery: 100, SlowWorkers: 1}
 	for i := range in.Result.Iterations {
 		in.Result.Iterations[i].Workers[0].FaultsMinor = 30
@@ -116,7 +116,7 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 		in.Result.Iterations[i].Workers[1].FaultsMajor = 2
 	}
 	r := Build(in)
-	assert.Equal(t, report.Config{Workload: "memtouch", BufferBytes: 1 << 20, Memory: "reuse", Touch: "all", SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
+	assert.Equal(t, report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", "reuse").With("touch", "all"), SleepMs: 10, SleepEvery: 100, SlowWorkers: 1,
 		Batch: 10, Iterations: 3, Warmup: 0, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config)
 	assert.Equal(t, "slow", r.Workers[0].Profile)
 	assert.Equal(t, "fast", r.Workers[1].Profile)
@@ -127,12 +127,12 @@ func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	require.NotNil(t, r.MBPerS)
 	assert.InDelta(t, 20*1.048576/0.1, *r.MBPerS, 1e-6)
 
-	in.Config.Touch = "page"
-	assert.Equal(t, "page", Build(in).Config.Touch)
+	in.Config.Params = in.Config.Params.With("touch", "page")
+	assert.Equal(t, "page", Build(in).Config.Params.String("touch"))
 
 	b := Build(sample())
 	assert.Nil(t, b.MBPerS, "mb_per_s is memtouch's")
-	assert.Equal(t, report.Config{Workload: "bcrypt", Cost: 4, Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, b.Config,
+	assert.Equal(t, report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, b.Config,
 		"no other workload's parameters, no waits")
 	assert.Equal(t, "fast", b.Workers[0].Profile)
 }

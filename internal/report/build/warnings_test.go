@@ -16,7 +16,7 @@ func i64(v int64) *int64 { return &v }
 // a CPU of a 100 ms period, 100 ms of CPU each, 20 periods counted.
 func quiet() *report.Report {
 	r := &report.Report{
-		Config: report.Config{Workload: "bcrypt", Cost: 4, Batch: 100, Iterations: 10, Workers: 1, GOMAXPROCS: 1},
+		Config: report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 100, Iterations: 10, Workers: 1, GOMAXPROCS: 1},
 		Cgroup: report.Cgroup{Mode: "created", Path: "/throttlebench/tb-1", PeriodUs: i64(100000), QuotaUs: 50000, EffectiveCPUs: 0.5},
 		Host:   report.Host{NumCPU: 2},
 		Stats:  report.Stats{N: 10, MeanMs: 200},
