@@ -38,9 +38,9 @@ var memtouchSpec = Spec{
 	Params: []Param{
 		{Name: "buffer", JSON: "buffer_bytes", Default: DefaultBuffer, Min: MinBuffer, Max: MaxBuffer,
 			Help: "memtouch: bytes of the buffer each operation touches, 4096–1073741824 (default 1 MiB)"},
-		{Name: "memory", Default: 0, Min: 0, Max: 1, Words: []string{MemoryFresh, MemoryReuse},
+		{Name: "memory", Default: 0, Words: []string{MemoryFresh, MemoryReuse},
 			Help: "memtouch: fresh (a new anonymous mapping each operation, unmapped after: every page a first touch) or reuse (a buffer per operation of the batch kept, each iteration painting again those the one before painted)"},
-		{Name: "touch", Default: 0, Min: 0, Max: 1, Words: []string{TouchAll, TouchPage},
+		{Name: "touch", Default: 0, Words: []string{TouchAll, TouchPage},
 			Help: "memtouch: all (every byte of the buffer written, a memset) or page (one store per page: the page faults alone)"},
 	},
 	Text: func(c report.Config) string {
