@@ -28,6 +28,8 @@
 #                ring buffer and cost per sched_switch (root), and what
 #                --trace costs a run (traced/plain)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
+#   make docs    record the README's examples again (root): docs/record.sh
+#                runs each and writes its output between its markers
 #   make generate  rebuild internal/tracer's BPF object and its Go loader
 #                (bpf2go; clang, llvm and libbpf-dev from test/bpf/setup.sh);
 #                the results are committed, so a build never needs clang
@@ -44,7 +46,7 @@ USER_MANAGER := /sys/fs/cgroup/user.slice/user-$(shell id -u).slice/user@$(shell
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || { [ -d /run/systemd/system ] && grep -qw cpu $(USER_MANAGER)/cgroup.controllers 2>/dev/null; } || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check generate test test-host test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
+.PHONY: build run check docs generate test test-host test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -128,6 +130,12 @@ bench: build
 generate:
 	bash test/bpf/setup.sh
 	$(GO) generate ./internal/tracer
+
+# The README's examples, run on this host and written back between their
+# <!-- record: NAME --> markers; one at a time beside other heavy work.
+DOCS_LOCK ?= /tmp/tb-heavy.lock
+docs:
+	flock $(DOCS_LOCK) docs/record.sh
 
 image: build
 	docker build -q -t $(IMAGE) .
