@@ -338,3 +338,65 @@ func (c *docChecker) hasKey(key string) bool {
 	}
 	return false
 }
+
+// TestDocsLinks: every relative link of README.md and docs/*.md reaches a
+// file, and a heading there when it names one (GitHub's anchors: lower
+// case, punctuation dropped, spaces to hyphens).
+func TestDocsLinks(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	anchors := map[string]map[string]bool{}
+	texts := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+		anchors[filepath.Clean(f)] = headingAnchors(string(b))
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	n := 0
+	for f, text := range texts {
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
+			u := m[1]
+			if strings.Contains(u, "://") {
+				continue
+			}
+			n++
+			path, anchor, _ := strings.Cut(u, "#")
+			target := filepath.Clean(f)
+			if path != "" {
+				target = filepath.Clean(filepath.Join(filepath.Dir(f), path))
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: link %s: %v", strings.TrimPrefix(f, "../../"), u, err)
+				continue
+			}
+			if a, ok := anchors[target]; anchor != "" && ok && !a[anchor] {
+				t.Errorf("%s: link %s: no such heading in %s", strings.TrimPrefix(f, "../../"), u, filepath.Base(target))
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no links found: the parser no longer finds them")
+	}
+}
+
+var notInAnchor = regexp.MustCompile(`[^\p{L}\p{N}_ -]`)
+
+func headingAnchors(text string) map[string]bool {
+	out := map[string]bool{}
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		out[strings.ReplaceAll(notInAnchor.ReplaceAllString(h, ""), " ", "-")] = true
+	}
+	return out
+}
