@@ -109,7 +109,14 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--min-time", "-1s"}, []string{"--min-time -1s", "between 0 (off) and 1h"}},
 		{[]string{"run", "--min-time", "2h"}, []string{"--min-time 2h0m0s", "between 0 (off) and 1h"}},
 		{[]string{"run", "--min-time", "long"}, []string{`--min-time "long"`, "duration between 0 (off) and 1h0m0s"}},
-		{[]string{"run", "--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
+		{[]string{"run", "--no-such-flag"}, []string{"unknown flag: --no-such-flag", "throttlebench run --help lists the flags"}},
+		// A mistyped flag gets the nearest of the command's own (issue 28).
+		{[]string{"run", "--cpu", "0.5"}, []string{"unknown flag: --cpu; did you mean --cpus?"}},
+		{[]string{"run", "--peroid", "10ms"}, []string{"unknown flag: --peroid; did you mean --period?"}},
+		{[]string{"run", "--iteration", "3"}, []string{"unknown flag: --iteration; did you mean --iterations?"}},
+		{[]string{"sweep", "--bursts", "5ms"}, []string{"unknown flag: --bursts; did you mean --burst?"}},
+		{[]string{"compare", "--formt", "json", "a", "b"}, []string{"unknown flag: --formt; did you mean --format?"}},
+		{[]string{"sweep", "--xyz", "1"}, []string{"unknown flag: --xyz (throttlebench sweep --help lists the flags)"}},
 		{[]string{"run", "--cpus"}, []string{"flag needs an argument: --cpus"}},
 		{[]string{"run", "extra-arg"}, []string{`unknown command "extra-arg"`}},
 	}

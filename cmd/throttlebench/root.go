@@ -24,7 +24,7 @@ the kernel's own throttling counters as JSON.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
 	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr))
 	return root
 }
