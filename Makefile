@@ -26,7 +26,8 @@
 #                and on all, the
 #                throttle-event pipeline's events per second, the tracer's
 #                ring buffer and cost per sched_switch (root), and what
-#                --trace costs a run (traced/plain)
+#                --trace costs a run (traced/plain), the open-loop HTTP
+#                client's floor and highest rate beside vegeta's
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 #   make docs    record the README's examples again (root): docs/record.sh
 #                runs each and writes its output between its markers
@@ -123,6 +124,7 @@ soak: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/httpload
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
 
 # The BPF C of internal/tracer through bpf2go (a tool of go.mod), and the
