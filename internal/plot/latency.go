@@ -17,11 +17,19 @@ import (
 // share when the rate does not vary, one colour per value of the other
 // swept parameters (the burst, in an A/B).
 func SaveLatency(path string, rows []latency.Row) error {
-	p, err := latencyPanel(rows)
+	pic, err := latencyPicture(rows)
 	if err != nil {
 		return err
 	}
-	return save(path, 9*vg.Inch, 6*vg.Inch, []*panel{p})
+	return pic.save(path)
+}
+
+func latencyPicture(rows []latency.Row) (picture, error) {
+	p, err := latencyPanel(rows)
+	if err != nil {
+		return picture{}, err
+	}
+	return stack(9*vg.Inch, 6*vg.Inch, []*panel{p}), nil
 }
 
 func latencyPanel(rows []latency.Row) (*panel, error) {
@@ -66,8 +74,8 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	}
 	c := ran[0].Report.Config
 	p := &panel{
-		title: fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %d workers\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
-			c.Arrivals, c.WorkMs, c.Workers),
+		title: fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
+			c.Arrivals, c.WorkMs, plural(c.Workers, "worker")),
 		x: axis{label: xLabel},
 		y: axis{label: "response time (ms)"},
 	}
@@ -91,13 +99,14 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		p.lines = append(p.lines, newLine(name+"p99", p99, i, true), dashed)
 	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
-	// Tails span decades: a log scale once they do, with room for the legend.
+	// Tails span decades: a log scale once they do, with room for a
+	// marker above and below (the legend is above the data area).
 	lo, hi := slices.Min(ys), slices.Max(ys)
 	p.y.log = lo > 0 && hi/lo >= 8
 	if p.y.log {
-		p.y.min, p.y.max = lo/1.2, hi*2.5
+		p.y.min, p.y.max = lo/1.15, hi*1.15
 	} else {
-		p.y.min, p.y.max = widen(0, hi*1.4)
+		p.y.min, p.y.max = widen(0, hi*1.05)
 	}
 	return p, nil
 }
@@ -106,4 +115,13 @@ func latencyVaries(rows []latency.Row, flag string) bool {
 	return slices.ContainsFunc(rows, func(r latency.Row) bool {
 		return r.Config.Get(flag) != rows[0].Config.Get(flag)
 	})
+}
+
+// plural is n and the noun, with an s where n is not 1: "1 worker", "4
+// workers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

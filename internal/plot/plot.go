@@ -140,8 +140,10 @@ func xValue(r sweep.Row, flag string) float64 {
 // Save draws the chart into path; the extension (.svg or .png) picks the
 // format. The file is written whole or not at all.
 func Save(path string, c Chart) error {
-	return save(path, 8*vg.Inch, 12*vg.Inch, c.panels())
+	return c.picture().save(path)
 }
+
+func (c Chart) picture() picture { return stack(8*vg.Inch, 12*vg.Inch, c.panels()) }
 
 func (c Chart) panels() []*panel {
 	mean := &panel{title: c.Title + "\nmean iteration duration, band p10–p90", y: axis{label: "mean iteration duration (ms)"}}
@@ -164,21 +166,22 @@ func (c Chart) panels() []*panel {
 	}
 
 	// Every panel shares the x axis (also one with nothing measured), with
-	// room above the data: the legend (top right) sits above the lines, not
-	// on them.
+	// a little room above the data for a marker (the legend is above the
+	// data area, not on it).
 	xlo, xhi := bounds(c.Series, func(s Series) []float64 { return s.X }, false)
 	for _, p := range panels {
 		p.x = axis{label: c.XLabel, min: xlo, max: xhi}
 	}
 	lo, hi := bounds(c.Series, func(s Series) []float64 { return slices.Concat(s.Mean, s.Lo, s.Hi) }, mean.y.log)
 	if mean.y.log {
-		mean.y.min, mean.y.max = lo, hi*1.8
+		mean.y.min, mean.y.max = lo/1.1, hi*1.15
 	} else {
-		mean.y.min, mean.y.max = 0, hi*1.25
+		mean.y.min, mean.y.max = 0, hi*1.05
 	}
 	_, hi = bounds(c.Series, func(s Series) []float64 { return s.Cost }, false)
-	cost.y.min, cost.y.max = 0, hi*1.25
-	thr.y.min, thr.y.max = 0, 1.3
+	cost.y.min, cost.y.max = 0, hi*1.05
+	// A fraction: no tick above 1 that it could never reach.
+	thr.y.min, thr.y.max = 0, 1.02
 	for _, p := range panels {
 		p.y.min, p.y.max = widen(p.y.min, p.y.max)
 	}

@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -134,23 +136,36 @@ func TestTicks125(t *testing.T) {
 	assert.Equal(t, []string{"50", "100", "200", "500", "1000"}, ls)
 }
 
-// A linear axis is labelled at plot.DefaultTicks' labels and halfway
-// between them, where it has a tick there.
-func TestHalves(t *testing.T) {
-	var ls []string
-	for _, tk := range halves.Ticks(0.1, 1) {
-		if tk.Label != "" {
-			ls = append(ls, tk.Label)
+// A linear axis is labelled at the multiples of a step of 1, 2 or 5 times a
+// power of ten, each with the step's decimals, however long the range: the
+// windows of a trace (0.3 s to 10 s), a sweep's shares, a usage of 0 to 2.5
+// CPUs (which plot.DefaultTicks labelled 0.00 and 2.50 alone).
+func TestLinearTicks(t *testing.T) {
+	labels := func(tk plot.Ticker, lo, hi float64) []string {
+		var ls []string
+		for _, x := range tk.Ticks(lo, hi) {
+			if x.Label != "" {
+				ls = append(ls, x.Label)
+			}
+		}
+		return ls
+	}
+	assert.Equal(t, []string{"0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"}, labels(linearTicks(8), 0.2, 1))
+	assert.Equal(t, []string{"0.00", "0.05", "0.10", "0.15", "0.20", "0.25", "0.30", "0.35"}, labels(linearTicks(10), 0, 0.36))
+	assert.Equal(t, []string{"0.0", "0.5", "1.0", "1.5", "2.0", "2.5", "3.0"}, labels(linearTicks(10), 0, 3.04))
+	assert.Equal(t, []string{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}, labels(linearTicks(6), 0, 1.02), "a fraction")
+	assert.Equal(t, []string{"0.0", "0.5", "1.0", "1.5", "2.0", "2.5"}, labels(linearTicks(5), 0, 2.6))
+	assert.Equal(t, []string{"0", "50", "100", "150", "200", "250"}, labels(linearTicks(5), 0, 286))
+	for _, r := range [][2]float64{{0, 0.3}, {0, 0.86}, {0, 1.05}, {0, 3.04}, {0, 10.2}, {0, 345}, {0.1, 1}, {0, 0.0937}, {-0.02, 1.02}, {0, 1e-4}, {17, 1234567}} {
+		for _, n := range []int{5, 8, 10} {
+			ls := labels(linearTicks(n), r[0], r[1])
+			// The nearest of 1, 2, 5: at worst 2.5 times too few or many.
+			assert.GreaterOrEqual(t, float64(len(ls)), float64(n)/2.5, "%v / %d: %v", r, n, ls)
+			assert.LessOrEqual(t, float64(len(ls)), float64(n)*1.6, "%v / %d: %v", r, n, ls)
+			assert.Len(t, slices.Compact(slices.Clone(ls)), len(ls), "%v: every label once: %v", r, ls)
+			assert.NotContains(t, ls, "-0")
 		}
 	}
-	assert.ElementsMatch(t, []string{"0.2", "0.4", "0.6", "0.8", "1.0"}, ls)
-	ls = nil
-	for _, tk := range halves.Ticks(0, 0.09375) {
-		if tk.Label != "" {
-			ls = append(ls, tk.Label)
-		}
-	}
-	assert.ElementsMatch(t, []string{"0", "0.02", "0.04", "0.06", "0.08"}, ls, "0.02 between 0 and 0.04")
 }
 
 // The sweep's mean duration spans decades: a log axis; the cost does not.
@@ -160,7 +175,7 @@ func TestPanelsLogScale(t *testing.T) {
 	p := c.panels()
 	assert.True(t, p[0].y.log, "45 ms to 1080 ms")
 	assert.False(t, p[1].y.log)
-	_, isLog := p[0].plot().Y.Scale.(plot.LogScale)
+	_, isLog := p[0].plot(7 * vg.Inch).Y.Scale.(plot.LogScale)
 	assert.True(t, isLog)
 	require.Len(t, p[0].bands, 2, "a p10–p90 band per series")
 	assert.Equal(t, "workers=2", p[2].lines[1].label)

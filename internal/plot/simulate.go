@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -23,15 +24,101 @@ import (
 // SaveSimulation draws simulate's cells as heat maps into path (.svg or
 // .png): E[WCET] in the top row and P(WCET = 1) in the bottom one, one
 // column per buffer, each a grid of utilisation (x) × cgroups (y) with the
-// value written in every square. The colour scales are shared by a row, so
-// buffers compare at a glance: white is harmless (E[WCET] 1, P(WCET = 1)
-// 1), the deepest colour the row's worst cell.
+// value written in every square, under lines that say what the values
+// mean. The colour scales are shared by a row, so buffers compare at a
+// glance, and drawn at its right: white is harmless (E[WCET] 1, P(WCET = 1)
+// 1), the deepest colour the row's worst cell, or 1.01 and 0.99 where every
+// cell is closer to harmless than that, so that an overrun of a thousandth
+// is not painted as deep as the worst.
 func SaveSimulation(path string, cells []model.Cell) error {
+	pic, err := simulationPicture(cells)
+	if err != nil {
+		return err
+	}
+	return pic.save(path)
+}
+
+// simulationNotes say what the values are (internal/model's definitions,
+// the README's words) and what 1 means, on the chart itself.
+var simulationNotes = []string{
+	"WCET: the periods the shared CPU takes to run one period's work (1 + the backlog carried into the next).",
+	"E[WCET]: its mean; 1.000 = every period's work ran within its period, 1.025 = 2.5% of a period late on average.",
+	"P(WCET = 1): the share of periods whose work ran within them; 1.000 = all, 0.990 = one period in a hundred overran.",
+}
+
+// The colour scales reach at least this far from harmless.
+const minScaleE, minScaleP = 1.01, 0.99
+
+// The side of a heat map's square: as large as fits a panel of about 3.6 ×
+// 3 in, at most 1.1 in (a grid of one cell is a square, not a page of
+// colour), at least 0.45 in (the value written in it fits).
+const (
+	panelW, panelH   = 3.6 * vg.Inch, 3 * vg.Inch
+	maxSide, minSide = 1.1 * vg.Inch, 0.45 * vg.Inch
+	scaleW           = 1.2 * vg.Inch // the colour scales at the right
+)
+
+func simulationPicture(cells []model.Cell) (picture, error) {
 	if len(cells) == 0 {
-		return errors.New("nothing to plot: no cells")
+		return picture{}, errors.New("nothing to plot: no cells")
 	}
 	g := heatMaps(cells)
-	worstE, worstP := 1.0, 1.0
+	e, p := heatScalesOf(cells)
+	scales := []heatScale{e, p}
+
+	nu, nm := vg.Length(len(g.utils)), vg.Length(len(g.cgroups))
+	side := max(min(maxSide, panelW/nu, panelH/nm), minSide)
+	c0 := cells[0]
+	pic := picture{
+		heading: fmt.Sprintf("throttlebench simulate: %s demand, %d periods per cell, seed %d", c0.Dist, c0.Periods, c0.Seed),
+		notes:   simulationNotes,
+		figs:    [][]*figure{nil, nil},
+		tiles:   draw.Tiles{PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(16), PadLeft: vg.Points(8), PadRight: scaleW},
+	}
+	for _, b := range g.buffers {
+		for i, s := range scales {
+			pic.figs[i] = append(pic.figs[i], g.plot(s.name+"\n"+bufferTitle(b), b, s, nu*side+vg.Inch))
+		}
+	}
+	// Each heat map's size is its squares' and what is around them (its
+	// title, ticks and labels), as gonum/plot lays it out.
+	var aroundW, aroundH vg.Length
+	for _, row := range pic.figs {
+		for _, f := range row {
+			big := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 20 * vg.Inch, Y: 20 * vg.Inch}}}
+			d := f.DataCanvas(big)
+			aroundW = max(aroundW, 20*vg.Inch-(d.Max.X-d.Min.X))
+			aroundH = max(aroundH, 20*vg.Inch-(d.Max.Y-d.Min.Y))
+		}
+	}
+	cols := vg.Length(len(g.buffers))
+	t := pic.tiles
+	pic.width = cols*(nu*side+aroundW) + (cols-1)*t.PadX + t.PadLeft + t.PadRight
+	notesW := 0 * vg.Inch
+	for _, n := range pic.notes {
+		notesW = max(notesW, noteStyle().Width(n))
+	}
+	pic.w = max(pic.width, notesW+0.4*vg.Inch)
+	// The rows get what is left under the heading and the notes (layout's
+	// pads: 5 pt around the heading, 5 under the notes) and the tiles' pads.
+	pic.h = 2*(nm*side+aroundH) + t.PadTop + t.PadBottom + t.PadY +
+		plot.New().Title.TextStyle.Height(pic.heading) + noteStyle().Height(strings.Join(pic.notes, "\n")) + vg.Points(15)
+	pic.overlays = func(cs [][]draw.Canvas) {
+		for i, s := range scales {
+			last := len(cs[i]) - 1
+			data := pic.figs[i][last].DataCanvas(cs[i][last])
+			s.drawBar(data.Canvas, vg.Rectangle{
+				Min: vg.Point{X: data.Max.X + 0.25*vg.Inch, Y: data.Min.Y},
+				Max: vg.Point{X: data.Max.X + 0.45*vg.Inch, Y: data.Max.Y}})
+		}
+	}
+	return pic, nil
+}
+
+// heatScalesOf are the rows' scales: from harmless to the worst cell, or
+// to minScaleE and minScaleP where every cell is closer to harmless.
+func heatScalesOf(cells []model.Cell) (e, p heatScale) {
+	worstE, worstP := minScaleE, minScaleP
 	for _, c := range cells {
 		// max and min would carry a NaN into the scale, and every cell
 		// with it; a NaN cell is left unfilled by the heat map instead.
@@ -42,27 +129,58 @@ func SaveSimulation(path string, cells []model.Cell) error {
 			worstP = min(worstP, c.PWCET1)
 		}
 	}
-	// A row where every cell is harmless still needs a range to scale.
-	if worstE == 1 {
-		worstE = 2
-	}
-	if worstP == 1 {
-		worstP = 0
-	}
-	e := heatScale{value: func(c model.Cell) float64 { return c.EWCET }, min: 1, max: worstE, harmless: 1,
+	e = heatScale{name: "E[WCET]", value: func(c model.Cell) float64 { return c.EWCET }, min: 1, max: worstE, harmless: 1,
 		palette: whiteTo(color.NRGBA{215, 48, 39, 255}, true)}
-	p := heatScale{value: func(c model.Cell) float64 { return c.PWCET1 }, min: worstP, max: 1, harmless: 1,
+	p = heatScale{name: "P(WCET = 1)", value: func(c model.Cell) float64 { return c.PWCET1 }, min: worstP, max: 1, harmless: 1,
 		palette: whiteTo(color.NRGBA{49, 130, 189, 255}, false)}
-	rows := [][]*plot.Plot{nil, nil}
-	for _, b := range g.buffers {
-		rows[0] = append(rows[0], g.plot("E[WCET], buffer "+b, b, e))
-		rows[1] = append(rows[1], g.plot("P(WCET = 1), buffer "+b, b, p))
+	return e, p
+}
+
+// bufferTitle names a buffer for a panel's title: in quotas, with what the
+// ends mean.
+func bufferTitle(b string) string {
+	switch b {
+	case "0":
+		return "buffer 0 (no burst)"
+	case "inf":
+		return "buffer inf (no cap)"
+	case "1":
+		return "buffer 1 quota"
 	}
-	c0 := cells[0]
-	heading := fmt.Sprintf("throttlebench simulate: %s demand, %d periods per cell, seed %d", c0.Dist, c0.Periods, c0.Seed)
-	w := vg.Length(len(g.buffers))*4.5*vg.Inch + vg.Inch
-	return saveTiles(path, w, 8.5*vg.Inch, heading, rows,
-		draw.Tiles{PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(16), PadLeft: vg.Points(8), PadRight: vg.Points(8)})
+	return "buffer " + b + " quotas"
+}
+
+// drawBar draws the scale as a vertical bar in r, harmless (white) at the
+// top for E[WCET] as for P(WCET = 1), each end labelled with its value.
+func (s heatScale) drawBar(c vg.Canvas, r vg.Rectangle) {
+	dc := draw.Canvas{Canvas: c, Rectangle: r}
+	n := len(s.palette.Colors())
+	h := (r.Max.Y - r.Min.Y) / vg.Length(n)
+	for k, col := range s.palette.Colors() {
+		// Colour k is value min + k/(n-1) of the range; the harmless end
+		// is drawn at the top.
+		y := r.Min.Y + vg.Length(k)*h
+		if s.harmless == s.min {
+			y = r.Max.Y - vg.Length(k+1)*h
+		}
+		dc.SetColor(col)
+		dc.Fill(vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: y}, Max: vg.Point{X: r.Max.X, Y: y + h + vg.Points(0.3)}}.Path())
+	}
+	dc.SetLineWidth(vg.Points(0.5))
+	dc.SetColor(color.Gray{Y: 128})
+	dc.Stroke(r.Path())
+	sty := plot.New().X.Tick.Label
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
+	worst := s.max
+	if s.harmless == s.max {
+		worst = s.min
+	}
+	x := r.Max.X + vg.Points(4)
+	dc.FillText(sty, vg.Point{X: x, Y: r.Max.Y}, fmt.Sprintf("%.3f", s.harmless))
+	dc.FillText(sty, vg.Point{X: x, Y: r.Min.Y}, fmt.Sprintf("%.3f", worst))
+	caption := sty
+	caption.XAlign, caption.YAlign = draw.XLeft, draw.YBottom
+	dc.FillText(caption, vg.Point{X: r.Min.X, Y: r.Max.Y + vg.Points(4)}, s.name)
 }
 
 // whiteTo is a palette from white to hue (from hue to white where
@@ -81,6 +199,7 @@ func whiteTo(hue color.Color, fromWhite bool) palette.Palette {
 
 // heatScale is one row's measure and its colour scale, shared by the row.
 type heatScale struct {
+	name     string
 	value    func(model.Cell) float64
 	min, max float64
 	harmless float64 // the white end
@@ -151,9 +270,8 @@ func (h heatValues) Z(c, r int) float64 {
 // plot is one heat map: a plotter.HeatMap on the row's scale, the value
 // written in every square (white on the deep colours), the utilisations
 // and cgroups counts as the ticks.
-func (g heatGrid) plot(title, buffer string, s heatScale) *plot.Plot {
+func (g heatGrid) plot(title, buffer string, s heatScale, width vg.Length) *figure {
 	p := plot.New()
-	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = "utilisation u", "cgroups m"
 	vals := heatValues{g: g, buffer: buffer, value: s.value}
 	hm := plotter.NewHeatMap(vals, s.palette)
@@ -196,5 +314,5 @@ func (g heatGrid) plot(title, buffer string, s heatScale) *plot.Plot {
 	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
 	// The squares fill the frame, as a table's cells.
 	p.X.Padding, p.Y.Padding = 0, 0
-	return p
+	return newFigure(p, title, nil, width)
 }

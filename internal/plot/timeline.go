@@ -2,6 +2,7 @@ package plot
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"image/color"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -20,11 +20,31 @@ import (
 // iterations) the throttles hit. Above: each one as a point of its response
 // time against its scheduled arrival (an iteration: its duration against
 // its start), in seconds from the window's start, red where it overlapped a
-// throttle, over grey bands where any CPU was throttled. Below, on the same
-// time axis: one lane per CPU with its throttled stretches.
+// throttle, over a strip along the bottom that marks where any CPU was
+// throttled. Below, on the same time axis: one lane per CPU with its
+// throttled stretches.
 func SaveTimeline(path string, tr throttle.Trace, title string) error {
+	pic, err := timelinePicture(tr, title)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return pic.save(path)
+}
+
+// throttleColor is what was throttled, in both panels: gonum/plotutil's
+// soft red, a lighter red than the markers of what met a throttle.
+var throttleColor = plotutil.SoftColors[0]
+
+// The top panel's throttled strip: below the data (which starts at 0), a
+// share of the data's height, with a gap above it.
+const (
+	stripShare = 0.07
+	stripGap   = 0.05
+)
+
+func timelinePicture(tr throttle.Trace, title string) (picture, error) {
 	if len(tr.Spans) == 0 && len(tr.Events) == 0 {
-		return fmt.Errorf("plot %s: nothing was traced to draw", path)
+		return picture{}, errors.New("nothing was traced to draw")
 	}
 	sec := func(ns int64) float64 { return float64(ns-tr.T0) / 1e9 }
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
@@ -32,9 +52,9 @@ func SaveTimeline(path string, tr throttle.Trace, title string) error {
 	for _, s := range tr.Spans {
 		end = max(end, sec(s.End))
 	}
+	const w, h = 10 * vg.Inch, 7 * vg.Inch
 
 	top := plot.New()
-	top.Title.Text = title
 	what := cmp.Or(tr.What, "request")
 	top.X.Label.Text = "scheduled arrival (s from the start of the window)"
 	top.Y.Label.Text = "response time (ms)"
@@ -54,44 +74,56 @@ func SaveTimeline(path string, tr throttle.Trace, title string) error {
 			clear = append(clear, pt)
 		}
 	}
-	hi = max(hi*1.15, 1)
-	// The union over CPUs of the throttled stretches, as full-height bands
-	// behind the points.
+	hi = max(hi*1.05, 1)
+	var legend []legendEntry
+	// The union over CPUs of the throttled stretches: a strip along the
+	// bottom, below the data's zero and labelled on the y axis, not bands
+	// behind the points: grey bands up to a height read as bars of data.
 	var ivs []throttle.Interval
 	for _, e := range tr.Events {
 		ivs = append(ivs, throttle.Interval{Start: e.Start, End: e.End})
 	}
+	stripTop, stripBottom := -stripGap*hi, -(stripGap+stripShare)*hi
 	if u := throttle.Clip(throttle.Union(ivs), tr.T0, max(tr.T1, tr.T0)); len(u) > 0 {
-		shade := &plotter.Polygon{Color: color.NRGBA{R: 128, G: 128, B: 128, A: 70}}
+		strip := &plotter.Polygon{Color: throttleColor}
 		for _, iv := range u {
 			a, b := sec(iv.Start), sec(iv.End)
-			shade.XYs = append(shade.XYs, plotter.XYs{{X: a, Y: 0}, {X: b, Y: 0}, {X: b, Y: hi}, {X: a, Y: hi}})
+			strip.XYs = append(strip.XYs, plotter.XYs{{X: a, Y: stripBottom}, {X: b, Y: stripBottom}, {X: b, Y: stripTop}, {X: a, Y: stripTop}})
 		}
-		top.Add(shade)
-		top.Legend.Add("throttled (any CPU)", shade)
+		top.Add(strip)
+		legend = append(legend, legendEntry{"throttled (any CPU)", []plot.Thumbnailer{strip}})
 	}
 	for i, pts := range []struct {
 		label string
 		xys   plotter.XYs
 		c     color.Color
-	}{{what + "s that met no throttle", clear, plotutil.Color(1)}, {what + "s that met a throttle", hit, plotutil.Color(0)}} {
+	}{{what + "s that met no throttle", clear, seriesColor(0)}, {what + "s that met a throttle", hit, plotutil.DarkColors[0]}} {
 		if len(pts.xys) == 0 {
 			continue
 		}
 		sc, err := plotter.NewScatter(pts.xys)
 		if err != nil {
-			return err
+			return picture{}, err
 		}
 		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = pts.c, plotutil.Shape(i), vg.Points(2)
 		top.Add(sc)
-		top.Legend.Add(pts.label, sc)
+		legend = append(legend, legendEntry{pts.label, []plot.Thumbnailer{sc}})
 	}
-	top.Legend.Top = true
 	top.X.Min, top.X.Max = widen(0, end)
-	top.Y.Min, top.Y.Max = 0, hi*1.2 // room for the legend
+	top.Y.Min, top.Y.Max = stripBottom-stripGap*hi, hi
+	top.X.Tick.Marker = linearTicks(10)
+	top.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		// The values from 0 up, and the strip's name beside it.
+		ts := []plot.Tick{{Value: (stripTop + stripBottom) / 2, Label: "throttled"}}
+		for _, t := range linearTicks(6).Ticks(0, hi) {
+			if t.Value >= 0 {
+				ts = append(ts, t)
+			}
+		}
+		return ts
+	})
 
 	lanes := plot.New()
-	lanes.Title.Text = "throttled stretches, per CPU"
 	lanes.X.Label.Text = "time (s from the start of the window)"
 	lanes.Y.Label.Text = "CPU"
 	byCPU := map[int][]throttle.Interval{}
@@ -105,7 +137,7 @@ func SaveTimeline(path string, tr throttle.Trace, title string) error {
 	slices.Sort(cpus)
 	var ticks []plot.Tick
 	for lane, c := range cpus {
-		bar := &plotter.Polygon{Color: plotutil.Color(0)}
+		bar := &plotter.Polygon{Color: throttleColor}
 		for _, iv := range throttle.Clip(throttle.Union(byCPU[c]), tr.T0, max(tr.T1, tr.T0)) {
 			a, b, y := sec(iv.Start), sec(iv.End), float64(lane)
 			bar.XYs = append(bar.XYs, plotter.XYs{{X: a, Y: y - 0.35}, {X: b, Y: y - 0.35}, {X: b, Y: y + 0.35}, {X: a, Y: y + 0.35}})
@@ -117,8 +149,11 @@ func SaveTimeline(path string, tr throttle.Trace, title string) error {
 	}
 	lanes.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	lanes.X.Min, lanes.X.Max = top.X.Min, top.X.Max
+	lanes.X.Tick.Marker = top.X.Tick.Marker
 	lanes.Y.Min, lanes.Y.Max = -0.6, max(float64(len(cpus))-0.4, 0.6)
 
-	return saveTiles(path, 10*vg.Inch, 7*vg.Inch, "", [][]*plot.Plot{{top}, {lanes}},
-		draw.Tiles{PadTop: vg.Points(8), PadBottom: vg.Points(8), PadX: vg.Points(8), PadY: vg.Points(16), PadRight: vg.Points(12)})
+	return picture{w: w, h: h, tiles: stackTiles, figs: [][]*figure{
+		{newFigure(top, title, legend, w-vg.Inch)},
+		{newFigure(lanes, "throttled stretches, per CPU", nil, w-vg.Inch)},
+	}}, nil
 }

@@ -14,8 +14,10 @@ import (
 // SaveUsage draws a sampled trace into path (.svg or .png), written whole or
 // not at all: the usage of every interval, the same at 1 s, and the limit.
 func SaveUsage(path string, f usage.File) error {
-	return save(path, 10*vg.Inch, 5*vg.Inch, []*panel{usagePanel(f)})
+	return usagePicture(f).save(path)
 }
+
+func usagePicture(f usage.File) picture { return stack(10*vg.Inch, 5*vg.Inch, []*panel{usagePanel(f)}) }
 
 // usagePanel puts the two views side by side on one time axis: the spikes
 // the bandwidth controller sees per period, and the smooth line monitoring
@@ -67,8 +69,9 @@ func usagePanel(f usage.File) *panel {
 		hi = max(hi, l)
 	}
 	p.x.min, p.x.max = widen(0, end)
-	// Room above the highest spike for the legend (top right).
-	p.y.min, p.y.max = widen(0, hi*1.3)
+	// A little room above the highest spike (the legend is above the data
+	// area, not on it).
+	p.y.min, p.y.max = widen(0, hi*1.05)
 	return p
 }
 
