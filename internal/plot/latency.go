@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/throttlebench/throttlebench/internal/latency"
 )
@@ -96,6 +97,9 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		}
 		dashed := newLine(name+"p50", p50, i, true)
 		dashed.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		// Filled markers: where a series is one point, the dashes do
+		// not show which of the two is p50.
+		dashed.marks.Shape = filled(dashed.marks.Shape)
 		p.lines = append(p.lines, newLine(name+"p99", p99, i, true), dashed)
 	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
@@ -124,4 +128,18 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// filled is the filled form of a hollow marker shape (ring, square,
+// triangle), the shape itself for the others.
+func filled(g draw.GlyphDrawer) draw.GlyphDrawer {
+	switch g.(type) {
+	case draw.RingGlyph:
+		return draw.CircleGlyph{}
+	case draw.SquareGlyph:
+		return draw.BoxGlyph{}
+	case draw.TriangleGlyph:
+		return draw.PyramidGlyph{}
+	}
+	return g
 }

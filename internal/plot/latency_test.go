@@ -101,6 +101,7 @@ func TestLatencyPanelOverRates(t *testing.T) {
 	assert.Equal(t, p.lines[0].Color, p.lines[1].Color, "one colour per burst")
 	assert.NotEqual(t, p.lines[0].Color, p.lines[2].Color)
 	assert.NotNil(t, p.lines[0].marks, "a marker at every point")
+	assert.NotEqual(t, p.lines[0].marks.Shape, p.lines[1].marks.Shape, "p50's markers told from p99's where a series is one point")
 	assert.True(t, p.y.log, "5.5 ms to 400 ms spans decades")
 	assert.Contains(t, p.title, "onoff arrivals, 5 ms work per request, 4 workers")
 }

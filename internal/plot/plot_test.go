@@ -208,6 +208,7 @@ func TestSaveOneConfiguration(t *testing.T) {
 		assert.Positive(t, st.Size())
 	}
 	p := c.panels()
+	assert.True(t, strings.HasSuffix(p[2].plot(7*vg.Inch).Title.Text, "(not reported)"), "the throttled fraction's empty panel says why")
 	assert.Less(t, p[0].x.min, 0.5)
 	assert.Greater(t, p[0].x.max, 0.5)
 }

@@ -102,6 +102,10 @@ func (p *panel) plot(width vg.Length) *figure {
 		}
 		legend = append(legend, legendEntry{l.label, thumbs})
 	}
+	title := p.title
+	if len(legend) == 0 && len(p.lines) > 0 {
+		title += " (not reported)" // an empty panel is not a failure to draw
+	}
 	// The ranges are chosen by the chart (a shared x axis, room for a
 	// marker at the top), not by the data alone.
 	pl.X.Min, pl.X.Max = p.x.min, p.x.max
@@ -111,7 +115,7 @@ func (p *panel) plot(width vg.Length) *figure {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = ticks125
 	}
-	return newFigure(pl, p.title, legend, width)
+	return newFigure(pl, title, legend, width)
 }
 
 // linearTicks labels a linear axis at the multiples of one step, 1, 2 or 5

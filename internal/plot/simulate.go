@@ -108,8 +108,8 @@ func simulationPicture(cells []model.Cell) (picture, error) {
 			last := len(cs[i]) - 1
 			data := pic.figs[i][last].DataCanvas(cs[i][last])
 			s.drawBar(data.Canvas, vg.Rectangle{
-				Min: vg.Point{X: data.Max.X + 0.25*vg.Inch, Y: data.Min.Y},
-				Max: vg.Point{X: data.Max.X + 0.45*vg.Inch, Y: data.Max.Y}})
+				Min: vg.Point{X: data.Max.X + 0.15*vg.Inch, Y: data.Min.Y},
+				Max: vg.Point{X: data.Max.X + 0.35*vg.Inch, Y: data.Max.Y}})
 		}
 	}
 	return pic, nil
