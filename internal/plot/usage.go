@@ -62,7 +62,11 @@ func usagePanel(f usage.File) *panel {
 	end := t.Samples[len(t.Samples)-1].At.Seconds()
 	if f.LimitCPUs != nil {
 		l := *f.LimitCPUs
-		limit := newLine("limit "+strconv.FormatFloat(l, 'g', -1, 64)+" CPUs", plotter.XYs{{X: 0, Y: l}, {X: end, Y: l}}, 0, false)
+		unit := " CPUs"
+		if l == 1 {
+			unit = " CPU"
+		}
+		limit := newLine("limit "+strconv.FormatFloat(l, 'g', -1, 64)+unit, plotter.XYs{{X: 0, Y: l}, {X: end, Y: l}}, 0, false)
 		limit.Color = color.Black
 		limit.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		p.lines = append(p.lines, limit)

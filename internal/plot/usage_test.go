@@ -50,6 +50,7 @@ func TestUsagePanel(t *testing.T) {
 	assert.Equal(t, xys(0, 2, 2.5, 2), limit.XYs)
 	assert.NotEmpty(t, limit.Dashes, "the limit dashed")
 	assert.Greater(t, p.y.max, 3.0, "the spike is inside the picture")
+	assert.Equal(t, "limit 1 CPU", usagePanel(usageFile(1)).lines[2].label)
 	assert.InDelta(t, 2.5, p.x.max, 1e-9)
 }
 
