@@ -177,6 +177,10 @@ func (w *worker) interrupt() {
 
 func (w *worker) close() { w.drop() }
 
+// holdWrite is the longest request written before the next worker may
+// take the dispatcher's lock: one that fits a socket's send buffer at once.
+const holdWrite = 16 << 10
+
 // do sends one request from start and reads its whole response; lead
 // (held) is unlocked once the request is written, or at the end.
 func (w *worker) do(ctx context.Context, start time.Time, lead *sync.Mutex) (uint16, Outcome) {
@@ -193,6 +197,11 @@ func (w *worker) do(ctx context.Context, start time.Time, lead *sync.Mutex) (uin
 		deadline = start.Add(w.tgt.timeout)
 	}
 	for attempt := 0; ; attempt++ {
+		if w.conn == nil || len(w.tgt.raw) > holdWrite {
+			// A connect, or a write that may wait for the server to
+			// read, could hold up the next arrivals of every worker.
+			unlock()
+		}
 		c, reused, err := w.connect(ctx, deadline)
 		if err != nil {
 			return 0, classify(ctx, err)

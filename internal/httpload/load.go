@@ -10,9 +10,9 @@
 //
 // There is no generator: the one idle worker that holds the dispatcher's
 // lock claims the next arrival, sleeps until it (Clock; the default wakes
-// on the kernel's high-resolution timer), lets the next idle worker take
-// the lock and sends the request itself, so a request leaves with one
-// wake-up and no hand-off between threads. A worker is a keep-alive
+// on the kernel's high-resolution timer), sends the request itself and
+// only then lets the next idle worker take the lock, so a request leaves
+// with one wake-up and no hand-off between threads. A worker is a keep-alive
 // connection: Connections of them, each opened before the first arrival
 // and again after the server closes it (conn.go says why not net/http's
 // Transport).

@@ -1,11 +1,13 @@
 package httpload_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -222,6 +224,18 @@ func TestRequestDelivered(t *testing.T) {
 
 	res = run(t, httpload.Config{URL: srv.URL, Method: http.MethodHead}, every(3, time.Millisecond))
 	assert.Equal(t, 3, res.OK, "HEAD: a response without a body")
+
+	// A body larger than a request the dispatcher holds its lock for.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<12)
+	mu.Lock()
+	got = nil
+	mu.Unlock()
+	res = run(t, httpload.Config{URL: srv.URL, Method: http.MethodPost, Body: big, Connections: 2}, every(4, time.Millisecond))
+	assert.Equal(t, 4, res.OK)
+	require.Len(t, got, 4)
+	for _, s := range got {
+		assert.Equal(t, string(big), s.body)
+	}
 }
 
 func TestBadURL(t *testing.T) {
@@ -252,10 +266,12 @@ func TestCancelled(t *testing.T) {
 }
 
 // The client's floor against its own null server: every request 200,
-// dispatched on time. Bounds: here, idle, the floor at 1,000/s had p50
-// 90-120 µs and p99 0.3-0.5 ms, the most late wake-up 1-4 ms (the
-// machine's noise); the bounds leave room for a CI machine busy with the
-// other packages' tests.
+// dispatched on time. Here, with another helper's CPU-bound runs beside,
+// the floor at 1,000/s had a p50 of 134-155 µs (90-120 idle), a p99 of
+// 3.1-5.2 ms, and 8-17 of 300 requests sent more than 1 ms after their
+// arrival (the median 26-43 µs after); the bounds leave room for a CI
+// machine busy with the other packages' tests, and fail a client that
+// sends late as a rule.
 func TestFloor(t *testing.T) {
 	res, err := httpload.Floor(context.Background(), httpload.Config{URL: "http://example.test/path?q", Connections: 8}, every(300, time.Millisecond))
 	require.NoError(t, err)
@@ -263,14 +279,15 @@ func TestFloor(t *testing.T) {
 	assert.Equal(t, 8, res.Warm)
 	assert.Less(t, res.Quantile(50), 2*time.Millisecond)
 	var wake []time.Duration
+	late := 0
 	for _, r := range res.Requests {
 		wake = append(wake, r.Start-r.Scheduled)
-	}
-	late := 0
-	for _, w := range wake {
-		if w > time.Millisecond {
+		if r.Start-r.Scheduled > time.Millisecond {
 			late++
 		}
 	}
-	assert.Less(t, late, 30, "sent more than 1 ms after its arrival")
+	slices.Sort(wake)
+	assert.Less(t, wake[len(wake)/2], time.Millisecond, "the median send after its arrival")
+	assert.Less(t, late, 90, "sent more than 1 ms after its arrival")
+	t.Logf("floor at 1,000/s: p50 %v p99 %v, sent %v after the arrival at the median, %d more than 1 ms", res.Quantile(50), res.Quantile(99), wake[len(wake)/2], late)
 }
