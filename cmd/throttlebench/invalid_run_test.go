@@ -63,7 +63,7 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"sweep", "--cgroup-driver", "systemd", "--cgroup", "current"}, []string{"--cgroup-driver systemd", "--cgroup current"}},
 		{[]string{"latency", "--cgroup-driver", "systemd", "--parent", "/"}, []string{"--cgroup-driver systemd", "--parent"}},
 		{[]string{"run", "--cgroup-driver", "systemd", "--cgroup-version", "1"}, []string{"--cgroup-driver systemd", "--cgroup-version 1"}},
-		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers or runtime"}},
+		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers, runtime, floor or ceil"}},
 		{[]string{"run", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
 		{[]string{"run", "--gomaxprocs", "1000000000"}, []string{`--gomaxprocs "1000000000"`, "between 1 and 1024"}},
 		{[]string{"run", "--format", "yaml"}, []string{`--format "yaml"`, "json, text"}},
@@ -118,6 +118,14 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"compare", "--formt", "json", "a", "b"}, []string{"unknown flag: --formt; did you mean --format?"}},
 		{[]string{"sweep", "--xyz", "1"}, []string{"unknown flag: --xyz (throttlebench sweep --help lists the flags)"}},
 		{[]string{"run", "--cpus"}, []string{"flag needs an argument: --cpus"}},
-		{[]string{"run", "extra-arg"}, []string{`unknown command "extra-arg"`}},
+		{[]string{"run", "extra-arg"}, []string{`unexpected argument "extra-arg": a command to measure goes after --`}},
+		// A command (run -- CMD): not found, or with the loop's knobs.
+		{[]string{"run", "--", "no-such-command-here"}, []string{`invalid command "no-such-command-here"`, "not found"}},
+		{[]string{"run", "--batch", "5", "--", "true"}, []string{"--batch is not for a command"}},
+		{[]string{"run", "--workers", "2", "--", "true"}, []string{"--workers is not for a command"}},
+		{[]string{"run", "--cost", "5", "--", "true"}, []string{"--cost is not for a command"}},
+		{[]string{"run", "--workload", "spin", "--", "true"}, []string{`--workload "spin" conflicts with the command after --`}},
+		{[]string{"run", "--prepare", "true"}, []string{"--prepare is for a command, given after --"}},
+		{[]string{"sweep", "--units", "5", "--", "true"}, []string{"--units is not for a command"}},
 	}
 }

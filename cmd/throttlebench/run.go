@@ -19,14 +19,18 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	o := newRunFlags()
 	var sonobuoy string
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run bcrypt batches in a cgroup slice with the given CPU limits and report statistics",
+		Use:   "run [flags] [-- CMD [ARGS...]]",
+		Short: "Run bcrypt batches, or your own command, in a cgroup slice with the given CPU limits and report statistics",
 		Example: `  sudo throttlebench run --cpus 0.1 --workers 2 --batch 50 --iterations 5
   docker run --cpu-period=10000 --cpu-quota=1000 throttlebench:dev run --batch 50
-  throttlebench run --cgroup current --format text`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  throttlebench run --cgroup current --format text
+  sudo throttlebench run --cpus 0.5 --iterations 10 --format text -- python3 -c 'sum(range(10**7))'`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := config.Choice("format", o.format, render.Formats); err != nil {
+				return err
+			}
+			if err := o.takeCommand(cmd, args); err != nil {
 				return err
 			}
 			s, err := o.settings(cmd.Flags().Changed, stderr)

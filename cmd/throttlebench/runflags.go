@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
+	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -31,6 +34,8 @@ type runFlags struct {
 	plot     string
 	// --columns (sweep and latency: registerColumns).
 	columns string
+	// argv is run's and sweep's command, given after -- (takeCommand).
+	argv []string
 }
 
 func newRunFlags() *runFlags { return &runFlags{values: map[string]*string{}} }
@@ -50,6 +55,9 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 		}
 		o.values[p.Name] = &v.s
 		f.Var(v, p.Name, help)
+		if p.Hidden {
+			f.MarkHidden(p.Name) // the command's argv: given after --
+		}
 		if p.Kind == config.Bool {
 			f.Lookup(p.Name).NoOptDefVal = "true" // --pin, as --pin=true
 		}
@@ -92,7 +100,31 @@ func (o *runFlags) given(changed func(string) bool) map[string]string {
 			out[name] = *v
 		}
 	}
+	if o.argv != nil {
+		argv, _ := json.Marshal(o.argv)
+		out["workload"], out["command"] = "command", string(argv)
+	}
 	return out
+}
+
+// takeCommand takes the command after -- (run, sweep): the command
+// workload's argv, as given. One that cannot be found is bad input, found
+// before anything is made.
+func (o *runFlags) takeCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.ArgsLenAtDash() != 0 {
+		return config.Usagef("command", "unexpected argument %q: a command to measure goes after --: throttlebench %s [flags] -- CMD [ARGS...]", args[0], cmd.Name())
+	}
+	if cmd.Flags().Changed("workload") {
+		return config.Usagef("workload", "--workload %q conflicts with the command after --: give one of them", *o.values["workload"])
+	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		return config.Usagef("command", "invalid command %q: %v", args[0], errors.Unwrap(err))
+	}
+	o.argv = args
+	return nil
 }
 
 // plan checks the flags of a command that takes lists (sweep, latency) and

@@ -48,9 +48,12 @@ and the sweep goes on.`,
   sudo throttlebench sweep --period 5ms,10ms,100ms --cpus 0.5 --format csv -o periods.csv
   throttlebench sweep --cpus 0.25,0.5,1 --per-node --nodes-from nodes.txt --emit kubernetes -o jobs.yaml
   throttlebench sweep --from results.json --plot nodes.svg`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.emitFlagsAlone(cmd.Flags().Changed); err != nil {
+				return err
+			}
+			if err := o.run.takeCommand(cmd, args); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("from") {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
@@ -34,6 +36,9 @@ type Config struct {
 	MinTime time.Duration `json:"min_time_ns"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
+	// GOMAXPROCSRule, when set (RuleFloor, RuleCeil), is computed into
+	// GOMAXPROCS from the cgroup's quota once it is known (WithQuota).
+	GOMAXPROCSRule string `json:"gomaxprocs_rule,omitempty"`
 	// Placement (placement.go): OnePerCore keeps the workers on one SMT
 	// sibling of each core the process may use; Pin puts worker i on the
 	// i-th of those CPUs.
@@ -140,6 +145,15 @@ func RunAlone(ctx context.Context, cfg Config, beforeMeasure func() error) (Resu
 		alone: true}.run(ctx, cfg, beforeMeasure)
 }
 
+// WithQuota is cfg with its GOMAXPROCSRule computed from the quota of the
+// cgroup it runs in (cpus, +Inf for none) and the CPUs it may use.
+func (cfg Config) WithQuota(cpus float64, ncpu int) Config {
+	if cfg.GOMAXPROCSRule != "" {
+		cfg.GOMAXPROCS = RuleGOMAXPROCS(cfg.GOMAXPROCSRule, cpus, ncpu)
+	}
+	return cfg
+}
+
 // Slow says whether worker id runs with the waits.
 func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
@@ -180,8 +194,22 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		ws[i] = w
 	}
 
+	// A workload that runs a process per operation (the command) is timed
+	// from the process's start to its exit, prepared before each iteration
+	// and handed the run's context (workload.ProcessWorkload).
+	procs := make([]workload.ProcessWorkload, cfg.Workers)
+	for i, w := range ws {
+		procs[i], _ = w.(workload.ProcessWorkload)
+	}
+	if cfg.GOMAXPROCS > 0 && procs[0] != nil {
+		// For a process, GOMAXPROCS is its environment.
+		restore := setenv("GOMAXPROCS", strconv.Itoa(cfg.GOMAXPROCS))
+		defer restore()
+	}
+
 	type done struct {
 		id     int
+		start  time.Time // a process's own start; zero: the iteration's
 		end    time.Time
 		sample WorkerSample // but Wall
 		moved  bool         // a lone worker changed threads
@@ -209,11 +237,17 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				where.observe(getCPU())
 				var err error
 				ops, moved := 0, false
+				pw := procs[id]
 				for ops < cfg.Batch {
 					if err = ctx.Err(); err != nil {
 						break
 					}
-					if err = ws[id].Do(); err != nil {
+					if pw != nil {
+						err = pw.DoContext(ctx)
+					} else {
+						err = ws[id].Do()
+					}
+					if err != nil {
 						break
 					}
 					ops++
@@ -223,7 +257,16 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				end := time.Now()
 				s := rn.threads.end(&sched, free).sample(r0, moved)
 				s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
-				results <- done{id: id, end: end, sample: s, moved: moved, err: err}
+				var began time.Time
+				if pw != nil && ops > 0 {
+					// The process's figures, not this thread's, which
+					// only started and waited for it.
+					p := pw.Last()
+					began, end = p.Start, p.End
+					s.CPU, s.FaultsMinor, s.FaultsMajor = p.CPU, p.FaultsMinor, p.FaultsMajor
+					s.CtxVoluntary, s.CtxInvoluntary = p.CtxVoluntary, p.CtxInvoluntary
+				}
+				results <- done{id: id, start: began, end: end, sample: s, moved: moved, err: err}
 			}
 		}(i, starts[i])
 	}
@@ -263,6 +306,15 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			}
 			t0 = time.Time{} // the pause for the caller is not the workload's
 		}
+		if procs[0] != nil {
+			for _, pw := range procs {
+				if err := pw.Prepare(ctx); err != nil {
+					return Result{}, fmt.Errorf("iteration %d: %w", it, err)
+				}
+			}
+			// Each run is timed from its own start: nothing back to back.
+			t0 = time.Time{}
+		}
 		if it == cfg.Warmup {
 			cpu0 = rn.readCPU()
 		}
@@ -282,6 +334,11 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				res.ThreadMoves++
 			}
 			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
+			if !d.start.IsZero() {
+				// A process's iteration is its own run: from its start.
+				t0 = d.start
+				iter.StartMono = baseMono + int64(t0.Sub(base))
+			}
 			d.sample.Wall = d.end.Sub(t0)
 			iter.Workers[d.id] = d.sample
 			iter.Wall = max(iter.Wall, d.end.Sub(t0))
@@ -301,8 +358,30 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	// The workers are idle now, waiting for an iteration that never comes.
 	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {
 		res.MeasuredCPU = *cpu1 - *cpu0
+		if procs[0] != nil {
+			// The processes it ran are not in its own clock.
+			for _, it := range res.Iterations {
+				for _, w := range it.Workers {
+					res.MeasuredCPU += w.CPU
+				}
+			}
+		}
 	}
 	return res, nil
+}
+
+// setenv sets key in the process's environment (inherited by the
+// processes it starts) and returns what puts it back.
+func setenv(key, v string) func() {
+	old, had := os.LookupEnv(key)
+	os.Setenv(key, v)
+	return func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	}
 }
 
 // readCPU reads the process's CPU clock; nil when it cannot.

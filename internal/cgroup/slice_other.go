@@ -30,6 +30,7 @@ func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error)             { retur
 func (hier Hierarchy) RemoveDefaultParent()                              {}
 func (s *Slice) AddProc(int) error                                       { return errNotLinux }
 func (s *Slice) Delete() error                                           { return errNotLinux }
+func (s *Slice) KillLeft() (int, error)                                  { return 0, errNotLinux }
 func (s *Slice) Cpuset() (string, error)                                 { return "", errNotLinux }
 func (hier Hierarchy) CleanStale(string) ([]string, []Skipped, error)    { return nil, nil, nil }
 func (h Host) Tidy(Hierarchy, string, bool) ([]string, []Skipped, error) { return nil, nil, nil }

@@ -12,6 +12,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -100,11 +101,19 @@ func (c Config) GOMAXPROCSValue() int {
 	switch c.GOMAXPROCS {
 	case "workers":
 		return c.Workers
-	case "runtime":
-		return 0
+	case "runtime", bench.RuleFloor, bench.RuleCeil:
+		return 0 // floor and ceil: computed once the cgroup's quota is known
 	}
 	n, _ := strconv.Atoi(c.GOMAXPROCS)
 	return n
+}
+
+// gomaxprocsRule is the rule bench computes from the quota, or "".
+func (c Config) gomaxprocsRule() string {
+	if c.GOMAXPROCS == bench.RuleFloor || c.GOMAXPROCS == bench.RuleCeil {
+		return c.GOMAXPROCS
+	}
+	return ""
 }
 
 // ClosedLoop is the closed-loop driver's configuration (run, sweep), as
@@ -113,7 +122,7 @@ func (c Config) ClosedLoop() bench.Config {
 	return bench.Config{Workload: c.Workload, Params: c.Params,
 		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
-		Pin: c.Pin, OnePerCore: c.OnePerCore}
+		Pin: c.Pin, OnePerCore: c.OnePerCore, GOMAXPROCSRule: c.gomaxprocsRule()}
 }
 
 // Kind says how a parameter's values are parsed and stepped in a sweep.
@@ -146,6 +155,9 @@ type Param struct {
 	For         Command
 	HelpLatency string
 	Axis        bool // may be a list or a range (sweep, latency)
+	// Hidden: a flag --help does not show (the command's argv, given
+	// after --).
+	Hidden bool
 	// Limit marks a CFS limit or the cpuset: only for a slice that
 	// throttlebench creates.
 	Limit bool
@@ -209,8 +221,8 @@ var batchParams = slices.Concat([]Param{
 	{Name: "slow-workers", Kind: Words, Default: "all", Words: []string{"all"},
 		Help:  "CPU with waits: how many workers (the first ones) sleep, or all; the rest run without sleeps",
 		parse: parseSlowWorkers},
-	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime"}, For: Batch | Latency,
-		Help:    "GOMAXPROCS of the workload: a number, workers (each worker can run in parallel) or runtime (Go's cgroup-aware default)",
+	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime", "floor", "ceil"}, For: Batch | Latency,
+		Help:    "GOMAXPROCS of the workload (a command's GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
 		parse:   parseGOMAXPROCS,
 		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS }},
 	{Name: "period", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
@@ -329,12 +341,17 @@ func workloadParams() []Param {
 	var out []Param
 	for _, spec := range workload.Specs() {
 		for _, wp := range spec.Params {
-			p := Param{Name: wp.Name, Kind: Int, Default: wp.DefaultText(), Axis: true, AxisRank: 1, Help: wp.Help,
+			p := Param{Name: wp.Name, Kind: Int, Default: wp.DefaultText(), Axis: wp.Axis(), AxisRank: 1, Help: wp.Help, Hidden: wp.Hidden,
 				parse: func(c *Config, v string) error {
 					var err error
-					if wp.Words != nil {
+					switch {
+					case wp.Kind != workload.Number:
+						if _, perr := wp.Parse(v); perr != nil {
+							err = Usagef(wp.Name, "invalid --%s: %v", wp.Name, perr)
+						}
+					case wp.Words != nil:
 						v, err = choice(wp.Name, v, wp.Words)
-					} else {
+					default:
 						var n int
 						n, err = integer(wp.Name, v, wp.Min, wp.Max)
 						v = strconv.Itoa(n)
@@ -347,7 +364,12 @@ func workloadParams() []Param {
 					}
 					return err
 				}}
-			if wp.Words != nil {
+			switch {
+			case wp.Kind == workload.Flag:
+				p.Kind = Bool
+			case wp.Kind != workload.Number:
+				p.Kind, p.Default = Words, "" // text: nothing to parse when not given
+			case wp.Words != nil:
 				p.Kind, p.Words = Words, wp.Words
 			}
 			if wp.OwnKey {
@@ -449,17 +471,20 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 		return c, checkOpenLoop(c, values)
 	}
 	keepOwn(&c)
-	return c, checkWorkload(&c)
+	return c, checkWorkload(&c, values)
 }
 
 // checkWorkload turns the chosen workload's flags into its Params, and
 // refuses what its values cannot be with the batch (memtouch's reuse
 // keeps a buffer per operation of it, at most 1 GiB): a sweep skips it, as
 // it skips other combinations that cannot be.
-func checkWorkload(c *Config) error {
+func checkWorkload(c *Config, given map[string]string) error {
 	spec, err := workload.Lookup(c.Workload)
 	if err != nil {
 		return Usagef("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(workload.Names(), ", "))
+	}
+	if err := checkAlone(c, spec, given); err != nil {
+		return err
 	}
 	if c.Params, err = spec.Values(c.args); err != nil {
 		return Usagef("workload", "%v", err) // the flags were checked one by one: not reached
@@ -468,6 +493,39 @@ func checkWorkload(c *Config) error {
 	if spec.Check != nil {
 		if flag, msg := spec.Check(c.Params, c.Batch); msg != "" {
 			return combinationf(flag, "%s", msg)
+		}
+	}
+	return nil
+}
+
+// loopKnobs are the closed loop's own flags, which mean nothing for a
+// workload that runs one process per iteration (workload.Spec.Alone).
+var loopKnobs = []string{"batch", "workers", "sleep", "sleep-every", "slow-workers", "pin", "one-per-core"}
+
+// checkAlone refuses, with a workload that runs alone (the command), the
+// loop's knobs and the other workloads' flags, and an Alone workload's
+// flags with any other workload; it runs as one worker, one operation an
+// iteration, with GOMAXPROCS left to the process unless given.
+func checkAlone(c *Config, spec workload.Spec, given map[string]string) error {
+	owner := map[string]workload.Spec{}
+	for _, s := range workload.Specs() {
+		for _, p := range s.Params {
+			owner[p.Name] = s
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(given)) {
+		o, isParam := owner[name]
+		switch {
+		case spec.Alone && (slices.Contains(loopKnobs, name) || isParam && o.Name != spec.Name):
+			return Usagef(name, "--%s is not for a command: it runs once per iteration, as one process (the flag is for built-in workloads)", name)
+		case !spec.Alone && isParam && o.Alone:
+			return Usagef(name, "--%s is for a command, given after --: throttlebench run [flags] -- CMD [ARGS...]", name)
+		}
+	}
+	if spec.Alone {
+		c.Batch, c.Workers, c.Pin, c.OnePerCore = 1, 1, false, false
+		if _, ok := given["gomaxprocs"]; !ok {
+			c.GOMAXPROCS = "runtime"
 		}
 	}
 	return nil
@@ -586,11 +644,11 @@ func parseSlowWorkers(c *Config, v string) error {
 }
 
 func parseGOMAXPROCS(c *Config, v string) error {
-	if v != "workers" && v != "runtime" {
+	if !slices.Contains([]string{"workers", "runtime", bench.RuleFloor, bench.RuleCeil}, v) {
 		n, err := strconv.Atoi(v)
 		// GOMAXPROCS allocates per-P state: a huge value exhausts memory.
 		if err != nil || n < 1 || n > MaxCPUs {
-			return Usagef("gomaxprocs", "invalid --gomaxprocs %q: want a number between 1 and %d, workers or runtime", v, MaxCPUs)
+			return Usagef("gomaxprocs", "invalid --gomaxprocs %q: want a number between 1 and %d, workers, runtime, floor or ceil", v, MaxCPUs)
 		}
 	}
 	c.GOMAXPROCS = v

@@ -53,7 +53,7 @@ func TestResolveErrors(t *testing.T) {
 		{map[string]string{"cpus": "0.005"}, "cpus", "below the kernel's 1ms minimum", true},
 		{map[string]string{"quota": "10ms", "burst": "20ms"}, "burst", "must not exceed the quota 10ms", true},
 		{map[string]string{"burst": "5ms"}, "burst", "a burst needs a quota", true},
-		{map[string]string{"gomaxprocs": "2000"}, "gomaxprocs", "between 1 and 1024, workers or runtime", false},
+		{map[string]string{"gomaxprocs": "2000"}, "gomaxprocs", "between 1 and 1024, workers, runtime, floor or ceil", false},
 		{map[string]string{"workload": "sha"}, "workload", `invalid --workload "sha": want one of bcrypt`, false},
 		{map[string]string{"min-time": "2h"}, "min-time", "between 0 (off) and 1h", false},
 		{map[string]string{"cpuset": "0-"}, "cpuset", `invalid --cpuset "0-": want CPU numbers 0–8191 in the kernel's list format, such as 0-3,8`, false},

@@ -52,8 +52,20 @@ func writeText(w io.Writer, r *report.Report) error {
 		minTime := time.Duration(c.MinTimeMs * float64(time.Millisecond)).Round(time.Microsecond)
 		iterations += fmt.Sprintf(" (at least %d, for at least %v)", c.Iterations, minTime)
 	}
-	fmt.Fprintf(&b, "%s: %d × %d ops per iteration, %s (+%d warm-up), GOMAXPROCS %d\n",
-		workloadText(c), c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
+	if spec, err := workload.Lookup(c.Workload); err == nil && spec.Alone {
+		// One run of the process per iteration; GOMAXPROCS is its
+		// environment's (runtime: as it was, which a Go program reads
+		// as Go's own default gives it here).
+		env := fmt.Sprintf("GOMAXPROCS=%d in its environment", c.GOMAXPROCS)
+		if c.GOMAXPROCSPolicy == "runtime" {
+			env = "GOMAXPROCS as in its environment"
+		}
+		fmt.Fprintf(&b, "%s: one run per iteration, %s (+%d warm-up), %s\n",
+			workloadText(c), strings.Replace(iterations, "iterations", "runs", 1), c.Warmup, env)
+	} else {
+		fmt.Fprintf(&b, "%s: %d × %d ops per iteration, %s (+%d warm-up), GOMAXPROCS %d\n",
+			workloadText(c), c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
+	}
 	if c.SleepMs > 0 {
 		fmt.Fprintf(&b, "  waits:             %d of %d workers sleep %v after every %d ops\n", c.SlowWorkers, c.Workers,
 			time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -82,6 +83,9 @@ type Slice interface {
 	Group
 	AddProc(pid int) error
 	Delete() error
+	// KillLeft kills what is left in the slice once its workload child
+	// has ended (what a command left behind) and says how many.
+	KillLeft() (int, error)
 	// Usage is the slice's CPU usage counter (v2 usage_usec, v1
 	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
 	// where it has none (v1 with cpuacct mounted apart).
@@ -255,11 +259,21 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err != nil {
 		return nil, err
 	}
+	o.Bench = o.Bench.WithQuota(limits.CPUs(), usableCPUs(o))
 	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	defer child.Kill()
+	// A command's daemon may outlive the child in the slice: once the
+	// child is gone, what is left is the command's, and is killed, so
+	// that the slice can go (killLeft).
+	procs := runsProcesses(o.Bench)
+	defer func() {
+		child.Kill()
+		if procs {
+			slice.KillLeft()
+		}
+	}()
 	if err := placeAndWarm(ctx, slice, child); err != nil {
 		return nil, err
 	}
@@ -288,6 +302,12 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err != nil {
 		return nil, err
 	}
+	if procs {
+		child.Kill()
+		if n, err := slice.KillLeft(); n > 0 || err != nil {
+			notes = append(notes, killedNote(n, err))
+		}
+	}
 	bg := background(bgBefore, bgAfter)
 	var own *time.Duration
 	if res.MeasuredCPU > 0 {
@@ -297,6 +317,21 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes)
 	tw.traceRun(rep, res, after.Sub(before))
 	return rep, nil
+}
+
+// runsProcesses says whether cfg's workload starts processes of its own
+// in the slice (the command).
+func runsProcesses(cfg bench.Config) bool {
+	spec, err := workload.Lookup(cfg.Workload)
+	return err == nil && spec.Alone
+}
+
+// killedNote is the warning about what a command left in its slice.
+func killedNote(n int, err error) string {
+	if err != nil {
+		return fmt.Sprintf("the command left processes in the slice that could not all be killed (%d killed): %v", n, err)
+	}
+	return fmt.Sprintf("the command left %d process(es) running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", n)
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where
@@ -322,6 +357,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	if err != nil {
 		return nil, err
 	}
+	o.Bench = o.Bench.WithQuota(limits.CPUs(), usableCPUs(o))
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
 	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
@@ -351,6 +387,15 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings)
 	tw.traceRun(rep, res, after.Sub(before))
 	return rep, nil
+}
+
+// usableCPUs are the CPUs the workload may run on: the slice's cpuset, or
+// this process's (its affinity: a container's).
+func usableCPUs(o Options) int {
+	if len(o.CPUs) > 0 {
+		return len(o.CPUs)
+	}
+	return runtime.NumCPU()
 }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.

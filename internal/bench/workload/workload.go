@@ -32,14 +32,19 @@ type Workload interface {
 var ErrBadConfig = errors.New("invalid workload configuration")
 
 // Param is one parameter a workload takes: a flag (--cost) whose value is
-// a whole number in a range or one of Words, and a key of the result's
-// config (JSON, "" = Name; memtouch's --buffer is "buffer_bytes").
+// a whole number in a range, one of Words, or of another Kind, and a key of
+// the result's config (JSON, "" = Name; memtouch's --buffer is
+// "buffer_bytes").
 type Param struct {
 	Name     string
 	JSON     string
+	Kind     Kind
 	Default  int
 	Min, Max int // allowed range, both included
 	Help     string
+	// Hidden: no flag of its own shows in --help (the command's argv,
+	// which is given after --).
+	Hidden bool
 	// Words, when set, are the values it takes (--memory fresh|reuse),
 	// written as the word: Default is the default word's index.
 	Words []string
@@ -49,20 +54,79 @@ type Param struct {
 	OwnKey bool
 }
 
+// Kind is what a Param's value is besides a number or a word.
+type Kind int
+
+const (
+	Number Kind = iota // a whole number in Min–Max, or one of Words
+	Argv               // a command line, as a JSON list of strings ("[\"sh\",\"-c\",\"x\"]"), never empty
+	Text               // free text, up to MaxText bytes ("" by default)
+	Flag               // true or false (false by default): a flag without a value
+)
+
+// MaxText bounds a Text or Argv value: a command line, not a file.
+const MaxText = 64 << 10
+
 // Key is p's key in the result's config.
 func (p Param) Key() string { return cmp.Or(p.JSON, p.Name) }
 
 // DefaultText is p's default as a flag takes it.
 func (p Param) DefaultText() string {
-	if p.Words != nil {
+	switch {
+	case p.Kind == Argv || p.Kind == Text:
+		return ""
+	case p.Kind == Flag:
+		return "false"
+	case p.Words != nil:
 		return p.Words[p.Default]
 	}
 	return strconv.Itoa(p.Default)
 }
 
+// defaultValue is p's default as the config holds it.
+func (p Param) defaultValue() any {
+	switch {
+	case p.Kind == Argv:
+		return []string{}
+	case p.Kind == Text:
+		return ""
+	case p.Kind == Flag:
+		return false
+	case p.Words != nil:
+		return p.Words[p.Default]
+	}
+	return p.Default
+}
+
+// Axis says whether a sweep may take a list of p's values: a comma is
+// part of a command line or a text.
+func (p Param) Axis() bool { return p.Kind == Number }
+
 // value is text (a flag's, as given) as the config holds it: a number
-// within range, or one of the words.
+// within range, one of the words, a command line, a text or a flag.
 func (p Param) value(text string) (any, error) {
+	switch p.Kind {
+	case Argv:
+		var argv []string
+		if err := json.Unmarshal([]byte(text), &argv); err != nil || len(argv) == 0 || argv[0] == "" {
+			return nil, fmt.Errorf("%s: no command given (it goes after --)", p.Name)
+		}
+		if len(text) > MaxText {
+			return nil, fmt.Errorf("%s: longer than %d bytes", p.Name, MaxText)
+		}
+		return argv, nil
+	case Text:
+		if len(text) > MaxText {
+			return nil, fmt.Errorf("%s: longer than %d bytes", p.Name, MaxText)
+		}
+		return text, nil
+	case Flag:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q not true or false", p.Name, text)
+		}
+		return b, nil
+	}
 	if p.Words != nil {
 		if !slices.Contains(p.Words, text) {
 			return nil, fmt.Errorf("%s %q not one of %s", p.Name, text, strings.Join(p.Words, ", "))
@@ -78,6 +142,22 @@ func (p Param) value(text string) (any, error) {
 
 // check is value for what a result's config holds.
 func (p Param) check(raw json.RawMessage) (any, error) {
+	switch p.Kind {
+	case Argv:
+		return p.value(string(raw))
+	case Text:
+		var t string
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("%s %s: want a text", p.Name, raw)
+		}
+		return p.value(t)
+	case Flag:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("%s %s: want true or false", p.Name, raw)
+		}
+		return b, nil
+	}
 	if p.Words != nil {
 		var w string
 		if err := json.Unmarshal(raw, &w); err != nil {
@@ -100,6 +180,12 @@ type Spec struct {
 	Name   string
 	Help   string
 	Params []Param
+	// Alone: one process runs once per iteration (the command), so the
+	// closed loop's knobs (--batch, --workers, the waits, --pin,
+	// --one-per-core) and the other workloads' parameters are refused
+	// with it, and --gomaxprocs defaults to runtime (the value is the
+	// process's environment, not ours).
+	Alone bool
 	// Compute says an operation only computes: no memory mapped or
 	// unmapped, no file, no sleep, no system call the Go scheduler sees
 	// (bcrypt's random salt is read from the vDSO, or on kernels before
@@ -153,10 +239,7 @@ func (s Spec) Values(args map[string]string) (report.Params, error) {
 func (s Spec) Complete(ps report.Params) (report.Params, error) {
 	var out report.Params
 	for _, p := range s.Params {
-		var v any = p.Default
-		if p.Words != nil {
-			v = p.Words[p.Default]
-		}
+		v := p.defaultValue()
 		if raw, ok := ps.Raw(p.Key()); ok {
 			var err error
 			if v, err = p.check(raw); err != nil {
@@ -231,6 +314,7 @@ var registry = []*Spec{
 	&bcryptSpec,
 	&spinSpec,
 	&memtouchSpec,
+	&commandSpec,
 }
 
 var byName = func() map[string]*Spec {
@@ -275,3 +359,6 @@ func New(name string, ps report.Params, batch int) (Workload, error) {
 func Names() []string {
 	return slices.Sorted(maps.Keys(byName))
 }
+
+// Parse checks text as p's flag takes it and returns its value.
+func (p Param) Parse(text string) (any, error) { return p.value(text) }

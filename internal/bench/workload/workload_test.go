@@ -103,8 +103,8 @@ func TestRegistry(t *testing.T) {
 	for _, s := range Specs() {
 		names = append(names, s.Name)
 	}
-	assert.Equal(t, []string{"bcrypt", "spin", "memtouch"}, names)
-	assert.Equal(t, []string{"bcrypt", "memtouch", "spin"}, Names())
+	assert.Equal(t, []string{"bcrypt", "spin", "memtouch", "command"}, names)
+	assert.Equal(t, []string{"bcrypt", "command", "memtouch", "spin"}, Names())
 }
 
 // How results name each workload: the text line, compare's key, the
