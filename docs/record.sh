@@ -10,8 +10,9 @@
 # An example must be one the tool itself trusts: an output that carries its
 # own "few periods", "few iterations", "few requests" or "short iterations"
 # warning fails the recording (change the example, not the check). A "busy
-# machine" warning is the machine, not the example: that one is run again,
-# up to TB_DOCS_TRIES times (3), and kept with its warning after that.
+# machine" warning is the machine, not the example: each example waits for
+# a quiet second first (up to a minute), is run again on that warning, up to
+# TB_DOCS_TRIES times (3), and is kept with its warning after that.
 #
 # Root (the examples create cgroups); run it as `make docs`, which holds
 # the heavy-work lock while it runs. Usage: docs/record.sh [FILE...]
@@ -66,6 +67,22 @@ stop_service() {
 	svc_cg=
 }
 
+# wait_quiet: wait (up to TB_DOCS_QUIET_WAIT seconds, 60) until the other
+# processes keep less than 0.2 CPUs busy over a second, the busy-machine
+# warning's threshold, so that an example is not recorded beside a build.
+busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+wait_quiet() {
+	local deadline=$((SECONDS + ${TB_DOCS_QUIET_WAIT:-60})) a b hz
+	hz=$(getconf CLK_TCK)
+	while ((SECONDS < deadline)); do
+		a=$(busy_jiffies)
+		sleep 1
+		b=$(busy_jiffies)
+		(((b - a) * 5 < hz)) && return 0
+	done
+	echo "record.sh: the machine stayed busy for ${TB_DOCS_QUIET_WAIT:-60} s: recording anyway" >&2
+}
+
 # skip NAME: why an example is not recorded (yet), or nothing.
 skip() {
 	case $1 in
@@ -91,8 +108,10 @@ for file in "${files[@]}"; do
 		# "sudo throttlebench …" runs this tree's binary (we are root).
 		run=${cmd#sudo }
 		run="\"\$TB\" ${run#throttlebench }"
-		[ "$name" = sample ] && start_service
+		# The sample example's service keeps the machine busy itself.
+		[ "$name" = sample ] && { wait_quiet; start_service; }
 		for ((i = 1; ; i++)); do
+			[ "$name" = sample ] || wait_quiet
 			echo "record.sh: $file: $name: $cmd" >&2
 			rc=0
 			TB=$tb COLUMNS=80 bash -c "$run" >"$work/$name.out" 2>&1 </dev/null || rc=$?
