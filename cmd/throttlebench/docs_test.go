@@ -105,9 +105,9 @@ func TestDocsCheckerFails(t *testing.T) {
 }
 
 type docChecker struct {
-	root   *cobra.Command
-	all    map[string]bool // every command's flags
-	keys   map[string]bool // every JSON key path: "stats.p50_ms"
+	root *cobra.Command
+	all  map[string]bool // every command's flags
+	keys map[string]bool // every JSON key path: "stats.p50_ms"
 	// what was checked, so that a parser that finds nothing fails
 	commands, flags, keysChecked int
 }
