@@ -58,7 +58,7 @@ so, on stderr and in the output, and exits 0.`,
 	f.StringVar(&o.Threshold, "threshold", strconv.FormatFloat(compare.DefaultThresholdPct, 'g', -1, 64)+"%",
 		"smallest change of the median that counts, in percent (5 or 5%)")
 	f.StringVar(&o.FailOn, "fail-on", compare.FailOnRegression, "exit 3 on: regression (significantly slower), change (slower or faster), never")
-	f.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(compare.Formats, ", "))
+	formatFlag(f, &o.Format, compare.Formats)
 	f.StringVar(&o.Match, "match", strings.Join(compare.DefaultMatch, ","),
 		"keys that make two results the same configuration, from: "+strings.Join(compare.Keys(), ", ")+
 			"; or +KEY and -KEY to add to or take from the default (-node: one node's results against another's)")

@@ -70,6 +70,6 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 			return inspect.Write(stdout, r, o.format)
 		},
 	}
-	cmd.Flags().StringVar(&o.format, "format", inspect.Formats[0], "output format: text, json")
+	formatFlag(cmd.Flags(), &o.format, inspect.Formats)
 	return cmd
 }

@@ -57,7 +57,7 @@ at the same instant.`,
 			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
 		},
 	}
-	o.run.register(cmd, config.Latency, latency.Formats, "json", true)
+	o.run.register(cmd, config.Latency, latency.Formats, true)
 	o.run.registerTrace(cmd, false)
 	o.run.registerColumns(cmd)
 	f := cmd.Flags()
@@ -124,6 +124,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if err := save(rows); err != nil {
 		return err
 	}
+	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Latency) []string { return r.Warnings }))
 	if o.plot != "" && !timeline {
 		return plot.SaveLatency(o.plot, rows)
 	}

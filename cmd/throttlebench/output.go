@@ -3,10 +3,17 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -28,4 +35,87 @@ func tableWidth(path string, stdout io.Writer) int {
 		}
 	}
 	return table.DefaultWidth
+}
+
+// The one rule for output formats (issue 28): text, for a person, unless
+// told otherwise: --format, or the extension of the file -o names, so that
+// `run -o base.json` writes what compare reads. The same on a terminal and
+// in a pipe: scripts and CI name --format json.
+const formatsAnnotation = "throttlebench-formats"
+
+// extFormats are the extensions -o infers a format from.
+var extFormats = map[string]string{".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+
+// formatFlag registers --format with the formats a command writes; its
+// default is text (every command writes text).
+func formatFlag(f *pflag.FlagSet, p *string, formats []string) {
+	f.StringVar(p, "format", "text", "output format: "+strings.Join(formats, ", ")+"; without it, what -o's extension names (.json, .csv, .md), else text")
+	_ = f.SetAnnotation("format", formatsAnnotation, formats)
+}
+
+// formatFromOutput sets --format from -o's extension where --format was not
+// given and the command writes that format; it runs before every command.
+func formatFromOutput(cmd *cobra.Command) error {
+	f, o := cmd.Flags().Lookup("format"), cmd.Flags().Lookup("output")
+	if f == nil || o == nil || f.Changed || o.Value.String() == "" {
+		return nil
+	}
+	name, ok := extFormats[strings.ToLower(filepath.Ext(o.Value.String()))]
+	if !ok || !slices.Contains(f.Annotations[formatsAnnotation], name) {
+		return nil
+	}
+	return f.Value.Set(name)
+}
+
+// warnOnce writes warnings to stderr, one "warning: " line each and each
+// line once, wherever the output does not show them to a person already:
+// every format but text on stdout (a benchstat user's gobench, JSON to a
+// pipe, a file). Where a list's configurations warn, the line says which.
+func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
+	if format == "text" && output == "" {
+		return
+	}
+	seen := map[string]bool{}
+	for _, w := range warnings {
+		line := "warning: " + w.text
+		if w.label != "" {
+			line = "warning: " + w.label + ": " + w.text
+		}
+		if !seen[line] {
+			seen[line] = true
+			_, _ = io.WriteString(stderr, line+"\n")
+		}
+	}
+}
+
+// labelled is a warning and the configuration it is about ("" for a single
+// one).
+type labelled struct{ label, text string }
+
+// unlabelled are one result's warnings.
+func unlabelled(ws []string) []labelled {
+	out := make([]labelled, len(ws))
+	for i, w := range ws {
+		out[i] = labelled{text: w}
+	}
+	return out
+}
+
+// outcomeWarnings are a list's warnings, each labelled with its
+// configuration where there are several.
+func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
+	var out []labelled
+	for _, r := range rows {
+		if r.Skipped != "" {
+			continue
+		}
+		for _, w := range warnings(r.Report) {
+			l := labelled{text: w}
+			if len(rows) > 1 {
+				l.label = sweep.Describe(r.Config)
+			}
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -17,9 +17,12 @@ func newRootCmd(stdout, stderr io.Writer, started *bool) *cobra.Command {
 creates with the CFS period, quota and burst you ask for, or inside the limits
 it finds itself in (a container, a pod), and reports duration statistics with
 the kernel's own throttling counters as JSON.`,
-		SilenceUsage:     true,
-		SilenceErrors:    true,
-		PersistentPreRun: func(*cobra.Command, []string) { *started = true },
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			*started = true
+			return formatFromOutput(cmd)
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

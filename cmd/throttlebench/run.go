@@ -42,6 +42,10 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			if sonobuoy != "" {
+				// A plugin's raw result is the JSON result.
+				if !cmd.Flags().Changed("format") {
+					o.format = "json"
+				}
 				if err := checkSonobuoy(sonobuoy, cmd.Flags().Changed, o); err != nil {
 					return err
 				}
@@ -56,7 +60,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
-	o.register(cmd, config.Batch, render.Formats, "json", false)
+	o.register(cmd, config.Batch, render.Formats, false)
 	o.registerTrace(cmd, true)
 	cmd.Flags().StringVar(&sonobuoy, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
 	return cmd
@@ -77,5 +81,9 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	return writeOutput(s.output, stdout, func(w io.Writer) error { return render.Write(w, rep, s.format) })
+	if err := writeOutput(s.output, stdout, func(w io.Writer) error { return render.Write(w, rep, s.format) }); err != nil {
+		return err
+	}
+	warnOnce(s.stderr, s.format, s.output, unlabelled(rep.Warnings))
+	return nil
 }

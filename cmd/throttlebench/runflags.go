@@ -6,7 +6,6 @@ import (
 	"io"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +41,7 @@ func newRunFlags() *runFlags { return &runFlags{values: map[string]*string{}} }
 
 // register declares the flags: the parameters' own that command takes,
 // from config.Params (lists and ranges for its axes when lists is set).
-func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats []string, defaultFormat string, lists bool) {
+func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats []string, lists bool) {
 	f := cmd.Flags()
 	for _, p := range config.ParamsFor(command) {
 		v := &paramValue{s: p.Default, kind: p.Kind}
@@ -66,7 +65,7 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 	f.StringVar(&o.version, "cgroup-version", "auto", "cgroup version to use: auto, 1, 2")
 	f.StringVar(&o.driver, "cgroup-driver", "auto", "who makes the slices' place: auto (systemd where it is the init on cgroup v2, as root, else cgroupfs), systemd (a delegated scope of ours), cgroupfs (our own directories)")
 	f.StringVar(&o.parent, "parent", "", "cgroup under which slices are created (default: throttlebench at the top of the cpu hierarchy)")
-	f.StringVar(&o.format, "format", defaultFormat, "output format: "+strings.Join(formats, ", "))
+	formatFlag(f, &o.format, formats)
 	f.StringVarP(&o.output, "output", "o", "", "write the result to this file (atomically) instead of stdout")
 	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long, cleaning up everything (0 = no limit)")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,7 @@ and the exit code says it was cut short (130/143).`,
 	f.StringVar(&o.Duration, "duration", "0", "how long to sample, from --interval to 24h; 0: until Ctrl-C")
 	f.StringVar(&o.Limit, "limit", "", "a CPU limit to judge the trace against, in CPUs (such as 4 or 0.5)")
 	f.StringVar(&o.Target, "target", "1%", "the share of intervals the advised limit may leave above it, in percent, between 0 and 100")
-	f.StringVar(&o.Format, "format", "json", "output format: "+strings.Join(usage.Formats, ", "))
+	formatFlag(f, &o.Format, usage.Formats)
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&o.Plot, "plot", "", "also draw the usage over time, per interval and per 1s, with --limit, into this .svg or .png file")
 	f.BoolVar(&o.Trace, "trace", false, "also record when the kernel throttled the cgroup, with eBPF (root)")
@@ -106,6 +105,7 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter u
 	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return usage.Write(w, f, r.Format) }); err != nil {
 		return err
 	}
+	warnOnce(stderr, r.Format, r.Output, unlabelled(f.Warnings))
 	if r.Plot != "" {
 		if err := plot.SaveUsage(r.Plot, f); err != nil {
 			return err

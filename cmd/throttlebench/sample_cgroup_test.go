@@ -49,7 +49,7 @@ func TestSampleOwnCgroup(t *testing.T) {
 func TestSampleOwnCgroupPlot(t *testing.T) {
 	needUsage(t)
 	path := filepath.Join(t.TempDir(), "x.svg")
-	code, stdout, stderr := runCLI("sample", "--duration", "300ms", "--plot", path)
+	code, stdout, stderr := runCLI("sample", "--duration", "300ms", "--format", "json", "--plot", path)
 	require.Equal(t, exitOK, code, stderr)
 	var f usage.File
 	require.NoError(t, json.Unmarshal([]byte(stdout), &f), "the output is written as without --plot")

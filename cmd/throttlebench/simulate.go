@@ -60,7 +60,7 @@ same numbers whatever --jobs.`,
 	f.StringVar(&o.Seed, "seed", "1", "the random seed, 0–18446744073709551615")
 	f.StringVar(&o.Jobs, "jobs", strconv.Itoa(runtime.GOMAXPROCS(0)), "cells and replicas run in parallel on this many goroutines, 1–1024; the results do not depend on it")
 	f.BoolVar(&o.Grid, "grid", false, "run the published table's shape for --cgroups, --util and --buffer not given")
-	f.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(model.SimulateFormats, ", "))
+	formatFlag(f, &o.Format, model.SimulateFormats)
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&o.Columns, "columns", "", "the table's columns: all, or a list such as util,e_wcet,wcet_p99 "+
 		"(default: those that vary between rows and the headline ones, fitted to the terminal's width, 80 when not a terminal)")

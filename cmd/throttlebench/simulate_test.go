@@ -146,7 +146,7 @@ func TestSimulatePlot(t *testing.T) {
 					break
 				}
 			}
-			for _, want := range []string{"E[WCET], buffer 0", "P(WCET = 1), buffer inf", "utilisation u", "cgroups m"} {
+			for _, want := range []string{"E[WCET]", "P(WCET = 1)", "buffer 0 (no burst)", "buffer inf (no cap)", "utilisation u", "cgroups m", "WCET: the periods"} {
 				assert.True(t, slices.ContainsFunc([]string{string(data)}, func(s string) bool { return strings.Contains(s, want) }), want)
 			}
 			continue

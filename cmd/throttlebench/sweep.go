@@ -67,7 +67,7 @@ and the sweep goes on.`,
 		},
 	}
 	// A sweep is read by people first: a table by default.
-	o.run.register(cmd, config.Batch, sweep.Formats, "text", true)
+	o.run.register(cmd, config.Batch, sweep.Formats, true)
 	o.run.registerColumns(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
@@ -108,6 +108,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 	if err := save(rows); err != nil {
 		return err
 	}
+	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Report) []string { return r.Warnings }))
 	if o.plot != "" {
 		chart, err := plot.Build(rows, plot.Title(rows))
 		if err != nil {

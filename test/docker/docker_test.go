@@ -63,7 +63,7 @@ func dockerRun(t *testing.T, dockerFlags []string, args ...string) (stdout, stde
 
 func runJSON(t *testing.T, dockerFlags ...string) result {
 	t.Helper()
-	out, _ := dockerRun(t, dockerFlags, "run", "--batch", "100", "--iterations", "3")
+	out, _ := dockerRun(t, dockerFlags, "run", "--batch", "100", "--iterations", "3", "--format", "json")
 	var r result
 	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
 	return r
@@ -211,7 +211,7 @@ func TestPlotInsideContainer(t *testing.T) {
 // work against the 100 ms quota) wherever the container's periods start.
 func TestLatencyInsideContainer(t *testing.T) {
 	out, _ := dockerRun(t, []string{"--cpus=1"}, "latency", "--workers", "4", "--rate", "46", "--work", "5ms",
-		"--arrivals", "onoff", "--on", "150ms", "--off", "600ms", "--duration", "3s")
+		"--arrivals", "onoff", "--on", "150ms", "--off", "600ms", "--duration", "3s", "--format", "json")
 	var r struct {
 		Cgroup struct {
 			Mode    string `json:"mode"`

@@ -19,7 +19,7 @@ import (
 func startLongRun(t *testing.T, parent string, extra ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, slice string, child int) {
 	t.Helper()
 	args := append([]string{"run", "--cgroup", "create", "--parent", parent, "--cpus", "0.1", "--batch", "50", "--iterations", "1000"}, extra...)
-	cmd = exec.Command(binary, args...)
+	cmd = exec.Command(binary, jsonByDefault(args)...)
 	stderr = &bytes.Buffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())

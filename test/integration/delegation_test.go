@@ -57,7 +57,7 @@ func TestDelegatedSubtree(t *testing.T) {
 	defer syscall.Close(shellFD)
 
 	bin := binaryFor(t, uid)
-	cmd := exec.Command(bin, "run", "--cgroup", "create", "--parent", slices, "--cpus", "0.5", "--batch", "5", "--iterations", "2")
+	cmd := exec.Command(bin, "run", "--cgroup", "create", "--parent", slices, "--cpus", "0.5", "--batch", "5", "--iterations", "2", "--format", "json")
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Credential:  &syscall.Credential{Uid: uid, Gid: gid},
 		UseCgroupFD: true,

@@ -174,7 +174,7 @@ type floorMs struct {
 func runFloor(b *testing.B, path string) (*hdrhistogram.Histogram, floorMs) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	o := runCmd(b, exec.CommandContext(ctx, path, floorArgs...))
+	o := runCmd(b, exec.CommandContext(ctx, path, jsonByDefault(floorArgs)...))
 	require.Equal(b, 0, o.code, o.stderr)
 	var r struct {
 		Histogram string   `json:"histogram_hdr"`

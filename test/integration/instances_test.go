@@ -462,7 +462,7 @@ func TestInstancesInvalidInputCreatesNothing(t *testing.T) {
 func TestInstancesWithoutPrivilege(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
-	cmd := exec.Command(binaryFor(t, 65534), "latency", "--parent", parent, "--instances", "shared", "--arrivals", "once", "--count", "2")
+	cmd := exec.Command(binaryFor(t, 65534), "latency", "--parent", parent, "--instances", "shared", "--arrivals", "once", "--count", "2", "--format", "json")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	o := runCmd(t, cmd)
 	assert.Equal(t, 1, o.code, o.stderr)

@@ -119,7 +119,7 @@ func newTag(t *testing.T) string {
 }
 
 func taggedCmd(tag string, args ...string) *exec.Cmd {
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(binary, jsonByDefault(args)...)
 	cmd.Env = append(os.Environ(), soakTagVar+"="+tag)
 	return cmd
 }

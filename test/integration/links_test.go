@@ -203,7 +203,7 @@ func TestOutputLinksThatAreFollowed(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	run := func(t *testing.T, env []string, args ...string) {
 		t.Helper()
-		cmd := exec.Command(binary, append([]string{"run", "--parent", parent, "--cpus", "1", "--batch", "1", "--iterations", "1"}, args...)...)
+		cmd := exec.Command(binary, jsonByDefault(append([]string{"run", "--parent", parent, "--cpus", "1", "--batch", "1", "--iterations", "1"}, args...))...)
 		cmd.Env = append(os.Environ(), env...)
 		o := runCmd(t, cmd)
 		require.Equal(t, 0, o.code, o.stderr)
@@ -274,7 +274,7 @@ func TestOutputLinkPlantedDuringTheRun(t *testing.T) {
 	start := func(t *testing.T, ready func() bool, plant func(), args ...string) outcome {
 		t.Helper()
 		var out, errb strings.Builder
-		cmd := exec.Command(binary, args...)
+		cmd := exec.Command(binary, jsonByDefault(args)...)
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		require.NoError(t, cmd.Start())
 		deadline := time.Now().Add(time.Minute)

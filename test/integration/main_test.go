@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,7 +192,22 @@ func tb(t testing.TB, args ...string) outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	return runCmd(t, exec.CommandContext(ctx, binary, args...))
+	return runCmd(t, exec.CommandContext(ctx, binary, jsonByDefault(args)...))
+}
+
+// jsonByDefault asks run, latency and sample for JSON where args name no
+// --format: these tests read their results, and the default for people is
+// text (issue 28). An explicit --format, like a test's own, wins.
+func jsonByDefault(args []string) []string {
+	if len(args) == 0 || !slices.Contains([]string{"run", "latency", "sample"}, args[0]) {
+		return args
+	}
+	for _, a := range args {
+		if a == "--format" || strings.HasPrefix(a, "--format=") {
+			return args
+		}
+	}
+	return append(slices.Clip(args), "--format", "json")
 }
 
 // runCmd runs cmd to completion and collects its exit code and output.

@@ -117,7 +117,7 @@ func TestCurrentReportsTheEnclosingLimits(t *testing.T) {
 		{leaf, -1, 0.3},
 	} {
 		cmd := exec.Command("sh", "-c", `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, "sh", c.dir,
-			binary, "run", "--cgroup", "current", "--batch", "5", "--iterations", "2")
+			binary, "run", "--cgroup", "current", "--batch", "5", "--iterations", "2", "--format", "json")
 		r := runJSON(t, cmd)
 		assert.Equal(t, "current", r.Cgroup.Mode)
 		assert.Equal(t, hier.Version, r.Cgroup.Version)
@@ -183,7 +183,7 @@ func TestWithoutPrivilege(t *testing.T) {
 	bin := binaryFor(t, 65534)
 
 	asNobody := func(args ...string) outcome {
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(bin, jsonByDefault(args)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		return runCmd(t, cmd)
 	}

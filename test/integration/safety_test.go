@@ -156,7 +156,7 @@ func TestOutputCheckedForTheUser(t *testing.T) {
 	bin := binaryFor(t, 65534)
 
 	for _, out := range []string{owned, filepath.Join(dir, "new.json")} {
-		cmd := exec.Command(bin, "run", "--cgroup", "current", "--batch", "1", "--iterations", "1", "-o", out)
+		cmd := exec.Command(bin, "run", "--cgroup", "current", "--batch", "1", "--iterations", "1", "--format", "json", "-o", out)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		o := runCmd(t, cmd)
 		assert.Equal(t, 2, o.code, o.stderr)

@@ -193,7 +193,7 @@ func (s *soak) calibrate(t *testing.T) {
 }
 
 func (s *soak) calibrationRun(t *testing.T, parent string) (startup, offset, iter, cpu time.Duration) {
-	cmd := exec.Command(binary, append([]string{"run", "--cgroup", "create", "--parent", parent}, s.run(soakIters)...)...)
+	cmd := exec.Command(binary, jsonByDefault(append([]string{"run", "--cgroup", "create", "--parent", parent}, s.run(soakIters)...))...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -371,7 +371,7 @@ type proc struct {
 // start starts the binary, tagged, and reaps it in the background (the os
 // package signals through a pidfd, so signalling a reaped process is safe).
 func (tr *trial) start(args ...string) *proc {
-	p := &proc{cmd: exec.Command(binary, args...), done: make(chan struct{})}
+	p := &proc{cmd: exec.Command(binary, jsonByDefault(args)...), done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), soakTagVar+"="+tr.tag)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
@@ -833,7 +833,7 @@ func (s *soak) calibrateLatency(t *testing.T) {
 	parent := testParent(t, s.hier)
 	var calibs, walls []time.Duration
 	for range 3 {
-		cmd := exec.Command(binary, append([]string{"latency", "--cgroup", "create", "--parent", parent}, s.latencyRun()...)...)
+		cmd := exec.Command(binary, jsonByDefault(append([]string{"latency", "--cgroup", "create", "--parent", parent}, s.latencyRun()...))...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		require.NoError(t, cmd.Start())

@@ -141,7 +141,7 @@ func TestTraceRunEveryIteration(t *testing.T) {
 func TestTraceWithoutPrivilege(t *testing.T) {
 	needRoot(t)
 	bin := binaryFor(t, 65534)
-	cmd := exec.Command(bin, "run", "--cgroup", "current", "--trace", "--batch", "2", "--iterations", "1")
+	cmd := exec.Command(bin, "run", "--cgroup", "current", "--trace", "--batch", "2", "--iterations", "1", "--format", "json")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	o := runCmd(t, cmd)
 	require.Equal(t, 0, o.code, o.stderr)
