@@ -89,6 +89,9 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}
+	if !o.quiet {
+		loop.Announce = stderr
+	}
 	if f, ok := stderr.(*os.File); ok && !o.quiet && term.IsTerminal(int(f.Fd())) {
 		loop.Progress = sweep.NewProgress(stderr, len(steps))
 		defer loop.Progress.Done()

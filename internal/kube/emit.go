@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -164,8 +165,8 @@ func (r Request) runs(o Options) ([]Run, error) {
 		return nil, fmt.Errorf("%w (%d): nothing to emit", sweep.ErrAllSkipped, len(r.Steps))
 	}
 	if n := len(runs) * max(1, len(o.Nodes)); n > r.MaxConfigs {
-		return nil, config.Usagef("max-configs", "invalid --max-configs %d: %d configurations on %d nodes are %d Jobs; narrow the lists, or give --max-configs %d",
-			r.MaxConfigs, len(runs), len(o.Nodes), n, n)
+		return nil, config.Usagef("max-configs", "%s on %s are %s, more than --max-configs allows (%d); narrow the lists, or give --max-configs %d",
+			plural.N(len(runs), "configuration"), plural.N(len(o.Nodes), "node"), plural.N(n, "Job"), r.MaxConfigs, n)
 	}
 	return runs, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -152,8 +153,8 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 		sizes = append(sizes, fmt.Sprintf("--%s %d", a.Flag, len(a.Values)))
 	}
 	if !fits {
-		return config.Usagef("max-configs", "invalid --max-configs %d: the sweep has more configurations than can be counted (%s values); narrow the lists and ranges",
-			s.MaxConfigs, strings.Join(sizes, " × "))
+		return config.Usagef("max-configs", "the sweep has more configurations than can be counted (%s values), more than --max-configs allows (%d); narrow the lists and ranges",
+			strings.Join(sizes, " × "), s.MaxConfigs)
 	}
 	// A seeded random sample: evenly spaced indices would alias with the
 	// fastest axis and see only one of its values.
@@ -180,8 +181,8 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 	if n > MaxConfigs {
 		raise = fmt.Sprintf("at most %d can run in one sweep", MaxConfigs)
 	}
-	return config.Usagef("max-configs", "invalid --max-configs %d: the sweep has %d configurations (%s values), %s by the CFS model; narrow the lists and ranges, %s",
-		s.MaxConfigs, n, strings.Join(sizes, " × "), took, raise)
+	return config.Usagef("max-configs", "the sweep has %d configurations (%s values), %s by the CFS model, more than --max-configs allows (%d); narrow the lists and ranges, %s",
+		n, strings.Join(sizes, " × "), took, s.MaxConfigs, raise)
 }
 
 // MaxConfigs is the most --max-configs allows.
@@ -250,12 +251,41 @@ type Loop[R any] struct {
 	// Progress, when not nil, shows the configurations done and the time
 	// left by the CFS model, which learns from a sweep's reports.
 	Progress *Progress
+	// Announce, when not nil, is told before the first configuration how
+	// many will run and about how long they take (stderr, terminal or not:
+	// a long list should never run without a word).
+	Announce io.Writer
 	NumCPU   int
 	// Timeout, above 0, stops the list after so long (--timeout): the
 	// configuration running then is stopped and cleaned up by its Runner,
 	// and Run returns a TimeoutError. What names the list in it.
 	Timeout time.Duration
 	What    string
+}
+
+// announce is the line said before a list runs: its configurations and
+// their time, by the CFS model for a sweep's (a latency list's last their
+// --duration, and a little calibration).
+func announce(what string, steps []Step, est *Estimator, numCPU int) string {
+	run, skip := 0, 0
+	var seconds float64
+	for _, st := range steps {
+		switch {
+		case st.Skip != "":
+			skip++
+		case st.Opts.Open.Duration > 0:
+			run++
+			seconds += st.Opts.Open.Duration.Seconds()
+		default:
+			run++
+			seconds += est.EstimateSeconds(ShapeOf(st.Opts, numCPU))
+		}
+	}
+	line := fmt.Sprintf("throttlebench: %s of %s, about %s", what, plural.N(run, "configuration"), humanDuration(seconds))
+	if skip > 0 {
+		line += fmt.Sprintf("; %d more %s skipped (limits the kernel refuses)", skip, plural.Noun(float64(skip), "configuration"))
+	}
+	return line
 }
 
 // TimeoutError is a list stopped by its --timeout, after Done
@@ -280,6 +310,9 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 		defer cancel()
 	}
 	est := NewEstimator()
+	if l.Announce != nil && len(steps) > 1 {
+		_, _ = io.WriteString(l.Announce, announce(l.What, steps, est, l.NumCPU)+"\n")
+	}
 	rows := make([]Outcome[R], 0, len(steps))
 	err := Steps(ctx, steps,
 		func(i int, st Step) error {

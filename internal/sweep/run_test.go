@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,7 +68,8 @@ func TestPlan(t *testing.T) {
 	}
 	_, err := Plan(Spec{Axes: map[string]string{"workers": "1:1000:1", "cpus": "0.1:1:0.1"}, MaxConfigs: 1000, NumCPU: 2,
 		Options: func(c config.Config) (runner.Options, error) { return runner.Options{Limits: c.Limits}, nil }})
-	assert.ErrorContains(t, err, "invalid --max-configs 1000: the sweep has 10000 configurations")
+	assert.ErrorContains(t, err, "the sweep has 10000 configurations")
+	assert.ErrorContains(t, err, "more than --max-configs allows (1000)")
 }
 
 func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
@@ -87,6 +89,30 @@ func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
 	require.Len(t, saved, 2)
 	assert.Len(t, saved[0], 1)
 	assert.Len(t, saved[1], 3)
+}
+
+// A list says before it starts how many configurations run and about how
+// long, terminal or not (issue 28: 901 ran 8 minutes without a word).
+func TestLoopAnnounces(t *testing.T) {
+	steps := plan(t, map[string]string{"cpus": "0.005,0.5,1", "period": "10ms"})
+	var b strings.Builder
+	_, err := Loop[*report.Report]{Runner: &fakeRunner{}, Announce: &b, NumCPU: 2, What: "sweep"}.Run(context.Background(), steps)
+	require.NoError(t, err)
+	assert.Regexp(t, `^throttlebench: sweep of 2 configurations, about [0-9.]+ ?[a-z]+; 1 more configuration skipped \(limits the kernel refuses\)\n$`, b.String())
+
+	b.Reset()
+	_, err = Loop[*report.Report]{Runner: &fakeRunner{}, Announce: &b, What: "sweep"}.Run(context.Background(), steps[1:2])
+	require.NoError(t, err)
+	assert.Empty(t, b.String(), "one configuration needs no announcement")
+
+	late := plan(t, map[string]string{"cpus": "0.5,1"})
+	for i := range late {
+		late[i].Opts.Open.Duration = 10 * time.Second
+	}
+	b.Reset()
+	_, err = Loop[*report.Report]{Runner: &fakeRunner{}, Announce: &b, What: "run"}.Run(context.Background(), late)
+	require.NoError(t, err)
+	assert.Equal(t, "throttlebench: run of 2 configurations, about 20s\n", b.String(), "a latency list lasts its durations")
 }
 
 func TestLoopStopsOnAnythingElse(t *testing.T) {
