@@ -154,7 +154,7 @@ func (o *latencyOptions) checkInstances(onInstances bool, changed func(string) b
 			perRequest = perRequest && strings.TrimSpace(m) == "per-request"
 		}
 		if perRequest {
-			return config.Usagef("concurrency", "--concurrency %q does not apply to --instances per-request, which serves one request at a time an instance: it applies to shared and pool:N",
+			return config.Usagef("concurrency", "--concurrency %q does not apply to --instances per-request, whose instances serve one request at a time each: it applies to shared and pool:N",
 				*o.run.values["concurrency"])
 		}
 	}

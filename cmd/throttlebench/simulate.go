@@ -47,9 +47,9 @@ same numbers whatever --jobs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Cgroups, "cgroups", "10", "m, the cgroups sharing the CPU, each with quota 1/m: 1–10000; a list or range ("+sweep.GridCgroups+" with --grid)")
-	f.StringVar(&o.Util, "util", "0.5", "u, the CPU's mean utilisation, 0 < u < 1; a list or range ("+sweep.GridUtil+" with --grid); auto: from the trace (--dist empirical)")
-	f.StringVar(&o.Buffer, "buffer", "2", "b, each cgroup's burst buffer in quotas, ≥ 0, or inf; a list or range ("+sweep.GridBuffer+" with --grid)")
+	f.StringVar(&o.Cgroups, "cgroups", "10", "m, the cgroups sharing the CPU, each with quota 1/m: 1–10000; a list or range; --grid makes it "+sweep.GridCgroups)
+	f.StringVar(&o.Util, "util", "0.5", "u, the CPU's mean utilisation, 0 < u < 1; a list or range; auto: from the trace (--dist empirical); --grid makes it "+sweep.GridUtil)
+	f.StringVar(&o.Buffer, "buffer", "2", "b, each cgroup's burst buffer in quotas, ≥ 0, or inf; a list or range; --grid makes it "+sweep.GridBuffer)
 	f.StringVar(&o.Dist, "dist", "pareto", "the demand's distribution: "+strings.Join(model.Dists, ", "))
 	f.StringVar(&o.Shape, "pareto-shape", "1.5", "--dist pareto: the shape α, above 1 (smaller: heavier tail)")
 	f.StringVar(&o.Cap, "cap", "5", "--dist exp and pareto: every draw is at most this many quotas, 1–1000")

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -386,11 +387,11 @@ func summarize(runs []*report.Report) Summary {
 		s.ModelRatio = &r
 	}
 	if s.Runs > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %d iterations", s.Runs, s.N))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %s", s.Runs, plural.N(s.N, "iteration")))
 	}
 	if nodes := nodesOf(runs); len(nodes) > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("pooled from %d nodes (%s); add node to --match (+node) to compare them one by one",
-			len(nodes), strings.Join(nodes, ", ")))
+		s.Notes = append(s.Notes, fmt.Sprintf("pooled from %s (%s); add node to --match (+node) to compare them one by one",
+			plural.N(len(nodes), "node"), strings.Join(nodes, ", ")))
 	}
 	if s.N == 0 {
 		s.Center, s.Lo, s.Hi = math.NaN(), math.NaN(), math.NaN()

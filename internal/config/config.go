@@ -674,7 +674,7 @@ func parseQuota(c *Config, v string) error {
 	}
 	d, err := MicroDuration("quota", v)
 	if err != nil {
-		return Usagef("quota", "invalid --quota %q: want a duration of at least 1ms, or max", v)
+		return Usagef("quota", "invalid --quota %q: want a duration of at least 1ms such as 50ms or 1.5ms, or max", v)
 	}
 	if d < MinQuota {
 		return Usagef("quota", "invalid --quota %q: must be at least 1ms, or max", v)

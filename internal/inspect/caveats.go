@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
@@ -29,7 +30,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		add("SMT on: more workers than cores (%d) will run at uneven speed, as two threads of one core share it; --one-per-core uses one thread of each core", cores)
 	}
 	if len(c.Offline) > 0 {
-		msg := fmt.Sprintf("offline CPUs %s: %d of the %d CPUs run nothing", topology.FormatList(c.Offline), len(c.Offline), len(c.Offline)+len(c.Online))
+		msg := fmt.Sprintf("offline CPUs %s: %d of the %s run nothing", topology.FormatList(c.Offline), len(c.Offline), plural.N(len(c.Offline)+len(c.Online), "CPU"))
 		if lo, hi := threadRange(c.Siblings); lo != hi {
 			msg += fmt.Sprintf("; cores run %d to %d online threads, as some lost a sibling", lo, hi)
 		}
@@ -89,8 +90,8 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		// Both /proc/stat readings round to a tick.
 		others := m.BusyCPUs - float64(2*host.Tick)/float64(window)
 		if others >= build.DefaultThresholds.BusyCPUs {
-			add("busy machine: %.2f of %d CPUs were busy on average over %v while inspect waited: other load will compete with a benchmark here",
-				m.BusyCPUs, len(c.Online), window)
+			add("busy machine: %.2f of %s were busy on average over %v while inspect waited: other load will compete with a benchmark here",
+				m.BusyCPUs, plural.N(len(c.Online), "CPU"), window)
 		}
 	}
 	return out

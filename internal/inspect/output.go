@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -50,7 +51,7 @@ func Text(r *Report) string {
 	if c.SMT {
 		smt = "SMT on"
 	}
-	threads := fmt.Sprintf("%d thread%s each", c.ThreadsPerCore, plural(c.ThreadsPerCore))
+	threads := plural.N(c.ThreadsPerCore, "thread") + " each"
 	if lo, hi := threadRange(c.Siblings); lo != hi {
 		threads = fmt.Sprintf("%d to %d threads", lo, hi)
 	}
@@ -160,7 +161,7 @@ func Text(r *Report) string {
 		row("tracing", "throttle events cannot be traced (--trace): %s", r.Tracing.Why)
 	}
 	if m := r.Machine; m != nil {
-		row("busy", "%.2f of %d CPUs on average over %vms", m.BusyCPUs, len(c.Online), m.WindowMs)
+		row("busy", "%.2f of %s on average over %vms", m.BusyCPUs, plural.N(len(c.Online), "CPU"), m.WindowMs)
 	}
 
 	b.WriteString("caveats\n")
@@ -209,11 +210,4 @@ func list(ids []int) string {
 		return "none"
 	}
 	return topology.FormatList(ids)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/plural"
 )
 
 // SaveLatency draws throttlebench latency's rows into path (.svg or .png):
@@ -76,7 +77,7 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	c := ran[0].Report.Config
 	p := &panel{
 		title: fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
-			c.Arrivals, c.WorkMs, plural(c.Workers, "worker")),
+			c.Arrivals, c.WorkMs, plural.N(c.Workers, "worker")),
 		x: axis{label: xLabel},
 		y: axis{label: "response time (ms)"},
 	}
@@ -119,15 +120,6 @@ func latencyVaries(rows []latency.Row, flag string) bool {
 	return slices.ContainsFunc(rows, func(r latency.Row) bool {
 		return r.Config.Get(flag) != rows[0].Config.Get(flag)
 	})
-}
-
-// plural is n and the noun, with an s where n is not 1: "1 worker", "4
-// workers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // filled is the filled form of a hollow marker shape (ring, square,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -67,17 +68,17 @@ func writeText(w io.Writer, r *report.Report) error {
 			workloadText(c), c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
 	}
 	if c.SleepMs > 0 {
-		fmt.Fprintf(&b, "  waits:             %d of %d workers sleep %v after every %d ops\n", c.SlowWorkers, c.Workers,
+		fmt.Fprintf(&b, "  waits:             %d of %s sleep %v after every %d ops\n", c.SlowWorkers, plural.N(c.Workers, "worker"),
 			time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery)
 	}
 	if r.MBPerS != nil {
-		fmt.Fprintf(&b, "  memory:            %.4g MB/s, %.4g minor + %.4g major faults per op\n", *r.MBPerS, r.Faults.MinorPerOp, r.Faults.MajorPerOp)
+		fmt.Fprintf(&b, "  memory:            %s MB/s, %s minor + %s major faults per op\n", table.Sig(*r.MBPerS, 4), table.Sig(r.Faults.MinorPerOp, 4), table.Sig(r.Faults.MajorPerOp, 4))
 	}
 	fmt.Fprintf(&b, "  cgroup:            v%d %s %s\n", cg.Version, cg.Mode, cg.Path)
 	if c.Cpuset != "" || c.Pin || c.OnePerCore {
 		fmt.Fprintf(&b, "  placement:         %s\n", placementText(r))
 	}
-	fmt.Fprintf(&b, "  limit:             %s, effective %.3g CPUs\n", limitText(cg), cg.EffectiveCPUs)
+	fmt.Fprintf(&b, "  limit:             %s, effective %s\n", limitText(cg), plural.F(roundSig(cg.EffectiveCPUs, 3), "CPU"))
 	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", table.MsSpaced(s.MeanMs), table.MsSpaced(s.StddevMs), 100*s.CoV)
 	fmt.Fprintf(&b, "  Range (min … max): %s … %s\n", table.MsSpaced(s.MinMs), table.MsSpaced(s.MaxMs))
 	fmt.Fprintf(&b, "  Percentiles:       p50 %s   p90 %s   p99 %s\n", table.MsSpaced(s.P50Ms), table.MsSpaced(s.P90Ms), table.MsSpaced(s.P99Ms))
@@ -88,11 +89,12 @@ func writeText(w io.Writer, r *report.Report) error {
 	case t.ThrottledFraction == nil:
 		fmt.Fprintf(&b, "  Throttled:         no bandwidth periods ran (no quota)\n")
 	default:
-		fmt.Fprintf(&b, "  Throttled:         %d of %d periods (%.1f%%)", *t.NrThrottled, *t.NrPeriods, 100**t.ThrottledFraction)
+		fmt.Fprintf(&b, "  Throttled:         %d of %s (%.1f%%)", *t.NrThrottled, plural.N(int(*t.NrPeriods), "period"), 100**t.ThrottledFraction)
 		if t.ThrottledMs != nil {
 			fmt.Fprintf(&b, ", %s in total", table.MsSpaced(*t.ThrottledMs))
 		}
 		b.WriteString("\n")
+		b.WriteString(summedText(t, cg))
 	}
 	if t.NrBursts != nil && *t.NrBursts > 0 {
 		fmt.Fprintf(&b, "  Bursts:            %d", *t.NrBursts)
@@ -104,8 +106,8 @@ func writeText(w io.Writer, r *report.Report) error {
 	b.WriteString(usageText(r.Usage, t))
 	b.WriteString(eventsText(r.ThrottleEvents, r.ThrottledMsPerIteration))
 	m := r.Model
-	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %.3g CPUs → expected %s; measured/expected %.2f\n",
-		table.MsSpaced(m.CPUMsPerIteration), m.Parallelism, table.MsSpaced(m.ExpectedMs), m.Ratio)
+	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %s → expected %s; measured/expected %.2f\n",
+		table.MsSpaced(m.CPUMsPerIteration), plural.F(roundSig(m.Parallelism, 3), "CPU"), table.MsSpaced(m.ExpectedMs), m.Ratio)
 	// One worker has no one to be uneven with: no spread line then.
 	if len(r.Workers) > 1 {
 		fmt.Fprintf(&b, "  Spread:            slowest worker's ops/s %.2f × the fastest's, CoV %.1f%%\n",
@@ -230,7 +232,7 @@ func usageText(u report.Usage, t report.Throttling) string {
 	from := map[string]string{report.SourceCgroup: "the cgroup's counter", report.SourceProcess: "the workload process's CPU clock"}[*u.Source]
 	s := fmt.Sprintf("  Usage:             %s of CPU (%s)", table.MsSpaced(*u.CPUMs), cmp.Or(from, *u.Source))
 	if u.QuotaUtilisation != nil && t.NrPeriods != nil {
-		s += fmt.Sprintf(", %.1f%% of the quota over %d periods", 100**u.QuotaUtilisation, *t.NrPeriods)
+		s += fmt.Sprintf(", %.1f%% of the quota over %s", 100**u.QuotaUtilisation, plural.N(int(*t.NrPeriods), "period"))
 	}
 	return s + "\n"
 }
@@ -242,7 +244,7 @@ func eventsText(e *report.ThrottleEvents, perIteration []float64) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  Throttle events:   %d on %d CPUs, %s in total (eBPF)", e.Count, len(e.CPUs), table.MsSpaced(e.TotalMs))
+	fmt.Fprintf(&b, "  Throttle events:   %d on %s, %s in total (eBPF)", e.Count, plural.N(len(e.CPUs), "CPU"), table.MsSpaced(e.TotalMs))
 	if a := e.Agreement; a != nil && a.Ratio != nil {
 		fmt.Fprintf(&b, "; cpu.stat %s, events/counter %.2f", table.MsSpaced(a.CounterMs), *a.Ratio)
 	}
@@ -263,11 +265,33 @@ func eventsText(e *report.ThrottleEvents, perIteration []float64) string {
 			hi = max(hi, v)
 			hit++
 		}
-		fmt.Fprintf(&b, "  Per iteration:     %d of %d iterations throttled", hit, len(perIteration))
+		fmt.Fprintf(&b, "  Per iteration:     %d of %s throttled", hit, plural.N(len(perIteration), "iteration"))
 		if hit > 0 {
 			fmt.Fprintf(&b, ", %s … %s of each", table.MsSpaced(lo), table.MsSpaced(hi))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// summedText explains a throttled time longer than the periods it fell in
+// (issue 28: two workers over 41 periods showed 7173 ms): the kernel adds
+// up the time each CPU's share of the group waited, so a group throttled
+// on N CPUs at once counts N times the wall time. "" where it is not longer.
+func summedText(t report.Throttling, cg report.Cgroup) string {
+	if t.ThrottledMs == nil || t.NrPeriods == nil || cg.PeriodUs == nil || *cg.PeriodUs <= 0 {
+		return ""
+	}
+	wallMs := float64(*t.NrPeriods) * float64(*cg.PeriodUs) / 1000
+	if *t.ThrottledMs <= wallMs {
+		return ""
+	}
+	return fmt.Sprintf("                     (summed over the CPUs: each CPU the group was throttled on counts its own wait, so %s is %.1f× the %s those periods span)\n",
+		table.MsSpaced(*t.ThrottledMs), *t.ThrottledMs/wallMs, table.MsSpaced(wallMs))
+}
+
+// roundSig is v to digits significant figures, for a count of CPUs.
+func roundSig(v float64, digits int) float64 {
+	f, _ := strconv.ParseFloat(table.Sig(v, digits), 64)
+	return f
 }

@@ -82,6 +82,34 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, buf.String(), "\n  placement:         cpuset 0-1,3; workers on CPUs 0,3 (one per core); pinned to 0, 3\n")
 }
 
+// Issue 28: throttled time longer than the periods it fell in is explained
+// (two workers over 41 periods showed 7173 ms); counts are words; numbers
+// are for people.
+func TestTextForPeople(t *testing.T) {
+	r := sample()
+	r.Throttling = report.Throttling{NrPeriods: u64(41), NrThrottled: u64(41), ThrottledMs: f64(7173), ThrottledFraction: f64(1)}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "Throttled:         41 of 41 periods (100.0%), 7173.0 ms in total\n"+
+		"                     (summed over the CPUs: each CPU the group was throttled on counts its own wait, so 7173.0 ms is 1.7× the 4100.0 ms those periods span)\n")
+
+	buf.Reset()
+	require.NoError(t, Write(&buf, sample(), "text"))
+	assert.NotContains(t, buf.String(), "summed over the CPUs", "150 ms in 4 periods of 100 ms needs no explanation")
+
+	one := sample()
+	one.Cgroup.EffectiveCPUs, one.Model.Parallelism = 1, 1
+	one.Throttling.NrPeriods = u64(1)
+	mb := 35130.2
+	one.MBPerS = &mb
+	buf.Reset()
+	require.NoError(t, Write(&buf, one, "text"))
+	assert.Contains(t, buf.String(), "effective 1 CPU\n")
+	assert.Contains(t, buf.String(), "on 1 CPU →")
+	assert.Contains(t, buf.String(), "3 of 1 period")
+	assert.Contains(t, buf.String(), "memory:            35130 MB/s,", "not 3.513e+04")
+}
+
 // json is the report's own writer, the schema's; the others are here.
 func TestWriteFormats(t *testing.T) {
 	for _, format := range Formats {

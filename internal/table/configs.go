@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,4 +92,19 @@ func Number(v float64, prec int, people bool) string {
 		prec = -1
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// Sig is v to digits significant figures, never in exponent form, without
+// trailing zeros: a number for people (35130 MB/s, where %.4g printed
+// 3.513e+04; 0.0123, 2.5).
+func Sig(v float64, digits int) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	dec := max(0, digits-1-int(math.Floor(math.Log10(math.Abs(v)))))
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }

@@ -92,3 +92,9 @@ func TestNumber(t *testing.T) {
 	assert.Equal(t, "20.0", Number(20, 1, true))
 	assert.Equal(t, "20", Number(20, 1, false))
 }
+
+func TestSig(t *testing.T) {
+	for v, want := range map[float64]string{35130.2: "35130", 3.5: "3.5", 0.012345: "0.01235", 1234.6: "1235", 2: "2", 0: "0", -0.5: "-0.5", 123456789: "123456789"} {
+		assert.Equal(t, want, Sig(v, 4), "%v", v)
+	}
+}

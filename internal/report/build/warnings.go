@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/model"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -109,13 +110,13 @@ func Check(r *report.Report, bg Background, th Thresholds) []string {
 			if counted {
 				n = fmt.Sprintf("%.0f", periods)
 			}
-			plural := "s"
-			if counted && periods == 1 {
-				plural = ""
+			noun := plural.Noun(2, "CFS period")
+			if counted {
+				noun = plural.Noun(periods, "CFS period")
 			}
-			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s CFS period%s of %v; "+
+			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s %s of %v; "+
 				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",
-				table.MsSpaced(window), n, plural, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
+				table.MsSpaced(window), n, noun, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
 		}
 		if cpu := r.Model.CPUMsPerIteration; cpu > 0 && cpu < ms(q.quota) {
 			// Two periods' worth of CPU: iterations of about two periods,
