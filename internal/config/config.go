@@ -22,6 +22,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
@@ -637,7 +638,7 @@ func parseSlowWorkers(c *Config, v string) error {
 		return Usagef("slow-workers", "invalid --slow-workers %q: want a number between 0 and %d, or all", v, MaxCPUs)
 	}
 	if n > c.Workers {
-		return combinationf("slow-workers", "invalid --slow-workers %d: more than the %d workers", n, c.Workers)
+		return combinationf("slow-workers", "invalid --slow-workers %d: more than the %s", n, plural.N(c.Workers, "worker"))
 	}
 	c.SlowWorkers = n
 	return nil

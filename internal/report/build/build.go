@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/model"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -164,9 +165,9 @@ func Build(in Input) *report.Report {
 // threadMoves is the warning of a lone worker that changed threads (see
 // bench.RunAlone) in m of n measured iterations.
 func threadMoves(m, n int) string {
-	return fmt.Sprintf("worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %d iterations; "+
+	return fmt.Sprintf("worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %s; "+
 		"their CPU time, faults and context switches are the whole workload process's (its Go runtime's threads too), their migrations the sampled ones: "+
-		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, n)
+		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, plural.N(n, "iteration"))
 }
 
 // workloadConfig fills the chosen workload's own values (each default
