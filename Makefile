@@ -27,7 +27,9 @@
 #                throttle-event pipeline's events per second, the tracer's
 #                ring buffer and cost per sched_switch (root), and what
 #                --trace costs a run (traced/plain), the open-loop HTTP
-#                client's floor and highest rate beside vegeta's
+#                client's floor and highest rate beside vegeta's, and
+#                run -- CMD beside hyperfine -N (durations and each
+#                harness's cost per run; test/bench/setup.sh installs it)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 #   make docs    record the README's examples again (root): docs/record.sh
 #                runs each and writes its output between its markers

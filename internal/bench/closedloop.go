@@ -197,19 +197,12 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	// A workload that runs a process per operation (the command) is timed
 	// from the process's start to its exit, prepared before each iteration
 	// and handed the run's context (workload.ProcessWorkload).
-	procs := make([]workload.ProcessWorkload, cfg.Workers)
-	for i, w := range ws {
-		procs[i], _ = w.(workload.ProcessWorkload)
-	}
-	if cfg.GOMAXPROCS > 0 && procs[0] != nil {
-		// For a process, GOMAXPROCS is its environment.
-		restore := setenv("GOMAXPROCS", strconv.Itoa(cfg.GOMAXPROCS))
-		defer restore()
+	if pw, ok := ws[0].(workload.ProcessWorkload); ok && cfg.Workers == 1 {
+		return rn.runProcess(ctx, cfg, pw, res, beforeMeasure)
 	}
 
 	type done struct {
 		id     int
-		start  time.Time // a process's own start; zero: the iteration's
 		end    time.Time
 		sample WorkerSample // but Wall
 		moved  bool         // a lone worker changed threads
@@ -237,17 +230,11 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				where.observe(getCPU())
 				var err error
 				ops, moved := 0, false
-				pw := procs[id]
 				for ops < cfg.Batch {
 					if err = ctx.Err(); err != nil {
 						break
 					}
-					if pw != nil {
-						err = pw.DoContext(ctx)
-					} else {
-						err = ws[id].Do()
-					}
-					if err != nil {
+					if err = ws[id].Do(); err != nil {
 						break
 					}
 					ops++
@@ -257,16 +244,7 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				end := time.Now()
 				s := rn.threads.end(&sched, free).sample(r0, moved)
 				s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
-				var began time.Time
-				if pw != nil && ops > 0 {
-					// The process's figures, not this thread's, which
-					// only started and waited for it.
-					p := pw.Last()
-					began, end = p.Start, p.End
-					s.CPU, s.FaultsMinor, s.FaultsMajor = p.CPU, p.FaultsMinor, p.FaultsMajor
-					s.CtxVoluntary, s.CtxInvoluntary = p.CtxVoluntary, p.CtxInvoluntary
-				}
-				results <- done{id: id, start: began, end: end, sample: s, moved: moved, err: err}
+				results <- done{id: id, end: end, sample: s, moved: moved, err: err}
 			}
 		}(i, starts[i])
 	}
@@ -306,15 +284,6 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 			}
 			t0 = time.Time{} // the pause for the caller is not the workload's
 		}
-		if procs[0] != nil {
-			for _, pw := range procs {
-				if err := pw.Prepare(ctx); err != nil {
-					return Result{}, fmt.Errorf("iteration %d: %w", it, err)
-				}
-			}
-			// Each run is timed from its own start: nothing back to back.
-			t0 = time.Time{}
-		}
 		if it == cfg.Warmup {
 			cpu0 = rn.readCPU()
 		}
@@ -334,11 +303,6 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 				res.ThreadMoves++
 			}
 			// time.Time carries the monotonic clock, so Sub is immune to clock steps.
-			if !d.start.IsZero() {
-				// A process's iteration is its own run: from its start.
-				t0 = d.start
-				iter.StartMono = baseMono + int64(t0.Sub(base))
-			}
 			d.sample.Wall = d.end.Sub(t0)
 			iter.Workers[d.id] = d.sample
 			iter.Wall = max(iter.Wall, d.end.Sub(t0))
@@ -358,16 +322,73 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 	// The workers are idle now, waiting for an iteration that never comes.
 	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {
 		res.MeasuredCPU = *cpu1 - *cpu0
-		if procs[0] != nil {
-			// The processes it ran are not in its own clock.
-			for _, it := range res.Iterations {
-				for _, w := range it.Workers {
-					res.MeasuredCPU += w.CPU
+	}
+	return res, nil
+}
+
+// runProcess is the closed loop of a workload that runs a process per
+// iteration (workload.Spec.Alone: one worker, one run), on the calling
+// goroutine: each run prepared, then timed from its fork to its wait
+// (hyperfine's way: nothing back to back, no hand-off between threads
+// around it), its CPU time and faults wait4's. GOMAXPROCS, when set, is
+// the process's environment.
+func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.ProcessWorkload, res Result, beforeMeasure func() error) (Result, error) {
+	// The command's parent-death signal follows the thread that forked it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cfg.GOMAXPROCS > 0 {
+		defer setenv("GOMAXPROCS", strconv.Itoa(cfg.GOMAXPROCS))()
+	}
+	base, baseMono := time.Now(), Monotonic()
+	var window time.Duration
+	var cpu0 *time.Duration
+	for it := 0; it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && it-cfg.Warmup < rn.maxIterations; it++ {
+		if it == cfg.Warmup {
+			if beforeMeasure != nil {
+				if err := beforeMeasure(); err != nil {
+					return Result{}, err
 				}
 			}
+			cpu0 = rn.readCPU()
+		}
+		err := ctx.Err()
+		if err == nil {
+			if err = pw.Prepare(ctx); err == nil {
+				err = pw.DoContext(ctx)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return Result{}, fmt.Errorf("%s: %w", phase(it, cfg.Warmup), err)
+		}
+		if it < cfg.Warmup {
+			continue
+		}
+		p := pw.Last()
+		wall := p.End.Sub(p.Start)
+		res.Iterations = append(res.Iterations, Iteration{Wall: wall, StartMono: baseMono + int64(p.Start.Sub(base)),
+			Workers: []WorkerSample{{Wall: wall, CPU: p.CPU, Ops: 1, FaultsMinor: p.FaultsMinor, FaultsMajor: p.FaultsMajor,
+				CtxVoluntary: p.CtxVoluntary, CtxInvoluntary: p.CtxInvoluntary}}})
+		window += wall
+	}
+	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {
+		// Ours, and the processes' it ran, which are not in our clock.
+		res.MeasuredCPU = *cpu1 - *cpu0
+		for _, it := range res.Iterations {
+			res.MeasuredCPU += it.Workers[0].CPU
 		}
 	}
 	return res, nil
+}
+
+// phase names iteration it: a warm-up run, or the n-th measured one.
+func phase(it, warmup int) string {
+	if it < warmup {
+		return fmt.Sprintf("warm-up run %d of %d", it+1, warmup)
+	}
+	return fmt.Sprintf("measured run %d", it-warmup+1)
 }
 
 // setenv sets key in the process's environment (inherited by the

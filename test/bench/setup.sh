@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install the peers `make bench` measures throttlebench against: cyclictest
 # (Debian's rt-tests), the machine's timer wake-up floor, beside the
-# latency floor (BenchmarkLatencyFloorPeers in test/integration). schbench
+# latency floor (BenchmarkLatencyFloorPeers in test/integration); hyperfine
+# beside run -- CMD (BenchmarkCommandPeers: durations and the harness's
+# cost per run). schbench
 # is not packaged for Debian: the benchmark runs it where it is on PATH.
 #
 # Usage: sudo bash test/bench/setup.sh     (idempotent; nothing to do, no apt)
@@ -12,10 +14,11 @@ set -uo pipefail
 
 need=()
 command -v cyclictest >/dev/null || need+=(rt-tests)
+command -v hyperfine >/dev/null || need+=(hyperfine)
 ((${#need[@]} == 0)) && exit 0
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-	echo "$(basename "$0"): cyclictest is missing: install ${need[*]} as root (sudo bash $0, or your distribution's rt-tests)" >&2
+	echo "$(basename "$0"): a peer is missing: install ${need[*]} as root (sudo bash $0, or your distribution's rt-tests)" >&2
 	exit 0
 fi
 # Install from the lists already here; refresh them only when that fails.

@@ -98,13 +98,14 @@ type ProcessWorkload interface {
 const tailBytes = 2048
 
 type commandWork struct {
-	path          string
-	argv          []string
-	prepare       string
-	show, ignore  bool
-	devnull       *os.File // stdin, and stdout when not shown
-	stderr        *os.File // an unlinked file: the end of the last run's stderr
-	last          Process
+	path         string
+	argv         []string
+	prepare      string
+	show, ignore bool
+	devnull      *os.File // stdin, and stdout when not shown
+	stderr       *os.File // an unlinked file: the end of the last run's stderr
+	env          []string // the environment, read at the first run
+	last         Process
 }
 
 func newCommand(ps report.Params, _ int) (Workload, error) {
@@ -112,7 +113,7 @@ func newCommand(ps report.Params, _ int) (Workload, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%w: command: no command given", ErrBadConfig)
 	}
-	// Looked up once: exec.Command would search PATH on every run.
+	// Looked up once, not on every run.
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return nil, fmt.Errorf("%w: command %q: %w", ErrBadConfig, argv[0], err)
@@ -127,9 +128,8 @@ func newCommand(ps report.Params, _ int) (Workload, error) {
 	if w.devnull, err = os.Open(os.DevNull); err != nil {
 		return nil, err
 	}
-	// A file, not a pipe: os/exec would copy a pipe in a goroutine of its
-	// own every run, and Wait would wait for a daemonised grandchild that
-	// kept the pipe open.
+	// A file, not a pipe: a pipe needs a reader, and a daemonised
+	// grandchild that kept it open would hold that reader up.
 	if w.stderr, err = os.CreateTemp("", "throttlebench-stderr-"); err != nil {
 		return nil, fmt.Errorf("a file for the command's stderr: %w", err)
 	}
@@ -146,79 +146,73 @@ func (w *commandWork) Prepare(ctx context.Context) error {
 	if w.prepare == "" {
 		return nil
 	}
-	cmd := w.cmd(ctx, "/bin/sh", []string{"sh", "-c", w.prepare})
-	err := cmd.Start()
-	if err == nil {
-		err = cmd.Wait()
-	}
-	if err = w.wait(cmd, err); err != nil {
+	if _, err := w.run(ctx, "/bin/sh", []string{"sh", "-c", w.prepare}, false); err != nil {
 		return fmt.Errorf("--prepare %q %w", w.prepare, err)
 	}
 	return nil
 }
 
-// cmd is one run of path: its own process group, killed whole when ctx
-// ends; SIGKILL when the thread that started it dies (the closed loop's
-// worker is locked to its thread).
-func (w *commandWork) cmd(ctx context.Context, path string, argv []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, path)
-	cmd.Args = argv
-	cmd.Stdin = w.devnull
-	cmd.Stdout, cmd.Stderr = w.devnull, w.stderr
-	if w.show {
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	}
-	cmd.SysProcAttr = procAttr()
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	w.stderr.Truncate(0)
-	w.stderr.Seek(0, 0)
-	return cmd
-}
-
-// DoContext runs the command once, timed from just before its start to
-// just after its exit, and leaves nothing of its process group behind.
+// DoContext runs the command once, timed from just before its fork to
+// just after its wait, and leaves nothing of its process group behind.
 func (w *commandWork) DoContext(ctx context.Context) error {
-	cmd := w.cmd(ctx, w.path, w.argv)
-	start := time.Now()
-	err := cmd.Start()
-	if err != nil {
-		return fmt.Errorf("start %s: %w", w.argv[0], err)
-	}
-	err = cmd.Wait()
-	end := time.Now()
-	w.last = Process{Start: start, End: end}
-	if ps := cmd.ProcessState; ps != nil {
-		w.last.CPU = ps.UserTime() + ps.SystemTime()
-		fillRusage(&w.last, ps)
-	}
-	return w.wait(cmd, err)
+	_, err := w.run(ctx, w.path, w.argv, true)
+	return err
 }
 
-// wait ends what the run left in its process group (a background
-// grandchild: nothing outlives its iteration) and explains a failure.
-func (w *commandWork) wait(cmd *exec.Cmd, err error) error {
-	if cmd.Process != nil {
-		killGroup(cmd.Process.Pid)
+// run runs path once, straight through fork, exec and wait4 (os/exec
+// would copy the environment, open a pidfd and start a goroutine per run,
+// all inside the timed window): in a process group of its own, killed
+// whole when ctx ends and after the run (a background grandchild does not
+// outlive its iteration), SIGKILL when the thread that started it dies
+// (the loop keeps its thread locked). timed runs are the iteration's.
+func (w *commandWork) run(ctx context.Context, path string, argv []string, timed bool) (Process, error) {
+	if w.env == nil {
+		// Once, after the loop has set GOMAXPROCS for it.
+		w.env = os.Environ()
 	}
-	if err == nil {
-		return nil
+	out, errOut := w.devnull.Fd(), w.stderr.Fd()
+	if w.show {
+		out, errOut = os.Stderr.Fd(), os.Stderr.Fd()
+	} else {
+		w.stderr.Truncate(0)
+		w.stderr.Seek(0, 0)
 	}
-	if cmd.ProcessState == nil {
-		return err
+	fds := [3]uintptr{w.devnull.Fd(), out, errOut}
+	start := time.Now()
+	pid, err := spawn(path, argv, w.env, fds)
+	if err != nil {
+		return Process{}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	if w.ignore && cmd.Path == w.path {
-		return nil // --ignore-failure: a non-zero status or a signal alike
+	stop := context.AfterFunc(ctx, func() { killGroup(pid) })
+	st, err := reap(pid)
+	end := time.Now()
+	stop()
+	killGroup(pid)
+	if err != nil {
+		return Process{}, fmt.Errorf("wait for %s: %w", argv[0], err)
 	}
-	msg := fmt.Sprintf("exited with status %d", cmd.ProcessState.ExitCode())
-	if !cmd.ProcessState.Exited() {
-		msg = "ended by " + cmd.ProcessState.String()
+	p := Process{Start: start, End: end, CPU: st.cpu, FaultsMinor: st.minflt, FaultsMajor: st.majflt,
+		CtxVoluntary: st.nvcsw, CtxInvoluntary: st.nivcsw}
+	if timed {
+		w.last = p
 	}
+	if st.failure == "" || timed && w.ignore {
+		return p, nil // --ignore-failure: a non-zero status or a signal alike
+	}
+	msg := st.failure
 	if tail := w.tail(); tail != "" {
 		msg += "; the end of its stderr: " + tail
 	} else if !w.show {
 		msg += "; its stderr was empty"
 	}
-	return fmt.Errorf("%s", msg)
+	return p, fmt.Errorf("%s", msg)
+}
+
+// exit is how a run ended, as wait4 said.
+type exit struct {
+	failure                       string // "" for status 0; else "exited with status 3", "ended by signal: killed"
+	cpu                           time.Duration
+	minflt, majflt, nvcsw, nivcsw uint64
 }
 
 // tail is the last lines of the run's stderr, at most tailBytes.

@@ -2,13 +2,12 @@
 
 package workload
 
-import (
-	"os"
-	"syscall"
-)
+import "errors"
 
-func procAttr() *syscall.SysProcAttr { return nil }
+var errNotLinux = errors.New("running a command is supported on Linux only")
+
+func spawn(string, []string, []string, [3]uintptr) (int, error) { return 0, errNotLinux }
+
+func reap(int) (exit, error) { return exit{}, errNotLinux }
 
 func killGroup(int) error { return nil }
-
-func fillRusage(*Process, *os.ProcessState) {}
