@@ -57,11 +57,12 @@ fi
 mkdir -p "$TB_SYSTEMD_CACHE"
 tb_mktemp TMP
 start=$(tb_now)
-tb_log "debvm-create -r $SUITE (systemd, dbus-user-session, libpam-systemd, tbuser)"
+tb_log "debvm-create -r $SUITE (systemd, dbus-user-session, libpam-systemd, make, tbuser)"
 # No ssh key and no NIC: the guest is reached only through its console and
-# the payload disk. tbuser is there for the cases without root (issue 26).
+# the payload disk. tbuser is there for the cases without root (issue 26),
+# make for the Makefile's make run as that user.
 debvm-create -r "$SUITE" -o "$TMP/image.ext4" -- \
-	--include=dbus-user-session,libpam-systemd,procps \
+	--include=dbus-user-session,libpam-systemd,procps,make \
 	"--customize-hook=upload $HERE/tb-run /usr/local/sbin/tb-run" \
 	'--customize-hook=chmod 755 "$1/usr/local/sbin/tb-run"' \
 	'--customize-hook=chroot "$1" useradd -m -u 1000 -U -s /bin/sh tbuser' \

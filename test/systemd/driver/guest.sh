@@ -72,7 +72,7 @@ if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ]; then pass "run --cpus 0.2: rc 0, thrott
 noleft "run"
 
 # The same asked for explicitly, with burst, JSON.
-$tb run --cgroup-driver systemd --cpus 0.2 --burst 10ms --batch 5 --iterations 2 >/tmp/out.json 2>/tmp/err
+$tb run --cgroup-driver systemd --cpus 0.2 --burst 10ms --batch 5 --iterations 2 --format json >/tmp/out.json 2>/tmp/err
 rc=$?
 if [ $rc = 0 ] && grep -q '"burst' /tmp/out.json; then pass "run --cgroup-driver systemd --burst 10ms"; else fail "run --cgroup-driver systemd --burst 10ms" "rc=$rc $(cat /tmp/err)"; fi
 noleft "run with burst"
@@ -320,6 +320,19 @@ for sig in INT TERM KILL; do
 	if [ -n "$scope" ] && [ -n "$tbpid" ] && [ $rc = $want ] && [ $crc = 0 ]; then pass "user with cpu: SIG$sig rc $rc$([ $sig = KILL ] && echo ', cleanup rc 0') (scope was $scope)"; else fail "user with cpu: SIG$sig" "rc=$rc cleanup rc=$crc tbpid=$tbpid scope='$scope' $(tail -n 3 /tmp/out)"; fi
 	unoleft "user with cpu: SIG$sig"
 done
+# make run as that user: no sudo where the manager has cpu, and it runs
+# (GO=true: the binary is built already; the build recipe does nothing).
+mkdir -p /tmp/mk && cp /payload/Makefile /tmp/mk/ && chmod -R a+rX /tmp/mk
+asuser make -s -C /tmp/mk -n run BIN=/payload/throttlebench >/tmp/out 2>&1
+runline=$(grep '/payload/throttlebench' /tmp/out | tail -n 1)
+asuser make -s -C /tmp/mk run BIN=/payload/throttlebench GO=true ARGS='run --cpus 0.2 --batch 5 --iterations 3 --format text' >/tmp/out 2>&1
+rc=$?
+thr=$(sed -n 's/^  Throttled: *\([0-9]*\) of.*/\1/p' /tmp/out)
+case $runline in
+sudo*) fail "user with cpu: make run without sudo" "make -n run: $runline" ;;
+*) if [ $rc = 0 ] && [ "${thr:-0}" -gt 0 ]; then pass "user with cpu: make run without sudo ($runline): rc 0, throttled $thr"; else fail "user with cpu: make run" "rc=$rc $(tail -n 3 /tmp/out)"; fi ;;
+esac
+unoleft "user with cpu: make run"
 # From the user's manager itself (systemd-run --user), where the run
 # starts inside the user's own subtree.
 systemd-run -q -M tbuser@ --user --wait --pipe $tb run --cpus 0.2 --batch 5 --iterations 3 --format text >/tmp/out 2>&1
@@ -354,6 +367,12 @@ asuser $tb inspect >/tmp/out 2>&1
 if grep -q '^  driver      none (cpu is not delegated' /tmp/out; then pass "user without cpu delegated: inspect says so"; else fail "user without cpu delegated: inspect" "$(grep -E '^  driver' /tmp/out)"; fi
 asuser $tb run --cgroup-driver cgroupfs --cpus 0.2 --batch 5 --iterations 2 --format text >/tmp/out 2>&1
 rc=$?
+# make run asks for sudo here: the manager has no cpu.
+runline=$(asuser make -s -C /tmp/mk -n run BIN=/payload/throttlebench 2>&1 | grep '/payload/throttlebench' | tail -n 1)
+case $runline in
+sudo*) pass "user without cpu delegated: make run uses sudo ($runline)" ;;
+*) fail "user without cpu delegated: make run uses sudo" "make -n run: $runline" ;;
+esac
 # As on main: the top enables no cpu now either (exit 2, another line).
 if [ $rc != 0 ] && ! grep -q 'not delegated' /tmp/out; then pass "user, --cgroup-driver cgroupfs: as before (rc $rc: $(tail -n 1 /tmp/out | cut -c 1-80))"; else fail "user, --cgroup-driver cgroupfs" "rc=$rc $(cat /tmp/out)"; fi
 noleft "user, cgroupfs"
