@@ -181,11 +181,12 @@ func BenchmarkVsVegeta(b *testing.B) {
 		// last response), a p99 of heldP99 or less (past it, a queue
 		// builds), taking turns at each rate.
 		held, vegHeld := 0.0, 0.0
-		for _, rate := range []float64{10000, 20000, 30000, 40000, 50000, 60000} {
-			if held < rate-10000 && vegHeld < rate-10000 {
+		prev := 0.0
+		for _, rate := range []float64{10000, 20000, 30000, 40000, 60000, 80000, 100000} {
+			if held < prev && vegHeld < prev {
 				break
 			}
-			if held == rate-10000 || rate == 10000 {
+			if held == prev {
 				r := runOurs(b, url, rate, maxSpan)
 				got := float64(r.OK) / r.Elapsed.Seconds()
 				ok := r.OK == r.Total() && got >= 0.98*rate && r.Quantile(99) <= heldP99
@@ -195,7 +196,7 @@ func BenchmarkVsVegeta(b *testing.B) {
 					held = rate
 				}
 			}
-			if vegHeld == rate-10000 || rate == 10000 {
+			if vegHeld == prev {
 				h, errs, took := runVegeta(url, rate, maxSpan)
 				n := int(rate * maxSpan.Seconds())
 				got := float64(h.TotalCount()) / took.Seconds()
@@ -206,6 +207,7 @@ func BenchmarkVsVegeta(b *testing.B) {
 					vegHeld = rate
 				}
 			}
+			prev = rate
 		}
 		b.ReportMetric(held, "ours-max-held-req/s")
 		b.ReportMetric(vegHeld, "vegeta-max-held-req/s")
