@@ -1,0 +1,221 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// commandResult is what these tests read of a run -- CMD result, besides
+// result's.
+type commandResult struct {
+	result
+	Command  []string `json:"-"`
+	Workload string   `json:"-"`
+}
+
+// withJSON puts --format json before the --: after it, it would be the
+// command's.
+func withJSON(args []string) []string {
+	i := slices.Index(args, "--")
+	return slices.Concat(args[:i], []string{"--format", "json"}, args[i:])
+}
+
+func commandJSON(t *testing.T, args ...string) commandResult {
+	t.Helper()
+	o := tb(t, withJSON(args)...)
+	require.Equal(t, 0, o.code, "throttlebench failed: %s", o.stderr)
+	var r commandResult
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r.result), o.stdout)
+	var c struct {
+		Config struct {
+			Workload string   `json:"workload"`
+			Command  []string `json:"command"`
+		} `json:"config"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &c))
+	r.Command, r.Workload = c.Config.Command, c.Config.Workload
+	return r
+}
+
+// Programs nobody here wrote, CPU-bound, at 0.1 CPU take about ten times
+// their unconstrained time, and the counters and the model say why.
+// Measured here (2 vCPUs, v1, busy with other work): python3's loop of
+// 500,000, 106.8 ms unlimited, 1248.7 ms at 0.1 CPU (11.7×, 25 of 25
+// periods throttled, model 1.01); the pipeline 40.3 → 597.2 ms (14.8×,
+// model 1.06); the Go program 99.8 → 1097.3 ms (11.0×, model 1.03). More
+// than 10×: a program uses more CPU time under the quota than without
+// (python3's loop of 10^6: 118 → 174 ms of CPU a run), which the model,
+// working from the CPU time, accounts for. The bounds are wide for a
+// shared machine.
+func TestCommandUnderQuota(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	programs := map[string][]string{
+		"python3 loop":   {"python3", "-c", "for i in range(500_000): pass"},
+		"shell pipeline": {"sh", "-c", "seq 1 200000 | sort -rn | tail -n 1 >/dev/null"},
+	}
+	if gobin, err := exec.LookPath("go"); err == nil {
+		dir := t.TempDir()
+		src := filepath.Join(dir, "main.go")
+		require.NoError(t, os.WriteFile(src, []byte(`package main
+
+func main() {
+	x := uint64(1)
+	for i := 0; i < 60_000_000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	if x == 0 {
+		println(x)
+	}
+}
+`), 0o644))
+		bin := filepath.Join(dir, "spin")
+		cmd := exec.Command(gobin, "build", "-o", bin, src)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GO111MODULE=off", "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		programs["go program"] = []string{bin}
+	} else {
+		t.Log("go is not on PATH here: the Go program is left out")
+	}
+	for name, argv := range programs {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			free := commandJSON(t, append([]string{"run", "--parent", parent, "--iterations", "3", "--"}, argv...)...)
+			assert.Equal(t, "command", free.Workload)
+			assert.Equal(t, argv, free.Command, "the command line as given")
+			lim := commandJSON(t, append([]string{"run", "--parent", parent, "--cpus", "0.1", "--iterations", "2", "--"}, argv...)...)
+			ratio := lim.Stats.MeanMs / free.Stats.MeanMs
+			t.Logf("%s: %.1f ms unlimited, %.1f ms at 0.1 CPU: %.1f×; throttled %d of %d periods, model %.2f",
+				name, free.Stats.MeanMs, lim.Stats.MeanMs, ratio, *lim.Throttling.NrThrottled, *lim.Throttling.NrPeriods, lim.Model.Ratio)
+			assert.Greater(t, ratio, 6.0)
+			assert.Less(t, ratio, 25.0)
+			require.NotNil(t, lim.Throttling.NrThrottled)
+			assert.Greater(t, *lim.Throttling.NrThrottled, uint64(0), "the kernel throttled it")
+			assert.InDelta(t, 1, lim.Model.Ratio, 0.35, "the model, from its CPU time at 0.1 CPU, expects its duration")
+		})
+	}
+}
+
+// pidsWith lists the processes running sleep marker (not throttlebench,
+// whose own command line holds it too).
+func pidsWith(marker string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if bytes.HasPrefix(b, []byte("sleep\x00"+marker+"\x00")) && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// noneLeft waits a moment for marker's processes to go, and fails the test
+// (killing them) when they do not.
+func noneLeft(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for len(pidsWith(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := pidsWith(marker); len(left) > 0 {
+		for _, p := range left {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Errorf("processes left running: %v (%s)", left, marker)
+	}
+}
+
+// Every fault leaves no slice (testParent checks), no process of the
+// command and no half-written file.
+func TestCommandFaults(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	out := filepath.Join(t.TempDir(), "result.json")
+
+	t.Run("grandchild in its group", func(t *testing.T) {
+		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--", "sh", "-c", "sleep 301.25 & exit 0")
+		assert.NotContains(t, strings.Join(r.Warnings, "\n"), "left")
+		noneLeft(t, "301.25")
+	})
+	t.Run("daemon out of its group", func(t *testing.T) {
+		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--", "sh", "-c", "setsid sleep 302.25 </dev/null >/dev/null 2>&1 & sleep 0.2")
+		assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 3 process(es) running in the slice", "one per run, warm-up included")
+		noneLeft(t, "302.25")
+	})
+	t.Run("crash", func(t *testing.T) {
+		o := tb(t, withJSON([]string{"run", "--parent", parent, "-o", out, "--", "sh", "-c", "echo dying >&2; kill -SEGV $$"})...)
+		assert.Equal(t, 1, o.code)
+		assert.Contains(t, o.stderr, "warm-up run 1 of 1: ended by signal: segmentation fault; the end of its stderr: \"dying\"")
+		assert.NoFileExists(t, out)
+	})
+	t.Run("ignore failure", func(t *testing.T) {
+		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--ignore-failure", "--", "sh", "-c", "exit 7")
+		assert.Equal(t, 2, r.Stats.N)
+	})
+	t.Run("not found", func(t *testing.T) {
+		o := tb(t, withJSON([]string{"run", "--parent", parent, "--", "no-such-program-here"})...)
+		assert.Equal(t, 2, o.code)
+		assert.Contains(t, o.stderr, `invalid command "no-such-program-here"`)
+	})
+	t.Run("timeout", func(t *testing.T) {
+		start := time.Now()
+		o := tb(t, withJSON([]string{"run", "--parent", parent, "--timeout", "1s", "-o", out, "--", "sleep", "303.25"})...)
+		assert.Equal(t, 1, o.code, o.stderr)
+		assert.Contains(t, o.stderr, "--timeout 1s")
+		assert.Less(t, time.Since(start), 10*time.Second)
+		assert.NoFileExists(t, out)
+		noneLeft(t, "303.25")
+	})
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			marker := "304." + strconv.Itoa(int(sig))
+			cmd := exec.Command(binary, "run", "--parent", parent, "-o", out, "--", "sleep", marker)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(10 * time.Second)
+			for len(pidsWith(marker)) == 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			require.NotEmpty(t, pidsWith(marker), "the command started")
+			require.NoError(t, cmd.Process.Signal(sig))
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			switch sig {
+			case syscall.SIGINT:
+				assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+			case syscall.SIGTERM:
+				assert.Equal(t, 143, ee.ExitCode(), stderr.String())
+			case syscall.SIGKILL:
+				// Nothing of ours could clean up: the child and the command
+				// die with their parents (parent-death signals), and the
+				// stale slice is cleanup's.
+				noneLeft(t, marker)
+				o := tb(t, "cleanup", "--parent", parent)
+				assert.Equal(t, 0, o.code, o.stderr)
+			}
+			noneLeft(t, marker)
+			assert.NoFileExists(t, out)
+		})
+	}
+}
