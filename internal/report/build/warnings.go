@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -33,7 +34,7 @@ type Background struct {
 }
 
 // Thresholds of the warnings, in one place; DefaultThresholds says why each
-// value, the README's table of warnings what each rule means to a reader.
+// value, docs/run.md's list of warnings what each rule means to a reader.
 type Thresholds struct {
 	MinPeriods        float64       // fewer CFS periods in the measured window: phase matters
 	CgroupOthersShare float64       // others' share of the measured cgroup's CPU usage …
@@ -122,10 +123,15 @@ func Check(r *report.Report, bg Background, th Thresholds) []string {
 			// Two periods' worth of CPU: iterations of about two periods,
 			// clear of this rule with room for noise.
 			batch := int(math.Ceil(2 * float64(c.Batch) * ms(q.quota) / cpu))
+			fix := fmt.Sprintf("use --batch %d or more", batch)
+			if spec, err := workload.Lookup(c.Workload); err == nil && spec.Alone {
+				// A command's iteration is one run: it has no batch.
+				fix = "read the mean (not the median) over many runs (--min-time), or give the command more work per run"
+			}
 			w = append(w, fmt.Sprintf("short iterations: an iteration needs %s of CPU, less than the %v quota per %v period: "+
 				"some run unthrottled, others wait out a throttled stretch, so the median and percentiles show the unthrottled speed "+
-				"and the mean depends on where iterations fall in the period (the model ratio drifts below 1); use --batch %d or more",
-				table.MsSpaced(cpu), q.quota, q.period, batch))
+				"and the mean depends on where iterations fall in the period (the model ratio drifts below 1); %s",
+				table.MsSpaced(cpu), q.quota, q.period, fix))
 		}
 	}
 	if need := stats.UTestNeededN(th.Alpha); r.Stats.N < need {
