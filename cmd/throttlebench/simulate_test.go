@@ -19,7 +19,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// The keys the issue names, each documented in the README.
+// The keys the issue names, each documented in docs/simulate.md.
 var simulateKeys = []string{"cgroups", "util", "buffer", "dist", "periods", "seed", "e_wcet", "e_wcet_ci",
 	"e_wcet_periods", "e_wcet_periods_ci", "p_wcet_1", "p_wcet_1_ci", "wcet_p90", "wcet_p99", "wcet_p999",
 	"wcet_max", "throttled_share", "seconds", "cgroup_periods_per_s"}

@@ -19,7 +19,7 @@ import (
 // every period or two, and the slice pays the hand-offs' CPU time,
 // whichever thread spends it: the seed's bcrypt experiment ran about 4%
 // slower per hash here than under its own tool, which does not lock, and
-// as fast once a lone worker went unlocked (README, "Reading the
+// as fast once a lone worker went unlocked (docs/run.md, "Reading the
 // numbers").
 //
 // A lone worker needs no lock. With one worker, GOMAXPROCS 1 and nothing

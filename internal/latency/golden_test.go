@@ -15,14 +15,14 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// late is the README's late-dispatch warning (report/build's text), up to
+// late is docs/latency.md's late-dispatch warning (report/build's text), up to
 // ms late.
 func late(ms string) string {
 	return "late dispatch: a request was dispatched up to " + ms + " ms after its scheduled arrival (the worker waiting for it, in the same slice, " +
 		"was throttled or preempted); the response times include the delay, measured from the scheduled arrival"
 }
 
-// abRow is one row of the README's A/B of --burst 0,100ms (--cpus 1
+// abRow is one row of docs/latency.md's A/B of --burst 0,100ms (--cpus 1
 // --workers 4 --rate 46 --work 5ms, onoff 150ms/600ms for 25s), with its
 // numbers: cpu_util, peak, mean, p50, p90, p99, p999, max, throttled of
 // periods, quota_util, bursts.
@@ -46,7 +46,7 @@ func abRow(burst string, m [8]float64, throttled, periods, bursts uint64, quotaU
 	return Row{Config: c, Report: r}
 }
 
-// readmeAB are the rows of README's first latency example.
+// readmeAB are the rows of docs/latency.md's first example.
 func readmeAB() []Row {
 	return []Row{
 		abRow("0s", [8]float64{0.245, 1.13, 7.08, 5.24, 12.67, 21.87, 24.26, 24.34}, 34, 117, 0, 0.521, late("12.67")),
@@ -54,7 +54,7 @@ func readmeAB() []Row {
 	}
 }
 
-// instRow is one row of the README's --instances per-request,shared
+// instRow is one row of docs/latency.md's --instances per-request,shared
 // example: started (= cold starts = peak instances), concurrency, peak RSS
 // MiB, CPU ms, cold start, wait_instance, queue, service, mean, p50, p99
 // (= max), throttled of periods, the two bills.
@@ -84,7 +84,7 @@ const (
 		"they compete for the machine's CPUs as well as their quotas, as on an oversubscribed host"
 )
 
-// readmeInstances are the rows of README's --instances example.
+// readmeInstances are the rows of docs/latency.md's --instances example.
 func readmeInstances() []Row {
 	return []Row{
 		instRow("per-request", 10, 1, [10]float64{854.6, 2223.6, 627.1, 627.1, 10.8, 2458.3, 3096.3, 3082.8, 3143.7, 3143.7}, 0, 133,
@@ -101,7 +101,7 @@ func oneConfiguration() []Row {
 	return []Row{r}
 }
 
-// The text at 80 columns (a pipe, a file; the README's examples), at 200
+// The text at 80 columns (a pipe, a file; docs/latency.md's examples), at 200
 // (a wide terminal), with --columns all and with a list; CSV and markdown
 // are never cut, and a list chooses their columns too.
 func TestTablesGolden(t *testing.T) {

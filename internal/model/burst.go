@@ -14,7 +14,7 @@
 // worst-case execution time is WCET = 1 + backlog periods. With b = 0 every
 // run is at most q, S ≤ 1 and WCET is exactly 1. This is the queueing model
 // the authors of CPU burst solved by Monte Carlo (cpuburst-simulator); the
-// README ("throttlebench simulate") states it for users.
+// docs/simulate.md ("The model, as implemented") states it for users.
 
 package model
 

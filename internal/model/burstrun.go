@@ -34,7 +34,7 @@ func (b Buffer) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(b))
 }
 
-// Cell is one cell's outcome; the README ("throttlebench simulate") documents
+// Cell is one cell's outcome; docs/simulate.md ("The JSON result") documents
 // each key. WCETs are in periods.
 type Cell struct {
 	Cgroups           int        `json:"cgroups"`

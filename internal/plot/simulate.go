@@ -39,7 +39,7 @@ func SaveSimulation(path string, cells []model.Cell) error {
 }
 
 // simulationNotes say what the values are (internal/model's definitions,
-// the README's words) and what 1 means, on the chart itself.
+// docs/simulate.md's words) and what 1 means, on the chart itself.
 var simulationNotes = []string{
 	"WCET: the periods the shared CPU takes to run one period's work (1 + the backlog carried into the next).",
 	"E[WCET]: its mean; 1.000 = every period's work ran within its period, 1.025 = 2.5% of a period late on average.",

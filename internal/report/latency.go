@@ -6,7 +6,7 @@ import (
 )
 
 // Latency is the result of one open-loop configuration (throttlebench
-// latency), the contract documented in the README. A pointer is null where
+// latency), the contract documented in docs/latency.md ("The JSON result"). A pointer is null where
 // its number is not known.
 type Latency struct {
 	SchemaVersion int           `json:"schema_version"`

@@ -1,5 +1,5 @@
 // Package report defines the JSON results (the contract documented in the
-// README), writes them and reads them back (Load). It is a leaf: every
+// docs/run.md, "The JSON result"), writes them and reads them back (Load). It is a leaf: every
 // command that reads or renders results imports it, so it names no other
 // package of throttlebench; building a result from a run's samples is
 // internal/report/build's, text and the Go benchmark format

@@ -43,7 +43,7 @@ func FuzzExpand(f *testing.F) {
 		spec string
 		kind Kind
 	}{
-		// The flags' defaults and the examples of sweep --help and the README.
+		// The flags' defaults and the examples of sweep --help and docs/sweep.md.
 		{"4", Int}, {"1", Int}, {"workers", Words}, {"workers,runtime,4", Words},
 		{"0.1:1:0.1", Float}, {"0.1,0.25,0.5,1", Float}, {"1ms:100ms:*2", Duration},
 		{"5ms,10ms,100ms", Duration}, {"1:4:1,8,16", Int}, {"1:10:*1.5", Int},

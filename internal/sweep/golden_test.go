@@ -12,7 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
-// nodeRow is one row of the README's sweep --from example (three limits on
+// nodeRow is one row of docs/sweep.md's sweep --from example (three limits on
 // two nodes): mean, p50, p99, cov, throttled fraction, model ratio.
 func nodeRow(node, cpus string, share float64, m [6]float64) Row {
 	r := fakeReport(share, m[0], frac(m[4]))
@@ -21,7 +21,7 @@ func nodeRow(node, cpus string, share float64, m [6]float64) Row {
 	return Row{Config: Config{{"node", node}, {"cpus", cpus}}, Report: r}
 }
 
-// readmeNodes are the rows of the README's sweep --from example, and a
+// readmeNodes are the rows of docs/sweep.md's sweep --from example, and a
 // configuration skipped.
 func readmeNodes() []Row {
 	return []Row{
@@ -42,7 +42,7 @@ func withSkipped() []Row {
 		Skipped: `invalid --cpus "0.001": the quota would be 100µs at the period 100ms, below the kernel's 1ms minimum`})
 }
 
-// A sweep's table at 80 columns (a pipe, a file; the README's example), at
+// A sweep's table at 80 columns (a pipe, a file; docs/sweep.md's example), at
 // 200, with --columns all and a list; CSV and markdown are never cut.
 func TestTablesGolden(t *testing.T) {
 	named := table.Columns{Names: []string{"p99_ms", "spread"}}

@@ -17,7 +17,7 @@ const CoarseWindow = time.Second
 
 // File is the JSON output of `throttlebench sample` and the input of the
 // burst simulator: interval_ms and usage_cpus are all it needs. Keys name
-// their unit; README ("throttlebench sample") documents each.
+// their unit; docs/sample.md ("The JSON output") documents each.
 type File struct {
 	SchemaVersion int        `json:"schema_version"`
 	Cgroup        CgroupInfo `json:"cgroup"`

@@ -23,7 +23,7 @@
 # none of that, so we ALWAYS pass --iptables=false --ip-forward=false --bridge=none
 # (plus --ip-masq=false / --ip6tables=false for completeness). Containers still start
 # without a --network flag (they get only "lo"), but the CLI then warns "IPv4 forwarding
-# is disabled"; pass `--network none` to say what we mean (see README.md).
+# is disabled"; the tests pass `--network none` to say what we mean: no network at all.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

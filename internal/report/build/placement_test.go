@@ -101,7 +101,7 @@ func TestOneWorkerSpreadIsEven(t *testing.T) {
 	assert.Equal(t, report.Spread{SlowestToFastest: 1, CoV: 0}, Build(in).Spread)
 }
 
-// The keys the README documents, and cpus null where nothing was sampled.
+// The keys docs/run.md documents, and cpus null where nothing was sampled.
 func TestPlacementKeysInJSON(t *testing.T) {
 	decode := func(in Input) map[string]any {
 		var buf bytes.Buffer
