@@ -49,6 +49,10 @@ func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdou
 	if err := o.emit.Check(changed, o.flagValue, o.run.mode); err != nil {
 		return err
 	}
+	if o.run.argv != nil && !changed("image") {
+		// The default image holds throttlebench alone (FROM scratch).
+		return config.Usagef("image", "a command in the Jobs (%s) needs --image naming an image that holds it and throttlebench at %s", o.run.argv[0], kube.Entrypoint)
+	}
 	planned := *o.run
 	planned.mode, planned.output = runner.ModeAuto, ""
 	_, steps, err := planned.plan(config.Batch, changed, sweep.Formats, "", o.maxConfigs, nil, stderr)

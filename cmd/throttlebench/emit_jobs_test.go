@@ -75,7 +75,7 @@ func checkJob(t *testing.T, j batchv1.Job, node string, sel map[string]string) {
 	assert.Equal(t, sel, p.NodeSelector)
 	require.Len(t, p.Containers, 1)
 	c := p.Containers[0]
-	assert.Equal(t, "throttlebench:dev", c.Image)
+	assert.Contains(t, []string{"throttlebench:dev", "registry.example.com/my-go-app:1"}, c.Image, "the default, or command.yaml's own")
 	assert.Equal(t, []string{"/throttlebench"}, c.Command)
 	assert.Equal(t, []string{"run", "--cgroup", "current", "--format", "json"}, c.Args[:5])
 	// Guaranteed QoS: requests equal limits, CPU and memory.

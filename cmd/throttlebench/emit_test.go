@@ -49,6 +49,15 @@ func TestEmitKubernetes(t *testing.T) {
 				assert.Equal(t, int32(7200), *jobs[0].Spec.TTLSecondsAfterFinished)
 				assert.Equal(t, "128Mi", jobs[0].Spec.Template.Spec.Containers[0].Resources.Limits.Memory().String())
 			}},
+		// Your own program (run -- CMD) from an image that holds it: the
+		// command after --, the floor and ceil rules computed in the pod.
+		{golden: "command.yaml", args: []string{"--cpus", "0.5,1.5", "--gomaxprocs", "floor,ceil", "--iterations", "10",
+			"--image", "registry.example.com/my-go-app:1", "--", "/app/bench", "-n", "1000"}, jobs: 4,
+			check: func(t *testing.T, jobs []batchv1.Job) {
+				assert.Equal(t, []string{"run", "--cgroup", "current", "--format", "json", "--iterations", "10", "--gomaxprocs", "ceil", "--", "/app/bench", "-n", "1000"},
+					jobs[3].Spec.Template.Spec.Containers[0].Args)
+				assert.Equal(t, "registry.example.com/my-go-app:1", jobs[0].Spec.Template.Spec.Containers[0].Image)
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {

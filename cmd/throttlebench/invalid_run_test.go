@@ -127,5 +127,6 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--workload", "spin", "--", "true"}, []string{`--workload "spin" conflicts with the command after --`}},
 		{[]string{"run", "--prepare", "true"}, []string{"--prepare is for a command, given after --"}},
 		{[]string{"sweep", "--units", "5", "--", "true"}, []string{"--units is not for a command"}},
+		{[]string{"sweep", "--cpus", "0.5", "--emit", "kubernetes", "--", "true"}, []string{"a command in the Jobs (true) needs --image"}},
 	}
 }

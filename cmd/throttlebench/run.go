@@ -30,7 +30,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			if err := config.Choice("format", o.format, render.Formats); err != nil {
 				return err
 			}
-			if err := o.takeCommand(cmd, args); err != nil {
+			if err := o.takeCommand(cmd, args, true); err != nil {
 				return err
 			}
 			s, err := o.settings(cmd.Flags().Changed, stderr)

@@ -107,9 +107,10 @@ func (o *runFlags) given(changed func(string) bool) map[string]string {
 }
 
 // takeCommand takes the command after -- (run, sweep): the command
-// workload's argv, as given. One that cannot be found is bad input, found
-// before anything is made.
-func (o *runFlags) takeCommand(cmd *cobra.Command, args []string) error {
+// workload's argv, as given. One that cannot be found here is bad input,
+// found before anything is made, unless it runs elsewhere (local false:
+// sweep --emit, in the pods' image).
+func (o *runFlags) takeCommand(cmd *cobra.Command, args []string, local bool) error {
 	if len(args) == 0 {
 		return nil
 	}
@@ -119,7 +120,7 @@ func (o *runFlags) takeCommand(cmd *cobra.Command, args []string) error {
 	if cmd.Flags().Changed("workload") {
 		return config.Usagef("workload", "--workload %q conflicts with the command after --: give one of them", *o.values["workload"])
 	}
-	if _, err := exec.LookPath(args[0]); err != nil {
+	if _, err := exec.LookPath(args[0]); err != nil && local {
 		return config.Usagef("command", "invalid command %q: %v", args[0], errors.Unwrap(err))
 	}
 	o.argv = args

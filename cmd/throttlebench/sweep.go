@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -53,7 +54,7 @@ and the sweep goes on.`,
 			if err := o.emitFlagsAlone(cmd.Flags().Changed); err != nil {
 				return err
 			}
-			if err := o.run.takeCommand(cmd, args); err != nil {
+			if err := o.run.takeCommand(cmd, args, !cmd.Flags().Changed("emit")); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("from") {
@@ -61,6 +62,9 @@ and the sweep goes on.`,
 			}
 			if cmd.Flags().Changed("emit") {
 				o.commandLine = sweepCommandLine(cmd)
+				if o.run.argv != nil {
+					o.commandLine += " -- " + strings.Join(o.run.argv, " ")
+				}
 				return o.emitted(cmd.Flags().Changed, cmd.InOrStdin(), stdout, stderr)
 			}
 			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)

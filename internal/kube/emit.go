@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -145,6 +146,9 @@ func (r Request) runs(o Options) ([]Run, error) {
 			run.Args = append(run.Args, "--sonobuoy-results", SonobuoyResults)
 		}
 		for _, name := range given {
+			if r.Given["command"] != "" && (name == "workload" || name == "command") {
+				continue // the command goes after --, as a person gives it
+			}
 			v := st.Config.Get(name)
 			if v == "" {
 				v = r.Given[name]
@@ -156,6 +160,13 @@ func (r Request) runs(o Options) ([]Run, error) {
 			}
 		}
 		run.Args = append(run.Args, r.Pass...)
+		if c := r.Given["command"]; c != "" {
+			var argv []string
+			if err := json.Unmarshal([]byte(c), &argv); err != nil {
+				return nil, config.Usagef("command", "invalid command %s: %v", c, err)
+			}
+			run.Args = append(append(run.Args, "--"), argv...)
+		}
 		for _, p := range st.Config {
 			run.Swept = append(run.Swept, Label{Key: p.Flag, Value: p.Value})
 		}
