@@ -46,8 +46,8 @@ func WriteCells(w io.Writer, cells []Cell, format string, list bool, v table.Vie
 			rate = cp / seconds
 		}
 		head = fmt.Sprintf("burst model: %s demand%s, %d periods per cell in %d replicas (+%d warm-up each), seed %d\n"+
-			"E[WCET] and P(WCET=1) with 95%% intervals (Student's t over the replicas); WCET in periods; %.3g cgroup-periods/s per core\n",
-			c.Dist, distDetail(c), c.Periods, c.Replicas, c.Warmup, c.Seed, rate)
+			"E[WCET] and P(WCET=1) with 95%% intervals (Student's t over the replicas); WCET in periods; %s million cgroup-periods/s per core\n",
+			c.Dist, distDetail(c), c.Periods, c.Replicas, c.Warmup, c.Seed, table.Sig(rate/1e6, 3))
 	}
 	return table.WriteText(w, head, cellTable(cells, true), v)
 }
