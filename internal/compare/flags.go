@@ -110,7 +110,7 @@ func (res Result) Failed(failOn string) error {
 			list = append(list, fmt.Sprintf("and %d more", len(flagged)-i))
 			break
 		}
-		list = append(list, fmt.Sprintf("%s: %+.1f%% (p=%.2g)", r.Key, r.ChangePct, r.P))
+		list = append(list, fmt.Sprintf("%s: %+.1f%% (%s)", r.Key, r.ChangePct, pText(r.P)))
 	}
 	return fmt.Errorf("%s in %d of %d configurations: %s", what, len(flagged), len(res.Rows), strings.Join(list, "; "))
 }
