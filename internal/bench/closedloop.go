@@ -36,6 +36,11 @@ type Config struct {
 	MinTime time.Duration `json:"min_time_ns"`
 	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
 	GOMAXPROCS int `json:"gomaxprocs"`
+	// StatDir is the cgroup directory whose cpu.stat a command's loop
+	// reads around each run (the workload child's slice); Stat, when set,
+	// is that reader (the caller opens it: bench knows no cgroup).
+	StatDir string                   `json:"stat_dir,omitempty"`
+	Stat    func() (IterStat, error) `json:"-"`
 	// GOMAXPROCSRule, when set (RuleFloor, RuleCeil), is computed into
 	// GOMAXPROCS from the cgroup's quota once it is known (WithQuota).
 	GOMAXPROCSRule string `json:"gomaxprocs_rule,omitempty"`
@@ -73,8 +78,38 @@ type WorkerSample struct {
 	KernelMigrations bool   `json:"kernel_migrations"`
 }
 
+// IterStat is the kernel's throttling counters of the cgroup at one
+// moment (cpu.stat), nil where the kernel has none.
+type IterStat struct {
+	NrPeriods     *uint64        `json:"nr_periods,omitempty"`
+	NrThrottled   *uint64        `json:"nr_throttled,omitempty"`
+	ThrottledTime *time.Duration `json:"throttled_ns,omitempty"`
+}
+
+// sub is what the counters moved from before to s; nil where either
+// lacks one.
+func (s IterStat) sub(before IterStat) IterStat {
+	u := func(a, b *uint64) *uint64 {
+		if a == nil || b == nil || *a < *b {
+			return nil
+		}
+		d := *a - *b
+		return &d
+	}
+	var out IterStat
+	out.NrPeriods, out.NrThrottled = u(s.NrPeriods, before.NrPeriods), u(s.NrThrottled, before.NrThrottled)
+	if s.ThrottledTime != nil && before.ThrottledTime != nil && *s.ThrottledTime >= *before.ThrottledTime {
+		d := *s.ThrottledTime - *before.ThrottledTime
+		out.ThrottledTime = &d
+	}
+	return out
+}
+
 // Iteration is one measured iteration.
 type Iteration struct {
+	// Stat is what the cgroup's throttling counters moved over the
+	// iteration (a command's run, with Config.Stat); nil otherwise.
+	Stat    *IterStat      `json:"stat,omitempty"`
 	Wall    time.Duration  `json:"wall_ns"` // from start until the last worker finished
 	Workers []WorkerSample `json:"workers"`
 	// StartMono is the iteration's start on CLOCK_MONOTONIC, the clock the
@@ -352,9 +387,18 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 			cpu0 = rn.readCPU()
 		}
 		err := ctx.Err()
+		var st0, st1 IterStat
+		var stErr error
 		if err == nil {
 			if err = pw.Prepare(ctx); err == nil {
+				// The counters right around the run, outside its time.
+				if cfg.Stat != nil {
+					st0, stErr = cfg.Stat()
+				}
 				err = pw.DoContext(ctx)
+				if cfg.Stat != nil && stErr == nil {
+					st1, stErr = cfg.Stat()
+				}
 			}
 		}
 		if err != nil {
@@ -371,6 +415,10 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 		res.Iterations = append(res.Iterations, Iteration{Wall: wall, StartMono: baseMono + int64(p.Start.Sub(base)),
 			Workers: []WorkerSample{{Wall: wall, CPU: p.CPU, Ops: 1, FaultsMinor: p.FaultsMinor, FaultsMajor: p.FaultsMajor,
 				CtxVoluntary: p.CtxVoluntary, CtxInvoluntary: p.CtxInvoluntary}}})
+		if cfg.Stat != nil && stErr == nil {
+			d := st1.sub(st0)
+			res.Iterations[len(res.Iterations)-1].Stat = &d
+		}
 		window += wall
 	}
 	if cpu1 := rn.readCPU(); cpu0 != nil && cpu1 != nil && *cpu1 > *cpu0 {

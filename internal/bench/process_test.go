@@ -92,3 +92,28 @@ func TestProcessLoopMinTime(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 4, "10+20+30+40 ms ≥ 100 ms")
 }
+
+// The counters are read right around each run, and each iteration holds
+// what they moved over its run alone.
+func TestProcessLoopCounters(t *testing.T) {
+	f := &fakeProcess{}
+	var throttled uint64
+	cfg := Config{Workload: "command", Batch: 1, Workers: 1, Iterations: 2, Warmup: 1, Stat: func() (IterStat, error) {
+		// Each run throttles as many periods as its number, made up.
+		n := throttled
+		if len(f.log) > 0 && f.log[len(f.log)-1] == "run" {
+			throttled += uint64(f.runs)
+			n = throttled
+		}
+		d := time.Duration(n) * time.Millisecond
+		return IterStat{NrPeriods: &n, NrThrottled: &n, ThrottledTime: &d}, nil
+	}}
+	res, err := processRunner(f).run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Iterations, 2)
+	for i, it := range res.Iterations {
+		require.NotNil(t, it.Stat)
+		assert.Equal(t, uint64(i+2), *it.Stat.NrThrottled, "run %d", i+2)
+		assert.Equal(t, time.Duration(i+2)*time.Millisecond, *it.Stat.ThrottledTime)
+	}
+}

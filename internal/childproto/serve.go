@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
 // Serve is the child's side: read the configuration, wait for go, run the
@@ -59,11 +60,27 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 	// The child runs nothing but the workload: a lone worker may go
 	// unlocked (bench.RunAlone).
-	res, err := bench.RunAlone(ctx, *start.Config, warm)
+	cfg := *start.Config
+	if cfg.StatDir != "" {
+		// A command's loop reads its slice's counters around each run.
+		if f, err := cgroup.OpenStat(cfg.StatDir); err == nil {
+			defer f.Close()
+			cfg.Stat = StatReader(f.Read)
+		}
+	}
+	res, err := bench.RunAlone(ctx, cfg, warm)
 	if err != nil {
 		return reply(enc, err)
 	}
 	return enc.Encode(Message{Type: TypeResult, Result: &res})
+}
+
+// StatReader turns a cgroup's cpu.stat reader into the loop's.
+func StatReader(read func() (cgroup.CPUStat, error)) func() (bench.IterStat, error) {
+	return func() (bench.IterStat, error) {
+		s, err := read()
+		return bench.IterStat{NrPeriods: s.NrPeriods, NrThrottled: s.NrThrottled, ThrottledTime: s.ThrottledTime}, err
+	}
 }
 
 // reply sends err to the parent with its kind.

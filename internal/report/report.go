@@ -9,6 +9,16 @@ package report
 // SchemaVersion changes whenever a key changes meaning or goes away.
 const SchemaVersion = 1
 
+// IterationCounters are one run's: its CPU time (wait4's: the command and
+// the children it waited for) and the cgroup's throttling counters read
+// just before and just after it (null where the kernel has none).
+type IterationCounters struct {
+	CPUMs       float64  `json:"cpu_ms"`
+	NrPeriods   *uint64  `json:"nr_periods"`
+	NrThrottled *uint64  `json:"nr_throttled"`
+	ThrottledMs *float64 `json:"throttled_ms"`
+}
+
 // Report is the result of one run. Keys say their unit.
 type Report struct {
 	SchemaVersion int       `json:"schema_version"`
@@ -20,8 +30,11 @@ type Report struct {
 	// throttled time, durations_ms's twin: the union over CPUs of the
 	// traced throttles that overlapped it.
 	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration,omitempty"`
-	Stats                   Stats     `json:"stats"`
-	Workers                 []Worker  `json:"workers"`
+	// CountersPerIteration (a command) is durations_ms's other twin: each
+	// measured run's CPU time and what the cgroup's cpu.stat moved over it.
+	CountersPerIteration []IterationCounters `json:"counters_per_iteration,omitempty"`
+	Stats                Stats               `json:"stats"`
+	Workers              []Worker            `json:"workers"`
 	// Spread is how evenly the workers progressed: their throughputs
 	// side by side.
 	Spread Spread `json:"spread"`

@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
@@ -260,14 +261,17 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		return nil, err
 	}
 	o.Bench = o.Bench.WithQuota(limits.CPUs(), usableCPUs(o))
+	procs := runsProcesses(o.Bench)
+	if procs {
+		o.Bench.StatDir = slice.Cgroup().Dir // the counters around each run
+	}
 	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
 	// A command's daemon may outlive the child in the slice: once the
 	// child is gone, what is left is the command's, and is killed, so
-	// that the slice can go (killLeft).
-	procs := runsProcesses(o.Bench)
+	// that the slice can go (KillLeft).
 	defer func() {
 		child.Kill()
 		if procs {
@@ -358,6 +362,13 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 		return nil, err
 	}
 	o.Bench = o.Bench.WithQuota(limits.CPUs(), usableCPUs(o))
+	if runsProcesses(o.Bench) {
+		// A command's loop reads the cgroup's counters around each run.
+		if f, err := cgroup.OpenStat(cg.Cgroup().Dir); err == nil {
+			defer f.Close()
+			o.Bench.Stat = childproto.StatReader(f.Read)
+		}
+	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
 	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }

@@ -23,6 +23,11 @@ type commandResult struct {
 	result
 	Command  []string `json:"-"`
 	Workload string   `json:"-"`
+	Counters []struct {
+		CPUMs       float64  `json:"cpu_ms"`
+		NrThrottled *uint64  `json:"nr_throttled"`
+		ThrottledMs *float64 `json:"throttled_ms"`
+	} `json:"-"`
 }
 
 // withJSON puts --format json before the --: after it, it would be the
@@ -43,9 +48,14 @@ func commandJSON(t *testing.T, args ...string) commandResult {
 			Workload string   `json:"workload"`
 			Command  []string `json:"command"`
 		} `json:"config"`
+		Counters []struct {
+			CPUMs       float64  `json:"cpu_ms"`
+			NrThrottled *uint64  `json:"nr_throttled"`
+			ThrottledMs *float64 `json:"throttled_ms"`
+		} `json:"counters_per_iteration"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &c))
-	r.Command, r.Workload = c.Config.Command, c.Config.Workload
+	r.Command, r.Workload, r.Counters = c.Config.Command, c.Config.Workload, c.Counters
 	return r
 }
 
@@ -106,6 +116,14 @@ func main() {
 			require.NotNil(t, lim.Throttling.NrThrottled)
 			assert.Greater(t, *lim.Throttling.NrThrottled, uint64(0), "the kernel throttled it")
 			assert.InDelta(t, 1, lim.Model.Ratio, 0.35, "the model, from its CPU time at 0.1 CPU, expects its duration")
+			// Per run: its CPU time and the throttles the counters saw
+			// over it, every run throttled at 0.1 CPU.
+			require.Len(t, lim.Counters, lim.Stats.N)
+			for i, c := range lim.Counters {
+				require.NotNil(t, c.NrThrottled)
+				assert.Positive(t, *c.NrThrottled, "run %d", i)
+				assert.Positive(t, c.CPUMs, "run %d", i)
+			}
 		})
 	}
 }

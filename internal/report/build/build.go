@@ -95,6 +95,14 @@ func Build(in Input) *report.Report {
 	var cpuPerIter []float64
 	for _, it := range in.Result.Iterations {
 		r.DurationsMs = append(r.DurationsMs, ms(it.Wall))
+		if st := it.Stat; st != nil && len(it.Workers) == 1 {
+			c := report.IterationCounters{CPUMs: ms(it.Workers[0].CPU), NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled}
+			if st.ThrottledTime != nil {
+				t := ms(*st.ThrottledTime)
+				c.ThrottledMs = &t
+			}
+			r.CountersPerIteration = append(r.CountersPerIteration, c)
+		}
 		sum := 0.0
 		for w, s := range it.Workers {
 			perWorker[w] = append(perWorker[w], ms(s.Wall))
