@@ -237,3 +237,20 @@ func TestCommandFaults(t *testing.T) {
 		})
 	}
 }
+
+// --gomaxprocs floor and ceil are the command's GOMAXPROCS, computed from
+// the slice's quota: at 1.5 CPUs automaxprocs' floor gives 1, Go 1.25's
+// ceil 2; runtime leaves the environment as it was.
+func TestCommandGOMAXPROCS(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	for rule, want := range map[string]string{"floor": "1", "ceil": "2", "3": "3", "runtime": os.Getenv("GOMAXPROCS")} {
+		t.Run(rule, func(t *testing.T) {
+			r := commandJSON(t, "run", "--parent", parent, "--cpus", "1.5", "--iterations", "1", "--warmup", "0", "--gomaxprocs", rule,
+				"--", "sh", "-c", `test "$GOMAXPROCS" = "`+want+`" || { echo "GOMAXPROCS=$GOMAXPROCS" >&2; exit 1; }`)
+			if rule != "runtime" {
+				assert.Equal(t, want, strconv.Itoa(r.Config.GOMAXPROCS))
+			}
+		})
+	}
+}
