@@ -51,6 +51,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 // window in which a SIGTERM killed a run that had finished and written its
 // output (seen by the fault soak).
 func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
+	// latency --serve's shim: no signal handler of ours, the server's own
+	// from its exec on.
+	if len(args) > 0 && args[0] == childproto.ExecArg {
+		return childproto.ExecAfterGo(args[1:], stderr)
+	}
 	// The first signal cancels the run, which then kills its child and removes
 	// its slice; further signals are swallowed so that the cleanup finishes.
 	ctx, cancel := context.WithCancelCause(context.Background())

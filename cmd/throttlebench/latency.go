@@ -21,6 +21,7 @@ type latencyOptions struct {
 	plot       string
 	maxConfigs int
 	summary    bool
+	target     targetFlags
 }
 
 func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
@@ -52,14 +53,19 @@ at the same instant.`,
   sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 46 --work 5ms --arrivals onoff --on 150ms --off 600ms --duration 25s --format text
   docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text
   sudo throttlebench latency --cpus 1 --instances per-request,shared --concurrency 10 --arrivals once --count 10 --work 100ms --wait 2s --init 70ms --init-memory 80MB --format text`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
+		Args: cobra.ArbitraryArgs, // --serve's command, after --
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tgt, err := o.target.resolve(cmd, args, o.run, o.summary)
+			if err != nil {
+				return err
+			}
+			return o.execute(cmd.Context(), cmd.Flags().Changed, tgt, stdout, stderr)
 		},
 	}
 	o.run.register(cmd, config.Latency, latency.Formats, true)
 	o.run.registerTrace(cmd, false)
 	o.run.registerColumns(cmd)
+	o.target.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
@@ -68,7 +74,7 @@ at the same instant.`,
 }
 
 // execute: flags → plan → configurations one after another → output.
-func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
+func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, tgt *runner.Target, stdout, stderr io.Writer) error {
 	onInstances := changed("instances")
 	if err := o.checkInstances(onInstances, changed); err != nil {
 		return err
@@ -101,6 +107,10 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	}
 	local, fleet := runner.NewLocal(), runner.NewFleet()
 	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
+		if tgt != nil {
+			opts.Target = tgt
+			return local.Target(ctx, opts)
+		}
 		if !onInstances {
 			return local.Latency(ctx, opts)
 		}
@@ -127,9 +137,11 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	}
 	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Latency) []string { return r.Warnings }))
 	if o.plot != "" && !timeline {
-		return plot.SaveLatency(o.plot, rows)
+		if err := plot.SaveLatency(o.plot, rows); err != nil {
+			return err
+		}
 	}
-	return nil
+	return serverExited(rows)
 }
 
 // checkInstances refuses, before anything is made, what cannot go with

@@ -47,6 +47,9 @@ func Write(w io.Writer, rows []Row, format string, list bool, v table.View) erro
 	if onInstances(rows) {
 		layout, head = buildInstances, instancesHeader
 	}
+	if targetHeader(rows) != "" {
+		head = targetHeader
+	}
 	switch format {
 	case "csv":
 		return table.CSV(w, table.Pick(layout(rows, nil), v.Columns))
@@ -56,7 +59,7 @@ func Write(w io.Writer, rows []Row, format string, list bool, v table.View) erro
 	if err := table.WriteText(w, head(rows), layout(rows, &table.Notes{}), v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, table.Wrap(traced(rows), v.Width))
+	_, err := io.WriteString(w, table.Wrap(targetLines(rows)+traced(rows), v.Width))
 	return err
 }
 

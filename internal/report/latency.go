@@ -60,6 +60,8 @@ type Latency struct {
 	Warnings       []string        `json:"warnings"`
 	// The instances' own keys (latency --instances); absent without them.
 	*InstancesResult
+	// The target's counts (latency --target); absent without it.
+	*TargetResult
 	// The requests the throttles hit (--trace): throttled_requests,
 	// request_throttled_ms, latency_ms_unthrottled, p99_request.
 	*RequestThrottles
@@ -107,6 +109,8 @@ type LatencyConfig struct {
 	Cpuset           string  `json:"cpuset"` // --cpuset as asked; "" for none
 	// The instances' (latency --instances); absent without them.
 	*InstancesConfig
+	// The target's (latency --target); absent without it.
+	*TargetConfig
 }
 
 // LatencyMs are response times (completion − scheduled arrival). Mean, min

@@ -55,6 +55,9 @@ type Options struct {
 	// (--trace-out, --plot's timeline).
 	Trace     bool
 	TraceSink func(throttle.Trace) error
+	// Target is latency --target's requests and server; nil for the
+	// built-in workloads.
+	Target *Target
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.

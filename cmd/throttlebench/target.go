@@ -1,0 +1,240 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+// targetFlags are latency --target's: the requests, the client, and
+// --serve's server (its command after --).
+type targetFlags struct {
+	url, method, body          string
+	headers                    []string
+	connections                int
+	requestTimeout, serveReady time.Duration
+	serve                      bool
+}
+
+// defaultConnections: the pool the client's benchmark held 60,000
+// requests/s with here (BenchmarkVsVegeta); 32 requests in flight at once
+// before an arrival waits for a connection, which a server throttled for a
+// whole 100 ms period at 320 requests/s still leaves free. A connection
+// costs a goroutine and a socket, opened before the first arrival.
+const defaultConnections = 32
+
+func (t *targetFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&t.url, "target", "", "send the requests to this http:// URL instead of serving them with the built-in workload (a server already running, or --serve's)")
+	f.BoolVar(&t.serve, "serve", false, "with --target: start the server command given after -- inside the slice with the limits, wait until the target accepts connections, stop it after (SIGTERM, SIGKILL 3s later); a fresh server per configuration")
+	f.DurationVar(&t.serveReady, "serve-ready", 10*time.Second, "--serve: how long the server may take to accept connections before the run fails")
+	f.IntVar(&t.connections, "connections", defaultConnections, "--target: keep-alive connections, opened before the first arrival; an arrival that finds them all busy waits for one (its wait is in its response time)")
+	f.DurationVar(&t.requestTimeout, "request-timeout", 5*time.Second, "--target: give up on a request this long after it was sent, counted as a timeout (0 = never)")
+	f.StringVar(&t.method, "method", "GET", "--target: the requests' HTTP method")
+	f.StringArrayVar(&t.headers, "header", nil, `--target: a header sent with every request, "Name: value"; repeatable`)
+	f.StringVar(&t.body, "body", "", "--target: send this file's contents as every request's body (read once, before anything runs)")
+}
+
+// targetOnly are the flags that mean nothing without --target.
+var targetOnly = []string{"serve", "serve-ready", "connections", "request-timeout", "method", "header", "body"}
+
+// targetParams are the configuration parameters that apply to requests
+// sent to a target: the schedule's; the limits too, with --serve.
+var targetParams = []string{"rate", "arrivals", "on", "off", "count", "duration", "seed"}
+
+// resolve checks the target's flags and arguments before anything is
+// made, and turns them into the runner's Target; nil without --target.
+// It sets run's --cgroup to what the runner understands: a slice for
+// --serve, the current cgroup (in which nothing is made) otherwise.
+func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, summary bool) (*runner.Target, error) {
+	changed := cmd.Flags().Changed
+	if t.url == "" && !changed("target") {
+		for _, name := range targetOnly {
+			if changed(name) {
+				return nil, config.Usagef(name, "--%s applies only with --target URL", name)
+			}
+		}
+		if len(args) > 0 {
+			return nil, config.Usagef("", "unexpected argument %q: latency takes a command only with --target URL --serve -- CMD", args[0])
+		}
+		return nil, nil
+	}
+	u, err := url.Parse(t.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, config.Usagef("target", "invalid --target %q: want an http:// or https:// URL with a host, such as http://127.0.0.1:8080/", t.url)
+	}
+	for _, p := range config.ParamsFor(config.Latency) {
+		if changed(p.Name) && !slices.Contains(targetParams, p.Name) && !(p.Limit && t.serve) {
+			if p.Limit {
+				return nil, config.Usagef(p.Name, "--%s cannot be used with --target without --serve: a server already running is measured in the limits it has, and its cgroup is never written", p.Name)
+			}
+			return nil, config.Usagef(p.Name, "--%s applies to the built-in workload, not to --target: the server does the work", p.Name)
+		}
+	}
+	if summary {
+		return nil, config.Usagef("summary", "--summary applies only with --instances, not with --target")
+	}
+	tgt := &runner.Target{ServeReady: t.serveReady, HTTP: httpload.Config{URL: t.url, Method: t.method, Connections: t.connections, Timeout: t.requestTimeout}}
+	if err := t.request(&tgt.HTTP); err != nil {
+		return nil, err
+	}
+	if t.connections < 1 || t.connections > 10000 {
+		return nil, config.Usagef("connections", "invalid --connections %d: want 1 to 10000", t.connections)
+	}
+	if t.requestTimeout < 0 {
+		return nil, config.Usagef("request-timeout", "invalid --request-timeout %v: want 0 (never) or more", t.requestTimeout)
+	}
+	if t.serve {
+		return tgt, t.serveCommand(cmd, args, run, tgt)
+	}
+	if len(args) > 0 {
+		return nil, config.Usagef("serve", "unexpected argument %q: a server to start goes after --serve --: throttlebench latency --target URL --serve -- CMD [ARGS...]", args[0])
+	}
+	for _, name := range []string{"serve-ready", "parent", "cgroup-driver"} {
+		if changed(name) {
+			return nil, config.Usagef(name, "--%s applies with --target only to --serve's server (it creates a slice)", name)
+		}
+	}
+	if err := t.namedCgroup(run, tgt); err != nil {
+		return nil, err
+	}
+	if tgt.Named == "" && (run.trace || run.traceOut != "") {
+		return nil, config.Usagef("trace", "--trace with --target needs the server's cgroup: --cgroup PATH (the one it runs in) or --serve")
+	}
+	run.mode = runner.ModeCurrent // nothing is made
+	return tgt, nil
+}
+
+// request checks --method, --header and --body, reading the body once.
+func (t *targetFlags) request(c *httpload.Config) error {
+	if t.method == "" || !isToken(t.method) {
+		return config.Usagef("method", "invalid --method %q: want an HTTP method such as GET or POST", t.method)
+	}
+	c.Header = http.Header{}
+	for _, h := range t.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !isToken(name) || strings.ContainsAny(value, "\r\n\x00") {
+			return config.Usagef("header", `invalid --header %q: want "Name: value"`, h)
+		}
+		c.Header.Add(name, value)
+	}
+	if t.body != "" {
+		b, err := os.ReadFile(t.body)
+		if err != nil {
+			return config.Usagef("body", "invalid --body %q: %v", t.body, config.PathCause(err))
+		}
+		c.Body = b
+	}
+	return nil
+}
+
+// serveCommand takes --serve's command, after --; the server always gets
+// a slice of its own.
+func (t *targetFlags) serveCommand(cmd *cobra.Command, args []string, run *runFlags, tgt *runner.Target) error {
+	if len(args) == 0 || cmd.ArgsLenAtDash() != 0 {
+		return config.Usagef("serve", "--serve needs the server's command after --: throttlebench latency --target URL --serve -- CMD [ARGS...]")
+	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		return config.Usagef("serve", "invalid --serve command %q: %v", args[0], errors.Unwrap(err))
+	}
+	if t.serveReady <= 0 {
+		return config.Usagef("serve-ready", "invalid --serve-ready %v: want more than 0", t.serveReady)
+	}
+	switch run.mode {
+	case runner.ModeAuto, runner.ModeCreate:
+	default:
+		return config.Usagef("cgroup", "--cgroup %q cannot be used with --serve: the server runs in a slice created for it (--cgroup create, the default)", run.mode)
+	}
+	run.mode = runner.ModeCreate
+	tgt.Serve = args
+	return nil
+}
+
+// namedCgroup resolves --cgroup PATH, the cgroup a running server is in,
+// as sample --cgroup does (a directory, a cgroup path or a pid), to the
+// cpu hierarchy's (counters, tracer) and where its usage is counted.
+func (t *targetFlags) namedCgroup(run *runFlags, tgt *runner.Target) error {
+	spec := run.mode
+	switch spec {
+	case runner.ModeAuto:
+		return nil
+	case runner.ModeCreate, runner.ModeCurrent:
+		return config.Usagef("cgroup", "--cgroup %s cannot be used with --target without --serve: name the cgroup the server runs in (a directory, a cgroup path or a pid), or leave it out", spec)
+	}
+	h := cgroup.Host{Root: "/"}
+	var counted cgroup.Cgroup
+	var err error
+	if pid, perr := parsePid(spec); perr == nil {
+		counted, err = h.UsageCgroupOfPID(pid)
+	} else {
+		counted, err = h.UsageCgroup(spec)
+	}
+	if err != nil {
+		return config.Usagef("cgroup", "invalid --cgroup %q: %v", spec, err)
+	}
+	version, err := config.CgroupVersion(run.version)
+	if err != nil {
+		return err
+	}
+	hier, err := h.CPUHierarchy(version)
+	if err != nil {
+		return config.Usagef("cgroup", "invalid --cgroup %q: no cpu hierarchy: %v", spec, err)
+	}
+	cg, err := hier.At(counted.Path)
+	if err == nil {
+		_, err = os.Stat(cg.Dir)
+	}
+	if err != nil {
+		return config.Usagef("cgroup", "invalid --cgroup %q: its cgroup %s has no cpu cgroup: %v", spec, counted.Path, err)
+	}
+	tgt.Cgroup, tgt.Counted, tgt.Named = cg, counted, spec
+	return nil
+}
+
+func parsePid(s string) (int, error) {
+	var pid int
+	if _, err := fmt.Sscanf(s, "%d", &pid); err != nil || pid <= 0 || fmt.Sprint(pid) != s {
+		return 0, errors.New("not a pid")
+	}
+	return pid, nil
+}
+
+// isToken is RFC 9110's token: a method or a header's name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c > 0x7e || c <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// serverExited fails a run whose --serve server exited on its own during
+// a configuration: its result is written, its requests counted, and the
+// exit status says the measurement is not the server's.
+func serverExited(rows []latency.Row) error {
+	for _, r := range rows {
+		if r.Report != nil && r.Report.TargetResult != nil && r.Report.ServerExited != "" {
+			return fmt.Errorf("the server exited during the run (%s): see the result's warnings", r.Report.ServerExited)
+		}
+	}
+	return nil
+}

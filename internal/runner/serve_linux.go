@@ -1,0 +1,167 @@
+//go:build linux
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/childproto"
+)
+
+// serverProcess is --serve's server: this binary as childproto's shim,
+// started waiting for its go-ahead (so that it can be moved into its
+// slice first), then the server command itself. It has its own process
+// group (a Ctrl-C reaches only us, who stop it in order) and SIGKILL when
+// the thread that started it dies, this process killed included.
+type serverProcess struct {
+	cmd  *exec.Cmd
+	goW  *os.File // the go-ahead; closed once written
+	done chan struct{}
+	err  error // Wait's, once done is closed
+	tail *tailBuffer
+}
+
+func startServerProcess(exe string, argv []string) (serverHandle, error) {
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		goR.Close()
+		goW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(exe, append([]string{childproto.ExecArg}, argv...)...)
+	cmd.ExtraFiles = []*os.File{goR} // fd 3: childproto.ExecFD
+	cmd.Stderr = errW                // a file: Wait does not wait for a daemon holding it
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	s := &serverProcess{cmd: cmd, goW: goW, done: make(chan struct{}), tail: &tailBuffer{max: 4096}}
+	// Pdeathsig fires when the thread that forked the child exits: the
+	// goroutine stays locked to its thread until the server is reaped.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	err = <-started
+	goR.Close()
+	errW.Close()
+	if err != nil {
+		goW.Close()
+		errR.Close()
+		return nil, fmt.Errorf("start the server %s: %w", quoteArgv(argv), err)
+	}
+	go s.tail.readFrom(errR)
+	return s, nil
+}
+
+func (s *serverProcess) Pid() int { return s.cmd.Process.Pid }
+
+// Go lets the shim exec the server.
+func (s *serverProcess) Go() error {
+	_, err := s.goW.Write([]byte{1})
+	s.goW.Close()
+	return err
+}
+
+// Ready waits until addr accepts a TCP connection, the server exits, ctx
+// ends or timeout passes.
+func (s *serverProcess) Ready(ctx context.Context, addr string, timeout time.Duration) error {
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	d := net.Dialer{Timeout: 200 * time.Millisecond}
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("exited before it accepted connections on %s (%v)", addr, s.err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("did not accept connections on %s within --serve-ready %v (last try: %v)", addr, timeout, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// Exited says how the server ended, if it has.
+func (s *serverProcess) Exited() (string, bool) {
+	select {
+	case <-s.done:
+		if s.err == nil {
+			return "exit status 0", true
+		}
+		return s.err.Error(), true
+	default:
+		return "", false
+	}
+}
+
+// Stop ends the server's process group: SIGTERM, then SIGKILL after
+// grace; it returns once the server is reaped. Harmless once it has
+// exited (its group's stragglers still get both signals).
+func (s *serverProcess) Stop(grace time.Duration) {
+	s.goW.Close() // a shim never let go ends at once
+	pgid := s.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(grace):
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	<-s.done
+}
+
+// Stderr is the end of what the server wrote on its stderr.
+func (s *serverProcess) Stderr() string { return s.tail.String() }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) readFrom(f *os.File) {
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		t.mu.Lock()
+		t.b = append(t.b, buf[:n]...)
+		if len(t.b) > t.max {
+			t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+		}
+		t.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}

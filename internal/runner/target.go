@@ -1,0 +1,380 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/throttle"
+)
+
+// Target is latency --target's: the requests (URL, method, headers, body,
+// the pool and the timeout per request) and where the server runs: --serve
+// starts Serve in a slice of its own per configuration; without it the
+// server runs already, in Cgroup (--cgroup PATH: read and traced, never
+// written) or in none we know of (no counters).
+type Target struct {
+	HTTP       httpload.Config
+	Serve      []string
+	ServeReady time.Duration // how long the server may take to accept connections
+	// Cgroup is the target's cgroup in the cpu hierarchy (its counters,
+	// the tracer) and Counted where its usage is counted (v1's cpuacct);
+	// Named is the --cgroup the user gave ("" for none).
+	Cgroup, Counted cgroup.Cgroup
+	Named           string
+}
+
+// ServeGrace is how long a server has after SIGTERM before SIGKILL.
+const ServeGrace = 3 * time.Second
+
+// serverHandle is --serve's server process (startServerProcess).
+type serverHandle interface {
+	Pid() int
+	Go() error
+	Ready(ctx context.Context, addr string, timeout time.Duration) error
+	Exited() (string, bool)
+	Stop(grace time.Duration)
+	Stderr() string
+}
+
+// startServer is the seam of the server's start, for tests.
+var startServer = startServerProcess
+
+// Target runs one configuration of requests against o.Target: with
+// --serve in a slice made for it (inCgroup: removed on every path, the
+// server stopped before), else against the server already running.
+func (l *Local) Target(ctx context.Context, o Options) (*report.Latency, error) {
+	k := l.withDefaults()
+	t := o.Target
+	if t == nil {
+		return nil, errors.New("no target")
+	}
+	if t.Serve == nil {
+		started := time.Now()
+		var g Group
+		var counter func() (time.Duration, error)
+		if t.Named != "" {
+			g, counter = kernelGroup{t.Cgroup}, t.Counted.Usage
+		}
+		floor, err := clientFloor(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return k.targetWindow(ctx, o, started, g, counter, nil, floor, "named", nil)
+	}
+	// The server needs its slice: never the current cgroup.
+	o.Mode = ModeCreate
+	return inCgroup(k, ctx, o, k.targetServed, nil)
+}
+
+func (k Local) targetServed(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (rep *report.Latency, err error) {
+	t := o.Target
+	addr, err := hostPort(t.HTTP.URL)
+	if err != nil {
+		return nil, err
+	}
+	// The client's floor first, before the server takes any CPU.
+	floor, err := clientFloor(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startServer(o.Exe, t.Serve)
+	if err != nil {
+		return nil, err
+	}
+	// Stopped before the slice goes (inCgroup's removal runs after this
+	// returns), on every path; then whatever it left in the slice.
+	defer func() {
+		srv.Stop(ServeGrace)
+		if n, kerr := slice.KillLeft(); n > 0 || kerr != nil {
+			msg := fmt.Sprintf("the server left %d process(es) in its slice after it was stopped: killed, so that the slice could be removed", n)
+			if kerr != nil {
+				msg = fmt.Sprintf("the server left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
+			}
+			if rep != nil {
+				rep.AddWarning(msg)
+			} else if err != nil {
+				err = fmt.Errorf("%w; %s", err, msg)
+			}
+		}
+	}()
+	if err := slice.AddProc(srv.Pid()); err != nil {
+		return nil, fmt.Errorf("move the server into %s: %w", slice.Cgroup().Dir, err)
+	}
+	if err := srv.Go(); err != nil {
+		return nil, fmt.Errorf("start the server %s: %w", quoteArgv(t.Serve), err)
+	}
+	if err := srv.Ready(ctx, addr, t.ServeReady); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the server %s %v%s", quoteArgv(t.Serve), err, stderrTail(srv.Stderr()))
+	}
+	// The slice's usage counter where it has one (v2, v1 with cpuacct
+	// beside cpu), else the server process's own CPU time (its threads,
+	// not its children).
+	counter := slice.Usage
+	if _, err := slice.Usage(); err != nil {
+		pid := srv.Pid()
+		counter = func() (time.Duration, error) { return k.PIDCPU(pid) }
+	}
+	return k.targetWindow(ctx, o, started, slice, counter, srv, floor, "created", notes)
+}
+
+// clientFloor is the client's own floor: requests of the same method,
+// headers, body and path sent on the run's spacing (bench.FloorSchedule)
+// to a null server in this process.
+func clientFloor(ctx context.Context, o Options) (*bench.Floor, error) {
+	fsched, kind, gap := bench.FloorSchedule(o.Open)
+	fres, err := httpload.Floor(ctx, o.Target.HTTP, fsched)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the client's floor: %w", err)
+	}
+	return &bench.Floor{Wakeups: len(fsched), Arrivals: kind, Interval: gap,
+		P50: fres.Quantile(50), P99: fres.Quantile(99), P999: fres.Quantile(99.9), Max: time.Duration(fres.Hist.Max()), Took: fres.Elapsed}, nil
+}
+
+// targetWindow measures the client's floor, then sends the schedule,
+// reading g's counters (nil: none) and sampling counter around it, and
+// builds the report.
+func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g Group, counter func() (time.Duration, error),
+	srv serverHandle, floor *bench.Floor, mode string, notes []string) (*report.Latency, error) {
+	t := o.Target
+	sched := bench.Schedule(o.Open)
+	var err error
+
+	var limits cgroup.Limits
+	var chain []cgroup.Level
+	var cg cgroup.Cgroup
+	cpuset := ""
+	var tw *traceWindow
+	var before cgroup.CPUStat
+	if g != nil {
+		cg = g.Cgroup()
+		if s, ok := g.(Slice); ok {
+			limits, chain, cpuset, err = readBackSlice(s)
+		} else {
+			limits, chain, err = readBack(g)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tw = k.startTrace(o, cg.Dir)
+		defer tw.stop()
+		tw.open()
+		if before, err = g.Stat(); err != nil {
+			return nil, err
+		}
+	}
+	var cpu0 *time.Duration
+	stopPeak := func() *float64 { return nil }
+	if counter != nil {
+		if c, err := counter(); err == nil {
+			cpu0 = &c
+		}
+		stopPeak = samplePeak(ctx, k.SampleClock(), counter)
+	}
+	defer stopPeak()
+	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
+	// This process's CPU time (the client's) beside the machine's: the
+	// busy-machine warning counts the client and the server as ours.
+	bgBefore := read(hostCPU, nil, k.ProcessCPU)
+	t0 := time.Now()
+	res, err := httpload.Run(ctx, t.HTTP, sched)
+	if err != nil {
+		return nil, err
+	}
+	window := time.Since(t0)
+	peak := stopPeak()
+	var used *time.Duration
+	if counter != nil && cpu0 != nil {
+		if c, err := counter(); err == nil && c >= *cpu0 {
+			d := c - *cpu0
+			used = &d
+		}
+	}
+	bgAfter := read(hostCPU, nil, k.ProcessCPU)
+	bg := background(bgBefore, bgAfter)
+	if bg.ProcessCPU != nil && used != nil {
+		own := *bg.ProcessCPU + *used
+		bg.ProcessCPU = &own
+	}
+	var stat cgroup.CPUStat
+	if g != nil {
+		after, err := g.Stat()
+		tw.close()
+		if err != nil {
+			return nil, err
+		}
+		stat = after.Sub(before)
+	}
+	open := o.Open
+	open.Work, open.Wait, open.Workers, open.Queue = 0, 0, 0, 0
+	rep := build.BuildLatency(build.LatencyInput{
+		Open: open, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: stat, Host: k.HostInfo(o.Host.Root, started),
+		Window: window, CPU: used, CPUSource: report.SourceCgroup, Peak100: peak, Warnings: notes, Background: bg,
+		Cpuset: o.CPUs, CgroupCpuset: cpuset,
+	})
+	rep.DispatchLateMs = float64(res.Late) / float64(time.Millisecond)
+	rep.Warnings = targetWarnings(rep.Warnings, g != nil, res)
+	rep.Config.TargetConfig = &report.TargetConfig{Target: t.HTTP.URL, Method: methodOf(t.HTTP.Method), Connections: t.HTTP.Connections,
+		RequestTimeoutMs: float64(t.HTTP.Timeout) / float64(time.Millisecond), BodyBytes: len(t.HTTP.Body), Serve: t.Serve, TargetCgroup: t.Named}
+	rep.TargetResult = &report.TargetResult{HTTP: httpCounts(res.Counts)}
+	if g == nil {
+		rep.Cgroup.Mode = "none"
+	}
+	if srv != nil {
+		if how, exited := srv.Exited(); exited {
+			rep.ServerExited = how
+			rep.AddWarning(fmt.Sprintf("the server %s exited during the run (%s)%s; the requests it left unanswered are counted: %d",
+				quoteArgv(t.Serve), how, stderrTail(srv.Stderr()), rep.HTTP.Unanswered()))
+		}
+	}
+	if msg := failedWarning(rep.HTTP); msg != "" {
+		rep.AddWarning(msg)
+	}
+	if g != nil {
+		tw.traceLatency(rep, targetSpans(res), stat)
+	}
+	return rep, nil
+}
+
+// latencyResult puts the client's result in the open loop's shape, which
+// the report is built from: the responses' response times (of any
+// status), from the scheduled arrival.
+func latencyResult(res httpload.Result, floor *bench.Floor) bench.LatencyResult {
+	out := bench.LatencyResult{Offered: res.Total(), Completed: res.Responses(), Elapsed: res.Elapsed,
+		GOMAXPROCS: runtime.GOMAXPROCS(0), StartMono: res.StartMono, Floor: floor}
+	if h := res.Hist; h != nil && h.TotalCount() > 0 {
+		out.Mean, out.Min, out.Max = time.Duration(h.Mean()), time.Duration(h.Min()), time.Duration(h.Max())
+		out.P50, out.P90, out.P99, out.P999 = res.Quantile(50), res.Quantile(90), res.Quantile(99), res.Quantile(99.9)
+		if enc, err := h.Encode(2); err == nil { // hdrhistogram.V2CompressedEncodingCookieBase
+			out.Histogram = string(enc)
+		}
+	}
+	return out
+}
+
+// targetWarnings drops what the built-in open loop's warnings say that
+// does not apply to a client outside the slice, and says what is missing
+// without a cgroup.
+func targetWarnings(ws []string, cgroup bool, res httpload.Result) []string {
+	var out []string
+	for _, w := range ws {
+		if !cgroup && strings.HasPrefix(w, "no 100 ms peak") {
+			continue
+		}
+		out = append(out, w)
+	}
+	if !cgroup {
+		out = append(out, "no cgroup counters: the server's cgroup is not known (give --cgroup PATH, the cgroup it runs in, or start it with --serve); throttling, CPU usage and --trace are not reported")
+	}
+	if res.Late > 5*time.Millisecond {
+		out = append(out, fmt.Sprintf("late sends: a request was sent up to %v after its scheduled arrival (this machine was busy, or every connection was); the response times include the delay, measured from the scheduled arrival",
+			res.Late.Round(time.Microsecond)))
+	}
+	return out
+}
+
+func httpCounts(c httpload.Counts) report.HTTPCounts {
+	return report.HTTPCounts{Requests: c.Total(), Responses: c.Responses(),
+		Status1xx: c.Classes[1], Status2xx: c.Classes[2], Status3xx: c.Classes[3], Status4xx: c.Classes[4], Status5xx: c.Classes[5], StatusOther: c.Classes[0],
+		HTTPErrors: c.HTTPErrors(), Timeouts: c.Timeouts, ConnectionErrors: c.ConnErrors, Failed: c.Failed, Cancelled: c.Cancelled}
+}
+
+// failedWarning says how many requests failed and how, "" when none did.
+func failedWarning(c report.HTTPCounts) string {
+	n := c.HTTPErrors + c.Unanswered()
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{c.Status1xx, "1xx"}, {c.Status3xx, "3xx"}, {c.Status4xx, "4xx"}, {c.Status5xx, "5xx"}, {c.StatusOther, "other status"},
+		{c.Timeouts, "timed out"}, {c.ConnectionErrors, "connection errors"}, {c.Failed, "failed"}, {c.Cancelled, "cancelled"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return fmt.Sprintf("failed requests: %d of %d did not get a 2xx response (%s); the percentiles cover the %d responses, of any status",
+		n, c.Requests, strings.Join(parts, ", "), c.Responses)
+}
+
+// targetSpans are the requests that got a response, from their
+// scheduled arrival to their end, on CLOCK_MONOTONIC.
+func targetSpans(res httpload.Result) []throttle.Span {
+	spans := make([]throttle.Span, 0, res.Responses())
+	for _, r := range res.Requests {
+		if r.Outcome == httpload.Response {
+			spans = append(spans, throttle.Span{Start: res.StartMono + int64(r.Scheduled), End: res.StartMono + int64(r.End), CPU: -1})
+		}
+	}
+	return spans
+}
+
+// hostPort is where a URL's server listens, the port its scheme implies
+// when it names none.
+func hostPort(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+func methodOf(m string) string {
+	if m == "" {
+		return "GET"
+	}
+	return m
+}
+
+// quoteArgv is a command line as a user would type it.
+func quoteArgv(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {
+			a = strconv.Quote(a)
+		}
+		q[i] = a
+	}
+	return "`" + strings.Join(q, " ") + "`"
+}
+
+// stderrTail is the end of a server's stderr for a message: its last
+// lines, "" when it wrote nothing.
+func stderrTail(s string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return "; its stderr ends: " + strings.Join(lines, " | ")
+}
