@@ -26,11 +26,14 @@ type Slice struct{ Cgroup }
 // Skipped is a directory that looks like a slice but that CleanStale left alone.
 type Skipped struct{ Dir, Reason string }
 
-func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error)             { return nil, errNotLinux }
-func (hier Hierarchy) RemoveDefaultParent()                              {}
-func (s *Slice) AddProc(int) error                                       { return errNotLinux }
-func (s *Slice) Delete() error                                           { return errNotLinux }
-func (s *Slice) KillLeft() (int, error)                                  { return 0, errNotLinux }
+func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error) { return nil, errNotLinux }
+func (hier Hierarchy) RemoveDefaultParent()                  {}
+func (s *Slice) AddProc(int) error                           { return errNotLinux }
+func (s *Slice) Delete() error                               { return errNotLinux }
+func (s *Slice) KillLeft() (int, error)                      { return 0, errNotLinux }
+
+// KillIn is KillLeft for a directory.
+func KillIn(string, int) (int, error)                                    { return 0, errNotLinux }
 func (s *Slice) Cpuset() (string, error)                                 { return "", errNotLinux }
 func (hier Hierarchy) CleanStale(string) ([]string, []Skipped, error)    { return nil, nil, nil }
 func (h Host) Tidy(Hierarchy, string, bool) ([]string, []Skipped, error) { return nil, nil, nil }

@@ -28,8 +28,16 @@ type Process struct {
 // The child gets SIGKILL when the parent dies (even by SIGKILL), and its own
 // process group so that a Ctrl-C at the terminal reaches only the parent,
 // which then ends the child in order and removes the slice.
+//
+// A command's child (cfg.StatDir set) gets SIGTERM instead: it ends its
+// command's process group and what else is in its slice before it goes
+// (Serve), which a SIGKILL would leave running, holding the slice.
 func Start(exe string, cfg bench.Config, stderr io.Writer) (*Process, error) {
-	return start(exe, stderr, func(p *Parent) error { return p.Configure(cfg) })
+	sig := syscall.SIGKILL
+	if cfg.StatDir != "" {
+		sig = syscall.SIGTERM
+	}
+	return startWith(exe, stderr, sig, func(p *Parent) error { return p.Configure(cfg) })
 }
 
 // StartOpen is Start for the open loop.
@@ -38,9 +46,13 @@ func StartOpen(exe string, o bench.OpenLoop, stderr io.Writer) (*Process, error)
 }
 
 func start(exe string, stderr io.Writer, configure func(*Parent) error) (*Process, error) {
+	return startWith(exe, stderr, syscall.SIGKILL, configure)
+}
+
+func startWith(exe string, stderr io.Writer, deathSig syscall.Signal, configure func(*Parent) error) (*Process, error) {
 	cmd := exec.Command(exe, Arg)
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: deathSig, Setpgid: true}
 	// Plain pipes, not StdinPipe/StdoutPipe: Wait (which runs as soon as the
 	// child exits, see below) closes those, and would race our reading of
 	// the child's last message.

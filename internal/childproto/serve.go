@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -70,6 +71,12 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 	res, err := bench.RunAlone(ctx, cfg, warm)
 	if err != nil {
+		if cfg.StatDir != "" && ctx.Err() != nil {
+			// Stopped (the parent gone, or its signal): a command's
+			// group is dead already; a daemon it left in the slice goes
+			// too, so that nothing holds the slice.
+			cgroup.KillIn(cfg.StatDir, os.Getpid())
+		}
 		return reply(enc, err)
 	}
 	return enc.Encode(Message{Type: TypeResult, Result: &res})

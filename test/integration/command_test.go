@@ -3,6 +3,8 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,4 +255,110 @@ func TestCommandGOMAXPROCS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tagged lists the live processes whose environment holds tag.
+func tagged(tag string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if bytes.Contains(b, []byte(tag+"\x00")) && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A small soak of commands: a run whose command forks a background
+// grandchild and a daemon (setsid) and burns CPU under a quota, ended at a random moment by
+// SIGINT, SIGTERM, SIGKILL (then cleanup) or --timeout. Every trial
+// leaves no slice (testParent), no process of the run (throttlebench, its
+// workload child, the command, the grandchild: all carry the trial's tag
+// in their environment) and no output file; a signal before the handler
+// or after the work may let the run end by it or succeed, and a run that
+// succeeds has written its whole result.
+func TestCommandSoak(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	faults := []string{"SIGINT", "SIGTERM", "SIGKILL", "timeout"}
+	tally := map[string]int{}
+	for i := range 12 {
+		fault := faults[i%len(faults)]
+		at := time.Duration(rng.IntN(1500)) * time.Millisecond
+		tag := fmt.Sprintf("TB_CMD_SOAK=%d-%d", seed, i)
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"run", "--parent", parent, "--cpus", "0.5", "--warmup", "2", "--iterations", "4", "--format", "json", "-o", out}
+		if fault == "timeout" {
+			args = append(args, "--timeout", at.String())
+		}
+		args = append(args, "--", "sh", "-c", "sleep 30 & setsid sleep 31 </dev/null >/dev/null 2>&1 & python3 -c 'for i in range(300_000): pass'")
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), tag)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		switch fault {
+		case "timeout":
+			err = <-done
+		default:
+			sig := map[string]syscall.Signal{"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL}[fault]
+			select {
+			case err = <-done:
+			case <-time.After(at):
+				cmd.Process.Signal(sig)
+				err = <-done
+			}
+		}
+		outcome := "exit 0"
+		if ee, ok := err.(*exec.ExitError); ok {
+			outcome = ee.ProcessState.String()
+		}
+		if fault == "SIGKILL" {
+			// The parent could not clean up: its workload child, told by
+			// its parent-death signal (SIGTERM for a command), kills what
+			// is in its slice and goes; the empty slice is cleanup's.
+			deadline := time.Now().Add(3 * time.Second)
+			for len(tagged(tag)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if o := tb(t, "cleanup", "--parent", parent); o.code != 0 {
+				t.Errorf("trial %d: cleanup: %s", i, o.stderr)
+			}
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for len(tagged(tag)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if left := tagged(tag); len(left) > 0 {
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Errorf("trial %d (%s at %v, %s): processes left: %v", i, fault, at, outcome, left)
+		}
+		if left := subdirs(t, parent); len(left) > 0 {
+			t.Errorf("trial %d (%s at %v, %s): slices left: %v", i, fault, at, outcome, left)
+		}
+		if outcome == "exit 0" {
+			var r result
+			b, rerr := os.ReadFile(out)
+			if assert.NoError(t, rerr, "trial %d succeeded without its file", i) {
+				assert.NoError(t, json.Unmarshal(b, &r), "trial %d: a whole result", i)
+			}
+		} else {
+			assert.NoFileExists(t, out, "trial %d (%s): no half-written file", i, fault)
+		}
+		tally[fault+": "+outcome]++
+	}
+	t.Logf("outcomes: %v", tally)
 }
