@@ -362,3 +362,41 @@ func TestCommandSoak(t *testing.T) {
 	}
 	t.Logf("outcomes: %v", tally)
 }
+
+// --show-output: the command's stdout and stderr on throttlebench's
+// stderr, its stdout the result alone; without it both are discarded.
+func TestCommandShowOutput(t *testing.T) {
+	for _, show := range []bool{true, false} {
+		args := []string{"run", "--cgroup", "current", "--iterations", "1", "--warmup", "0", "--format", "json"}
+		if show {
+			args = append(args, "--show-output")
+		}
+		o := tb(t, append(args, "--", "sh", "-c", "echo to-stdout; echo to-stderr >&2")...)
+		require.Equal(t, 0, o.code, o.stderr)
+		var r result
+		require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), "stdout is the result alone: %s", o.stdout)
+		for _, s := range []string{"to-stdout", "to-stderr"} {
+			assert.Equal(t, show, strings.Contains(o.stderr, s), "show %v: %s in %q", show, s, o.stderr)
+		}
+	}
+}
+
+// --trace ties throttles to a command's runs as to any iterations.
+func TestCommandTrace(t *testing.T) {
+	hier := needRoot(t)
+	needTrace(t)
+	parent := testParent(t, hier)
+	o := tb(t, "run", "--parent", parent, "--cpus", "0.2", "--iterations", "3", "--trace", "--format", "json",
+		"--", "python3", "-c", "for i in range(300_000): pass")
+	require.Equal(t, 0, o.code, o.stderr)
+	var r struct {
+		PerIteration []float64 `json:"throttled_ms_per_iteration"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
+	require.Len(t, r.PerIteration, 3)
+	for i, ms := range r.PerIteration {
+		// A run of about 60 ms of CPU at 0.2 CPU waits about 240 ms
+		// throttled (measured: 400–470 ms with python3's startup).
+		assert.Greater(t, ms, 50.0, "run %d", i)
+	}
+}
