@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
@@ -264,7 +266,7 @@ func latencyResult(res httpload.Result, floor *bench.Floor) bench.LatencyResult 
 	if h := res.Hist; h != nil && h.TotalCount() > 0 {
 		out.Mean, out.Min, out.Max = time.Duration(h.Mean()), time.Duration(h.Min()), time.Duration(h.Max())
 		out.P50, out.P90, out.P99, out.P999 = res.Quantile(50), res.Quantile(90), res.Quantile(99), res.Quantile(99.9)
-		if enc, err := h.Encode(2); err == nil { // hdrhistogram.V2CompressedEncodingCookieBase
+		if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 			out.Histogram = string(enc)
 		}
 	}

@@ -49,7 +49,7 @@ type targetResult struct {
 }
 
 // freePort is a port nothing listens on, for a server of a test's.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/httpload"
+)
+
+// fakeServer is --serve's process on the world's log: it serves nothing
+// (the test's httptest server does), it says what it was told.
+type fakeServer struct {
+	w      *world
+	ready  error
+	exited string
+	stderr string
+}
+
+const fakeServerPid = 4343
+
+func (s *fakeServer) Pid() int  { return fakeServerPid }
+func (s *fakeServer) Go() error { return s.w.step("server go") }
+func (s *fakeServer) Ready(ctx context.Context, addr string, _ time.Duration) error {
+	if err := s.w.step("server ready " + addr); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return s.ready
+}
+func (s *fakeServer) Exited() (string, bool) { return s.exited, s.exited != "" }
+func (s *fakeServer) Stop(time.Duration)     { s.w.step("server stop") }
+func (s *fakeServer) Stderr() string         { return s.stderr }
+
+// withServer swaps the server's start for srv's for one test.
+func withServer(t *testing.T, srv *fakeServer) {
+	old := startServer
+	startServer = func(exe string, argv []string) (serverHandle, error) {
+		return srv, srv.w.step("server start " + strings.Join(argv, " "))
+	}
+	t.Cleanup(func() { startServer = old })
+}
+
+func targetOptions(t *testing.T) (Options, string) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/teapot" {
+			w.WriteHeader(http.StatusTeapot)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	o := Options{Mode: ModeAuto, Exe: "/tb", LimitsSet: true,
+		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond},
+		Target: &Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
+			HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}
+	return o, strings.TrimPrefix(ts.URL, "http://")
+}
+
+// The server is started, moved into the slice before it runs, waited for,
+// measured, and stopped before the slice goes; every request is counted
+// and in the histogram, from its scheduled arrival.
+func TestTargetServedOrder(t *testing.T) {
+	w := &world{stats: []uint64{10, 12}}
+	srv := &fakeServer{w: w}
+	withServer(t, srv)
+	o, addr := targetOptions(t)
+	rep, err := w.local().Target(context.Background(), o)
+	require.NoError(t, err)
+	at := func(e string) int { return slices.Index(w.log, e) }
+	for _, e := range []string{"create", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
+		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.log)
+	}
+	assert.Less(t, at(fmt.Sprintf("move %d", fakeServerPid)), at("server go"), "in the slice before it runs")
+	assert.Less(t, at("server ready "+addr), at("stat"), "the window opens once it is ready")
+	assert.Less(t, at("server stop"), at("delete"), "stopped before the slice goes")
+	assert.Less(t, at("kill left"), at("delete"))
+
+	require.NotNil(t, rep.TargetResult)
+	assert.Equal(t, 20, rep.HTTP.Requests, "200/s for 100 ms")
+	assert.Equal(t, 20, rep.HTTP.Status2xx)
+	assert.Equal(t, 20, rep.Completed)
+	assert.Equal(t, uint64(2), *rep.Throttling.NrPeriods, "the slice's counters around the window")
+	assert.Equal(t, []string{"my-server", "--port", "1"}, rep.Config.Serve)
+	assert.Equal(t, 2, rep.Config.Connections)
+	assert.Equal(t, 0.0, rep.Config.WorkMs, "no built-in work")
+	assert.Equal(t, 0, rep.Config.Workers)
+	require.NotNil(t, rep.FloorMs, "the client's floor")
+	h, err := hdrhistogram.Decode([]byte(rep.Histogram))
+	require.NoError(t, err, "histogram_hdr decodes")
+	assert.Equal(t, int64(20), h.TotalCount())
+	assert.Empty(t, rep.ServerExited)
+	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "failed requests")
+}
+
+func TestTargetServerNeverReady(t *testing.T) {
+	w := &world{}
+	srv := &fakeServer{w: w, ready: errors.New("did not accept connections"), stderr: "line 1\naddress already in use"}
+	withServer(t, srv)
+	o, _ := targetOptions(t)
+	_, err := w.local().Target(context.Background(), o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the server `my-server --port 1` did not accept connections; its stderr ends: line 1 | address already in use")
+	assert.NotContains(t, w.log, "stat", "no window")
+	assert.Less(t, slices.Index(w.log, "server stop"), slices.Index(w.log, "delete"))
+}
+
+func TestTargetCancelledWhileWaiting(t *testing.T) {
+	w := &world{}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.on = map[string]func(){}
+	srv := &fakeServer{w: w}
+	withServer(t, srv)
+	o, addr := targetOptions(t)
+	w.on["server ready "+addr] = cancel
+	_, err := w.local().Target(ctx, o)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, w.log, "server stop")
+	assert.Contains(t, w.log, "delete")
+}
+
+// A server that exited on its own during the run: said, with its status,
+// and the requests it did not answer counted.
+func TestTargetServerExited(t *testing.T) {
+	w := &world{stats: []uint64{1, 2}}
+	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom"}
+	withServer(t, srv)
+	o, _ := targetOptions(t)
+	o.Target.HTTP.URL += "teapot"
+	rep, err := w.local().Target(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, "exit status 2", rep.ServerExited)
+	all := strings.Join(rep.Warnings, "\n")
+	assert.Contains(t, all, "the server `my-server --port 1` exited during the run (exit status 2); its stderr ends: panic: boom")
+	assert.Equal(t, 20, rep.HTTP.Status4xx)
+	assert.Equal(t, 20, rep.HTTP.HTTPErrors)
+	assert.Contains(t, all, "failed requests: 20 of 20 did not get a 2xx response (20 4xx)")
+}
+
+// Without --serve and --cgroup: no slice, no counters, and a warning.
+func TestTargetRunningNoCgroup(t *testing.T) {
+	w := &world{}
+	o, _ := targetOptions(t)
+	o.Target.Serve = nil
+	rep, err := w.local().Target(context.Background(), o)
+	require.NoError(t, err)
+	assert.NotContains(t, w.log, "create")
+	assert.Nil(t, rep.Throttling.NrPeriods, "null, not 0")
+	assert.Equal(t, "none", rep.Cgroup.Mode)
+	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "no cgroup counters")
+	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "no 100 ms peak")
+}
+
+func TestHostPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8080/x": "127.0.0.1:8080", "http://example.com/": "example.com:80",
+		"https://example.com": "example.com:443", "http://[::1]:9/": "[::1]:9",
+	} {
+		got, err := hostPort(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, in)
+	}
+}
