@@ -377,6 +377,7 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 	base, baseMono := time.Now(), Monotonic()
 	var window time.Duration
 	var cpu0 *time.Duration
+	var last *IterStat // the counters after the last run
 	for it := 0; it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && it-cfg.Warmup < rn.maxIterations; it++ {
 		if it == cfg.Warmup {
 			if beforeMeasure != nil {
@@ -390,14 +391,25 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 		var st0, st1 IterStat
 		var stErr error
 		if err == nil {
-			if err = pw.Prepare(ctx); err == nil {
-				// The counters right around the run, outside its time.
+			var prepared bool
+			if prepared, err = pw.Prepare(ctx); err == nil {
+				// The counters right around the run, outside its time:
+				// the last run's closing reading opens this one, unless
+				// --prepare ran in the slice in between.
 				if cfg.Stat != nil {
-					st0, stErr = cfg.Stat()
+					if last != nil && !prepared {
+						st0 = *last
+					} else {
+						st0, stErr = cfg.Stat()
+					}
 				}
 				err = pw.DoContext(ctx)
 				if cfg.Stat != nil && stErr == nil {
 					st1, stErr = cfg.Stat()
+				}
+				last = nil
+				if stErr == nil {
+					last = &st1
 				}
 			}
 		}

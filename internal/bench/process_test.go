@@ -21,14 +21,17 @@ type fakeProcess struct {
 	log  []string
 	runs int
 	fail int // the run (1-based) that fails; 0: none
-	last workload.Process
-	env  string
+	// prepares: Prepare runs something (--prepare), so the counters are
+	// read again after it.
+	prepares bool
+	last     workload.Process
+	env      string
 }
 
 func (f *fakeProcess) Do() error { return f.DoContext(context.Background()) }
-func (f *fakeProcess) Prepare(context.Context) error {
+func (f *fakeProcess) Prepare(context.Context) (bool, error) {
 	f.log = append(f.log, "prepare")
-	return nil
+	return f.prepares, nil
 }
 func (f *fakeProcess) DoContext(context.Context) error {
 	f.runs++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -85,12 +86,13 @@ type Process struct {
 
 // ProcessWorkload is a Workload that runs a process per operation: the
 // closed loop times it from its start to its exit (Last), runs Prepare
-// before each iteration outside the measurement, and hands Do the run's
-// context (DoContext), so that a cancelled run ends the process at once.
+// before each iteration outside the measurement (it says whether it ran
+// anything), and hands Do the run's context (DoContext), so that a
+// cancelled run ends the process at once.
 type ProcessWorkload interface {
 	Workload
 	DoContext(ctx context.Context) error
-	Prepare(ctx context.Context) error
+	Prepare(ctx context.Context) (bool, error)
 	Last() Process
 }
 
@@ -105,6 +107,7 @@ type commandWork struct {
 	devnull      *os.File // stdin, and stdout when not shown
 	stderr       *os.File // an unlinked file: the end of the last run's stderr
 	env          []string // the environment, read at the first run
+	dirty        bool     // the last run wrote to stderr: empty it first
 	last         Process
 }
 
@@ -142,14 +145,14 @@ func (w *commandWork) Do() error { return w.DoContext(context.Background()) }
 func (w *commandWork) Last() Process { return w.last }
 
 // Prepare runs --prepare through sh -c, outside the measurement.
-func (w *commandWork) Prepare(ctx context.Context) error {
+func (w *commandWork) Prepare(ctx context.Context) (bool, error) {
 	if w.prepare == "" {
-		return nil
+		return false, nil
 	}
 	if _, err := w.run(ctx, "/bin/sh", []string{"sh", "-c", w.prepare}, false); err != nil {
-		return fmt.Errorf("--prepare %q %w", w.prepare, err)
+		return true, fmt.Errorf("--prepare %q %w", w.prepare, err)
 	}
-	return nil
+	return true, nil
 }
 
 // DoContext runs the command once, timed from just before its fork to
@@ -173,9 +176,10 @@ func (w *commandWork) run(ctx context.Context, path string, argv []string, timed
 	out, errOut := w.devnull.Fd(), w.stderr.Fd()
 	if w.show {
 		out, errOut = os.Stderr.Fd(), os.Stderr.Fd()
-	} else {
+	} else if w.dirty {
 		w.stderr.Truncate(0)
 		w.stderr.Seek(0, 0)
+		w.dirty = false
 	}
 	fds := [3]uintptr{w.devnull.Fd(), out, errOut}
 	start := time.Now()
@@ -188,6 +192,11 @@ func (w *commandWork) run(ctx context.Context, path string, argv []string, timed
 	end := time.Now()
 	stop()
 	killGroup(pid)
+	if !w.show {
+		// The run shares the file's offset: it moved if it wrote.
+		off, _ := w.stderr.Seek(0, io.SeekCurrent)
+		w.dirty = off != 0
+	}
 	if err != nil {
 		return Process{}, fmt.Errorf("wait for %s: %w", argv[0], err)
 	}

@@ -47,6 +47,9 @@ func TestCommandFailure(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exited with status 3")
 	assert.Contains(t, err.Error(), "the last line")
+	// The next run's stderr is its own: the file is emptied first.
+	err = w.DoContext(context.Background())
+	assert.Equal(t, 1, strings.Count(err.Error(), "the last line"), err.Error())
 
 	w = newCmd(t, []string{"sh", "-c", "kill -SEGV $$"})
 	err = w.DoContext(context.Background())
@@ -95,7 +98,9 @@ func TestCommandPrepare(t *testing.T) {
 	file := t.TempDir() + "/n"
 	w := newCmd(t, []string{"sh", "-c", "test -f " + file}, func(ps report.Params) report.Params { return ps.With("prepare", "touch "+file) })
 	assert.Error(t, w.DoContext(context.Background()), "not prepared yet")
-	require.NoError(t, w.Prepare(context.Background()))
+	ran, err := w.Prepare(context.Background())
+	require.NoError(t, err)
+	assert.True(t, ran)
 	assert.NoError(t, w.DoContext(context.Background()))
 }
 
