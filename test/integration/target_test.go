@@ -290,6 +290,20 @@ func TestTargetServeFaults(t *testing.T) {
 		assert.NoFileExists(t, out)
 		noServerLeft(t, dir)
 	})
+	t.Run("ignores SIGTERM", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tb-noterm-"+port)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		start := time.Now()
+		// SIG_IGN survives exec: python3 never sees the SIGTERM, and is
+		// killed ServeGrace (3 s) after it.
+		o := tb(t, serve([]string{"--rate", "20", "--duration", "60s", "--timeout", "2s"},
+			"sh", "-c", `trap "" TERM; exec python3 -m http.server `+port+` --bind 127.0.0.1 --directory `+dir)...)
+		took := time.Since(start)
+		assert.Equal(t, 1, o.code, o.stderr)
+		assert.Greater(t, took, 4*time.Second, "SIGKILL only after the grace period")
+		assert.Less(t, took, 15*time.Second)
+		noServerLeft(t, dir)
+	})
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tb-sig-"+port)
