@@ -35,7 +35,7 @@ func TestCommandConfig(t *testing.T) {
 	_, err = Resolve(map[string]string{"prepare": "make clean"})
 	assert.ErrorContains(t, err, "--prepare is for a command, given after --")
 	_, err = Resolve(map[string]string{"workload": "command"})
-	assert.ErrorContains(t, err, "no command given")
+	assert.EqualError(t, err, "--workload command takes the command after --: throttlebench run [flags] -- CMD [ARGS...]")
 
 	c, err = Resolve(with("gomaxprocs", "ceil"))
 	require.NoError(t, err)

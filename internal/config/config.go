@@ -524,6 +524,9 @@ func checkAlone(c *Config, spec workload.Spec, given map[string]string) error {
 		}
 	}
 	if spec.Alone {
+		if _, ok := given["command"]; !ok {
+			return Usagef("workload", "--workload %s takes the command after --: throttlebench run [flags] -- CMD [ARGS...]", spec.Name)
+		}
 		c.Batch, c.Workers, c.Pin, c.OnePerCore = 1, 1, false, false
 		if _, ok := given["gomaxprocs"]; !ok {
 			c.GOMAXPROCS = "runtime"
