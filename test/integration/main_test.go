@@ -32,6 +32,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(serverEnv); spec != "" { // latency --target's server (target_test.go)
+		os.Exit(serveHTTP(spec))
+	}
 	binary = os.Getenv("THROTTLEBENCH_BIN")
 	cleanup := func() {}
 	if binary == "" {
