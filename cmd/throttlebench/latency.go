@@ -48,10 +48,17 @@ and serves up to --concurrency requests at once; this process, in no slice,
 dispatches them: per-request (one request at a time per instance, a new one
 when none is idle), shared (one instance), pool:N (up to N). An instance
 idle for --keep-alive is retired. --arrivals once --count N sends N requests
-at the same instant.`,
+at the same instant.
+
+--target URL sends the requests to an HTTP server instead, from this
+process, outside any slice: with --serve -- CMD started in the slice for
+each configuration and stopped after; without, a server already running,
+whose cgroup --cgroup PATH names for the counters and --trace (never
+written).`,
 		Example: `  sudo throttlebench latency --cpus 2 --workers 4 --rate 200 --work 5ms --arrivals onoff --on 50ms --off 450ms --duration 20s --format text
   sudo throttlebench latency --cpus 1 --burst 0,100ms --workers 4 --rate 46 --work 5ms --arrivals onoff --on 150ms --off 600ms --duration 25s --format text
   docker run --cpus 1 throttlebench:dev latency --rate 50 --work 5ms --format text
+  sudo throttlebench latency --target http://127.0.0.1:8080/ --cpus 0.5 --burst 0,50ms --trace --rate 40 --arrivals onoff --on 150ms --off 600ms --duration 27s --serve -- python3 docs/examples/cpu_server.py 8080 5
   sudo throttlebench latency --cpus 1 --instances per-request,shared --concurrency 10 --arrivals once --count 10 --work 100ms --wait 2s --init 70ms --init-memory 80MB --format text`,
 		Args: cobra.ArbitraryArgs, // --serve's command, after --
 		RunE: func(cmd *cobra.Command, args []string) error {
