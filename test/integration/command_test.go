@@ -75,7 +75,9 @@ func TestCommandUnderQuota(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
 	programs := map[string][]string{
-		"shell pipeline": {"sh", "-c", "seq 1 200000 | sort -rn | tail -n 1 >/dev/null"},
+		"shell pipeline": {"sh", "-c", sized(t, 100*time.Millisecond, 200000, func(n int) string {
+			return fmt.Sprintf("seq 1 %d | sort -rn | tail -n 1 >/dev/null", n)
+		})},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		programs["python3 loop"] = []string{"python3", "-c", "for i in range(500_000): pass"}
@@ -261,14 +263,32 @@ func TestCommandGOMAXPROCS(t *testing.T) {
 	}
 }
 
-// cpuLoop is a shell command line that burns about 50 ms of CPU or more:
-// python3's loop where there is one, else the shell's own (the VM's
-// busybox guest has no python3).
-func cpuLoop() string {
+// cpuLoop is a shell command line that burns about 50 ms of CPU: python3's
+// loop where there is one, else the shell's own (the VM's busybox guest
+// has no python3), sized on this machine.
+func cpuLoop(t *testing.T) string {
 	if _, err := exec.LookPath("python3"); err == nil {
 		return "python3 -c 'for i in range(300_000): pass'"
 	}
-	return "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"
+	return sized(t, 50*time.Millisecond, 10000, func(n int) string {
+		return fmt.Sprintf("i=0; while [ $i -lt %d ]; do i=$((i+1)); done", n)
+	})
+}
+
+// sized is the command line line(n) with n scaled from n0 so that one run
+// takes about target unconstrained here: the same test on a host and in
+// the VM's emulated CPU (several times slower) takes about as long. Never
+// more than n0 × 10.
+func sized(t *testing.T, target time.Duration, n0 int, line func(n int) string) string {
+	t.Helper()
+	start := time.Now()
+	out, err := exec.Command("sh", "-c", line(n0)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	took := time.Since(start)
+	n := int(float64(n0) * float64(target) / float64(max(took, time.Millisecond)))
+	n = min(max(n, 100), 10*n0)
+	t.Logf("%s: %v here, sized to %d", line(n0), took, n)
+	return line(n)
 }
 
 // tagged lists the live processes whose environment holds tag.
@@ -303,6 +323,7 @@ func TestCommandSoak(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	faults := []string{"SIGINT", "SIGTERM", "SIGKILL", "timeout"}
+	loop := cpuLoop(t)
 	tally := map[string]int{}
 	for i := range 12 {
 		fault := faults[i%len(faults)]
@@ -313,7 +334,7 @@ func TestCommandSoak(t *testing.T) {
 		if fault == "timeout" {
 			args = append(args, "--timeout", at.String())
 		}
-		args = append(args, "--", "sh", "-c", "sleep 30 & setsid sleep 31 </dev/null >/dev/null 2>&1 & "+cpuLoop())
+		args = append(args, "--", "sh", "-c", "sleep 30 & setsid sleep 31 </dev/null >/dev/null 2>&1 & "+loop)
 		cmd := exec.Command(binary, args...)
 		cmd.Env = append(os.Environ(), tag)
 		var stderr bytes.Buffer
@@ -401,7 +422,7 @@ func TestCommandTrace(t *testing.T) {
 	needTrace(t)
 	parent := testParent(t, hier)
 	o := tb(t, "run", "--parent", parent, "--cpus", "0.2", "--iterations", "3", "--trace", "--format", "json",
-		"--", "sh", "-c", cpuLoop())
+		"--", "sh", "-c", cpuLoop(t))
 	require.Equal(t, 0, o.code, o.stderr)
 	var r struct {
 		PerIteration []float64 `json:"throttled_ms_per_iteration"`
