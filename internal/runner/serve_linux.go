@@ -5,15 +5,18 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 )
 
@@ -164,4 +167,61 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.TrimSpace(string(t.b))
+}
+
+// GuardArg is the hidden argument that makes the binary the guard of a
+// --serve slice: `exe GuardArg DIR`, started outside the slice in a
+// process group of its own, reads its stdin to the end. The run writes
+// "done" there once it has stopped the server; an end without it means
+// the run died (SIGKILL, which no handler of ours sees): the guard then
+// kills whatever is in DIR (the server, and what it forked that the
+// server's parent-death signal does not reach), so that the slice is
+// empty and `throttlebench cleanup` (or the next run) can remove it.
+const GuardArg = "__guard"
+
+// Guard is the guard's body; it returns its exit code.
+func Guard(args []string, stdin io.Reader, stderr io.Writer) int {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "throttlebench guard: want the slice's directory")
+		return 2
+	}
+	b, _ := io.ReadAll(stdin)
+	if strings.TrimSpace(string(b)) == "done" {
+		return 0
+	}
+	if _, err := cgroup.KillIn(args[0], 0); err != nil {
+		fmt.Fprintf(stderr, "throttlebench guard: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// guardProcess is a started guard; done tells it the run ended in order.
+type guardProcess struct {
+	cmd *exec.Cmd
+	w   *os.File
+}
+
+func startGuardProcess(exe, dir string) (guardHandle, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, GuardArg, dir)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a Ctrl-C is ours to handle, not its
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start the slice's guard: %w", err)
+	}
+	return &guardProcess{cmd: cmd, w: w}, nil
+}
+
+func (g *guardProcess) Done() {
+	g.w.Write([]byte("done\n"))
+	g.w.Close()
+	g.cmd.Wait()
 }

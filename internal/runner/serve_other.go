@@ -2,8 +2,19 @@
 
 package runner
 
-import "errors"
+import (
+	"errors"
+	"io"
+)
 
 func startServerProcess(string, []string) (serverHandle, error) {
+	return nil, errors.New("--serve runs on Linux only")
+}
+
+const GuardArg = "__guard"
+
+func Guard([]string, io.Reader, io.Writer) int { return 2 }
+
+func startGuardProcess(string, string) (guardHandle, error) {
 	return nil, errors.New("--serve runs on Linux only")
 }

@@ -51,8 +51,15 @@ type serverHandle interface {
 	Stderr() string
 }
 
-// startServer is the seam of the server's start, for tests.
-var startServer = startServerProcess
+// guardHandle is a started guard of a --serve slice (GuardArg).
+type guardHandle interface{ Done() }
+
+// startServer and startGuard are the seams of the server's and the
+// guard's start, for tests.
+var (
+	startServer = startServerProcess
+	startGuard  = startGuardProcess
+)
 
 // Target runs one configuration of requests against o.Target: with
 // --serve in a slice made for it (inCgroup: removed on every path, the
@@ -92,6 +99,13 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 	if err != nil {
 		return nil, err
 	}
+	// The guard first: from here on, something in the slice may outlive
+	// a SIGKILLed run but for it.
+	guard, err := startGuard(o.Exe, slice.Cgroup().Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer guard.Done()
 	srv, err := startServer(o.Exe, t.Serve)
 	if err != nil {
 		return nil, err

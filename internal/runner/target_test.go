@@ -45,13 +45,22 @@ func (s *fakeServer) Exited() (string, bool) { return s.exited, s.exited != "" }
 func (s *fakeServer) Stop(time.Duration)     { s.w.step("server stop") }
 func (s *fakeServer) Stderr() string         { return s.stderr }
 
-// withServer swaps the server's start for srv's for one test.
+// fakeGuard is the slice's guard on the world's log.
+type fakeGuard struct{ w *world }
+
+func (g fakeGuard) Done() { g.w.step("guard done") }
+
+// withServer swaps the server's and the guard's start for fakes for one
+// test.
 func withServer(t *testing.T, srv *fakeServer) {
-	old := startServer
+	oldServer, oldGuard := startServer, startGuard
 	startServer = func(exe string, argv []string) (serverHandle, error) {
 		return srv, srv.w.step("server start " + strings.Join(argv, " "))
 	}
-	t.Cleanup(func() { startServer = old })
+	startGuard = func(exe, dir string) (guardHandle, error) {
+		return fakeGuard{srv.w}, srv.w.step("guard " + dir)
+	}
+	t.Cleanup(func() { startServer, startGuard = oldServer, oldGuard })
 }
 
 func targetOptions(t *testing.T) (Options, string) {
@@ -79,13 +88,15 @@ func TestTargetServedOrder(t *testing.T) {
 	rep, err := w.local().Target(context.Background(), o)
 	require.NoError(t, err)
 	at := func(e string) int { return slices.Index(w.log, e) }
-	for _, e := range []string{"create", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
+	for _, e := range []string{"create", "guard " + fakeHier.DefaultParent() + "/tb-fake", "guard done", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
 		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.log)
 	}
 	assert.Less(t, at(fmt.Sprintf("move %d", fakeServerPid)), at("server go"), "in the slice before it runs")
 	assert.Less(t, at("server ready "+addr), at("stat"), "the window opens once it is ready")
 	assert.Less(t, at("server stop"), at("delete"), "stopped before the slice goes")
 	assert.Less(t, at("kill left"), at("delete"))
+	assert.Less(t, at("guard "+fakeHier.DefaultParent()+"/tb-fake"), at("server start my-server --port 1"), "guarded before the server starts")
+	assert.Less(t, at("kill left"), at("guard done"), "told all is well once nothing is left")
 
 	require.NotNil(t, rep.TargetResult)
 	assert.Equal(t, 20, rep.HTTP.Requests, "200/s for 100 ms")
