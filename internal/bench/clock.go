@@ -65,7 +65,7 @@ func (goClock) SleepUntil(ctx context.Context, t time.Time) error {
 // timer of its own (own) allocates nothing.
 type fineClock struct {
 	// tm, when set, is the timer every sleep reuses, so that they allocate
-	// nothing (the request path must not: quietGC); a clock with one
+	// nothing (the request path must not: quietgc); a clock with one
 	// serves one goroutine at a time (own). Without, a sleep makes its own.
 	tm *time.Timer
 }

@@ -3,9 +3,9 @@ package bench
 import (
 	"context"
 	"math"
-	"runtime"
-	"runtime/debug"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/quietgc"
 )
 
 // Floor is the smallest response time the open loop can report on this
@@ -73,7 +73,7 @@ func measureFloor(ctx context.Context, clk clock, workers int, o OpenLoop) (Floo
 	sched, kind, gap := FloorSchedule(o)
 	var restore func()
 	e := openLoop{clock: clk, serve: func(context.Context, clock, int) error { return nil }}
-	res, err := e.run(ctx, sched, workers, len(sched), func() error { restore = quietGC(); return nil })
+	res, err := e.run(ctx, sched, workers, len(sched), func() error { restore = quietgc.Start(); return nil })
 	if restore != nil {
 		restore()
 	}
@@ -102,28 +102,4 @@ func FloorFrom(lat []time.Duration, kind string, gap, took time.Duration) Floor 
 	f.P50, f.P99, f.P999, f.Max = percentile(t.hist, 50, t.min, t.max), percentile(t.hist, 99, t.min, t.max),
 		percentile(t.hist, 99.9, t.min, t.max), t.max
 	return f
-}
-
-// gcHeadroom is what the heap may grow by while the collector is quiet
-// before it runs anyway: a backstop for what else allocates in the process
-// during a run (in current mode, the parent's sampler and tracer).
-const gcHeadroom = 256 << 20
-
-// quietGC collects now and keeps the collector from running again, until
-// the returned restore, unless the process grows by more than the larger
-// of gcHeadroom and its size now (the memory limit then starts it). The
-// request path allocates nothing, so a run's window needs no collection:
-// one would take CPU from the workers (a quarter of GOMAXPROCS while it
-// marks) and stop them briefly, in the middle of the measured latencies.
-func quietGC() (restore func()) {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	limit := debug.SetMemoryLimit(-1) // reads it
-	pct := debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(min(limit, int64(ms.Sys)+max(gcHeadroom, int64(ms.Sys))))
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/throttlebench/throttlebench/internal/quietgc"
 )
 
 // oversleepingClock wakes each sleep late by the next of lates, in turn:
@@ -101,11 +102,11 @@ func TestQuietGC(t *testing.T) {
 	limit := debug.SetMemoryLimit(math.MaxInt64)
 	defer func() { debug.SetGCPercent(pct); debug.SetMemoryLimit(limit) }()
 
-	restore := quietGC()
+	restore := quietgc.Start()
 	assert.Equal(t, -1, debug.SetGCPercent(-1), "off during the window")
 	during := debug.SetMemoryLimit(-1)
 	assert.Less(t, during, int64(math.MaxInt64), "a limit to stop a runaway")
-	assert.GreaterOrEqual(t, during, int64(gcHeadroom))
+	assert.GreaterOrEqual(t, during, int64(quietgc.Headroom))
 	restore()
 	assert.Equal(t, 100, debug.SetGCPercent(100))
 	assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))

@@ -9,6 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/quietgc"
 )
 
 // OpenLoop configures an open-loop run. It crosses the child pipe as JSON.
@@ -117,7 +118,7 @@ const (
 // o.Workers workers, each a goroutine locked to its own OS thread, and
 // returns when the last request is served. The garbage collector runs
 // before the first arrival and not again until the last request is done
-// (quietGC). When ctx ends first it stops and returns ctx.Err().
+// (quietgc.Start). When ctx ends first it stops and returns ctx.Err().
 func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (LatencyResult, error) {
 	gmp := ApplyGOMAXPROCS(o.GOMAXPROCS)
 	clk := fineClock{}
@@ -144,7 +145,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		}
 	}()
 	start := func() error {
-		restore = quietGC()
+		restore = quietgc.Start()
 		if beforeStart != nil {
 			return beforeStart()
 		}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/throttlebench/throttlebench/internal/quietgc"
 )
 
 // Config is what to send and how.
@@ -48,7 +49,7 @@ type Config struct {
 	// KeepGC leaves the garbage collector as it is during the run.
 	// Without it, Run collects before the first arrival and keeps the
 	// collector quiet until the last request ends, unless the process
-	// grows by more than 256 MiB (quietGC): a process-wide setting,
+	// grows by more than 256 MiB (quietgc.Start): a process-wide setting,
 	// restored after.
 	KeepGC bool
 }
@@ -205,7 +206,7 @@ func Run(ctx context.Context, cfg Config, sched []time.Duration) (Result, error)
 	defer stop()
 
 	if !cfg.KeepGC {
-		defer quietGC()()
+		defer quietgc.Start()()
 	}
 	defer shortSlice(schedSlice)()
 	d.t0 = clk.Now()
