@@ -70,20 +70,7 @@ func startWith(exe string, stderr io.Writer, deathSig syscall.Signal, configure 
 	c := &Process{cmd: cmd, waited: make(chan error, 1), closers: []io.Closer{inW, outR}}
 	c.Parent = newParent(outR, inW, c.Kill, c.died)
 
-	// Pdeathsig fires when the *thread* that forked the child exits, not the
-	// process; Go may retire idle threads, so the forking goroutine stays
-	// locked to its thread until the child has been reaped.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		c.waited <- cmd.Wait()
-	}()
-	err = <-started
+	err = StartLocked(cmd, func(err error) { c.waited <- err })
 	// The child holds its own ends now.
 	inR.Close()
 	outW.Close()
@@ -131,4 +118,24 @@ func (c *Process) Kill() {
 	for _, cl := range c.closers {
 		cl.Close()
 	}
+}
+
+// StartLocked starts cmd from a goroutine locked to its OS thread and reaps
+// it there, handing Wait's error to reaped. Pdeathsig fires when the
+// *thread* that forked the child exits, not the process, and Go may retire
+// idle threads: so the forking goroutine stays locked to its thread until
+// the child has been reaped (the workload child here, latency --serve's
+// server in the runner).
+func StartLocked(cmd *exec.Cmd, reaped func(error)) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		reaped(cmd.Wait())
+	}()
+	return <-started
 }

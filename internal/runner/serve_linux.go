@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,20 +48,12 @@ func startServerProcess(exe string, argv []string) (serverHandle, error) {
 	cmd.Stderr = errW                // a file: Wait does not wait for a daemon holding it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	s := &serverProcess{cmd: cmd, goW: goW, done: make(chan struct{}), tail: &tailBuffer{max: 4096}}
-	// Pdeathsig fires when the thread that forked the child exits: the
-	// goroutine stays locked to its thread until the server is reaped.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.err = cmd.Wait()
+	// Pdeathsig fires when the thread that forked the child exits: started
+	// and reaped on one locked thread.
+	err = childproto.StartLocked(cmd, func(err error) {
+		s.err = err
 		close(s.done)
-	}()
-	err = <-started
+	})
 	goR.Close()
 	errW.Close()
 	if err != nil {
