@@ -154,13 +154,15 @@ func TestPlotInsideContainer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 960, img.Bounds().Dx())
 	assert.Equal(t, 1440, img.Bounds().Dy())
-	// The series is drawn in the first colour of the palette; text in black.
+	// The series is drawn in the first colour of the palette (internal/plot's
+	// seriesColor: gonum's dark blue, 24,90,169, first since 745a16e); text
+	// in black.
 	series, black := 0, 0
 	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
 		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
 			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
 			switch {
-			case c.R == 241 && c.G == 90 && c.B == 96:
+			case c.R == 24 && c.G == 90 && c.B == 169:
 				series++
 			case c.R < 40 && c.G < 40 && c.B < 40:
 				black++
