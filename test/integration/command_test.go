@@ -139,6 +139,12 @@ func main() {
 // pidsWith lists the processes running sleep marker (not throttlebench,
 // whose own command line holds it too).
 func pidsWith(marker string) []int {
+	return pidsWhere(func(cmdline []byte) bool { return bytes.HasPrefix(cmdline, []byte("sleep\x00"+marker+"\x00")) })
+}
+
+// pidsWhere lists the live processes whose command line (NUL-separated,
+// as /proc has it) match accepts.
+func pidsWhere(match func(cmdline []byte) bool) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -147,7 +153,7 @@ func pidsWith(marker string) []int {
 			continue
 		}
 		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if bytes.HasPrefix(b, []byte("sleep\x00"+marker+"\x00")) && alive(pid) {
+		if match(b) && alive(pid) {
 			out = append(out, pid)
 		}
 	}
@@ -158,15 +164,23 @@ func pidsWith(marker string) []int {
 // (killing them) when they do not.
 func noneLeft(t *testing.T, marker string) {
 	t.Helper()
+	noProcessLeft(t, "processes", marker, func() []int { return pidsWith(marker) })
+}
+
+// noProcessLeft waits up to 3 s for list to come back empty once
+// throttlebench has exited, and fails the test (killing what is left, by
+// PID: processes the test started) when it does not.
+func noProcessLeft(t *testing.T, what, marker string, list func() []int) {
+	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
-	for len(pidsWith(marker)) > 0 && time.Now().Before(deadline) {
+	for len(list()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if left := pidsWith(marker); len(left) > 0 {
+	if left := list(); len(left) > 0 {
 		for _, p := range left {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
-		t.Errorf("processes left running: %v (%s)", left, marker)
+		t.Errorf("%s left running: %v (%s)", what, left, marker)
 	}
 }
 

@@ -66,35 +66,16 @@ func freePort(t testing.TB) string {
 // pidsMatching lists the live processes whose command line holds marker
 // (throttlebench's own, which holds it too, left out).
 func pidsMatching(marker string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if bytes.Contains(b, []byte(marker)) && !bytes.Contains(b, []byte("--target")) && alive(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return pidsWhere(func(b []byte) bool {
+		return bytes.Contains(b, []byte(marker)) && !bytes.Contains(b, []byte("--target"))
+	})
 }
 
 // noServerLeft fails the test (killing them) when marker's processes are
 // still there a moment after throttlebench has exited.
 func noServerLeft(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for len(pidsMatching(marker)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if left := pidsMatching(marker); len(left) > 0 {
-		for _, p := range left {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-		t.Errorf("server processes left running: %v (%s)", left, marker)
-	}
+	noProcessLeft(t, "server processes", marker, func() []int { return pidsMatching(marker) })
 }
 
 func targetJSON(t *testing.T, o outcome) targetResult {
