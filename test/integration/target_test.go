@@ -353,9 +353,23 @@ func TestTargetRunningServerNamedCgroup(t *testing.T) {
 		rel, err := filepath.Rel(hier.MountPoint, cg)
 		require.NoError(t, err)
 		twin := filepath.Join(hier.Acct, rel)
+		// Every directory MkdirAll makes goes again, deepest first: the
+		// test parent's twin and, where no run made it, the default
+		// parent's (cpuacct/throttlebench was left here after each run).
+		var made []string
+		for d := twin; d != hier.Acct; d = filepath.Dir(d) {
+			if _, err := os.Stat(d); err == nil {
+				break
+			}
+			made = append(made, d)
+		}
 		require.NoError(t, os.MkdirAll(twin, 0o755))
 		dirs = append(dirs, twin)
-		t.Cleanup(func() { os.Remove(twin); os.Remove(filepath.Dir(twin)) })
+		t.Cleanup(func() {
+			for _, d := range made {
+				os.Remove(d)
+			}
+		})
 	}
 	quotaFile, quota := filepath.Join(cg, "cpu.cfs_quota_us"), "20000"
 	if hier.Version == 2 {
