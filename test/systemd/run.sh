@@ -96,7 +96,6 @@ APPEND+=" tb.id=$NONCE${TB_VM_APPEND:+ $TB_VM_APPEND}"
 tb_log "booting $(cat "$TB_SYSTEMD_CACHE/systemd.version"), kernel $(cat "$TB_SYSTEMD_CACHE/kernel.release")," \
 	"accel=$ACCEL smp=$SMP mem=${MEM}M timeout=${TIMEOUT}s payload=$PAYLOAD"
 START=$(tb_now)
-now_us() { local t=${EPOCHREALTIME/[.,]/}; printf '%s' "$((10#$t))"; }
 DEADLINE_US=$(($(now_us) + TIMEOUT * 1000000))
 MON=$TMP/monitor
 mkfifo "$MON.in" "$MON.out"
@@ -117,50 +116,9 @@ RESULT_RE="TB-VM-RESULT rc=([0-9]+) id=$NONCE"
 MARK_RE="TB-VM-(RESULT rc=[0-9]+|INIT-ERROR) id=$NONCE"
 PAYLOAD_RE="TB-VM-PAYLOAD id=$NONCE"
 # As test/vm/run.sh: the guest kernel's own word that it hangs ends the
-# wait early.
-STALL_RE='rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup'
-timed_out=0 stalled= marker_after= payload_after=
-while kill -0 "$QPID" 2>/dev/null; do
-	if [[ -z $payload_after ]] && grep -qaE "$PAYLOAD_RE" "$LOG"; then
-		payload_after=$(tb_since "$START")
-	fi
-	if [[ -z $marker_after ]] && grep -qaE "$MARK_RE" "$LOG"; then
-		marker_after=$(tb_since "$START")
-		MARKER_US=$(now_us)
-	fi
-	if (($(now_us) >= DEADLINE_US)); then
-		timed_out=1
-		break
-	fi
-	if [[ -z $marker_after ]] && stalled=$(grep -aoE -m1 "$STALL_RE" "$LOG"); then
-		timed_out=1
-		break
-	fi
-	# systemd powers off after tb-run; give its shutdown 30 s.
-	if [[ -n $marker_after ]] && (($(now_us) - MARKER_US > 30000000)); then
-		tb_log "WARNING: guest printed its result but did not power off; killing qemu"
-		break
-	fi
-	sleep 0.2
-done
-if ((timed_out)) && kill -0 "$QPID" 2>/dev/null; then
-	tb_log "asking the guest kernel for sysrq backtraces (9, l, w) before killing qemu"
-	for key in 9 l w; do
-		printf 'sendkey alt-sysrq-%s\n' "$key" 1<>"$MON.in" || true
-		sleep 1.5
-	done
-fi
-if kill -0 "$QPID" 2>/dev/null; then
-	tb_kill_pid "$QPID"
-else
-	wait "$QPID" || true
-	tb_forget_pid "$QPID"
-fi
-wait "$STREAM_PID" 2>/dev/null || true
-tb_forget_pid "$STREAM_PID"
-if [[ -n $(tail -c 1 "$LOG" | tr -d '\r\n') ]]; then echo; fi
-TOTAL=$(tb_since "$START")
-[[ -z ${TB_VM_LOG:-} ]] || tr -d '\r' <"$LOG" >"$TB_VM_LOG"
+# wait early; systemd powers off after tb-run: its shutdown gets 30 s.
+tb_qemu_watch 30
+tb_qemu_reap
 
 [[ -z $stalled ]] || tb_die 124 "STALL: the guest kernel reported '$stalled' (after ${TOTAL}s); qemu (pid $QPID) killed"
 ((!timed_out)) || tb_die 124 "TIMEOUT: guest did not finish within ${TIMEOUT}s (payload started: ${payload_after:-no}); qemu (pid $QPID) killed"

@@ -95,6 +95,77 @@ tb_install_traps() {
 	trap 'exit 129' HUP
 }
 
+# The console's signs of a hung guest kernel.
+STALL_RE='rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup'
+
+# now_us is the wall clock in microseconds (bash's own, no fork).
+now_us() { local t=${EPOCHREALTIME/[.,]/}; printf '%s' "$((10#$t))"; }
+
+# tb_qemu_watch GRACE_S: follows qemu ($QPID) and its console ($LOG) until
+# it exits, DEADLINE_US passes, the kernel reports a stall before the result
+# marker ($MARK_RE), or the guest printed its result and has not powered off
+# GRACE_S seconds later. Sets timed_out (1 on a deadline or a stall),
+# stalled (the stall's line), marker_after and, where $PAYLOAD_RE is set,
+# payload_after (seconds since $START). On a timeout or a stall it asks the
+# guest kernel for backtraces first (sysrq 9: console loglevel 9, or
+# "quiet" would hide the dumps; l: every CPU; w: blocked tasks) through the
+# emulated keyboard on $MON.in ("1<>" opens the FIFO read-write, so the
+# write cannot block even if qemu has just gone).
+tb_qemu_watch() {
+	local grace_us=$(($1 * 1000000)) marker_us=0
+	timed_out=0 stalled= marker_after= payload_after=
+	while kill -0 "$QPID" 2>/dev/null; do
+		if [[ -n ${PAYLOAD_RE:-} && -z $payload_after ]] && grep -qaE "$PAYLOAD_RE" "$LOG"; then
+			payload_after=$(tb_since "$START")
+		fi
+		if [[ -z $marker_after ]] && grep -qaE "$MARK_RE" "$LOG"; then
+			marker_after=$(tb_since "$START")
+			marker_us=$(now_us)
+		fi
+		if (($(now_us) >= DEADLINE_US)); then
+			timed_out=1
+			break
+		fi
+		if [[ -z $marker_after ]] && stalled=$(grep -aoE -m1 "$STALL_RE" "$LOG"); then
+			timed_out=1
+			break
+		fi
+		if [[ -n $marker_after ]] && (($(now_us) - marker_us > grace_us)); then
+			tb_log "WARNING: guest printed its result but did not power off; killing qemu"
+			break
+		fi
+		sleep 0.2
+	done
+	if ((timed_out)) && kill -0 "$QPID" 2>/dev/null; then
+		tb_log "$([[ -n $stalled ]] && echo stall || echo timeout): asking the guest kernel for sysrq backtraces (9, l, w) before killing qemu"
+		for key in 9 l w; do
+			printf 'sendkey alt-sysrq-%s\n' "$key" 1<>"$MON.in" || true
+			sleep 1.5
+		done
+	fi
+}
+
+# tb_qemu_reap: kills qemu if it still runs (qemu_rc=killed) or reaps it
+# (qemu_rc its status), waits for the console's stream ($STREAM_PID), ends
+# the console's last line (the kernel's "reboot: Power down" has none),
+# sets TOTAL (seconds since $START) and copies the console to $TB_VM_LOG
+# where set.
+tb_qemu_reap() {
+	qemu_rc=0
+	if kill -0 "$QPID" 2>/dev/null; then
+		tb_kill_pid "$QPID"
+		qemu_rc=killed
+	else
+		wait "$QPID" || qemu_rc=$?
+		tb_forget_pid "$QPID"
+	fi
+	wait "$STREAM_PID" 2>/dev/null || true
+	tb_forget_pid "$STREAM_PID"
+	if [[ -n $(tail -c 1 "$LOG" | tr -d '\r\n') ]]; then echo; fi
+	TOTAL=$(tb_since "$START")
+	[[ -z ${TB_VM_LOG:-} ]] || tr -d '\r' <"$LOG" >"$TB_VM_LOG"
+}
+
 # Start qemu in the background with the serial console going to file $1.
 # Sets TB_QEMU_PID. stdin is /dev/null: qemu must never touch a terminal.
 # qemu's own messages go to stderr, or to file $TB_QEMU_ERR if set.

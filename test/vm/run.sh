@@ -318,7 +318,6 @@ tb_log "booting $(cat "$TB_VM_CACHE/kernel.release") accel=$TB_ACCEL smp=$SMP me
 START=$(tb_now)
 # Microsecond clock for the timeout ($SECONDS ticks in whole seconds and
 # may fire up to 1 s early). EPOCHREALTIME needs bash >= 5 (Debian 12: 5.2).
-now_us() { local t=${EPOCHREALTIME/[.,]/}; printf '%s' "$((10#$t))"; }
 DEADLINE_US=$(($(now_us) + TIMEOUT * 1000000))
 # The qemu monitor on a pair of FIFOs ($MON.in/$MON.out, opened O_RDWR by
 # qemu, so nothing blocks): used only on timeout, to make the guest kernel
@@ -342,68 +341,15 @@ TB_PIDS+=("$STREAM_PID")
 
 RESULT_RE="TB-VM-RESULT rc=([0-9]+) id=$NONCE"
 MARK_RE="TB-VM-(RESULT rc=[0-9]+|INIT-ERROR) id=$NONCE"
-# The kernel's own word that it hangs: a CPU that passed no RCU quiescent
-# state for 21 s, or that ran in the kernel without scheduling for 20 s.
-# Under TCG on our 2-core hosts a guest hung now and then (a vCPU that
-# stops answering another's IPI, in our logs), and said so this way within
-# half a minute; waiting for the whole timeout (up to 6 minutes) as well
-# made each hang cost CI that much more.
-STALL_RE='rcu: INFO: rcu_[a-z]+ (self-)?detected stall|watchdog: BUG: soft lockup'
-timed_out=0
-stalled=
-marker_after=
-while kill -0 "$QPID" 2>/dev/null; do
-	if [[ -z $marker_after ]] && grep -qaE "$MARK_RE" "$LOG"; then
-		marker_after=$(tb_since "$START")
-		MARKER_US=$(now_us)
-	fi
-	if (($(now_us) >= DEADLINE_US)); then
-		timed_out=1
-		break
-	fi
-	if [[ -z $marker_after ]] && stalled=$(grep -aoE -m1 "$STALL_RE" "$LOG"); then
-		timed_out=1
-		break
-	fi
-	# /init powers off right after the marker; if qemu lingers (poweroff
-	# broken), don't wait for the full timeout.
-	if [[ -n $marker_after ]] && (($(now_us) - MARKER_US > 15000000)); then
-		tb_log "WARNING: guest printed its result but did not power off; killing qemu"
-		break
-	fi
-	sleep 0.2
-done
-# On timeout, ask the guest for diagnostics first: sysrq-l (backtraces of
-# all CPUs, even when userspace is starved) and sysrq-w (blocked tasks),
-# through the emulated PS/2 keyboard. "1<>" opens the FIFO read-write so the
-# write cannot block even if qemu has just gone away.
-if ((timed_out)) && kill -0 "$QPID" 2>/dev/null; then
-	why=timeout
-	[[ -z $stalled ]] || why=stall
-	tb_log "$why: asking the guest kernel for sysrq backtraces (l, w) before killing qemu"
-	# sysrq-9 first: console loglevel 9, or "quiet" would hide the dumps.
-	for key in 9 l w; do
-		printf 'sendkey alt-sysrq-%s\n' "$key" 1<>"$MON.in" || true
-		sleep 1.5
-	done
-fi
-qemu_rc=0
-if kill -0 "$QPID" 2>/dev/null; then
-	tb_kill_pid "$QPID"
-	qemu_rc=killed
-else
-	wait "$QPID" || qemu_rc=$?
-	tb_forget_pid "$QPID"
-fi
-wait "$STREAM_PID" 2>/dev/null || true
-tb_forget_pid "$STREAM_PID"
-# The kernel's last line ("reboot: Power down") has no trailing newline.
-if [[ -n $(tail -c 1 "$LOG" | tr -d '\r\n') ]]; then echo; fi
-TOTAL=$(tb_since "$START")
-
-if [[ -n ${TB_VM_LOG:-} ]]; then
-	tr -d '\r' <"$LOG" >"$TB_VM_LOG"
-fi
+# The kernel's own word that it hangs (STALL_RE, lib.sh): a CPU that
+# passed no RCU quiescent state for 21 s, or that ran in the kernel without
+# scheduling for 20 s. Under TCG on our 2-core hosts a guest hung now and
+# then (a vCPU that stops answering another's IPI, in our logs), and said
+# so this way within half a minute; waiting for the whole timeout (up to 6
+# minutes) as well made each hang cost CI that much more. /init powers off
+# right after the marker: 15 s of grace if qemu lingers (poweroff broken).
+tb_qemu_watch 15
+tb_qemu_reap
 
 # hang_report WHY: TB_VM_HANG's lines (see the header) from the console log.
 hang_report() {
