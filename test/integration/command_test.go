@@ -71,6 +71,19 @@ func commandJSON(t *testing.T, args ...string) commandResult {
 // (python3's loop of 10^6: 118 → 174 ms of CPU a run), which the model,
 // working from the CPU time, accounts for. The bounds are wide for a
 // shared machine.
+//
+// Against the unlimited run the ratio is a floor, not a figure: that
+// run's wall time is CPU time plus waiting (fork and exec, the pipe's
+// stages for each other, and the CPU behind the test packages go test
+// runs beside this one). In a clean-clone CI run (2 vCPUs, the tracer's
+// package running alongside) the pipeline took 80.0 ms unlimited on
+// average and 449.1 ms at 0.1 CPU: 5.6× (9 of 9 periods throttled, model
+// 1.03), which failed the 6× this test first held. So the unlimited side
+// is its fastest run (the least disturbed), its bound is 4×, and what the
+// quota does is held where the kernel decides it: the wall time at 0.1
+// CPU over the CPU time the runs used is about 1/0.1 (measured 9.9–10.3
+// for the three programs here, three runs idle and one beside two busy
+// loops).
 func TestCommandUnderQuota(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
@@ -116,17 +129,25 @@ func main() {
 			assert.Equal(t, "command", free.Workload)
 			assert.Equal(t, argv, free.Command, "the command line as given")
 			lim := commandJSON(t, append([]string{"run", "--parent", parent, "--cpus", "0.1", "--iterations", "2", "--"}, argv...)...)
-			ratio := lim.Stats.MeanMs / free.Stats.MeanMs
-			t.Logf("%s: %.1f ms unlimited, %.1f ms at 0.1 CPU: %.1f×; throttled %d of %d periods, model %.2f",
-				name, free.Stats.MeanMs, lim.Stats.MeanMs, ratio, *lim.Throttling.NrThrottled, *lim.Throttling.NrPeriods, lim.Model.Ratio)
-			assert.Greater(t, ratio, 6.0)
-			assert.Less(t, ratio, 25.0)
+			require.NotEmpty(t, free.DurationsMs)
+			fastest := slices.Min(free.DurationsMs)
+			ratio := lim.Stats.MeanMs / fastest
 			require.NotNil(t, lim.Throttling.NrThrottled)
+			require.Len(t, lim.Counters, lim.Stats.N)
+			var cpuMs float64
+			for _, c := range lim.Counters {
+				cpuMs += c.CPUMs
+			}
+			perCPU := lim.Stats.MeanMs * float64(lim.Stats.N) / cpuMs
+			t.Logf("%s: %.1f ms unlimited (fastest of %d; mean %.1f), %.1f ms at 0.1 CPU: %.1f×; %.1f ms of wall per ms of CPU; throttled %d of %d periods, model %.2f",
+				name, fastest, free.Stats.N, free.Stats.MeanMs, lim.Stats.MeanMs, ratio, perCPU, *lim.Throttling.NrThrottled, *lim.Throttling.NrPeriods, lim.Model.Ratio)
+			assert.Greater(t, ratio, 4.0)
+			assert.Less(t, ratio, 25.0)
+			assert.InDelta(t, 10, perCPU, 3, "at 0.1 CPU a millisecond of CPU costs about ten of wall")
 			assert.Greater(t, *lim.Throttling.NrThrottled, uint64(0), "the kernel throttled it")
 			assert.InDelta(t, 1, lim.Model.Ratio, 0.35, "the model, from its CPU time at 0.1 CPU, expects its duration")
 			// Per run: its CPU time and the throttles the counters saw
 			// over it, every run throttled at 0.1 CPU.
-			require.Len(t, lim.Counters, lim.Stats.N)
 			for i, c := range lim.Counters {
 				require.NotNil(t, c.NrThrottled)
 				assert.Positive(t, *c.NrThrottled, "run %d", i)
