@@ -104,8 +104,13 @@ func Probe() (ends string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("tracing throttle events needs the kernel's BTF: %w", err)
 	}
-	if hasSelfClock(kernel) {
-		return "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
+	if hasMember(kernel, "cfs_rq", "throttled_clock_self_time") {
+		start := ""
+		if hasMember(kernel, "task_struct", "throttled") {
+			start = "a thread is held from when it meets the throttle on its way back to user space " +
+				"(this kernel throttles threads one by one, task_struct.throttled, 6.16+), and "
+		}
+		return start + "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
 			"cfs_rq.throttled_clock_self, 6.8+), even where a busy CPU runs others first", nil
 	}
 	return "a held interval ends when its throttled group next runs on that CPU: on a busy machine that is after the " +
@@ -119,19 +124,32 @@ func Probe() (ends string, err error) {
 // cannot be read. Tests choose their agreement bounds by it.
 func ExactEnds() bool {
 	kernel, err := btf.LoadKernelSpec()
-	return err == nil && hasSelfClock(kernel)
+	return err == nil && hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
 }
 
-// hasSelfClock is whether the kernel keeps each cfs_rq's own throttled
-// clock (throttled_clock_self_time, 6.8+), which throttle.bpf.c ends
-// intervals by where it exists.
-func hasSelfClock(kernel *btf.Spec) bool {
-	var rq *btf.Struct
-	if kernel.TypeByName("cfs_rq", &rq) != nil {
+// ExactStarts is whether a hold starts when the thread itself meets the
+// throttle on this kernel (it throttles threads one by one, 6.16+), rather
+// than when it is switched out or woken while its queue is marked
+// throttled; false where the kernel's BTF cannot be read. With ExactEnds
+// the trace matches the counter also on a busy machine; tests choose
+// their agreement bounds by it.
+func ExactStarts() bool {
+	kernel, err := btf.LoadKernelSpec()
+	return err == nil && hasMember(kernel, "task_struct", "throttled")
+}
+
+// hasMember is whether the kernel's struct has the member: the fields
+// throttle.bpf.c tests with bpf_core_field_exists, seen from here to say
+// which rules this kernel gets (cfs_rq's throttled_clock_self_time, 6.8+:
+// intervals end at the unthrottle; task_struct's throttled, 6.16+: they
+// start when the thread itself is throttled).
+func hasMember(kernel *btf.Spec, structName, member string) bool {
+	var st *btf.Struct
+	if kernel.TypeByName(structName, &st) != nil {
 		return false
 	}
-	for _, m := range rq.Members {
-		if m.Name == "throttled_clock_self_time" {
+	for _, m := range st.Members {
+		if m.Name == member {
 			return true
 		}
 	}

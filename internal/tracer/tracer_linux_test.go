@@ -89,6 +89,14 @@ func TestProbe(t *testing.T) {
 	} else {
 		assert.Contains(t, ends, "ends when its throttled group next runs")
 	}
+	// Where tasks are throttled one by one (read here from cfs_rq's
+	// throttled, a bit since the same 6.16 change), a hold starts when the
+	// thread meets the throttle, and Probe says so.
+	if taskThrottling(t) {
+		assert.Contains(t, ends, "held from when it meets the throttle")
+	} else {
+		assert.NotContains(t, ends, "meets the throttle")
+	}
 }
 
 // A kernel whose sched_switch passes no prev_state (before 5.18) is
@@ -190,8 +198,12 @@ func TestTraceThrottled(t *testing.T) {
 			t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
 				100*(float64(total)/float64(delta)-1), lost)
 			assert.Zero(t, lost)
-			assert.InDelta(t, float64(delta), float64(total), 0.1*float64(delta),
-				"traced %v against the counter's %v", total, delta)
+			// -0.0% on 6.18 and within 1% in the VM's 6.1, quiet; on
+			// 6.18 beside two busy loops +1.6% to +2.5% while holds
+			// started at the queue's mark, -0.0% since (agreement).
+			under, over := agreement()
+			assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counter's %v", total, delta)
+			assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
 		})
 	}
 }
@@ -274,15 +286,31 @@ func TestTraceSiblingGroups(t *testing.T) {
 		total, delta, 100*(float64(total)/float64(delta)-1), lost)
 	assert.Len(t, groups, 3, "each child's queues are its own")
 	// Within 10% where the kernel keeps each run queue's throttled clock
-	// (6.8+: +0.0% and +1.0% here). Before, a group unthrottled waits
-	// for its siblings' threads on the CPU, and its holds end when it
-	// runs: +6.1% to +8.2% in five boots of the VM's 6.1, so 15% over.
-	over := 0.10
-	if !ExactEnds() {
-		over = 0.15
-	}
+	// (6.8+). Before, a group unthrottled waits for its siblings' threads
+	// on the CPU, and its holds end when it runs: +6.1% to +8.2% in five
+	// boots of the VM's 6.1, so 15% over. Where holds also start when the
+	// thread meets the throttle (6.16+), within 3%: -0.0% in four runs on
+	// 6.18, two beside two busy loops; +0.0% to +3.3% with the
+	// start at the queue's mark (before this rule; +2.6% and +3.3% busy).
+	under, over := agreement()
 	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counters' %v", total, delta)
-	assert.GreaterOrEqual(t, float64(total), 0.9*float64(delta), "traced %v against the counters' %v", total, delta)
+	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counters' %v", total, delta)
+}
+
+// agreement is how far under and over the counter a trace may come where
+// the kernel's throttling is all that holds the threads (no sleeper
+// leaves a queue throttled with no thread held): 3% either way where
+// holds start and end exactly (6.16+: -0.0% in every test here on 6.18,
+// quiet and beside busy loops), 10% where only the ends are exact (6.8+),
+// 10% under and 15% over before (the VM's 6.1).
+func agreement() (under, over float64) {
+	switch {
+	case ExactStarts() && ExactEnds():
+		return 0.03, 0.03
+	case ExactEnds():
+		return 0.10, 0.10
+	}
+	return 0.10, 0.15
 }
 
 // TestTraceBusyMachine: a lone spinner limited to 10 ms per 100 ms while a
@@ -290,10 +318,12 @@ func TestTraceSiblingGroups(t *testing.T) {
 // work): after each unthrottle the spinner waits for a CPU, a wait that is
 // not throttling. Where the kernel keeps each queue's throttled clock
 // (throttled_clock_self, 6.8+) the interval ends at the unthrottle, and the
-// trace agrees with the counter. Before (the VM's 6.1) it ends when the
-// group runs again, and came out +3% to +86% over the counter here: the
-// tracer says so (inspect, and the run's warning), and this test does not
-// apply.
+// trace agrees with the counter: +1.5% to +2.7%, and +0.6% to +2.2% in
+// four runs on 6.18 while holds started at the queue's mark, -0.0% in four
+// since they start when the thread meets the throttle (6.16+, agreement).
+// Before 6.8 (the VM's 6.1) it ends when the group runs again, and came
+// out +3% to +86% over the counter here: the tracer says so (inspect, and
+// the run's warning), and this test does not apply.
 func TestTraceBusyMachine(t *testing.T) {
 	cg := newThrottledCgroup(t)
 	if !ExactEnds() {
@@ -314,7 +344,9 @@ func TestTraceBusyMachine(t *testing.T) {
 	total := unionPerQueue(endingIn(events, t0, t1))
 	t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
 		100*(float64(total)/float64(delta)-1), lost)
-	assert.InDelta(t, float64(delta), float64(total), 0.1*float64(delta), "traced %v against the counter's %v", total, delta)
+	under, over := agreement()
+	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counter's %v", total, delta)
+	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
 }
 
 // startPinnedSpinner starts a busy shell loop on cpu alone, in the cgroup

@@ -19,6 +19,9 @@ func Probe() (ends string, err error) { return "", errLinuxOnly }
 // ExactEnds: no interval ends anywhere here.
 func ExactEnds() bool { return false }
 
+// ExactStarts: nor starts.
+func ExactStarts() bool { return false }
+
 // Start fails: tracing is Linux-only.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return nil, errLinuxOnly

@@ -179,10 +179,16 @@ func TestTraceInstances(t *testing.T) {
 // own quota (0.2 CPU) under the traced parent, each working 100 ms at
 // once: four or more are throttled together on each CPU, each by its own
 // quota. The trace, unioned per CPU and throttled group, agrees with
-// their summed counters within 10%. With the tracer's end marks kept per
-// CPU (before issue 25) one instance's run ended its siblings' holds:
-// -86% to -90% here (131.7 of 971.0 ms traced); since, +0.4% to +1.2%
-// in three runs on 6.18.
+// their summed counters within 10%, 3% where holds start and end exactly
+// (6.16+). With the tracer's end marks kept per CPU (before issue 25) one
+// instance's run ended its siblings' holds: -86% to -90% here (131.7 of
+// 971.0 ms traced); then +0.4% to +1.2% in three runs on 6.18, quiet,
+// and +1.8% to +14.0% beside two busy loops (seven runs, 0.89 to 0.99
+// CPUs busy; +14.0% failed this test in a full host run): a thread
+// preempted while its queue was marked throttled was held from then,
+// though on 6.16+ it is not throttled until it runs and meets the
+// throttle. Since holds start there: +0.0% in four runs quiet and eight
+// beside the busy loops (0.85 to 1.09 CPUs busy), to 0.1 ms.
 func TestTracePerRequestInstances(t *testing.T) {
 	needTrace(t)
 	hier := needRoot(t)
@@ -201,15 +207,19 @@ func TestTracePerRequestInstances(t *testing.T) {
 	// CPUs busy (the instances then get less than their quota); under
 	// 100 ms there is too little to compare.
 	assert.Greater(t, r.ThrottleEvents.Agreement.CounterMs, 100.0, "the instances were throttled")
-	// Within 10% where an interval ends at the unthrottle (6.8+: +0.2% to
-	// +2.8% here). Before, an instance unthrottled waits for the CPU
-	// behind its siblings' threads and its holds end when it runs: +7.3%
-	// to +12.5% in eleven runs on the VM's 6.1, so 15% over there.
-	over := 0.10
-	if !tracer.ExactEnds() {
+	// Within 10% where an interval ends at the unthrottle (6.8+), 3%
+	// where it also starts when the thread meets the throttle (6.16+).
+	// Before 6.8, an instance unthrottled waits for the CPU behind its
+	// siblings' threads and its holds end when it runs: +7.3% to +12.5%
+	// in eleven runs on the VM's 6.1, so 15% over there.
+	under, over := 0.10, 0.10
+	switch {
+	case tracer.ExactStarts() && tracer.ExactEnds():
+		under, over = 0.03, 0.03
+	case !tracer.ExactEnds():
 		over = 0.15
 	}
 	ratio := *r.ThrottleEvents.Agreement.Ratio
-	assert.True(t, ratio >= 0.90 && ratio <= 1+over, "traced %.1f ms against the counters' %.1f ms: ratio %.3f, want 0.90 to %.2f",
-		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, ratio, 1+over)
+	assert.True(t, ratio >= 1-under && ratio <= 1+over, "traced %.1f ms against the counters' %.1f ms: ratio %.3f, want %.2f to %.2f",
+		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, ratio, 1-under, 1+over)
 }
