@@ -14,14 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// KillLeft kills what is left in the slice after its workload child has
-// been ended: the processes a command it ran left behind (a daemon that
-// left the command's process group), which would keep Delete waiting.
-// Only a process found in this slice, which throttlebench made and put
-// its own child in, is killed; each is held by a pidfd and found in the
-// slice again before the signal, so that a reused PID is never hit. It
-// returns how many it killed.
-func (s *Slice) KillLeft() (int, error) { return KillIn(s.Dir, 0) }
+// KillLeft kills what is left in the slice but except (its workload
+// child, still alive; 0 for none): the processes a command it ran left
+// behind (a daemon that left the command's process group), which would
+// keep Delete waiting. Only a process found in this slice, which
+// throttlebench made and put its own child in, is killed; each is held by
+// a pidfd and found in the slice again before the signal, so that a
+// reused PID is never hit. It returns how many it killed.
+func (s *Slice) KillLeft(except int) (int, error) { return KillIn(s.Dir, except) }
 
 // KillIn kills every process in the cgroup at dir but except (the
 // caller itself, for the workload child in its own slice; 0 for none) and

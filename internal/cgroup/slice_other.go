@@ -30,7 +30,7 @@ func (hier Hierarchy) CreateSlice(SliceSpec) (*Slice, error) { return nil, errNo
 func (hier Hierarchy) RemoveDefaultParent()                  {}
 func (s *Slice) AddProc(int) error                           { return errNotLinux }
 func (s *Slice) Delete() error                               { return errNotLinux }
-func (s *Slice) KillLeft() (int, error)                      { return 0, errNotLinux }
+func (s *Slice) KillLeft(int) (int, error)                   { return 0, errNotLinux }
 
 // KillIn is KillLeft for a directory.
 func KillIn(string, int) (int, error)                                    { return 0, errNotLinux }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -69,17 +71,40 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 			cfg.Stat = StatReader(f.Read)
 		}
 	}
+	if cfg.StatDir != "" {
+		// After its reply a command's child stays until its parent ends
+		// it: the parent empties the slice first (KillLeft, but this
+		// child). If the parent goes before (killed: its control pipe
+		// closes and its death signal, SIGTERM, ends ctx), no one else
+		// will, and a daemon the command left would hold the slice:
+		// the child kills what is in it and goes. A run killed just
+		// after its last iteration left six daemons so (TestCommandSoak).
+		// A reply to a parent gone must fail, not kill this process
+		// (SIGPIPE, on its stdout) before it has emptied the slice.
+		signal.Ignore(syscall.SIGPIPE)
+		defer emptyWhenOrphaned(ctx, in, cfg.StatDir)
+	}
 	res, err := bench.RunAlone(ctx, cfg, warm)
 	if err != nil {
-		if cfg.StatDir != "" && ctx.Err() != nil {
-			// Stopped (the parent gone, or its signal): a command's
-			// group is dead already; a daemon it left in the slice goes
-			// too, so that nothing holds the slice.
-			cgroup.KillIn(cfg.StatDir, os.Getpid())
-		}
 		return reply(enc, err)
 	}
 	return enc.Encode(Message{Type: TypeResult, Result: &res})
+}
+
+// emptyWhenOrphaned waits until the parent has gone (in, its control
+// pipe, ends, or ctx does) and kills every process in the slice at dir but
+// this one. The parent, alive, ends this process before.
+func emptyWhenOrphaned(ctx context.Context, in io.Reader, dir string) {
+	gone := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, in) // the parent says nothing more: until EOF
+		close(gone)
+	}()
+	select {
+	case <-gone:
+	case <-ctx.Done():
+	}
+	cgroup.KillIn(dir, os.Getpid())
 }
 
 // StatReader turns a cgroup's cpu.stat reader into the loop's.

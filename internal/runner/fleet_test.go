@@ -109,7 +109,7 @@ func (s *fleetSlice) AddProc(pid int) error {
 	s.w.note("move %d into %s", pid, s.cg.Dir)
 	return nil
 }
-func (s *fleetSlice) KillLeft() (int, error) { return 0, nil }
+func (s *fleetSlice) KillLeft(int) (int, error) { return 0, nil }
 func (s *fleetSlice) Delete() error {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()

@@ -84,9 +84,9 @@ type Slice interface {
 	Group
 	AddProc(pid int) error
 	Delete() error
-	// KillLeft kills what is left in the slice once its workload child
-	// has ended (what a command left behind) and says how many.
-	KillLeft() (int, error)
+	// KillLeft kills what is left in the slice but except (the workload
+	// child, or 0: what a command left behind) and says how many.
+	KillLeft(except int) (int, error)
 	// Usage is the slice's CPU usage counter (v2 usage_usec, v1
 	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
 	// where it has none (v1 with cpuacct mounted apart).
@@ -275,7 +275,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	defer func() {
 		child.Kill()
 		if procs {
-			slice.KillLeft()
+			slice.KillLeft(0)
 		}
 	}()
 	if err := placeAndWarm(ctx, slice, child); err != nil {
@@ -307,8 +307,12 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 		return nil, err
 	}
 	if procs {
+		// What the command left, while the child, done and waiting,
+		// still lives: killed this moment, this process could no longer
+		// empty the slice, and the child does it instead (Serve).
+		n, err := slice.KillLeft(child.Pid())
 		child.Kill()
-		if n, err := slice.KillLeft(); n > 0 || err != nil {
+		if n > 0 || err != nil {
 			notes = append(notes, killedNote(n, err))
 		}
 	}

@@ -133,7 +133,7 @@ func (g fakeGroup) AddProc(pid int) error { return g.w.step(fmt.Sprintf("move %d
 
 func (g fakeGroup) Delete() error { return g.w.step("delete") }
 
-func (g fakeGroup) KillLeft() (int, error) { return 0, g.w.step("kill left") }
+func (g fakeGroup) KillLeft(int) (int, error) { return 0, g.w.step("kill left") }
 
 func (g fakeGroup) Usage() (time.Duration, error) {
 	if err := g.w.step("usage"); err != nil {

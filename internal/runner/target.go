@@ -114,7 +114,7 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 	// returns), on every path; then whatever it left in the slice.
 	defer func() {
 		srv.Stop(ServeGrace)
-		if n, kerr := slice.KillLeft(); n > 0 || kerr != nil {
+		if n, kerr := slice.KillLeft(0); n > 0 || kerr != nil {
 			msg := fmt.Sprintf("the server left %d process(es) in its slice after it was stopped: killed, so that the slice could be removed", n)
 			if kerr != nil {
 				msg = fmt.Sprintf("the server left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
