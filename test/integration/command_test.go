@@ -160,12 +160,12 @@ func main() {
 // pidsWith lists the processes running sleep marker (not throttlebench,
 // whose own command line holds it too).
 func pidsWith(marker string) []int {
-	return pidsWhere(func(cmdline []byte) bool { return bytes.HasPrefix(cmdline, []byte("sleep\x00"+marker+"\x00")) })
+	return pidsWhere("cmdline", func(cmdline []byte) bool { return bytes.HasPrefix(cmdline, []byte("sleep\x00"+marker+"\x00")) })
 }
 
-// pidsWhere lists the live processes whose command line (NUL-separated,
-// as /proc has it) match accepts.
-func pidsWhere(match func(cmdline []byte) bool) []int {
+// pidsWhere lists the live processes whose /proc/PID/file (cmdline or
+// environ: NUL-separated, as /proc has them) match accepts.
+func pidsWhere(file string, match func(content []byte) bool) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -173,7 +173,7 @@ func pidsWhere(match func(cmdline []byte) bool) []int {
 		if err != nil {
 			continue
 		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/" + file)
 		if match(b) && alive(pid) {
 			out = append(out, pid)
 		}
@@ -328,19 +328,7 @@ func sized(t *testing.T, target time.Duration, n0 int, line func(n int) string) 
 
 // tagged lists the live processes whose environment holds tag.
 func tagged(tag string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if bytes.Contains(b, []byte(tag+"\x00")) && alive(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return pidsWhere("environ", func(env []byte) bool { return bytes.Contains(env, []byte(tag+"\x00")) })
 }
 
 // A small soak of commands: a run whose command forks a background

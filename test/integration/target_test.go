@@ -66,7 +66,7 @@ func freePort(t testing.TB) string {
 // pidsMatching lists the live processes whose command line holds marker
 // (throttlebench's own, which holds it too, left out).
 func pidsMatching(marker string) []int {
-	return pidsWhere(func(b []byte) bool {
+	return pidsWhere("cmdline", func(b []byte) bool {
 		return bytes.Contains(b, []byte(marker)) && !bytes.Contains(b, []byte("--target"))
 	})
 }
