@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // These tests plant links as other users do: made by root, then given to
@@ -22,12 +24,7 @@ const nobody = 65534
 
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("needs root to give files to other users (CI runs as root)")
-		}
-		t.Skip("needs root to give files to other users")
-	}
+	testenv.NeedRoot(t, "to give files to other users")
 }
 
 // victim is a root-only file that must come out of every test as it went in.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // parentTree builds a stand-in for /sys/fs/cgroup: the cpu hierarchy at
@@ -109,12 +111,7 @@ func TestDefaultParent(t *testing.T) {
 // A link that leads inside, but that another user made (uid 65534,
 // nobody), is not followed: it would decide where root makes slices.
 func TestParentDirRefusesAPlantedLink(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("needs root to give a link to another user (CI runs as root)")
-		}
-		t.Skip("needs root to give a link to another user")
-	}
+	testenv.NeedRoot(t, "to give a link to another user")
 	tmp, hier := parentTree(t)
 	link := filepath.Join(tmp, "link-nobody")
 	require.NoError(t, os.Symlink(filepath.Join(hier.MountPoint, "user.slice"), link))

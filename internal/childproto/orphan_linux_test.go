@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/testenv"
+
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -88,13 +90,7 @@ func TestOrphanedCommandChildEmptiesItsSlice(t *testing.T) {
 // test leaves).
 func testCgroup(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		why := "needs root to create cgroups (run as root; CI runs it so, with CI=true)"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("precondition missing in CI: %s", why)
-		}
-		t.Skip(why)
-	}
+	testenv.NeedRoot(t, "to create cgroups (run as root; CI runs it so, with CI=true)")
 	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(0)
 	require.NoError(t, err)
 	dir := filepath.Join(hier.MountPoint, fmt.Sprintf("tb-childproto-test-%d", os.Getpid()))

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // needRoot skips a test that must load BPF programs and create cgroups
@@ -25,13 +27,8 @@ func needRoot(t testing.TB) {
 	}
 }
 
-func skipOrFail(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("precondition missing in CI: %s", why)
-	}
-	t.Skip(why)
-}
+// skipOrFail is testenv's rule: skip, or fail in CI.
+var skipOrFail = testenv.SkipOrFail
 
 // throttledCgroup is a cgroup of this test, quota 10 ms per 100 ms.
 type throttledCgroup struct {
@@ -43,6 +40,8 @@ func newThrottledCgroup(t testing.TB) throttledCgroup {
 	return newCgroup(t, true)
 }
 
+var cgroupSeq atomic.Int64
+
 // newCgroup is a cgroup of this test, limited to 10 ms per 100 ms or not.
 func newCgroup(t testing.TB, limited bool) throttledCgroup {
 	needRoot(t)
@@ -53,7 +52,9 @@ func newCgroup(t testing.TB, limited bool) throttledCgroup {
 	if err != nil {
 		skipOrFail(t, fmt.Sprintf("no cgroup hierarchy with the cpu controller: %v", err))
 	}
-	cg := throttledCgroup{hier: hier, dir: filepath.Join(hier.MountPoint, fmt.Sprintf("tb-tracer-test-%d", os.Getpid()))}
+	// One name a cgroup: a benchmark makes several before its cleanups run.
+	n := cgroupSeq.Add(1)
+	cg := throttledCgroup{hier: hier, dir: filepath.Join(hier.MountPoint, fmt.Sprintf("tb-tracer-test-%d-%d", os.Getpid(), n))}
 	require.NoError(t, os.Mkdir(cg.dir, 0o755))
 	t.Cleanup(func() { removeCgroup(t, cg.dir) })
 	if limited {

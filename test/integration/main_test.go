@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // binary is the throttlebench under test: $THROTTLEBENCH_BIN (the VM has no
@@ -73,13 +74,8 @@ func needRoot(t testing.TB) cgroup.Hierarchy {
 	return hier
 }
 
-func skipOrFail(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("precondition missing in CI: %s", why)
-	}
-	t.Skip(why)
-}
+// skipOrFail is testenv's rule: skip, or fail in CI.
+var skipOrFail = testenv.SkipOrFail
 
 // testParent makes a parent cgroup for this test's slices and removes it
 // (and checks that nothing was left in it) at the end.

@@ -1,0 +1,32 @@
+// Package testenv is what tests share about the machine they run on: one
+// rule for a test whose precondition is missing. Outside CI such a test
+// skips, saying why; in CI (CI=true, as root, on a host that has what the
+// suite needs) a skip would hide a regression, so it fails instead.
+// Only tests import it.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// InCI says whether the suite runs in CI: .ci/run sets CI=true.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// SkipOrFail skips t, saying why, or fails it in CI.
+func SkipOrFail(t testing.TB, why string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("precondition missing in CI: %s", why)
+	}
+	t.Skip(why)
+}
+
+// NeedRoot is SkipOrFail unless this process runs as root; why says what
+// root is needed for.
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		SkipOrFail(t, "needs root "+why)
+	}
+}
