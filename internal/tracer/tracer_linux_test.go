@@ -133,79 +133,99 @@ func TestSwitchHasPrevState(t *testing.T) {
 
 // TestTraceThrottled traces a busy shell loop in a cgroup held to 10 ms per
 // 100 ms, on this machine's real kernel and cgroups (v1 or v2): events
-// come, only for that thread, and their total agrees with the counter.
+// come, only for that thread, nothing of ours stays in the kernel, and
+// their total is the counter's to an order of magnitude (sameOrder; how
+// closely they agree is BenchmarkTraceAgreement's figure).
 // "raw_tp" forces the fallback attach point; "nested" puts the loop in a child cgroup with no limit of its own, as a
 // pod's container: traced through the parent, throttled by the parent.
 func TestTraceThrottled(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		nested   bool
-		attaches []string
-	}{
-		{"direct", false, attachOrder},
-		{"nested", true, attachOrder},
-		{"raw_tp", false, []string{AttachRaw}},
-	} {
+	for _, c := range spinnerCases {
 		t.Run(c.name, func(t *testing.T) {
-			cg := newThrottledCgroup(t)
-			where := cg.dir
-			if c.nested {
-				where = cg.child(t, "inner")
-			}
-			pid := startSpinner(t, where)
-
-			var rec recorder
-			tr, err := start(cg.dir, rec.add, c.attaches)
-			require.NoError(t, err)
-			assert.Equal(t, c.attaches[0], tr.Attach())
-			progInfo, err := tr.prog.Info()
-			require.NoError(t, err)
-			progID, _ := progInfo.ID()
-			linkInfo, err := tr.links[0].Info()
-			require.NoError(t, err)
-
-			t0, t1, delta := cg.counterOver(t, 1500*time.Millisecond)
-			lost, err := tr.Stop()
-			require.NoError(t, err)
-			lost2, err2 := tr.Stop()
-			assert.Equal(t, lost, lost2, "a second Stop reports the first's lost count")
-			assert.NoError(t, err2)
+			s := traceSpinner(t, c.nested, c.attaches)
+			assert.Equal(t, c.attaches[0], s.attach)
+			assert.Equal(t, s.lost, s.lost2, "a second Stop reports the first's lost count")
+			assert.NoError(t, s.err2)
 
 			// Nothing of ours is left in the kernel. The kernel frees a
 			// detached link and its program from a work queue, so give it
 			// a moment.
 			assert.Eventually(t, func() bool {
-				p, err := ebpf.NewProgramFromID(progID)
+				p, err := ebpf.NewProgramFromID(s.progID)
 				if err == nil {
 					p.Close()
 				}
-				l, lerr := link.NewFromID(linkInfo.ID)
+				l, lerr := link.NewFromID(s.linkID)
 				if lerr == nil {
 					l.Close()
 				}
 				return errors.Is(err, os.ErrNotExist) && errors.Is(lerr, os.ErrNotExist)
-			}, 2*time.Second, 10*time.Millisecond, "program %d or link %d still in the kernel after Stop", progID, linkInfo.ID)
+			}, 2*time.Second, 10*time.Millisecond, "program %d or link %d still in the kernel after Stop", s.progID, s.linkID)
 
-			events := rec.all()
-			require.NotEmpty(t, events, "no throttle events for a loop at 10%% quota (counter says %v throttled)", delta)
+			require.NotEmpty(t, s.events, "no throttle events for a loop at 10%% quota (counter says %v throttled)", s.fig.counter)
 			ncpu := possibleCPUs(t)
-			for _, e := range events {
+			for _, e := range s.events {
 				assert.Greater(t, e.End, e.Start, "%+v", e)
 				assert.True(t, e.CPU >= 0 && e.CPU < ncpu, "CPU %d of %d: %+v", e.CPU, ncpu, e)
-				assert.Equal(t, int32(pid), e.TID, "an event of another thread: %+v", e)
+				assert.Equal(t, int32(s.pid), e.TID, "an event of another thread: %+v", e)
 			}
-			total := unionPerQueue(endingIn(events, t0, t1))
-			t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
-				100*(float64(total)/float64(delta)-1), lost)
-			assert.Zero(t, lost)
-			// -0.0% on 6.18 and within 1% in the VM's 6.1, quiet; on
-			// 6.18 beside two busy loops +1.6% to +2.5% while holds
-			// started at the queue's mark, -0.0% since (agreement).
-			under, over := agreement()
-			assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counter's %v", total, delta)
-			assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
+			assert.Zero(t, s.lost)
+			sameOrder(t, s.fig)
 		})
 	}
+}
+
+// spinnerCases are TestTraceThrottled's, and BenchmarkTraceAgreement's.
+var spinnerCases = []struct {
+	name     string
+	nested   bool
+	attaches []string
+}{
+	{"direct", false, attachOrder},
+	{"nested", true, attachOrder},
+	{"raw_tp", false, []string{AttachRaw}},
+}
+
+// spinnerTrace is what traceSpinner saw.
+type spinnerTrace struct {
+	attach      string
+	pid         int
+	progID      ebpf.ProgramID
+	linkID      link.ID
+	events      []throttle.Event
+	lost, lost2 uint64
+	err2        error // the second Stop's
+	fig         traced
+}
+
+// traceSpinner traces a busy loop in a cgroup held to 10 ms per 100 ms
+// (nested: in an unlimited child of it) for 1.5 s, stops the tracer twice
+// and says what it saw.
+func traceSpinner(t testing.TB, nested bool, attaches []string) spinnerTrace {
+	cg := newThrottledCgroup(t)
+	where := cg.dir
+	if nested {
+		where = cg.child(t, "inner")
+	}
+	s := spinnerTrace{pid: startSpinner(t, where)}
+	var rec recorder
+	tr, err := start(cg.dir, rec.add, attaches)
+	require.NoError(t, err)
+	s.attach = tr.Attach()
+	progInfo, err := tr.prog.Info()
+	require.NoError(t, err)
+	s.progID, _ = progInfo.ID()
+	linkInfo, err := tr.links[0].Info()
+	require.NoError(t, err)
+	s.linkID = linkInfo.ID
+
+	t0, t1, delta := cg.counterOver(t, 1500*time.Millisecond)
+	s.lost, err = tr.Stop()
+	require.NoError(t, err)
+	s.lost2, s.err2 = tr.Stop()
+	s.events = rec.all()
+	s.fig = traced{total: unionPerQueue(endingIn(s.events, t0, t1)), counter: delta}
+	t.Logf("%s: %d events, %v; lost %d", s.attach, len(s.events), s.fig, s.lost)
+	return s
 }
 
 // unionPerQueue sums, run queue by run queue (CPU and throttled group),
@@ -250,11 +270,21 @@ func TestUnionPerQueue(t *testing.T) {
 // TestTraceSiblingGroups: a traced parent with no limit of its own holds
 // three groups, each limited to 10 ms per 100 ms, each with two spinners:
 // on each CPU the three are throttled at once, each by its own quota, and
-// each group's run ends none of its siblings' holds. The union per run
-// queue agrees with the children's summed counters. With the end marks
-// kept per CPU (before issue 25), one group's switch-in ended the others'
-// holds, and latency's per-request instances traced -87% to -94%.
+// each group's run ends none of its siblings' holds. The events name all
+// three groups, and their union per run queue is the children's summed
+// counters to an order of magnitude. With the end marks kept per CPU
+// (before issue 25), one group's switch-in ended the others' holds, and
+// latency's per-request instances traced -87% to -94%: sameOrder fails
+// that. How closely they agree is BenchmarkTraceAgreement's figure.
 func TestTraceSiblingGroups(t *testing.T) {
+	groups, fig := traceSiblings(t)
+	assert.Equal(t, 3, groups, "each child's queues are its own")
+	sameOrder(t, fig)
+}
+
+// traceSiblings traces TestTraceSiblingGroups' load for 1.5 s: how many
+// groups the events name, and their union against the summed counters.
+func traceSiblings(t testing.TB) (int, traced) {
 	parent := newCgroup(t, false)
 	var kids []throttledCgroup
 	for i := range 3 {
@@ -275,42 +305,14 @@ func TestTraceSiblingGroups(t *testing.T) {
 	t0, t1, delta := counterOver(t, 1500*time.Millisecond, summed)
 	lost, err := tr.Stop()
 	require.NoError(t, err)
-	events := rec.all()
-	in := endingIn(events, t0, t1)
+	in := endingIn(rec.all(), t0, t1)
 	groups := map[uint64]bool{}
 	for _, e := range in {
 		groups[e.Group] = true
 	}
-	total := unionPerQueue(in)
-	t.Logf("%s: %d events of %d groups, union %v; the children's counters %v (%+.1f%%); lost %d", tr.Attach(), len(in), len(groups),
-		total, delta, 100*(float64(total)/float64(delta)-1), lost)
-	assert.Len(t, groups, 3, "each child's queues are its own")
-	// Within 10% where the kernel keeps each run queue's throttled clock
-	// (6.8+). Before, a group unthrottled waits for its siblings' threads
-	// on the CPU, and its holds end when it runs: +6.1% to +8.2% in five
-	// boots of the VM's 6.1, so 15% over. Where holds also start when the
-	// thread meets the throttle (6.16+), within 3%: -0.0% in four runs on
-	// 6.18, two beside two busy loops; +0.0% to +3.3% with the
-	// start at the queue's mark (before this rule; +2.6% and +3.3% busy).
-	under, over := agreement()
-	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counters' %v", total, delta)
-	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counters' %v", total, delta)
-}
-
-// agreement is how far under and over the counter a trace may come where
-// the kernel's throttling is all that holds the threads (no sleeper
-// leaves a queue throttled with no thread held): 3% either way where
-// holds start and end exactly (6.16+: -0.0% in every test here on 6.18,
-// quiet and beside busy loops), 10% where only the ends are exact (6.8+),
-// 10% under and 15% over before (the VM's 6.1).
-func agreement() (under, over float64) {
-	switch {
-	case ExactStarts() && ExactEnds():
-		return 0.03, 0.03
-	case ExactEnds():
-		return 0.10, 0.10
-	}
-	return 0.10, 0.15
+	fig := traced{total: unionPerQueue(in), counter: delta}
+	t.Logf("%s: %d events of %d groups, %v; lost %d", tr.Attach(), len(in), len(groups), fig, lost)
+	return len(groups), fig
 }
 
 // TestTraceBusyMachine: a lone spinner limited to 10 ms per 100 ms while a
@@ -318,18 +320,22 @@ func agreement() (under, over float64) {
 // work): after each unthrottle the spinner waits for a CPU, a wait that is
 // not throttling. Where the kernel keeps each queue's throttled clock
 // (throttled_clock_self, 6.8+) the interval ends at the unthrottle, and the
-// trace agrees with the counter: +1.5% to +2.7%, and +0.6% to +2.2% in
-// four runs on 6.18 while holds started at the queue's mark, -0.0% in four
-// since they start when the thread meets the throttle (6.16+, agreement).
-// Before 6.8 (the VM's 6.1) it ends when the group runs again, and came
-// out +3% to +86% over the counter here: the tracer says so (inspect, and
-// the run's warning), and this test does not apply.
+// trace is the counter's to an order of magnitude (sameOrder); how closely
+// they agree is BenchmarkTraceAgreement's figure. Before 6.8 (the VM's
+// 6.1) it ends when the group runs again, and came out +3% to +86% over
+// the counter here: the tracer says so (inspect, and the run's warning),
+// and this test does not apply.
 func TestTraceBusyMachine(t *testing.T) {
-	cg := newThrottledCgroup(t)
 	if !ExactEnds() {
 		t.Skip("this kernel keeps no throttled clock per run queue (cfs_rq's throttled_clock_self_time, 6.8+): " +
 			"the trace's ends wait for the group's next run on a busy CPU")
 	}
+	sameOrder(t, traceBusy(t))
+}
+
+// traceBusy traces TestTraceBusyMachine's load for 1.5 s.
+func traceBusy(t testing.TB) traced {
+	cg := newThrottledCgroup(t)
 	startSpinner(t, cg.dir)
 	for cpu := range runtime.NumCPU() {
 		startPinnedSpinner(t, cpu, "")
@@ -341,12 +347,9 @@ func TestTraceBusyMachine(t *testing.T) {
 	lost, err := tr.Stop()
 	require.NoError(t, err)
 	events := rec.all()
-	total := unionPerQueue(endingIn(events, t0, t1))
-	t.Logf("%s: %d events, union %v; counter delta %v (%+.1f%%); lost %d", tr.Attach(), len(events), total, delta,
-		100*(float64(total)/float64(delta)-1), lost)
-	under, over := agreement()
-	assert.LessOrEqual(t, float64(total), (1+over)*float64(delta), "traced %v against the counter's %v", total, delta)
-	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
+	fig := traced{total: unionPerQueue(endingIn(events, t0, t1)), counter: delta}
+	t.Logf("%s: %d events, %v; lost %d", tr.Attach(), len(events), fig, lost)
+	return fig
 }
 
 // startPinnedSpinner starts a busy shell loop on cpu alone, in the cgroup
@@ -475,40 +478,17 @@ func TestStartStopRepeatedly(t *testing.T) {
 // together 0 to 7 times in 2 s under TCG in the VM (their pinning undone
 // by the cpuset, pinAll), now 57 times in 6 s there (63 here).
 func TestTraceThreadsHeldTogether(t *testing.T) {
-	cg := newThrottledCgroup(t)
-	startPinnedSpinner(t, 0, cg.dir)
-	for range 3 {
-		startNapper(t, cg.dir, 0)
-	}
-	var rec recorder
-	started := time.Now()
-	tr, err := Start(cg.dir, rec.add)
-	require.NoError(t, err)
-	took := time.Since(started)
-	t0, t1, delta := cg.counterOver(t, 6*time.Second)
-	lost, err := tr.Stop()
-	require.NoError(t, err)
-	events := rec.all()
-
-	// Ending together, their union does not run past the counter, on any
-	// kernel. How far under it may come depends on the kernel: one that
-	// throttles tasks (6.16+) counts a run queue while its threads are
-	// held (0 to -5% here, +0.0% with the spinner); an older one also
-	// while the thread that used up the quota sleeps, held by nothing
-	// (the spinner, held through every stretch, leaves little of that):
-	// in the VM's 6.1, +0.4% with the spinner pinned (57 stretches held
-	// together), and from +1.6% to -13.6% before, with four nappers
-	// alone whose pinning the cpuset had undone (pinAll), whose worst
-	// sets the bound there, 15%, where 30% was allowed.
-	total := unionPerQueue(endingIn(events, t0, t1))
-	tasks, under := taskThrottling(t), 0.15
-	if tasks {
-		under = 0.10
-	}
-	t.Logf("%s (Start took %v): %d events, union %v, counter delta %v (%+.1f%%); lost %d; task throttling %v, so %.0f%% under allowed",
-		tr.Attach(), took.Round(time.Millisecond), len(events), total, delta, 100*(float64(total)/float64(delta)-1), lost, tasks, 100*under)
-	assert.LessOrEqual(t, float64(total), 1.05*float64(delta), "traced %v against the counter's %v", total, delta)
-	assert.GreaterOrEqual(t, float64(total), (1-under)*float64(delta), "traced %v against the counter's %v", total, delta)
+	events, fig := traceHeldTogether(t)
+	// Ending together, their union is the counter's to an order of
+	// magnitude on any kernel. How close it comes depends on the kernel
+	// (BenchmarkTraceAgreement's held_together): one that throttles
+	// tasks (6.16+) counts a run queue while its threads are held (0 to
+	// -5% here, +0.0% with the spinner); an older one also while the
+	// thread that used up the quota sleeps, held by nothing (the spinner,
+	// held through every stretch, leaves little of that): in the VM's
+	// 6.1, +0.4% with the spinner pinned, and from +1.6% to -13.6% with
+	// four nappers alone whose pinning the cpuset had undone (pinAll).
+	sameOrder(t, fig)
 
 	// Stretches: the intervals on CPU 0 that overlap, chained. In each,
 	// the threads held at its last start were held together (6.18 adds a
@@ -546,6 +526,28 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	median := spreads[len(spreads)/2]
 	t.Logf("%d stretches of threads held together in %d events on CPU 0 (of %d), their ends %v apart at the median (max %v)", len(spreads), len(es), len(events), median, spreads[len(spreads)-1])
 	assert.Less(t, median, time.Millisecond, "threads held together end together")
+}
+
+// traceHeldTogether traces TestTraceThreadsHeldTogether's load for 6 s:
+// every event, and their union against the counter.
+func traceHeldTogether(t testing.TB) ([]throttle.Event, traced) {
+	cg := newThrottledCgroup(t)
+	startPinnedSpinner(t, 0, cg.dir)
+	for range 3 {
+		startNapper(t, cg.dir, 0)
+	}
+	var rec recorder
+	started := time.Now()
+	tr, err := Start(cg.dir, rec.add)
+	require.NoError(t, err)
+	took := time.Since(started)
+	t0, t1, delta := cg.counterOver(t, 6*time.Second)
+	lost, err := tr.Stop()
+	require.NoError(t, err)
+	events := rec.all()
+	fig := traced{total: unionPerQueue(endingIn(events, t0, t1)), counter: delta}
+	t.Logf("%s (Start took %v): %d events, %v; lost %d", tr.Attach(), took.Round(time.Millisecond), len(events), fig, lost)
+	return events, fig
 }
 
 // taskThrottling is whether this kernel throttles tasks, not whole run
