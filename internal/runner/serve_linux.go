@@ -47,7 +47,7 @@ func startServerProcess(exe string, argv []string) (serverHandle, error) {
 	cmd.ExtraFiles = []*os.File{goR} // fd 3: childproto.ExecFD
 	cmd.Stderr = errW                // a file: Wait does not wait for a daemon holding it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	s := &serverProcess{cmd: cmd, goW: goW, done: make(chan struct{}), tail: &tailBuffer{max: 4096}}
+	s := &serverProcess{cmd: cmd, goW: goW, done: make(chan struct{}), tail: &tailBuffer{max: 4096, eof: make(chan struct{})}}
 	// Pdeathsig fires when the thread that forked the child exits: started
 	// and reaped on one locked thread.
 	err = childproto.StartLocked(cmd, func(err error) {
@@ -127,17 +127,37 @@ func (s *serverProcess) Stop(grace time.Duration) {
 	<-s.done
 }
 
-// Stderr is the end of what the server wrote on its stderr.
-func (s *serverProcess) Stderr() string { return s.tail.String() }
+// stderrDrain bounds how long Stderr waits, once the server has exited,
+// for its stderr's end: a daemon it left may hold the pipe open.
+const stderrDrain = time.Second
 
-// tailBuffer keeps the last max bytes written to it.
+// Stderr is the end of what the server wrote on its stderr. Once the
+// server has exited, that is all it wrote: the reader is waited for until
+// the pipe's end (without it, a server that wrote and died at once was
+// reported with an empty tail, its words still in the pipe).
+func (s *serverProcess) Stderr() string {
+	select {
+	case <-s.done:
+		select {
+		case <-s.tail.eof:
+		case <-time.After(stderrDrain):
+		}
+	default:
+	}
+	return s.tail.String()
+}
+
+// tailBuffer keeps the last max bytes written to it; eof is closed once
+// readFrom has read to the end.
 type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	b   []byte
+	eof chan struct{}
 }
 
 func (t *tailBuffer) readFrom(f *os.File) {
+	defer close(t.eof)
 	defer f.Close()
 	buf := make([]byte, 4096)
 	for {

@@ -101,13 +101,14 @@ func waitForChild(t *testing.T, parent string) (string, int) {
 	return "", 0
 }
 
+// waitGone waits for pid to exit: the event a test needs before it looks
+// at what the process left. A minute is a deadline for a hang, not a bound
+// on how long an exit may take on a busy machine.
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	for i := 0; i < 250; i++ {
-		if !alive(pid) {
-			return
+	for deadline := time.Now().Add(time.Minute); alive(pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) still alive a minute later", what, pid)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("%s (pid %d) still alive", what, pid)
 }

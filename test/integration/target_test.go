@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // targetResult is what these tests read of a latency --target result.
@@ -116,9 +119,12 @@ func TestTargetServePythonHTTPServer(t *testing.T) {
 }
 
 // serverEnv makes the test binary an HTTP server instead (TestMain):
-// "ADDR WORK [noterm]", every request spending WORK of its thread's CPU time
-// (CLOCK_THREAD_CPUTIME_ID, so that time spent throttled is not counted as
-// work done) before a 200. A Go server built with the test, that runs
+// "ADDR WORK [noterm] [notify=PATH]", every request spending WORK of its
+// thread's CPU time (CLOCK_THREAD_CPUTIME_ID, so that time spent throttled
+// is not counted as work done) before a 200. With notify, PATH is made
+// once the first response has gone out (flushed to the client's socket):
+// the event a test waits for when it needs a run whose requests are
+// answered (waitServed), never the clock. A Go server built with the test, that runs
 // where the tests do (the VM has no Go toolchain, nor python3).
 const serverEnv = "TB_IT_HTTP_SERVER"
 
@@ -129,6 +135,13 @@ func serveHTTP(spec string) int {
 	if slices.Contains(f, "noterm") {
 		signal.Ignore(syscall.SIGTERM) // a server that will not stop
 	}
+	notify := ""
+	for _, field := range f {
+		if p, ok := strings.CutPrefix(field, "notify="); ok {
+			notify = p
+		}
+	}
+	var served sync.Once
 	work, err := time.ParseDuration(w)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -154,6 +167,10 @@ func serveHTTP(spec string) int {
 			rw.Write([]byte("0"))
 		}
 		rw.Write([]byte("ok\n"))
+		if notify != "" {
+			rw.(http.Flusher).Flush()
+			served.Do(func() { os.WriteFile(notify, nil, 0o644) })
+		}
 	}))
 	fmt.Fprintln(os.Stderr, err)
 	return 1
@@ -223,43 +240,51 @@ func TestTargetServeBurstAB(t *testing.T) {
 // Faults: a server that never listens, one that dies before it does, one
 // that exits in the middle, one that ignores SIGTERM, SIGINT, SIGTERM and
 // SIGKILL (then cleanup) mid-run, --timeout: each leaves no slice
-// (testParent checks) and no server process.
+// (testParent checks) and no server process. Each subtest has a port of
+// its own, waits for events (the server's first answer, the guard's end),
+// never for the clock, and stops in its cleanup whatever it started, so
+// that one that fails leaves nothing running for the next.
 func TestTargetServeFaults(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
-	out := filepath.Join(t.TempDir(), "result.json")
-	port := freePort(t)
-	addr, url := "127.0.0.1:"+port, "http://127.0.0.1:"+port+"/"
-	base := []string{"latency", "--parent", parent, "--target", url, "--format", "json"}
-	serve := func(extra []string, argv ...string) []string {
-		return append(append(append(append([]string{}, base...), extra...), "--serve", "--"), argv...)
+	serve := func(url string, extra []string, argv ...string) []string {
+		args := []string{"latency", "--parent", parent, "--target", url, "--format", "json"}
+		return append(append(append(args, extra...), "--serve", "--"), argv...)
 	}
 
 	t.Run("never ready", func(t *testing.T) {
+		srv := newTestServer(t, "0s")
+		out := filepath.Join(t.TempDir(), "result.json")
 		start := time.Now()
-		o := tb(t, serve([]string{"--serve-ready", "1s", "-o", out}, "sleep", "311.25")...)
+		o := tb(t, serve(srv.url, []string{"--serve-ready", "1s", "-o", out}, "sleep", "311.25")...)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Contains(t, o.stderr, "`sleep 311.25` did not accept connections on 127.0.0.1:"+port+" within --serve-ready 1s")
-		assert.Less(t, time.Since(start), 10*time.Second)
+		assert.Contains(t, o.stderr, "`sleep 311.25` did not accept connections on "+srv.addr+" within --serve-ready 1s")
+		// Order of magnitude: 1 s of readiness, then the stop.
+		assert.Less(t, time.Since(start), 30*time.Second)
 		assert.NoFileExists(t, out)
 		noServerLeft(t, "311.25")
 	})
 	t.Run("dies before ready", func(t *testing.T) {
-		o := tb(t, serve(nil, "sh", "-c", "echo cannot bind 312.25 >&2; exit 3")...)
+		srv := newTestServer(t, "0s")
+		o := tb(t, serve(srv.url, nil, "sh", "-c", "echo cannot bind 312.25 >&2; exit 3")...)
 		assert.Equal(t, 1, o.code, o.stderr)
 		assert.Contains(t, o.stderr, "exited before it accepted connections")
 		assert.Contains(t, o.stderr, "exit status 3")
 		assert.Contains(t, o.stderr, "its stderr ends: cannot bind 312.25")
 	})
 	t.Run("not found", func(t *testing.T) {
-		o := tb(t, serve(nil, "no-such-server-here")...)
+		srv := newTestServer(t, "0s")
+		o := tb(t, serve(srv.url, nil, "no-such-server-here")...)
 		assert.Equal(t, 2, o.code, o.stderr)
 		assert.Contains(t, o.stderr, `invalid --serve command "no-such-server-here"`)
 	})
 	t.Run("exits in the middle", func(t *testing.T) {
-		srv := goServer(t, addr, "0s")
-		o := tb(t, serve([]string{"--rate", "100", "--duration", "3s", "-o", out},
-			"sh", "-c", shellJoin(srv)+` & sleep 1.5; kill $!; echo bye >&2; exit 5`)...)
+		srv := newTestServer(t, "0s")
+		out := filepath.Join(t.TempDir(), "result.json")
+		// The shell ends the server once it has answered (its notify
+		// file), with most of the 3 s of arrivals still to come.
+		script := shellJoin(srv.argv) + ` & while [ ! -e ` + shellJoin([]string{srv.notify}) + ` ]; do sleep 0.01; done; kill $!; echo bye >&2; exit 5`
+		o := tb(t, serve(srv.url, []string{"--rate", "100", "--duration", "3s", "-o", out}, "sh", "-c", script)...)
 		assert.Equal(t, 1, o.code, o.stderr)
 		assert.Contains(t, o.stderr, "the server exited during the run (exit status 5)")
 		b, err := os.ReadFile(out)
@@ -272,68 +297,162 @@ func TestTargetServeFaults(t *testing.T) {
 		assert.Greater(t, r.HTTP.ConnErrors, 0, "refused after")
 		assert.Equal(t, r.HTTP.Requests, r.HTTP.Status2xx+r.HTTP.ConnErrors+r.HTTP.Timeouts, "every request counted")
 		assert.Contains(t, strings.Join(r.Warnings, "\n"), "failed requests:")
-		os.Remove(out)
-		noServerLeft(t, srv[3])
+		noServerLeft(t, srv.marker)
 	})
 	t.Run("timeout", func(t *testing.T) {
-		srv := goServer(t, addr, "0s")
+		srv := newTestServer(t, "0s")
+		out := filepath.Join(t.TempDir(), "result.json")
 		start := time.Now()
-		o := tb(t, serve([]string{"--rate", "20", "--duration", "60s", "--timeout", "3s", "-o", out}, srv...)...)
+		o := tb(t, serve(srv.url, []string{"--rate", "20", "--duration", "60s", "--timeout", "3s", "-o", out}, srv.argv...)...)
 		assert.Equal(t, 1, o.code, o.stderr)
 		assert.Contains(t, o.stderr, "--timeout 3s")
-		assert.Less(t, time.Since(start), 15*time.Second)
+		// Order of magnitude: the 60 s run ends at its 3 s timeout.
+		assert.Less(t, time.Since(start), 30*time.Second)
 		assert.NoFileExists(t, out)
-		noServerLeft(t, srv[3])
+		noServerLeft(t, srv.marker)
 	})
 	t.Run("ignores SIGTERM", func(t *testing.T) {
-		srv := goServer(t, addr, "0s noterm")
+		srv := newTestServer(t, "0s noterm")
 		start := time.Now()
 		// The server ignores SIGTERM, and is killed ServeGrace (3 s)
-		// after it.
-		o := tb(t, serve([]string{"--rate", "20", "--duration", "60s", "--timeout", "2s"}, srv...)...)
+		// after it: never before (a lower bound no load can break).
+		o := tb(t, serve(srv.url, []string{"--rate", "20", "--duration", "60s", "--timeout", "2s"}, srv.argv...)...)
 		took := time.Since(start)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Greater(t, took, 4*time.Second, "SIGKILL only after the grace period")
-		assert.Less(t, took, 15*time.Second)
-		noServerLeft(t, srv[3])
+		assert.Greater(t, took, 2*time.Second+runner.ServeGrace, "SIGKILL only after the grace period")
+		assert.Less(t, took, 30*time.Second, "order of magnitude: the timeout and the grace, not the 60 s run")
+		noServerLeft(t, srv.marker)
 	})
 	// SIGKILL: no handler of ours runs. The server is a shell whose child
 	// serves, out of reach of the shell's parent-death signal: the slice's
 	// guard kills it, and cleanup removes the slice.
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
-			srv := goServer(t, addr, "0s")
-			dir := srv[3]
-			argv := srv
+			srv := newTestServer(t, "0s")
+			out := filepath.Join(t.TempDir(), "result.json")
+			argv := srv.argv
 			if sig == syscall.SIGKILL {
-				argv = []string{"sh", "-c", shellJoin(srv) + " & wait"}
+				argv = []string{"sh", "-c", shellJoin(srv.argv) + " & wait"}
 			}
-			cmd := exec.Command(binary, serve([]string{"--rate", "20", "--duration", "60s", "-o", out}, argv...)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			require.NoError(t, cmd.Start())
-			deadline := time.Now().Add(10 * time.Second)
-			for len(pidsMatching(dir)) == 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			require.NotEmpty(t, pidsMatching(dir), "the server started")
-			time.Sleep(1500 * time.Millisecond) // mid-run: ready, requests going
-			require.NoError(t, cmd.Process.Signal(sig))
-			err := cmd.Wait()
+			run := startTB(t, serve(srv.url, []string{"--rate", "20", "--duration", "60s", "-o", out}, argv...)...)
+			srv.waitServed(t, run)
+			guards := guardsOf(parent)
+			require.NoError(t, run.cmd.Process.Signal(sig))
+			err := run.wait()
 			var ee *exec.ExitError
 			require.ErrorAs(t, err, &ee)
 			if sig == syscall.SIGKILL {
-				noServerLeft(t, dir)
+				// The guard's end is the event: it has emptied the slice.
+				require.NotEmpty(t, guards, "a --serve run has its slice's guard")
+				for _, g := range guards {
+					waitGone(t, g, "the slice's guard")
+				}
+				assert.Empty(t, pidsMatching(srv.marker), "the guard killed the server")
 				o := tb(t, "cleanup", "--parent", parent)
 				assert.Equal(t, 0, o.code, o.stderr)
 			} else {
-				assert.Equal(t, 128+int(sig), ee.ExitCode(), stderr.String())
-				assert.Contains(t, stderr.String(), "nothing left behind")
+				assert.Equal(t, 128+int(sig), ee.ExitCode(), run.stderr.String())
+				assert.Contains(t, run.stderr.String(), "nothing left behind")
 			}
 			assert.NoFileExists(t, out)
-			noServerLeft(t, dir)
+			noServerLeft(t, srv.marker)
 		})
 	}
+}
+
+// testServer is goServer's server on a port of its own, for one (sub)test.
+type testServer struct {
+	addr, url string
+	marker    string // in its command line: pidsMatching finds it
+	notify    string // made once it has answered a request
+	argv      []string
+}
+
+// newTestServer is the argv of a test server with work (and goServer's
+// options) on a fresh port; the test's cleanup kills, by PID, whatever of
+// it is still running, so that a failed subtest leaves nothing for the
+// next.
+func newTestServer(t *testing.T, work string) testServer {
+	t.Helper()
+	addr := "127.0.0.1:" + freePort(t)
+	notify := filepath.Join(t.TempDir(), "served")
+	argv := goServer(t, addr, work+" notify="+notify)
+	s := testServer{addr: addr, url: "http://" + addr + "/", marker: argv[3], notify: notify, argv: argv}
+	t.Cleanup(func() {
+		for _, pid := range pidsMatching(s.marker) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return s
+}
+
+// waitServed waits until the server has answered a request of run's:
+// requests are going. It fails the test when run exits first, or after a
+// minute (a deadline for a hang, not a bound on how long it takes).
+func (s testServer) waitServed(t *testing.T, run *tbProcess) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(s.notify); err == nil {
+			return
+		}
+		if run.exited() {
+			t.Fatalf("throttlebench exited before its server answered: %s", run.stderr.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server answered no request within a minute: %s", run.stderr.String())
+		}
+	}
+}
+
+// tbProcess is a throttlebench started in the background.
+type tbProcess struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error
+}
+
+// startTB starts the binary; the test's cleanup SIGKILLs it (by its PID,
+// through os's pidfd) if it is still running, and reaps it.
+func startTB(t *testing.T, args ...string) *tbProcess {
+	t.Helper()
+	p := &tbProcess{cmd: exec.Command(binary, jsonByDefault(args)...), done: make(chan struct{})}
+	p.cmd.Stderr = &p.stderr
+	require.NoError(t, p.cmd.Start())
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if !p.exited() {
+			p.cmd.Process.Kill()
+		}
+		<-p.done
+	})
+	return p
+}
+
+func (p *tbProcess) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for the process to end and returns Wait's error.
+func (p *tbProcess) wait() error {
+	<-p.done
+	return p.err
+}
+
+// guardsOf lists the guards (runner.GuardArg) of --serve slices under
+// parent.
+func guardsOf(parent string) []int {
+	return pidsWhere("cmdline", func(b []byte) bool {
+		return bytes.Contains(b, []byte("\x00"+runner.GuardArg+"\x00"+parent+"/"))
+	})
 }
 
 // A server already running in a cgroup of its own (as a container's):
