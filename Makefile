@@ -8,6 +8,9 @@
 #                (test-vm), a stock systemd guest (test-systemd), the
 #                Docker image (test-docker)
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
+#   make test-stress  the timing-sensitive packages' tests STRESS_N (5)
+#                times beside a busy loop pinned to each CPU (root), and how
+#                often each test failed: run it before widening a bound
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)
@@ -49,7 +52,7 @@ USER_MANAGER := /sys/fs/cgroup/user.slice/user-$(shell id -u).slice/user@$(shell
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || { [ -d /run/systemd/system ] && grep -qw cpu $(USER_MANAGER)/cgroup.controllers 2>/dev/null; } || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check docs generate test test-host test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
+.PHONY: build run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -65,6 +68,14 @@ check:
 test-host: build
 	$(GO) vet ./...
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/docker)
+
+# The packages with a wall-clock or ratio bound (test/stress lists them;
+# STRESS_PKGS for others), run together STRESS_N times beside a busy loop
+# pinned to each CPU, as on a shared CI runner; a table of failures per test.
+STRESS_N ?= 5
+STRESS_PKGS ?=
+test-stress: build
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) CI=true $(GO) run ./test/stress -n $(STRESS_N) -go $(GO) $(STRESS_PKGS)
 
 # Every Go fuzz target (test/fuzz.sh finds them) for a few seconds each:
 # about 1 minute here for all of them. Plain go test already runs their seeds

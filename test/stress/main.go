@@ -1,0 +1,190 @@
+//go:build linux
+
+// Command stress runs the timing-sensitive packages' tests again and again
+// beside a busy loop pinned to each CPU, as on a shared CI runner, and
+// prints how often each test failed. A bound that fails here fails in CI;
+// run it before widening one (make test-stress, issue 32).
+//
+//	go run ./test/stress [-n 5] [-busy=true] [packages]
+//
+// It runs `go test -count=1 -json` over the packages together (so that
+// they share the CPUs as in make test-host), -n times, and ends every
+// busy loop it started, by PID, on every way out.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// timingPackages have a wall-clock or ratio bound somewhere in their tests.
+var timingPackages = []string{
+	"./internal/tracer", "./test/integration", "./internal/runner", "./internal/bench/...",
+	"./internal/httpload", "./internal/childproto", "./internal/usage", "./internal/host", "./cmd/throttlebench",
+}
+
+func main() {
+	n := flag.Int("n", 5, "runs of the packages' tests")
+	busy := flag.Bool("busy", true, "a busy loop pinned to each CPU beside the tests")
+	goCmd := flag.String("go", "go", "the go command")
+	flag.Parse()
+	pkgs := flag.Args()
+	if len(pkgs) == 0 {
+		pkgs = timingPackages
+	}
+	if *n < 1 {
+		fmt.Fprintf(os.Stderr, "stress: invalid -n %d: want 1 or more\n", *n)
+		os.Exit(2)
+	}
+	os.Exit(run(*n, *busy, *goCmd, pkgs))
+}
+
+func run(n int, busy bool, goCmd string, pkgs []string) int {
+	var loops []*exec.Cmd
+	stop := func() {
+		for _, c := range loops {
+			c.Process.Kill()
+			c.Wait()
+		}
+		loops = nil
+	}
+	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if busy {
+		for cpu := range runtime.NumCPU() {
+			c := exec.Command("taskset", "-c", fmt.Sprint(cpu), "sh", "-c", "while :; do :; done")
+			if err := c.Start(); err != nil {
+				fmt.Fprintf(os.Stderr, "stress: start a busy loop on CPU %d: %v\n", cpu, err)
+				return 1
+			}
+			loops = append(loops, c)
+		}
+		fmt.Printf("stress: a busy loop on each of %d CPUs (pids", len(loops))
+		for _, c := range loops {
+			fmt.Printf(" %d", c.Process.Pid)
+		}
+		fmt.Println(")")
+	}
+	t := newTally()
+	for i := range n {
+		started := time.Now()
+		cmd := exec.Command(goCmd, append([]string{"test", "-count=1", "-json", "-timeout", "20m"}, pkgs...)...)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stress:", err)
+			return 1
+		}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "stress:", err)
+			return 1
+		}
+		done := make(chan struct{})
+		var failed []string
+		go func() {
+			defer close(done)
+			failed = t.read(out, i)
+		}()
+		select {
+		case s := <-sigs:
+			cmd.Process.Signal(s)
+			<-done
+			cmd.Wait()
+			fmt.Fprintf(os.Stderr, "stress: stopped by %v after %d of %d runs\n", s, i, n)
+			t.print(i)
+			return 130
+		case <-done:
+		}
+		cmd.Wait()
+		verdict := "green"
+		if len(failed) > 0 {
+			verdict = "red: " + strings.Join(failed, ", ")
+		}
+		fmt.Printf("stress: run %d of %d in %v: %s\n", i+1, n, time.Since(started).Round(time.Second), verdict)
+	}
+	return t.print(n)
+}
+
+// event is the part of test2json's output read here.
+type event struct {
+	Action, Package, Test, Output string
+}
+
+// tally counts, per test, the runs it failed in, and keeps the output of
+// each failure.
+type tally struct {
+	fails  map[string][]int
+	output map[string][]string
+}
+
+func newTally() *tally { return &tally{fails: map[string][]int{}, output: map[string][]string{}} }
+
+// read takes one run's events, and returns the tests that failed in it
+// (a package that failed outside any test counts as its own name).
+func (t *tally) read(r io.Reader, run int) []string {
+	var failed []string
+	lines := map[string][]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		key := e.Package
+		if e.Test != "" {
+			key += " " + e.Test
+		}
+		switch e.Action {
+		case "output":
+			lines[key] = append(lines[key], e.Output)
+		case "fail":
+			// A parent fails with its subtest: count the leaves, and a
+			// package only when no test of it failed.
+			if e.Test == "" && slices.ContainsFunc(failed, func(f string) bool { return strings.HasPrefix(f, e.Package+" ") }) {
+				continue
+			}
+			if e.Test != "" && slices.ContainsFunc(failed, func(f string) bool { return strings.HasPrefix(f, key+"/") }) {
+				continue
+			}
+			failed = append(failed, key)
+			t.fails[key] = append(t.fails[key], run+1)
+			t.output[key] = append(t.output[key], fmt.Sprintf("--- run %d:\n%s", run+1, strings.Join(lines[key], "")))
+		}
+	}
+	return failed
+}
+
+// print writes the table of failures after runs runs; its exit code is 1
+// when any test failed.
+func (t *tally) print(runs int) int {
+	if len(t.fails) == 0 {
+		fmt.Printf("stress: %d runs, no test failed\n", runs)
+		return 0
+	}
+	keys := make([]string, 0, len(t.fails))
+	for k := range t.fails {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Print(strings.Join(t.output[k], ""))
+	}
+	fmt.Printf("stress: failures per test over %d runs\n", runs)
+	for _, k := range keys {
+		fmt.Printf("  %2d of %d  %s (runs %v)\n", len(t.fails[k]), runs, k, t.fails[k])
+	}
+	return 1
+}
