@@ -12,16 +12,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/testenv"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// needUsage skips a test that reads this process's own usage counter where
-// the host has none.
+// needUsage fails a test that reads this process's own usage counter
+// where UsageCgroup, the very function sample is built on, cannot find it:
+// every Linux host with a cgroup filesystem has one (cpuacct on v1, the
+// cgroup's own cpu.stat on v2), so an error here is sample's defect or a
+// host without cgroups, and neither may pass as a skip (issue 32).
 func needUsage(t *testing.T) {
 	t.Helper()
-	if _, err := (cgroup.Host{Root: "/"}).UsageCgroup(""); err != nil {
-		t.Skipf("no usage counter for this process's cgroup: %v", err)
+	if _, err := os.Stat("/sys/fs/cgroup"); err != nil {
+		testenv.SkipOrFail(t, "no cgroup filesystem here: "+err.Error())
 	}
+	_, err := (cgroup.Host{Root: "/"}).UsageCgroup("")
+	require.NoError(t, err, "this process's own usage counter")
 }
 
 func TestSampleUnknownCgroupExits2(t *testing.T) {

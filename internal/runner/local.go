@@ -43,8 +43,11 @@ type Local struct {
 	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
 	PIDCPU      func(pid int) (time.Duration, error)
 	SampleClock func() usage.Clock
-	// StartTrace attaches a throttle tracer to the cgroup at dir (--trace).
+	// StartTrace attaches a throttle tracer to the cgroup at dir (--trace);
+	// Monotonic reads CLOCK_MONOTONIC, the clock of its events and of the
+	// measured window they are matched to.
 	StartTrace func(dir string, onEvent func(throttle.Event)) (TraceHandle, error)
+	Monotonic  func() int64
 }
 
 // NewLocal returns the runner on this machine's kernel.

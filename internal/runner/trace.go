@@ -32,6 +32,7 @@ type traceWindow struct {
 	mu     sync.Mutex
 	col    throttle.Collector
 	t0, t1 int64 // CLOCK_MONOTONIC, the measured window
+	now    func() int64
 	lost   uint64
 	sink   func(throttle.Trace) error
 }
@@ -43,7 +44,10 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 	if !o.Trace {
 		return nil
 	}
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink}
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic}
+	if tw.now == nil {
+		tw.now = bench.Monotonic
+	}
 	if k.StartTrace == nil {
 		tw.why = fmt.Errorf("this build cannot trace")
 		return tw
@@ -59,7 +63,7 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 // open marks the start of the measured window.
 func (tw *traceWindow) open() {
 	if tw != nil {
-		tw.t0 = bench.Monotonic()
+		tw.t0 = tw.now()
 	}
 }
 
@@ -67,7 +71,7 @@ func (tw *traceWindow) open() {
 // path (deferred), and may be called again.
 func (tw *traceWindow) close() {
 	if tw != nil && tw.t1 == 0 {
-		tw.t1 = bench.Monotonic()
+		tw.t1 = tw.now()
 	}
 }
 

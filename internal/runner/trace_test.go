@@ -23,12 +23,20 @@ type fakeTrace struct {
 	onEvent func(throttle.Event)
 	start   int64
 	stopped int
+	clock   *fakeMono
 }
+
+// fakeMono is a CLOCK_MONOTONIC that moves only when told: the test's
+// window and events line up by construction, not by a real sleep.
+type fakeMono struct{ t int64 }
+
+func (c *fakeMono) now() int64                    { return c.t }
+func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t }
 
 func (f *fakeTrace) Stop() (uint64, error) {
 	f.stopped++
 	if f.stopped == 1 {
-		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: bench.Monotonic()})
+		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: f.clock.now()})
 	}
 	return 3, nil
 }
@@ -37,11 +45,15 @@ func (f *fakeTrace) Attach() string { return "fake" }
 
 // tracedChild's measured iterations run while the window is open, stamped
 // on CLOCK_MONOTONIC as the driver stamps them.
-type tracedChild struct{ fakeChild }
+type tracedChild struct {
+	fakeChild
+	clock *fakeMono
+}
 
+// Wait: two iterations of 10 ms, then 5 ms more, all in the window.
 func (c tracedChild) Wait(ctx context.Context) (bench.Result, error) {
-	t := bench.Monotonic()
-	time.Sleep(25 * time.Millisecond)
+	t := c.clock.advance(time.Millisecond)
+	c.clock.advance(25 * time.Millisecond)
 	return bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
 		{Wall: 10 * time.Millisecond, StartMono: t, Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
 		{Wall: 10 * time.Millisecond, StartMono: t + int64(10*time.Millisecond), Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
@@ -54,12 +66,14 @@ func (c tracedChild) Wait(ctx context.Context) (bench.Result, error) {
 func TestTracedRun(t *testing.T) {
 	w := &world{}
 	l := w.local()
-	ft := &fakeTrace{}
+	clock := &fakeMono{t: int64(time.Hour)}
+	ft := &fakeTrace{clock: clock}
+	l.Monotonic = clock.now
 	l.StartTrace = func(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
-		ft.dir, ft.onEvent, ft.start = dir, onEvent, bench.Monotonic()
+		ft.dir, ft.onEvent, ft.start = dir, onEvent, clock.now()
 		return ft, nil
 	}
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}}, nil }
+	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
 	var sunk throttle.Trace

@@ -392,17 +392,26 @@ func startPinned(t testing.TB, cmd *exec.Cmd, cpu int, dir string) {
 func pinAll(t testing.TB, pid, cpu int) {
 	var set unix.CPUSet
 	set.Set(cpu)
-	// Twice: a thread started meanwhile by one not yet pinned escaped
-	// the first pass.
-	for range 2 {
+	// Until a pass finds no thread it has not pinned: a thread started
+	// meanwhile by one not yet pinned escaped the pass before.
+	pinned := map[int]bool{}
+	for {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 		require.NoError(t, err)
+		fresh := 0
 		for _, task := range tasks {
 			tid, err := strconv.Atoi(task.Name())
 			require.NoError(t, err)
+			if pinned[tid] {
+				continue
+			}
 			require.NoError(t, unix.SchedSetaffinity(tid, &set), "pin thread %d of %d", tid, pid)
+			pinned[tid] = true
+			fresh++
 		}
-		time.Sleep(10 * time.Millisecond)
+		if fresh == 0 {
+			return
+		}
 	}
 }
 
