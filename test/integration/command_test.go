@@ -74,16 +74,12 @@ func commandJSON(t *testing.T, args ...string) commandResult {
 //
 // Against the unlimited run the ratio is a floor, not a figure: that
 // run's wall time is CPU time plus waiting (fork and exec, the pipe's
-// stages for each other, and the CPU behind the test packages go test
-// runs beside this one). In a clean-clone CI run (2 vCPUs, the tracer's
-// package running alongside) the pipeline took 80.0 ms unlimited on
-// average and 449.1 ms at 0.1 CPU: 5.6× (9 of 9 periods throttled, model
-// 1.03), which failed the 6× this test first held. So the unlimited side
-// is its fastest run (the least disturbed), its bound is 4×, and what the
-// quota does is held where the kernel decides it: the wall time at 0.1
-// CPU over the CPU time the runs used is about 1/0.1 (measured 9.9–10.3
-// for the three programs here, three runs idle and one beside two busy
-// loops).
+// stages for each other, and the CPU behind whatever runs beside). In a
+// clean-clone CI run the pipeline came out 5.6× (80.0 ms unlimited, 449.1
+// at 0.1 CPU), under the 6× this test first held. So make test holds
+// directions and orders of magnitude only (issue 32): slower than the
+// fastest unlimited run by more than 2×, about 10 ms of wall per ms of CPU
+// at 0.1 CPU (between 3 and 30), the model's ratio between 0.5 and 2.
 func TestCommandUnderQuota(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
@@ -141,11 +137,19 @@ func main() {
 			perCPU := lim.Stats.MeanMs * float64(lim.Stats.N) / cpuMs
 			t.Logf("%s: %.1f ms unlimited (fastest of %d; mean %.1f), %.1f ms at 0.1 CPU: %.1f×; %.1f ms of wall per ms of CPU; throttled %d of %d periods, model %.2f",
 				name, fastest, free.Stats.N, free.Stats.MeanMs, lim.Stats.MeanMs, ratio, perCPU, *lim.Throttling.NrThrottled, *lim.Throttling.NrPeriods, lim.Model.Ratio)
-			assert.Greater(t, ratio, 4.0)
-			assert.Less(t, ratio, 25.0)
-			assert.InDelta(t, 10, perCPU, 3, "at 0.1 CPU a millisecond of CPU costs about ten of wall")
+			// Directions and orders of magnitude, which hold however
+			// busy the machine (issue 32): a neighbour's load slows the
+			// unlimited side and stretches the limited one, and set the
+			// earlier bounds (6×, then 4×; 10±3 wall per CPU ms; model
+			// 1±0.35) at the worst runs seen. The exact figures are make
+			// bench's (BenchmarkHarness and BenchmarkCommandPeers).
+			assert.Greater(t, ratio, 2.0, "a tenth of a CPU is slower than all of them")
+			assert.Less(t, ratio, 100.0)
+			assert.Greater(t, perCPU, 3.0, "at 0.1 CPU a millisecond of CPU costs about ten of wall")
+			assert.Less(t, perCPU, 30.0, "at 0.1 CPU a millisecond of CPU costs about ten of wall")
 			assert.Greater(t, *lim.Throttling.NrThrottled, uint64(0), "the kernel throttled it")
-			assert.InDelta(t, 1, lim.Model.Ratio, 0.35, "the model, from its CPU time at 0.1 CPU, expects its duration")
+			assert.Greater(t, lim.Model.Ratio, 0.5, "the model, from its CPU time at 0.1 CPU, expects its duration")
+			assert.Less(t, lim.Model.Ratio, 2.0, "the model, from its CPU time at 0.1 CPU, expects its duration")
 			// Per run: its CPU time and the throttles the counters saw
 			// over it, every run throttled at 0.1 CPU.
 			for i, c := range lim.Counters {

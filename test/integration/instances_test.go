@@ -167,7 +167,10 @@ func TestInstancesPerRequestAndShared(t *testing.T) {
 			occupied++
 		}
 	}
-	assert.GreaterOrEqual(t, occupied, 12, "an instance seen in (nearly) every slice")
+	// The watcher polls every 10 ms; the ten per-request instances live
+	// 520 ms or more each, so they are seen however busy the machine: the
+	// floor instances and the shared one may come and go between polls.
+	assert.GreaterOrEqual(t, occupied, 10, "an instance seen in every per-request slice")
 
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)

@@ -206,8 +206,8 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 
 // The burst A/B: one invocation, --burst 0,100ms, the same arrival
 // schedule for both. The workload's average is well below its quota, its
-// on-phases above it: what a burst is for (the issue's acceptance test:
-// the burst at least halves p99).
+// on-phases above it: what a burst is for (the burst lowers p99; it
+// halved it or better in every run measured, below).
 //
 // The shape is chosen so that the outcome does not depend on where the CFS
 // period's boundaries fall, which differs from one slice to the next (the
@@ -251,11 +251,12 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 // The parent's weight (boostedParent) keeps a build beside the test from
 // adding its delays to both configurations. Measured: p99 with/without
 // 0.08 to 0.18 on our 2-core v1 host, 0.13 to 0.25 with two CPU hogs
-// beside it, 0.07 to 0.29 in the VM; the test logs each run's figures.
+// beside it, 0.07 to 0.29 in the VM; the test logs each run's figures and
+// holds the direction (with burst, lower), where it held 0.5 (issue 32).
 var burstShape = []string{"--cpus", "0.5", "--period", "200ms", "--workers", "4", "--rate", "23", "--work", "5ms",
 	"--arrivals", "onoff", "--on", "300ms", "--off", "1200ms", "--duration", "10s"}
 
-func TestLatencyBurstHalvesP99(t *testing.T) {
+func TestLatencyBurstLowersP99(t *testing.T) {
 	hier := needRoot(t)
 	parent := boostedParent(t, hier)
 	dir := t.TempDir()
@@ -272,10 +273,6 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 	// A list writes an array, one element per configuration, in order.
 	rs := readLatencies(t, out)
 	require.Len(t, rs, 2)
-	perRequestMax := 5.5
-	if os.Getenv("TB_VM") == "1" {
-		perRequestMax = 8.5
-	}
 	for i, r := range rs {
 		t.Logf("burst %3d ms: p50 %5.1f ms, p99 %6.1f ms, max %6.1f ms; cpu_utilisation %s; nr_throttled %s of %s periods (%s ms); nr_bursts %s (%s ms); dispatch late %.1f ms; %d requests; %s ms CPU",
 			r.Cgroup.BurstUs/1000, r.LatencyMs.P50, r.LatencyMs.P99, r.LatencyMs.Max, fmtPtr(r.CPUUtilisation, "%.3f"),
@@ -287,17 +284,15 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 		require.GreaterOrEqual(t, r.Completed, 200, "config %d: 7 on-phases of 34.5 requests", i)
 		// --work is CPU time, measured by the clock the quota is charged
 		// by: the slice's CPU per request is the 5 ms and the workers' and
-		// the runtime's share, however fast the loop ran. Measured: 5.14
-		// to 5.17 ms on our 2-core v1 host (10 configurations, 5 runs;
-		// 5.3 ms before), so 5.5 ms here; in the test VM under TCG, where
-		// every timer, wake-up and system call is emulated, 5.8 to 6.3 ms
-		// (6 configurations, 3 boots), 7.2 ms on a busier day, so there
-		// (TB_VM=1) only the shape's own limit: it needs its on-phases
-		// between 1 and 2 quotas' rate, 4.4 to 8.7 ms per request, 8.5.
+		// the runtime's share, however fast the loop ran. make test holds
+		// the design's floor and an order of magnitude (issue 32); the
+		// harness's share is a figure for make bench (BenchmarkHarness):
+		// 5.14 to 5.17 ms a request on our 2-core v1 host, 5.8 to 7.2 in
+		// the VM under TCG, where 5.5 and then 8.5 had been held.
 		require.NotNil(t, r.CPUMs, "config %d: cpu_ms", i)
 		perRequest := *r.CPUMs / float64(r.Completed)
 		assert.GreaterOrEqual(t, perRequest, 5.0, "config %d: a request costs at least its --work", i)
-		assert.Less(t, perRequest, perRequestMax, "config %d: CPU per request of --work 5ms, the harness's share included", i)
+		assert.Less(t, perRequest, 10.0, "config %d: CPU per request of --work 5ms, the harness's share included", i)
 	}
 
 	without, with := rs[0], rs[1]
@@ -311,7 +306,7 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 			assert.LessOrEqual(t, *r.CPUUtilisation, 0.5, "config %d: the average stays at most half the quota", i)
 		}
 	}
-	t.Logf("p99 with burst / without: %.3f (must be ≤ 0.5); %v for both configurations", with.LatencyMs.P99/without.LatencyMs.P99, elapsed.Round(100*time.Millisecond))
+	t.Logf("p99 with burst / without: %.3f (must be below 1); %v for both configurations", with.LatencyMs.P99/without.LatencyMs.P99, elapsed.Round(100*time.Millisecond))
 	// burst_us is read back from the kernel's file (cpu.cfs_burst_us on v1,
 	// cpu.max.burst on v2).
 	assert.Equal(t, int64(0), without.Cgroup.BurstUs)
@@ -326,8 +321,10 @@ func TestLatencyBurstHalvesP99(t *testing.T) {
 	} else {
 		t.Log("this kernel reports no nr_bursts")
 	}
-	assert.LessOrEqual(t, with.LatencyMs.P99, 0.5*without.LatencyMs.P99,
-		"the burst must at least halve p99: %.1f ms with, %.1f ms without", with.LatencyMs.P99, without.LatencyMs.P99)
+	// A direction (issue 32): a neighbour's load moves both p99s, and the
+	// factor (at most 0.5 was held) is a figure, logged above.
+	assert.Less(t, with.LatencyMs.P99, without.LatencyMs.P99,
+		"the burst lowers p99: %.1f ms with, %.1f ms without", with.LatencyMs.P99, without.LatencyMs.P99)
 }
 
 func fmtPtr[T any](p *T, format string) string {

@@ -48,7 +48,9 @@ func TestQuotaThrottles(t *testing.T) {
 	ratio := slow.Stats.MeanMs / fastest
 	t.Logf("mean %.1f ms at 0.2 CPUs vs %.1f ms unlimited (fastest; mean %.1f): %.2f×; model ratio %.2f",
 		slow.Stats.MeanMs, fastest, free.Stats.MeanMs, ratio, slow.Model.Ratio)
-	assert.GreaterOrEqual(t, ratio, 3.0)
+	// A direction, to an order of magnitude (issue 32): about 5× here,
+	// 4.06 at worst beside busy loops, where 3× was held.
+	assert.GreaterOrEqual(t, ratio, 2.0, "a fifth of a CPU is slower than all of them")
 	require.NotNil(t, slow.Throttling.NrThrottled)
 	assert.Greater(t, *slow.Throttling.NrThrottled, uint64(0))
 	require.NotNil(t, slow.Throttling.ThrottledMs)
@@ -74,19 +76,23 @@ func TestQuotaThrottles(t *testing.T) {
 	}
 	assert.Nil(t, free.Usage.QuotaUtilisation)
 
-	// A CPU-bound worker at half a CPU is throttled in nearly every period
-	// after using its whole quota: a utilisation near 1. Over 20 periods
-	// or more the window's edges move it by a period or two at most, 0.1.
-	// Measured on our 2-core v1 host (this run, 8 times): 0.967 to 1.025,
-	// over 20 or 21 periods; in the test VM 0.970 to 0.997 (3 boots).
-	spin := tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--workload", "spin", "--cpus", "0.5",
-		"--batch", "40", "--iterations", "3", "--min-time", "2s")
+	// A CPU-bound worker at a fifth of a CPU is throttled in nearly every
+	// period after using its whole quota: a utilisation near 1, where the
+	// model is exact. Over 20 periods or more the window's edges move it
+	// by a period or two at most, 0.1. A fifth, not a half: beside a busy
+	// loop on every CPU a thread gets half of one, and at 0.5 CPU it could
+	// no longer use its quota (what the utilisation would then measure is
+	// the neighbours, not the quota). Measured at 0.5 on our 2-core v1
+	// host (8 runs, quiet): 0.967 to 1.025, over 20 or 21 periods; in the
+	// test VM 0.970 to 0.997 (3 boots).
+	spin := tbJSON(t, "run", "--cgroup", "create", "--parent", parent, "--workload", "spin", "--cpus", "0.2",
+		"--batch", "16", "--iterations", "3", "--min-time", "2s")
 	require.NotNil(t, spin.Throttling.NrPeriods)
 	require.NotNil(t, spin.Throttling.NrThrottled)
 	require.NotNil(t, spin.Usage.CPUMs)
 	require.NotNil(t, spin.Usage.QuotaUtilisation)
 	periods, throttled := *spin.Throttling.NrPeriods, *spin.Throttling.NrThrottled
-	t.Logf("spin at 0.5 CPUs: %.1f ms of CPU (%s), throttled in %d of %d periods, quota utilisation %.3f",
+	t.Logf("spin at 0.2 CPUs: %.1f ms of CPU (%s), throttled in %d of %d periods, quota utilisation %.3f",
 		*spin.Usage.CPUMs, *spin.Usage.Source, throttled, periods, *spin.Usage.QuotaUtilisation)
 	require.GreaterOrEqual(t, periods, uint64(15))
 	assert.GreaterOrEqual(t, float64(throttled), 0.7*float64(periods), "throttled in most periods")

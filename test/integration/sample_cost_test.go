@@ -41,7 +41,14 @@ func TestUsageFileOnTheKernel(t *testing.T) {
 	require.NoError(t, err)
 	busy := exec.Command("sh", "-c", `echo $$ > "$1/cgroup.procs" || exit 1; while :; do :; done`, "sh", dir)
 	require.NoError(t, busy.Start())
-	time.Sleep(200 * time.Millisecond)
+	// The event: the loop has used 100 ms of CPU (its own clock, in
+	// /proc), nearly all of it in the cgroup, which it joins first thing.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if used, ok := cpuOf(busy.Process.Pid); ok && used >= 100*time.Millisecond {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the busy loop used no 100 ms of CPU within a minute")
+	}
 	during, err := u.Usage()
 	require.NoError(t, err)
 	busy.Process.Kill()

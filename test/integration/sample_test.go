@@ -37,12 +37,14 @@ type sampled struct {
 	} `json:"summary"`
 }
 
-// A busy loop in a cgroup throttled to 0.5 CPUs, sampled for 1.5 s: the
-// usage is the quota, and the cgroup is found however it is named.
+// A busy loop in a cgroup throttled to 0.2 CPUs, sampled for 1.5 s: the
+// usage is the quota, and the cgroup is found however it is named. A
+// fifth, not a half: beside a busy loop on every CPU a thread gets about
+// half of one, and the usage would measure the neighbours, not the quota.
 func TestSampleThrottledCgroup(t *testing.T) {
 	hier := needRoot(t)
 	dir := filepath.Join(testParent(t, hier), "sampled")
-	makeCgroup(t, hier, dir, 50000, 100000)
+	makeCgroup(t, hier, dir, 20000, 100000)
 	rel := strings.TrimPrefix(dir, hier.MountPoint)
 	dirs := []string{dir}
 	if hier.Version == 1 {
@@ -58,28 +60,35 @@ func TestSampleThrottledCgroup(t *testing.T) {
 	busy := exec.Command("sh", append([]string{"-c", script, "sh"}, dirs...)...)
 	require.NoError(t, busy.Start())
 	t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
-	for i := 0; i < 200 && !slices.Contains(procsIn(dirs[len(dirs)-1]), busy.Process.Pid); i++ {
+	// The event: the loop is in (a minute is a deadline for a hang).
+	for deadline := time.Now().Add(time.Minute); !slices.Contains(procsIn(dirs[len(dirs)-1]), busy.Process.Pid) && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	require.Contains(t, procsIn(dirs[len(dirs)-1]), busy.Process.Pid, "the busy loop moved itself in")
 
 	s := sample(t, "--cgroup", dir, "--interval", "100ms", "--duration", "1500ms", "--limit", "0.5")
 	assert.Equal(t, dirs[len(dirs)-1], s.Cgroup.Dir, "the counter read is the cgroup's own")
-	// 15 intervals, fewer only when a reading came too late for one.
-	assert.GreaterOrEqual(t, len(s.UsageCPUs), 12)
+	// 15 intervals, fewer only when a reading came too late for one (on a
+	// busy machine, several: at least a third are there).
+	assert.GreaterOrEqual(t, len(s.UsageCPUs), 5)
 	assert.LessOrEqual(t, len(s.UsageCPUs), 15)
-	// The quota is what it gets on average: less on a machine busy with
-	// other work. One 100 ms window not aligned with the periods may hold
-	// the runtime of two (seen: 0.88 in the first, which began mid-period
-	// just after the loop moved in), never more.
-	assert.InDelta(t, 0.45, s.Summary.Interval.MeanCPUs, 0.15, "usage per 100 ms %v", s.UsageCPUs)
+	// The quota is what it gets on average, never more than a period's
+	// runtime over it in 1.5 s (0.21); less only on a machine so busy that
+	// the loop cannot use its fifth: a direction and an order of
+	// magnitude, 0.05 to 0.25 (issue 32). One 100 ms window not aligned
+	// with the periods may hold the runtime of two (seen at 0.5 CPUs: 0.88
+	// in the first, which began mid-period just after the loop moved in),
+	// never more: 0.4, and the reading's own lateness.
+	assert.Greater(t, s.Summary.Interval.MeanCPUs, 0.05, "usage per 100 ms %v", s.UsageCPUs)
+	assert.LessOrEqual(t, s.Summary.Interval.MeanCPUs, 0.25, "usage per 100 ms %v", s.UsageCPUs)
 	for _, u := range s.UsageCPUs {
-		assert.LessOrEqual(t, u, 1.05, "usage per 100 ms %v", s.UsageCPUs)
+		assert.LessOrEqual(t, u, 0.45, "usage per 100 ms %v", s.UsageCPUs)
 	}
 	require.NotNil(t, s.Summary.Interval.AboveLimitFraction)
 	require.NotNil(t, s.Summary.Coarse)
 	assert.Equal(t, 1, s.Summary.Coarse.N)
-	assert.InDelta(t, 0.45, s.Summary.Coarse.MeanCPUs, 0.15)
+	assert.Greater(t, s.Summary.Coarse.MeanCPUs, 0.05)
+	assert.LessOrEqual(t, s.Summary.Coarse.MeanCPUs, 0.25)
 
 	// Named by its directory in either hierarchy, by its cgroup path, by a
 	// process in it: the same counter.

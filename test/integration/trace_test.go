@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
 // traced is what the --trace tests read of a result.
@@ -93,7 +92,9 @@ func TestTraceLatencyOnOffBurst(t *testing.T) {
 	assert.Positive(t, none.ThrottleEvents.Count, "throttled without burst")
 	require.NotNil(t, none.ThrottleEvents.Agreement)
 	require.NotNil(t, none.ThrottleEvents.Agreement.Ratio)
-	assert.InDelta(t, 1, *none.ThrottleEvents.Agreement.Ratio, 0.10, "traced %.1f ms against the counter's %.1f ms",
+	// The counter's order of magnitude (issue 32); how closely the trace
+	// agrees is internal/tracer's BenchmarkTraceAgreement's figure.
+	assert.InDelta(t, 1, *none.ThrottleEvents.Agreement.Ratio, 0.5, "traced %.1f ms against the counter's %.1f ms",
 		none.ThrottleEvents.TotalMs, none.ThrottleEvents.Agreement.CounterMs)
 	assert.Less(t, burst.ThrottleEvents.Count, none.ThrottleEvents.Count, "burst leaves fewer throttles")
 	assert.Less(t, *burst.ThrottledRequests, *none.ThrottledRequests, "and fewer throttled requests")
@@ -204,22 +205,14 @@ func TestTracePerRequestInstances(t *testing.T) {
 		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, r.ThrottleEvents.EventsLost, r.Warnings)
 	// 6 x 100 ms of work at 0.2 CPU each: 1727 to 2037 ms throttled in
 	// all on a quiet machine here, 273 ms where other processes kept 1.07
-	// CPUs busy (the instances then get less than their quota); under
-	// 100 ms there is too little to compare.
-	assert.Greater(t, r.ThrottleEvents.Agreement.CounterMs, 100.0, "the instances were throttled")
-	// Within 10% where an interval ends at the unthrottle (6.8+), 3%
-	// where it also starts when the thread meets the throttle (6.16+).
-	// Before 6.8, an instance unthrottled waits for the CPU behind its
-	// siblings' threads and its holds end when it runs: +7.3% to +12.5%
-	// in eleven runs on the VM's 6.1, so 15% over there.
-	under, over := 0.10, 0.10
-	switch {
-	case tracer.ExactStarts() && tracer.ExactEnds():
-		under, over = 0.03, 0.03
-	case !tracer.ExactEnds():
-		over = 0.15
-	}
+	// CPUs busy (the instances then get less than their quota).
+	assert.Positive(t, r.ThrottleEvents.Agreement.CounterMs, "the instances were throttled")
+	// The counters' order of magnitude (issue 32); how closely the trace
+	// agrees (+0.0% on 6.18, quiet and busy; +7.3% to +12.5% on the VM's
+	// 6.1, where an instance unthrottled waits for the CPU behind its
+	// siblings) is a figure for make bench (BenchmarkTraceAgreement's
+	// siblings, in internal/tracer).
 	ratio := *r.ThrottleEvents.Agreement.Ratio
-	assert.True(t, ratio >= 1-under && ratio <= 1+over, "traced %.1f ms against the counters' %.1f ms: ratio %.3f, want %.2f to %.2f",
-		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, ratio, 1-under, 1+over)
+	assert.True(t, ratio >= 0.5 && ratio <= 1.5, "traced %.1f ms against the counters' %.1f ms: ratio %.3f, want 0.5 to 1.5",
+		r.ThrottleEvents.TotalMs, r.ThrottleEvents.Agreement.CounterMs, ratio)
 }
