@@ -12,22 +12,51 @@ fail() {
 	echo "FAIL $1: $2"
 	fails=$((fails + 1))
 }
-# leftovers: the scopes systemd knows and the cgroups of ours on disk.
-# waitslice DIR waits (10 s at most) for a run's slice under DIR: $slice
-# is the first, "" if none came.
-waitslice() {
-	i=0
-	slice=
-	while [ $i -lt 100 ] && [ -z "$slice" ]; do
-		slice=$(find "$1" -name 'tb-*' -type d 2>/dev/null | head -n 1)
-		[ -n "$slice" ] || sleep 0.1
-		i=$((i + 1))
-	done
+# wait_for DEADLINE_S DESCRIPTION COMMAND...: runs COMMAND every 0.05 s
+# until it succeeds (0; $waited: the ms it took) or DEADLINE_S seconds have
+# passed on the guest's clock (a FAIL naming DESCRIPTION, and 1). Every
+# wait in this guest is for a condition, never for a stretch of time;
+# deadlines are generous, TCG being several times slower than a host.
+uptime_cs() {
+	read -r wf_up _ </proc/uptime
+	echo $((${wf_up%.*} * 100 + 1${wf_up#*.} - 100))
 }
+wait_for() {
+	wf_limit=$1 wf_what=$2
+	shift 2
+	wf_t0=$(uptime_cs)
+	while ! "$@"; do
+		if [ $(($(uptime_cs) - wf_t0)) -ge $((wf_limit * 100)) ]; then
+			waited=$((wf_limit * 1000))
+			fail "$wf_what" "not within $wf_limit s"
+			return 1
+		fi
+		sleep 0.05
+	done
+	waited=$((($(uptime_cs) - wf_t0) * 10))
+}
+# run_slice DIR: a run's slice exists under DIR ($slice: the first).
+# run_worker DIR: and holds a process, the run's workload (its limits are
+# written before the workload is placed in it). throttled: $slice's
+# cpu.stat has nr_throttled > 0, so the run is in the middle of its work.
+run_slice() {
+	slice=$(find "$1" -name 'tb-*' -type d 2>/dev/null | head -n 1)
+	[ -n "$slice" ]
+}
+run_worker() { run_slice "$1" && [ -n "$(cat "$slice/cgroup.procs" 2>/dev/null)" ]; }
+throttled() { awk '$1 == "nr_throttled" && $2 > 0 { t = 1 } END { exit !t }' "$slice/cpu.stat" 2>/dev/null; }
+# midrun NAME DIR: waits for a run's slice under DIR to hold its workload
+# and be throttled: a signal then lands in the middle of the run.
+midrun() {
+	wait_for 60 "$1: the run's slice under $2 holds its workload" run_worker "$2" &&
+		wait_for 60 "$1: the run is throttled ($slice/cpu.stat nr_throttled > 0)" throttled
+}
+# leftovers: the scopes systemd knows and the cgroups of ours on disk.
 leftovers() {
 	systemctl list-units --all --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}'
 	find /sys/fs/cgroup -mindepth 1 -type d \( -name 'throttlebench-*.scope' -o -name 'tb-*' -o -name throttlebench \) 2>/dev/null
 }
+nothing_left() { [ -z "$(leftovers)" ]; }
 noleft() {
 	left=$(leftovers)
 	if [ -z "$left" ]; then pass "$1: nothing left"; else fail "$1: nothing left" "$(echo $left)"; fi
@@ -81,9 +110,8 @@ noleft "run with burst"
 for sig in INT TERM; do
 	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 	pid=$!
-	waitslice /sys/fs/cgroup/throttlebench.slice
+	midrun "SIG$sig" /sys/fs/cgroup/throttlebench.slice
 	scope=$(systemctl list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
-	sleep 1
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -99,7 +127,7 @@ done
 # and a run of 15 (1.5 s) had ended before the limits were read again.
 $tb run --cpus 0.2 --burst 10ms --batch 5 --iterations 60 --format text >/tmp/out 2>&1 &
 pid=$!
-waitslice /sys/fs/cgroup/throttlebench.slice
+wait_for 60 "daemon-reload: the run's slice holds its workload (its limits written)" run_worker /sys/fs/cgroup/throttlebench.slice
 before="$(cat $slice/cpu.max 2>&1) / $(cat $slice/cpu.max.burst 2>&1) / $(cat $slice/../cgroup.subtree_control 2>&1)"
 systemctl daemon-reload
 alive=no
@@ -120,7 +148,7 @@ noleft "sweep"
 # all in the run's scope (counted while they run), none left after.
 $tb latency --cpus 0.2 --instances per-request --arrivals once --count 3 --work 300ms --format json >/tmp/out.json 2>/tmp/err &
 pid=$!
-waitslice /sys/fs/cgroup/throttlebench.slice
+wait_for 60 "latency --instances: an instance's slice in the scope" run_slice /sys/fs/cgroup/throttlebench.slice
 most=0
 while kill -0 $pid 2>/dev/null; do
 	n=$(find /sys/fs/cgroup/throttlebench.slice -path '*/throttlebench-*.scope/tb-*' -maxdepth 2 -type d 2>/dev/null | wc -l)
@@ -134,12 +162,37 @@ if [ $rc = 0 ] && [ "${started:-0}" = 3 ] && [ "$most" -ge 3 ]; then pass "laten
 noleft "latency --instances"
 
 # --trace through the scope: the tracer follows the slice in the scope, and
-# its events agree with the slice's cpu.stat (the kernel's counter).
-$tb run --cpus 0.2 --batch 5 --iterations 5 --trace --format text >/tmp/out 2>&1
+# its events agree with the slice's cpu.stat (the kernel's counter) over
+# the measured iterations: traced 15% under to 15% over the counter, the
+# host tests' bounds for a kernel like this image's 6.1, which neither ends
+# a hold at the unthrottle itself (cfs_rq.throttled_clock_self, 6.8+) nor
+# throttles threads one by one (6.16+). Over: internal/tracer's agreement
+# (holds end when the group next runs). Under: TestTraceThreadsHeldTogether
+# (a queue throttled while the thread that used up the quota sleeps is
+# counted, with no thread held there to trace: docs/tracer.md); a run's Go
+# workload has such sleepers, and this check came out 6% under in both
+# boots here (1001.3 ms against 1066.2 with 10 iterations, 2906.2 against
+# 3084.5 with 30 on a host at load 16), where 10% would leave too little
+# room. 30 iterations, about 3 s of counter, keep the window's edges (at
+# most a throttled stretch, 80 ms, each) small beside it. Read from the
+# JSON (no jq in the image): the first "count", "events_lost",
+# "traced_ms" and "counter_ms" in "throttle_events"; under 100 ms of
+# counter there is too little to compare.
+$tb run --cpus 0.2 --batch 5 --iterations 30 --trace --format json >/tmp/out.json 2>/tmp/err
 rc=$?
-ev=$(sed -n 's/^  Throttle events: *\([0-9]*\) on.*/\1/p' /tmp/out)
-grep -E '^  (cgroup|Throttled|Throttle events):' /tmp/out
-if [ $rc = 0 ] && [ "${ev:-0}" -gt 0 ] && grep -q 'events/counter' /tmp/out; then pass "run --trace: rc 0, $ev throttle events, $(grep -o 'events/counter [0-9.]*' /tmp/out)"; else fail "run --trace" "rc=$rc events=$ev $(tail -n 5 /tmp/out)"; fi
+tev() { sed -n '/^  "throttle_events": {/,/^  }/s/^ *"'"$1"'": *\([0-9.eE+-]*\),*$/\1/p' /tmp/out.json | head -n 1; }
+ev=$(tev count) lost=$(tev events_lost) traced=$(tev traced_ms) counter=$(tev counter_ms)
+cg=$(grep -o '"path": *"[^"]*"' /tmp/out.json | head -n 1)
+agree=$(awk -v t="${traced:-0}" -v c="${counter:-0}" 'BEGIN {
+	if (c > 0) printf "%.1f ms traced against cpu.stat'"'"'s %.1f ms, ratio %.3f (0.85 to 1.15 allowed)", t, c, t / c
+	else printf "%s ms traced, counter %s ms", t, c
+}')
+echo "run --trace: $cg; $ev throttle events, $lost lost; $agree"
+if [ $rc = 0 ] && [ "${ev:-0}" -gt 0 ] && awk -v t="${traced:-0}" -v c="${counter:-0}" 'BEGIN { exit !(c >= 100 && t >= 0.85 * c && t <= 1.15 * c) }'; then
+	pass "run --trace: rc 0, $ev throttle events, $agree"
+else
+	fail "run --trace" "rc=$rc events=$ev lost=$lost $agree; want 0.85 to 1.15 of a counter of 100 ms or more $(tail -n 3 /tmp/err)"
+fi
 noleft "run --trace"
 
 # --cpuset: Delegate=yes gives root's scope cpuset as well; the slice gets
@@ -149,41 +202,47 @@ rc=$?
 if [ $rc = 0 ] && grep -q '"cpuset": *"1"' /tmp/out.json; then pass "run --cpuset 1: rc 0, the slice's cpuset 1"; else fail "run --cpuset 1" "rc=$rc $(grep -o '"cpuset": *"[^"]*"' /tmp/out.json | head -n 2) $(cat /tmp/err)"; fi
 noleft "run --cpuset"
 
-# SIGKILL, then cleanup. startrun starts a long run in the background and
-# waits for its slice: $pid is the run, $slice its slice.
+# SIGKILL, then cleanup. startrun NAME starts a long run in the background
+# and waits until it is in the middle of its work: $pid is the run,
+# $slice its slice.
 startrun() {
 	$tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 	pid=$!
-	waitslice /sys/fs/cgroup/throttlebench.slice
-	sleep 1
+	midrun "$1" /sys/fs/cgroup/throttlebench.slice
 }
 nunits() { systemctl list-units --all --no-legend --plain 'throttlebench-*' | grep -c '\.scope'; }
 ncgroups() { find /sys/fs/cgroup/throttlebench.slice -mindepth 1 -type d 2>/dev/null | wc -l; }
+# gone: systemd has stopped every scope of ours and removed its cgroups.
+gone() { [ "$(nunits)$(ncgroups)" = 00 ]; }
 
-# A plain SIGKILL: the workload dies with its owner, the scope empties.
-startrun
+# A plain SIGKILL: the workload dies with its owner, the scope empties, and
+# systemd stops it and removes its cgroups by itself; cleanup then finds
+# nothing.
+startrun SIGKILL
 kill -KILL $pid
 wait $pid
 rc=$?
-sleep 1
-echo "SIGKILL: $(nunits) scope(s), $(ncgroups) cgroup(s) in throttlebench.slice 1 s after"
+wait_for 30 "SIGKILL: systemd stops the emptied scope (no scope unit, no cgroup in throttlebench.slice)" gone &&
+	echo "SIGKILL: no scope, no cgroup in throttlebench.slice after $waited ms"
 $tb cleanup >/tmp/clean 2>&1
 crc=$?
 cat /tmp/clean
-if [ -n "$slice" ] && [ $rc = 137 ] && [ $crc = 0 ] && [ "$(nunits)" = 0 ] && [ "$(ncgroups)" = 0 ]; then pass "SIGKILL then cleanup: rc $rc, cleanup rc 0, 0 scopes, 0 cgroups"; else fail "SIGKILL then cleanup" "slice=$slice rc=$rc cleanup rc=$crc scopes=$(nunits) cgroups=$(ncgroups)"; fi
+if [ -n "$slice" ] && [ $rc = 137 ] && [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean && [ "$(nunits)" = 0 ] && [ "$(ncgroups)" = 0 ]; then pass "SIGKILL then cleanup: rc $rc, cleanup rc 0 finds nothing, 0 scopes, 0 cgroups"; else fail "SIGKILL then cleanup" "slice=$slice rc=$rc cleanup rc=$crc scopes=$(nunits) cgroups=$(ncgroups) $(cat /tmp/clean)"; fi
 noleft "SIGKILL then cleanup"
 
 # SIGKILL while a process that is not the run's sits in its slice: cleanup
 # kills nothing, removes the empty leaf self, lists the slice and the scope
 # and leaves the scope running; systemd stops it once that process is gone.
-startrun
+startrun "SIGKILL with a stranger"
 sleep 600 &
 alien=$!
 echo $alien >"$slice/cgroup.procs"
 scope=$(basename "$(dirname "$slice")")
 kill -KILL $pid
 wait $pid
-sleep 1
+# The run's workload dies with it: then the stranger is all the slice holds.
+only_alien() { [ "$(cat "$slice/cgroup.procs" 2>/dev/null)" = "$alien" ]; }
+wait_for 30 "SIGKILL with a stranger: the run's workload gone, the slice holds the stranger $alien alone" only_alien
 $tb cleanup >/tmp/clean 2>&1
 crc=$?
 cat /tmp/clean
@@ -200,12 +259,7 @@ rc=$?
 if [ $rc = 0 ] && grep -q "left 1 scope(s) of runs that no longer live running: $scope: " /tmp/out.json; then pass "a run beside the stranger: rc 0, its warnings say what was left"; else fail "a run beside the stranger" "rc=$rc $(grep -A3 '"warnings"' /tmp/out.json) $(cat /tmp/err)"; fi
 kill $alien
 wait $alien
-i=0
-while [ $i -lt 50 ] && [ "$(nunits)$(ncgroups)" != 00 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-echo "stranger gone: scopes and cgroups left after $((i * 100)) ms: $(nunits), $(ncgroups)"
+wait_for 30 "stranger gone: systemd stops the emptied scope" gone && echo "stranger gone: no scope, no cgroup left after $waited ms"
 $tb cleanup >/tmp/clean 2>&1
 crc=$?
 if [ $crc = 0 ] && grep -q '^nothing to remove' /tmp/clean; then pass "stranger gone: systemd stopped the scope, cleanup finds nothing"; else fail "stranger gone" "cleanup rc=$crc $(cat /tmp/clean)"; fi
@@ -230,17 +284,15 @@ for t in 1 2 3 4 5 6 7 8 9; do
 	kill -$sig $pid
 	wait $pid
 	[ $sig = KILL ] && $tb cleanup >/dev/null 2>&1
-	# systemd stops an emptied scope a moment after (SIGKILL): 3 s at most.
-	i=0
-	while [ $i -lt 30 ] && [ -n "$(leftovers)" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	# systemd stops an emptied scope a moment after (SIGKILL): under 100 ms
+	# here, 30 s allowed. A trial that leaves something fails here.
+	at="$((delay / 10)).$((delay % 10))s"
+	wait_for 30 "soak trial $t ($sig at $at): nothing left" nothing_left || echo "  left: $(leftovers | tr '\n' ' ')"
 	n=$(leftovers | wc -l)
 	leftsum=$((leftsum + n))
-	trials="$trials $sig@$((delay / 10)).$((delay % 10))s:$n"
+	trials="$trials $sig@$at:$n"
 done
-if [ $leftsum = 0 ]; then pass "soak: 9 trials, nothing left after any ($trials)"; else fail "soak" "$leftsum left ($trials): $(leftovers | tr '\n' ' ')"; fi
+[ $leftsum = 0 ] && pass "soak: 9 trials, nothing left after any ($trials)"
 
 # A user who is not root, cpu delegated to their manager (systemd 252's
 # default: user@1000.service has cpu memory pids): auto picks the systemd
@@ -258,14 +310,9 @@ uleft() {
 }
 # The user's manager stops an emptied scope by itself: a moment after the
 # run, as systemd does for root's after a SIGKILL.
+unothing() { [ -z "$(uleft)" ]; }
 unoleft() {
-	i=0
-	while [ $i -lt 30 ] && [ -n "$(uleft)" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	left=$(uleft)
-	if [ -z "$left" ]; then pass "$1: nothing left (after $((i * 100)) ms)"; else fail "$1: nothing left" "$(echo $left)"; fi
+	if wait_for 30 "$1: nothing left" unothing; then pass "$1: nothing left (after $waited ms)"; else echo "  left: $(echo $(uleft))"; fi
 }
 asuser $tb inspect >/tmp/out 2>&1
 grep -E '^  driver ' /tmp/out
@@ -303,9 +350,8 @@ unoleft "user with cpu: --cpuset"
 for sig in INT TERM KILL; do
 	runuser -u tbuser -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus $tb run --cpus 0.2 --batch 5 --iterations 1000 --format text >/tmp/out 2>&1 &
 	pid=$!
-	waitslice $ucg/throttlebench.slice
+	midrun "user with cpu: SIG$sig" $ucg/throttlebench.slice
 	scope=$(asuser systemctl --user list-units --no-legend --plain 'throttlebench-*.scope' | awk '{print $1}')
-	sleep 1
 	tbpid=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
 	kill -$sig ${tbpid:-$pid}
 	wait $pid
