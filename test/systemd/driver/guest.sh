@@ -163,21 +163,24 @@ noleft "latency --instances"
 
 # --trace through the scope: the tracer follows the slice in the scope, and
 # its events agree with the slice's cpu.stat (the kernel's counter) over
-# the measured iterations: traced 15% under to 15% over the counter, the
-# host tests' bounds for a kernel like this image's 6.1, which neither ends
-# a hold at the unthrottle itself (cfs_rq.throttled_clock_self, 6.8+) nor
-# throttles threads one by one (6.16+). Over: internal/tracer's agreement
-# (holds end when the group next runs). Under: TestTraceThreadsHeldTogether
-# (a queue throttled while the thread that used up the quota sleeps is
-# counted, with no thread held there to trace: docs/tracer.md); a run's Go
-# workload has such sleepers, and this check came out 6% under in both
-# boots here (1001.3 ms against 1066.2 with 10 iterations, 2906.2 against
-# 3084.5 with 30 on a host at load 16), where 10% would leave too little
-# room. 30 iterations, about 3 s of counter, keep the window's edges (at
-# most a throttled stretch, 80 ms, each) small beside it. Read from the
-# JSON (no jq in the image): the first "count", "events_lost",
-# "traced_ms" and "counter_ms" in "throttle_events"; under 100 ms of
-# counter there is too little to compare.
+# the measured iterations: traced within 15% of the counter either way.
+# The host's make test holds a trace only to the counter's order of
+# magnitude (internal/tracer's sameOrder, half either way), which every
+# kernel and load meets; its notes put a correct tracer within 15% on the
+# VM's 6.1, this image's kernel, which neither ends a hold at the
+# unthrottle itself (cfs_rq.throttled_clock_self, 6.8+) nor throttles
+# threads one by one (6.16+): holds may end late, when the group next runs
+# (over), and a queue throttled while the thread that used up the quota
+# sleeps is counted with no thread held there to trace (under;
+# docs/tracer.md). This guest is quiet, one CPU-bound worker: 6% under in
+# both boots here (1001.3 ms against 1066.2 with 10 iterations, 2906.2
+# against 3084.5 with 30 on a host at load 16), so 15% leaves room while a
+# defect of the kind met so far (-87% to -94%) is far outside. 30
+# iterations, about 3 s of counter, keep the window's edges (at most a
+# throttled stretch, 80 ms, each) small beside it. Read from the JSON (no
+# jq in the image): the first "count", "events_lost", "traced_ms" and
+# "counter_ms" in "throttle_events"; under 100 ms of counter there is too
+# little to compare.
 $tb run --cpus 0.2 --batch 5 --iterations 30 --trace --format json >/tmp/out.json 2>/tmp/err
 rc=$?
 tev() { sed -n '/^  "throttle_events": {/,/^  }/s/^ *"'"$1"'": *\([0-9.eE+-]*\),*$/\1/p' /tmp/out.json | head -n 1; }
