@@ -32,7 +32,19 @@
 #                --trace costs a run (traced/plain), the open-loop HTTP
 #                client's floor and highest rate beside vegeta's, and
 #                run -- CMD beside hyperfine -N (durations and each
-#                harness's cost per run; test/bench/setup.sh installs it)
+#                harness's cost per run; test/bench/setup.sh installs it).
+#                Every sample is kept: each go test runs through
+#                bin/benchhist, which shows its output and appends a line
+#                per benchmark to BENCH_HISTORY (bench/history/PKG/NAME.jsonl:
+#                the run's time, machine, kernel, cgroup layout, Go, commit,
+#                every metric's samples). -count 5 in process, 3 for
+#                httpload's 1x benchmark, 2 for test/integration's;
+#                BENCH_COUNT=N sets all three
+#   make bench-check  the newest run of each benchmark in BENCH_HISTORY
+#                against its earlier runs on the same machine and kernel
+#                (BENCH_MATCH), per metric: Mann-Whitney U (internal/compare)
+#                and the median's change; fails when one moved: p <
+#                BENCH_ALPHA (0.05) and |change| >= BENCH_THRESHOLD (5%)
 #   make image   the Docker image throttlebench:dev (FROM scratch)
 #   make docs    record the README's examples again (root): docs/record.sh
 #                runs each and writes its output between its markers
@@ -52,7 +64,7 @@ USER_MANAGER := /sys/fs/cgroup/user.slice/user-$(shell id -u).slice/user@$(shell
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || { [ -d /run/systemd/system ] && grep -qw cpu $(USER_MANAGER)/cgroup.controllers 2>/dev/null; } || echo sudo)
 export CGO_ENABLED := 0
 
-.PHONY: build run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench image clean
+.PHONY: build run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench bench-check benchhist image clean
 
 build:
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
@@ -135,10 +147,38 @@ soak: build
 	TB_SOAK_TRIALS=$(SOAK_TRIALS) test/vm/test-v2.sh soak || rc=1; \
 	exit $$rc
 
-bench: build
-	$(GO) test -run '^$$' -bench . ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/httpload
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime 1x ./test/integration
+# The benchmarks, each go test through the recorder (test/bench/benchhist):
+# its output shown as it comes, its exit status kept, a line per benchmark
+# appended to its file in BENCH_HISTORY, all with this run's start time; an
+# interrupted go test records nothing. -count gives each run several
+# samples: 5 of each in-process benchmark (1 s each), 3 of httpload's and
+# 2 of test/integration's slow 1x ones; BENCH_COUNT=N sets all three.
+# docs/development.md says what a line holds and how to read bench-check.
+BENCHHIST       := bin/benchhist
+BENCH_HISTORY   ?= bench/history
+BENCH_COUNT     ?=
+BENCH_ALPHA     ?= 0.05
+BENCH_THRESHOLD ?= 5
+BENCH_MATCH     ?= machine,kernel
+BENCH_RUNS      ?= 0
+BENCH_CHECK_ARGS ?=
+BENCH_RECORD = $(BENCHHIST) record -history '$(BENCH_HISTORY)' -time $(BENCH_TIME) -go "$$($(GO) env GOVERSION)" --
+
+benchhist:
+	$(GO) build -o $(BENCHHIST) ./test/bench/benchhist
+
+bench: BENCH_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+bench: build benchhist
+	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -count $(or $(BENCH_COUNT),5) -timeout 30m ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
+	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),3) -timeout 30m ./internal/httpload
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),2) -timeout 90m ./test/integration
+
+# The newest run of each benchmark against its earlier runs (no root
+# needed): one table, exit 0 when nothing moved. When a metric moved,
+# benchhist exits 3 and make fails (make's own status is 2); 1 is an
+# error, 2 bad usage. BENCH_CHECK_ARGS passes more: -all, -format markdown.
+bench-check: benchhist
+	$(BENCHHIST) check -history '$(BENCH_HISTORY)' -alpha $(BENCH_ALPHA) -threshold $(BENCH_THRESHOLD) -match '$(BENCH_MATCH)' -runs $(BENCH_RUNS) $(BENCH_CHECK_ARGS)
 
 # The BPF C of internal/tracer through bpf2go (a tool of go.mod), and the
 # hash of the C beside the objects, which TestObjectFresh compares.
