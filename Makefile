@@ -86,8 +86,9 @@ test-host: build
 # pinned to each CPU, as on a shared CI runner; a table of failures per test.
 STRESS_N ?= 5
 STRESS_PKGS ?=
+STRESS_ARGS ?=
 test-stress: build
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) CI=true $(GO) run ./test/stress -n $(STRESS_N) -go $(GO) $(STRESS_PKGS)
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) CI=true $(GO) run ./test/stress -n $(STRESS_N) -go $(GO) $(STRESS_ARGS) $(STRESS_PKGS)
 
 # A few seconds each for the fuzz targets that guard a boundary where
 # outside input decides what root writes or what a user is told: the limit

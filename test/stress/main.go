@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -38,6 +39,7 @@ func main() {
 	n := flag.Int("n", 5, "runs of the packages' tests")
 	busy := flag.Bool("busy", true, "a busy loop pinned to each CPU beside the tests")
 	goCmd := flag.String("go", "go", "the go command")
+	logDir := flag.String("log", "", "a directory to keep each run's test2json output in (run-N.json), for the figures the tests log")
 	flag.Parse()
 	pkgs := flag.Args()
 	if len(pkgs) == 0 {
@@ -47,10 +49,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "stress: invalid -n %d: want 1 or more\n", *n)
 		os.Exit(2)
 	}
-	os.Exit(run(*n, *busy, *goCmd, pkgs))
+	os.Exit(run(*n, *busy, *goCmd, *logDir, pkgs))
 }
 
-func run(n int, busy bool, goCmd string, pkgs []string) int {
+func run(n int, busy bool, goCmd, logDir string, pkgs []string) int {
 	var loops []*exec.Cmd
 	stop := func() {
 		for _, c := range loops {
@@ -91,11 +93,21 @@ func run(n int, busy bool, goCmd string, pkgs []string) int {
 			fmt.Fprintln(os.Stderr, "stress:", err)
 			return 1
 		}
+		var in io.Reader = out
+		if logDir != "" {
+			f, err := os.Create(filepath.Join(logDir, fmt.Sprintf("run-%d.json", i+1)))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "stress:", err)
+				return 1
+			}
+			defer f.Close()
+			in = io.TeeReader(out, f)
+		}
 		done := make(chan struct{})
 		var failed []string
 		go func() {
 			defer close(done)
-			failed = t.read(out, i)
+			failed = t.read(in, i)
 		}()
 		select {
 		case s := <-sigs:
