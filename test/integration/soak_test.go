@@ -89,6 +89,7 @@ var soakKinds = []soakKind{
 	{"trace-kill-child", "--trace + SIGKILL workload child", func(s *soak, tr *trial) { tr.trace = true; s.killChild(tr) }},
 	{"trace-timeout", "--trace + --timeout at random", func(s *soak, tr *trial) { tr.trace = true; s.timeout(tr) }},
 	{"trace-latency", "latency --trace + SIGINT at random", func(s *soak, tr *trial) { tr.trace = true; s.latencyInterrupted(tr) }},
+	{"serve-kill", "latency --serve + SIGKILL + cleanup", (*soak).serveKilled},
 }
 
 // soak holds what all trials share: the hierarchy, the seed, and timings
@@ -969,6 +970,83 @@ func (s *soak) latencyInterrupted(tr *trial) {
 	default:
 		tr.fail("%s: %s", tr.outcome, p.stderr.String())
 	}
+}
+
+// serveKilled SIGKILLs `latency --target URL --serve -- sh -c 'SERVER &
+// wait'` at a random moment: before its slice exists, while the server
+// starts in it (before it has answered), or while it serves. No handler of
+// ours runs; the shell dies by its parent-death signal, and the server it
+// forked, out of that signal's reach, must be killed by the slice's guard.
+// Then every process of the trial must be gone (the guard's end is the
+// event), and `cleanup` must remove the slice. docs/guarantees.md promises
+// both, whatever the moment.
+func (s *soak) serveKilled(tr *trial) {
+	port := freePort(tr.t)
+	addr := "127.0.0.1:" + port
+	notify := tr.out("served")
+	srv := goServer(tr.t, addr, "0s notify="+notify)
+	p := tr.start("latency", "--parent", tr.parent, "--target", "http://"+addr+"/", "--rate", "50", "--duration", "60s",
+		"-o", tr.out("latency.json"), "--serve", "--", "sh", "-c", shellJoin(srv)+" & wait")
+	served := func() bool { _, err := os.Stat(notify); return err == nil }
+	switch aimed := tr.aim("before slice", "server start", "serving"); aimed {
+	case "before slice":
+		delay := between(tr.rng, 0, s.startup)
+		for time.Since(p.started) < delay && len(subdirs(tr.t, tr.parent)) == 0 && !p.exited() {
+			time.Sleep(100 * time.Microsecond)
+		}
+		tr.note("%v after exec (aimed at %v)", time.Since(p.started).Round(100*time.Microsecond), delay.Round(100*time.Microsecond))
+	case "server start":
+		// The shim, then the shell and the server, appear in the slice
+		// well before it answers: a moment of the first 50 ms after.
+		tr.waitSlice(p, 0)
+		delay := between(tr.rng, 0, 50*time.Millisecond)
+		for t0 := time.Now(); time.Since(t0) < delay && !served() && !p.exited(); {
+			time.Sleep(100 * time.Microsecond)
+		}
+		tr.note("%v after the server appeared in its slice", delay.Round(100*time.Microsecond))
+	case "serving":
+		for deadline := time.Now().Add(time.Minute); !served() && !p.exited() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		delay := between(tr.rng, 0, time.Second)
+		time.Sleep(delay)
+		tr.note("%v after its first answer", delay.Round(time.Millisecond))
+	}
+	switch {
+	case p.exited():
+		tr.moment = "after exit"
+	case served():
+		tr.moment = "serving"
+	case len(subdirs(tr.t, tr.parent)) > 0:
+		tr.moment = "server start"
+	default:
+		tr.moment = "before slice"
+	}
+	p.cmd.Process.Kill()
+	tr.wait(p)
+	tr.outcome = p.exit()
+	if tr.outcome != "killed by SIGKILL" {
+		tr.fail("want killed by SIGKILL: %s: %s", tr.outcome, p.stderr.String())
+	}
+	// The event: every process of the trial (the guard, the server, the
+	// shim or shell where the kill came first) has gone. A minute is a
+	// deadline for a hang; finish counts any still there.
+	for deadline := time.Now().Add(time.Minute); len(tr.livePids()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stale := subdirs(tr.t, tr.parent)
+	c := tr.start("cleanup", "--parent", tr.parent)
+	tr.wait(c)
+	if got := c.exit(); got != "exit 0" {
+		tr.fail("cleanup: %s: %s", got, c.stderr.String())
+	}
+	for _, d := range stale {
+		if !strings.Contains(c.stdout.String(), "removed "+d) {
+			tr.fail("cleanup did not say it removed %s: %s", d, c.stdout.String())
+		}
+	}
+	os.Remove(notify) // the test server's, not the run's output
+	tr.note("cleanup found %d slice(s)", len(stale))
 }
 
 // checkLatency accepts the output of a latency run that exited 0: one
