@@ -162,39 +162,33 @@ if [ $rc = 0 ] && [ "${started:-0}" = 3 ] && [ "$most" -ge 3 ]; then pass "laten
 noleft "latency --instances"
 
 # --trace through the scope: the tracer follows the slice in the scope, and
-# its events agree with the slice's cpu.stat (the kernel's counter) over
-# the measured iterations: traced within 15% of the counter either way.
-# The host's make test holds a trace only to the counter's order of
-# magnitude (internal/tracer's sameOrder, half either way), which every
-# kernel and load meets; its notes put a correct tracer within 15% on the
-# VM's 6.1, this image's kernel, which neither ends a hold at the
-# unthrottle itself (cfs_rq.throttled_clock_self, 6.8+) nor throttles
-# threads one by one (6.16+): holds may end late, when the group next runs
-# (over), and a queue throttled while the thread that used up the quota
-# sleeps is counted with no thread held there to trace (under;
-# docs/tracer.md). This guest is quiet, one CPU-bound worker: 6% under in
-# both boots here (1001.3 ms against 1066.2 with 10 iterations, 2906.2
-# against 3084.5 with 30 on a host at load 16), so 15% leaves room while a
-# defect of the kind met so far (-87% to -94%) is far outside. 30
-# iterations, about 3 s of counter, keep the window's edges (at most a
-# throttled stretch, 80 ms, each) small beside it. Read from the JSON (no
-# jq in the image): the first "count", "events_lost", "traced_ms" and
-# "counter_ms" in "throttle_events"; under 100 ms of counter there is too
-# little to compare.
+# its events are the slice's cpu.stat (the kernel's counter) over the
+# measured iterations to an order of magnitude: within half either way, as
+# the host's make test holds (internal/tracer's sameOrder). A defect of the
+# kinds met so far traced -87% to -94%, or up to +86%; how close a correct
+# tracer comes on this image's 6.1, which neither ends a hold at the
+# unthrottle (6.8+) nor throttles threads one by one (6.16+), is a figure,
+# not a bound: 6% under in both boots here (1001.3 ms against 1066.2 with
+# 10 iterations, 2906.2 against 3084.5 with 30 on a host at load 16),
+# printed with every run. 30 iterations, about 3 s of counter, keep the
+# window's edges (at most a throttled stretch, 80 ms, each) small beside
+# it. Read from the JSON (no jq in the image): the first "count",
+# "events_lost", "traced_ms" and "counter_ms" in "throttle_events"; under
+# 100 ms of counter there is too little to compare.
 $tb run --cpus 0.2 --batch 5 --iterations 30 --trace --format json >/tmp/out.json 2>/tmp/err
 rc=$?
 tev() { sed -n '/^  "throttle_events": {/,/^  }/s/^ *"'"$1"'": *\([0-9.eE+-]*\),*$/\1/p' /tmp/out.json | head -n 1; }
 ev=$(tev count) lost=$(tev events_lost) traced=$(tev traced_ms) counter=$(tev counter_ms)
 cg=$(grep -o '"path": *"[^"]*"' /tmp/out.json | head -n 1)
 agree=$(awk -v t="${traced:-0}" -v c="${counter:-0}" 'BEGIN {
-	if (c > 0) printf "%.1f ms traced against cpu.stat'"'"'s %.1f ms, ratio %.3f (0.85 to 1.15 allowed)", t, c, t / c
+	if (c > 0) printf "%.1f ms traced against cpu.stat'"'"'s %.1f ms, ratio %.3f (0.5 to 1.5 allowed)", t, c, t / c
 	else printf "%s ms traced, counter %s ms", t, c
 }')
 echo "run --trace: $cg; $ev throttle events, $lost lost; $agree"
-if [ $rc = 0 ] && [ "${ev:-0}" -gt 0 ] && awk -v t="${traced:-0}" -v c="${counter:-0}" 'BEGIN { exit !(c >= 100 && t >= 0.85 * c && t <= 1.15 * c) }'; then
+if [ $rc = 0 ] && [ "${ev:-0}" -gt 0 ] && awk -v t="${traced:-0}" -v c="${counter:-0}" 'BEGIN { exit !(c >= 100 && t >= 0.5 * c && t <= 1.5 * c) }'; then
 	pass "run --trace: rc 0, $ev throttle events, $agree"
 else
-	fail "run --trace" "rc=$rc events=$ev lost=$lost $agree; want 0.85 to 1.15 of a counter of 100 ms or more $(tail -n 3 /tmp/err)"
+	fail "run --trace" "rc=$rc events=$ev lost=$lost $agree; want 0.5 to 1.5 of a counter of 100 ms or more $(tail -n 3 /tmp/err)"
 fi
 noleft "run --trace"
 
