@@ -176,6 +176,7 @@ benchhist:
 
 bench: BENCH_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 bench: build benchhist
+	bash test/bench/setup.sh
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -count $(or $(BENCH_COUNT),5) -timeout 30m ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),3) -timeout 30m ./internal/httpload
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),2) -timeout 90m ./test/integration
