@@ -110,15 +110,19 @@ func fmtMs(v *float64) string {
 	return fmt.Sprintf("%.1f", *v)
 }
 
-// run --cpus 0.2 --trace: every iteration of 50 hashes needs more than a
-// period's quota, so every one has a throttled time; the raw events and the
-// timeline are written.
+// run --cpus 0.05 --trace: every iteration of 10 hashes (about 11 ms of
+// CPU) needs more than two periods' quota (5 ms), so every one has a
+// throttled time; the raw events and the timeline are written. A twentieth
+// of a CPU, so that the worker uses its quota however busy the machine: at
+// 0.2 CPU (50 hashes) an iteration of 302.6 ms beside a busy loop on every
+// CPU and the rest of the suite had no throttled time, the worker held
+// below its quota by its neighbours, not by the kernel (issue 32).
 func TestTraceRunEveryIteration(t *testing.T) {
 	needTrace(t)
 	hier := needRoot(t)
 	dir := t.TempDir()
 	events, timeline := filepath.Join(dir, "events.csv"), filepath.Join(dir, "timeline.svg")
-	o := tb(t, "run", "--cgroup", "create", "--parent", testParent(t, hier), "--cpus", "0.2", "--batch", "50", "--iterations", "4",
+	o := tb(t, "run", "--cgroup", "create", "--parent", testParent(t, hier), "--cpus", "0.05", "--batch", "10", "--iterations", "4",
 		"--trace", "--trace-out", events, "--plot", timeline)
 	require.Equal(t, 0, o.code, o.stderr)
 	var r traced
