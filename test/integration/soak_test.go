@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -300,11 +301,11 @@ type trial struct {
 	// here), made by the trial so that its runs' slices get their cpuacct
 	// twins there too, which must go as the slices do; "" where none.
 	acct string
-	// trace runs the trial's runs with --trace; bpf is how many BPF
-	// programs of the tracer's were loaded before it (none of ours, or
-	// another process's), which must be all that is left after it.
+	// trace runs the trial's runs with --trace; bpf is the tracer's BPF
+	// programs that no process held before it (tracerPrograms), which
+	// must be all such that are left after it.
 	trace     bool
-	bpf       int
+	bpf       map[ebpf.ProgramID]bool
 	moment    string
 	outcome   string
 	notes     []string
@@ -1111,12 +1112,12 @@ func (tr *trial) finish(tally *kindTally) {
 		tr.leftovers = append(tr.leftovers, "slice "+d)
 	}
 	// The kernel frees a closed program from a work queue: a moment.
-	left := tracerPrograms(t)
-	for deadline := time.Now().Add(2 * time.Second); left > tr.bpf && time.Now().Before(deadline); left = tracerPrograms(t) {
+	left := newSince(tracerPrograms(t), tr.bpf)
+	for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = newSince(tracerPrograms(t), tr.bpf) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if left > tr.bpf {
-		tr.leftovers = append(tr.leftovers, fmt.Sprintf("%d BPF program(s) of the tracer still loaded", left-tr.bpf))
+	if len(left) > 0 {
+		tr.leftovers = append(tr.leftovers, fmt.Sprintf("%d BPF program(s) of the tracer still loaded, held by no process: %v", len(left), left))
 	}
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
