@@ -82,6 +82,8 @@ NONCE=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
 # The payload as a tar archive: a plain file qemu serves as a disk (tar's
 # 10 KiB records keep it a whole number of sectors).
 tar -C "$PAYLOAD" -cf "$TMP/payload.tar" .
+# The guests' shared helpers (wait_for), beside guest.sh.
+tar -C "$HERE/../vm" -rf "$TMP/payload.tar" guestlib.sh
 # qemu's snapshot overlay goes to TMPDIR: keep it in our temp dir.
 export TMPDIR=$TMP
 

@@ -294,6 +294,8 @@ sed -i "s/@NONCE@/$NONCE/; s/@EARLY@/$EARLY/" "$ROOT/init"
 chmod 755 "$ROOT/init"
 
 cp -a -- "$PAYLOAD/." "$ROOT/payload/"
+# The guests' shared helpers (wait_for), beside every payload's guest.sh.
+cp -- "$(dirname "${BASH_SOURCE[0]}")/guestlib.sh" "$ROOT/payload/guestlib.sh"
 
 # Uncompressed newc cpio: the kernel unpacks it with a plain copy, which is
 # faster under TCG than decompressing. Owners normalized to root; /init

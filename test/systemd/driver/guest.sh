@@ -12,29 +12,9 @@ fail() {
 	echo "FAIL $1: $2"
 	fails=$((fails + 1))
 }
-# wait_for DEADLINE_S DESCRIPTION COMMAND...: runs COMMAND every 0.05 s
-# until it succeeds (0; $waited: the ms it took) or DEADLINE_S seconds have
-# passed on the guest's clock (a FAIL naming DESCRIPTION, and 1). Every
-# wait in this guest is for a condition, never for a stretch of time;
-# deadlines are generous, TCG being several times slower than a host.
-uptime_cs() {
-	read -r wf_up _ </proc/uptime
-	echo $((${wf_up%.*} * 100 + 1${wf_up#*.} - 100))
-}
-wait_for() {
-	wf_limit=$1 wf_what=$2
-	shift 2
-	wf_t0=$(uptime_cs)
-	while ! "$@"; do
-		if [ $(($(uptime_cs) - wf_t0)) -ge $((wf_limit * 100)) ]; then
-			waited=$((wf_limit * 1000))
-			fail "$wf_what" "not within $wf_limit s"
-			return 1
-		fi
-		sleep 0.05
-	done
-	waited=$((($(uptime_cs) - wf_t0) * 10))
-}
+# wait_for DEADLINE_S DESCRIPTION COMMAND... (test/vm/guestlib.sh): every
+# wait in this guest is for a condition, never for a stretch of time.
+. /payload/guestlib.sh
 # run_slice DIR: a run's slice exists under DIR ($slice: the first).
 # run_worker DIR: and holds a process, the run's workload (its limits are
 # written before the workload is placed in it). throttled: $slice's

@@ -28,24 +28,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_for DEADLINE_S DESCRIPTION COMMAND...: runs COMMAND every 0.05 s
-# until it succeeds ($waited: the ms it took) or DEADLINE_S seconds have
-# passed on the guest's clock (then fails, naming DESCRIPTION). A wait is
-# for a condition, never a stretch of time; deadlines are generous (TCG).
-uptime_cs() {
-	read -r wf_up _ </proc/uptime
-	echo $((${wf_up%.*} * 100 + 1${wf_up#*.} - 100))
-}
-wait_for() {
-	wf_limit=$1 wf_what=$2
-	shift 2
-	wf_t0=$(uptime_cs)
-	while ! "$@"; do
-		[ $(($(uptime_cs) - wf_t0)) -lt $((wf_limit * 100)) ] || fail "$wf_what: not within $wf_limit s"
-		sleep 0.05
-	done
-	waited=$((($(uptime_cs) - wf_t0) * 10))
-}
+# wait_for DEADLINE_S DESCRIPTION COMMAND... (test/vm/guestlib.sh): a wait
+# is for a condition, never a stretch of time.
+. /payload/guestlib.sh
 
 echo "smoke: controllers: $(cat $CG/cgroup.controllers)"
 case " $(cat $CG/cgroup.controllers) " in
