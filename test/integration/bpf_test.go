@@ -45,16 +45,7 @@ func tracerPrograms(t testing.TB) map[ebpf.ProgramID]bool {
 			return out // without the right to list them (not root), none is counted
 		}
 		id = next
-		if held[id] {
-			continue
-		}
-		p, err := ebpf.NewProgramFromID(id)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		info, err := p.Info()
-		p.Close()
-		if err == nil && (strings.HasPrefix(info.Name, "sched_switch_") || strings.HasPrefix(info.Name, "sched_wakeup_")) {
+		if !held[id] && isTracerProgram(id) {
 			out[id] = true
 		}
 	}
@@ -62,9 +53,13 @@ func tracerPrograms(t testing.TB) map[ebpf.ProgramID]bool {
 
 // heldPrograms is the IDs of the BPF programs some live process holds an
 // fd of, directly or through a link.
-func heldPrograms() map[ebpf.ProgramID]bool {
+func heldPrograms() map[ebpf.ProgramID]bool { return programsIn("/proc/[0-9]*/fdinfo/*") }
+
+// programsIn reads the fdinfo files glob names for the programs their fds
+// hold (prog_id: a program's fd, or a link's).
+func programsIn(glob string) map[ebpf.ProgramID]bool {
 	held := map[ebpf.ProgramID]bool{}
-	fdinfos, _ := filepath.Glob("/proc/[0-9]*/fdinfo/*")
+	fdinfos, _ := filepath.Glob(glob)
 	for _, f := range fdinfos {
 		b, err := os.ReadFile(f)
 		if err != nil || !bytes.Contains(b, []byte("prog_id:")) {
@@ -79,6 +74,18 @@ func heldPrograms() map[ebpf.ProgramID]bool {
 		}
 	}
 	return held
+}
+
+// isTracerProgram says whether the program id is one of the tracer's, by
+// its name (false when it is gone).
+func isTracerProgram(id ebpf.ProgramID) bool {
+	p, err := ebpf.NewProgramFromID(id)
+	if err != nil {
+		return false
+	}
+	info, err := p.Info()
+	p.Close()
+	return err == nil && (strings.HasPrefix(info.Name, "sched_switch_") || strings.HasPrefix(info.Name, "sched_wakeup_"))
 }
 
 // newSince is what of now was not in before.
@@ -130,25 +137,9 @@ func TestTracerProgramsCounted(t *testing.T) {
 // tracerProgramsHeldBy is the tracer programs pid holds an fd of.
 func tracerProgramsHeldBy(pid int) map[ebpf.ProgramID]bool {
 	out := map[ebpf.ProgramID]bool{}
-	fdinfos, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fdinfo/*", pid))
-	for _, f := range fdinfos {
-		b, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(b), "\n") {
-			v, ok := strings.CutPrefix(line, "prog_id:")
-			if !ok {
-				continue
-			}
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
-			if err != nil {
-				continue
-			}
-			if p, err := ebpf.NewProgramFromID(ebpf.ProgramID(n)); err == nil {
-				info, err := p.Info()
-				p.Close()
-				if err == nil && (strings.HasPrefix(info.Name, "sched_switch_") || strings.HasPrefix(info.Name, "sched_wakeup_")) {
-					out[ebpf.ProgramID(n)] = true
-				}
-			}
+	for id := range programsIn(fmt.Sprintf("/proc/%d/fdinfo/*", pid)) {
+		if isTracerProgram(id) {
+			out[id] = true
 		}
 	}
 	return out
