@@ -24,7 +24,9 @@ usage_usec) every --interval for --duration, or until Ctrl-C, and writes the
 usage of each interval in CPUs with its summary at that interval and at 1 s,
 the share of intervals above --limit, the smallest limit that leaves at most
 --target of intervals above it, and the smallest burst that absorbs the spikes
-above the limit; --plot draws the usage over time at both scales, with the
+above the limit, each as Kubernetes and Docker spell it (where that burst is
+above the kernel's cap, the quota per --period, the period or the limit that
+makes room for it); --plot draws the usage over time at both scales, with the
 limit. It creates nothing and changes nothing.
 
 The cgroup is given by its directory (on cgroup v1 in the cpu or the cpuacct
@@ -67,6 +69,7 @@ and the exit code says it was cut short (130/143).`,
 	f.StringVar(&o.Interval, "interval", "100ms", "time between readings, 1ms–10s")
 	f.StringVar(&o.Duration, "duration", "0", "how long to sample, from --interval to 24h; 0: until Ctrl-C")
 	f.StringVar(&o.Limit, "limit", "", "a CPU limit to judge the trace against, in CPUs (such as 4 or 0.5)")
+	f.StringVar(&o.Period, "period", "100ms", "the CFS period the advice is for, 1ms–1s: the kernel caps a burst at the quota per period")
 	f.StringVar(&o.Target, "target", "1%", "the share of intervals the advised limit may leave above it, in percent, between 0 and 100")
 	formatFlag(f, &o.Format, usage.Formats)
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
@@ -99,9 +102,12 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter u
 	}
 	f := usage.Build(rec, usage.Meta{
 		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
-		StartedAt: started, Limit: r.Limit, Target: r.Target,
+		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
+		Warnings: r.WholeMachine(cg),
 	})
-	f.ThrottleEvents, f.Warnings = tr.summary()
+	var traceWarnings []string
+	f.ThrottleEvents, traceWarnings = tr.summary()
+	f.Warnings = append(f.Warnings, traceWarnings...)
 	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return usage.Write(w, f, r.Format) }); err != nil {
 		return err
 	}

@@ -45,8 +45,17 @@ func (c *onTime) SleepUntil(ctx context.Context, at time.Duration) error {
 // sampleFile runs sample against a counter file the clock writes: 0.5 CPUs
 // per 100 ms interval with a 3-CPU spike in the fourth.
 func sampleFile(t *testing.T, r usage.Options, ctx context.Context, stop func()) (string, error) {
+	return sampleAt(t, "/job", r, ctx, stop)
+}
+
+// sampleAt is sampleFile of a v1 cgroup at path; "/" is the host's top (it
+// has release_agent).
+func sampleAt(t *testing.T, path string, r usage.Options, ctx context.Context, stop func()) (string, error) {
 	dir := t.TempDir()
-	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/job", Dir: dir}
+	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: path, Dir: dir}
+	if path == "/" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "release_agent"), nil, 0o644))
+	}
 	ms := time.Millisecond
 	clk := &onTime{file: filepath.Join(dir, "cpuacct.usage"), stop: stop,
 		used: []time.Duration{7 * time.Second, 50 * ms, 50 * ms, 50 * ms, 300 * ms, 50 * ms, 50 * ms}}
@@ -85,6 +94,41 @@ func TestSampleFormats(t *testing.T) {
 		"limit for at most 20.0% of 100.0ms intervals above it: 0.500 CPUs", "above 1.000 CPUs: 200.0ms of CPU time"} {
 		assert.Contains(t, out, want)
 	}
+}
+
+// The burst above 1 CPU (200 ms) is twice the quota per 100 ms period, the
+// most the kernel takes: the advice says what makes room for it, at the
+// period asked for (issue 33).
+func TestSampleBurstUnderTheCap(t *testing.T) {
+	r := usage.Options{Duration: 600 * time.Millisecond, Limit: 1, Target: 0.2, Format: "text", Period: 100 * time.Millisecond}
+	out, err := sampleFile(t, r, context.Background(), func() {})
+	require.NoError(t, err)
+	assert.Contains(t, out, "above the kernel's cap of 100.0ms (the quota per 100ms period): needs --period 200ms, or a limit of 1.500 CPUs\n")
+	assert.Contains(t, out, "resources.limits.cpu: 500m · docker run --cpus 0.5\n", "the advised limit's spellings")
+
+	r.Period = 250 * time.Millisecond
+	out, err = sampleFile(t, r, context.Background(), func() {})
+	require.NoError(t, err)
+	assert.Contains(t, out, "200.0ms of CPU time, within the kernel's cap of 250.0ms (the quota per 250ms period)\n"+
+		"  docker run --cpu-period 250000 --cpu-quota 250000, burst 200.0ms")
+}
+
+// A sample of the host's top cgroup says it is the whole machine, in the
+// JSON's warnings; another cgroup's does not (issue 33).
+func TestSampleWholeMachine(t *testing.T) {
+	r := usage.Options{Duration: 600 * time.Millisecond, Target: 0.2, Format: "json", Cgroup: "/"}
+	out, err := sampleAt(t, "/", r, context.Background(), func() {})
+	require.NoError(t, err)
+	var f usage.File
+	require.NoError(t, json.Unmarshal([]byte(out), &f))
+	require.Len(t, f.Warnings, 1)
+	assert.Contains(t, f.Warnings[0], "cgroup / is the whole machine: every process's CPU is counted")
+
+	out, err = sampleAt(t, "/job", r, context.Background(), func() {})
+	require.NoError(t, err)
+	var job usage.File
+	require.NoError(t, json.Unmarshal([]byte(out), &job))
+	assert.Empty(t, job.Warnings)
 }
 
 // Ctrl-C: without --duration it is the normal end; with one, the output is

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -68,6 +69,17 @@ type Advice struct {
 	LimitCPUs      float64 `json:"limit_cpus"`
 	BurstLimitCPUs float64 `json:"burst_limit_cpus"`
 	BurstMs        float64 `json:"burst_ms"`
+	// The kernel caps a burst at the quota per period: BurstCapMs is
+	// BurstLimitCPUs × PeriodMs. Where BurstMs is above it, the ways out:
+	// the smallest period with room for it (null where none up to 1 s
+	// has), and the smallest limit at PeriodMs whose own burst fits, with
+	// that burst. PeriodMs is 0 in files written before it was kept.
+	PeriodMs     float64  `json:"period_ms"`
+	BurstCapMs   float64  `json:"burst_cap_ms"`
+	BurstFits    bool     `json:"burst_fits"`
+	FitPeriodMs  *float64 `json:"fit_period_ms"`
+	FitLimitCPUs *float64 `json:"fit_limit_cpus"`
+	FitBurstMs   *float64 `json:"fit_burst_ms"`
 }
 
 // SamplerJSON is what sampling cost and how well it kept time.
@@ -90,6 +102,11 @@ type Meta struct {
 	StartedAt time.Time
 	Limit     float64 // CPUs; 0 for none
 	Target    float64 // fraction of intervals the advised limit may leave above it
+	// Period is the CFS period the burst is judged at; 0 for the default.
+	Period time.Duration
+	// Warnings are the caller's findings about what was sampled
+	// (WholeMachine); the result's warnings begin with them.
+	Warnings []string
 }
 
 // Build turns a recording into the File. The burst is sized for Limit when
@@ -125,7 +142,8 @@ func Build(rec Recording, m Meta) File {
 	if m.Limit > 0 {
 		f.Advice.BurstLimitCPUs = m.Limit
 	}
-	f.Advice.BurstMs = ms(Burst(t, f.Advice.BurstLimitCPUs))
+	f.Advice = advise(t, f.Advice, m.Period)
+	f.Warnings = append(f.Warnings, m.Warnings...)
 
 	if rec.CPUKnown {
 		cpu := ms(rec.CPU)
@@ -145,6 +163,30 @@ func Build(rec Recording, m Meta) File {
 	f.Sampler.Missed = rec.Missed
 	return f
 }
+
+// advise sizes the burst above a.BurstLimitCPUs and, where the kernel would
+// refuse it at period, finds both ways out.
+func advise(t Trace, a Advice, period time.Duration) Advice {
+	if period == 0 {
+		period = config.DefaultPeriod
+	}
+	burst := Burst(t, a.BurstLimitCPUs)
+	limitCap := BurstCap(a.BurstLimitCPUs, period)
+	a.BurstMs, a.PeriodMs, a.BurstCapMs = ms(burst), ms(period), ms(limitCap)
+	a.BurstFits = burst <= limitCap
+	if a.BurstFits {
+		return a
+	}
+	if p, ok := FitPeriod(burst, a.BurstLimitCPUs); ok {
+		a.FitPeriodMs = ptr(ms(p))
+	}
+	if cpus, b, ok := FitLimit(t, a.BurstLimitCPUs, period); ok {
+		a.FitLimitCPUs, a.FitBurstMs = ptr(cpus), ptr(ms(b))
+	}
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func summaryJSON(s Summary) SummaryJSON {
 	out := SummaryJSON{

@@ -23,6 +23,7 @@ const (
 // Flags are the sample command's flags as given.
 type Flags struct {
 	Cgroup, PID, Interval, Duration, Limit, Target string
+	Period                                         string
 	Format, Output, Plot                           string
 	Trace                                          bool
 	TraceOut                                       string
@@ -32,6 +33,9 @@ type Flags struct {
 type Options struct {
 	Interval, Duration time.Duration // Duration 0: until interrupted
 	Limit, Target      float64       // CPUs (0: none); a fraction
+	// Period is the CFS period the advice is for: the kernel caps a burst
+	// at the quota per period.
+	Period time.Duration
 	// The cgroup sampled: PID's (above 0), or Cgroup (its directory or its
 	// path), or else the current one.
 	Cgroup         string
@@ -63,6 +67,12 @@ func (f Flags) Resolve() (Options, error) {
 		if err != nil || !(o.Limit > 0 && o.Limit <= MaxLimitCPUs) {
 			return o, config.Usagef("limit", "invalid --limit %q: want a number of CPUs above 0 and at most %d, such as 4 or 0.5", f.Limit, MaxLimitCPUs)
 		}
+	}
+	if o.Period, err = config.MicroDuration("period", f.Period); err != nil {
+		return o, err
+	}
+	if o.Period < config.MinPeriod || o.Period > config.MaxPeriod {
+		return o, config.Usagef("period", "invalid --period %q: must be between %v and %v", f.Period, config.MinPeriod, config.MaxPeriod)
 	}
 	pct, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.Target), "%")), 64)
 	if err != nil || !(pct > 0 && pct < 100) {

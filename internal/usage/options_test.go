@@ -16,20 +16,21 @@ import (
 
 // sampleDefaults are sample's flags at their defaults.
 func sampleDefaults() Flags {
-	return Flags{Interval: "100ms", Duration: "0", Target: "1%", Format: "json"}
+	return Flags{Interval: "100ms", Duration: "0", Period: "100ms", Target: "1%", Format: "json"}
 }
 
 func TestFlagsResolve(t *testing.T) {
 	o, err := sampleDefaults().Resolve()
 	require.NoError(t, err)
-	assert.Equal(t, Options{Interval: 100 * time.Millisecond, Target: 0.01, Format: "json"}, o)
+	assert.Equal(t, Options{Interval: 100 * time.Millisecond, Period: 100 * time.Millisecond, Target: 0.01, Format: "json"}, o)
 
-	f := Flags{Cgroup: "/kube/pod1", Interval: "10ms", Duration: "5s", Limit: " 0.5 ", Target: "2.5", Format: "csv"}
+	f := Flags{Cgroup: "/kube/pod1", Interval: "10ms", Duration: "5s", Limit: " 0.5 ", Period: "250ms", Target: "2.5", Format: "csv"}
 	o, err = f.Resolve()
 	require.NoError(t, err)
 	assert.Equal(t, 10*time.Millisecond, o.Interval)
 	assert.Equal(t, 5*time.Second, o.Duration)
 	assert.Equal(t, 0.5, o.Limit)
+	assert.Equal(t, 250*time.Millisecond, o.Period)
 	assert.Equal(t, 0.025, o.Target)
 	assert.Equal(t, "/kube/pod1", o.Cgroup)
 
@@ -52,6 +53,8 @@ func TestFlagsRefuse(t *testing.T) {
 		{func(f *Flags) { f.Interval, f.Duration = "1s", "999ms" }, "duration", `invalid --duration "999ms": want 0 (until Ctrl-C) or a duration between --interval 1s and 24h0m0s`},
 		{func(f *Flags) { f.Duration = "25h" }, "duration", "24h0m0s"},
 		{func(f *Flags) { f.Limit = "NaN" }, "limit", "above 0 and at most 1024"},
+		{func(f *Flags) { f.Period = "2s" }, "period", `invalid --period "2s": must be between 1ms and 1s`},
+		{func(f *Flags) { f.Period = "100.5us" }, "period", "whole microseconds"},
 		{func(f *Flags) { f.Target = "100%" }, "target", "between 0 and 100 (exclusive), such as 1 or 1%"},
 		{func(f *Flags) { f.PID = "0" }, "pid", "a process ID, a whole number from 1"},
 		{func(f *Flags) { f.PID, f.Cgroup = "1", "/x" }, "pid", `--pid "1" conflicts with --cgroup "/x"`},

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"time"
 
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -83,9 +86,7 @@ func writeText(w io.Writer, f File) error {
 		return err
 	}
 
-	a := f.Advice
-	fmt.Fprintf(w, "\nlimit for at most %s of %s intervals above it: %s CPUs\n", pct(a.TargetFraction), table.Ms(f.IntervalMs), cpus(a.LimitCPUs))
-	fmt.Fprintf(w, "burst that absorbs every spike above %s CPUs: %s of CPU time\n", cpus(a.BurstLimitCPUs), table.Ms(a.BurstMs))
+	writeAdvice(w, f)
 
 	s := f.Sampler
 	fmt.Fprint(w, "sampler: ")
@@ -94,5 +95,69 @@ func writeText(w io.Writer, f File) error {
 	}
 	fmt.Fprintf(w, "late by %s mean, %s p99, %s max; %d instants missed\n",
 		table.Ms(s.LateUs.Mean/1000), table.Ms(s.LateUs.P99/1000), table.Ms(s.LateUs.Max/1000), s.Missed)
+	for _, warn := range f.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 	return nil
+}
+
+// writeAdvice is the advised limit and burst, each as it is set: a limit
+// in Kubernetes' and Docker's words; a burst under the kernel's cap with
+// Docker's period and quota, one above it with the period or the limit
+// that makes room for it.
+func writeAdvice(w io.Writer, f File) {
+	a := f.Advice
+	fmt.Fprintf(w, "\nlimit for at most %s of %s intervals above it: %s CPUs\n", pct(a.TargetFraction), table.Ms(f.IntervalMs), cpus(a.LimitCPUs))
+	fmt.Fprintf(w, "  %s · %s\n", KubernetesCPU(a.LimitCPUs), DockerCPUs(a.LimitCPUs))
+	fmt.Fprintf(w, "burst that absorbs every spike above %s CPUs: %s of CPU time", cpus(a.BurstLimitCPUs), table.Ms(a.BurstMs))
+	period := duration(a.PeriodMs)
+	switch {
+	case a.PeriodMs == 0 || a.BurstMs == 0: // a file from before the cap was kept; no burst needed
+		fmt.Fprintln(w)
+		return
+	case a.BurstFits:
+		fmt.Fprintf(w, ", within the kernel's cap of %s (the quota per %s period)\n", table.Ms(a.BurstCapMs), period)
+		fmt.Fprintf(w, "  %s, burst %s%s\n", DockerQuota(a.BurstLimitCPUs, period), table.Ms(a.BurstMs), noBurstFlag)
+		return
+	}
+	fmt.Fprintf(w, "\n  above the kernel's cap of %s (the quota per %s period): %s\n", table.Ms(a.BurstCapMs), period, needs(a))
+	if a.FitPeriodMs != nil {
+		fmt.Fprintf(w, "  at --period %v: %s, burst %s%s\n", duration(*a.FitPeriodMs), DockerQuota(a.BurstLimitCPUs, duration(*a.FitPeriodMs)), table.Ms(a.BurstMs), noBurstFlag)
+	}
+	if a.FitLimitCPUs != nil {
+		l := *a.FitLimitCPUs
+		fmt.Fprintf(w, "  at %s CPUs: %s · ", cpus(l), KubernetesCPU(l))
+		if *a.FitBurstMs == 0 {
+			fmt.Fprintf(w, "%s, no burst\n", DockerCPUs(l))
+		} else {
+			fmt.Fprintf(w, "%s, burst %s%s\n", DockerQuota(l, period), table.Ms(*a.FitBurstMs), noBurstFlag)
+		}
+	}
+}
+
+const noBurstFlag = " (docker run has no burst flag: cpu.cfs_burst_us, or cpu.max.burst on v2)"
+
+// needs says what makes room for a burst above the kernel's cap.
+func needs(a Advice) string {
+	var ways []string
+	if a.FitPeriodMs != nil {
+		ways = append(ways, fmt.Sprintf("--period %v", duration(*a.FitPeriodMs)))
+	}
+	if a.FitLimitCPUs != nil {
+		ways = append(ways, fmt.Sprintf("a limit of %s CPUs", cpus(*a.FitLimitCPUs)))
+	}
+	switch len(ways) {
+	case 0:
+		return fmt.Sprintf("neither a period up to %v nor a limit up to %d CPUs makes room for it", config.MaxPeriod, MaxLimitCPUs)
+	case 1:
+		if a.FitPeriodMs == nil {
+			return fmt.Sprintf("needs %s (no period up to %v has room)", ways[0], config.MaxPeriod)
+		}
+		return fmt.Sprintf("needs %s (no limit up to %d CPUs has room)", ways[0], MaxLimitCPUs)
+	}
+	return "needs " + ways[0] + ", or " + ways[1]
+}
+
+func duration(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // sampled is the part of sample's JSON the test looks at.
@@ -35,6 +36,7 @@ type sampled struct {
 			MeanCPUs float64 `json:"mean_cpus"`
 		} `json:"coarse"`
 	} `json:"summary"`
+	Warnings []string `json:"warnings"`
 }
 
 // A busy loop in a cgroup throttled to 0.2 CPUs, sampled for 1.5 s: the
@@ -100,7 +102,34 @@ func TestSampleThrottledCgroup(t *testing.T) {
 		s := sample(t, append(name, "--interval", "50ms", "--duration", "200ms")...)
 		assert.Equal(t, dirs[len(dirs)-1], s.Cgroup.Dir, "%v", name)
 		assert.NotEmpty(t, s.UsageCPUs, "%v", name)
+		assert.Empty(t, s.Warnings, "%v: one cgroup, not the machine", name)
 	}
+}
+
+// --cgroup / is the whole machine, and the result says so: in the JSON's
+// warnings and on stderr, where the JSON does not show it to a person
+// (issue 33). Inside a cgroup namespace / is the container's own cgroup,
+// which the warning must leave alone.
+func TestSampleWholeMachine(t *testing.T) {
+	top, err := cgroup.Host{Root: "/"}.UsageCgroup("/")
+	require.NoError(t, err)
+	o := tb(t, "sample", "--cgroup", "/", "--interval", "50ms", "--duration", "200ms")
+	require.Equal(t, 0, o.code, o.stderr)
+	var s sampled
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &s), o.stdout)
+	if !usage.IsHostRoot(top) {
+		assert.Empty(t, s.Warnings, "a cgroup namespace's / is one container")
+		return
+	}
+	require.Len(t, s.Warnings, 1, "%q", s.Warnings)
+	assert.Contains(t, s.Warnings[0], "cgroup / is the whole machine: every process's CPU is counted")
+	assert.Contains(t, o.stderr, "warning: cgroup / is the whole machine")
+
+	// The text shows it itself, once.
+	o = tb(t, "sample", "--cgroup", "/", "--interval", "50ms", "--duration", "200ms", "--format", "text")
+	require.Equal(t, 0, o.code, o.stderr)
+	assert.Equal(t, 1, strings.Count(o.stdout, "warning: cgroup / is the whole machine"), o.stdout)
+	assert.NotContains(t, o.stderr, "whole machine")
 }
 
 func sample(t *testing.T, args ...string) sampled {
