@@ -61,7 +61,7 @@ func invalidOthersCases(f invalidFiles) []invalidCase {
 		{[]string{"sample", "--pid", "1", "--cgroup", "/x"}, []string{`--pid "1" conflicts with --cgroup "/x"`}},
 		{[]string{"sample", "--format", "markdown"}, []string{`--format "markdown"`, "json, text, csv"}},
 		{[]string{"sample", "-o", "/dev/full"}, []string{`--output "/dev/full"`, "not a regular file"}},
-		{[]string{"sample", "now"}, []string{`unknown command "now"`}},
+		{[]string{"sample", "now"}, []string{`unexpected argument "now": a command to start and sample goes after --`}},
 		{[]string{"sample", "--plot", "usage.pdf"}, []string{`--plot "usage.pdf"`, "ending in .svg or .png"}},
 		{[]string{"sample", "--plot", "usage"}, []string{`--plot "usage"`, "ending in .svg or .png"}},
 		{[]string{"sample", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -33,16 +35,28 @@ The cgroup is given by its directory (on cgroup v1 in the cpu or the cpuacct
 hierarchy), by its path relative to the top of the hierarchy, by --pid, or is
 the current one. Ctrl-C ends sampling and writes what was collected: the
 normal end without --duration (exit 0); with --duration the output is written
-and the exit code says it was cut short (130/143).`,
+and the exit code says it was cut short (130/143).
+
+sample -- CMD [ARGS...] starts CMD in a cgroup slice of its own, with no limit
+(sample measures; --limit only judges the trace), and samples that slice until
+CMD exits, --duration passes or Ctrl-C; then CMD is stopped (SIGTERM, SIGKILL
+3s later) and the slice removed. Its stdout is discarded and its stderr kept
+for its error: a CMD that fails fails the run (exit 1), after the output is
+written.`,
 		Example: `  sudo throttlebench sample --cgroup /sys/fs/cgroup/cpu/kubepods.slice/pod1 --duration 60s --limit 4
   throttlebench sample --pid 1234 --duration 30s -o usage.json
   throttlebench sample --interval 10ms --duration 5s --format text
-  throttlebench sample --duration 60s --limit 2 --plot usage.png --format text`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  throttlebench sample --duration 60s --limit 2 --plot usage.png --format text
+  sudo throttlebench sample --limit 1 -- python3 job.py`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Command, o.Dash = args, cmd.ArgsLenAtDash()
 			r, err := o.Resolve()
 			if err != nil {
 				return err
+			}
+			if r.Command != nil {
+				return sampleCommand(cmd.Context(), r, stdout, stderr)
 			}
 			cg, err := r.Find(cgroup.Host{Root: "/"})
 			if err != nil {
@@ -60,7 +74,7 @@ and the exit code says it was cut short (130/143).`,
 				return err
 			}
 			defer clock.Close()
-			return runSample(cmd.Context(), r, cg, counter, clock, stdout, stderr)
+			return runSample(cmd.Context(), r, cg, counter, clock, nil, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -81,19 +95,31 @@ and the exit code says it was cut short (130/143).`,
 
 // runSample samples cg through counter and writes what it collected, also
 // when interrupted or when the cgroup went away: a trace cut short is still
-// a trace.
-func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.Counter, clock usage.Clock, stdout, stderr io.Writer) error {
+// a trace. begin (sample -- CMD: the command's go-ahead), when set, is
+// called just before the first reading.
+func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.Counter, clock usage.Clock, begin func() error, stdout, stderr io.Writer) error {
 	counterName := "cpuacct.usage"
 	if cg.Version == 2 {
 		counterName = "cpu.stat usage_usec"
 	}
-	if r.Duration == 0 {
+	switch {
+	case r.Command != nil && r.Duration == 0:
+		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until the command exits, or Ctrl-C\n", cg.Dir, r.Interval)
+	case r.Duration == 0:
 		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until Ctrl-C\n", cg.Dir, r.Interval)
 	}
 	started := time.Now()
 	tr := startSampleTrace(r, cg)
 	defer tr.stop()
+	if begin != nil {
+		if err := begin(); err != nil {
+			return err
+		}
+	}
 	rec := usage.Sampler{Counter: counter, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
+	if errors.Is(context.Cause(ctx), runner.ErrCommandExited) {
+		rec.Interrupted = false // sample -- CMD: the command's end is sampling's
+	}
 	if rec.Trace.Len() == 0 {
 		if rec.Err != nil {
 			return rec.Err

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -61,7 +62,7 @@ func sampleAt(t *testing.T, path string, r usage.Options, ctx context.Context, s
 		used: []time.Duration{7 * time.Second, 50 * ms, 50 * ms, 50 * ms, 300 * ms, 50 * ms, 50 * ms}}
 	r.Interval = 100 * ms
 	var out, errb bytes.Buffer
-	err := runSample(ctx, r, cg, cg, clk, &out, &errb)
+	err := runSample(ctx, r, cg, cg, clk, nil, &out, &errb)
 	return out.String(), err
 }
 
@@ -144,6 +145,21 @@ func TestSampleInterrupted(t *testing.T) {
 		assert.Len(t, f.UsageCPUs, 6)
 		var sig *signalError
 		assert.Equal(t, d > 0, errors.As(err, &sig), "duration %v: %v", d, err)
+	}
+}
+
+// sample -- CMD: the command's end is sampling's normal end, not an
+// interruption, with or without --duration.
+func TestSampleCommandExited(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Hour} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		out, err := sampleFile(t, usage.Options{Duration: d, Target: 0.01, Format: "json"}, ctx,
+			func() { cancel(runner.ErrCommandExited) })
+		require.NoError(t, err, "duration %v", d)
+		var f usage.File
+		require.NoError(t, json.Unmarshal([]byte(out), &f), "duration %v", d)
+		assert.False(t, f.Interrupted, "duration %v", d)
+		assert.Len(t, f.UsageCPUs, 6)
 	}
 }
 

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,10 @@ type Flags struct {
 	Format, Output, Plot                           string
 	Trace                                          bool
 	TraceOut                                       string
+	// Command is what came after -- (sample -- CMD [ARGS...]); Dash is
+	// where -- was among the arguments (cobra's ArgsLenAtDash: -1 without).
+	Command []string
+	Dash    int
 }
 
 // Options are what the flags resolve to.
@@ -46,7 +51,10 @@ type Options struct {
 	// (--trace, or --trace-out, which writes them).
 	Trace    bool
 	TraceOut string
-	pid      string // --pid as given, for its errors
+	// Command is started in a slice of its own and that slice sampled,
+	// until it exits (sample -- CMD); nil for none.
+	Command []string
+	pid     string // --pid as given, for its errors
 }
 
 // Resolve checks every flag before anything is read; bad input is a
@@ -86,6 +94,18 @@ func (f Flags) Resolve() (Options, error) {
 		if f.Cgroup != "" {
 			return o, config.Usagef("pid", "--pid %q conflicts with --cgroup %q: name the cgroup one way", f.PID, f.Cgroup)
 		}
+	}
+	if len(f.Command) > 0 {
+		if f.Dash != 0 {
+			return o, config.Usagef("command", "unexpected argument %q: a command to start and sample goes after --: throttlebench sample [flags] -- CMD [ARGS...]", f.Command[0])
+		}
+		if f.Cgroup != "" || f.PID != "" {
+			return o, config.Usagef("command", "the command after -- conflicts with --cgroup or --pid: sample samples the slice it starts the command in")
+		}
+		if _, err := exec.LookPath(f.Command[0]); err != nil {
+			return o, config.Usagef("command", "invalid command %q: %v", f.Command[0], errors.Unwrap(err))
+		}
+		o.Command = f.Command
 	}
 	if err := config.Choice("format", f.Format, Formats); err != nil {
 		return o, err

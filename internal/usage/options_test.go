@@ -39,6 +39,12 @@ func TestFlagsResolve(t *testing.T) {
 	o, err = f.Resolve()
 	require.NoError(t, err)
 	assert.Equal(t, 4242, o.PID)
+
+	f = sampleDefaults()
+	f.Command, f.Dash = []string{"sh", "-c", "true"}, 0
+	o, err = f.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sh", "-c", "true"}, o.Command)
 }
 
 // Every refusal is a config.Error (exit 2) naming the flag.
@@ -58,6 +64,10 @@ func TestFlagsRefuse(t *testing.T) {
 		{func(f *Flags) { f.Target = "100%" }, "target", "between 0 and 100 (exclusive), such as 1 or 1%"},
 		{func(f *Flags) { f.PID = "0" }, "pid", "a process ID, a whole number from 1"},
 		{func(f *Flags) { f.PID, f.Cgroup = "1", "/x" }, "pid", `--pid "1" conflicts with --cgroup "/x"`},
+		{func(f *Flags) { f.Command, f.Dash = []string{"true"}, -1 }, "command", `unexpected argument "true": a command to start and sample goes after --`},
+		{func(f *Flags) { f.Command, f.Dash, f.Cgroup = []string{"true"}, 0, "/" }, "command", "conflicts with --cgroup or --pid"},
+		{func(f *Flags) { f.Command, f.Dash, f.PID = []string{"true"}, 0, "1" }, "command", "conflicts with --cgroup or --pid"},
+		{func(f *Flags) { f.Command, f.Dash = []string{"no-such-command-here"}, 0 }, "command", `invalid command "no-such-command-here": executable file not found`},
 		{func(f *Flags) { f.Format = "markdown" }, "format", "json, text, csv"},
 		{func(f *Flags) { f.Output = "/nonexistent/dir/x.json" }, "output", "does not exist"},
 		{func(f *Flags) { f.Plot = "usage" }, "plot", "ending in .svg or .png"},

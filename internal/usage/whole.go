@@ -43,5 +43,5 @@ func (o Options) WholeMachine(cg cgroup.Cgroup) []string {
 		what = "this process is in cgroup /, the whole machine"
 	}
 	return []string{what + ": every process's CPU is counted, the sampler's too, so the usage and the advice are the machine's, not one service's; " +
-		"to sample one service, give it a cgroup of its own and name it with --cgroup (docs/sample.md, \"One service, one cgroup\")"}
+		"to sample one service, give it a cgroup of its own and name it with --cgroup (docs/sample.md, \"One service, one cgroup\"), or start it with throttlebench sample -- CMD"}
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// sampleCommand is sample -- CMD: the command started in a slice of its
+// own with no limit (sample measures, it does not limit), the way --serve
+// starts a server (runner.Local.Watch), and that slice sampled until the
+// command exits, --duration passes or Ctrl-C; then the command is stopped
+// and the slice removed. A command that fails fails the run (exit 1),
+// after the sample is written.
+func sampleCommand(ctx context.Context, r usage.Options, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	h := cgroup.Host{Root: "/"}
+	o := runner.Options{Mode: runner.ModeCreate, Host: h, Exe: exe, Stderr: stderr,
+		Limits: cgroup.Limits{Period: config.DefaultPeriod, Quota: cgroup.Unlimited}}
+	w, err := runner.NewLocal().Watch(ctx, o, r.Command, func(ctx context.Context, slice cgroup.Cgroup, start func() error) error {
+		// The slice's usage counter: on v1 with cpuacct apart, its twin.
+		cg, err := h.UsageCgroup(slice.Path)
+		if err != nil {
+			return err
+		}
+		counter, err := cg.OpenUsage()
+		if err != nil {
+			return err
+		}
+		defer counter.Close()
+		clock, err := usage.OpenClock()
+		if err != nil {
+			return err
+		}
+		defer clock.Close()
+		return runSample(ctx, r, cg, counter, clock, start, stdout, stderr)
+	})
+	if w != nil {
+		warnOnce(stderr, "", "", unlabelled(w.Warnings))
+		if w.Failed() {
+			failed := fmt.Errorf("the command %s ended with %s%s", strings.Join(r.Command, " "), w.Exit, tail(w.Stderr))
+			return errors.Join(failed, err)
+		}
+	}
+	return err
+}
+
+// tail is the last lines of a command's stderr, indented, for its error.
+func tail(s string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return "; its stderr ends:\n  " + strings.Join(lines, "\n  ")
+}
