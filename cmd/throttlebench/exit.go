@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
 )
 
 // Exit codes, in one place.
@@ -95,7 +96,7 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 		fmt.Fprintf(stderr, "throttlebench: %v; nothing left behind\n", sigErr)
 		return 128 + int(sigErr.sig)
 	}
-	fmt.Fprintf(stderr, "throttlebench: %s\n", oneLine(err.Error()))
+	printError(stderr, err)
 	// Bad input, whichever command and room found it, is a config.Error
 	// (cobra's own flag errors become one in flagError); a --parent that
 	// is no place for slices is bad input too, found where slices are made.
@@ -109,6 +110,17 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 		return ce.code
 	}
 	return exitFailure
+}
+
+// printError prints an error on one line, then the end of a failed
+// process's stderr, if it carries one, as lines of their own, indented
+// (stderrtail).
+func printError(w io.Writer, err error) {
+	text, tail := stderrtail.Split(err.Error())
+	fmt.Fprintf(w, "throttlebench: %s\n", text)
+	for _, l := range tail {
+		fmt.Fprintf(w, "%s%s\n", stderrtail.Indent, l)
+	}
 }
 
 // oneLine keeps an error to one line, whatever a value or a library put

@@ -231,7 +231,7 @@ func TestCommandFaults(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		o := tb(t, withJSON([]string{"run", "--parent", parent, "-o", out, "--", "sh", "-c", "echo dying >&2; kill -SEGV $$"})...)
 		assert.Equal(t, 1, o.code)
-		assert.Contains(t, o.stderr, "warm-up run 1 of 1: ended by signal: segmentation fault; the end of its stderr: \"dying\"")
+		assert.Contains(t, o.stderr, "warm-up run 1 of 1: ended by signal: segmentation fault; its stderr ends:\n    dying\n")
 		assert.NoFileExists(t, out)
 	})
 	t.Run("ignore failure", func(t *testing.T) {

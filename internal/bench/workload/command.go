@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
 )
 
 // The command: someone else's program, run once per iteration from a
@@ -96,8 +98,9 @@ type ProcessWorkload interface {
 	Last() Process
 }
 
-// tailBytes is how much of a failed command's stderr its error quotes.
-const tailBytes = 2048
+// tailBytes is how much of a failed command's stderr is read for its
+// error's last lines (stderrtail.MaxLines of them).
+const tailBytes = 8192
 
 type commandWork struct {
 	path         string
@@ -208,13 +211,10 @@ func (w *commandWork) run(ctx context.Context, path string, argv []string, timed
 	if st.failure == "" || timed && w.ignore {
 		return p, nil // --ignore-failure: a non-zero status or a signal alike
 	}
-	msg := st.failure
-	if tail := w.tail(); tail != "" {
-		msg += "; the end of its stderr: " + tail
-	} else if !w.show {
-		msg += "; its stderr was empty"
+	if w.show { // its stderr went to ours
+		return p, errors.New(st.failure)
 	}
-	return p, fmt.Errorf("%s", msg)
+	return p, errors.New(stderrtail.Append(st.failure, w.tail()))
 }
 
 // exit is how a run ended, as wait4 said.
@@ -224,11 +224,9 @@ type exit struct {
 	minflt, majflt, nvcsw, nivcsw uint64
 }
 
-// tail is the last lines of the run's stderr, at most tailBytes.
+// tail is the end of the run's stderr, at most tailBytes, from a whole
+// line.
 func (w *commandWork) tail() string {
-	if w.show {
-		return ""
-	}
 	end, err := w.stderr.Seek(0, 2)
 	if err != nil || end == 0 {
 		return ""
@@ -236,11 +234,11 @@ func (w *commandWork) tail() string {
 	off := max(end-tailBytes, 0)
 	b := make([]byte, end-off)
 	n, _ := w.stderr.ReadAt(b, off)
-	s := strings.TrimSpace(string(b[:n]))
+	s := string(b[:n])
 	if off > 0 {
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[i+1:] // whole lines
+			s = s[i+1:]
 		}
 	}
-	return fmt.Sprintf("%q", s)
+	return s
 }

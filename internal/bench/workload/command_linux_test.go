@@ -60,6 +60,21 @@ func TestCommandFailure(t *testing.T) {
 	assert.NoError(t, w.DoContext(context.Background()))
 }
 
+// A failed command's stderr comes back as its last lines, each on a line
+// of its own, indented (issue 33: a Python traceback was one line of
+// about 900 characters with literal \n).
+func TestCommandFailureTailLines(t *testing.T) {
+	w := newCmd(t, []string{"sh", "-c", `i=1; while [ $i -le 30 ]; do echo "  File line $i" >&2; i=$((i+1)); done; exit 1`})
+	err := w.DoContext(context.Background())
+	require.Error(t, err)
+	msg := err.Error()
+	assert.NotContains(t, msg, `\n`, "no escaped newlines")
+	assert.Contains(t, msg, "exited with status 1; its stderr ends:\n      File line 11\n      File line 12\n")
+	assert.True(t, strings.HasSuffix(msg, "\n      File line 30"), msg)
+	assert.NotContains(t, msg, "File line 10\n", "the last 20 lines only")
+	assert.Equal(t, 20, strings.Count(msg, "\n    "), msg)
+}
+
 // A background grandchild in the command's process group does not outlive
 // its iteration, and does not hold the run up.
 func TestCommandLeavesNoGrandchild(t *testing.T) {

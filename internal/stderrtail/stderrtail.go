@@ -1,0 +1,98 @@
+// Package stderrtail puts the end of a process's stderr into an error
+// message, the one way `run -- CMD`'s command and `latency --serve`'s
+// server say why they failed: the last MaxLines lines, each on a line of
+// its own, indented, after the message (a Python traceback stays
+// readable), never one long line. The message crosses the workload
+// child's pipe as text, so the form is the contract: Split takes it apart
+// again for the one place that prints errors.
+package stderrtail
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxLines is how many of the last lines a message keeps.
+const MaxLines = 20
+
+// maxLine bounds one line (a minified stack trace can be one line of
+// megabytes).
+const maxLine = 300
+
+// Indent starts each line of the tail in a message.
+const Indent = "    "
+
+// Lines are the last MaxLines lines of s, trailing spaces, carriage
+// returns and blank lines at either end dropped, control characters
+// (terminal escapes) shown as '?', each line cut to maxLine bytes.
+func Lines(s string) []string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		l = strings.Map(func(r rune) rune {
+			if r == '\t' || !unicode.IsControl(r) {
+				return r
+			}
+			return '?'
+		}, strings.TrimRightFunc(l, unicode.IsSpace))
+		if len(l) > maxLine {
+			l = strings.ToValidUTF8(l[:maxLine], "") + "…"
+		}
+		lines[i] = l
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > MaxLines {
+		lines = lines[len(lines)-MaxLines:]
+	}
+	return lines
+}
+
+// Append is msg with the end of stderr after it: "msg; its stderr
+// ends:" and the lines, each "\n" + Indent + line; with an empty
+// stderr, "msg; its stderr was empty".
+func Append(msg, stderr string) string {
+	lines := Lines(stderr)
+	if len(lines) == 0 {
+		return msg + "; its stderr was empty"
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	b.WriteString("; its stderr ends:")
+	for _, l := range lines {
+		b.WriteString("\n" + Indent + l)
+	}
+	return b.String()
+}
+
+// Split takes a message apart: its text, on one line (what a caller
+// wrapped around the tail rejoined to it), and the tail's lines, without
+// their indent. A message without a tail is all text.
+func Split(msg string) (text string, tail []string) {
+	before, rest, ok := strings.Cut(msg, "\n"+Indent)
+	if !ok {
+		return oneLine(msg), nil
+	}
+	var after []string
+	for i, l := range strings.Split(Indent+rest, "\n") {
+		if t, ok := strings.CutPrefix(l, Indent); ok && len(after) == 0 {
+			tail = append(tail, t)
+			continue
+		}
+		if i > 0 {
+			after = append(after, l)
+		}
+	}
+	return oneLine(strings.Join(append([]string{before}, after...), " ")), tail
+}
+
+// oneLine folds whatever else spans lines (a library's message) into one.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
