@@ -64,6 +64,11 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--serve", "--cgroup", "current", "--", "true"}, []string{`--cgroup "current" cannot be used with --serve`}},
 		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--", "true"}, []string{`unexpected argument "true"`, "--serve --"}},
 		{[]string{"latency", "--serve", "--", "true"}, []string{"--serve applies only with --target URL"}},
+		// latency --serve's port (issue 33)
+		{[]string{"latency", "--target", "http://127.0.0.1:{port}/"}, []string{`invalid --target "http://127.0.0.1:{port}/": {port} is a port that --serve picks`}},
+		{[]string{"latency", "--target", "http://{port}/", "--serve", "--", "true"}, []string{`invalid --target "http://{port}/": {port} stands for the port, once`}},
+		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--serve", "--", "true", "--port={port}"}, []string{`invalid --target "http://127.0.0.1:1/": the command's {port}`, "http://127.0.0.1:{port}/"}},
+		{[]string{"latency", "--target", "http://192.0.2.1:8080/", "--serve", "--", "true"}, []string{`invalid --target "http://192.0.2.1:8080/": --serve starts the server on this machine, and 192.0.2.1 is not one of its addresses`}},
 		{[]string{"latency", "--connections", "4"}, []string{"--connections applies only with --target URL"}},
 		// latency --instances, and --arrivals once
 		{[]string{"latency", "--instances", "pool:0"}, []string{`--instances "pool:0"`, "pool:N with N a whole number between 1 and 256"}},

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"net/url"
+	"errors"
 	"slices"
 	"time"
 
@@ -32,8 +32,8 @@ const defaultConnections = 32
 func (t *targetFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&t.url, "target", "", "send the requests to this http:// URL instead of serving them with the built-in workload (a server already running, or --serve's)")
-	f.BoolVar(&t.serve, "serve", false, "with --target: start the server command given after -- inside the slice with the limits, wait until the target accepts connections, stop it after (SIGTERM, SIGKILL 3s later); a fresh server per configuration")
-	f.DurationVar(&t.serveReady, "serve-ready", 10*time.Second, "--serve: how long the server may take to accept connections before the run fails")
+	f.BoolVar(&t.serve, "serve", false, "with --target: start the server command given after -- inside the slice with the limits, wait until its own socket listens on the target's port (its port must be free: a server already there is refused, never measured), stop it after (SIGTERM, SIGKILL 3s later); a fresh server per configuration. {port} in the command and in --target is a free port picked for each configuration, also given to the server as PORT in its environment")
+	f.DurationVar(&t.serveReady, "serve-ready", 10*time.Second, "--serve: how long the server may take to listen on the target's port before the run fails")
 	f.IntVar(&t.connections, "connections", defaultConnections, "--target: keep-alive connections, opened before the first arrival; an arrival that finds them all busy waits for one (its wait is in its response time)")
 	f.DurationVar(&t.requestTimeout, "request-timeout", 5*time.Second, "--target: give up on a request this long after it was sent, counted as a timeout (0 = never)")
 	f.StringVar(&t.method, "method", "GET", "--target: the requests' HTTP method")
@@ -65,7 +65,10 @@ func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, 
 		}
 		return nil, nil
 	}
-	u, err := url.Parse(t.url)
+	u, err := t.targetURL()
+	if errors.As(err, new(*config.Error)) {
+		return nil, err
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, config.Usagef("target", "invalid --target %q: want an http:// or https:// URL with a host, such as http://127.0.0.1:8080/", t.url)
 	}

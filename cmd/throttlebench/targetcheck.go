@@ -15,6 +15,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
 // request checks --method, --header and --body, reading the body once.
@@ -57,6 +59,9 @@ func (t *targetFlags) serveCommand(cmd *cobra.Command, args []string, run *runFl
 	case runner.ModeAuto, runner.ModeCreate:
 	default:
 		return config.Usagef("cgroup", "--cgroup %q cannot be used with --serve: the server runs in a slice created for it (--cgroup create, the default)", run.mode)
+	}
+	if err := t.servePort(args); err != nil {
+		return err
 	}
 	run.mode = runner.ModeCreate
 	tgt.Serve = args
@@ -127,11 +132,16 @@ func isToken(s string) bool {
 
 // serverExited fails a run whose --serve server exited on its own during
 // a configuration: its result is written, its requests counted, and the
-// exit status says the measurement is not the server's.
+// exit status says the measurement is not the server's; the error ends
+// with the server's last lines on stderr.
 func serverExited(rows []latency.Row) error {
 	for _, r := range rows {
 		if r.Report != nil && r.Report.TargetResult != nil && r.Report.ServerExited != "" {
-			return fmt.Errorf("the server exited during the run (%s): see the result's warnings", r.Report.ServerExited)
+			msg := fmt.Sprintf("the server exited during the run (%s)", r.Report.ServerExited)
+			if d := sweep.Describe(r.Config); d != "" && len(rows) > 1 {
+				msg = fmt.Sprintf("the server exited during the run of %s (%s)", d, r.Report.ServerExited)
+			}
+			return errors.New(stderrtail.Append(msg, strings.Join(r.Report.ServerStderr, "\n")))
 		}
 	}
 	return nil

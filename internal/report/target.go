@@ -25,6 +25,9 @@ type TargetResult struct {
 	// during the run ("exit status 1", "signal: killed"); "" when it ran
 	// until stopped.
 	ServerExited string `json:"server_exited,omitempty"`
+	// ServerStderr is the end of its stderr then, its last lines (at most
+	// 20, each without its newline).
+	ServerStderr []string `json:"server_stderr,omitempty"`
 }
 
 // HTTPCounts are the requests of the schedule by outcome: Requests =

@@ -32,7 +32,7 @@ type serverProcess struct {
 	tail *tailBuffer
 }
 
-func startServerProcess(exe string, argv []string) (serverHandle, error) {
+func startServerProcess(exe string, argv, env []string) (serverHandle, error) {
 	goR, goW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -45,7 +45,10 @@ func startServerProcess(exe string, argv []string) (serverHandle, error) {
 	}
 	cmd := exec.Command(exe, append([]string{childproto.ExecArg}, argv...)...)
 	cmd.ExtraFiles = []*os.File{goR} // fd 3: childproto.ExecFD
-	cmd.Stderr = errW                // a file: Wait does not wait for a daemon holding it
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.Stderr = errW // a file: Wait does not wait for a daemon holding it
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	s := &serverProcess{cmd: cmd, goW: goW, done: make(chan struct{}), tail: &tailBuffer{max: 4096, eof: make(chan struct{})}}
 	// Pdeathsig fires when the thread that forked the child exits: started
@@ -74,39 +77,54 @@ func (s *serverProcess) Go() error {
 	return err
 }
 
-// Ready waits until addr accepts a TCP connection, the server exits, ctx
-// ends or timeout passes.
-func (s *serverProcess) Ready(ctx context.Context, addr string, timeout time.Duration) error {
+// Ready waits until ours says the server's own socket listens on addr
+// and addr then accepts a TCP connection; or until the server exits, ours
+// fails (another process answers there), ctx ends or timeout passes.
+// Something else accepting on the port is never readiness: that server
+// would be measured instead of ours.
+func (s *serverProcess) Ready(ctx context.Context, addr string, timeout time.Duration, ours func() (bool, error)) error {
 	deadline := time.After(timeout)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	d := net.Dialer{Timeout: 200 * time.Millisecond}
+	last := "nothing listens there"
 	for {
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-			return nil
+		ok, err := ours()
+		if err != nil {
+			return err
+		}
+		if ok {
+			c, err := d.DialContext(ctx, "tcp", addr)
+			if err == nil {
+				c.Close()
+				return nil
+			}
+			last = err.Error()
 		}
 		select {
 		case <-s.done:
-			return fmt.Errorf("exited before it accepted connections on %s (%v)", addr, s.err)
+			return fmt.Errorf("exited (%v) before it listened on %s", s.exitStatus(), addr)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline:
-			return fmt.Errorf("did not accept connections on %s within --serve-ready %v (last try: %v)", addr, timeout, err)
+			return fmt.Errorf("did not listen on %s within --serve-ready %v (%s)", addr, timeout, last)
 		case <-tick.C:
 		}
 	}
+}
+
+func (s *serverProcess) exitStatus() string {
+	if s.err == nil {
+		return "exit status 0"
+	}
+	return s.err.Error()
 }
 
 // Exited says how the server ended, if it has.
 func (s *serverProcess) Exited() (string, bool) {
 	select {
 	case <-s.done:
-		if s.err == nil {
-			return "exit status 0", true
-		}
-		return s.err.Error(), true
+		return s.exitStatus(), true
 	default:
 		return "", false
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-func startServerProcess(string, []string) (serverHandle, error) {
+func startServerProcess(string, []string, []string) (serverHandle, error) {
 	return nil, errors.New("--serve runs on Linux only")
 }
 

@@ -17,8 +17,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/netport"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -45,7 +47,9 @@ const ServeGrace = 3 * time.Second
 type serverHandle interface {
 	Pid() int
 	Go() error
-	Ready(ctx context.Context, addr string, timeout time.Duration) error
+	// Ready waits until ours says the server answers on addr (its own
+	// socket listening there), then for addr to accept a connection.
+	Ready(ctx context.Context, addr string, timeout time.Duration, ours func() (bool, error)) error
 	Exited() (string, bool)
 	Stop(grace time.Duration)
 	Stderr() string
@@ -89,10 +93,25 @@ func (l *Local) Target(ctx context.Context, o Options) (*report.Latency, error) 
 }
 
 func (k Local) targetServed(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (rep *report.Latency, err error) {
-	t := o.Target
-	addr, err := hostPort(t.HTTP.URL)
+	given := o.Target
+	t := given
+	var env []string
+	if t.UsesPort() {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		p := t.withPort(port)
+		t, env = &p, []string{"PORT=" + strconv.Itoa(port)}
+	}
+	o.Target = t
+	addr, err := HostPort(t.HTTP.URL)
 	if err != nil {
 		return nil, err
+	}
+	addrs, err := netport.Resolve(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("--target %s: %w", t.HTTP.URL, err)
 	}
 	// The client's floor first, before the server takes any CPU.
 	floor, err := clientFloor(ctx, o)
@@ -106,7 +125,7 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 		return nil, err
 	}
 	defer guard.Done()
-	srv, err := startServer(o.Exe, t.Serve)
+	srv, err := startServer(o.Exe, t.Serve, env)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +138,13 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 			if kerr != nil {
 				msg = fmt.Sprintf("the server left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
 			}
-			if rep != nil {
+			var se *serverError
+			switch {
+			case rep != nil:
 				rep.AddWarning(msg)
-			} else if err != nil {
+			case errors.As(err, &se):
+				se.notes = append(se.notes, msg) // before its stderr's lines
+			case err != nil:
 				err = fmt.Errorf("%w; %s", err, msg)
 			}
 		}
@@ -132,11 +155,12 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 	if err := srv.Go(); err != nil {
 		return nil, fmt.Errorf("start the server %s: %w", quoteArgv(t.Serve), err)
 	}
-	if err := srv.Ready(ctx, addr, t.ServeReady); err != nil {
+	if err := srv.Ready(ctx, addr, t.ServeReady, ownProbe(addr, addrs, slice.Cgroup().Dir)); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("the server %s %v%s", quoteArgv(t.Serve), err, stderrTail(srv.Stderr()))
+		_, exited := srv.Exited()
+		return nil, &serverError{msg: fmt.Sprintf("the server %s %v", quoteArgv(t.Serve), err), stderr: srv.Stderr(), exited: exited}
 	}
 	// The slice's usage counter where it has one (v2, v1 with cpuacct
 	// beside cpu), else the server process's own CPU time (its threads,
@@ -146,7 +170,12 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 		pid := srv.Pid()
 		counter = func() (time.Duration, error) { return k.PIDCPU(pid) }
 	}
-	return k.targetWindow(ctx, o, started, slice, counter, srv, floor, "created", notes)
+	rep, err = k.targetWindow(ctx, o, started, slice, counter, srv, floor, "created", notes)
+	if rep != nil && rep.Config.TargetConfig != nil {
+		// As given: with {port}, rows differ by no port of ours.
+		rep.Config.TargetConfig.Target, rep.Config.TargetConfig.Serve = given.HTTP.URL, given.Serve
+	}
+	return rep, err
 }
 
 // clientFloor is the client's own floor: requests of the same method,
@@ -258,8 +287,9 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 	if srv != nil {
 		if how, exited := srv.Exited(); exited {
 			rep.ServerExited = how
-			rep.AddWarning(fmt.Sprintf("the server %s exited during the run (%s)%s; the requests it left unanswered are counted: %d",
-				quoteArgv(t.Serve), how, stderrTail(srv.Stderr()), rep.HTTP.Unanswered()))
+			rep.ServerStderr = stderrtail.Lines(srv.Stderr())
+			rep.AddWarning(fmt.Sprintf("the server %s exited during the run (%s; the end of its stderr is in server_stderr); the requests it left unanswered are counted: %d",
+				quoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
 		}
 	}
 	if msg := failedWarning(rep.HTTP); msg != "" {
@@ -346,9 +376,9 @@ func targetSpans(res httpload.Result) []throttle.Span {
 	return spans
 }
 
-// hostPort is where a URL's server listens, the port its scheme implies
+// HostPort is where a URL's server listens, the port its scheme implies
 // when it names none.
-func hostPort(raw string) (string, error) {
+func HostPort(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", err
@@ -380,17 +410,4 @@ func quoteArgv(argv []string) string {
 		q[i] = a
 	}
 	return "`" + strings.Join(q, " ") + "`"
-}
-
-// stderrTail is the end of a server's stderr for a message: its last
-// lines, "" when it wrote nothing.
-func stderrTail(s string) string {
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
-	}
-	return "; its stderr ends: " + strings.Join(lines, " | ")
 }

@@ -26,13 +26,16 @@ type fakeServer struct {
 	ready  error
 	exited string
 	stderr string
+	env    []string // what it was started with
+	ours   func() (bool, error)
 }
 
 const fakeServerPid = 4343
 
 func (s *fakeServer) Pid() int  { return fakeServerPid }
 func (s *fakeServer) Go() error { return s.w.step("server go") }
-func (s *fakeServer) Ready(ctx context.Context, addr string, _ time.Duration) error {
+func (s *fakeServer) Ready(ctx context.Context, addr string, _ time.Duration, ours func() (bool, error)) error {
+	s.ours = ours
 	if err := s.w.step("server ready " + addr); err != nil {
 		return err
 	}
@@ -54,7 +57,8 @@ func (g fakeGuard) Done() { g.w.step("guard done") }
 // test.
 func withServer(t *testing.T, srv *fakeServer) {
 	oldServer, oldGuard := startServer, startGuard
-	startServer = func(exe string, argv []string) (serverHandle, error) {
+	startServer = func(exe string, argv, env []string) (serverHandle, error) {
+		srv.env = env
 		return srv, srv.w.step("server start " + strings.Join(argv, " "))
 	}
 	startGuard = func(exe, dir string) (guardHandle, error) {
@@ -117,12 +121,12 @@ func TestTargetServedOrder(t *testing.T) {
 
 func TestTargetServerNeverReady(t *testing.T) {
 	w := &world{}
-	srv := &fakeServer{w: w, ready: errors.New("did not accept connections"), stderr: "line 1\naddress already in use"}
+	srv := &fakeServer{w: w, ready: errors.New("did not listen"), stderr: "line 1\naddress already in use\n"}
 	withServer(t, srv)
 	o, _ := targetOptions(t)
 	_, err := w.local().Target(context.Background(), o)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the server `my-server --port 1` did not accept connections; its stderr ends: line 1 | address already in use")
+	assert.Equal(t, "the server `my-server --port 1` did not listen; its stderr ends:\n    line 1\n    address already in use", err.Error())
 	assert.NotContains(t, w.log, "stat", "no window")
 	assert.Less(t, slices.Index(w.log, "server stop"), slices.Index(w.log, "delete"))
 }
@@ -145,15 +149,16 @@ func TestTargetCancelledWhileWaiting(t *testing.T) {
 // and the requests it did not answer counted.
 func TestTargetServerExited(t *testing.T) {
 	w := &world{stats: []uint64{1, 2}}
-	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom"}
+	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom\n\ngoroutine 1 [running]:\n"}
 	withServer(t, srv)
 	o, _ := targetOptions(t)
 	o.Target.HTTP.URL += "teapot"
 	rep, err := w.local().Target(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, "exit status 2", rep.ServerExited)
+	assert.Equal(t, []string{"panic: boom", "", "goroutine 1 [running]:"}, rep.ServerStderr, "its stderr's lines")
 	all := strings.Join(rep.Warnings, "\n")
-	assert.Contains(t, all, "the server `my-server --port 1` exited during the run (exit status 2); its stderr ends: panic: boom")
+	assert.Contains(t, all, "the server `my-server --port 1` exited during the run (exit status 2; the end of its stderr is in server_stderr)")
 	assert.Equal(t, 20, rep.HTTP.Status4xx)
 	assert.Equal(t, 20, rep.HTTP.HTTPErrors)
 	assert.Contains(t, all, "failed requests: 20 of 20 did not get a 2xx response (20 4xx)")
@@ -178,7 +183,7 @@ func TestHostPort(t *testing.T) {
 		"http://127.0.0.1:8080/x": "127.0.0.1:8080", "http://example.com/": "example.com:80",
 		"https://example.com": "example.com:443", "http://[::1]:9/": "[::1]:9",
 	} {
-		got, err := hostPort(in)
+		got, err := HostPort(in)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, in)
 	}

@@ -55,6 +55,7 @@ type targetResult struct {
 		ConnErrors                                      int `json:"connection_errors"`
 	} `json:"http"`
 	ServerExited      string   `json:"server_exited"`
+	ServerStderr      []string `json:"server_stderr"`
 	ThrottledRequests *int     `json:"throttled_requests"`
 	Warnings          []string `json:"warnings"`
 }
@@ -266,7 +267,7 @@ func TestTargetServeFaults(t *testing.T) {
 		start := time.Now()
 		o := tb(t, serve(srv.url, []string{"--serve-ready", "1s", "-o", out}, "sleep", "311.25")...)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Contains(t, o.stderr, "`sleep 311.25` did not accept connections on "+srv.addr+" within --serve-ready 1s")
+		assert.Contains(t, o.stderr, "`sleep 311.25` did not listen on "+srv.addr+" within --serve-ready 1s")
 		// Order of magnitude: 1 s of readiness, then the stop.
 		assert.Less(t, time.Since(start), 30*time.Second)
 		assert.NoFileExists(t, out)
@@ -274,11 +275,14 @@ func TestTargetServeFaults(t *testing.T) {
 	})
 	t.Run("dies before ready", func(t *testing.T) {
 		srv := newTestServer(t, "0s")
-		o := tb(t, serve(srv.url, nil, "sh", "-c", "echo cannot bind 312.25 >&2; exit 3")...)
+		out := filepath.Join(t.TempDir(), "result.json")
+		o := tb(t, serve(srv.url, []string{"-o", out}, "sh", "-c", "echo 'Traceback (most recent call last):' >&2; echo '  File \"s.py\"' >&2; echo cannot bind 312.25 >&2; exit 3")...)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Contains(t, o.stderr, "exited before it accepted connections")
-		assert.Contains(t, o.stderr, "exit status 3")
-		assert.Contains(t, o.stderr, "its stderr ends: cannot bind 312.25")
+		// Its own stderr's lines, indented, in the error (issue 33).
+		assert.Contains(t, o.stderr, "exited (exit status 3) before it listened on "+srv.addr+"; its stderr ends:\n"+
+			"    Traceback (most recent call last):\n      File \"s.py\"\n    cannot bind 312.25\n")
+		assert.NotContains(t, o.stderr, `\n`)
+		assert.NoFileExists(t, out)
 	})
 	t.Run("not found", func(t *testing.T) {
 		srv := newTestServer(t, "0s")
@@ -294,13 +298,14 @@ func TestTargetServeFaults(t *testing.T) {
 		script := shellJoin(srv.argv) + ` & while [ ! -e ` + shellJoin([]string{srv.notify}) + ` ]; do sleep 0.01; done; kill $!; echo bye >&2; exit 5`
 		o := tb(t, serve(srv.url, []string{"--rate", "100", "--duration", "3s", "-o", out}, "sh", "-c", script)...)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Contains(t, o.stderr, "the server exited during the run (exit status 5)")
+		assert.Contains(t, o.stderr, "the server exited during the run (exit status 5); its stderr ends:\n    bye\n", "its stderr's lines in the error (issue 33)")
 		b, err := os.ReadFile(out)
 		require.NoError(t, err, "the result is written")
 		var r targetResult
 		require.NoError(t, json.Unmarshal(b, &r))
 		t.Logf("exited in the middle: %d requests, %d 2xx, %d connection errors, %d timeouts", r.HTTP.Requests, r.HTTP.Status2xx, r.HTTP.ConnErrors, r.HTTP.Timeouts)
 		assert.Equal(t, "exit status 5", r.ServerExited)
+		assert.Equal(t, []string{"bye"}, r.ServerStderr)
 		assert.Greater(t, r.HTTP.Status2xx, 0, "answered before it went")
 		assert.Greater(t, r.HTTP.ConnErrors, 0, "refused after")
 		assert.Equal(t, r.HTTP.Requests, r.HTTP.Status2xx+r.HTTP.ConnErrors+r.HTTP.Timeouts, "every request counted")
