@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -49,21 +50,9 @@ func sampleCommand(ctx context.Context, r usage.Options, stdout, stderr io.Write
 	if w != nil {
 		warnOnce(stderr, "", "", unlabelled(w.Warnings))
 		if w.Failed() {
-			failed := fmt.Errorf("the command %s ended with %s%s", strings.Join(r.Command, " "), w.Exit, tail(w.Stderr))
+			failed := errors.New(stderrtail.Append(fmt.Sprintf("the command %s ended with %s", strings.Join(r.Command, " "), w.Exit), w.Stderr))
 			return errors.Join(failed, err)
 		}
 	}
 	return err
-}
-
-// tail is the last lines of a command's stderr, indented, for its error.
-func tail(s string) string {
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > 20 {
-		lines = lines[len(lines)-20:]
-	}
-	return "; its stderr ends:\n  " + strings.Join(lines, "\n  ")
 }

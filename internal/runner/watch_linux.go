@@ -5,7 +5,7 @@ package runner
 // startWatchedProcess starts a command as --serve's server
 // (startServerProcess), which also says when it ends.
 func startWatchedProcess(exe string, argv []string) (watchedHandle, error) {
-	s, err := startServerProcess(exe, argv)
+	s, err := startServerProcess(exe, argv, nil)
 	if err != nil {
 		return nil, err
 	}
