@@ -1,5 +1,9 @@
 # throttlebench — build, test, benchmark.
-#   make build   static binary in bin/throttlebench
+#   make build   static binary in bin/throttlebench, stamped with
+#                `git describe --always --dirty` and the commit (version)
+#   make install copy bin/throttlebench (built first where missing) to
+#                $(PREFIX)/bin (PREFIX=/usr/local): `make build && sudo make
+#                install` builds as you and only copies as root
 #   make run     build, then measure 0.1 CPUs (with sudo unless root or cpu is
 #                delegated to your systemd user manager)
 #   make check   quick loop: vet + unit tests, no root needed
@@ -63,11 +67,21 @@ ARGS    ?= run --cpus 0.1 --batch 50 --iterations 5 --format text
 USER_MANAGER := /sys/fs/cgroup/user.slice/user-$(shell id -u).slice/user@$(shell id -u).service
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || { [ -d /run/systemd/system ] && grep -qw cpu $(USER_MANAGER)/cgroup.controllers 2>/dev/null; } || echo sudo)
 export CGO_ENABLED := 0
+PREFIX  ?= /usr/local
+# What `throttlebench version` says: "dev" and "unknown" outside a git checkout.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench bench-check benchhist image clean
+.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench bench-check benchhist image clean
 
 build:
-	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/throttlebench
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/throttlebench
+
+# Only copies, so that `sudo make install` needs no Go in root's PATH.
+install:
+	[ -x $(BIN) ] || $(MAKE) build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/throttlebench
 
 run: build
 	$(SUDO) $(BIN) $(ARGS)

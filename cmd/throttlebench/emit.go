@@ -27,7 +27,7 @@ func (e *emitOptions) register(cmd *cobra.Command) {
 	f.StringVar(&e.Image, "image", kube.DefaultImage, "--emit: the image the pods run (FROM scratch, the binary at "+kube.Entrypoint+")")
 	f.StringVar(&e.PodMemory, "pod-memory", kube.DefaultPodMemory, "--emit: each pod's memory request and limit (Guaranteed QoS needs both), such as 256Mi")
 	f.DurationVar(&e.TTL, "ttl", kube.DefaultTTL, "--emit kubernetes: ttlSecondsAfterFinished, how long a finished Job and its pod's log stay (0 = until deleted)")
-	f.DurationVar(&e.Deadline, "job-deadline", kube.DefaultDeadline, "--emit kubernetes: activeDeadlineSeconds, how long a Job may take from its start, a pod that waits to be scheduled included, before it is failed and its pod stopped (default 30m, or --timeout plus 10m when that is longer)")
+	f.DurationVar(&e.Deadline, "job-deadline", kube.DefaultDeadline, "--emit kubernetes: activeDeadlineSeconds, how long a Job may take from its start, a pod that waits to be scheduled included, before it is failed and its pod stopped; --timeout plus 10m where that is longer than the default")
 	f.StringVar(&e.SweepID, "sweep-id", "", "--emit: the id that labels and names every Job of the sweep (default: the time, 20060102-150405)")
 	f.StringArrayVar(&e.NodeSelector, "node-selector", nil, "--emit: run only on nodes with this label, key=value (repeatable)")
 	f.BoolVar(&e.PerNode, "per-node", false, "--emit kubernetes: one copy of every Job per node of --nodes or --nodes-from, pinned to it")

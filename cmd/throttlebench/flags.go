@@ -29,7 +29,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		if near := nearestFlag(cmd, m[1]); near != "" {
 			return config.Usagef(m[1], "%v; did you mean --%s?", err, near)
 		}
-		return config.Usagef(m[1], "%v (throttlebench %s --help lists the flags)", err, cmd.Name())
+		return config.Usagef(m[1], "%v (%s --help lists the flags)", err, cmd.CommandPath())
 	}
 	m := flagErrRE.FindStringSubmatch(err.Error())
 	if m == nil {

@@ -13,10 +13,12 @@ func newRootCmd(stdout, stderr io.Writer, started *bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "throttlebench",
 		Short: "Measure what cgroup CPU limits (CFS quota, period, burst) do to a CPU-bound workload",
-		Long: `throttlebench runs bcrypt batches on N worker threads inside a cgroup slice it
-creates with the CFS period, quota and burst you ask for, or inside the limits
-it finds itself in (a container, a pod), and reports duration statistics with
-the kernel's own throttling counters as JSON.`,
+		Long: `throttlebench runs a workload (bcrypt batches on N worker threads, or your own
+command) inside a cgroup slice it creates with the CFS period, quota and
+burst you ask for, or inside the limits it finds itself in (a container, a
+pod), and reports duration statistics beside the kernel's own throttling
+counters: as text, or as JSON, CSV or Markdown with --format or -o FILE.json.`,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -24,10 +26,12 @@ the kernel's own throttling counters as JSON.`,
 			return formatFromOutput(cmd)
 		},
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
 	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr))
+	root.AddCommand(newCmdVersion(stdout))
 	return root
 }

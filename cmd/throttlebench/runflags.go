@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,6 +57,11 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 		f.Var(v, p.Name, help)
 		if p.Hidden {
 			f.MarkHidden(p.Name) // the command's argv: given after --
+		}
+		if strings.Contains(help, "(default ") {
+			// The help words its own default ("1 MiB"): pflag would print the
+			// raw one after it again ("(default 1048576)").
+			f.Lookup(p.Name).DefValue = ""
 		}
 		if p.Kind == config.Bool {
 			f.Lookup(p.Name).NoOptDefVal = "true" // --pin, as --pin=true
