@@ -242,7 +242,8 @@ var batchParams = slices.Concat([]Param{
 		}},
 	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
-	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Help: "CPUs allowed, like docker --cpus: quota = cpus × period", parse: parseCPUs},
+	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Words: []string{"max"},
+		Help: "CPUs allowed, like docker --cpus: quota = cpus × period; max: no quota (as --quota max), an unlimited arm beside limited ones in a list", parse: parseCPUs},
 	// Placement. The cpuset is no axis: its list format has commas.
 	{Name: "cpuset", For: Batch | Latency, Kind: Words, Limit: true,
 		Help:  "CPUs of the slice, in the kernel's list format such as 0-3,8 (the cpuset controller; default: all the parent has)",
@@ -691,9 +692,13 @@ func parseQuota(c *Config, v string) error {
 }
 
 func parseCPUs(c *Config, v string) error {
+	if v == "max" {
+		c.Limits.Quota = bandwidth.Unlimited
+		return nil
+	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || !(f > 0) || f > MaxCPUs {
-		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, such as 0.5", v, MaxCPUs)
+		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, such as 0.5, or max", v, MaxCPUs)
 	}
 	q := time.Duration(math.Round(f*float64(c.Limits.Period/time.Microsecond))) * time.Microsecond
 	if q < MinQuota {

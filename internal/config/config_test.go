@@ -29,6 +29,8 @@ func TestResolveLimits(t *testing.T) {
 		{map[string]string{"cpus": "0.5", "period": "10ms"}, bandwidth.Limits{Period: 10 * time.Millisecond, Quota: 5 * time.Millisecond}},
 		{map[string]string{"quota": "20ms", "burst": "20ms"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond, Burst: 20 * time.Millisecond}},
 		{map[string]string{"quota": "max", "burst": "0"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: bandwidth.Unlimited}},
+		// --cpus max is --quota max: an unlimited arm in a list (issue 33).
+		{map[string]string{"cpus": "max"}, bandwidth.Limits{Period: 100 * time.Millisecond, Quota: bandwidth.Unlimited}},
 	} {
 		c, err := Resolve(tc.values)
 		require.NoError(t, err, tc.values)

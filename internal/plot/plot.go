@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/stats"
@@ -27,6 +28,10 @@ type Series struct {
 	Mean, Lo, Hi []float64 // ms; Lo/Hi are p10/p90 of the iteration durations
 	Cost         []float64 // CPU-seconds per iteration
 	Throttled    []float64 // NaN where not reported
+	// Unlimited marks the points of configurations without a quota (--cpus
+	// max, --quota max) beside limited ones on the share axis: each sits at
+	// the CPUs it could use, the right end, and is labelled "max".
+	Unlimited []bool
 }
 
 // Chart is what the picture shows.
@@ -50,6 +55,16 @@ func Build(rows []sweep.Row, title string) (Chart, error) {
 	}
 	xFlag, xLabel := xAxis(done)
 	c := Chart{Title: title, XLabel: xLabel}
+	// An unlimited arm beside limited ones (--cpus 0.5,1,max) is a point
+	// of the same line, not a reference line across the chart: it was
+	// measured as the others were, with its spread and cost, and on the
+	// share axis it has a true place, the CPUs it could use; the line runs
+	// on to it, so one sees whether the last limit already reached it.
+	limited := slices.ContainsFunc(done, func(r sweep.Row) bool { return r.Report.Cgroup.QuotaUs >= 0 })
+	markMax := xFlag == "" && limited
+	if markMax && slices.ContainsFunc(done, unlimited) {
+		c.XLabel = "CPU share (effective CPUs = quota/period; max: the CPUs an unlimited slice may use)"
+	}
 	index := map[string]int{}
 	for _, r := range done {
 		var parts []string
@@ -81,9 +96,13 @@ func Build(rows []sweep.Row, title string) (Chart, error) {
 			th = *f
 		}
 		s.Throttled = append(s.Throttled, th)
+		s.Unlimited = append(s.Unlimited, markMax && unlimited(r))
 	}
 	return c, nil
 }
+
+// unlimited says whether r ran without a quota.
+func unlimited(r sweep.Row) bool { return r.Report.Cgroup.QuotaUs < 0 }
 
 // isShare says whether flag only restates the CPU share on the x axis.
 func isShare(flag, xFlag string) bool {
@@ -162,6 +181,9 @@ func (c Chart) panels() []*panel {
 			y []float64
 		}{{mean, s.Mean}, {cost, s.Cost}, {thr, s.Throttled}} {
 			panel.p.lines = append(panel.p.lines, newLine(s.Label, points(s.X, panel.y), i, true))
+			if l := maxLabels(s, panel.y); l != nil {
+				panel.p.labels = append(panel.p.labels, l)
+			}
 		}
 	}
 
@@ -271,4 +293,30 @@ func spread(series []Series, get func(Series) []float64) float64 {
 		return 1
 	}
 	return hi / lo
+}
+
+// maxLabels are the "max" labels above s's unlimited points that are drawn
+// (y not NaN); nil when there are none.
+func maxLabels(s Series, y []float64) *plotter.Labels {
+	var xys plotter.XYs
+	var texts []string
+	for i, u := range s.Unlimited {
+		if u && !math.IsNaN(y[i]) {
+			xys = append(xys, plotter.XY{X: s.X[i], Y: y[i]})
+			texts = append(texts, "max")
+		}
+	}
+	if len(xys) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		return nil // only for NaN or infinite points, left out above
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign = draw.XCenter
+		l.TextStyle[i].YAlign = draw.YBottom
+	}
+	l.Offset = vg.Point{Y: vg.Points(5)}
+	return l
 }

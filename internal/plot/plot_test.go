@@ -234,3 +234,32 @@ func TestBuildSplitsByNode(t *testing.T) {
 	assert.Equal(t, "throttlebench sweep on 2 nodes (node-a, node-b)", c.Title)
 	assert.Equal(t, "throttlebench sweep on node node-a (, kernel , 0 CPUs)", Title(rows[:1]))
 }
+
+// An unlimited arm beside limited ones (--cpus 0.5,1,max) is a point of the
+// same line at the CPUs it could use, labelled "max" in every panel where
+// it is drawn (issue 33).
+func TestBuildMarksTheUnlimitedArm(t *testing.T) {
+	rows := []sweep.Row{row("1", "0.5", 0.5, 90), row("1", "1", 1, 45), row("1", "max", 2, 44)}
+	rows[0].Report.Cgroup.QuotaUs, rows[1].Report.Cgroup.QuotaUs, rows[2].Report.Cgroup.QuotaUs = 50000, 100000, -1
+	rows[2].Report.Throttling.ThrottledFraction = nil // no quota, no periods
+	c, err := Build(rows, "t")
+	require.NoError(t, err)
+	require.Len(t, c.Series, 1, "one line, the unlimited arm on it")
+	assert.Equal(t, []float64{0.5, 1, 2}, c.Series[0].X)
+	assert.Equal(t, []bool{false, false, true}, c.Series[0].Unlimited)
+	assert.Contains(t, c.XLabel, "max: the CPUs an unlimited slice may use")
+
+	path := filepath.Join(t.TempDir(), "max.svg")
+	require.NoError(t, Save(path, c))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(data), ">max<"), "mean and cost panels; the throttled panel has no point for it")
+
+	// Unlimited alone (a sweep over workers without limits): no label.
+	for i := range rows {
+		rows[i].Report.Cgroup.QuotaUs = -1
+	}
+	c, err = Build(rows, "t")
+	require.NoError(t, err)
+	assert.NotContains(t, c.Series[0].Unlimited, true)
+}

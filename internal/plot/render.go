@@ -28,10 +28,11 @@ import (
 
 // panel is what one chart shows.
 type panel struct {
-	title string
-	x, y  axis
-	bands []*plotter.Polygon // below the lines
-	lines []line
+	title  string
+	x, y   axis
+	bands  []*plotter.Polygon // below the lines
+	lines  []line
+	labels []*plotter.Labels // above the lines: "max" at an unlimited point
 }
 
 // axis is an axis' label and range, on a log scale where log is set.
@@ -101,6 +102,9 @@ func (p *panel) plot(width vg.Length) *figure {
 			thumbs = append(thumbs, l.marks)
 		}
 		legend = append(legend, legendEntry{l.label, thumbs})
+	}
+	for _, l := range p.labels {
+		pl.Add(l)
 	}
 	title := p.title
 	if len(legend) == 0 && len(p.lines) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -70,6 +71,22 @@ func TestPlan(t *testing.T) {
 		Options: func(c config.Config) (runner.Options, error) { return runner.Options{Limits: c.Limits}, nil }})
 	assert.ErrorContains(t, err, "the sweep has 10000 configurations")
 	assert.ErrorContains(t, err, "more than --max-configs allows (1000)")
+}
+
+// --cpus takes max beside numbers, as --quota does: an unlimited arm in
+// the same sweep (issue 33: "max" is not a number); it forms no range, and
+// a burst, which needs a quota, is skipped beside it.
+func TestPlanCPUsMax(t *testing.T) {
+	steps := plan(t, map[string]string{"cpus": "0.5,max", "burst": "0,10ms"})
+	require.Len(t, steps, 4)
+	assert.Equal(t, "burst=0s cpus=max", Describe(steps[1].Config))
+	assert.Empty(t, steps[1].Skip)
+	assert.Equal(t, bandwidth.Unlimited, steps[1].Opts.Limits.Quota)
+	assert.True(t, steps[1].Opts.LimitsSet, "an unlimited slice is still a slice of ours")
+	assert.Equal(t, 50*time.Millisecond, steps[0].Opts.Limits.Quota)
+	assert.Contains(t, steps[3].Skip, "a burst needs a quota")
+	_, err := Plan(Spec{Axes: map[string]string{"cpus": "0.5:max:0.5"}, MaxConfigs: 1000, Options: func(config.Config) (runner.Options, error) { return runner.Options{}, nil }})
+	assert.ErrorContains(t, err, "only numbers can form a range")
 }
 
 func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
