@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 func i64(v int64) *int64     { return &v }
@@ -218,7 +220,7 @@ func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 	old := []report.Report{mt("", series(6, 20)...)}
 	res := Compare(old, []report.Report{mt("all", series(6, 110)...), mt("page", series(6, 20)...)}, DefaultOptions())
 	require.Len(t, res.Rows, 1)
-	assert.Equal(t, "workload=memtouch(buffer=1048576,memory=fresh,touch=page) cost=0 batch=100 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[0].Key)
+	assert.Equal(t, "workload=memtouch(buffer=1048576,memory=fresh,touch=page) batch=100 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[0].Key)
 	assert.Equal(t, NoChange, res.Rows[0].Verdict)
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "touch=all")
@@ -366,4 +368,40 @@ func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
 // default --alpha: the two must not drift apart.
 func TestRunWarningsJudgeByCompareAlpha(t *testing.T) {
 	assert.Equal(t, DefaultAlpha, build.DefaultThresholds.Alpha)
+}
+
+// A command's results carry no built-in keys in compare's configuration
+// (cost=0 batch=1 workers=1, and gomaxprocs, which for a command left as
+// its environment had it is only the machine's CPUs), and a result
+// written before they were left out still pairs with a new one, from a
+// machine with other CPUs too; compare's JSON keeps every key (issue 33).
+func TestCompareCommandWithoutBuiltInKeys(t *testing.T) {
+	old, err := LoadFile("OLD", "testdata/command-old.json") // written by 91e7147, before the change
+	require.NoError(t, err)
+	require.Len(t, old, 1)
+	newer := old[0]
+	newer.Config.GOMAXPROCS, newer.Host.NumCPU = 4, 4
+	res := Compare(old, []report.Report{newer}, DefaultOptions())
+	require.Len(t, res.Rows, 1, "paired: %+v / %+v", res.OnlyOld, res.OnlyNew)
+	key := res.Rows[0].Key
+	assert.Equal(t, "workload=command(python3 -c 'sum(range(10**6))') period=100ms quota=50ms burst=0", key)
+
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, res, "text", table.View{Width: 200}))
+	for _, gone := range []string{"cost=", "batch=", "workers=", "gomaxprocs="} {
+		assert.NotContains(t, buf.String(), gone)
+	}
+	buf.Reset()
+	require.NoError(t, Write(&buf, res, "json", table.View{}))
+	for _, kept := range []string{`"cost": 0`, `"batch": 1`, `"workers": 1`, `"gomaxprocs": 2`} {
+		assert.Contains(t, buf.String(), kept)
+	}
+
+	// A number given with --gomaxprocs is part of what ran: it stays.
+	given := newer
+	given.Config.GOMAXPROCSPolicy = "4"
+	res = Compare(old, []report.Report{given}, DefaultOptions())
+	assert.Empty(t, res.Rows)
+	require.Len(t, res.OnlyNew, 1)
+	assert.Contains(t, res.OnlyNew[0].Key, "gomaxprocs=4")
 }

@@ -197,7 +197,7 @@ var batchParams = slices.Concat([]Param{
 }, workloadParams(), []Param{
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes, spin units…) per worker per iteration",
 		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
-		KeyJSON: "batch", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Batch), r.Config.Batch }},
+		KeyJSON: "batch", Key: loopKey(func(c report.Config) int { return c.Batch })},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
 			c.Iterations, err = integer("iterations", v, 1, bench.MaxIterations)
@@ -210,7 +210,7 @@ var batchParams = slices.Concat([]Param{
 	{Name: "workers", Kind: Int, Default: "1", Axis: true, AxisRank: 2, Help: "worker threads, each running --batch operations per iteration",
 		For: Batch | Latency, HelpLatency: "worker threads serving requests from the queue",
 		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
-		KeyJSON: "workers", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.Workers), r.Config.Workers }},
+		KeyJSON: "workers", Key: loopKey(func(c report.Config) int { return c.Workers })},
 	{Name: "sleep", Kind: Duration, Default: "0s", Axis: true, AxisRank: 1,
 		Help:  "CPU with waits: a slow worker sleeps this long after every --sleep-every operations, up to 1s (0 = no sleeps)",
 		parse: parseSleep},
@@ -225,7 +225,14 @@ var batchParams = slices.Concat([]Param{
 	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime", "floor", "ceil"}, For: Batch | Latency,
 		Help:    "GOMAXPROCS of the workload (a command's GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
 		parse:   parseGOMAXPROCS,
-		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) { return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS }},
+		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) {
+			if alone(r) && r.Config.GOMAXPROCSPolicy == "runtime" {
+				// Not set for the command: the number is only this
+				// machine's CPUs, not part of what ran.
+				return "", r.Config.GOMAXPROCS
+			}
+			return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS
+		}},
 	{Name: "period", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
 		KeyJSON: "period_us", Key: func(r *report.Report) (string, any) {
 			if r.Cgroup.PeriodUs == nil {
@@ -375,9 +382,12 @@ func workloadParams() []Param {
 				p.Kind, p.Words = Words, wp.Words
 			}
 			if wp.OwnKey {
-				key := wp.Key()
+				key, owner := wp.Key(), spec.Name
 				p.KeyJSON, p.Key = key, func(r *report.Report) (string, any) {
 					n := r.Config.Params.Int(key)
+					if r.Config.Workload != owner {
+						return "", n // another workload's: cost=0 meant nothing
+					}
 					return strconv.Itoa(n), n
 				}
 			}
@@ -406,6 +416,27 @@ func workloadKey(r *report.Report) (string, any) {
 	}
 	k := c.Workload + "(" + strings.Join(ps, ",") + ")"
 	return k, k
+}
+
+// alone says whether r's workload runs alone, one process per iteration
+// (the command): the closed loop's batch and workers are always 1 there.
+func alone(r *report.Report) bool {
+	spec, err := workload.Lookup(r.Config.Workload)
+	return err == nil && spec.Alone
+}
+
+// loopKey is the key of a closed-loop knob (batch, workers): its number,
+// or "" (not shown, as compare leaves out a key not set) for a command,
+// where it is always 1 and means nothing. The value stays, so that
+// compare's JSON keeps its keys.
+func loopKey(get func(report.Config) int) func(r *report.Report) (string, any) {
+	return func(r *report.Report) (string, any) {
+		n := get(r.Config)
+		if alone(r) {
+			return "", n
+		}
+		return strconv.Itoa(n), n
+	}
 }
 
 // Lookup returns the parameter called name.

@@ -44,6 +44,33 @@ func workloadText(c report.Config) string {
 	return c.Workload
 }
 
+// compareWarning begins the warning of a result with too few iterations
+// for compare ever to find a change (report/build's few-iterations rule).
+const compareWarning = "few iterations: compare can never find a change"
+
+// ForPeople are the warnings a table or summary for a person shows: all
+// but the one about comparing the result later, which means something only
+// where a result is kept (-o, JSON: the caller's warnings on stderr and
+// the file hold it) and which compare says again when it pairs two; on a
+// plain run that nobody compares it cried wolf (issue 33).
+func ForPeople(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !strings.HasPrefix(w, compareWarning) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// isAlone says whether name is a workload that runs alone, one process
+// per iteration (the command): the closed loop's batch, workers and spread
+// mean nothing for it.
+func isAlone(name string) bool {
+	spec, err := workload.Lookup(name)
+	return err == nil && spec.Alone
+}
+
 // writeText is the short human summary, in the manner of hyperfine.
 func writeText(w io.Writer, r *report.Report) error {
 	var b strings.Builder
@@ -53,7 +80,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		minTime := time.Duration(c.MinTimeMs * float64(time.Millisecond)).Round(time.Microsecond)
 		iterations += fmt.Sprintf(" (at least %d, for at least %v)", c.Iterations, minTime)
 	}
-	if spec, err := workload.Lookup(c.Workload); err == nil && spec.Alone {
+	if isAlone(c.Workload) {
 		// One run of the process per iteration; GOMAXPROCS is its
 		// environment's (runtime: as it was, which a Go program reads
 		// as Go's own default gives it here).
@@ -113,13 +140,20 @@ func writeText(w io.Writer, r *report.Report) error {
 		fmt.Fprintf(&b, "  Spread:            slowest worker's ops/s %.2f × the fastest's, CoV %.1f%%\n",
 			r.Spread.SlowestToFastest, 100*r.Spread.CoV)
 	}
-	if len(r.Workers) > 0 {
+	switch {
+	case isAlone(c.Workload) && len(r.Workers) == 1:
+		// A command is one process, not workers: no worker row (its CPUs
+		// were never sampled, "-"), its context switches alone.
+		w := r.Workers[0]
+		fmt.Fprintf(&b, "  Switches:          %d voluntary, %d involuntary over the %s\n",
+			w.CtxSwitchesVoluntary, w.CtxSwitchesInvoluntary, plural.N(w.Ops, "run"))
+	case len(r.Workers) > 0:
 		fmt.Fprintf(&b, "  Workers:           migrations %s\n", migrationsText(r.MigrationsSource))
 		if err := table.Text(&b, workersTable(r)); err != nil {
 			return err
 		}
 	}
-	for _, warn := range r.Warnings {
+	for _, warn := range ForPeople(r.Warnings) {
 		fmt.Fprintf(&b, "  warning: %s\n", warn)
 	}
 	_, err := io.WriteString(w, b.String())

@@ -2,12 +2,15 @@ package render
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 )
 
 func u64(v uint64) *uint64   { return &v }
@@ -32,7 +35,8 @@ func sample() *report.Report {
 		},
 		Spread:           report.Spread{SlowestToFastest: 0.8, CoV: 0.157},
 		MigrationsSource: "kernel",
-		Warnings:         []string{"few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"},
+		Warnings: []string{"few periods: the measured iterations span 300 ms, 3 CFS periods of 100ms; raise --iterations or use --min-time 1s",
+			"few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"},
 	}
 }
 
@@ -52,8 +56,10 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "\n         0   30    125  60.00 ms  0-3,8           4                2/17\n")
 	assert.Contains(t, out, "\n         1   30    100  60.00 ms      1           0                 0/9\n")
 	assert.NotContains(t, out, "profile", "no waits: every worker is fast")
-	// The summary shows every warning, in full.
-	assert.Contains(t, out, "\n  warning: few iterations: compare can never find a change with 3+3 iterations")
+	// The summary shows every warning, in full, but the one about comparing
+	// the result later: a person reading it is not comparing (issue 33).
+	assert.Contains(t, out, "\n  warning: few periods: the measured iterations span 300 ms")
+	assert.NotContains(t, out, "compare can never")
 
 	one := sample()
 	one.Workers, one.Spread = one.Workers[:1], report.Spread{SlowestToFastest: 1}
@@ -214,4 +220,34 @@ func TestEventsText(t *testing.T) {
 	got := eventsText(e, []float64{450, 0, 460.5})
 	assert.Equal(t, "  Throttle events:   26 on 2 CPUs, 2790.0 ms in total (eBPF); cpu.stat 2876.5 ms, events/counter 0.97; 2 lost\n"+
 		"  Per iteration:     2 of 3 iterations throttled, 450.0 ms … 460.5 ms of each\n", got)
+}
+
+// ForPeople knows the builder's few-iterations warning by its words: this
+// fails if the two drift apart.
+func TestForPeopleKnowsTheBuildersWarning(t *testing.T) {
+	r := sample()
+	r.Stats.N = 2
+	ws := build.Check(r, build.Background{}, build.DefaultThresholds)
+	require.True(t, slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, "compare can never") }), "%q", ws)
+	for _, w := range ForPeople(ws) {
+		assert.NotContains(t, w, "compare can never")
+	}
+}
+
+// A command's summary has no worker row (one process: its CPUs never
+// sampled, "-") and no spread; its context switches stay (issue 33).
+func TestCommandSummaryHasNoWorkers(t *testing.T) {
+	r := sample()
+	r.Config.Workload, r.Config.Params, r.Config.Batch = "command", report.Params{}, 1
+	r.Config.GOMAXPROCSPolicy = "runtime"
+	r.Workers = []report.Worker{{ID: 0, MeanMs: 100, CPUMs: 300, Ops: 3, CtxSwitchesVoluntary: 305, CtxSwitchesInvoluntary: 106}}
+	r.Spread = report.Spread{SlowestToFastest: 1}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	out := buf.String()
+	assert.Contains(t, out, "one run per iteration")
+	assert.Contains(t, out, "\n  Switches:          305 voluntary, 106 involuntary over the 3 runs\n")
+	for _, gone := range []string{"Workers:", "worker", "Spread:", "CPUs  migrations"} {
+		assert.NotContains(t, out, gone)
+	}
 }

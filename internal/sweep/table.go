@@ -4,6 +4,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -46,14 +48,36 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 	if len(rows) > 0 {
 		names = rows[0].Config.Flags()
 	}
+	people := notes != nil
+	// A command runs as one process: a person's table has no spread
+	// column for a list of them (it was always 1.00); CSV keeps its
+	// columns, the cell empty.
+	cols, rank := metricColumns, importance
+	noSpread := people && !slices.ContainsFunc(rows, func(r Row) bool { return r.Report != nil && !alone(r.Report) })
+	if noSpread {
+		cols, rank = metricColumns[:len(metricColumns)-1], importance[:len(importance)-1]
+	}
 	lines := make([]table.ConfigRow, len(rows))
 	for i, r := range rows {
 		lines[i] = table.ConfigRow{Params: r.Config.Values(), Skipped: r.Skipped}
 		if r.Report != nil {
-			lines[i].Metrics, lines[i].Warnings = metrics(r.Report, notes != nil), r.Report.Warnings
+			lines[i].Metrics, lines[i].Warnings = metrics(r.Report, people), r.Report.Warnings
+			if noSpread {
+				lines[i].Metrics = lines[i].Metrics[:len(cols)]
+			}
+			if people {
+				lines[i].Warnings = render.ForPeople(r.Report.Warnings)
+			}
 		}
 	}
-	return table.Configs(names, table.Ranked(metricColumns, importance, 3), lines, notes)
+	return table.Configs(names, table.Ranked(cols, rank, 3), lines, notes)
+}
+
+// alone says whether rep's workload runs alone, one process per iteration
+// (the command).
+func alone(rep *report.Report) bool {
+	spec, err := workload.Lookup(rep.Config.Workload)
+	return err == nil && spec.Alone
 }
 
 // metrics are a report's cells under metricColumns; people get them
@@ -71,7 +95,7 @@ func metrics(rep *report.Report, people bool) []string {
 	if !people {
 		spread = ""
 	}
-	if slices.ContainsFunc(rep.Workers, func(w report.Worker) bool { return w.Ops > 0 }) {
+	if !alone(rep) && slices.ContainsFunc(rep.Workers, func(w report.Worker) bool { return w.Ops > 0 }) {
 		spread = f(rep.Spread.SlowestToFastest, 2)
 	}
 	return []string{

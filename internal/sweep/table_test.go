@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,7 +132,7 @@ func TestEstimator(t *testing.T) {
 // shows their headlines with footnote numbers, their full texts follow
 // the table once each; CSV, for machines, has them whole in the cell.
 func TestWarningsAreFootnotes(t *testing.T) {
-	few := "few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"
+	few := "few periods: the measured iterations span 300 ms, 3 CFS periods of 100ms; raise --iterations or use --min-time 1s"
 	short := "short iterations: an iteration needs 20.00 ms of CPU, less than the 50ms quota per 100ms period; use --batch 100 or more"
 	rows := sampleRows()
 	rows[0].Report.Warnings = []string{short, few}
@@ -142,8 +143,8 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	out := buf.String()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	require.Len(t, lines, 8, out) // header, 3 rows, blank, 3 footnotes
-	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[1]), "short iterations¹; few iterations²"), lines[1])
-	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[2]), "few iterations²"), "the same warning, the same footnote: %s", lines[2])
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[1]), "short iterations¹; few periods²"), lines[1])
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(lines[2]), "few periods²"), "the same warning, the same footnote: %s", lines[2])
 	assert.Equal(t, "¹ "+short, lines[5])
 	assert.Equal(t, "² "+few, lines[6])
 	// Still aligned: the mean column ends at the same place on every row.
@@ -153,7 +154,7 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteMarkdown(&buf, rows, table.Columns{}))
 	out = buf.String()
-	assert.Contains(t, out, "| short iterations¹; few iterations² |")
+	assert.Contains(t, out, "| short iterations¹; few periods² |")
 	assert.Contains(t, out, "\n- ¹ "+short+"\n- ² "+few+"\n")
 
 	buf.Reset()
@@ -161,4 +162,38 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	recs, err := csv.NewReader(&buf).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, short+"; "+few, recs[1][len(recs[1])-1])
+}
+
+// A list of commands: no spread column in a person's table (one process
+// is no workers to keep pace, always 1.00), and no warning about
+// comparing the results later; CSV keeps both, for machines (issue 33).
+func TestCommandRowsLeaveOutWhatMeansNothing(t *testing.T) {
+	few := "few iterations: compare can never find a change with 3+3 iterations; raise --iterations to 4 or more"
+	rows := sampleRows()[:2]
+	for _, r := range rows {
+		r.Report.Config.Workload = "command"
+		r.Report.Warnings = []string{few}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteText(&buf, rows, table.View{}))
+	assert.NotContains(t, buf.String(), "spread")
+	assert.NotContains(t, buf.String(), "compare can never")
+	buf.Reset()
+	require.NoError(t, WriteMarkdown(&buf, rows, table.Columns{}))
+	assert.NotContains(t, buf.String(), "spread")
+	assert.NotContains(t, buf.String(), "compare can never")
+
+	buf.Reset()
+	require.NoError(t, WriteCSV(&buf, rows, table.Columns{}))
+	recs, err := csv.NewReader(&buf).ReadAll()
+	require.NoError(t, err)
+	assert.Contains(t, recs[0], "spread")
+	assert.Equal(t, "", recs[1][slices.Index(recs[0], "spread")])
+	assert.Equal(t, few, recs[1][len(recs[1])-1])
+
+	// Built-in workloads keep the spread column.
+	rows = sampleRows()[:2]
+	buf.Reset()
+	require.NoError(t, WriteText(&buf, rows, table.View{}))
+	assert.Contains(t, buf.String(), "spread")
 }
