@@ -32,7 +32,9 @@ Exit codes: 3 when a significant regression (slower) is found (--fail-on
 change: any significant change; never: never), 1 when no configuration is on
 both sides, 2 for bad usage or an unreadable file, 0 otherwise. Too few
 iterations to ever reach p < --alpha are not a failure: the comparison says
-so, on stderr and in the output, and exits 0.`,
+so in the output (and on stderr where the output is not text on the
+terminal), and exits 0. When nothing pairs, the error says which --match
+would pair them.`,
 		Example: `  sudo throttlebench run --cpus 0.5 --period 10ms --batch 20 --iterations 10 -o base.json     # before the change
   sudo throttlebench run --cpus 0.5 --period 10ms --batch 20 --iterations 10 -o change.json   # after it
   throttlebench compare base.json change.json                                 # exit 3 on a regression
@@ -85,19 +87,28 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 		return err
 	}
 
-	// Warnings go to stderr too, so that a CI log shows them whatever the
-	// format and wherever the output went.
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w)
-	}
-	for _, row := range res.Rows {
-		for _, w := range row.Warnings {
-			fmt.Fprintf(stderr, "throttlebench: warning: %s: %s\n", row.Key, w)
+	// Warnings go to stderr too where the output does not show them to a
+	// person (markdown, JSON, a file), so that a CI log shows them; that
+	// nothing was compared is the error's to say, once.
+	if r.Format != "text" || r.Output != "" {
+		for _, w := range res.Warnings {
+			if !compare.Unpaired(w) {
+				fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w)
+			}
+		}
+		for _, row := range res.Rows {
+			for _, w := range row.Warnings {
+				fmt.Fprintf(stderr, "throttlebench: warning: %s: %s\n", row.Key, w)
+			}
 		}
 	}
 
 	if len(res.Rows) == 0 {
-		return fmt.Errorf("nothing compared: no configuration in %s is also in %s (--match %s)", oldPath, newPath, strings.Join(res.Options.Match, ","))
+		hint := ""
+		if t := res.Suggest.Text(); t != "" {
+			hint = "; " + t
+		}
+		return fmt.Errorf("nothing compared: no configuration in %s is also in %s (--match %s)%s", oldPath, newPath, strings.Join(res.Options.Match, ","), hint)
 	}
 	if err := res.Failed(r.FailOn); err != nil {
 		return &codeError{exitRegression, err}

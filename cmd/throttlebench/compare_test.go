@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,18 +72,22 @@ func TestCompareExitCodes(t *testing.T) {
 			[]string{"old: testdata/compare/sweep.json, 2 results", "~ (p=0.796 n=10+10)"}, nil, true},
 		{"pooled runs say so", []string{fixture("base.jsonl"), fixture("pooled.jsonl")}, exitOK,
 			[]string{"n=10+20", "¹ 2 results pooled: 20 iterations"}, nil, true},
-		// 3+3 can never reach p < 0.05: exit 0, but said on stderr and in the output.
+		// 3+3 can never reach p < 0.05: exit 0, but said in the output, and
+		// on stderr where the output is not text on the terminal.
 		{"too few iterations warn", []string{fixture("few-old.json"), fixture("few-new.json")}, exitOK,
-			[]string{"~ (p=0.100 n=3+3)²", "² warning: n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"},
+			[]string{"~ (p=0.100 n=3+3)²", "² warning: n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}, nil, true},
+		{"too few iterations warn on stderr beside JSON", []string{"--format", "json", fixture("few-old.json"), fixture("few-new.json")}, exitOK,
+			[]string{"n=3+3 cannot reach p"},
 			[]string{"throttlebench: warning: workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=10ms quota=5ms burst=0: n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}, false},
 		{"unmatched configurations are listed", []string{fixture("base.jsonl"), fixture("unmatched.jsonl")}, exitOK,
-			[]string{"only in old: period=10ms quota=5ms\n", "only in new: period=10ms quota=2.5ms\n"},
-			[]string{"warning: 1 configuration(s) only in old and 1 only in new were not compared"}, false},
+			[]string{"only in old: period=10ms quota=5ms\n", "only in new: period=10ms quota=2.5ms\n",
+				"warning: 1 configuration(s) only in old and 1 only in new were not compared", "--match -quota would pair 1 configuration"}, nil, true},
 		{"--match chooses the keys", []string{"--match", "workload,period", fixture("base.jsonl"), fixture("unmatched.jsonl")}, exitRegression,
 			[]string{"period=10ms", "+90.5%"}, []string{"significant regression"}, false},
 		{"nothing compared exits 1", []string{fixture("few-old.json"), fixture("unmatched.jsonl")}, exitFailure,
 			[]string{"only in old: period=10ms quota=5ms\n", "only in new: period=10ms quota=2.5ms, period=100ms quota=max\n", "verdict: nothing compared\n"},
-			[]string{"warning: no configuration is on both sides", "nothing compared: no configuration in testdata/compare/few-old.json is also in testdata/compare/unmatched.jsonl"}, false},
+			[]string{"nothing compared: no configuration in testdata/compare/few-old.json is also in testdata/compare/unmatched.jsonl",
+				"; --match -quota would pair 1 configuration\n"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(append([]string{"compare"}, c.args...)...)
@@ -98,6 +103,24 @@ func TestCompareExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Nothing compared is said once, not three times (the output's warning,
+// stderr's warning and the error), with the --match that pairs them; the
+// configurations only on one side are listed once (issue 33).
+func TestCompareNothingComparedSaidOnce(t *testing.T) {
+	code, stdout, stderr := runCLI("compare", fixture("few-old.json"), fixture("unmatched.jsonl"))
+	assert.Equal(t, exitFailure, code)
+	all := stdout + stderr
+	assert.Equal(t, 1, strings.Count(all, "no configuration"), "%s", all)
+	assert.Equal(t, 1, strings.Count(all, "--match -quota"), "%s", all)
+	assert.Equal(t, 1, strings.Count(all, "only in old: period=10ms quota=5ms"), "%s", all)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line on stderr: %s", stderr)
+
+	// The suggestion pairs them.
+	code, stdout, stderr = runCLI("compare", "--match", "-quota", fixture("few-old.json"), fixture("unmatched.jsonl"))
+	assert.NotEqual(t, exitFailure, code, stderr)
+	assert.Contains(t, stdout, "verdict: 1 regression")
 }
 
 func TestCompareGolden(t *testing.T) {

@@ -11,6 +11,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -230,7 +231,38 @@ type Result struct {
 	OnlyOld  []Unmatched // configurations without a partner, listed rather than dropped
 	OnlyNew  []Unmatched
 	Warnings []string // about the whole comparison
+	// Suggest, where configurations went unpaired, is a --match under
+	// which some of them pair without pooling configurations that are
+	// apart now; its zero value where there is none.
+	Suggest Suggestion
 }
+
+// Suggestion is a --match value (Match, "" for the default keys) and how
+// many more configurations it pairs (Pairs, 0: no suggestion).
+type Suggestion struct {
+	Match string
+	Pairs int
+}
+
+// Text says it for a person: "--match -quota would pair 1 configuration";
+// "" without one.
+func (s Suggestion) Text() string {
+	switch {
+	case s.Pairs == 0:
+		return ""
+	case s.Match == "":
+		return fmt.Sprintf("the default --match would pair %s", plural.N(s.Pairs, "configuration"))
+	}
+	return fmt.Sprintf("--match %s would pair %s", s.Match, plural.N(s.Pairs, "configuration"))
+}
+
+// nothingCompared begins the warning of a comparison that paired nothing.
+const nothingCompared = "no configuration is on both sides"
+
+// Unpaired says whether w is the warning that nothing was compared: the
+// text table's verdict and its "only in" lines say so, and the command's
+// error says why and what --match would pair them, once.
+func Unpaired(w string) bool { return strings.HasPrefix(w, nothingCompared) }
 
 // Count is how many rows have each verdict.
 func (r Result) Count(v Verdict) int {
@@ -295,13 +327,120 @@ func Compare(old, new []report.Report, opts Options) Result {
 			res.OnlyNew = append(res.OnlyNew, Unmatched{Key: n.key, Fields: n.fields, Results: len(n.runs)})
 		}
 	}
+	if len(res.OnlyOld) > 0 && len(res.OnlyNew) > 0 {
+		res.Suggest = suggest(old, new, keys, og, ng, len(res.Rows))
+	}
+	hint := ""
+	if t := res.Suggest.Text(); t != "" {
+		hint = "; " + t
+	}
 	if len(res.Rows) == 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("no configuration is on both sides: nothing was compared (matching on %s)", strings.Join(res.Options.Match, ",")))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: nothing was compared (matching on %s)%s", nothingCompared, strings.Join(res.Options.Match, ","), hint))
 	} else if len(res.OnlyOld)+len(res.OnlyNew) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d configuration(s) only in old and %d only in new were not compared (matching on %s)",
-			len(res.OnlyOld), len(res.OnlyNew), strings.Join(res.Options.Match, ",")))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d configuration(s) only in old and %d only in new were not compared (matching on %s)%s",
+			len(res.OnlyOld), len(res.OnlyNew), strings.Join(res.Options.Match, ","), hint))
 	}
 	return res
+}
+
+// maxSuggestPairs bounds the unpaired groups suggest looks at pairwise.
+const maxSuggestPairs = 100_000
+
+// suggest finds the --match that pairs the most configurations left
+// unpaired: among the keys in which an unpaired old configuration and an
+// unpaired new one differ, the fewest (quota, where 5ms and 4ms were meant
+// to be compared), taken from the keys; never one that would pool
+// configurations that are apart now, on either side.
+func suggest(old, new []report.Report, keys []keyDef, og, ng []*group, paired int) Suggestion {
+	var onlyOld, onlyNew []*group
+	newKeys, oldKeys := map[string]bool{}, map[string]bool{}
+	for _, g := range ng {
+		newKeys[g.key] = true
+	}
+	for _, g := range og {
+		oldKeys[g.key] = true
+		if !newKeys[g.key] {
+			onlyOld = append(onlyOld, g)
+		}
+	}
+	for _, g := range ng {
+		if !oldKeys[g.key] {
+			onlyNew = append(onlyNew, g)
+		}
+	}
+	if len(onlyOld)*len(onlyNew) > maxSuggestPairs {
+		return Suggestion{}
+	}
+	// The fewest keys in which some pair differs; every such set.
+	best, sets := len(keys)+1, map[string][]int{}
+	for _, o := range onlyOld {
+		for _, n := range onlyNew {
+			var diff []int
+			for i := range keys {
+				if o.fields[i].Text != n.fields[i].Text {
+					diff = append(diff, i)
+				}
+			}
+			if len(diff) == 0 || len(diff) > best {
+				continue
+			}
+			if len(diff) < best {
+				best, sets = len(diff), map[string][]int{}
+			}
+			sets[fmt.Sprint(diff)] = diff
+		}
+	}
+	var out Suggestion
+	for _, k := range slices.Sorted(maps.Keys(sets)) {
+		drop := sets[k]
+		var reduced []keyDef
+		for i, kd := range keys {
+			if !slices.Contains(drop, i) {
+				reduced = append(reduced, kd)
+			}
+		}
+		if len(reduced) == 0 {
+			continue
+		}
+		ro, rn := groupBy(old, reduced), groupBy(new, reduced)
+		if len(ro) != len(og) || len(rn) != len(ng) {
+			continue // it would pool configurations that are apart now
+		}
+		inNew := map[string]bool{}
+		for _, g := range rn {
+			inNew[g.key] = true
+		}
+		pairs := 0
+		for _, g := range ro {
+			if inNew[g.key] {
+				pairs++
+			}
+		}
+		if more := pairs - paired; more > out.Pairs {
+			out = Suggestion{Match: matchFlag(reduced), Pairs: more}
+		}
+	}
+	return out
+}
+
+// matchFlag is keys as --match gives them: +KEY and -KEY against the
+// default where that is how it differs ("-quota"), "" for the default.
+func matchFlag(keys []keyDef) string {
+	var names, rel []string
+	for _, k := range keys {
+		names = append(names, k.name)
+	}
+	for _, d := range DefaultMatch {
+		if !slices.Contains(names, d) {
+			rel = append(rel, "-"+d)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(DefaultMatch, n) {
+			rel = append(rel, "+"+n)
+		}
+	}
+	return strings.Join(rel, ",")
 }
 
 func groupBy(reps []report.Report, keys []keyDef) []*group {

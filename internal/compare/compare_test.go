@@ -405,3 +405,31 @@ func TestCompareCommandWithoutBuiltInKeys(t *testing.T) {
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "gomaxprocs=4")
 }
+
+// Configurations that pair under fewer keys: the --match that pairs them,
+// as a change to the default (issue 33: quota=5ms against quota=4ms said
+// nothing compared three times, and not how to compare them); never one
+// that would pool configurations that are apart now.
+func TestCompareSuggestsMatch(t *testing.T) {
+	res := Compare([]report.Report{rep(5000, series(6, 20)...)}, []report.Report{rep(4000, series(6, 20)...)}, DefaultOptions())
+	require.Empty(t, res.Rows)
+	assert.Equal(t, Suggestion{Match: "-quota", Pairs: 1}, res.Suggest)
+	assert.Contains(t, res.Warnings[0], "; --match -quota would pair 1 configuration")
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, res, "text", table.View{}))
+	assert.Contains(t, buf.String(), "verdict: nothing compared\n")
+	assert.NotContains(t, buf.String(), "no configuration is on both sides", "the command's error says it, once")
+
+	// Two quotas on one side: without the quota they would be pooled.
+	res = Compare([]report.Report{rep(5000, series(6, 20)...), rep(3000, series(6, 30)...)}, []report.Report{rep(4000, series(6, 20)...)}, DefaultOptions())
+	assert.Zero(t, res.Suggest)
+	assert.Equal(t, "", res.Suggest.Text())
+
+	// From a --match of the user's own: the change to the default it needs.
+	opts := DefaultOptions()
+	opts.Match = append(slices.Clone(DefaultMatch), "host")
+	a, b := rep(5000, series(6, 20)...), rep(4000, series(6, 20)...)
+	b.Host.Hostname = "b"
+	res = Compare([]report.Report{a}, []report.Report{b}, opts)
+	assert.Equal(t, Suggestion{Match: "-quota", Pairs: 1}, res.Suggest, "host and quota differ: both go, and host is not in the default")
+}

@@ -232,7 +232,9 @@ func textTable(res Result, v table.View) string {
 	}
 	tail.WriteString(table.TextNotes(l.notes.Texts()))
 	for _, w := range res.Warnings {
-		fmt.Fprintf(&tail, "warning: %s\n", w)
+		if !Unpaired(w) {
+			fmt.Fprintf(&tail, "warning: %s\n", w)
+		}
 	}
 	return table.Wrap(head.String(), v.Width) + tableText(l, alone, v) + table.Wrap(tail.String(), v.Width)
 }
