@@ -130,7 +130,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}
-	loop.Announce = stderr
+	loop.Announce, loop.Progress = stderr, progressBar(stderr, len(steps))
 	if s.output != "" {
 		loop.Save = save
 	}

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -160,4 +162,14 @@ func (o *runFlags) plan(command config.Command, changed func(string) bool, forma
 	}
 	s.columns, err = config.Columns(o.columns, o.format, columns(steps[0].Config.Flags()))
 	return s, steps, err
+}
+
+// progressBar is a list's progress bar on stderr where stderr is a
+// terminal, nil elsewhere (a log is no place for redraws): sweep's and
+// latency's, the same.
+func progressBar(stderr io.Writer, configs int) *sweep.Progress {
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return sweep.NewProgress(stderr, configs)
+	}
+	return nil
 }

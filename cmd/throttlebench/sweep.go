@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
@@ -95,10 +93,11 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		}}
 	if !o.quiet {
 		loop.Announce = stderr
-	}
-	if f, ok := stderr.(*os.File); ok && !o.quiet && term.IsTerminal(int(f.Fd())) {
-		loop.Progress = sweep.NewProgress(stderr, len(steps))
-		defer loop.Progress.Done()
+		// A command's output on stderr (--show-output) and a bar redrawn
+		// every second would cut each other's lines.
+		if *o.run.values["show-output"] != "true" {
+			loop.Progress = progressBar(stderr, len(steps)) // cleared by the loop when it ends
+		}
 	}
 	// Rewritten after every configuration: an interrupted sweep keeps what
 	// it measured.

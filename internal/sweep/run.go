@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plural"
@@ -162,19 +164,21 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	est := NewEstimator()
 	var seconds float64
-	k := 0
+	k, unknown := 0, false
 	for range min(n, samples) {
 		if opts, err := s.resolve(At(axes, rng.IntN(n))); err == nil {
 			if s.command() == config.Latency {
 				seconds += opts.Open.Duration.Seconds() // its schedule's length, and a little calibration
 			} else {
-				seconds += est.EstimateSeconds(ShapeOf(opts, s.NumCPU))
+				shape := ShapeOf(opts, s.NumCPU)
+				unknown = unknown || est.Unknown(shape)
+				seconds += est.EstimateSeconds(shape)
 			}
 			k++
 		}
 	}
 	took := "an unknown time"
-	if k > 0 {
+	if k > 0 && !unknown {
 		took = "about " + humanDuration(seconds/float64(k)*float64(n))
 	}
 	raise := fmt.Sprintf("or give --max-configs %d to run them all", n)
@@ -230,8 +234,29 @@ func ShapeOf(o runner.Options, numCPU int) Shape {
 	b := o.Bench
 	// A workload without a cost is first estimated at bcrypt's default,
 	// until a finished run teaches the estimator (Learn).
+	spec, err := workload.Lookup(b.Workload)
 	return Shape{Cost: cmp.Or(b.Params.Int("cost"), 4), Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
-		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU}
+		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU, Alone: err == nil && spec.Alone}
+}
+
+// estimate is how long the steps that run take, in seconds, by est: a
+// latency list's their --duration (and a little calibration), a sweep's
+// by the CFS model; known false while a step's time is not (a command's,
+// before its first run).
+func estimate(steps []Step, est *Estimator, numCPU int) (seconds float64, known bool) {
+	known = true
+	for _, st := range steps {
+		switch {
+		case st.Skip != "":
+		case st.Opts.Open.Duration > 0:
+			seconds += st.Opts.Open.Duration.Seconds()
+		default:
+			s := ShapeOf(st.Opts, numCPU)
+			known = known && !est.Unknown(s)
+			seconds += est.EstimateSeconds(s)
+		}
+	}
+	return seconds, known
 }
 
 // ErrAllSkipped says that no configuration of a sweep could run.
@@ -249,7 +274,9 @@ type Loop[R any] struct {
 	// Skipped tells the user about a skipped configuration (stderr).
 	Skipped func(c Config, why string)
 	// Progress, when not nil, shows the configurations done and the time
-	// left by the CFS model, which learns from a sweep's reports.
+	// left: by the CFS model, which learns from a sweep's reports (a
+	// command's time only from its first run), or a latency list's
+	// durations.
 	Progress *Progress
 	// Announce, when not nil, is told before the first configuration how
 	// many will run and about how long they take (stderr, terminal or not:
@@ -268,20 +295,18 @@ type Loop[R any] struct {
 // --duration, and a little calibration).
 func announce(what string, steps []Step, est *Estimator, numCPU int) string {
 	run, skip := 0, 0
-	var seconds float64
 	for _, st := range steps {
-		switch {
-		case st.Skip != "":
+		if st.Skip != "" {
 			skip++
-		case st.Opts.Open.Duration > 0:
+		} else {
 			run++
-			seconds += st.Opts.Open.Duration.Seconds()
-		default:
-			run++
-			seconds += est.EstimateSeconds(ShapeOf(st.Opts, numCPU))
 		}
 	}
-	line := fmt.Sprintf("throttlebench: %s of %s, about %s", what, plural.N(run, "configuration"), humanDuration(seconds))
+	took := "about ? (estimated after the first configuration: a command's time has no model)"
+	if seconds, known := estimate(steps, est, numCPU); known {
+		took = "about " + humanDuration(seconds)
+	}
+	line := fmt.Sprintf("throttlebench: %s of %s, %s", what, plural.N(run, "configuration"), took)
 	if skip > 0 {
 		line += fmt.Sprintf("; %d more %s skipped (limits the kernel refuses)", skip, plural.Noun(float64(skip), "configuration"))
 	}
@@ -309,19 +334,20 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 		ctx, cancel = context.WithTimeout(ctx, l.Timeout)
 		defer cancel()
 	}
+	// The bar is cleared when the list ends, before anything else is said.
+	defer l.Progress.Done()
 	est := NewEstimator()
 	if l.Announce != nil && len(steps) > 1 {
 		_, _ = io.WriteString(l.Announce, announce(l.What, steps, est, l.NumCPU)+"\n")
 	}
 	rows := make([]Outcome[R], 0, len(steps))
+	_, knownAtStart := estimate(steps, est, l.NumCPU)
 	err := Steps(ctx, steps,
 		func(i int, st Step) error {
 			if l.Progress != nil {
-				var left time.Duration
-				for _, q := range steps[i:] {
-					if q.Skip == "" {
-						left += est.Estimate(ShapeOf(q.Opts, l.NumCPU))
-					}
+				left := time.Duration(-1) // not known yet
+				if seconds, known := estimate(steps[i:], est, l.NumCPU); known {
+					left = time.Duration(min(seconds*float64(time.Second), math.MaxInt64))
 				}
 				l.Progress.Update(i, left, Describe(st.Config))
 			}
@@ -330,9 +356,17 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 				return err
 			}
 			// A run's report teaches the estimate the cost of an operation
-			// (latency's lists show no progress: each lasts its --duration).
+			// (a latency list's steps last their --duration).
 			if rep, ok := any(res).(*report.Report); ok {
 				est.Learn(rep)
+				// Said once where no bar shows it: the time left, now that
+				// a command's first run told it.
+				if !knownAtStart && l.Progress == nil && l.Announce != nil && len(steps) > 1 && i+1 < len(steps) {
+					if seconds, known := estimate(steps[i+1:], est, l.NumCPU); known {
+						_, _ = fmt.Fprintf(l.Announce, "throttlebench: about %s left, estimated from the first configuration\n", humanDuration(seconds))
+						knownAtStart = true
+					}
+				}
 			}
 			rows = append(rows, Outcome[R]{Config: st.Config, Report: res})
 			if l.Save != nil {
@@ -343,10 +377,9 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 		func(st Step, why string) {
 			rows = append(rows, Outcome[R]{Config: st.Config, Skipped: why})
 			if l.Skipped != nil {
-				if l.Progress != nil {
-					l.Progress.Done() // clear the bar's line; the next update redraws it
-				}
-				l.Skipped(st.Config, why)
+				// Said on a line of its own, the bar's cleared; the bar
+				// comes back at the next redraw.
+				l.Progress.Interrupt(func() { l.Skipped(st.Config, why) })
 			}
 		})
 	if l.Timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
