@@ -73,7 +73,7 @@ and the sweep goes on.`,
 	o.run.registerColumns(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar, and no line before the sweep saying how many configurations run and about how long")
 	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
 	o.emit.register(cmd)
 	f.StringVar(&o.from, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
