@@ -424,7 +424,8 @@ func suggest(old, new []report.Report, keys []keyDef, og, ng []*group, paired in
 }
 
 // matchFlag is keys as --match gives them: +KEY and -KEY against the
-// default where that is how it differs ("-quota"), "" for the default.
+// default ("-quota") or the list itself, whichever is shorter; "" for the
+// default.
 func matchFlag(keys []keyDef) string {
 	var names, rel []string
 	for _, k := range keys {
@@ -439,6 +440,9 @@ func matchFlag(keys []keyDef) string {
 		if !slices.Contains(DefaultMatch, n) {
 			rel = append(rel, "+"+n)
 		}
+	}
+	if abs := strings.Join(names, ","); len(rel) > 0 && len(abs) < len(strings.Join(rel, ",")) {
+		return abs
 	}
 	return strings.Join(rel, ",")
 }

@@ -432,4 +432,7 @@ func TestCompareSuggestsMatch(t *testing.T) {
 	b.Host.Hostname = "b"
 	res = Compare([]report.Report{a}, []report.Report{b}, opts)
 	assert.Equal(t, Suggestion{Match: "-quota", Pairs: 1}, res.Suggest, "host and quota differ: both go, and host is not in the default")
+	opts.Match = []string{"workload", "quota"}
+	res = Compare([]report.Report{a}, []report.Report{b}, opts)
+	assert.Equal(t, Suggestion{Match: "workload", Pairs: 1}, res.Suggest, "the list, shorter than eleven -KEYs")
 }
