@@ -17,7 +17,8 @@ func newRootCmd(stdout, stderr io.Writer, started *bool) *cobra.Command {
 command) inside a cgroup slice it creates with the CFS period, quota and
 burst you ask for, or inside the limits it finds itself in (a container, a
 pod), and reports duration statistics beside the kernel's own throttling
-counters: as text, or as JSON, CSV or Markdown with --format or -o FILE.json.`,
+counters: as text, or in the other formats a command's --format lists
+(JSON, CSV, Markdown...), which -o's extension also picks.`,
 		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
