@@ -14,7 +14,14 @@ import (
 // requests come back as floor_ms, those that waited for its cold start
 // left out, and the run's own instances and requests are as without it.
 func TestFleetFloor(t *testing.T) {
-	w := &fleetWorld{coldStart: 20 * time.Millisecond} // served at once
+	// A cold start of 100 ms: the floor's first ~100 requests arrive
+	// before the instance is ready and wait up to 100 ms, so a floor that
+	// kept them would have its p99 near 100 ms, while the warm requests'
+	// own latency is the dispatcher's and the fake instance's, well under
+	// a millisecond on a quiet machine and 15 ms seen with three builds
+	// beside it on two CPUs (with a 20 ms cold start and a 10 ms bound,
+	// that load failed this test). Halfway, 50 ms, tells them apart.
+	w := &fleetWorld{coldStart: 100 * time.Millisecond} // served at once
 	f := w.fleet()
 	f.NoFloor = false
 	rep, err := f.Run(context.Background(), fleetOptions("per-request", 3, 1))
@@ -25,17 +32,17 @@ func TestFleetFloor(t *testing.T) {
 	require.Len(t, w.children, 4)
 	floorInst := w.children[0]
 	// 200 requests 1 ms apart (--arrivals once: the shortest gap), the
-	// first ~20 before it was ready, 20 ms after the first, and a few
+	// first ~100 before it was ready, 100 ms after the first, and a few
 	// more queued behind them.
 	assert.Equal(t, 200, floorInst.served, "the floor's instance served every floor request")
 	require.NotNil(t, rep.Floor)
 	require.NotNil(t, rep.FloorMs)
 	assert.Equal(t, "fixed", rep.Floor.Arrivals)
 	assert.Equal(t, 1.0, rep.Floor.IntervalMs)
-	assert.Less(t, rep.Floor.Wakeups, 185, "the requests that arrived before it was ready and idle are left out")
-	assert.Greater(t, rep.Floor.Wakeups, 100)
+	assert.Less(t, rep.Floor.Wakeups, 150, "the requests that arrived before it was ready and idle are left out")
+	assert.Greater(t, rep.Floor.Wakeups, 20)
 	assert.Positive(t, rep.FloorMs.P50)
-	assert.Less(t, rep.FloorMs.P99, 10.0, "and none of the cold start")
+	assert.Less(t, rep.FloorMs.P99, 50.0, "and none of the cold start")
 	assert.GreaterOrEqual(t, rep.Floor.TookMs, 199.0)
 
 	// The run's own, as without the floor.
