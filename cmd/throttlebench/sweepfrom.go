@@ -7,7 +7,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -17,9 +17,9 @@ import (
 var fromKeeps = map[string]bool{"from": true, "format": true, "output": true, "plot": true, "quiet": true, "columns": true}
 
 // fromResults shows results read back (a sweep's --format json, what
-// collect recovered from a cluster) as a sweep shows what it ran: a table
-// in --format, a --plot; a column and a line per node when they came from
-// several.
+// collect recovered from a cluster) as a sweep shows what it ran, and as
+// show shows them: a table in --format, a --plot; a column and a line per
+// node when they came from several.
 func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error {
 	var refused error
 	flags.Visit(func(f *pflag.Flag) {
@@ -43,21 +43,18 @@ func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error
 	if err != nil {
 		return err
 	}
-	rows := sweep.FromReports(reps)
-	cols, err := config.Columns(o.run.columns, o.run.format, sweep.Columns(rows[0].Config.Flags()))
+	// The same rows and renderers as show's (show.SweepResult).
+	res := show.SweepResult(reps)
+	cols, err := config.Columns(o.run.columns, o.run.format, res.Columns(o.run.format))
 	if err != nil {
 		return err
 	}
 	v := table.View{Columns: cols, Width: tableWidth(o.run.output, stdout)}
-	if err := writeOutput(o.run.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, o.run.format, v) }); err != nil {
+	if err := writeOutput(o.run.output, stdout, func(w io.Writer) error { return res.Write(w, o.run.format, v) }); err != nil {
 		return err
 	}
 	if o.plot == "" {
 		return nil
 	}
-	chart, err := plot.Build(rows, plot.Title(rows))
-	if err != nil {
-		return err
-	}
-	return plot.Save(o.plot, chart)
+	return res.Plot(o.plot)
 }

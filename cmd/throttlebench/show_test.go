@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// showFixture is a result the real binary wrote (internal/show/testdata).
+func showFixture(name string) string {
+	return filepath.Join("..", "..", "internal", "show", "testdata", name)
+}
+
+// show reads every kind back: its text, and its JSON, which is the file.
+func TestShowEachKind(t *testing.T) {
+	for file, want := range map[string]string{
+		"run.json":               "mean",
+		"sweep.json":             "workers  cpus",
+		"latency.json":           "open loop: poisson arrivals",
+		"latency-list.json":      "burst  cpus",
+		"latency-instances.json": "instances: 3 requests at the same instant",
+		"latency-target.json":    "client: this process, outside any slice",
+		"sample.json":            "usage (CPUs)",
+	} {
+		code, stdout, stderr := runCLI("show", showFixture(file))
+		require.Equal(t, exitOK, code, "%s: %s", file, stderr)
+		assert.Contains(t, stdout, want, file)
+		code, stdout, stderr = runCLI("show", showFixture(file), "--format", "json")
+		require.Equal(t, exitOK, code, "%s: %s", file, stderr)
+		data, err := os.ReadFile(showFixture(file))
+		require.NoError(t, err)
+		assert.Equal(t, string(data), stdout, file)
+	}
+}
+
+// What cannot be shown is refused: exit 2, one line, nothing written.
+func TestShowRefuses(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "cells.json")
+	require.NoError(t, os.WriteFile(other, []byte(`{"cells": []}`), 0o644))
+	svg := filepath.Join(dir, "run.svg")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show"}, "accepts 1 arg(s), received 0"},
+		{[]string{"show", filepath.Join(dir, "missing.json")}, `cannot read "` + filepath.Join(dir, "missing.json")},
+		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample)`},
+		{[]string{"show", showFixture("run.json"), "--plot", svg}, `invalid --plot "` + svg + `": a run result has no picture to draw again`},
+		{[]string{"show", showFixture("run.json"), "--plot", "run.pdf"}, "want a file name ending in .svg or .png"},
+		{[]string{"show", showFixture("latency.json"), "--format", "gobench"}, `invalid --format "gobench": a latency result is shown as json, text, csv, markdown`},
+		{[]string{"show", showFixture("sample.json"), "--columns", "p99_ms"}, `invalid --columns "p99_ms": a sample result's --format text has no table of configurations`},
+		{[]string{"show", showFixture("run.json"), "--columns", "p99_ms"}, "a run result's --format text has no table of configurations"},
+		{[]string{"show", showFixture("sweep.json"), "--columns", "p99_ms", "--format", "json"}, "--columns \"p99_ms\": a sweep result's --format json has no table"},
+		{[]string{"show", showFixture("sweep.json"), "--columns", "nonsense"}, "nonsense"},
+		{[]string{"show", showFixture("sweep.json"), "--format", "yaml"}, `--format "yaml"`},
+	} {
+		code, stdout, stderr := runCLI(c.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", c.args, stderr)
+		assert.Empty(t, stdout, "%v", c.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %q", c.args, stderr)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
+	}
+	assert.NoFileExists(t, svg)
+}
+
+// show's --plot draws what the command drew; --columns picks the table's
+// columns; warnings reach stderr where the output does not show them, as
+// the command's did.
+func TestShowPlotColumnsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "sweep.svg")
+	code, stdout, stderr := runCLI("show", showFixture("sweep.json"), "--plot", svg, "--columns", "p99_ms")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []string{"workers", "cpus", "p99_ms", "note"}, strings.Fields(strings.SplitN(stdout, "\n", 2)[0]))
+	assert.Empty(t, stderr, "the text shows the warnings")
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "<svg")
+
+	code, _, stderr = runCLI("show", showFixture("sweep.json"), "--format", "csv")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "warning: workers=1 cpus=0.5: ", "CSV does not show them: stderr does, labelled")
+
+	png := filepath.Join(dir, "usage.png")
+	code, _, stderr = runCLI("show", showFixture("sample.json"), "--plot", png)
+	require.Equal(t, exitOK, code, stderr)
+	assert.FileExists(t, png)
+}
