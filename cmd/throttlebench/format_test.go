@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/throttlebench/throttlebench/internal/sweep"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // The one rule for formats (issue 28): text unless --format or -o's
@@ -43,18 +45,74 @@ func TestFormatRule(t *testing.T) {
 	if code == exitOK {
 		assert.False(t, json.Valid([]byte(stdout)))
 	}
-	// A format the command does not write is not inferred: sample has no
-	// markdown, so a .md name leaves text (checked through the flag alone:
-	// sampling needs a cgroup counter).
+	// A format the command does not write is refused (issue 33), before
+	// anything runs: sample has no markdown (checked through the flag
+	// alone: sampling needs a cgroup counter).
 	cmd := newRootCmd(&strings.Builder{}, &strings.Builder{}, new(bool))
 	sample, _, err := cmd.Find([]string{"sample"})
 	require.NoError(t, err)
 	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.md"}))
-	require.NoError(t, formatFromOutput(sample))
-	assert.Equal(t, "text", sample.Flags().Lookup("format").Value.String())
+	require.ErrorContains(t, formatFromOutput(sample), `invalid --output "x.md": sample writes json, text, csv (.json, .txt, .csv), not markdown`)
 	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.csv"}))
 	require.NoError(t, formatFromOutput(sample))
 	assert.Equal(t, "csv", sample.Flags().Lookup("format").Value.String())
+}
+
+// Every -o names a format its command writes, or is refused: exit 2, one
+// line naming --output, the formats the command writes and their
+// extensions, nothing created (issue 33: run -o r.csv wrote text).
+func TestOutputExtensionRefused(t *testing.T) {
+	fixture := func(name string) string { return filepath.Join("..", "..", "internal", "show", "testdata", name) }
+	for _, c := range []struct {
+		args []string
+		out  string
+		want string
+	}{
+		{[]string{"sample", "--duration", "1s"}, "usage.md", "sample writes json, text, csv (.json, .txt, .csv), not markdown; give --format"},
+		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json (.txt, .md, .json), not csv; give --format"},
+		{[]string{"collect", "-"}, "results.csv", "collect writes json (.json), not csv"},
+		{[]string{"collect", "-"}, "results.txt", "collect writes json (.json), not text"},
+		{[]string{"collect", "-"}, "results.md", "collect writes json (.json), not markdown"},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5,1"}, "jobs.json", "sweep --emit kubernetes writes yaml (.yaml), not json"},
+		{[]string{"show", fixture("sample.json")}, "usage.md", "a sample result is shown as json, text, csv; give --format"},
+		{[]string{"show", fixture("latency.json")}, "l.markdown.txt", ""}, // text: shown
+	} {
+		path := filepath.Join(t.TempDir(), c.out)
+		code, stdout, stderr := runCLI(append(c.args, "-o", path)...)
+		if c.want == "" {
+			assert.Equal(t, exitOK, code, stderr)
+			assert.FileExists(t, path)
+			continue
+		}
+		assert.Equal(t, exitUsage, code, "%v -o %s: %s", c.args, c.out, stderr)
+		assert.Empty(t, stdout)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+		assert.Contains(t, stderr, `--output "`+path+`"`)
+		assert.Contains(t, stderr, c.want)
+		assert.NoFileExists(t, path, "nothing created")
+	}
+}
+
+// show honours -o's extension with the formats of the result's kind: a
+// sweep as markdown, a run as a one-row CSV table, as run -o r.csv writes.
+func TestShowOutputExtension(t *testing.T) {
+	dir := t.TempDir()
+	fixture := func(name string) string { return filepath.Join("..", "..", "internal", "show", "testdata", name) }
+	md := filepath.Join(dir, "sweep.md")
+	code, _, stderr := runCLI("show", fixture("sweep.json"), "-o", md)
+	require.Equal(t, exitOK, code, stderr)
+	b, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "| workers | cpus | mean_ms |"), string(b))
+	csv := filepath.Join(dir, "run.csv")
+	code, _, stderr = runCLI("show", fixture("run.json"), "-o", csv)
+	require.Equal(t, exitOK, code, stderr)
+	b, err = os.ReadFile(csv)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2, "a header and the run's row")
+	assert.True(t, strings.HasPrefix(lines[0], "workers,cpus,mean_ms,"), lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "2,0.5,"), lines[1])
 }
 
 // Warnings reach a person once, in every format (issue 28): on stderr,
@@ -83,4 +141,26 @@ func TestWarnOnce(t *testing.T) {
 	assert.Equal(t, "cpus=0.2", got[0].label, "several configurations: each warning says which")
 	assert.Equal(t, "few periods", got[0].text)
 	assert.Empty(t, outcomeWarnings(rows[:1], func(r []string) []string { return r })[0].label, "one configuration: no label")
+}
+
+// run writes what -o's extension names: CSV and markdown as the one-row
+// table a sweep of its configuration shows (issue 33: they were text);
+// an extension that names no format stays text.
+func TestRunOutputExtension(t *testing.T) {
+	testenv.NeedRoot(t, "run creates a slice")
+	dir := t.TempDir()
+	out := func(name string) string {
+		path := filepath.Join(dir, name)
+		code, _, stderr := runCLI("run", "--workload", "spin", "--units", "100", "--batch", "1", "--iterations", "1", "--warmup", "0", "--cpus", "0.5", "-o", path)
+		require.Equal(t, exitOK, code, stderr)
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return string(b)
+	}
+	csv := strings.Split(out("r.csv"), "\n")
+	assert.True(t, strings.HasPrefix(csv[0], "cpus,mean_ms,p50_ms,"), csv[0])
+	assert.True(t, strings.HasPrefix(csv[1], "0.5,"), csv[1])
+	assert.True(t, strings.HasPrefix(out("r.md"), "| cpus | mean_ms |"))
+	assert.Contains(t, out("r.out"), "mean", "text")
+	assert.False(t, json.Valid([]byte(out("r.out"))))
 }

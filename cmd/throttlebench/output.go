@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -40,11 +41,20 @@ func tableWidth(path string, stdout io.Writer) int {
 // The one rule for output formats (issue 28): text, for a person, unless
 // told otherwise: --format, or the extension of the file -o names, so that
 // `run -o base.json` writes what compare reads. The same on a terminal and
-// in a pipe: scripts and CI name --format json.
+// in a pipe: scripts and CI name --format json. An extension that names a
+// format the command does not write is refused (issue 33): `run -o r.csv`
+// wrote text under a CSV name.
 const formatsAnnotation = "throttlebench-formats"
 
 // extFormats are the extensions -o infers a format from.
 var extFormats = map[string]string{".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+
+// formatExts are the formats' extensions, as a refusal names them.
+var formatExts = map[string]string{"json": ".json", "csv": ".csv", "markdown": ".md", "text": ".txt", "yaml": ".yaml"}
+
+// outputOnly are the formats of the commands whose -o has no --format
+// beside it.
+var outputOnly = map[string][]string{"collect": {"json"}}
 
 // formatFlag registers --format with the formats a command writes; its
 // default is text (every command writes text).
@@ -53,18 +63,46 @@ func formatFlag(f *pflag.FlagSet, p *string, formats []string) {
 	_ = f.SetAnnotation("format", formatsAnnotation, formats)
 }
 
-// formatFromOutput sets --format from -o's extension where --format was not
-// given and the command writes that format; it runs before every command.
+// formatFromOutput sets --format from -o's extension where --format was
+// not given; it runs before every command, so a refusal creates nothing.
+// An extension that names no format (.out) leaves text.
 func formatFromOutput(cmd *cobra.Command) error {
 	f, o := cmd.Flags().Lookup("format"), cmd.Flags().Lookup("output")
-	if f == nil || o == nil || f.Changed || o.Value.String() == "" {
+	if o == nil || o.Value.String() == "" || f != nil && f.Changed {
 		return nil
 	}
 	name, ok := extFormats[strings.ToLower(filepath.Ext(o.Value.String()))]
-	if !ok || !slices.Contains(f.Annotations[formatsAnnotation], name) {
+	if !ok {
 		return nil
 	}
-	return f.Value.Set(name)
+	what, writes := cmd.Name(), outputOnly[cmd.Name()]
+	if f != nil {
+		writes = f.Annotations[formatsAnnotation]
+	}
+	if e := cmd.Flags().Lookup("emit"); e != nil && e.Changed {
+		if e.Value.String() != "kubernetes" {
+			return nil // sonobuoy's -o is a directory
+		}
+		what, writes = "sweep --emit kubernetes", []string{"yaml"}
+	}
+	switch {
+	case slices.Contains(writes, name) && f != nil:
+		return f.Value.Set(name)
+	case slices.Contains(writes, name):
+		return nil
+	}
+	var exts []string
+	for _, w := range writes {
+		if e, ok := formatExts[w]; ok {
+			exts = append(exts, e)
+		}
+	}
+	hint := "; give --format to write one of them under this name"
+	if f == nil || len(writes) == 1 {
+		hint = "; name the file so"
+	}
+	return config.Usagef("output", "invalid --output %q: %s writes %s (%s), not %s%s",
+		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)
 }
 
 // warnOnce writes warnings to stderr, one "warning: " line each and each

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -27,7 +27,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   sudo throttlebench run --cpus 0.5 --iterations 10 --format text -- python3 -c 'sum(range(10**7))'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := config.Choice("format", o.format, render.Formats); err != nil {
+			if err := config.Choice("format", o.format, show.RunFormats); err != nil {
 				return err
 			}
 			if err := o.takeCommand(cmd, args, true); err != nil {
@@ -60,7 +60,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
-	o.register(cmd, config.Batch, render.Formats, false)
+	o.register(cmd, config.Batch, show.RunFormats, false)
 	o.registerTrace(cmd, true)
 	cmd.Flags().StringVar(&sonobuoy, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
 	return cmd
@@ -81,7 +81,7 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(s.output, stdout, func(w io.Writer) error { return render.Write(w, rep, s.format) }); err != nil {
+	if err := writeOutput(s.output, stdout, func(w io.Writer) error { return show.WriteRun(w, rep, s.format, s.view(stdout)) }); err != nil {
 		return err
 	}
 	warnOnce(s.stderr, s.format, s.output, unlabelled(rep.Warnings))
