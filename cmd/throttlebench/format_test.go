@@ -144,7 +144,8 @@ func TestWarnOnce(t *testing.T) {
 }
 
 // run writes what -o's extension names: CSV and markdown as the one-row
-// table a sweep of its configuration shows (issue 33: they were text);
+// table a sweep of its configuration shows, the values given other than
+// their defaults its keys (issue 33: they were text);
 // an extension that names no format stays text.
 func TestRunOutputExtension(t *testing.T) {
 	testenv.NeedRoot(t, "run creates a slice")
@@ -158,9 +159,9 @@ func TestRunOutputExtension(t *testing.T) {
 		return string(b)
 	}
 	csv := strings.Split(out("r.csv"), "\n")
-	assert.True(t, strings.HasPrefix(csv[0], "cpus,mean_ms,p50_ms,"), csv[0])
-	assert.True(t, strings.HasPrefix(csv[1], "0.5,"), csv[1])
-	assert.True(t, strings.HasPrefix(out("r.md"), "| cpus | mean_ms |"))
+	assert.True(t, strings.HasPrefix(csv[0], "units,cpus,mean_ms,p50_ms,"), csv[0])
+	assert.True(t, strings.HasPrefix(csv[1], "100,0.5,"), csv[1])
+	assert.True(t, strings.HasPrefix(out("r.md"), "| units | cpus | mean_ms |"))
 	assert.Contains(t, out("r.out"), "mean", "text")
 	assert.False(t, json.Valid([]byte(out("r.out"))))
 }

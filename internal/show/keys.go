@@ -4,8 +4,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -109,33 +111,56 @@ func rank(flag string) int {
 }
 
 // batchRows lays run results out as a sweep's rows: the keys compare
-// matches them by (sweep.FromReports: the node, the workload and its
-// values, …) where they differ, and the workers, the limits and
+// matches them by (sweep.FromReports: the node, the batch, …) where they
+// differ, and the axes as latency's are: the workload's own values (its
+// name where the results ran different ones), the waits, the workers,
 // gomaxprocs (the policy asked for, not the number it came to, which
-// follows the workers) as latency's axes are.
+// follows the workers) and the limits.
 func batchRows(reps []report.Report) []sweep.Row {
+	type col = column[*report.Report]
 	ptrs := make([]*report.Report, len(reps))
-	for i := range reps {
-		ptrs[i] = &reps[i]
-	}
-	var cols []column[*report.Report]
-	own := []string{"workers", "gomaxprocs", "period", "burst", "cpus"}
-	from := sweep.FromReports(reps)
 	index := map[*report.Report]int{}
-	for i := range ptrs {
-		index[ptrs[i]] = i
+	for i := range reps {
+		ptrs[i], index[&reps[i]] = &reps[i], i
 	}
-	for j, p := range from[0].Config {
-		if slices.Contains(own, p.Flag) {
-			continue
+	own := []string{"workload", "workers", "gomaxprocs", "period", "burst", "cpus"}
+	var cols []col
+	name := reps[0].Config.Workload
+	spec, err := workload.Lookup(name)
+	if err != nil || slices.ContainsFunc(reps, func(r report.Report) bool { return r.Config.Workload != name }) {
+		own = own[1:] // the workload key tells them apart
+	} else {
+		for _, p := range spec.Params {
+			if !p.Axis() {
+				continue
+			}
+			own = append(own, p.Name)
+			cols = append(cols, col{p.Name, rank(p.Name), func(r *report.Report) string {
+				if raw, ok := r.Config.Params.Raw(p.Key()); ok {
+					return strings.Trim(string(raw), `"`)
+				}
+				return p.DefaultText()
+			}, p.DefaultText(), false})
 		}
-		cols = append(cols, column[*report.Report]{flag: p.Flag, rank: rank(p.Flag), get: func(r *report.Report) string { return from[index[r]].Config[j].Value }, differ: true})
+	}
+	from := sweep.FromReports(reps)
+	for j, p := range from[0].Config {
+		if !slices.Contains(own, p.Flag) {
+			cols = append(cols, col{p.Flag, rank(p.Flag), func(r *report.Report) string { return from[index[r]].Config[j].Value }, "", true})
+		}
 	}
 	cols = append(cols,
-		column[*report.Report]{"workers", rank("workers"), func(r *report.Report) string { return strconv.Itoa(r.Config.Workers) }, "1", false},
-		column[*report.Report]{"gomaxprocs", rank("gomaxprocs"), func(r *report.Report) string { return r.Config.GOMAXPROCSPolicy }, "workers", false})
+		col{"sleep", rank("sleep"), func(r *report.Report) string { return msDuration(r.Config.SleepMs).String() }, "0s", false},
+		col{"sleep-every", rank("sleep-every"), func(r *report.Report) string {
+			if r.Config.SleepMs == 0 { // 0 without sleeps
+				return "1"
+			}
+			return strconv.Itoa(r.Config.SleepEvery)
+		}, "1", false},
+		col{"workers", rank("workers"), func(r *report.Report) string { return strconv.Itoa(r.Config.Workers) }, "1", false},
+		col{"gomaxprocs", rank("gomaxprocs"), func(r *report.Report) string { return r.Config.GOMAXPROCSPolicy }, "workers", false})
 	for _, k := range limitKeys {
-		cols = append(cols, column[*report.Report]{k.flag, rank(k.flag), func(r *report.Report) string { return k.get(r.Cgroup) }, k.dflt, false})
+		cols = append(cols, col{k.flag, rank(k.flag), func(r *report.Report) string { return k.get(r.Cgroup) }, k.dflt, false})
 	}
 	return rows(cols, ptrs, "cpus")
 }
