@@ -40,6 +40,7 @@ var pageCommands = map[string][]string{
 	"compare.md":  {"compare"},
 	"cleanup.md":  {"cleanup"},
 	"cluster.md":  {"sweep", "collect"},
+	"show.md":     {"show"},
 }
 
 // foreignFlags are other programs' flags the docs show in code spans of
