@@ -24,10 +24,11 @@ func newCmdShow(stdout, stderr io.Writer) *cobra.Command {
 	o := &showOptions{}
 	cmd := &cobra.Command{
 		Use:   "show FILE",
-		Short: "Show a saved result (run, sweep, latency, sample) again as the table, or plot, that made it",
+		Short: "Show a saved result (run, sweep, latency, sample, simulate) again as the table, or plot, that made it",
 		Long: `show reads a result a command wrote (-o r.json, --format json) and renders it
 as that command did: a run's summary, a sweep's or a latency list's table, a
-sample's summary, in --format, and with --plot the command's picture. The
+sample's summary, simulate's cells, in --format, and with --plot the
+command's picture. The
 kind is read from the file itself: ` + show.KindNames() + `.`,
 		Example: `  throttlebench show r.json
   throttlebench show sweep.json --format markdown --plot sweep.svg
@@ -42,7 +43,7 @@ kind is read from the file itself: ` + show.KindNames() + `.`,
 	formatFlag(f, &o.format, showFormats)
 	f.Lookup("format").Usage = "output format: " + strings.Join(showFormats, ", ") + ", those the result's command writes; without it, what -o's extension names, else text"
 	f.StringVarP(&o.output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample)")
+	f.StringVar(&o.plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample, simulate)")
 	f.StringVar(&o.columns, "columns", "", columnsHelp)
 	return cmd
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ func TestShowEachKind(t *testing.T) {
 		"latency-instances.json": "instances: 3 requests at the same instant",
 		"latency-target.json":    "client: this process, outside any slice",
 		"sample.json":            "usage (CPUs)",
+		"simulate.json":          "burst model: pareto demand",
 	} {
 		code, stdout, stderr := runCLI("show", showFixture(file))
 		require.Equal(t, exitOK, code, "%s: %s", file, stderr)
@@ -49,7 +51,7 @@ func TestShowRefuses(t *testing.T) {
 	}{
 		{[]string{"show"}, "accepts 1 arg(s), received 0"},
 		{[]string{"show", filepath.Join(dir, "missing.json")}, `cannot read "` + filepath.Join(dir, "missing.json")},
-		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample)`},
+		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate)`},
 		{[]string{"show", showFixture("run.json"), "--plot", svg}, `invalid --plot "` + svg + `": a run result has no picture to draw again`},
 		{[]string{"show", showFixture("run.json"), "--plot", "run.pdf"}, "want a file name ending in .svg or .png"},
 		{[]string{"show", showFixture("latency.json"), "--format", "gobench"}, `invalid --format "gobench": a latency result is shown as json, text, csv, markdown`},
@@ -90,4 +92,22 @@ func TestShowPlotColumnsWarnings(t *testing.T) {
 	code, _, stderr = runCLI("show", showFixture("sample.json"), "--plot", png)
 	require.Equal(t, exitOK, code, stderr)
 	assert.FileExists(t, png)
+}
+
+// simulate's table, shown again from its JSON, is what simulate printed:
+// the same cells from the same seed, but for the simulator's own speed.
+func TestShowSimulateIsWhatSimulatePrinted(t *testing.T) {
+	sim := []string{"simulate", "--cgroups", "2,4", "--util", "0.5", "--buffer", "1,inf", "--periods", "200", "--warmup", "10", "--replicas", "2"}
+	saved := filepath.Join(t.TempDir(), "cells.json")
+	code, _, stderr := runCLI(append(sim, "-o", saved)...)
+	require.Equal(t, exitOK, code, stderr)
+	code, printed, stderr := runCLI(sim...)
+	require.Equal(t, exitOK, code, stderr)
+	code, shown, stderr := runCLI("show", saved)
+	require.Equal(t, exitOK, code, stderr)
+	// Its figure can move a word to the next line: compared word by word.
+	speed := regexp.MustCompile(`[0-9.]+\s+million`)
+	mask := func(s string) []string { return strings.Fields(speed.ReplaceAllString(s, "# million")) }
+	assert.Equal(t, mask(printed), mask(shown))
+	assert.Contains(t, shown, "inf")
 }

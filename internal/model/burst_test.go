@@ -209,6 +209,12 @@ func TestBufferJSON(t *testing.T) {
 	b, err = Buffer(2).MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, `2`, string(b))
+	var back Buffer
+	require.NoError(t, back.UnmarshalJSON([]byte(`"inf"`)))
+	assert.True(t, math.IsInf(float64(back), 1), "read back (show)")
+	require.NoError(t, back.UnmarshalJSON([]byte(`2.5`)))
+	assert.Equal(t, Buffer(2.5), back)
+	assert.Error(t, back.UnmarshalJSON([]byte(`"lots"`)))
 }
 
 // A cancelled run stops within milliseconds, mid-replica, and returns the

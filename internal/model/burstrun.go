@@ -34,6 +34,15 @@ func (b Buffer) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(b))
 }
 
+// UnmarshalJSON reads what MarshalJSON writes, for show.
+func (b *Buffer) UnmarshalJSON(data []byte) error {
+	if string(data) == `"inf"` {
+		*b = Buffer(math.Inf(1))
+		return nil
+	}
+	return json.Unmarshal(data, (*float64)(b))
+}
+
 // Cell is one cell's outcome; docs/simulate.md ("The JSON result") documents
 // each key. WCETs are in periods.
 type Cell struct {

@@ -32,7 +32,7 @@ type Kind struct {
 }
 
 // Kinds are the kinds show reads, asked in this order.
-var Kinds = []Kind{runKind, sweepKind, latencyKind, sampleKind}
+var Kinds = []Kind{runKind, sweepKind, latencyKind, sampleKind, simulateKind}
 
 // Result is a result read back, as its command renders it.
 type Result interface {

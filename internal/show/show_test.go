@@ -14,6 +14,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -38,6 +39,7 @@ var fixtures = []struct {
 	{"latency-instances.json", "latency", config.Latency, map[string]string{"instances": "shared,per-request", "arrivals": "once", "count": "3"}},
 	{"latency-target.json", "latency", config.Latency, map[string]string{"cpus": "0.5", "rate": "20", "duration": "1s"}},
 	{"sample.json", "sample", 0, nil},
+	{"simulate.json", "simulate", 0, nil},
 }
 
 // planned are the configurations the command made of its flags, as its
@@ -93,6 +95,10 @@ func commandOutput(t *testing.T, file string, command config.Command, given map[
 			rows[i] = latency.Row{Config: configs[i], Report: reps[i]}
 		}
 		require.NoError(t, latency.Write(&b, rows, format, len(reps) > 1, v))
+	case strings.HasPrefix(file, "simulate"):
+		var cells []model.Cell
+		require.NoError(t, json.Unmarshal(data, &cells))
+		require.NoError(t, model.WriteCells(&b, cells, format, true, v))
 	default:
 		f, err := usage.ReadFile(filepath.Join("testdata", file))
 		require.NoError(t, err)
@@ -163,7 +169,7 @@ func TestKeysReadBack(t *testing.T) {
 
 func TestPlotEachKind(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"sweep.json", "latency-list.json", "latency-target.json", "sample.json"} {
+	for _, f := range []string{"sweep.json", "latency-list.json", "latency-target.json", "sample.json", "simulate.json"} {
 		res, err := Read(filepath.Join("testdata", f))
 		require.NoError(t, err)
 		path := filepath.Join(dir, f+".svg")
@@ -193,8 +199,8 @@ func TestBadFiles(t *testing.T) {
 	for _, c := range []struct {
 		name, content, want string
 	}{
-		{"empty.json", "", "is no result show reads (run, sweep, latency, sample): it is empty"},
-		{"text.txt", "mean 5 ms\n", "is no result show reads (run, sweep, latency, sample): it is not JSON"},
+		{"empty.json", "", "is no result show reads (run, sweep, latency, sample, simulate): it is empty"},
+		{"text.txt", "mean 5 ms\n", "is no result show reads (run, sweep, latency, sample, simulate): it is not JSON"},
 		{"array.json", "[]", "an empty array"},
 		{"number.json", "42", "found 42 where a result object belongs"},
 		{"cut.json", `{"schema_version": 1, "config": {`, "its first object has none of their keys (it has config, schema_version), and is cut short"},
@@ -204,6 +210,7 @@ func TestBadFiles(t *testing.T) {
 		{"sweep-cut.json", "[" + string(run) + ",\n" + strings.Replace(string(run), `"durations_ms"`, `"durations"`, 1) + "]", "is a broken sweep result: line 1, element 2: a run result without durations_ms"},
 		{"run-truncated.json", string(run[:len(run)/2]), "is a broken run result"},
 		{"latency-v0.json", strings.Replace(string(lat), `"schema_version": 1`, `"schema_version": 0`, 1), "is a broken latency result: value 1, element 1: no schema_version"},
+		{"simulate-empty.json", `[{"e_wcet": 1, "p_wcet_1": 0.5}]`, "is a broken simulate result: value 1, element 1: cgroups 0, replicas 0"},
 		{"sample-cut.json", strings.Replace(string(sample), `"t_ms": [`, `"t_ms": [1, `, 1), "is a broken sample result: "},
 	} {
 		path := filepath.Join(t.TempDir(), c.name)
