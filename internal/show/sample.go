@@ -14,10 +14,11 @@ import (
 
 // sample's JSON: the trace (interval_ms, usage_cpus) with its summary.
 var sampleKind = Kind{Name: "sample",
-	Claims: func(keys map[string]json.RawMessage, list bool) bool {
-		return !list && has(keys, "interval_ms", "usage_cpus")
-	},
-	Load: func(data []byte, _ bool) (Result, error) {
+	Claims: func(keys map[string]json.RawMessage, _ bool) bool { return has(keys, "interval_ms", "usage_cpus") },
+	Load: func(data []byte, list bool) (Result, error) {
+		if list {
+			return nil, errors.New("several traces in one file: sample writes one, and show reads one")
+		}
 		// Not usage.ParseFile: it refuses what the simulator cannot draw
 		// demand from (an idle cgroup's zeros), which is still a trace to show.
 		var f usage.File

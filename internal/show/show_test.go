@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,6 +212,7 @@ func TestBadFiles(t *testing.T) {
 		{"run-truncated.json", string(run[:len(run)/2]), "is a broken run result"},
 		{"latency-v0.json", strings.Replace(string(lat), `"schema_version": 1`, `"schema_version": 0`, 1), "is a broken latency result: value 1, element 1: no schema_version"},
 		{"simulate-empty.json", `[{"e_wcet": 1, "p_wcet_1": 0.5}]`, "is a broken simulate result: value 1, element 1: cgroups 0, replicas 0"},
+		{"samples.json", "[" + string(sample) + "]", "is a broken sample result: several traces in one file"},
 		{"sample-cut.json", strings.Replace(string(sample), `"t_ms": [`, `"t_ms": [1, `, 1), "is a broken sample result: "},
 	} {
 		path := filepath.Join(t.TempDir(), c.name)
@@ -222,6 +224,13 @@ func TestBadFiles(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want, c.name)
 		assert.NotContains(t, err.Error(), "\n", "%s: one line", c.name)
 	}
+	// Runs one after another (JSON Lines, a CI job's appends) are a sweep.
+	lines := filepath.Join(t.TempDir(), "runs.jsonl")
+	require.NoError(t, os.WriteFile(lines, append(append(slices.Clone(run), '\n'), run...), 0o644))
+	res, err := Read(lines)
+	require.NoError(t, err)
+	assert.Equal(t, "sweep", res.Kind())
+
 	_, err = Read(filepath.Join(t.TempDir(), "missing.json"))
 	var ce *config.Error
 	require.ErrorAs(t, err, &ce)
