@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -85,8 +86,11 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if err := o.checkInstances(onInstances, changed); err != nil {
 		return err
 	}
-	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs,
-		func(keys []string) []string { return latency.Columns(keys, onInstances) }, stderr)
+	columns := func(keys []string) []string { return latency.Columns(keys, onInstances) }
+	if tgt != nil {
+		columns = latency.TargetColumns
+	}
+	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, columns, stderr)
 	if err != nil {
 		return err
 	}
@@ -115,7 +119,11 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		if tgt != nil {
 			opts.Target = tgt
-			return local.Target(ctx, opts)
+			rep, err := local.Target(ctx, opts)
+			if err == nil {
+				build.JudgeTarget(rep, o.target.rule)
+			}
+			return rep, err
 		}
 		if !onInstances {
 			return local.Latency(ctx, opts)
@@ -147,5 +155,6 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 			return err
 		}
 	}
-	return serverExited(rows)
+	// Judged once the output is written: a failed target's result stays.
+	return targetFailed(rows, o.target.rule)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
@@ -20,6 +21,8 @@ type targetFlags struct {
 	connections                int
 	requestTimeout, serveReady time.Duration
 	serve                      bool
+	accept, maxFailures        string
+	rule                       build.FailureRule // resolved from accept and maxFailures
 }
 
 // defaultConnections: the pool the client's benchmark held 60,000
@@ -39,10 +42,13 @@ func (t *targetFlags) register(cmd *cobra.Command) {
 	f.StringVar(&t.method, "method", "GET", "--target: the requests' HTTP method")
 	f.StringArrayVar(&t.headers, "header", nil, `--target: a header sent with every request, "Name: value"; repeatable`)
 	f.StringVar(&t.body, "body", "", "--target: send this file's contents as every request's body (read once, before anything runs)")
+	f.StringVar(&t.accept, "accept-status", build.DefaultAcceptStatus, "--target: the statuses that count as a success: codes, ranges and classes, such as 200-299,404")
+	f.StringVar(&t.maxFailures, "max-failures", build.DefaultMaxFailures, "--target: exit 1 when more requests fail than this share of them (0.5%) or count (5): "+
+		"timeouts, connection errors and statuses --accept-status leaves out; exit 1 too when none succeeds")
 }
 
 // targetOnly are the flags that mean nothing without --target.
-var targetOnly = []string{"serve", "serve-ready", "connections", "request-timeout", "method", "header", "body"}
+var targetOnly = []string{"serve", "serve-ready", "connections", "request-timeout", "method", "header", "body", "accept-status", "max-failures"}
 
 // targetParams are the configuration parameters that apply to requests
 // sent to a target: the schedule's; the limits too, with --serve.
@@ -92,6 +98,9 @@ func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, 
 	}
 	if t.requestTimeout < 0 {
 		return nil, config.Usagef("request-timeout", "invalid --request-timeout %v: want 0 (never) or more", t.requestTimeout)
+	}
+	if err := t.failureRule(); err != nil {
+		return nil, err
 	}
 	if t.serve {
 		return tgt, t.serveCommand(cmd, args, run, tgt)

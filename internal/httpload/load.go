@@ -102,6 +102,9 @@ type Counts struct {
 	ConnErrors int
 	Failed     int
 	Cancelled  int
+	// Statuses counts the responses by status code, for a rule that
+	// accepts some codes of a class and not others (--accept-status).
+	Statuses map[int]int
 }
 
 // HTTPErrors is the responses that were not 2xx.
@@ -224,6 +227,7 @@ func Run(ctx context.Context, cfg Config, sched []time.Duration) (Result, error)
 	// nothing to record on the request path, and one histogram (half a
 	// MB at this range and precision) rather than one per connection.
 	res.Hist = hdrhistogram.New(histLowest, histHighest, histDigits)
+	res.Statuses = map[int]int{}
 	for _, r := range res.Requests {
 		res.Elapsed = max(res.Elapsed, r.End)
 		switch r.Outcome {
@@ -234,6 +238,7 @@ func Run(ctx context.Context, cfg Config, sched []time.Duration) (Result, error)
 				c = 0
 			}
 			res.Classes[c]++
+			res.Statuses[int(r.Status)]++
 		case Timeout:
 			res.Timeouts++
 		case ConnError:

@@ -129,6 +129,7 @@ func TestHTTPErrorsCounted(t *testing.T) {
 		statuses[r.Status]++
 	}
 	assert.Equal(t, map[uint16]int{200: 10, 404: 10, 503: 10}, statuses)
+	assert.Equal(t, map[int]int{200: 10, 404: 10, 503: 10}, res.Statuses, "counted by code, for --accept-status")
 }
 
 func TestConnectionRefusedCounted(t *testing.T) {

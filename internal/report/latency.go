@@ -32,6 +32,10 @@ type Latency struct {
 	// window, in CPUs, from a sampler outside the slice.
 	PeakCPUs100ms *float64  `json:"peak_cpus_100ms"`
 	LatencyMs     LatencyMs `json:"latency_ms"`
+	// LatencyMsCI95 is the 95% confidence intervals of latency_ms's p50,
+	// p99 and p999; null where there were no responses (and in results
+	// written before it).
+	LatencyMsCI95 *LatencyCI95 `json:"latency_ms_ci95"`
 	// FloorMs is the harness's own floor: response times of requests that
 	// need nothing, sent through the same path before the window (Floor
 	// says how); null where none was measured (no floor request of
@@ -123,6 +127,52 @@ type LatencyMs struct {
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
+	// None says there were no response times to summarise (no request
+	// completed): every figure is unknown, written null, never 0, and a
+	// null p50 reads back as None.
+	None bool `json:"-"`
+}
+
+// noLatency is LatencyMs's JSON when None.
+const noLatency = `{"mean":null,"min":null,"p50":null,"p90":null,"p99":null,"p999":null,"max":null}`
+
+// MarshalJSON writes the figures, or nulls for None.
+func (l LatencyMs) MarshalJSON() ([]byte, error) {
+	if l.None {
+		return []byte(noLatency), nil
+	}
+	type plain LatencyMs // no methods: no recursion
+	return json.Marshal(plain(l))
+}
+
+// UnmarshalJSON reads the figures; a null p50 is None.
+func (l *LatencyMs) UnmarshalJSON(data []byte) error {
+	type plain LatencyMs
+	aux := struct {
+		*plain
+		P50 *float64 `json:"p50"` // hides plain's
+	}{plain: (*plain)(l)}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	l.None = aux.P50 == nil
+	if aux.P50 != nil {
+		l.P50 = *aux.P50
+	}
+	return nil
+}
+
+// LatencyCI95 holds the 95% confidence intervals of the percentiles, each
+// [low, high] in ms, distribution-free: the order statistics whose ranks
+// hold the percentile between them with 95% probability for independent
+// samples (stats.QuantileCI). Requests of one run under a quota are not
+// independent (docs/latency.md): the interval is the least the figure is
+// uncertain by. Null where the responses are too few for one (p99 needs
+// 368, p99.9 3688).
+type LatencyCI95 struct {
+	P50  *[2]float64 `json:"p50"`
+	P99  *[2]float64 `json:"p99"`
+	P999 *[2]float64 `json:"p999"`
 }
 
 // FloorMs is the floor's percentiles, in ms.

@@ -13,6 +13,11 @@ type TargetConfig struct {
 	BodyBytes        int      `json:"body_bytes"`
 	Serve            []string `json:"serve,omitempty"`
 	TargetCgroup     string   `json:"target_cgroup,omitempty"`
+	// AcceptStatus and MaxFailures are the rule the run was judged by
+	// (--accept-status, --max-failures), as given; absent in results
+	// written before it.
+	AcceptStatus string `json:"accept_status,omitempty"`
+	MaxFailures  string `json:"max_failures,omitempty"`
 }
 
 // TargetResult is what latency --target adds to a result: every request
@@ -47,6 +52,14 @@ type HTTPCounts struct {
 	ConnectionErrors int `json:"connection_errors"`
 	Failed           int `json:"failed"`    // a malformed response, a bad request
 	Cancelled        int `json:"cancelled"` // not ended: the run was interrupted
+	// Statuses counts the responses by status code.
+	Statuses map[int]int `json:"statuses,omitempty"`
+	// Failures are the requests that failed by the run's rule (timeouts,
+	// connection errors, failed, and responses whose status
+	// --accept-status leaves out), FailuresAllowed the most --max-failures
+	// allowed of Requests; null where the run was not judged.
+	Failures        *int `json:"failures,omitempty"`
+	FailuresAllowed *int `json:"failures_allowed,omitempty"`
 }
 
 // Unanswered are the requests that got no response.

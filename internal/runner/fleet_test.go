@@ -436,7 +436,7 @@ func TestFleetNothingServed(t *testing.T) {
 		assert.Equal(t, 3, res.Failed, policy)
 		assert.Equal(t, 1, res.FailedStarts, policy)
 		assert.Equal(t, 0, res.ColdStarts, policy)
-		assert.Equal(t, report.LatencyMs{}, rep.LatencyMs, policy)
+		assert.Equal(t, report.LatencyMs{None: true}, rep.LatencyMs, "nothing served: no figure, null: %s", policy)
 		assert.Zero(t, res.Bill.RequestMs, policy)
 		h := strings.Join(rep.Warnings, "\n")
 		assert.Contains(t, h, "nothing served: none of the 3 requests was served", policy)

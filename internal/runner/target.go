@@ -341,7 +341,7 @@ func targetWarnings(ws []string, cgroup bool, res httpload.Result) []string {
 func httpCounts(c httpload.Counts) report.HTTPCounts {
 	return report.HTTPCounts{Requests: c.Total(), Responses: c.Responses(),
 		Status1xx: c.Classes[1], Status2xx: c.Classes[2], Status3xx: c.Classes[3], Status4xx: c.Classes[4], Status5xx: c.Classes[5], StatusOther: c.Classes[0],
-		HTTPErrors: c.HTTPErrors(), Timeouts: c.Timeouts, ConnectionErrors: c.ConnErrors, Failed: c.Failed, Cancelled: c.Cancelled}
+		HTTPErrors: c.HTTPErrors(), Timeouts: c.Timeouts, ConnectionErrors: c.ConnErrors, Failed: c.Failed, Cancelled: c.Cancelled, Statuses: c.Statuses}
 }
 
 // failedWarning says how many requests failed and how, "" when none did.

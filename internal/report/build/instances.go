@@ -127,6 +127,7 @@ func BuildInstances(in InstancesInput) *report.Latency {
 		Service: exactPercentiles(parts[2]), Response: exactPercentiles(parts[3])}
 	r.LatencyMs = res.PercentilesMs.Response
 	r.Histogram = histogramOf(parts[3])
+	r.LatencyMsCI95 = ci95(r.Histogram, r.LatencyMs)
 
 	// The instances: their rows, their memory and CPU, their lifetimes.
 	var lifetimes, colds []time.Duration
@@ -242,7 +243,7 @@ func msOf(d time.Duration) *float64 {
 // the mean exact.
 func exactPercentiles(ds []time.Duration) report.LatencyMs {
 	if len(ds) == 0 {
-		return report.LatencyMs{}
+		return report.LatencyMs{None: true}
 	}
 	ns := make([]float64, len(ds))
 	for i, d := range ds {

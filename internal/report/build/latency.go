@@ -67,6 +67,10 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		Warnings:    append([]string{}, in.Warnings...),
 	}
 	r.Cgroup.Cpuset = in.CgroupCpuset
+	// No response: no figure, null rather than 0 (and no warning judges
+	// one).
+	r.LatencyMs.None = res.Completed == 0
+	r.LatencyMsCI95 = ci95(res.Histogram, r.LatencyMs)
 	r.FloorMs, r.Floor = floorBlock(res.Floor)
 	if o.Onoff() { // 0 otherwise: they shaped nothing
 		r.Config.OnMs, r.Config.OffMs = ms(o.On), ms(o.Off)
@@ -102,9 +106,6 @@ func BuildLatency(in LatencyInput) *report.Latency {
 
 // Thresholds of the latency warnings.
 const (
-	// A percentile needs requests beyond it: p99.9 rests on the slowest
-	// 1 in 1000, so fewer than 1000 make it the max.
-	minForP999 = 1000
 	// Timer slack and a wake-up on a busy CPU stay below a millisecond; more
 	// is a stalled dispatch.
 	lateWarn = 5 * time.Millisecond
@@ -120,9 +121,8 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
 		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
 	}
-	if r.Completed < minForP999 {
-		w = append(w, fmt.Sprintf("few requests: %d completed; p99.9 needs at least %d (p99 at least 100) to be more than the max; raise --rate or --duration",
-			r.Completed, minForP999))
+	if msg, ok := fewForIntervals(r); ok {
+		w = append(w, msg)
 	}
 	if r.Dropped > 0 {
 		w = append(w, fmt.Sprintf("dropped requests: %d of %d (%.1f%%) found the queue (--queue %d) full and were not served; the latencies cover completed requests only",
@@ -135,6 +135,9 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
 		w = append(w, fmt.Sprintf("late dispatch: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.DispatchLateMs)))
+	}
+	if msg, ok := wideInterval(r, th); ok {
+		w = append(w, msg)
 	}
 	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
 		w = append(w, msg)
@@ -179,7 +182,7 @@ func floorBlock(f *bench.Floor) (*report.FloorMs, *report.Floor) {
 // nearFloor names the percentiles of l (p50, p99, p99.9) under floorFactor
 // times the floor's same percentile.
 func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
-	if f == nil {
+	if f == nil || l.None {
 		return "", false
 	}
 	var near, floor []string

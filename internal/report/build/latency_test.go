@@ -16,30 +16,30 @@ import (
 
 func f64(v float64) *float64 { return &v }
 
-// quietLatency is an open-loop run that deserves no warning: 2000
-// requests of 2 ms at 100/s over 20 s in half a CPU (0.2 CPUs asked, a
-// load of 0.4), none dropped, every dispatch on time, 200 periods counted,
-// a peak sampled, a quiet machine.
+// quietLatency is an open-loop run that deserves no warning: 4000
+// requests of 2 ms at 100/s over 40 s in half a CPU (0.2 CPUs asked, a
+// load of 0.4), enough for p99.9's interval, none dropped, every dispatch
+// on time, 400 periods counted, a peak sampled, a quiet machine.
 func quietLatency() LatencyInput {
 	ms := time.Millisecond
 	return LatencyInput{
 		Open: bench.OpenLoop{Rate: 100, Arrivals: bench.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
-			Workers: 2, Queue: 100, Duration: 20 * time.Second, Seed: 42, GOMAXPROCS: 2},
+			Workers: 2, Queue: 100, Duration: 40 * time.Second, Seed: 42, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 2}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/throttlebench/tb-1"},
 		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms, Burst: 20 * ms},
 		Chain:  []cgroup.Level{{Dir: "/sys/fs/cgroup/throttlebench/tb-1", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 4,
-		Result: bench.LatencyResult{Offered: 2000, Completed: 2000, Elapsed: 20 * time.Second,
+		Result: bench.LatencyResult{Offered: 4000, Completed: 4000, Elapsed: 40 * time.Second,
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
 			Histogram: "HISTFAKE", Calibration: bench.Calibration{IterationsPerMs: 1234, Rounds: 5},
-			GOMAXPROCS: 2, WorkerCPU: []time.Duration{2 * time.Second, 2 * time.Second}, Late: ms,
+			GOMAXPROCS: 2, WorkerCPU: []time.Duration{4 * time.Second, 4 * time.Second}, Late: ms,
 			Floor: &bench.Floor{Wakeups: 200, Arrivals: bench.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
 				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
-		Stat:      cgroup.CPUStat{NrPeriods: u64(200), NrThrottled: u64(10), ThrottledTime: dur(30 * ms)},
+		Stat:      cgroup.CPUStat{NrPeriods: u64(400), NrThrottled: u64(20), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
-		Window:    20 * time.Second,
-		CPU:       dur(4 * time.Second),
+		Window:    40 * time.Second,
+		CPU:       dur(8 * time.Second),
 		CPUSource: report.SourceProcess,
 		// 0.6 CPUs in the busiest 100 ms.
 		Peak100: f64(0.6),
@@ -52,7 +52,7 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	assert.NotNil(t, r.Warnings, "[] in JSON, not null")
 	assert.Equal(t, report.SchemaVersion, r.SchemaVersion)
 
-	assert.Equal(t, report.LatencyConfig{Rate: 100, Arrivals: "poisson", WorkMs: 2, WaitMs: 3, Workers: 2, Queue: 100, DurationS: 20, Seed: 42,
+	assert.Equal(t, report.LatencyConfig{Rate: 100, Arrivals: "poisson", WorkMs: 2, WaitMs: 3, Workers: 2, Queue: 100, DurationS: 40, Seed: 42,
 		GOMAXPROCS: 2, GOMAXPROCSPolicy: "workers"}, r.Config, "on and off shaped nothing: 0")
 	assert.Equal(t, "created", r.Cgroup.Mode)
 	assert.Equal(t, "/throttlebench/tb-1", r.Cgroup.Path)
@@ -63,30 +63,30 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	assert.InDelta(t, 0.5, r.Cgroup.EffectiveCPUs, 1e-12)
 	assert.Equal(t, "6.1", r.Host.Kernel)
 
-	assert.InDelta(t, 100, r.OfferedRPS, 1e-9, "2000 offered / 20 s")
-	assert.InDelta(t, 100, r.AchievedRPS, 1e-9, "2000 completed / 20 s")
-	assert.Equal(t, 2000, r.Offered)
-	assert.Equal(t, 2000, r.Completed)
+	assert.InDelta(t, 100, r.OfferedRPS, 1e-9, "4000 offered / 40 s")
+	assert.InDelta(t, 100, r.AchievedRPS, 1e-9, "4000 completed / 40 s")
+	assert.Equal(t, 4000, r.Offered)
+	assert.Equal(t, 4000, r.Completed)
 	assert.Equal(t, 0, r.Dropped)
 
 	require.NotNil(t, r.CPUMs)
-	assert.InDelta(t, 4000, *r.CPUMs, 1e-9)
-	assert.InDelta(t, 20000, r.WindowMs, 1e-9)
+	assert.InDelta(t, 8000, *r.CPUMs, 1e-9)
+	assert.InDelta(t, 40000, r.WindowMs, 1e-9)
 	require.NotNil(t, r.CPUUtilisation)
-	assert.InDelta(t, 0.4, *r.CPUUtilisation, 1e-12, "4 s / (20 s × 0.5 CPUs)")
+	assert.InDelta(t, 0.4, *r.CPUUtilisation, 1e-12, "8 s / (40 s × 0.5 CPUs)")
 	require.NotNil(t, r.PeakCPUs100ms)
 	assert.Equal(t, 0.6, *r.PeakCPUs100ms)
-	// usage, from the same CPU time: 4 s against 50 ms × 200 periods.
+	// usage, from the same CPU time: 8 s against 50 ms × 400 periods.
 	require.NotNil(t, r.Usage.CPUMs)
-	assert.InDelta(t, 4000, *r.Usage.CPUMs, 1e-9)
+	assert.InDelta(t, 8000, *r.Usage.CPUMs, 1e-9)
 	require.NotNil(t, r.Usage.QuotaUtilisation)
-	assert.InDelta(t, 0.4, *r.Usage.QuotaUtilisation, 1e-12, "4 s / (50 ms × 200 periods)")
+	assert.InDelta(t, 0.4, *r.Usage.QuotaUtilisation, 1e-12, "8 s / (50 ms × 400 periods)")
 	require.NotNil(t, r.Usage.Source)
 	assert.Equal(t, "process", *r.Usage.Source)
 
 	assert.Equal(t, report.LatencyMs{Mean: 3, Min: 2, P50: 2.5, P90: 4, P99: 9, P999: 15, Max: 20}, r.LatencyMs)
 	require.NotNil(t, r.Throttling.NrPeriods)
-	assert.Equal(t, uint64(200), *r.Throttling.NrPeriods)
+	assert.Equal(t, uint64(400), *r.Throttling.NrPeriods)
 	require.NotNil(t, r.Throttling.ThrottledFraction)
 	assert.InDelta(t, 0.05, *r.Throttling.ThrottledFraction, 1e-12)
 	require.NotNil(t, r.Throttling.ThrottledMs)
@@ -96,7 +96,7 @@ func TestBuildLatencyQuiet(t *testing.T) {
 	assert.InDelta(t, 0.2, r.Model.OfferedCPUs, 1e-12)
 	assert.InDelta(t, 0.4, r.Model.OfferedLoad, 1e-12)
 	assert.Equal(t, 1.0, r.DispatchLateMs)
-	assert.Equal(t, []float64{2000, 2000}, r.WorkerCPUMs)
+	assert.Equal(t, []float64{4000, 4000}, r.WorkerCPUMs)
 	assert.Equal(t, "HISTFAKE", r.Histogram)
 	assert.Equal(t, 1234.0, r.Calibration.IterationsPerMs)
 }
@@ -226,8 +226,13 @@ func TestCheckLatencyRules(t *testing.T) {
 		text   string   // in the warning
 	}{
 		{"quiet", func(*report.Latency, *Background) {}, nil, ""},
-		{"999 completed", func(r *report.Latency, _ *Background) { r.Completed = 999 }, []string{"few requests"}, "999 completed; p99.9 needs at least 1000"},
-		{"1000 completed", func(r *report.Latency, _ *Background) { r.Completed = 1000 }, nil, ""},
+		// Too few for an interval (stats.QuantileCI): p99.9 under 3688,
+		// p99 under 368; the same words at any count, for rows to share.
+		{"3687 completed", func(r *report.Latency, _ *Background) { r.Completed = 3687 }, []string{"few requests"}, "few requests: p99.9 has no 95% interval (under 368 responses p99 has none, under 3688 p99.9)"},
+		{"3688 completed", func(r *report.Latency, _ *Background) { r.Completed = 3688 }, nil, ""},
+		{"367 completed", func(r *report.Latency, _ *Background) { r.Completed = 367 }, []string{"few requests"}, "few requests: p99 and p99.9 have no 95% interval"},
+		{"5 completed", func(r *report.Latency, _ *Background) { r.Completed = 5 }, []string{"few requests"}, "few requests: p50 and p99 and p99.9 have"},
+		{"none completed", func(r *report.Latency, _ *Background) { r.Completed, r.LatencyMs = 0, report.LatencyMs{None: true} }, nil, ""},
 		{"dropped", func(r *report.Latency, _ *Background) { r.Dropped, r.Offered = 20, 2020 }, []string{"dropped requests"}, "20 of 2020 (1.0%) found the queue (--queue 100) full"},
 		{"one dropped", func(r *report.Latency, _ *Background) { r.Dropped, r.Offered = 1, 2001 }, []string{"dropped requests"}, "1 of 2001 (0.0%)"},
 		{"none dropped", func(r *report.Latency, _ *Background) { r.Dropped = 0 }, nil, ""},
@@ -274,7 +279,7 @@ func TestCheckLatencyRules(t *testing.T) {
 		// the fibtest signature; 60% of it is a bursty run's, silent.
 		{"throttled below quota", func(r *report.Latency, _ *Background) {
 			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.2)
-		}, []string{"throttled below quota"}, "throttled in 150 of 200 periods (75%) while using 20% of the quota"},
+		}, []string{"throttled below quota"}, "throttled in 150 of 400 periods (75%) while using 20% of the quota"},
 		{"throttled, quota used", func(r *report.Latency, _ *Background) {
 			r.Throttling.NrThrottled, r.Throttling.ThrottledFraction, r.Usage.QuotaUtilisation = u64(150), f64(0.75), f64(0.6)
 		}, nil, ""},
@@ -311,6 +316,7 @@ func TestCheckLatencyAllRules(t *testing.T) {
 	r.FloorMs.P99 = 4
 	r.PeakCPUs100ms = nil
 	r.Throttling.NrPeriods = u64(2)
+	r.CPUMs = f64(500)
 	w := CheckLatency(r, busy(5000, nil), DefaultThresholds)
 	assert.Equal(t, []string{"GOMAXPROCS 1 is below --workers 2", "few requests", "dropped requests", "overload",
 		"late dispatch", "near the floor", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
@@ -331,7 +337,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 	for _, k := range []string{"schema_version", "config", "cgroup", "host", "offered_rps", "achieved_rps", "completed", "dropped",
 		"cpu_utilisation", "peak_cpus_100ms", "latency_ms", "throttling", "warnings",
 		"offered", "cpu_ms", "window_ms", "model", "dispatch_late_ms", "worker_cpu_ms", "calibration", "histogram_hdr", "usage",
-		"floor_ms", "floor"} {
+		"floor_ms", "floor", "latency_ms_ci95"} {
 		assert.Contains(t, doc, k)
 	}
 	assert.Equal(t, float64(report.SchemaVersion), doc["schema_version"])
@@ -340,7 +346,7 @@ func TestLatencyJSONKeys(t *testing.T) {
 	config, ok := doc["config"].(map[string]any)
 	require.True(t, ok, "config is an object")
 	want := map[string]any{"rate": 100.0, "arrivals": "onoff", "on_ms": 50.0, "off_ms": 450.0, "work_ms": 2.0, "wait_ms": 3.0,
-		"workers": 2.0, "queue": 100.0, "duration_s": 20.0, "seed": 42.0}
+		"workers": 2.0, "queue": 100.0, "duration_s": 40.0, "seed": 42.0}
 	for k, v := range want {
 		assert.Equal(t, v, config[k], "config.%s", k)
 	}
@@ -353,13 +359,13 @@ func TestLatencyJSONKeys(t *testing.T) {
 	assert.Equal(t, 0.6, doc["peak_cpus_100ms"])
 	assert.InDelta(t, 0.4, doc["cpu_utilisation"], 1e-12)
 	assert.Equal(t, 100.0, doc["offered_rps"])
-	assert.Equal(t, 2000.0, doc["completed"])
+	assert.Equal(t, 4000.0, doc["completed"])
 	assert.Equal(t, 0.0, doc["dropped"])
 	_, ok = doc["throttling"].(map[string]any)
 	assert.True(t, ok, "throttling is an object")
 	use, ok := doc["usage"].(map[string]any)
 	require.True(t, ok, "usage is an object")
-	assert.Equal(t, map[string]any{"cpu_ms": 4000.0, "quota_utilisation": 0.4, "source": "process"}, use)
+	assert.Equal(t, map[string]any{"cpu_ms": 8000.0, "quota_utilisation": 0.4, "source": "process"}, use)
 	_, ok = doc["cgroup"].(map[string]any)
 	assert.True(t, ok, "cgroup is an object")
 	_, ok = doc["host"].(map[string]any)
