@@ -25,17 +25,19 @@ func late(ms string) string {
 // abRow is one row of docs/latency.md's A/B of --burst 0,100ms (--cpus 1
 // --workers 4 --rate 46 --work 5ms, onoff 150ms/600ms for 25s), with its
 // numbers: cpu_util, peak, mean, p50, p90, p99, p999, max, throttled of
-// periods, quota_util, bursts.
-func abRow(burst string, m [8]float64, throttled, periods, bursts uint64, quotaUtil float64, warning string) Row {
+// periods, quota_util, bursts; ci, p50's and p99's 95% intervals (1173
+// responses: none for p99.9).
+func abRow(burst string, m [8]float64, ci [4]float64, throttled, periods, bursts uint64, quotaUtil float64, warning string) Row {
 	r := &report.Latency{
 		Config: report.LatencyConfig{Rate: 46, Arrivals: bench.ArrivalsOnOff, OnMs: 150, OffMs: 600, WorkMs: 5, Workers: 4, Queue: 1000,
 			DurationS: 25, Seed: 1},
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-32000-1830560-d556b850", EffectiveCPUs: 1},
 		OfferedRPS: 46.92, AchievedRPS: 46.92, Offered: 1173, Completed: 1173,
 		CPUUtilisation: f64(m[0]), PeakCPUs100ms: f64(m[1]),
-		LatencyMs: report.LatencyMs{Mean: m[2], P50: m[3], P90: m[4], P99: m[5], P999: m[6], Max: m[7]},
-		Model:     report.LoadModel{OfferedCPUs: 0.23, OfferedLoad: 0.2299},
-		Warnings:  []string{warning},
+		LatencyMs:     report.LatencyMs{Mean: m[2], P50: m[3], P90: m[4], P99: m[5], P999: m[6], Max: m[7]},
+		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{ci[0], ci[1]}, P99: &[2]float64{ci[2], ci[3]}},
+		Model:         report.LoadModel{OfferedCPUs: 0.23, OfferedLoad: 0.2299},
+		Warnings:      []string{warning},
 		Calibration: report.Calibration{Loop: "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept",
 			IterationsPerMs: 588670, Rounds: 9, Clock: "thread CPU time (CLOCK_THREAD_CPUTIME_ID)"},
 	}
@@ -49,8 +51,8 @@ func abRow(burst string, m [8]float64, throttled, periods, bursts uint64, quotaU
 // readmeAB are the rows of docs/latency.md's first example.
 func readmeAB() []Row {
 	return []Row{
-		abRow("0s", [8]float64{0.245, 1.13, 7.08, 5.24, 12.67, 21.87, 24.26, 24.34}, 34, 117, 0, 0.521, late("12.67")),
-		abRow("100ms", [8]float64{0.243, 1.22, 5.49, 5.21, 6.01, 9.44, 19.38, 20.97}, 0, 106, 35, 0.571, late("11.47")),
+		abRow("0s", [8]float64{0.245, 1.13, 7.08, 5.24, 12.67, 21.87, 24.26, 24.34}, [4]float64{5.21, 5.27, 19.95, 23.41}, 34, 117, 0, 0.521, late("12.67")),
+		abRow("100ms", [8]float64{0.243, 1.22, 5.49, 5.21, 6.01, 9.44, 19.38, 20.97}, [4]float64{5.19, 5.23, 8.86, 12.14}, 0, 106, 35, 0.571, late("11.47")),
 	}
 }
 
@@ -142,11 +144,11 @@ func TestTextAt80(t *testing.T) {
 	require.NoError(t, Write(&b, readmeAB(), "text", true, table.View{Width: 80}))
 	out := b.String()
 	assert.Contains(t, out, "same in every row: workers=4, cpus=1, work=5ms, rate=46, offered_rps=46.9,\n"+
-		"  achieved_rps=46.9, completed=1173, dropped=0, offered_load=0.230\n", "constants above the table, with their values")
+		"  achieved_rps=46.9, completed=1173, dropped=0, offered_load=0.230; empty:\n  p999_ci95\n", "constants above the table, with their values")
 	assert.Contains(t, out, "left out to fit 80 columns: ")
 	assert.Contains(t, out, "--columns all shows them\n")
 	head := strings.Fields(strings.Split(out, "\n\n")[1])
-	for _, c := range []string{"burst", "p50_ms", "p99_ms", "throttled", "note"} {
+	for _, c := range []string{"burst", "p50_ms", "p99_ms", "p99_ci95", "throttled", "note"} {
 		assert.Contains(t, head, c, "the key that varies, the headlines and the note stay")
 	}
 	for _, c := range []string{"workers", "cpus", "offered_rps", "completed", "dropped"} {

@@ -52,16 +52,17 @@ func TestWriteInstancesText(t *testing.T) {
 	assert.Contains(t, lines[1], "(cgroup v1; the first: /throttlebench/tb-1)")
 	assert.Contains(t, lines[3], "request_gb_s = Σ service rounded up to 1ms × its instance's peak RSS")
 	assert.True(t, strings.HasSuffix(lines[3], "instance_cpu_s = Σ instance lifetimes × the CPU share, 4"), "the share billed, not the effective CPUs: %q", lines[3])
-	head := strings.Fields(lines[5])
+	assert.Equal(t, "every configuration: "+fewRequests, lines[4], "a warning every row has, said once")
+	head := strings.Fields(lines[6])
 	assert.Equal(t, []string{"instances", "concurrency", "requests", "failed", "instances_started", "cold_starts", "peak_instances",
 		"peak_rss_mib", "cpu_ms", "cold_start_ms", "wait_instance_ms", "queue_ms", "service_ms", "mean_ms", "p50_ms", "p99_ms",
 		"max_ms", "throttled", "request_gb_s", "instance_cpu_s", "note"}, head)
 	assert.Equal(t, []string{"per-request", "1", "10", "0", "10", "10", "10", "900.0", "1234.6", "150.6", "150.6", "0.3", "2101.5",
-		"3.1", "2.7", "2100.1", "100.0", "7/100", "1.8464", "31.700", "few", "requests¹"}, strings.Fields(lines[6]))
-	assert.Equal(t, []string{"shared", "10", "10", "0", "1", "1", "1", "90.0"}, strings.Fields(lines[7])[:8])
-	assert.Equal(t, []string{"pool:0", "skipped²"}, strings.Fields(lines[8]))
-	assert.Contains(t, out, "¹ "+fewRequests)
-	assert.Contains(t, out, "² skipped: cannot be\n")
+		"3.1", "2.7", "2100.1", "100.0", "7/100", "1.8464", "31.700"}, strings.Fields(lines[7]), "no note of its own")
+	assert.Equal(t, []string{"shared", "10", "10", "0", "1", "1", "1", "90.0"}, strings.Fields(lines[8])[:8])
+	assert.Equal(t, []string{"pool:0", "skipped¹"}, strings.Fields(lines[9]))
+	assert.NotContains(t, out, "¹ "+fewRequests)
+	assert.Contains(t, out, "¹ skipped: cannot be\n")
 }
 
 // A configuration where nothing was served shows blank response times

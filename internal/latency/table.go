@@ -48,7 +48,7 @@ func Write(w io.Writer, rows []Row, format string, list bool, v table.View) erro
 		layout, head = buildInstances, instancesHeader
 	}
 	if targetHeader(rows) != "" {
-		head = targetHeader
+		layout, head = buildTarget, targetHeader
 	}
 	switch format {
 	case "csv":
@@ -56,7 +56,10 @@ func Write(w io.Writer, rows []Row, format string, list bool, v table.View) erro
 	case "markdown":
 		return table.Markdown(w, table.Pick(layout(rows, &table.Notes{}), v.Columns))
 	}
-	if err := table.WriteText(w, head(rows), layout(rows, &table.Notes{}), v); err != nil {
+	// A warning every row has is said once, above the table, not in
+	// every row's note.
+	rows, shared := sharedWarnings(rows)
+	if err := table.WriteText(w, head(rows)+table.Wrap(shared, v.Width), layout(rows, &table.Notes{}), v); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, table.Wrap(targetLines(rows)+traced(rows), v.Width))
@@ -105,23 +108,25 @@ func traced(rows []Row) string {
 // columns are the metrics of a row, after the swept values.
 // quota_util is usage.quota_utilisation: next to throttled, so that a run
 // throttled in many periods while using little of their quota shows.
+// Each of p50, p99 and p99.9 has its 95% interval beside it (low–high).
 var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-	"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
+	"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
 
-// importance orders them for a narrow terminal: the first three, the
-// median, the tail and how often the quota ran out, are always shown; then
-// the far tail, what explains a tail (requests dropped, the quota's use,
-// burst), the rest of the distribution, and last what the schedule fixed
-// (the offered rate and load) or a total says again.
-var importance = []string{"p50_ms", "p99_ms", "throttled",
-	"p999_ms", "p90_ms", "dropped", "quota_util", "bursts", "max_ms", "mean_ms", "achieved_rps",
+// importance orders them for a narrow terminal: the first four, the
+// median, the tail, how sure it is and how often the quota ran out, are
+// always shown; then the far tail, what explains a tail (requests
+// dropped, the quota's use, burst), the rest of the distribution, and
+// last what the schedule fixed (the offered rate and load) or a total
+// says again.
+var importance = []string{"p50_ms", "p99_ms", "p99_ci95", "throttled",
+	"p999_ms", "p90_ms", "dropped", "quota_util", "bursts", "p50_ci95", "max_ms", "p999_ci95", "mean_ms", "achieved_rps",
 	"cpu_util", "peak_cpus_100ms", "offered_load", "completed", "offered_rps"}
 
 // build lays rows out: one column per swept parameter, the metrics and a
 // note (table.Configs). For people (notes non-nil) numbers are rounded;
 // CSV (notes nil) has full precision.
 func build(rows []Row, notes *table.Notes) *table.Table {
-	return lay(rows, notes, table.Ranked(columns, importance, 3), func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
+	return lay(rows, notes, table.Ranked(columns, importance, 4), func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
 }
 
 // lay is what both of latency's tables share: the swept parameters, the
@@ -159,12 +164,37 @@ func metrics(rep *report.Latency, people bool) []string {
 	if th.NrBursts != nil {
 		bursts = strconv.FormatUint(*th.NrBursts, 10)
 	}
-	l := rep.LatencyMs
+	l, ci := rep.LatencyMs, rep.LatencyMsCI95
+	if ci == nil {
+		ci = &report.LatencyCI95{}
+	}
+	lf := func(v float64) string { return figure(l, v, people) }
 	return []string{
 		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),
 		opt(rep.CPUUtilisation, 3), opt(rep.PeakCPUs100ms, 2),
-		f(l.Mean, 2), f(l.P50, 2), f(l.P90, 2), f(l.P99, 2), f(l.P999, 2), f(l.Max, 2),
+		lf(l.Mean), lf(l.P50), interval(ci.P50, people), lf(l.P90), lf(l.P99), interval(ci.P99, people), lf(l.P999), interval(ci.P999, people), lf(l.Max),
 		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3)}
+}
+
+// figure is a response time's cell: for people 2 decimals, and where there
+// was no response "–" (CSV: empty), never 0.00.
+func figure(l report.LatencyMs, v float64, people bool) string {
+	switch {
+	case !l.None:
+		return table.Number(v, 2, people)
+	case people:
+		return "–"
+	}
+	return ""
+}
+
+// interval is a 95% interval's cell, "low–high" (an en dash, in every
+// format); empty where there is none.
+func interval(ci *[2]float64, people bool) string {
+	if ci == nil {
+		return ""
+	}
+	return table.Number(ci[0], 2, people) + "–" + table.Number(ci[1], 2, people)
 }
 
 // header says, above the text table, what every row shares: the

@@ -32,10 +32,11 @@ func rep(rate float64, p99 float64, warnings ...string) *report.Latency {
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", EffectiveCPUs: 1},
 		OfferedRPS: rate + 0.123456789, AchievedRPS: rate - 0.987654321, Offered: 805, Completed: 800, Dropped: 5,
 		CPUUtilisation: f64(0.123456789), PeakCPUs100ms: f64(1.23456789),
-		LatencyMs:   report.LatencyMs{Mean: 3.14159265, Min: 1, P50: 2.71828182, P90: 5.5, P99: p99, P999: 42.4242424, Max: 99.9999},
-		Model:       report.LoadModel{OfferedCPUs: 0.5, OfferedLoad: 0.512345678},
-		Warnings:    warnings,
-		Calibration: report.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
+		LatencyMs:     report.LatencyMs{Mean: 3.14159265, Min: 1, P50: 2.71828182, P90: 5.5, P99: p99, P999: 42.4242424, Max: 99.9999},
+		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{2.5, 2.9}, P99: &[2]float64{10.5, 15.25}}, // p99.9: too few
+		Model:         report.LoadModel{OfferedCPUs: 0.5, OfferedLoad: 0.512345678},
+		Warnings:      warnings,
+		Calibration:   report.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
 	}
 	r.Throttling.NrPeriods, r.Throttling.NrThrottled, r.Throttling.NrBursts = u64(100), u64(7), u64(3)
 	src := report.SourceProcess
@@ -98,7 +99,7 @@ func TestWriteCSV(t *testing.T) {
 	require.Len(t, recs, len(rows)+1)
 	head := recs[0]
 	assert.Equal(t, []string{"burst", "rate", "offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-		"mean_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "note"}, head)
+		"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "note"}, head)
 	col := func(rec []string, name string) string {
 		i := slices.Index(head, name)
 		require.GreaterOrEqual(t, i, 0, name)
@@ -120,6 +121,9 @@ func TestWriteCSV(t *testing.T) {
 	assert.Equal(t, "2.71828182", col(first, "p50_ms"))
 	assert.Equal(t, "12.3456789", col(first, "p99_ms"))
 	assert.Equal(t, "42.4242424", col(first, "p999_ms"))
+	assert.Equal(t, "2.5–2.9", col(first, "p50_ci95"), "low–high")
+	assert.Equal(t, "10.5–15.25", col(first, "p99_ci95"))
+	assert.Equal(t, "", col(first, "p999_ci95"), "no interval: empty")
 	assert.Equal(t, "99.9999", col(first, "max_ms"))
 	assert.Equal(t, "7/100", col(first, "throttled"))
 	assert.Equal(t, "0.246913578", col(first, "quota_util"))
@@ -157,9 +161,9 @@ func TestWriteCSVUnknowns(t *testing.T) {
 func TestWriteMarkdown(t *testing.T) {
 	out := write(t, abRows(), "markdown", true)
 	lines := strings.Split(out, "\n")
-	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p90_ms | p99_ms | p999_ms | max_ms | throttled | quota_util | bursts | offered_load | note |", lines[0])
+	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p50_ci95 | p90_ms | p99_ms | p99_ci95 | p999_ms | p999_ci95 | max_ms | throttled | quota_util | bursts | offered_load | note |", lines[0])
 	assert.True(t, strings.HasPrefix(lines[1], "|---:|"), lines[1])
-	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 5.50 | 12.35 | 42.42 | 100.00 | 7/100 | 0.247 | 3 | 0.512 | few requests¹; dropped requests² |")
+	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 2.50–2.90 | 5.50 | 12.35 | 10.50–15.25 | 42.42 |  | 100.00 | 7/100 | 0.247 | 3 | 0.512 | few requests¹; dropped requests² |")
 	assert.Contains(t, lines[3], "| 45.68 |")
 	assert.Contains(t, lines[3], "few requests¹ |", "the shared warning keeps its number")
 	assert.Contains(t, lines[5], `| 100ms | 200 |`)
@@ -241,4 +245,24 @@ func TestWriteTraced(t *testing.T) {
 		"9 of 800 requests met one; p99 request 55.3 ms, of which 48.1 ms throttled; requests that met no throttle: p99 3.9 ms\n")
 	assert.Equal(t, 1, strings.Count(out, "traced "), "the untraced rows get none")
 	assert.NotContains(t, write(t, rows, "csv", true), "traced")
+}
+
+// No response: every response time "–" for people, never 0.00, and empty
+// in CSV; the intervals empty.
+func TestNoResponsesNoFigures(t *testing.T) {
+	r := rep(100, 0)
+	r.Completed, r.LatencyMs, r.LatencyMsCI95 = 0, report.LatencyMs{None: true}, nil
+	rows := []Row{{Config: cfg("0", "100"), Report: r}, {Config: cfg("0", "200"), Report: rep(200, 12)}}
+	md := strings.Split(write(t, rows, "markdown", true), "\n")
+	assert.Contains(t, md[2], "| 0 | 5 | 0.123 | 1.23 | – | – |  | – | – |  | – |  | – | 7/100 |")
+	assert.NotContains(t, md[2], "0.00")
+	text := strings.Split(write(t, rows, "text", true), "\n")
+	require.Greater(t, len(text), 5)
+	assert.Equal(t, []string{"0", "100", "100.1", "99.0", "0", "5", "0.123", "1.23", "–", "–", "–", "–", "–", "–", "7/100"}, strings.Fields(text[5])[:15],
+		"no 0.00 for a figure that is not there")
+	recs, err := csv.NewReader(strings.NewReader(write(t, rows, "csv", true))).ReadAll()
+	require.NoError(t, err)
+	for _, name := range []string{"mean_ms", "p50_ms", "p50_ci95", "p99_ms", "p999_ms", "max_ms"} {
+		assert.Empty(t, recs[1][slices.Index(recs[0], name)], name)
+	}
 }

@@ -2,9 +2,12 @@ package latency
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -68,4 +71,87 @@ func targetLines(rows []Row) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// targetColumns are a --target table's metrics: the open loop's without
+// what only the built-in workload has (dropped: a target's requests all
+// go; offered_load: rate × work, and the server's work is unknown), with
+// the requests that failed (timeouts, connection errors, statuses
+// --accept-status leaves out).
+var targetColumns, targetImportance = func() ([]string, []string) {
+	builtin := func(c string) bool { return c == "dropped" || c == "offered_load" }
+	cols := slices.DeleteFunc(slices.Clone(columns), builtin)
+	cols = slices.Insert(cols, slices.Index(cols, "completed")+1, "failed")
+	imp := slices.DeleteFunc(slices.Clone(importance), builtin)
+	imp = slices.Insert(imp, slices.Index(imp, "throttled")+1, "failed")
+	return cols, imp
+}()
+
+// buildTarget lays out a --target's rows: the open loop's cells under
+// targetColumns.
+func buildTarget(rows []Row, notes *table.Notes) *table.Table {
+	people := notes != nil
+	return lay(rows, notes, table.Ranked(targetColumns, targetImportance, 4), func(rep *report.Latency) []string {
+		all := metrics(rep, people)
+		cell := map[string]string{}
+		for i, c := range columns {
+			cell[c] = all[i]
+		}
+		if rep.TargetResult != nil {
+			h := rep.HTTP
+			n := h.HTTPErrors + h.Timeouts + h.ConnectionErrors + h.Failed
+			if h.Failures != nil {
+				n = *h.Failures
+			}
+			cell["failed"] = strconv.Itoa(n)
+		}
+		out := make([]string, len(targetColumns))
+		for i, c := range targetColumns {
+			out[i] = cell[c]
+		}
+		return out
+	})
+}
+
+// sharedWarnings takes out of rows (copies: the reports are not written
+// to) the warnings every row that ran has, word for word, and says them
+// once: "every configuration: …". One row keeps its own.
+func sharedWarnings(rows []Row) ([]Row, string) {
+	var ran []*report.Latency
+	for _, r := range rows {
+		if r.Report != nil {
+			ran = append(ran, r.Report)
+		}
+	}
+	if len(ran) < 2 {
+		return rows, ""
+	}
+	var shared []string
+	for _, w := range ran[0].Warnings {
+		if !slices.Contains(shared, w) && !slices.ContainsFunc(ran[1:], func(r *report.Latency) bool { return !slices.Contains(r.Warnings, w) }) {
+			shared = append(shared, w)
+		}
+	}
+	if len(shared) == 0 {
+		return rows, ""
+	}
+	out := make([]Row, len(rows))
+	var b strings.Builder
+	for i, r := range rows {
+		out[i] = r
+		if r.Report != nil {
+			cp := *r.Report
+			cp.Warnings = slices.DeleteFunc(slices.Clone(cp.Warnings), func(w string) bool { return slices.Contains(shared, w) })
+			out[i].Report = &cp
+		}
+	}
+	for _, w := range shared {
+		b.WriteString("every configuration: " + w + "\n")
+	}
+	return out, b.String()
+}
+
+// TargetColumns are the names --columns takes for a --target's rows.
+func TargetColumns(keys []string) []string {
+	return slices.Concat(keys, targetColumns, []string{"note"})
 }

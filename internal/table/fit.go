@@ -347,7 +347,13 @@ func (f Fitted) Header() string {
 		n := 0
 		for i, tk := range l {
 			w := utf8.RuneCountInString(tk.sep + tk.text)
-			if i > 0 && f.Width > 0 && n+w > f.Width {
+			// A break after this item leaves the next one's comma on
+			// this line: it must fit too.
+			next := 0
+			if i+1 < len(l) {
+				next = utf8.RuneCountInString(strings.TrimRight(l[i+1].sep, " "))
+			}
+			if i > 0 && f.Width > 0 && n+w+next > f.Width {
 				b.WriteString(strings.TrimRight(tk.sep, " ") + "\n  ")
 				n = 2
 				w = utf8.RuneCountInString(tk.text)
