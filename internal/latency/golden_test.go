@@ -155,3 +155,46 @@ func TestTextAt80(t *testing.T) {
 		assert.NotContains(t, head, c, "the same in every row")
 	}
 }
+
+// targetRow is one configuration of a --target --serve A/B over the
+// burst: p50, p99 and their intervals, the requests and how many failed.
+func targetRow(burst string, p50, p99 float64, ci [4]float64, requests, failed int, warnings ...string) Row {
+	r := &report.Latency{
+		Config: report.LatencyConfig{Rate: 40, Arrivals: bench.ArrivalsOnOff, OnMs: 150, OffMs: 600, DurationS: 27, Seed: 1,
+			TargetConfig: &report.TargetConfig{Target: "http://127.0.0.1:8080/", Method: "GET", Connections: 32, RequestTimeoutMs: 5000,
+				Serve: []string{"python3", "docs/examples/cpu_server.py", "8080", "5"}, AcceptStatus: "2xx,3xx", MaxFailures: "1%"}},
+		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", EffectiveCPUs: 0.5},
+		OfferedRPS: 40, AchievedRPS: 40, Offered: requests, Completed: requests - failed,
+		LatencyMs:     report.LatencyMs{Mean: p50 * 1.2, P50: p50, P90: p99 / 2, P99: p99, P999: p99 * 1.1, Max: p99 * 1.2},
+		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{ci[0], ci[1]}, P99: &[2]float64{ci[2], ci[3]}},
+		Warnings:      warnings,
+		TargetResult:  &report.TargetResult{HTTP: report.HTTPCounts{Requests: requests, Responses: requests - failed, Status2xx: requests - failed, ConnectionErrors: failed, Failures: &failed}},
+	}
+	r.Throttling.NrPeriods, r.Throttling.NrThrottled = u64(270), u64(40)
+	return Row{Config: sweep.Config{{Flag: "cpus", Value: "0.5"}, {Flag: "burst", Value: burst}}, Report: r}
+}
+
+// A --target's text: the rate, the URL and the server in its header, no
+// built-in workload's field (dropped, offered_load, work, workers), the
+// failed requests in a column, a warning both rows have said once.
+func TestTargetTable(t *testing.T) {
+	few := "few requests: p99.9 has no 95% interval (under 368 responses p99 has none, under 3688 p99.9): even the slowest response is not surely above it, so it is the max or next to it and says little more; raise --rate or --duration"
+	rows := []Row{
+		targetRow("0", 5.6, 48.2, [4]float64{5.5, 5.8, 41.3, 55.0}, 1080, 0, few),
+		targetRow("50ms", 5.5, 9.1, [4]float64{5.4, 5.6, 8.2, 10.4}, 1080, 20, few, "failed run: 20 of 1080 requests failed (20 connection errors), more than --max-failures 1% allows (10)"),
+	}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, rows, "text", true, table.View{Width: 80}))
+	out := b.String()
+	golden.Check(t, "target-80.txt", out)
+	golden.Fits(t, out, 80)
+	words := strings.Join(strings.Fields(out), " ")
+	assert.Contains(t, words, "arrivals at 40 requests/s for 27s")
+	assert.Contains(t, words, "GET http://127.0.0.1:8080/")
+	assert.Contains(t, words, "server: python3 docs/examples/cpu_server.py 8080 5")
+	assert.Equal(t, 1, strings.Count(out, "few requests"), "said once: every row has it")
+	for _, builtin := range []string{"dropped", "offered_load", "work", "workers"} {
+		assert.NotContains(t, out, builtin)
+	}
+	assert.Contains(t, strings.Fields(strings.Split(out, "\n\n")[1]), "failed")
+}

@@ -39,9 +39,15 @@ func targetHeader(rows []Row) string {
 		default:
 			where = "server: already running, in a cgroup not named (no --cgroup): no throttling counters"
 		}
-		return fmt.Sprintf("open loop: %s arrivals for %gs (seed %d); %s %s over %s, timeout %s per request\n"+
+		// The rate, where every row has the same (a list over it says
+		// it in its column).
+		rate := fmt.Sprintf(" at %g requests/s", c.Rate)
+		if slices.ContainsFunc(rows, func(o Row) bool { return o.Report != nil && o.Report.Config.Rate != c.Rate }) {
+			rate = ""
+		}
+		return fmt.Sprintf("open loop: %s arrivals%s for %gs (seed %d); %s %s over %s, timeout %s per request\n"+
 			"client: this process, outside any slice; %s; response time = end of the response − scheduled arrival\n",
-			arr, c.DurationS, c.Seed, t.Method, t.Target, plural.N(t.Connections, "connection"), timeout, where)
+			arr, rate, c.DurationS, c.Seed, t.Method, t.Target, plural.N(t.Connections, "connection"), timeout, where)
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // SaveLatency draws throttlebench latency's rows into path (.svg or .png):
@@ -74,12 +75,10 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		}
 		s.pts = append(s.pts, r)
 	}
-	c := ran[0].Report.Config
 	p := &panel{
-		title: fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
-			c.Arrivals, c.WorkMs, plural.N(c.Workers, "worker")),
-		x: axis{label: xLabel},
-		y: axis{label: "response time (ms)"},
+		title: latencyTitle(ran[0].Report.Config, xFlag == "") + "\nresponse time from the scheduled arrival: p99 solid, p50 dashed",
+		x:     axis{label: xLabel},
+		y:     axis{label: "response time (ms)"},
 	}
 	var xs, ys []float64
 	for i, s := range all {
@@ -91,6 +90,9 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		var p99, p50 plotter.XYs
 		for _, r := range s.pts {
 			l := r.Report.LatencyMs
+			if l.None {
+				continue // no response: no point, never one at 0
+			}
 			p99 = append(p99, plotter.XY{X: x(r), Y: l.P99})
 			p50 = append(p50, plotter.XY{X: x(r), Y: l.P50})
 			xs = append(xs, x(r))
@@ -103,6 +105,9 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		dashed.marks.Shape = filled(dashed.marks.Shape)
 		p.lines = append(p.lines, newLine(name+"p99", p99, i, true), dashed)
 	}
+	if len(xs) == 0 {
+		return nil, errors.New("nothing to plot: no configuration had a response")
+	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
 	// Tails span decades: a log scale once they do, with room for a
 	// marker above and below (the legend is above the data area).
@@ -114,6 +119,29 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		p.y.min, p.y.max = widen(0, hi*1.05)
 	}
 	return p, nil
+}
+
+// latencyTitle says what every point shares: for the built-in workload
+// its arrivals, work and workers; for --target the URL, the server and
+// the arrivals (and the rate, when it is not the x axis), none of the
+// built-in workload's fields, which a target does not have.
+func latencyTitle(c report.LatencyConfig, rateFixed bool) string {
+	t := c.TargetConfig
+	if t == nil {
+		return fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s", c.Arrivals, c.WorkMs, plural.N(c.Workers, "worker"))
+	}
+	rate := ""
+	if rateFixed {
+		rate = fmt.Sprintf(" at %g requests/s", c.Rate)
+	}
+	server := "a server already running"
+	if len(t.Serve) > 0 {
+		server = "server: " + strings.Join(t.Serve, " ")
+		if r := []rune(server); len(r) > 60 {
+			server = string(r[:59]) + "…"
+		}
+	}
+	return fmt.Sprintf("throttlebench latency --target %s %s: %s arrivals%s, %s", t.Method, t.Target, c.Arrivals, rate, server)
 }
 
 func latencyVaries(rows []latency.Row, flag string) bool {

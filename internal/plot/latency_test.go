@@ -167,3 +167,37 @@ func TestSaveLatencyOnePoint(t *testing.T) {
 func TestSaveLatencyRejectsOtherFormats(t *testing.T) {
 	assert.Error(t, SaveLatency(filepath.Join(t.TempDir(), "x.pdf"), latencyOverRates()))
 }
+
+// A --target's title names the URL, the server and the rate, and none of
+// the built-in workload's fields; a configuration with no response has
+// no point (never one at 0).
+func TestLatencyTargetTitle(t *testing.T) {
+	rows := latencyOverCPUs()
+	for _, r := range rows {
+		r.Report.Config.WorkMs, r.Report.Config.Workers = 0, 0
+		r.Report.Config.TargetConfig = &report.TargetConfig{Target: "http://127.0.0.1:8081/", Method: "GET",
+			Serve: []string{"python3", "server.py", "8081"}}
+	}
+	rows[0].Report.LatencyMs = report.LatencyMs{None: true}
+	p, err := latencyPanel(rows)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(p.title, "throttlebench latency --target GET http://127.0.0.1:8081/: onoff arrivals at 40 requests/s, server: python3 server.py 8081\n"), p.title)
+	assert.NotContains(t, p.title, "work per request")
+	assert.NotContains(t, p.title, "worker")
+	for _, l := range p.lines {
+		for _, pt := range l.XYs {
+			assert.NotZero(t, pt.Y, "%s", l.label)
+		}
+	}
+	// Over rates, the rate is the x axis, not in the title; a server
+	// already running is said so.
+	rows = latencyOverRates()
+	for _, r := range rows {
+		if r.Report != nil {
+			r.Report.Config.TargetConfig = &report.TargetConfig{Target: "http://h/", Method: "POST"}
+		}
+	}
+	p, err = latencyPanel(rows)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(p.title, "throttlebench latency --target POST http://h/: onoff arrivals, a server already running\n"), p.title)
+}
