@@ -69,6 +69,9 @@ func TestQuantileCIKnownValues(t *testing.T) {
 	}
 	assert.Equal(t, [3]any{2, 9, true}, ci(10, 0.5))
 	assert.Equal(t, [3]any{40, 61, true}, ci(100, 0.5))
+	// docs/latency.md's figures for 1000 responses.
+	assert.Equal(t, [3]any{469, 532, true}, ci(1000, 0.5))
+	assert.Equal(t, [3]any{983, 997, true}, ci(1000, 0.99))
 	assert.Equal(t, [3]any{0, 0, false}, ci(5, 0.5))
 	assert.Equal(t, [3]any{1, 6, true}, ci(6, 0.5))
 	for _, c := range []struct {
