@@ -149,7 +149,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if err := save(rows); err != nil {
 		return err
 	}
-	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Latency) []string { return r.Warnings }))
+	warnOnce(stderr, s.format, s.output, latencyWarnings(rows))
 	if o.plot != "" && !timeline {
 		if err := plot.SaveLatency(o.plot, rows); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -46,4 +47,12 @@ func targetFailed(rows []latency.Row, rule build.FailureRule) error {
 		return nil
 	}
 	return errors.New("the target failed: " + strings.Join(why, "; "))
+}
+
+// latencyWarnings are a list's warnings for stderr: one that every
+// configuration has, once and unlabelled; the others labelled with
+// their configuration.
+func latencyWarnings(rows []latency.Row) []labelled {
+	rest, shared := latency.SharedWarnings(rows)
+	return append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...)
 }

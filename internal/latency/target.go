@@ -119,10 +119,10 @@ func buildTarget(rows []Row, notes *table.Notes) *table.Table {
 	})
 }
 
-// sharedWarnings takes out of rows (copies: the reports are not written
-// to) the warnings every row that ran has, word for word, and says them
-// once: "every configuration: …". One row keeps its own.
-func sharedWarnings(rows []Row) ([]Row, string) {
+// SharedWarnings takes out of rows (copies: the reports are not written
+// to) the warnings every row that ran has, word for word, and returns
+// them apart, to be said once; one row keeps its own.
+func SharedWarnings(rows []Row) ([]Row, []string) {
 	var ran []*report.Latency
 	for _, r := range rows {
 		if r.Report != nil {
@@ -130,7 +130,7 @@ func sharedWarnings(rows []Row) ([]Row, string) {
 		}
 	}
 	if len(ran) < 2 {
-		return rows, ""
+		return rows, nil
 	}
 	var shared []string
 	for _, w := range ran[0].Warnings {
@@ -139,10 +139,9 @@ func sharedWarnings(rows []Row) ([]Row, string) {
 		}
 	}
 	if len(shared) == 0 {
-		return rows, ""
+		return rows, nil
 	}
 	out := make([]Row, len(rows))
-	var b strings.Builder
 	for i, r := range rows {
 		out[i] = r
 		if r.Report != nil {
@@ -151,10 +150,18 @@ func sharedWarnings(rows []Row) ([]Row, string) {
 			out[i].Report = &cp
 		}
 	}
+	return out, shared
+}
+
+// sharedWarnings is SharedWarnings with the shared ones as lines for
+// above the text table: "every configuration: …".
+func sharedWarnings(rows []Row) ([]Row, string) {
+	rows, shared := SharedWarnings(rows)
+	var b strings.Builder
 	for _, w := range shared {
 		b.WriteString("every configuration: " + w + "\n")
 	}
-	return out, b.String()
+	return rows, b.String()
 }
 
 // TargetColumns are the names --columns takes for a --target's rows.
