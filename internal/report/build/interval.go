@@ -107,7 +107,7 @@ func wideInterval(r *report.Latency, th Thresholds) (string, bool) {
 		}
 		rel := (f.ci[1] - f.ci[0]) / f.figure
 		if rel > th.MaxIntervalWidth {
-			wide = append(wide, fmt.Sprintf("%s %s (%s–%s, %.0f%% of it)", f.name, table.MsSpaced(f.figure),
+			wide = append(wide, fmt.Sprintf("%s %s has a 95%% interval of %s–%s, %.0f%% of it", f.name, table.MsSpaced(f.figure),
 				table.MsSpaced(f.ci[0]), table.MsSpaced(f.ci[1]), 100*rel))
 			worst = max(worst, rel)
 		}
@@ -120,8 +120,8 @@ func wideInterval(r *report.Latency, th Thresholds) (string, bool) {
 	if d := r.Config.DurationS; d > 0 {
 		more += fmt.Sprintf(" (--duration %gs at this rate)", math.Ceil(d*k))
 	}
-	return fmt.Sprintf("wide interval: 95%% interval of %s; one over %.0f%% of its figure cannot tell apart two figures a third apart, and %s would narrow it to that; "+
-		"under a quota one throttled period stalls every request in it, so the requests of a run are not independent and the interval is the least the figure is uncertain by: "+
-		"repeat the run with other --seed values (runs are the independent units) and compare their figures",
-		strings.Join(wide, ", "), 100*th.MaxIntervalWidth, more), true
+	return fmt.Sprintf("wide interval: %s; an interval over %.0f%% of its figure cannot tell apart two figures a third apart, and %s would narrow it to that, "+
+		"or %.0f runs with other --seed values, pooled: under a quota one throttled period stalls every request in it, so the requests of a run are not independent, "+
+		"the interval is the least the figure is uncertain by, and runs are the independent units",
+		strings.Join(wide, "; "), 100*th.MaxIntervalWidth, more, k), true
 }

@@ -113,11 +113,11 @@ func TestWideIntervalWarning(t *testing.T) {
 	r.LatencyMsCI95.P99 = &[2]float64{8, 13.4} // 60%
 	w := CheckLatency(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"wide interval"}, headlines(w))
-	assert.Contains(t, w[0], "p99 9.00 ms (8.00 ms–13.40 ms, 60% of it)")
+	assert.Contains(t, w[0], "wide interval: p99 9.00 ms has a 95% interval of 8.00 ms–13.40 ms, 60% of it;")
 	assert.NotContains(t, w[0], "p50")
 	// (0.6/0.5)² = 1.44: twice the requests, 80 s of the 40 s run.
 	assert.Contains(t, w[0], "about 2× the requests (--duration 80s at this rate)")
-	assert.Contains(t, w[0], "--seed")
+	assert.Contains(t, w[0], "or 2 runs with other --seed values, pooled")
 
 	r.LatencyMsCI95 = nil
 	assert.Empty(t, CheckLatency(r, Background{}, DefaultThresholds), "no interval, nothing to judge")
