@@ -49,6 +49,11 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		{[]string{"latency", "extra-arg"}, []string{`unexpected argument "extra-arg": latency takes a command only with --target URL --serve -- CMD`}},
 		// latency --target (issue 27)
 		{[]string{"latency", "--target", "localhost:80"}, []string{`invalid --target "localhost:80"`, "http:// or https:// URL"}},
+		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--accept-status", "2xx,700"}, []string{`invalid --accept-status "2xx,700"`, `"700" is not a status, a range or a class within 100-599`}},
+		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--max-failures", "2.5"}, []string{`invalid --max-failures "2.5"`, "0% to 100%", "or a count"}},
+		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--max-failures", "150%"}, []string{`invalid --max-failures "150%"`}},
+		{[]string{"latency", "--max-failures", "5"}, []string{"--max-failures applies only with --target URL"}},
+		{[]string{"latency", "--accept-status", "404"}, []string{"--accept-status applies only with --target URL"}},
 		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--work", "5ms"}, []string{"--work applies to the built-in workload, not to --target"}},
 		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--workers", "4"}, []string{"--workers applies to the built-in workload"}},
 		{[]string{"latency", "--target", "http://127.0.0.1:1/", "--instances", "shared"}, []string{"--instances applies to the built-in workload"}},
