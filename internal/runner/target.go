@@ -360,6 +360,9 @@ func failedWarning(c report.HTTPCounts) string {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}
 	}
+	if c.Responses == 0 { // no figure to say anything of
+		return fmt.Sprintf("failed requests: %d of %d did not get a 2xx response (%s)", n, c.Requests, strings.Join(parts, ", "))
+	}
 	return fmt.Sprintf("failed requests: %d of %d did not get a 2xx response (%s); the percentiles cover the %d responses, of any status",
 		n, c.Requests, strings.Join(parts, ", "), c.Responses)
 }

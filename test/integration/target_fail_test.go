@@ -105,6 +105,7 @@ func TestTargetFailureExits1(t *testing.T) {
 				for _, w := range r.Warnings {
 					assert.NotContains(t, w, "near the floor")
 					assert.NotContains(t, w, "few requests")
+					assert.NotContains(t, w, "percentiles cover")
 				}
 			}
 			if c.name == "dies mid-run" {
