@@ -68,8 +68,8 @@ func TestOutputExtensionRefused(t *testing.T) {
 		out  string
 		want string
 	}{
-		{[]string{"sample", "--duration", "1s"}, "usage.md", "sample writes json, text, csv (.json, .txt, .csv), not markdown; give --format"},
-		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json (.txt, .md, .json), not csv; give --format"},
+		{[]string{"sample", "--duration", "1s"}, "usage.md", "sample writes json, text, csv (.json, .txt, .csv), not markdown; give the file one of those extensions, or --format to write one of them under this name"},
+		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json (.txt, .md, .json), not csv; give the file one of those extensions, or --format"},
 		{[]string{"collect", "-"}, "results.csv", "collect writes json (.json), not csv"},
 		{[]string{"collect", "-"}, "results.txt", "collect writes json (.json), not text"},
 		{[]string{"collect", "-"}, "results.md", "collect writes json (.json), not markdown"},

@@ -97,9 +97,9 @@ func formatFromOutput(cmd *cobra.Command) error {
 			exts = append(exts, e)
 		}
 	}
-	hint := "; give --format to write one of them under this name"
-	if f == nil || len(writes) == 1 {
-		hint = "; name the file so"
+	hint := "; give the file one of those extensions"
+	if f != nil && len(writes) > 1 {
+		hint += ", or --format to write one of them under this name"
 	}
 	return config.Usagef("output", "invalid --output %q: %s writes %s (%s), not %s%s",
 		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)

@@ -133,7 +133,7 @@ func TestOutputRefusesAPlantedLink(t *testing.T) {
 	}
 	// The links for each case are planted once and used by all of its
 	// variants: each must come out refused.
-	jsons, svg, csv := fileLinks(".json"), fileLinks(".svg"), fileLinks(".csv")
+	jsons, svg, csv, yamls := fileLinks(".json"), fileLinks(".svg"), fileLinks(".csv"), fileLinks(".yaml")
 	dirs := dirLinks("dir")
 	cgroupLinks := func() []string {
 		a := tmp("parent")
@@ -158,7 +158,7 @@ func TestOutputRefusesAPlantedLink(t *testing.T) {
 		{"parent", []string{"cleanup", "--parent"}, cgroupLinks},
 		{"output", append(sweep, "-o"), jsons},
 		{"plot", append(sweep, "--plot"), svg},
-		{"output", []string{"sweep", "--cpus", "0.5,1", "--emit", "kubernetes", "-o"}, jsons},
+		{"output", []string{"sweep", "--cpus", "0.5,1", "--emit", "kubernetes", "-o"}, yamls},
 		{"output", []string{"sweep", "--cpus", "0.5,1", "--emit", "sonobuoy", "-o"}, dirs},
 		{"output", []string{"sweep", "--from", in, "-o"}, jsons},
 		{"plot", []string{"sweep", "--from", in, "--plot"}, svg},
