@@ -292,9 +292,6 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 				quoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
 		}
 	}
-	if msg := failedWarning(rep.HTTP); msg != "" {
-		rep.AddWarning(msg)
-	}
 	if g != nil {
 		tw.traceLatency(rep, targetSpans(res), stat)
 	}
@@ -342,29 +339,6 @@ func httpCounts(c httpload.Counts) report.HTTPCounts {
 	return report.HTTPCounts{Requests: c.Total(), Responses: c.Responses(),
 		Status1xx: c.Classes[1], Status2xx: c.Classes[2], Status3xx: c.Classes[3], Status4xx: c.Classes[4], Status5xx: c.Classes[5], StatusOther: c.Classes[0],
 		HTTPErrors: c.HTTPErrors(), Timeouts: c.Timeouts, ConnectionErrors: c.ConnErrors, Failed: c.Failed, Cancelled: c.Cancelled, Statuses: c.Statuses}
-}
-
-// failedWarning says how many requests failed and how, "" when none did.
-func failedWarning(c report.HTTPCounts) string {
-	n := c.HTTPErrors + c.Unanswered()
-	if n == 0 {
-		return ""
-	}
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{c.Status1xx, "1xx"}, {c.Status3xx, "3xx"}, {c.Status4xx, "4xx"}, {c.Status5xx, "5xx"}, {c.StatusOther, "other status"},
-		{c.Timeouts, "timed out"}, {c.ConnectionErrors, "connection errors"}, {c.Failed, "failed"}, {c.Cancelled, "cancelled"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	if c.Responses == 0 { // no figure to say anything of
-		return fmt.Sprintf("failed requests: %d of %d did not get a 2xx response (%s)", n, c.Requests, strings.Join(parts, ", "))
-	}
-	return fmt.Sprintf("failed requests: %d of %d did not get a 2xx response (%s); the percentiles cover the %d responses, of any status",
-		n, c.Requests, strings.Join(parts, ", "), c.Responses)
 }
 
 // targetSpans are the requests that got a response, from their

@@ -309,7 +309,7 @@ func TestTargetServeFaults(t *testing.T) {
 		assert.Greater(t, r.HTTP.Status2xx, 0, "answered before it went")
 		assert.Greater(t, r.HTTP.ConnErrors, 0, "refused after")
 		assert.Equal(t, r.HTTP.Requests, r.HTTP.Status2xx+r.HTTP.ConnErrors+r.HTTP.Timeouts, "every request counted")
-		assert.Contains(t, strings.Join(r.Warnings, "\n"), "failed requests:")
+		assert.Contains(t, strings.Join(r.Warnings, "\n"), "failed run: ", "more than --max-failures allows: the run fails (issue 33)")
 		noServerLeft(t, srv.marker)
 	})
 	t.Run("timeout", func(t *testing.T) {

@@ -109,4 +109,15 @@ func TestJudgeTarget(t *testing.T) {
 	JudgeTarget(ok, rule(t, DefaultAcceptStatus, DefaultMaxFailures))
 	assert.Empty(t, ok.Warnings)
 	assert.Equal(t, 0, *ok.HTTP.Failures)
+
+	// An accepted status is no failure, and says nothing.
+	accepted := targetRun(report.HTTPCounts{Statuses: map[int]int{200: 90, 404: 10}})
+	JudgeTarget(accepted, rule(t, "2xx,404", DefaultMaxFailures))
+	assert.Empty(t, accepted.Warnings)
+	assert.Equal(t, 0, *accepted.HTTP.Failures)
+
+	// Failures within the rule: the run passes and says what its figures hold.
+	within := targetRun(report.HTTPCounts{Statuses: map[int]int{200: 199, 503: 1}})
+	JudgeTarget(within, rule(t, DefaultAcceptStatus, DefaultMaxFailures))
+	assert.Equal(t, []string{"failed requests: 1 of 200 requests failed (1 response 503), within --max-failures 1% (2); the percentiles cover the 200 responses, of any status"}, within.Warnings)
 }
