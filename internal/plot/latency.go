@@ -80,6 +80,11 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		x:     axis{label: xLabel},
 		y:     axis{label: "response time (ms)"},
 	}
+	// An unlimited arm (--cpus max) beside limited ones sits at the CPUs
+	// it could use, the right end, labelled "max" above its p99, as in
+	// sweep's chart.
+	markMax := xFlag == "" && slices.ContainsFunc(ran, func(r latency.Row) bool { return r.Report.Cgroup.QuotaUs >= 0 })
+	var maxAt plotter.XYs
 	var xs, ys []float64
 	for i, s := range all {
 		slices.SortStableFunc(s.pts, func(a, b latency.Row) int { return compare(x(a), x(b)) })
@@ -94,6 +99,9 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 				continue // no response: no point, never one at 0
 			}
 			p99 = append(p99, plotter.XY{X: x(r), Y: l.P99})
+			if markMax && r.Report.Cgroup.QuotaUs < 0 {
+				maxAt = append(maxAt, plotter.XY{X: x(r), Y: l.P99})
+			}
 			p50 = append(p50, plotter.XY{X: x(r), Y: l.P50})
 			xs = append(xs, x(r))
 			ys = append(ys, l.P99, l.P50)
@@ -107,6 +115,10 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	}
 	if len(xs) == 0 {
 		return nil, errors.New("nothing to plot: no configuration had a response")
+	}
+	if l := labelsAbove(maxAt, slices.Repeat([]string{"max"}, len(maxAt))); l != nil {
+		p.labels = append(p.labels, l)
+		p.x.label += "; max: the CPUs an unlimited slice may use"
 	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
 	// Tails span decades: a log scale once they do, with room for a

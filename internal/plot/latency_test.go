@@ -201,3 +201,31 @@ func TestLatencyTargetTitle(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(p.title, "throttlebench latency --target POST http://h/: onoff arrivals, a server already running\n"), p.title)
 }
+
+// --cpus 0.5,1,max: the unlimited arm is a point at the right end,
+// labelled "max" above its p99 (once per series); without a limited arm
+// beside it, nothing is labelled.
+func TestLatencyMarksTheUnlimitedArm(t *testing.T) {
+	rows := latencyOverCPUs()
+	for _, r := range rows {
+		r.Report.Cgroup.QuotaUs = int64(r.Report.Cgroup.EffectiveCPUs * 100000)
+	}
+	rows[2].Report.Cgroup.QuotaUs, rows[5].Report.Cgroup.QuotaUs = -1, -1 // the 2-CPU arms: unlimited on a 2-CPU machine
+	p, err := latencyPanel(rows)
+	require.NoError(t, err)
+	require.Len(t, p.labels, 1)
+	assert.Equal(t, xys(2, 9, 2, 6), p.labels[0].XYs, "above each series' unlimited p99")
+	assert.Equal(t, []string{"max", "max"}, p.labels[0].Labels)
+	assert.Contains(t, p.x.label, "max: the CPUs an unlimited slice may use")
+
+	path := filepath.Join(t.TempDir(), "max.svg")
+	require.NoError(t, SaveLatency(path, rows))
+	assert.Equal(t, 3, strings.Count(svgTexts(t, path), "max"), "two labels, and the x axis's note")
+
+	for _, r := range rows {
+		r.Report.Cgroup.QuotaUs = -1
+	}
+	p, err = latencyPanel(rows)
+	require.NoError(t, err)
+	assert.Empty(t, p.labels, "unlimited alone: nothing to tell apart")
+}

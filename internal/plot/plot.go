@@ -306,6 +306,11 @@ func maxLabels(s Series, y []float64) *plotter.Labels {
 			texts = append(texts, "max")
 		}
 	}
+	return labelsAbove(xys, texts)
+}
+
+// labelsAbove are texts centred above the points xys; nil for none.
+func labelsAbove(xys plotter.XYs, texts []string) *plotter.Labels {
 	if len(xys) == 0 {
 		return nil
 	}
