@@ -113,6 +113,11 @@ func writeText(w io.Writer, r *report.Report) error {
 	switch {
 	case t.NrPeriods == nil || t.NrThrottled == nil:
 		fmt.Fprintf(&b, "  Throttled:         not reported by the kernel\n")
+	case t.ThrottledFraction == nil && cg.QuotaUs >= 0 && cg.PeriodUs != nil:
+		// A quota, but the kernel counted no period: on v1 a period is
+		// counted when its timer fires, which a run shorter than one
+		// never sees (issue 33: 0.5 CPUs said "no quota").
+		fmt.Fprintf(&b, "  Throttled:         no bandwidth period counted (the measured iterations ended within one)\n")
 	case t.ThrottledFraction == nil:
 		fmt.Fprintf(&b, "  Throttled:         no bandwidth periods ran (no quota)\n")
 	default:

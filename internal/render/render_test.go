@@ -61,6 +61,19 @@ func TestTextSummary(t *testing.T) {
 	assert.Contains(t, out, "\n  warning: few periods: the measured iterations span 300 ms")
 	assert.NotContains(t, out, "compare can never")
 
+	// A quota whose periods the kernel never counted (a run shorter than
+	// one) is no run without a quota (issue 33).
+	short := sample()
+	short.Throttling = report.Throttling{NrPeriods: u64(0), NrThrottled: u64(0)}
+	buf.Reset()
+	require.NoError(t, Write(&buf, short, "text"))
+	assert.Contains(t, buf.String(), "Throttled:         no bandwidth period counted (the measured iterations ended within one)\n")
+	unlimited := sample()
+	unlimited.Cgroup.QuotaUs, unlimited.Throttling = -1, report.Throttling{NrPeriods: u64(0), NrThrottled: u64(0)}
+	buf.Reset()
+	require.NoError(t, Write(&buf, unlimited, "text"))
+	assert.Contains(t, buf.String(), "Throttled:         no bandwidth periods ran (no quota)\n")
+
 	one := sample()
 	one.Workers, one.Spread = one.Workers[:1], report.Spread{SlowestToFastest: 1}
 	buf.Reset()
