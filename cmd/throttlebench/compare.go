@@ -71,11 +71,11 @@ would pair them.`,
 }
 
 func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer) error {
-	old, err := compare.LoadFile("OLD", oldPath)
+	old, err := loadRuns("OLD", oldPath)
 	if err != nil {
 		return err
 	}
-	new, err := compare.LoadFile("NEW", newPath)
+	new, err := loadRuns("NEW", newPath)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func invalidOthersCases(f invalidFiles) []invalidCase {
 		{[]string{"compare", "testdata/compare/missing.json", f.reg}, []string{`invalid OLD "testdata/compare/missing.json": no such file or directory`}},
 		{[]string{"compare", f.base, "testdata/compare"}, []string{`invalid NEW "testdata/compare"`}},
 		{[]string{"compare", f.base, fixture("gobench.txt")}, []string{`invalid NEW "testdata/compare/gobench.txt": not a throttlebench result: line 1`}},
+		{[]string{"compare", "../../internal/show/testdata/sample.json", f.base}, []string{`invalid OLD "../../internal/show/testdata/sample.json": a sample result`, "only run and sweep results", "throttlebench show"}},
 		// Results whose durations are no durations: [-5,-1,0] once read as a
 		// −10454.2% improvement and exited 0.
 		{[]string{"compare", f.base, fixture("negative-durations.json")}, []string{`invalid NEW "testdata/compare/negative-durations.json": not a throttlebench result: line 1: durations_ms element 1 is -5: want a duration above 0 ms`}},

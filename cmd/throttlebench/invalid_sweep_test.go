@@ -31,6 +31,8 @@ func invalidSweepCases(f invalidFiles) []invalidCase {
 		{[]string{"sweep", "--from", f.base, "--emit", "kubernetes"}, []string{`--emit "kubernetes" cannot be used with --from`}},
 		{[]string{"sweep", "--from", "/nonexistent/results.json"}, []string{`invalid --from "/nonexistent/results.json": no such file or directory`}},
 		{[]string{"sweep", "--from", fixture("gobench.txt")}, []string{`invalid --from "testdata/compare/gobench.txt": not a throttlebench result`}},
+		// a result of another kind is one, and show reads it (issue 33)
+		{[]string{"sweep", "--from", "../../internal/show/testdata/latency.json"}, []string{`invalid --from "../../internal/show/testdata/latency.json": a latency result`, "throttlebench show ../../internal/show/testdata/latency.json shows it"}},
 		{[]string{"sweep", "--from", f.base, "--format", "yaml"}, []string{`--format "yaml"`, "json, text, csv"}},
 		{[]string{"sweep", "--from", f.base, "--plot", "x.pdf"}, []string{`--plot "x.pdf"`, ".svg or .png"}},
 		// sweep --emit: what a pod cannot express is refused, saying why and what to do instead

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -39,7 +38,7 @@ func (o *sweepOptions) fromResults(flags *pflag.FlagSet, stdout io.Writer) error
 	if err := config.Output("output", o.run.output); err != nil {
 		return err
 	}
-	reps, err := compare.LoadFile("--from", o.from)
+	reps, err := loadRuns("--from", o.from)
 	if err != nil {
 		return err
 	}
