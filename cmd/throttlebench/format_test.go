@@ -53,6 +53,12 @@ func TestFormatRule(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.md"}))
 	require.ErrorContains(t, formatFromOutput(sample), `invalid --output "x.md": sample writes json, text, csv (.json, .txt, .csv), not markdown`)
+	// Its help names the extensions it writes, and inspect, without -o,
+	// none (issue 33: both said .json, .csv, .md).
+	assert.Contains(t, sample.Flags().Lookup("format").Usage, "what -o's extension names (.json, .txt, .csv), else text")
+	inspectCmd, _, err := cmd.Find([]string{"inspect"})
+	require.NoError(t, err)
+	assert.Equal(t, "output format: text, json", inspectCmd.Flags().Lookup("format").Usage)
 	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.csv"}))
 	require.NoError(t, formatFromOutput(sample))
 	assert.Equal(t, "csv", sample.Flags().Lookup("format").Value.String())

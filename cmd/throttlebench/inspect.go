@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,5 +72,7 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 		},
 	}
 	formatFlag(cmd.Flags(), &o.format, inspect.Formats)
+	// inspect has no -o: its help names no extension.
+	cmd.Flags().Lookup("format").Usage = "output format: " + strings.Join(inspect.Formats, ", ")
 	return cmd
 }

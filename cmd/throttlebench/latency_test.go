@@ -19,5 +19,5 @@ func TestLatencyHelpListsItsFlags(t *testing.T) {
 		assert.NotContains(t, stdout, f+" ")
 	}
 	assert.Contains(t, stdout, "worker threads serving requests from the queue", "workers' help in latency")
-	assert.Contains(t, stdout, `output format: json, text, csv, markdown; without it, what -o's extension names (.json, .csv, .md), else text (default "text")`)
+	assert.Contains(t, stdout, `output format: json, text, csv, markdown; without it, what -o's extension names (.json, .txt, .csv, .md), else text (default "text")`)
 }

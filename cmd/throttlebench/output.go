@@ -58,8 +58,16 @@ var outputOnly = map[string][]string{"collect": {"json"}}
 
 // formatFlag registers --format with the formats a command writes; its
 // default is text (every command writes text).
+// The help names the extensions of the formats it writes alone: sample's
+// said .md, which it refuses (issue 33).
 func formatFlag(f *pflag.FlagSet, p *string, formats []string) {
-	f.StringVar(p, "format", "text", "output format: "+strings.Join(formats, ", ")+"; without it, what -o's extension names (.json, .csv, .md), else text")
+	var exts []string
+	for _, name := range formats {
+		if e, ok := formatExts[name]; ok && extFormats[e] == name {
+			exts = append(exts, e)
+		}
+	}
+	f.StringVar(p, "format", "text", "output format: "+strings.Join(formats, ", ")+"; without it, what -o's extension names ("+strings.Join(exts, ", ")+"), else text")
 	_ = f.SetAnnotation("format", formatsAnnotation, formats)
 }
 

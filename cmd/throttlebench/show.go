@@ -28,8 +28,7 @@ func newCmdShow(stdout, stderr io.Writer) *cobra.Command {
 		Long: `show reads a result a command wrote (-o r.json, --format json) and renders it
 as that command did: a run's summary, a sweep's or a latency list's table, a
 sample's summary, simulate's cells, in --format, and with --plot the
-command's picture. The
-kind is read from the file itself: ` + show.KindNames() + `.`,
+command's picture. The kind is read from the file itself: ` + show.KindNames() + `.`,
 		Example: `  throttlebench show r.json
   throttlebench show sweep.json --format markdown --plot sweep.svg
   throttlebench show latency.json --columns p50_ms,p99_ms
