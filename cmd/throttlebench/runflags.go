@@ -53,7 +53,7 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 			help = p.HelpLatency
 		}
 		if lists && p.Axis {
-			v.list, help = true, help+"; a list or range"
+			v.list, help = true, help+"; a list or range"+p.HelpList
 		}
 		o.values[p.Name] = &v.s
 		f.Var(v, p.Name, help)

@@ -156,6 +156,9 @@ type Param struct {
 	For         Command
 	HelpLatency string
 	Axis        bool // may be a list or a range (sweep, latency)
+	// HelpList ends its help where it is a list (sweep, latency), after
+	// "a list or range": run takes one value (issue 33).
+	HelpList string
 	// Hidden: a flag --help does not show (the command's argv, given
 	// after --).
 	Hidden bool
@@ -250,7 +253,7 @@ var batchParams = slices.Concat([]Param{
 	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
 	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Words: []string{"max"},
-		Help: "CPUs allowed, like docker --cpus: quota = cpus × period; max: no quota (as --quota max), an unlimited arm beside limited ones in a list", parse: parseCPUs},
+		Help: "CPUs allowed, like docker --cpus: quota = cpus × period; max: no quota (as --quota max)", HelpList: ", max an unlimited arm beside the limited ones", parse: parseCPUs},
 	// Placement. The cpuset is no axis: its list format has commas.
 	{Name: "cpuset", For: Batch | Latency, Kind: Words, Limit: true,
 		Help:  "CPUs of the slice, in the kernel's list format such as 0-3,8 (the cpuset controller; default: all the parent has)",
