@@ -66,7 +66,9 @@ func targetLines(rows []Row) string {
 		if d := sweep.Describe(r.Config); d != "" {
 			what += " " + d
 		}
-		fmt.Fprintf(&b, "%s: %d sent, %d responses (%d 2xx), %d HTTP errors, %d timeouts, %d connection errors, %d failed",
+		// http.failed is a malformed response: "failed" here contradicted
+		// the table's failed column, the failures by the rule (issue 33).
+		fmt.Fprintf(&b, "%s: %d sent, %d responses (%d 2xx), %d HTTP errors, %d timeouts, %d connection errors, %d malformed",
 			what, h.Requests, h.Responses, h.Status2xx, h.HTTPErrors, h.Timeouts, h.ConnectionErrors, h.Failed)
 		if h.Cancelled > 0 {
 			fmt.Fprintf(&b, ", %d cancelled", h.Cancelled)
