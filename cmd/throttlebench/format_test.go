@@ -59,6 +59,15 @@ func TestFormatRule(t *testing.T) {
 	inspectCmd, _, err := cmd.Find([]string{"inspect"})
 	require.NoError(t, err)
 	assert.Equal(t, "output format: text, json", inspectCmd.Flags().Lookup("format").Usage)
+	// .yaml names a format too: no command but sweep --emit kubernetes
+	// writes it, and the others wrote text under it (issue 33).
+	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.yaml"}))
+	require.ErrorContains(t, formatFromOutput(sample), `invalid --output "x.yaml": sample writes json, text, csv (.json, .txt, .csv), not yaml`)
+	sweepCmd, _, err := cmd.Find([]string{"sweep"})
+	require.NoError(t, err)
+	require.NoError(t, sweepCmd.Flags().Parse([]string{"--emit", "kubernetes", "-o", "jobs.yml"}))
+	require.NoError(t, formatFromOutput(sweepCmd))
+	assert.Equal(t, "text", sweepCmd.Flags().Lookup("format").Value.String(), "the emitted YAML is no --format")
 	require.NoError(t, sample.Flags().Parse([]string{"-o", "x.csv"}))
 	require.NoError(t, formatFromOutput(sample))
 	assert.Equal(t, "csv", sample.Flags().Lookup("format").Value.String())

@@ -47,7 +47,8 @@ func tableWidth(path string, stdout io.Writer) int {
 const formatsAnnotation = "throttlebench-formats"
 
 // extFormats are the extensions -o infers a format from.
-var extFormats = map[string]string{".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+var extFormats = map[string]string{".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "text",
+	".yaml": "yaml", ".yml": "yaml"}
 
 // formatExts are the formats' extensions, as a refusal names them.
 var formatExts = map[string]string{"json": ".json", "csv": ".csv", "markdown": ".md", "text": ".txt", "yaml": ".yaml"}
@@ -91,7 +92,8 @@ func formatFromOutput(cmd *cobra.Command) error {
 		if e.Value.String() != "kubernetes" {
 			return nil // sonobuoy's -o is a directory
 		}
-		what, writes = "sweep --emit kubernetes", []string{"yaml"}
+		// Its YAML is no --format: the name is all there is to check.
+		what, writes, f = "sweep --emit kubernetes", []string{"yaml"}, nil
 	}
 	switch {
 	case slices.Contains(writes, name) && f != nil:
