@@ -156,6 +156,12 @@ func TestWarnOnce(t *testing.T) {
 	assert.Equal(t, "cpus=0.2", got[0].label, "several configurations: each warning says which")
 	assert.Equal(t, "few periods", got[0].text)
 	assert.Empty(t, outcomeWarnings(rows[:1], func(r []string) []string { return r })[0].label, "one configuration: no label")
+
+	// A warning every configuration that ran has is said once, unlabelled
+	// (issue 33: a sweep said "few iterations" once per row).
+	rows = append(rows, sweep.Outcome[[]string]{Config: sweep.Config{{Flag: "cpus", Value: "1"}}, Report: []string{"busy machine", "few periods"}})
+	got = outcomeWarnings(rows, func(r []string) []string { return r })
+	assert.Equal(t, []labelled{{text: "few periods"}, {label: "cpus=1", text: "busy machine"}}, got)
 }
 
 // run writes what -o's extension names: CSV and markdown as the one-row

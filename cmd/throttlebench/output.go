@@ -150,14 +150,23 @@ func unlabelled(ws []string) []labelled {
 }
 
 // outcomeWarnings are a list's warnings, each labelled with its
-// configuration where there are several.
+// configuration where there are several, but for those every
+// configuration has, said once unlabelled first.
 func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
+	// A warning every configuration has is said once, unlabelled.
+	shared := sweep.SharedWarnings(rows, warnings)
 	var out []labelled
+	for _, w := range shared {
+		out = append(out, labelled{text: w})
+	}
 	for _, r := range rows {
 		if r.Skipped != "" {
 			continue
 		}
 		for _, w := range warnings(r.Report) {
+			if slices.Contains(shared, w) {
+				continue
+			}
 			l := labelled{text: w}
 			if len(rows) > 1 {
 				l.label = sweep.Describe(r.Config)

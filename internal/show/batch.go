@@ -115,14 +115,23 @@ func unlabelled(ws []string) []Warning {
 }
 
 // outcomeWarnings are a list's warnings, each labelled with its
-// configuration where there are several (as the commands label them).
+// configuration where there are several (as the commands label them),
+// but for those every configuration has, said once unlabelled first.
 func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []Warning {
+	// A warning every configuration has is said once, unlabelled.
+	shared := sweep.SharedWarnings(rows, warnings)
 	var out []Warning
+	for _, w := range shared {
+		out = append(out, Warning{Text: w})
+	}
 	for _, r := range rows {
 		if r.Skipped != "" {
 			continue
 		}
 		for _, w := range warnings(r.Report) {
+			if slices.Contains(shared, w) {
+				continue
+			}
 			l := Warning{Text: w}
 			if len(rows) > 1 {
 				l.Label = sweep.Describe(r.Config)
