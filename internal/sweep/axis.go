@@ -57,6 +57,10 @@ func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 			out = append(out, item)
 		case len(parts) == 1:
 			v, err := parse(item, kind)
+			if err != nil && len(words) > 0 && (kind == Float || kind == Duration) {
+				// --cpus MAX said only "not a number", max unnamed (issue 33).
+				err = fmt.Errorf("%w, nor %s", err, strings.Join(words, " or "))
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -63,6 +63,11 @@ func TestExpandRejects(t *testing.T) {
 		require.Error(t, err, c.spec)
 		assert.Contains(t, err.Error(), c.want, c.spec)
 	}
+	// A word the parameter takes is named beside the number it is not.
+	_, err := Expand("0.5,MAX", Float, "max")
+	assert.EqualError(t, err, `"MAX" is not a number, nor max`)
+	_, err = Expand("MAX", Duration, "max")
+	assert.EqualError(t, err, `"MAX" is not a duration such as 10ms, nor max`)
 }
 
 // Found by FuzzExpand's properties, seeded near the ends of each kind: single
