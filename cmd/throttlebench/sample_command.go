@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
@@ -50,7 +49,7 @@ func sampleCommand(ctx context.Context, r usage.Options, stdout, stderr io.Write
 	if w != nil {
 		warnOnce(stderr, "", "", unlabelled(w.Warnings))
 		if w.Failed() {
-			failed := errors.New(stderrtail.Append(fmt.Sprintf("the command %s ended with %s", strings.Join(r.Command, " "), w.Exit), w.Stderr))
+			failed := errors.New(stderrtail.Append(fmt.Sprintf("the command %s ended with %s", runner.QuoteArgv(r.Command), w.Exit), w.Stderr))
 			return errors.Join(failed, err)
 		}
 	}

@@ -62,7 +62,7 @@ func startServerProcess(exe string, argv, env []string) (serverHandle, error) {
 	if err != nil {
 		goW.Close()
 		errR.Close()
-		return nil, fmt.Errorf("start the server %s: %w", quoteArgv(argv), err)
+		return nil, fmt.Errorf("start the server %s: %w", QuoteArgv(argv), err)
 	}
 	go s.tail.readFrom(errR)
 	return s, nil

@@ -153,14 +153,14 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 		return nil, fmt.Errorf("move the server into %s: %w", slice.Cgroup().Dir, err)
 	}
 	if err := srv.Go(); err != nil {
-		return nil, fmt.Errorf("start the server %s: %w", quoteArgv(t.Serve), err)
+		return nil, fmt.Errorf("start the server %s: %w", QuoteArgv(t.Serve), err)
 	}
 	if err := srv.Ready(ctx, addr, t.ServeReady, ownProbe(addr, addrs, slice.Cgroup().Dir)); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		_, exited := srv.Exited()
-		return nil, &serverError{msg: fmt.Sprintf("the server %s %v", quoteArgv(t.Serve), err), stderr: srv.Stderr(), exited: exited}
+		return nil, &serverError{msg: fmt.Sprintf("the server %s %v", QuoteArgv(t.Serve), err), stderr: srv.Stderr(), exited: exited}
 	}
 	// The slice's usage counter where it has one (v2, v1 with cpuacct
 	// beside cpu), else the server process's own CPU time (its threads,
@@ -289,7 +289,7 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 			rep.ServerExited = how
 			rep.ServerStderr = stderrtail.Lines(srv.Stderr())
 			rep.AddWarning(fmt.Sprintf("the server %s exited during the run (%s; the end of its stderr is in server_stderr); the requests it left unanswered are counted: %d",
-				quoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
+				QuoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
 		}
 	}
 	if g != nil {
@@ -377,8 +377,8 @@ func methodOf(m string) string {
 	return m
 }
 
-// quoteArgv is a command line as a user would type it.
-func quoteArgv(argv []string) string {
+// QuoteArgv is a command line as a user would type it, in backquotes.
+func QuoteArgv(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {

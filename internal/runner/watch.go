@@ -87,7 +87,7 @@ func (k Local) watch(ctx context.Context, o Options, slice Slice, notes, argv []
 	defer cancel(nil)
 	start := func() error {
 		if err := cmd.Go(); err != nil {
-			return fmt.Errorf("start the command %s: %w", quoteArgv(argv), err)
+			return fmt.Errorf("start the command %s: %w", QuoteArgv(argv), err)
 		}
 		go func() {
 			select {
