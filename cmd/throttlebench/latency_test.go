@@ -21,6 +21,7 @@ func TestLatencyHelpListsItsFlags(t *testing.T) {
 	assert.Contains(t, stdout, "worker threads serving requests from the queue", "workers' help in latency")
 	assert.Contains(t, stdout, `output format: json, text, csv, markdown; without it, what -o's extension names (.json, .txt, .csv, .md), else text (default "text")`)
 	assert.Contains(t, stdout, "max: no quota (as --quota max); a list or range, max an unlimited arm beside the limited ones")
+	assert.Contains(t, stdout, "send the requests to this http:// (or https://) URL", "https is taken too (issue 33)")
 
 	// run takes one --cpus: its help speaks of no list (issue 33).
 	code, stdout, stderr = runCLI("run", "--help")

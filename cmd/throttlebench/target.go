@@ -34,7 +34,7 @@ const defaultConnections = 32
 
 func (t *targetFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&t.url, "target", "", "send the requests to this http:// URL instead of serving them with the built-in workload (a server already running, or --serve's)")
+	f.StringVar(&t.url, "target", "", "send the requests to this http:// (or https://) URL instead of serving them with the built-in workload (a server already running, or --serve's)")
 	f.BoolVar(&t.serve, "serve", false, "with --target: start the server command given after -- inside the slice with the limits, wait until its own socket listens on the target's port (its port must be free: a server already there is refused, never measured), stop it after (SIGTERM, SIGKILL 3s later); a fresh server per configuration. {port} in the command and in --target is a free port picked for each configuration, also given to the server as PORT in its environment")
 	f.DurationVar(&t.serveReady, "serve-ready", 10*time.Second, "--serve: how long the server may take to listen on the target's port before the run fails")
 	f.IntVar(&t.connections, "connections", defaultConnections, "--target: keep-alive connections, opened before the first arrival; an arrival that finds them all busy waits for one (its wait is in its response time)")
