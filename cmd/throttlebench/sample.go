@@ -29,7 +29,7 @@ the share of intervals above --limit, the smallest limit that leaves at most
 above the limit, each as Kubernetes and Docker spell it (where that burst is
 above the kernel's cap, the quota per --period, the period or the limit that
 makes room for it); --plot draws the usage over time at both scales, with the
-limit. It creates nothing and changes nothing.
+limit. It creates nothing and changes nothing (but with a command, below).
 
 The cgroup is given by its directory (on cgroup v1 in the cpu or the cpuacct
 hierarchy), by its path relative to the top of the hierarchy, by --pid, or is

@@ -188,3 +188,11 @@ func readSVG(t *testing.T, path string) string {
 	assert.Equal(t, "svg", doc.XMLName.Local)
 	return string(data)
 }
+
+// sample -- CMD creates a slice: the help's "creates nothing" says it is
+// the sampling of a cgroup that does not (issue 33).
+func TestSampleHelpCreates(t *testing.T) {
+	code, stdout, stderr := runCLI("sample", "--help")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "It creates nothing and changes nothing (but with a command, below).")
+}
