@@ -22,6 +22,7 @@ func TestLatencyHelpListsItsFlags(t *testing.T) {
 	assert.Contains(t, stdout, `output format: json, text, csv, markdown; without it, what -o's extension names (.json, .txt, .csv, .md), else text (default "text")`)
 	assert.Contains(t, stdout, "max: no quota (as --quota max); a list or range, max an unlimited arm beside the limited ones")
 	assert.Contains(t, stdout, "send the requests to this http:// (or https://) URL", "https is taken too (issue 33)")
+	assert.Contains(t, stdout, "with --target and no --serve: the server's cgroup", "--cgroup PATH, which the help left out")
 
 	// run takes one --cpus: its help speaks of no list (issue 33).
 	code, stdout, stderr = runCLI("run", "--help")

@@ -45,6 +45,10 @@ func (t *targetFlags) register(cmd *cobra.Command) {
 	f.StringVar(&t.accept, "accept-status", build.DefaultAcceptStatus, "--target: the statuses that count as a success: codes, ranges and classes, such as 200-299,404")
 	f.StringVar(&t.maxFailures, "max-failures", build.DefaultMaxFailures, "--target: exit 1 when more requests fail than this share of them (0.5%) or count (5): "+
 		"timeouts, connection errors and statuses --accept-status leaves out; exit 1 too when none succeeds")
+	// run's --cgroup takes a path too here: the help said only its modes.
+	if c := f.Lookup("cgroup"); c != nil {
+		c.Usage += "; with --target and no --serve: the server's cgroup, read and never written (its directory, its path such as /kubepods.slice/..., or a pid)"
+	}
 }
 
 // targetOnly are the flags that mean nothing without --target.
