@@ -33,7 +33,13 @@ command's picture. The kind is read from the file itself: ` + show.KindNames() +
   throttlebench show sweep.json --format markdown --plot sweep.svg
   throttlebench show latency.json --columns p50_ms,p99_ms
   throttlebench show usage.json --plot usage.png`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				// As compare's: what it takes, not cobra's "accepts 1 arg(s)".
+				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got %d argument(s)", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.execute(args[0], cmd.Flags().Changed("format"), stdout, stderr)
 		},

@@ -49,7 +49,8 @@ func TestShowRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"show"}, "accepts 1 arg(s), received 0"},
+		{[]string{"show"}, "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got 0 argument(s)"},
+		{[]string{"show", "a.json", "b.json"}, "show takes one result file, FILE"},
 		{[]string{"show", filepath.Join(dir, "missing.json")}, `cannot read "` + filepath.Join(dir, "missing.json")},
 		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate)`},
 		{[]string{"show", showFixture("run.json"), "--plot", svg}, `invalid --plot "` + svg + `": a run result has no picture to draw again`},
