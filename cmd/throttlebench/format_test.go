@@ -85,10 +85,10 @@ func TestOutputExtensionRefused(t *testing.T) {
 	}{
 		{[]string{"sample", "--duration", "1s"}, "usage.md", "sample writes json, text, csv (.json, .txt, .csv), not markdown; give the file one of those extensions, or --format to write one of them under this name"},
 		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json (.txt, .md, .json), not csv; give the file one of those extensions, or --format"},
-		{[]string{"collect", "-"}, "results.csv", "collect writes json (.json), not csv"},
+		{[]string{"collect", "-"}, "results.csv", "collect writes json (.json), not csv; give the file that extension"},
 		{[]string{"collect", "-"}, "results.txt", "collect writes json (.json), not text"},
 		{[]string{"collect", "-"}, "results.md", "collect writes json (.json), not markdown"},
-		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5,1"}, "jobs.json", "sweep --emit kubernetes writes yaml (.yaml), not json"},
+		{[]string{"sweep", "--emit", "kubernetes", "--cpus", "0.5,1"}, "jobs.json", "sweep --emit kubernetes writes yaml (.yaml), not json; give the file that extension"},
 		{[]string{"show", fixture("sample.json")}, "usage.md", "a sample result is shown as json, text, csv; give --format"},
 		{[]string{"show", fixture("latency.json")}, "l.markdown.txt", ""}, // text: shown
 	} {

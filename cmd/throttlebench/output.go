@@ -108,6 +108,9 @@ func formatFromOutput(cmd *cobra.Command) error {
 		}
 	}
 	hint := "; give the file one of those extensions"
+	if len(exts) == 1 {
+		hint = "; give the file that extension"
+	}
 	if f != nil && len(writes) > 1 {
 		hint += ", or --format to write one of them under this name"
 	}
