@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -33,7 +34,7 @@ func targetHeader(rows []Row) string {
 		var where string
 		switch {
 		case len(t.Serve) > 0:
-			where = fmt.Sprintf("server: %s, started in a slice created for each configuration (cgroup v%d; the first: %s)", strings.Join(t.Serve, " "), rep.Cgroup.Version, rep.Cgroup.Path)
+			where = fmt.Sprintf("server: %s, started in a slice created for each configuration (cgroup v%d; the first: %s)", argv.Line(t.Serve), rep.Cgroup.Version, rep.Cgroup.Path)
 		case t.TargetCgroup != "":
 			where = fmt.Sprintf("server: already running, in cgroup v%d %s (read, never written)", rep.Cgroup.Version, rep.Cgroup.Path)
 		default:

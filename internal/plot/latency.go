@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -148,7 +149,7 @@ func latencyTitle(c report.LatencyConfig, rateFixed bool) string {
 	}
 	server := "a server already running"
 	if len(t.Serve) > 0 {
-		server = "server: " + strings.Join(t.Serve, " ")
+		server = "server: " + argv.Line(t.Serve)
 		if r := []rune(server); len(r) > 60 {
 			server = string(r[:59]) + "…"
 		}

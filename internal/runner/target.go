@@ -13,6 +13,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
@@ -378,13 +379,4 @@ func methodOf(m string) string {
 }
 
 // QuoteArgv is a command line as a user would type it, in backquotes.
-func QuoteArgv(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {
-			a = strconv.Quote(a)
-		}
-		q[i] = a
-	}
-	return "`" + strings.Join(q, " ") + "`"
-}
+func QuoteArgv(a []string) string { return "`" + argv.Line(a) + "`" }

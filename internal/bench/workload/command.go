@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 )
@@ -59,19 +60,7 @@ func CommandArgv(ps report.Params) []string {
 // CommandLine is the command as a person would type it: each argument
 // that a shell would split or expand quoted.
 func CommandLine(ps report.Params) string {
-	argv := CommandArgv(ps)
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return argv.Line(CommandArgv(ps))
 }
 
 // Process is what an iteration of a workload that runs a process

@@ -1,0 +1,29 @@
+// Package argv writes a command line as a person would type it into a
+// shell: the one form in which every message, header and plot title shows
+// someone's command (run -- CMD, latency --serve, sample -- CMD), so that
+// it can be copied back into a shell and run.
+package argv
+
+import "strings"
+
+// special are the characters after which a shell would split, expand or
+// end an argument.
+const special = " \t\n'\"\\$`*?[]{}()<>|&;#~!"
+
+// Line is argv joined by spaces, each argument that a shell would split
+// or expand in single quotes (a quote inside as '\”).
+func Line(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = Quote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+// Quote is one argument as a shell would take it back unchanged.
+func Quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, special) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
