@@ -12,12 +12,11 @@ import (
 
 // sampleTrace is sample --trace: the tracer on the sampled cgroup's place in
 // the cpu hierarchy (where the kernel throttles it; on v1 the cgroup named
-// may be cpuacct's), framed by its cpu.stat.
+// may be cpuacct's); the window reads the counters it is set against.
 type sampleTrace struct {
-	w      *runner.TraceWindow
-	cpu    cgroup.Cgroup
-	before cgroup.CPUStat
-	why    string
+	w   *runner.TraceWindow
+	cpu cgroup.Cgroup
+	why string
 }
 
 func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
@@ -38,7 +37,6 @@ func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
 		sink = func(tr throttle.Trace) error { return throttle.EventsFile(r.TraceOut, tr) }
 	}
 	t.w = runner.NewLocal().Trace(t.cpu.Dir, sink)
-	t.before, _ = t.cpu.Stat()
 	t.w.Open()
 	return t
 }
@@ -57,6 +55,5 @@ func (t *sampleTrace) summary() (*report.ThrottleEvents, []string) {
 		return nil, []string{t.why}
 	}
 	t.w.Close()
-	after, _ := t.cpu.Stat()
-	return t.w.Summary(after.Sub(t.before))
+	return t.w.Summary()
 }

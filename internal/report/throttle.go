@@ -7,19 +7,20 @@ package report
 // throttle events say of the measured window [t0, t1).
 //
 // Every event is first clipped to the window; an event that shares no time
-// with it (or has no length) is left out of every field. Then, per CPU, the
-// clipped intervals of that CPU's events are merged into their union, since
-// several threads of the cgroup held off together on one CPU are one
-// throttle of that CPU's run queue: the kernel's throttled_time sums, per
-// CPU, how long each run queue was throttled, and TotalMs is built to be
-// compared with it.
+// with it (or has no length) is left out of every field. Then, per run
+// queue (a CPU and the group throttled there), the clipped intervals are
+// merged into their union, since several threads held off together on one
+// queue are one throttle of it: a group's cpu.stat throttled time sums, per
+// CPU, how long its run queue was throttled, and each group's traced time
+// (Groups) is built to be compared with it.
 type ThrottleEvents struct {
 	Source string `json:"source"` // "ebpf"
 	// Count is the number of events that overlap the window.
 	Count int `json:"count"`
-	// TotalMs sums, over CPUs, the length of the union of that CPU's
-	// clipped intervals: two threads held off together on one CPU count
-	// once, two CPUs throttled at once count twice.
+	// TotalMs sums, over run queues (CPU and throttled group), the length
+	// of the union of that queue's clipped intervals: two threads held off
+	// together on one queue count once, two CPUs throttled at once count
+	// twice, and so do two groups' queues on one CPU.
 	TotalMs float64 `json:"total_ms"`
 	// DurationMs describes the clipped durations of the counted events.
 	DurationMs EventDurationsMs `json:"duration_ms"`
@@ -33,9 +34,16 @@ type ThrottleEvents struct {
 	// Truncated is set when a Collector stopped keeping events: Count,
 	// TotalMs, DurationMs and CPUs then describe the kept events only.
 	Truncated *ThrottleTruncation `json:"truncated,omitempty"`
-	// Agreement is set by throttle.Compare: how TotalMs stands against the
-	// counter's throttled time over the same window.
+	// Agreement is set by throttle.Compare: the traced time of the traced
+	// cgroup and its descendants (the groups rows of relation target and
+	// descendant whose counter is known) against their summed counters.
 	Agreement *ThrottleAgreement `json:"agreement,omitempty"`
+	// Groups has a row per throttled group: each group the events name
+	// (the one whose run queue was throttled), and, from throttle.Compare,
+	// the traced cgroup itself and each descendant whose counter moved;
+	// the target first, then ancestors, descendants and unknown groups,
+	// each by path.
+	Groups []ThrottleGroup `json:"groups,omitempty"`
 	// Warnings are for the result's warnings list, not serialised here.
 	Warnings []string `json:"-"`
 }
@@ -57,14 +65,51 @@ type CPUEvents struct {
 	TotalMs float64 `json:"total_ms"` // length of their union, clipped
 }
 
-// ThrottleAgreement is how a ThrottleEvents's traced time stands against the kernel's
-// counter of the same window (cpu.stat throttled_time's delta).
+// ThrottleAgreement is how the traced cgroup's own throttling (its and its
+// descendants' rows in Groups, where their counters are known) stands
+// against those groups' counters over the same window. An ancestor's row is
+// not in it: its counter also counts its other children.
 type ThrottleAgreement struct {
-	// TracedMs is the traced time compared: TotalMs, plus the summed
-	// durations of events a Collector did not keep when it truncated.
-	TracedMs  float64 `json:"traced_ms"`
+	// TracedMs sums those rows' traced_ms.
+	TracedMs float64 `json:"traced_ms"`
+	// CounterMs sums their counter_ms.
 	CounterMs float64 `json:"counter_ms"`
 	// Ratio is TracedMs / CounterMs; omitted when the counter is 0.
+	Ratio *float64 `json:"ratio,omitempty"`
+}
+
+// The relations a ThrottleGroup may have to the traced cgroup.
+const (
+	RelationTarget     = "target"
+	RelationDescendant = "descendant"
+	RelationAncestor   = "ancestor"
+	// RelationUnknown: a group found at neither end of the window (made
+	// and removed within it), or an event without a group (id 0).
+	RelationUnknown = "unknown"
+)
+
+// ThrottleGroup is one group's traced throttled time against its own
+// counter over the same window (cpu.stat throttled_time's, v2
+// throttled_usec's, delta).
+type ThrottleGroup struct {
+	// CgroupID is the group's kernfs id (its directory's inode number), as
+	// the events name it.
+	CgroupID uint64 `json:"cgroup_id"`
+	// Path is its cgroup path as the kernel names it (/proc/PID/cgroup);
+	// omitted where unknown.
+	Path     string `json:"path,omitempty"`
+	Relation string `json:"relation"` // Relation*: target, descendant, ancestor, unknown
+	// Count is its events that overlap the window.
+	Count int `json:"count"`
+	// TracedMs is the union, per CPU, of its events' clipped intervals,
+	// summed over CPUs (plus, past a Collector's bound, the summed
+	// durations of its events only counted).
+	TracedMs float64 `json:"traced_ms"`
+	// CounterMs is its own counter's throttled time over the window; null
+	// where not known (not read at both ends, or no counter).
+	CounterMs *float64 `json:"counter_ms"`
+	// Ratio is TracedMs / CounterMs; omitted when the counter is 0 or
+	// unknown.
 	Ratio *float64 `json:"ratio,omitempty"`
 }
 

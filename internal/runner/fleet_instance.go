@@ -31,6 +31,9 @@ func (r *fleetRun) instance(li *liveInstance) {
 		// the slice's usage counter holds all the CPU it used in there,
 		// also for an instance that died before it was ever sampled.
 		st, serr := slice.Stat()
+		if serr == nil {
+			r.tw.counted(slice.Cgroup(), st) // the window's end finds it no more
+		}
 		usage, uerr := slice.Usage()
 		li.mu.Lock()
 		li.stat, li.statErr = st, serr

@@ -86,7 +86,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 				spans = append(spans, throttle.Span{Start: q.arrival, End: q.received, CPU: -1})
 			}
 		}
-		r.tw.traceLatency(res, spans, stat)
+		r.tw.traceLatency(res, spans)
 	}
 	r.warnMu.Lock()
 	for _, w := range r.warns {

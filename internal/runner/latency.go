@@ -103,7 +103,7 @@ func (w *window) close(res bench.LatencyResult, mode string, cg cgroup.Cgroup, l
 		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
 		Cpuset: w.o.CPUs, CgroupCpuset: cpuset,
 	})
-	w.tw.traceLatency(rep, openLoopSpans(res), after.Sub(w.before))
+	w.tw.traceLatency(rep, openLoopSpans(res))
 	return rep, nil
 }
 

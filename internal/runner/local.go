@@ -48,6 +48,12 @@ type Local struct {
 	// measured window they are matched to.
 	StartTrace func(dir string, onEvent func(throttle.Event)) (TraceHandle, error)
 	Monotonic  func() int64
+	// TraceFamily reads the traced cgroup's family and counters around
+	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id
+	// (cgroup.DirID): each group's traced time is set against its own
+	// counter.
+	TraceFamily func(h cgroup.Host, dir string) ([]cgroup.Member, error)
+	CgroupID    func(dir string) (uint64, error)
 }
 
 // NewLocal returns the runner on this machine's kernel.
@@ -326,7 +332,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	}
 	use, source := cgroupUsage(bg, own)
 	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes)
-	tw.traceRun(rep, res, after.Sub(before))
+	tw.traceRun(rep, res)
 	return rep, nil
 }
 
@@ -403,7 +409,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	bg := background(bgBefore, bgAfter)
 	use, source := cgroupUsage(bg, bg.ProcessCPU)
 	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings)
-	tw.traceRun(rep, res, after.Sub(before))
+	tw.traceRun(rep, res)
 	return rep, nil
 }
 

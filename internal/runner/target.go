@@ -294,7 +294,7 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 		}
 	}
 	if g != nil {
-		tw.traceLatency(rep, targetSpans(res), stat)
+		tw.traceLatency(rep, targetSpans(res))
 	}
 	return rep, nil
 }

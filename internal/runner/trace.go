@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +37,17 @@ type traceWindow struct {
 	now    func() int64
 	lost   uint64
 	sink   func(throttle.Trace) error
+
+	// The traced cgroup's family (itself, its descendants, its ancestors)
+	// and their counters, read at open (start) and close (end), and each
+	// group's last reading before its removal within the window (gone,
+	// under mu): what each group's traced time is set against.
+	dir        string
+	family     func() ([]cgroup.Member, error)
+	id         func(dir string) (uint64, error)
+	start, end []cgroup.Member
+	gone       []cgroup.Member
+	famWhy     error // why the counters could not be read
 }
 
 // startTrace attaches the tracer to the cgroup at dir when o asks for it
@@ -44,9 +57,17 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 	if !o.Trace {
 		return nil
 	}
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic}
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic, dir: dir, id: k.CgroupID}
 	if tw.now == nil {
 		tw.now = bench.Monotonic
+	}
+	family := k.TraceFamily
+	if family == nil {
+		family = cgroup.Host.FamilyOf
+	}
+	tw.family = func() ([]cgroup.Member, error) { return family(o.Host, dir) }
+	if tw.id == nil {
+		tw.id = cgroup.DirID
 	}
 	if k.StartTrace == nil {
 		tw.why = fmt.Errorf("this build cannot trace")
@@ -60,19 +81,62 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 	return tw
 }
 
-// open marks the start of the measured window.
+// open marks the start of the measured window, and reads the counters of
+// the traced cgroup's family just before.
 func (tw *traceWindow) open() {
-	if tw != nil {
-		tw.t0 = tw.now()
+	if tw == nil {
+		return
+	}
+	if tw.why == nil {
+		tw.start, tw.famWhy = tw.family()
+	}
+	tw.t0 = tw.now()
+}
+
+// close marks its end, and reads the family's counters again just after;
+// stop detaches the tracer and drains it, on every path (deferred), and
+// may be called again.
+func (tw *traceWindow) close() {
+	if tw == nil || tw.t1 != 0 {
+		return
+	}
+	tw.t1 = tw.now()
+	if tw.why == nil && tw.famWhy == nil && tw.t0 != 0 {
+		tw.end, tw.famWhy = tw.family()
 	}
 }
 
-// close marks its end; stop detaches the tracer and drains it, on every
-// path (deferred), and may be called again.
-func (tw *traceWindow) close() {
-	if tw != nil && tw.t1 == 0 {
-		tw.t1 = tw.now()
+// counted keeps the counters st of a group below the traced cgroup (cg),
+// read just before its removal within the window: an instance's slice,
+// which close finds no more. Safe from any goroutine.
+func (tw *traceWindow) counted(cg cgroup.Cgroup, st cgroup.CPUStat) {
+	if tw == nil || !strings.HasPrefix(cg.Dir, tw.dir+"/") {
+		return
 	}
+	id, err := tw.id(cg.Dir)
+	if err != nil {
+		return // its traced time stays unchecked, and the result says so
+	}
+	tw.mu.Lock()
+	tw.gone = append(tw.gone, cgroup.Member{ID: id, Path: cg.Path, Relation: cgroup.RelDescendant, Stat: &st})
+	tw.mu.Unlock()
+}
+
+// counters are each group's throttled time over the window, in ms.
+func (tw *traceWindow) counters() []throttle.Counter {
+	tw.mu.Lock()
+	end := append(slices.Clone(tw.end), tw.gone...)
+	tw.mu.Unlock()
+	var out []throttle.Counter
+	for _, c := range cgroup.FamilyOver(tw.start, end) {
+		tc := throttle.Counter{ID: c.ID, Path: c.Path, Relation: c.Relation}
+		if c.Throttled != nil {
+			ms := float64(*c.Throttled) / float64(time.Millisecond)
+			tc.CounterMs = &ms
+		}
+		out = append(out, tc)
+	}
+	return out
 }
 
 func (tw *traceWindow) stop() {
@@ -94,11 +158,10 @@ func (tw *traceWindow) events() []throttle.Event {
 	return tw.col.Events()
 }
 
-// summary stops the tracer and describes the window, set against the
-// counter's throttled time over it (stat: cpu.stat's delta); the warnings
-// are for the result. nil, with the reason as a warning, where nothing
-// was traced.
-func (tw *traceWindow) summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []string) {
+// summary stops the tracer and describes the window, each throttled
+// group set against its own counter over it; the warnings are for the
+// result. nil, with the reason as a warning, where nothing was traced.
+func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 	if tw == nil {
 		return nil, nil
 	}
@@ -110,12 +173,12 @@ func (tw *traceWindow) summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []s
 	tw.mu.Lock()
 	s := tw.col.Summarize(tw.lost, tw.t0, tw.t1)
 	tw.mu.Unlock()
-	var counter *float64
-	if stat.ThrottledTime != nil {
-		ms := float64(*stat.ThrottledTime) / float64(time.Millisecond)
-		counter = &ms
+	if tw.famWhy != nil {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events not set against cpu.stat: the counters of the traced cgroup "+
+			"and the groups around it could not be read: %v", tw.famWhy))
+		return &s, s.Warnings
 	}
-	throttle.Compare(&s, counter)
+	throttle.Compare(&s, tw.counters())
 	return &s, s.Warnings
 }
 
@@ -153,8 +216,8 @@ func (tw *traceWindow) requests(spans []throttle.Span) *report.RequestThrottles 
 }
 
 // traceRun adds what the trace says to a run's report.
-func (tw *traceWindow) traceRun(rep *report.Report, res bench.Result, stat cgroup.CPUStat) {
-	s, warnings := tw.summary(stat)
+func (tw *traceWindow) traceRun(rep *report.Report, res bench.Result) {
+	s, warnings := tw.summary()
 	for _, w := range warnings {
 		rep.AddWarning(w)
 	}
@@ -171,8 +234,8 @@ func (tw *traceWindow) traceRun(rep *report.Report, res bench.Result, stat cgrou
 
 // traceLatency adds what the trace says to a latency report; spans are the
 // completed requests' lives on CLOCK_MONOTONIC.
-func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span, stat cgroup.CPUStat) {
-	s, warnings := tw.summary(stat)
+func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span) {
+	s, warnings := tw.summary()
 	for _, w := range warnings {
 		rep.AddWarning(w)
 	}
@@ -213,10 +276,10 @@ func (t *TraceWindow) Close() { t.tw.close() }
 // Stop detaches the tracer; Summary does too, and it may be called again.
 func (t *TraceWindow) Stop() { t.tw.stop() }
 
-// Summary describes the window against stat, the counter's delta over it;
-// the warnings are for the result.
-func (t *TraceWindow) Summary(stat cgroup.CPUStat) (*report.ThrottleEvents, []string) {
-	s, warnings := t.tw.summary(stat)
+// Summary describes the window, each throttled group against its own
+// counter over it; the warnings are for the result.
+func (t *TraceWindow) Summary() (*report.ThrottleEvents, []string) {
+	s, warnings := t.tw.summary()
 	if s != nil {
 		warnings = append(warnings, t.tw.sinkTo(nil, "")...)
 	}

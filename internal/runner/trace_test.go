@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -24,6 +26,7 @@ type fakeTrace struct {
 	start   int64
 	stopped int
 	clock   *fakeMono
+	groups  []uint64 // the throttled groups, one event on its own CPU each; none: one event of group 0 on CPU 1
 }
 
 // fakeMono is a CLOCK_MONOTONIC that moves only when told: the test's
@@ -35,8 +38,13 @@ func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t 
 
 func (f *fakeTrace) Stop() (uint64, error) {
 	f.stopped++
-	if f.stopped == 1 {
+	if f.stopped == 1 && len(f.groups) == 0 {
 		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: f.clock.now()})
+	}
+	for i, g := range f.groups {
+		if f.stopped == 1 {
+			f.onEvent(throttle.Event{CPU: i, TID: 7, Start: f.start, End: f.clock.now(), Group: g})
+		}
 	}
 	return 3, nil
 }
@@ -131,3 +139,92 @@ func TestTraceUnavailable(t *testing.T) {
 	}
 	assert.Equal(t, 1, n, "said once: %q", rep.Warnings)
 }
+
+// --trace of a slice whose events name it and a group below it: the
+// family is read just before the window opens and just after it closes,
+// and each group's traced time is set against its own counter's change
+// over the window; a group the window's end no longer finds is set
+// against its last reading before its removal (counted).
+func TestTracedRunGroups(t *testing.T) {
+	w := &world{}
+	l := w.local()
+	clock := &fakeMono{t: int64(time.Hour)}
+	ft := &fakeTrace{clock: clock, groups: []uint64{10, 11, 12}}
+	l.Monotonic = clock.now
+	l.StartTrace = func(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
+		ft.dir, ft.onEvent, ft.start = dir, onEvent, clock.now()
+		return ft, nil
+	}
+	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	ns := func(ms int) *cgroup.CPUStat {
+		d := time.Duration(ms) * time.Millisecond
+		return &cgroup.CPUStat{ThrottledTime: &d}
+	}
+	var reads []int64
+	l.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+		assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", dir, "the traced slice's family")
+		reads = append(reads, clock.now())
+		if len(reads) == 1 {
+			return []cgroup.Member{
+				{ID: 10, Path: "/throttlebench/tb-fake", Relation: cgroup.RelTarget, Stat: ns(100)},
+				{ID: 11, Path: "/throttlebench/tb-fake/in", Relation: cgroup.RelDescendant, Stat: ns(0)},
+				{ID: 12, Path: "/throttlebench/tb-fake/gone", Relation: cgroup.RelDescendant, Stat: ns(0)},
+				{ID: 1, Path: "/throttlebench", Relation: cgroup.RelAncestor},
+			}, nil
+		}
+		return []cgroup.Member{
+			{ID: 10, Path: "/throttlebench/tb-fake", Relation: cgroup.RelTarget, Stat: ns(126)},
+			{ID: 11, Path: "/throttlebench/tb-fake/in", Relation: cgroup.RelDescendant, Stat: ns(60)}, // 60 against 26 traced
+			{ID: 1, Path: "/throttlebench", Relation: cgroup.RelAncestor},
+		}, nil
+	}
+	o := options(ModeCreate)
+	o.Trace = true
+	var sunk throttle.Trace
+	o.TraceSink = func(tr throttle.Trace) error { sunk = tr; return nil }
+	rep, err := l.Run(context.Background(), o)
+	require.NoError(t, err)
+	require.Len(t, reads, 2)
+	assert.LessOrEqual(t, reads[0], sunk.T0, "read before the window opens")
+	assert.GreaterOrEqual(t, reads[1], sunk.T1, "and after it closes")
+	te := rep.ThrottleEvents
+	require.NotNil(t, te)
+	require.Len(t, te.Groups, 3, "%+v", te.Groups)
+	assert.Equal(t, []string{"/throttlebench/tb-fake", "/throttlebench/tb-fake/gone", "/throttlebench/tb-fake/in"},
+		[]string{te.Groups[0].Path, te.Groups[1].Path, te.Groups[2].Path}, "the target first, then by path")
+	assert.Equal(t, report.RelationTarget, te.Groups[0].Relation)
+	for i, want := range []*float64{ptrF(26), nil, ptrF(60)} {
+		g := te.Groups[i]
+		assert.InDelta(t, 26, g.TracedMs, 1e-9, "%s: the window's 26 ms, one CPU", g.Path)
+		assert.Equal(t, want, g.CounterMs, "%s: its own counter's change; gone, removed within the window and never counted, unknown", g.Path)
+	}
+	ws := strings.Join(rep.Warnings, "\n")
+	assert.Contains(t, ws, "disagree for /throttlebench/tb-fake/in (descendant)")
+	assert.NotContains(t, ws, "disagree for /throttlebench/tb-fake (target)")
+	assert.Contains(t, ws, "26.0 ms of throttle events in 1 group checked against no counter (/throttlebench/tb-fake/gone 26.0 ms")
+	require.NotNil(t, te.Agreement)
+	assert.InDelta(t, 52, te.Agreement.TracedMs, 1e-9, "the target and its counted descendant")
+	assert.Equal(t, 86.0, te.Agreement.CounterMs)
+}
+
+// counted: a group below the traced cgroup, read before its removal,
+// replaces the window's end reading of it; one elsewhere is ignored.
+func TestTraceWindowCounted(t *testing.T) {
+	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
+	tw := &traceWindow{dir: "/cg/parent", id: func(dir string) (uint64, error) {
+		return map[string]uint64{"/cg/parent/i1": 5, "/cg/other": 6}[dir], nil
+	}}
+	tw.start = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
+	tw.end = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
+	tw.counted(cgroup.Cgroup{Path: "/parent/i1", Dir: "/cg/parent/i1"}, cgroup.CPUStat{ThrottledTime: d(40)})
+	tw.counted(cgroup.Cgroup{Path: "/other", Dir: "/cg/other"}, cgroup.CPUStat{ThrottledTime: d(9)})
+	tw.counted(cgroup.Cgroup{Path: "/parentx", Dir: "/cg/parentx"}, cgroup.CPUStat{ThrottledTime: d(9)})
+	got := tw.counters()
+	require.Len(t, got, 2)
+	assert.Equal(t, throttle.Counter{ID: 5, Path: "/parent/i1", Relation: cgroup.RelDescendant, CounterMs: ptrF(40)}, got[1],
+		"made and removed within the window: its last reading is all of it")
+	var nilTW *traceWindow
+	nilTW.counted(cgroup.Cgroup{Dir: "/cg/parent/x"}, cgroup.CPUStat{}) // untraced: nothing
+}
+
+func ptrF(v float64) *float64 { return &v }

@@ -17,6 +17,9 @@ type Collector struct {
 
 	kept    []Event
 	dropped map[int]*droppedCPU
+	// droppedNs sums the not-kept events' durations per group, for the
+	// groups' rows.
+	droppedNs map[uint64]int64
 	// firstDropped is the earliest start of a dropped event: from there on,
 	// the kept events no longer say which requests a throttle hit.
 	firstDropped int64
@@ -35,6 +38,7 @@ func (c *Collector) Add(e Event) {
 	}
 	if c.dropped == nil {
 		c.dropped = map[int]*droppedCPU{}
+		c.droppedNs = map[uint64]int64{}
 		c.firstDropped = e.Start
 	}
 	d := c.dropped[e.CPU]
@@ -44,6 +48,7 @@ func (c *Collector) Add(e Event) {
 	}
 	d.count++
 	d.sumNs += max(e.End-e.Start, 0)
+	c.droppedNs[e.Group] += max(e.End-e.Start, 0)
 	c.firstDropped = min(c.firstDropped, e.Start)
 }
 
@@ -70,6 +75,9 @@ func (c *Collector) Summarize(lost uint64, t0, t1 int64) Summary {
 	}
 	slices.SortFunc(tr.CPUs, func(a, b DroppedCPU) int { return cmp.Compare(a.CPU, b.CPU) })
 	tr.NotKeptSumMs = msOf(sum)
+	for g, ns := range c.droppedNs {
+		addNotKept(&s, g, msOf(ns))
+	}
 	s.Truncated = tr
 	s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events not kept: past %d events, %d more (%.1f ms summed) were only counted; "+
 		"count, total_ms and duration_ms describe the kept events, and throttles after %.1f ms into the window are missing from the requests' and iterations' throttled time",
