@@ -171,18 +171,28 @@ func TestWarnOnce(t *testing.T) {
 func TestRunOutputExtension(t *testing.T) {
 	testenv.NeedRoot(t, "run creates a slice")
 	dir := t.TempDir()
-	out := func(name string) string {
+	// One iteration: the result warns that compare could never find a
+	// change in it, which stderr says only where the result is JSON,
+	// the one format compare reads (issue 33).
+	outErr := func(name string) (string, string) {
 		path := filepath.Join(dir, name)
 		code, _, stderr := runCLI("run", "--workload", "spin", "--units", "100", "--batch", "1", "--iterations", "1", "--warmup", "0", "--cpus", "0.5", "-o", path)
 		require.Equal(t, exitOK, code, stderr)
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
-		return string(b)
+		if name == "r.json" {
+			assert.Contains(t, stderr, "compare can never find a change")
+		} else {
+			assert.NotContains(t, stderr, "compare can never find a change", name)
+		}
+		return string(b), stderr
 	}
+	out := func(name string) string { o, _ := outErr(name); return o }
 	csv := strings.Split(out("r.csv"), "\n")
 	assert.True(t, strings.HasPrefix(csv[0], "units,cpus,mean_ms,p50_ms,"), csv[0])
 	assert.True(t, strings.HasPrefix(csv[1], "100,0.5,"), csv[1])
 	assert.True(t, strings.HasPrefix(out("r.md"), "| units | cpus | mean_ms |"))
 	assert.Contains(t, out("r.out"), "mean", "text")
 	assert.False(t, json.Valid([]byte(out("r.out"))))
+	assert.True(t, json.Valid([]byte(out("r.json"))))
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -137,6 +138,17 @@ func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
 			_, _ = io.WriteString(stderr, line+"\n")
 		}
 	}
+}
+
+// closedLoopWarnings are a run's or sweep's warnings for stderr: in a
+// format compare cannot read (text, CSV, markdown) without the note that
+// compare could never find a change in the result, which matters only
+// where a JSON result is kept to be compared.
+func closedLoopWarnings(format string, ws []string) []string {
+	if format == "json" {
+		return ws
+	}
+	return render.ForPeople(ws)
 }
 
 // labelled is a warning and the configuration it is about ("" for a single

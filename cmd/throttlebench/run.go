@@ -84,6 +84,6 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 	if err := writeOutput(s.output, stdout, func(w io.Writer) error { return show.WriteRun(w, rep, s.format, s.view(stdout)) }); err != nil {
 		return err
 	}
-	warnOnce(s.stderr, s.format, s.output, unlabelled(rep.Warnings))
+	warnOnce(s.stderr, s.format, s.output, unlabelled(closedLoopWarnings(s.format, rep.Warnings)))
 	return nil
 }

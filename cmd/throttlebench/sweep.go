@@ -114,7 +114,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 	if err := save(rows); err != nil {
 		return err
 	}
-	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Report) []string { return r.Warnings }))
+	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Report) []string { return closedLoopWarnings(s.format, r.Warnings) }))
 	if o.plot != "" {
 		chart, err := plot.Build(rows, plot.Title(rows))
 		if err != nil {
