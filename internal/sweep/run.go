@@ -352,6 +352,11 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 				l.Progress.Update(i, left, Describe(st.Config))
 			}
 			res, err := l.Runner.Run(ctx, st.Opts)
+			if err != nil && len(steps) > 1 && ctx.Err() == nil && !errors.Is(err, cgroup.ErrLimitsRefused) {
+				// Which of the list's configurations stopped it (a
+				// refusal is a skip, which names its configuration).
+				return fmt.Errorf("%s: %w", Describe(st.Config), err)
+			}
 			if err != nil {
 				return err
 			}

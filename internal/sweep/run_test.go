@@ -138,6 +138,7 @@ func TestLoopStopsOnAnythingElse(t *testing.T) {
 		f := &fakeRunner{errs: map[string]error{"20ms": stop}}
 		rows, err := Loop[*report.Report]{Runner: f}.Run(context.Background(), steps)
 		assert.ErrorIs(t, err, stop)
+		assert.True(t, strings.HasPrefix(err.Error(), "quota=20ms: "), "the configuration it stopped at: %v", err)
 		assert.Len(t, rows, 1, "the rows before it are kept")
 		assert.Equal(t, []string{"10ms", "20ms"}, f.ran, "nothing runs after it")
 	}
