@@ -75,7 +75,7 @@ func TestSampleCommand(t *testing.T) {
 		o := runCmd(t, start("--", "sh", "-c", "sleep 0.3; echo boom >&2; exit 3"))
 		assert.Equal(t, 1, o.code, o.stderr)
 		// The command as typed, quoted (issue 33: its argv was joined bare).
-		assert.Contains(t, o.stderr, "the command `sh -c \"sleep 0.3; echo boom >&2; exit 3\"` ended with exit status 3")
+		assert.Contains(t, o.stderr, "the command `sh -c 'sleep 0.3; echo boom >&2; exit 3'` ended with exit status 3")
 		assert.Contains(t, o.stderr, "boom")
 		nothingLeft(t, decode(t, o.stdout))
 	})
