@@ -8,7 +8,7 @@
 #                delegated to your systemd user manager)
 #   make check   quick loop: vet + unit tests, no root needed
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
-#                five boundary fuzz targets for 3s each (test-fuzz), cgroup v2 in a VM
+#                six boundary fuzz targets for 3s each (test-fuzz), cgroup v2 in a VM
 #                (test-vm), a stock systemd guest (test-systemd), the
 #                Docker image (test-docker)
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
@@ -107,13 +107,14 @@ test-stress: build
 # A few seconds each for the fuzz targets that guard a boundary where
 # outside input decides what root writes or what a user is told: the limit
 # flags, the mount and cgroup files that place a slice, a result read back
-# (compare, sweep --from), a Kubernetes archive (collect). All 21 for 3 s
-# took 162 s of a CI run, most of it building each target's instrumented
-# binary; these five take 23 s here (quiet). Plain go test already runs every
+# (compare, sweep --from), a Kubernetes archive (collect), and the kernel's
+# throttle records turned into intervals (the tracer's ring buffer). All 21
+# for 3 s took 162 s of a CI run, most of it building each target's
+# instrumented binary; the first five take 23 s here (quiet). Plain go test already runs every
 # target's seeds and the inputs committed under testdata/fuzz/, and make
 # fuzz fuzzes all of them.
 TEST_FUZZTIME ?= 3s
-TEST_FUZZTARGETS ?= ^Fuzz(LimitFlags|ParseMountInfo|ParseProcCgroup|Load|Archive)$$
+TEST_FUZZTARGETS ?= ^Fuzz(LimitFlags|ParseMountInfo|ParseProcCgroup|Load|Archive|Interpreter)$$
 test-fuzz:
 	GO=$(GO) FUZZTIME=$(TEST_FUZZTIME) FUZZTARGETS='$(TEST_FUZZTARGETS)' test/fuzz.sh
 
@@ -206,7 +207,7 @@ bench-check: benchhist
 # hash of the C beside the objects, which TestObjectFresh compares.
 generate:
 	bash test/bpf/setup.sh
-	$(GO) generate ./internal/tracer
+	$(GO) generate ./internal/tracer/...
 
 # The README's examples, run on this host and written back between their
 # <!-- record: NAME --> markers; one at a time beside other heavy work.

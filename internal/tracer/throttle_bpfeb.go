@@ -13,55 +13,56 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-type throttleEvent struct {
-	_       structs.HostLayout
-	Cpu     uint32
-	Tid     uint32
-	StartNs uint64
-	EndNs   uint64
-	Group   uint64
+type throttleHold struct {
+	_     structs.HostLayout
+	Group uint64
+	Cpu   uint32
+	Pad   uint32
 }
 
-type throttleHeld struct {
+type throttleQueue struct {
+	_     structs.HostLayout
+	Group uint64
+	Cpu   uint32
+	Pad   uint32
+}
+
+type throttleRecord struct {
 	_         structs.HostLayout
-	StartNs   uint64
-	Key       uint64
+	Kind      uint32
+	Cpu       uint32
+	Tid       uint32
+	OnCpu     uint32
+	TimeNs    uint64
 	Group     uint64
 	Clock     uint64
 	SelfClock uint64
 	SelfTime  uint64
-	Cpu       uint32
-	Pad       uint32
-}
-
-type throttleMark struct {
-	_      structs.HostLayout
-	HoldNs uint64
-	N      uint64
-	RunNs  [8]uint64
 }
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	throttleMapEvents          = "events"
-	throttleMapHeld            = "held"
-	throttleMapMarks           = "marks"
-	throttleMapPending         = "pending"
-	throttleProgBenchEmit      = "bench_emit"
-	throttleProgSchedSwitchBtf = "sched_switch_btf"
-	throttleProgSchedSwitchRaw = "sched_switch_raw"
-	throttleProgSchedWakeupBtf = "sched_wakeup_btf"
-	throttleProgSchedWakeupRaw = "sched_wakeup_raw"
-	throttleVarLost            = "lost"
-	throttleVarLostHeld        = "lost_held"
-	throttleVarLostMarks       = "lost_marks"
-	throttleVarMarksOverrun    = "marks_overrun"
-	throttleVarNheld           = "nheld"
-	throttleVarSubmitted       = "submitted"
-	throttleVarTargetCgid      = "target_cgid"
-	throttleVarUnusedEvent     = "unused_event"
+	throttleMapEvents             = "events"
+	throttleMapGroups             = "groups"
+	throttleMapHeld               = "held"
+	throttleMapHeldOn             = "held_on"
+	throttleMapQueues             = "queues"
+	throttleProgSchedSwitchBtf    = "sched_switch_btf"
+	throttleProgSchedSwitchRaw    = "sched_switch_raw"
+	throttleProgSchedWakeupBtf    = "sched_wakeup_btf"
+	throttleProgSchedWakeupNewBtf = "sched_wakeup_new_btf"
+	throttleProgSchedWakeupNewRaw = "sched_wakeup_new_raw"
+	throttleProgSchedWakeupRaw    = "sched_wakeup_raw"
+	throttleVarLost               = "lost"
+	throttleVarLostHeld           = "lost_held"
+	throttleVarLostQueues         = "lost_queues"
+	throttleVarNheld              = "nheld"
+	throttleVarSelfClock          = "self_clock"
+	throttleVarSubmitted          = "submitted"
+	throttleVarTaskBased          = "task_based"
+	throttleVarUnusedRecord       = "unused_record"
 )
 
 // loadThrottle returns the embedded CollectionSpec for throttle.
@@ -106,21 +107,23 @@ type throttleSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleProgramSpecs struct {
-	BenchEmit      *ebpf.ProgramSpec `ebpf:"bench_emit"`
-	SchedSwitchBtf *ebpf.ProgramSpec `ebpf:"sched_switch_btf"`
-	SchedSwitchRaw *ebpf.ProgramSpec `ebpf:"sched_switch_raw"`
-	SchedWakeupBtf *ebpf.ProgramSpec `ebpf:"sched_wakeup_btf"`
-	SchedWakeupRaw *ebpf.ProgramSpec `ebpf:"sched_wakeup_raw"`
+	SchedSwitchBtf    *ebpf.ProgramSpec `ebpf:"sched_switch_btf"`
+	SchedSwitchRaw    *ebpf.ProgramSpec `ebpf:"sched_switch_raw"`
+	SchedWakeupBtf    *ebpf.ProgramSpec `ebpf:"sched_wakeup_btf"`
+	SchedWakeupNewBtf *ebpf.ProgramSpec `ebpf:"sched_wakeup_new_btf"`
+	SchedWakeupNewRaw *ebpf.ProgramSpec `ebpf:"sched_wakeup_new_raw"`
+	SchedWakeupRaw    *ebpf.ProgramSpec `ebpf:"sched_wakeup_raw"`
 }
 
 // throttleMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleMapSpecs struct {
-	Events  *ebpf.MapSpec `ebpf:"events"`
-	Held    *ebpf.MapSpec `ebpf:"held"`
-	Marks   *ebpf.MapSpec `ebpf:"marks"`
-	Pending *ebpf.MapSpec `ebpf:"pending"`
+	Events *ebpf.MapSpec `ebpf:"events"`
+	Groups *ebpf.MapSpec `ebpf:"groups"`
+	Held   *ebpf.MapSpec `ebpf:"held"`
+	HeldOn *ebpf.MapSpec `ebpf:"held_on"`
+	Queues *ebpf.MapSpec `ebpf:"queues"`
 }
 
 // throttleVariableSpecs contains global variables before they are loaded into the kernel.
@@ -129,12 +132,12 @@ type throttleMapSpecs struct {
 type throttleVariableSpecs struct {
 	Lost         *ebpf.VariableSpec `ebpf:"lost"`
 	LostHeld     *ebpf.VariableSpec `ebpf:"lost_held"`
-	LostMarks    *ebpf.VariableSpec `ebpf:"lost_marks"`
-	MarksOverrun *ebpf.VariableSpec `ebpf:"marks_overrun"`
+	LostQueues   *ebpf.VariableSpec `ebpf:"lost_queues"`
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
+	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
-	TargetCgid   *ebpf.VariableSpec `ebpf:"target_cgid"`
-	UnusedEvent  *ebpf.VariableSpec `ebpf:"unused_event"`
+	TaskBased    *ebpf.VariableSpec `ebpf:"task_based"`
+	UnusedRecord *ebpf.VariableSpec `ebpf:"unused_record"`
 }
 
 // throttleObjects contains all objects after they have been loaded into the kernel.
@@ -157,18 +160,20 @@ func (o *throttleObjects) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleMaps struct {
-	Events  *ebpf.Map `ebpf:"events"`
-	Held    *ebpf.Map `ebpf:"held"`
-	Marks   *ebpf.Map `ebpf:"marks"`
-	Pending *ebpf.Map `ebpf:"pending"`
+	Events *ebpf.Map `ebpf:"events"`
+	Groups *ebpf.Map `ebpf:"groups"`
+	Held   *ebpf.Map `ebpf:"held"`
+	HeldOn *ebpf.Map `ebpf:"held_on"`
+	Queues *ebpf.Map `ebpf:"queues"`
 }
 
 func (m *throttleMaps) Close() error {
 	return _ThrottleClose(
 		m.Events,
+		m.Groups,
 		m.Held,
-		m.Marks,
-		m.Pending,
+		m.HeldOn,
+		m.Queues,
 	)
 }
 
@@ -178,31 +183,33 @@ func (m *throttleMaps) Close() error {
 type throttleVariables struct {
 	Lost         *ebpf.Variable `ebpf:"lost"`
 	LostHeld     *ebpf.Variable `ebpf:"lost_held"`
-	LostMarks    *ebpf.Variable `ebpf:"lost_marks"`
-	MarksOverrun *ebpf.Variable `ebpf:"marks_overrun"`
+	LostQueues   *ebpf.Variable `ebpf:"lost_queues"`
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
+	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`
-	TargetCgid   *ebpf.Variable `ebpf:"target_cgid"`
-	UnusedEvent  *ebpf.Variable `ebpf:"unused_event"`
+	TaskBased    *ebpf.Variable `ebpf:"task_based"`
+	UnusedRecord *ebpf.Variable `ebpf:"unused_record"`
 }
 
 // throttlePrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttlePrograms struct {
-	BenchEmit      *ebpf.Program `ebpf:"bench_emit"`
-	SchedSwitchBtf *ebpf.Program `ebpf:"sched_switch_btf"`
-	SchedSwitchRaw *ebpf.Program `ebpf:"sched_switch_raw"`
-	SchedWakeupBtf *ebpf.Program `ebpf:"sched_wakeup_btf"`
-	SchedWakeupRaw *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	SchedSwitchBtf    *ebpf.Program `ebpf:"sched_switch_btf"`
+	SchedSwitchRaw    *ebpf.Program `ebpf:"sched_switch_raw"`
+	SchedWakeupBtf    *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	SchedWakeupNewBtf *ebpf.Program `ebpf:"sched_wakeup_new_btf"`
+	SchedWakeupNewRaw *ebpf.Program `ebpf:"sched_wakeup_new_raw"`
+	SchedWakeupRaw    *ebpf.Program `ebpf:"sched_wakeup_raw"`
 }
 
 func (p *throttlePrograms) Close() error {
 	return _ThrottleClose(
-		p.BenchEmit,
 		p.SchedSwitchBtf,
 		p.SchedSwitchRaw,
 		p.SchedWakeupBtf,
+		p.SchedWakeupNewBtf,
+		p.SchedWakeupNewRaw,
 		p.SchedWakeupRaw,
 	)
 }

@@ -1,0 +1,177 @@
+package throttle
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// What the kernel records (internal/tracer's BPF program) and what it
+// means: the program writes what the scheduler did, and Interpreter
+// decides where each held interval starts and ends.
+
+// RecordKind says what a Record saw.
+type RecordKind uint32
+
+const (
+	// RecordHold: a thread of a traced group switched out still
+	// runnable while throttled (the thread itself where the kernel
+	// throttles threads one by one, 6.18+; else its run queue).
+	RecordHold RecordKind = 1
+	// RecordWake: a thread woken onto a throttled run queue, where it
+	// waits without having run (kernels that throttle whole queues).
+	RecordWake RecordKind = 2
+	// RecordBack: a held thread switched in again, with its throttled
+	// queue's clocks read then.
+	RecordBack RecordKind = 3
+	// RecordRun: a traced group running again on a CPU where one of its
+	// threads was held (kernels with no throttled clock per queue).
+	RecordRun RecordKind = 4
+)
+
+// Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
+// clocks are the throttled queue's rq_clock and, where the kernel keeps
+// them (6.8+), its throttled_clock_self and throttled_clock_self_time,
+// zero where unknown.
+type Record struct {
+	Kind  RecordKind
+	CPU   int   // the throttled queue's CPU; Run: the CPU the group ran on
+	OnCPU int   // where it was recorded; Back: the CPU the thread came back on
+	TID   int32 // the thread; Run: the one that ran
+	Time  int64
+	Group uint64 // the throttled queue's cgroup (kernfs id)
+
+	Clock, SelfClock, SelfTime uint64
+}
+
+// RecordLosses are the intervals records could not give.
+type RecordLosses struct {
+	// EndLost: holds whose Back never came (lost to a full ring buffer:
+	// the thread was held again, or was no longer held at the end).
+	EndLost uint64
+	// Orphans: Backs with no hold before them (the hold was lost, or
+	// came before the trace): no interval, nothing to count twice.
+	Orphans uint64
+	// OpenAtEnd: not a loss, the holds still open at the end, handed on
+	// as ending then.
+	OpenAtEnd uint64
+}
+
+type queueKey struct {
+	group uint64
+	cpu   int
+}
+
+type openHold struct {
+	Record
+	runEnd int64 // the first Run of its queue after its start; 0 if none
+}
+
+// Interpreter turns a stream of records, in the order the kernel wrote
+// them, into held intervals. The zero value is ready. Not safe for
+// concurrent use.
+type Interpreter struct {
+	open    map[int32]*openHold
+	lastRun map[queueKey]int64
+	Losses  RecordLosses
+}
+
+// Add takes the next record and hands each interval it ends to emit.
+func (in *Interpreter) Add(r Record, emit func(Event)) {
+	if in.open == nil {
+		in.open = map[int32]*openHold{}
+		in.lastRun = map[queueKey]int64{}
+	}
+	switch r.Kind {
+	case RecordHold, RecordWake:
+		if _, ok := in.open[r.TID]; ok {
+			// Held again with no Back between: that Back was lost,
+			// and where the first interval ended is unknown.
+			in.Losses.EndLost++
+		}
+		h := &openHold{Record: r}
+		// A Run stamped after the start but written before it (another
+		// CPU's record) still ends it.
+		if t := in.lastRun[queueKey{r.Group, r.CPU}]; t > r.Time {
+			h.runEnd = t
+		}
+		in.open[r.TID] = h
+	case RecordRun:
+		q := queueKey{r.Group, r.CPU}
+		in.lastRun[q] = max(in.lastRun[q], r.Time)
+		for _, h := range in.open {
+			if h.Group == r.Group && h.CPU == r.CPU && h.Time < r.Time && h.runEnd == 0 {
+				h.runEnd = r.Time
+			}
+		}
+	case RecordBack:
+		h, ok := in.open[r.TID]
+		if !ok {
+			in.Losses.Orphans++
+			return
+		}
+		delete(in.open, r.TID)
+		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group})
+	}
+}
+
+// end is where the interval of hold h, whose thread came back at b, ended:
+// at b, or earlier, at the first Run of its queue since its start (the
+// group ran there again: a thread still waiting waits for the CPU, not
+// for the quota), or at the unthrottle itself, read from the queue's own
+// throttled clock (6.8+): the stretch begun at SelfClock ended when
+// SelfTime grew by its length, on the queue's rq_clock, which ran from
+// h.Clock at h's start.
+func end(h *openHold, b Record) int64 {
+	e := b.Time
+	if h.runEnd > h.Time && h.runEnd < e {
+		e = h.runEnd
+	}
+	if h.SelfClock != 0 && h.Clock != 0 && b.Group == h.Group && b.SelfTime > h.SelfTime {
+		unthrottled := h.SelfClock + (b.SelfTime - h.SelfTime)
+		if unthrottled > h.Clock {
+			if u := h.Time + int64(unthrottled-h.Clock); u < e {
+				e = u
+			}
+		}
+	}
+	return max(e, h.Time)
+}
+
+// Close ends the stream at now: the holds whose thread is still held
+// (stillHeld, from the kernel's own list at the end) are handed on as
+// ending now; the others lost their Back.
+func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit func(Event)) {
+	// In the order of their starts, the same every time.
+	holds := slices.SortedFunc(maps.Values(in.open), func(a, b *openHold) int {
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.TID, b.TID))
+	})
+	clear(in.open)
+	for _, h := range holds {
+		tid := h.TID
+		if !stillHeld(tid) {
+			in.Losses.EndLost++
+			continue
+		}
+		in.Losses.OpenAtEnd++
+		if now > h.Time {
+			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group})
+		}
+	}
+}
+
+// Open is the number of holds with no Back yet.
+func (in *Interpreter) Open() int { return len(in.open) }
+
+// Intervals is the intervals of a whole stream of records that ended at
+// now with the threads stillHeld still held, and what could not be known.
+func Intervals(records []Record, now int64, stillHeld func(tid int32) bool) ([]Event, RecordLosses) {
+	var in Interpreter
+	var out []Event
+	emit := func(e Event) { out = append(out, e) }
+	for _, r := range records {
+		in.Add(r, emit)
+	}
+	in.Close(now, stillHeld, emit)
+	return out, in.Losses
+}

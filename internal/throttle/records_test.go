@@ -1,0 +1,214 @@
+package throttle
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+const msNs = int64(1e6)
+
+func hold(tid int32, cpu int, group uint64, t int64) Record {
+	return Record{Kind: RecordHold, CPU: cpu, OnCPU: cpu, TID: tid, Time: t, Group: group}
+}
+
+func wake(tid int32, cpu int, group uint64, t int64) Record {
+	r := hold(tid, cpu, group, t)
+	r.Kind = RecordWake
+	return r
+}
+
+func back(tid int32, cpu, on int, group uint64, t int64) Record {
+	return Record{Kind: RecordBack, CPU: cpu, OnCPU: on, TID: tid, Time: t, Group: group}
+}
+
+func run(cpu int, group uint64, t int64) Record {
+	return Record{Kind: RecordRun, CPU: cpu, OnCPU: cpu, TID: 99, Time: t, Group: group}
+}
+
+func none(int32) bool { return false }
+
+func TestIntervalsBackEndsAHold(t *testing.T) {
+	ev, l := Intervals([]Record{hold(7, 1, 5, 10*msNs), back(7, 1, 1, 5, 90*msNs)}, 100*msNs, none)
+	assert.Equal(t, []Event{{CPU: 1, TID: 7, Start: 10 * msNs, End: 90 * msNs, Group: 5}}, ev)
+	assert.Zero(t, l)
+}
+
+// The per-task path (6.18 here): a thread is held when it meets the
+// throttle; its queue's throttled clock says when the unthrottle came, and
+// the interval ends there even though the thread ran only later, after a
+// busy CPU's others.
+func TestIntervalsPerTaskEndsAtTheUnthrottle(t *testing.T) {
+	h := hold(7, 0, 5, 10*msNs)
+	// The queue's rq_clock runs 1000 ns behind CLOCK_MONOTONIC; it was
+	// throttled at 9 msNs on its clock, and its throttled time so far was
+	// 40 msNs.
+	h.Clock, h.SelfClock, h.SelfTime = uint64(10*msNs-1000), uint64(9*msNs), uint64(40*msNs)
+	b := back(7, 0, 0, 5, 95*msNs)
+	// Unthrottled after 81 msNs: at 90 msNs on its clock.
+	b.Clock, b.SelfClock, b.SelfTime = uint64(95*msNs-1000), 0, uint64(40*msNs+81*msNs)
+	ev, _ := Intervals([]Record{h, b}, 100*msNs, none)
+	assert.Equal(t, []Event{{CPU: 0, TID: 7, Start: 10 * msNs, End: 90*msNs + 1000, Group: 5}}, ev)
+
+	// No unthrottle since (its throttled time did not grow): the Back.
+	b.SelfTime = h.SelfTime
+	ev, _ = Intervals([]Record{h, b}, 100*msNs, none)
+	assert.Equal(t, 95*msNs, ev[0].End)
+}
+
+// The whole-queue path (6.1): a worker woken onto the throttled queue and
+// the spinner switched out are held together; the group's first run on
+// that CPU ends both, though each gets its turn later.
+func TestIntervalsWholeQueueEndTogetherAtTheRun(t *testing.T) {
+	recs := []Record{
+		hold(1, 0, 5, 10*msNs),
+		wake(2, 0, 5, 30*msNs),
+		run(0, 5, 100*msNs),
+		back(1, 0, 0, 5, 100*msNs),
+		back(2, 0, 0, 5, 104*msNs),
+	}
+	ev, _ := Intervals(recs, 200*msNs, none)
+	assert.Equal(t, []Event{
+		{CPU: 0, TID: 1, Start: 10 * msNs, End: 100 * msNs, Group: 5},
+		{CPU: 0, TID: 2, Start: 30 * msNs, End: 100 * msNs, Group: 5},
+	}, ev)
+}
+
+// Preemption by a sibling: another group's run on the same CPU, or the
+// same group's on another CPU, ends nothing; a run before the hold ends
+// nothing either.
+func TestIntervalsRunEndsOnlyItsOwnQueue(t *testing.T) {
+	recs := []Record{
+		run(0, 5, 5*msNs),
+		hold(1, 0, 5, 10*msNs),
+		run(0, 6, 20*msNs), // a sibling group on CPU 0
+		run(1, 5, 30*msNs), // the group on CPU 1
+		back(1, 0, 0, 5, 90*msNs),
+	}
+	ev, _ := Intervals(recs, 100*msNs, none)
+	assert.Equal(t, []Event{{CPU: 0, TID: 1, Start: 10 * msNs, End: 90 * msNs, Group: 5}}, ev)
+}
+
+// Migration: held on CPU 0, back on CPU 1. The interval is CPU 0's (its
+// queue's), and CPU 0's run of the group still ends it.
+func TestIntervalsMigration(t *testing.T) {
+	recs := []Record{
+		hold(1, 0, 5, 10*msNs),
+		run(0, 5, 60*msNs),
+		back(1, 0, 1, 5, 70*msNs),
+	}
+	ev, _ := Intervals(recs, 100*msNs, none)
+	assert.Equal(t, []Event{{CPU: 0, TID: 1, Start: 10 * msNs, End: 60 * msNs, Group: 5}}, ev)
+}
+
+// A group removed while its thread was held: the Back finds no queue of
+// that group (no clocks), and the interval ends when the thread ran.
+func TestIntervalsGroupRemovedWhileHeld(t *testing.T) {
+	h := hold(1, 0, 5, 10*msNs)
+	h.Clock, h.SelfClock, h.SelfTime = uint64(10*msNs), uint64(9*msNs), uint64(40*msNs)
+	b := back(1, 0, 0, 5, 70*msNs) // clocks zero: not under group 5 now
+	ev, l := Intervals([]Record{h, b}, 100*msNs, none)
+	assert.Equal(t, []Event{{CPU: 0, TID: 1, Start: 10 * msNs, End: 70 * msNs, Group: 5}}, ev)
+	assert.Zero(t, l)
+}
+
+// A Run stamped after a hold's start but written before it (another CPU's
+// record, reserved first) still ends it.
+func TestIntervalsRunWrittenBeforeTheHold(t *testing.T) {
+	recs := []Record{run(0, 5, 50*msNs), hold(1, 0, 5, 40*msNs), back(1, 0, 0, 5, 80*msNs)}
+	ev, _ := Intervals(recs, 100*msNs, none)
+	assert.Equal(t, int64(50*msNs), ev[0].End)
+}
+
+// Lost records (a full ring buffer): a Back lost shows as the same thread
+// held again, or as a hold open at the end whose thread the kernel no
+// longer holds; both are counted, neither is made up. A Back whose hold
+// was lost is an orphan.
+func TestIntervalsLostRecords(t *testing.T) {
+	recs := []Record{
+		hold(1, 0, 5, 10*msNs), // its Back lost
+		hold(1, 0, 5, 50*msNs),
+		back(1, 0, 0, 5, 60*msNs),
+		back(2, 1, 1, 5, 65*msNs), // its hold lost
+		hold(3, 1, 5, 70*msNs),    // its Back lost, not held at the end
+		hold(4, 1, 5, 80*msNs),    // still held at the end
+	}
+	ev, l := Intervals(recs, 100*msNs, func(tid int32) bool { return tid == 4 })
+	assert.Equal(t, []Event{
+		{CPU: 0, TID: 1, Start: 50 * msNs, End: 60 * msNs, Group: 5},
+		{CPU: 1, TID: 4, Start: 80 * msNs, End: 100 * msNs, Group: 5},
+	}, ev)
+	assert.Equal(t, RecordLosses{EndLost: 2, Orphans: 1, OpenAtEnd: 1}, l)
+}
+
+// The streaming form hands each interval on as its Back comes.
+func TestInterpreterStreams(t *testing.T) {
+	var in Interpreter
+	var got []Event
+	emit := func(e Event) { got = append(got, e) }
+	in.Add(hold(1, 0, 5, 10*msNs), emit)
+	assert.Empty(t, got)
+	assert.Equal(t, 1, in.Open())
+	in.Add(back(1, 0, 0, 5, 20*msNs), emit)
+	assert.Len(t, got, 1)
+	assert.Zero(t, in.Open())
+}
+
+// FuzzInterpreter: any stream of records (kinds, CPUs, threads, groups and
+// clocks from the input, times moving forward or a little back) gives
+// intervals that start at a hold of their thread and never end before it,
+// and every hold is accounted for exactly once: an interval from its Back,
+// an end lost, or open at the end.
+func FuzzInterpreter(f *testing.F) {
+	f.Add([]byte{1, 0, 1, 5, 10, 0, 3, 0, 1, 5, 20, 0})
+	f.Add([]byte{1, 0, 1, 5, 10, 9, 2, 0, 2, 5, 10, 0, 4, 0, 0, 5, 40, 0, 3, 0, 1, 5, 50, 7})
+	f.Add([]byte{1, 1, 1, 6, 1, 1, 1, 1, 1, 6, 1, 1, 3, 1, 1, 6, 255, 255})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var recs []Record
+		var now int64 = 1000
+		holds := map[int32][]int64{}
+		nholds := 0
+		for i := 0; i+6 <= len(data); i += 6 {
+			b := data[i : i+6]
+			// Times mostly forward; a step back now and then, as
+			// records of two CPUs may come.
+			now += int64(b[4]) - 16
+			r := Record{Kind: RecordKind(b[0]%4 + 1), CPU: int(b[1] % 3), OnCPU: int(b[1] / 3 % 3), TID: int32(b[2] % 4),
+				Time: now, Group: uint64(b[3] % 3), Clock: uint64(b[5]) * 3, SelfClock: uint64(b[5]) * 2, SelfTime: uint64(b[5])}
+			if r.Kind == RecordHold || r.Kind == RecordWake {
+				holds[r.TID] = append(holds[r.TID], r.Time)
+				nholds++
+			}
+			recs = append(recs, r)
+		}
+		end := now + 5
+		still := func(tid int32) bool { return tid%2 == 0 }
+		var in Interpreter
+		var ev []Event
+		backs := 0
+		for _, r := range recs {
+			n := len(ev)
+			in.Add(r, func(e Event) { ev = append(ev, e) })
+			if len(ev) > n {
+				backs++
+				e := ev[len(ev)-1]
+				if e.End > r.Time && e.End != e.Start {
+					t.Fatalf("%+v ends after its thread came back at %d", e, r.Time)
+				}
+			}
+		}
+		in.Close(end, still, func(e Event) { ev = append(ev, e) })
+		for _, e := range ev {
+			if e.End < e.Start {
+				t.Fatalf("%+v ends before it starts", e)
+			}
+			if !slices.Contains(holds[e.TID], e.Start) {
+				t.Fatalf("%+v starts at no hold of its thread", e)
+			}
+		}
+		if got := uint64(backs) + in.Losses.EndLost + in.Losses.OpenAtEnd; got != uint64(nholds) {
+			t.Fatalf("%d holds, accounted for %d (backs %d, %+v)", nholds, got, backs, in.Losses)
+		}
+	})
+}
