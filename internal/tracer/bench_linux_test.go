@@ -16,33 +16,35 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/ringbuf"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracer/ringbench"
 )
 
-// BenchmarkRingBuffer: events per second the ring-buffer path sustains,
-// kernel to callback: bench_emit (throttle.bpf.c, run through
-// BPF_PROG_TEST_RUN, never attached) reserves and submits 256 events per
-// run into the tracer's own ring buffer, as on_switch does, and the
-// tracer's reader decodes each and hands it to a callback. One op is one
-// event; events/s counts those delivered, lost/op those the full buffer
-// refused while the reader fell behind.
+// BenchmarkRingBuffer: records per second the ring-buffer path sustains,
+// kernel to interpreter: bench_emit (ringbench.bpf.c, a test-only object,
+// run through BPF_PROG_TEST_RUN, never attached) reserves and submits 256
+// records per run, alternately holds and backs, as throttle.bpf.c does,
+// and a reader decodes each and hands it to throttle.Interpreter, as the
+// tracer's does. One op is one record; events/s counts those delivered,
+// lost/op those the full buffer refused while the reader fell behind.
 func BenchmarkRingBuffer(b *testing.B) {
 	needRoot(b)
-	spec, err := loadThrottle()
+	spec, err := ringbench.Spec()
 	require.NoError(b, err)
 	var o struct {
-		Emit *ebpf.Program `ebpf:"bench_emit"`
-		throttleMaps
-		throttleVariables
+		Emit   *ebpf.Program  `ebpf:"bench_emit"`
+		Events *ebpf.Map      `ebpf:"events"`
+		Lost   *ebpf.Variable `ebpf:"lost"`
 	}
 	require.NoError(b, spec.LoadAndAssign(&o, nil))
 	defer o.Emit.Close()
-	defer o.throttleMaps.Close()
+	defer o.Events.Close()
 	rd, err := ringbuf.NewReader(o.Events)
 	require.NoError(b, err)
 	defer rd.Close()
@@ -52,10 +54,11 @@ func BenchmarkRingBuffer(b *testing.B) {
 	go func() {
 		defer close(done)
 		var rec ringbuf.Record
+		var in throttle.Interpreter
 		var sink throttle.Event
 		for rd.ReadInto(&rec) == nil {
-			if e, err := decode(rec.RawSample); err == nil {
-				sink = e
+			if r, err := decode(rec.RawSample); err == nil {
+				in.Add(r, func(e throttle.Event) { sink = e })
 				got.Add(1)
 			}
 		}
@@ -94,9 +97,10 @@ func BenchmarkRingBuffer(b *testing.B) {
 // these threads are not in, with nothing held (every sched_switch on the
 // machine runs the program: a test of a global), "traced_held" the same
 // while a spinner of that cgroup is held by its quota 90% of the time
-// (then every switch looks the next thread up among the held, and while
-// the held group has not run again on a CPU, looks its queues up among
-// the marks there), "traced_own" to the cgroup they are in (their switches
+// (then every switch looks the next thread up among the held, and, on a
+// kernel without a throttled clock per queue (before 6.8), on a CPU where
+// a thread is held, looks the next thread's queues up among those waiting
+// for a run), "traced_own" to the cgroup they are in (their switches
 // are sleeps, not preemptions: no walk). Compare ns/op: the ratio is the
 // overhead; bpf-ns/run is the kernel's own mean per run.
 func BenchmarkContextSwitch(b *testing.B) {
@@ -187,7 +191,8 @@ func TestMain(m *testing.M) {
 // done when its probes go from 0 to 1 to 2 and back, can hang the guest
 // (a CPU loops on the patch's int3 while another waits for it in
 // text_poke_bp): with two held on each tracepoint the tracer uses
-// (sched_switch, sched_wakeup), a tracer's attach and detach patch nothing.
+// (sched_switch, sched_wakeup, sched_wakeup_new), a tracer's attach and
+// detach patch nothing.
 // With stats, it also keeps the kernel's BPF run-time stats on, whose
 // switch is a static key patched into every BPF dispatch site the same
 // way: BenchmarkContextSwitch's turning them on and off is then a count
@@ -206,8 +211,12 @@ func hold(stats bool) error {
 		}
 		closers = append(closers, func() { st.Close() })
 	}
+	kernel, err := btf.LoadKernelSpec()
+	if err != nil {
+		return err
+	}
 	for range 2 {
-		objs, err := loadOne(0, AttachRaw)
+		objs, err := loadOne(kernel, AttachRaw)
 		if err != nil {
 			return err
 		}
@@ -222,7 +231,7 @@ func hold(stats bool) error {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, unix.SIGTERM, unix.SIGINT)
-	fmt.Println("holding two idle sched_switch and sched_wakeup probes")
+	fmt.Println("holding two idle sched_switch, sched_wakeup and sched_wakeup_new probes")
 	<-sig
 	return nil
 }

@@ -10,34 +10,34 @@ import (
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
-func record(cpu, tid uint32, start, end uint64) []byte {
+func rawRecord(kind, cpu, tid uint32, time uint64) []byte {
 	b := make([]byte, recordSize)
-	binary.NativeEndian.PutUint32(b[0:], cpu)
-	binary.NativeEndian.PutUint32(b[4:], tid)
-	binary.NativeEndian.PutUint64(b[8:], start)
-	binary.NativeEndian.PutUint64(b[16:], end)
+	binary.NativeEndian.PutUint32(b[0:], kind)
+	binary.NativeEndian.PutUint32(b[4:], cpu)
+	binary.NativeEndian.PutUint32(b[8:], tid)
+	binary.NativeEndian.PutUint32(b[12:], cpu+1) // on_cpu
+	binary.NativeEndian.PutUint64(b[16:], time)
 	binary.NativeEndian.PutUint64(b[24:], 77) // the group
+	binary.NativeEndian.PutUint64(b[32:], 5)  // clock
+	binary.NativeEndian.PutUint64(b[40:], 6)  // self_clock
+	binary.NativeEndian.PutUint64(b[48:], 7)  // self_time
 	return b
 }
 
 func TestDecode(t *testing.T) {
-	e, err := decode(record(1, 4242, 1_000_000_000, 1_090_000_000))
+	r, err := decode(rawRecord(3, 1, 4242, 1_000_000_000))
 	require.NoError(t, err)
-	assert.Equal(t, throttle.Event{CPU: 1, TID: 4242, Start: 1_000_000_000, End: 1_090_000_000, Group: 77}, e)
-
-	// A zero-length interval (switched out and in within one clock tick) is
-	// an event, not an error.
-	e, err = decode(record(0, 7, 5, 5))
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), e.End-e.Start)
+	assert.Equal(t, throttle.Record{Kind: throttle.RecordBack, CPU: 1, OnCPU: 2, TID: 4242, Time: 1_000_000_000,
+		Group: 77, Clock: 5, SelfClock: 6, SelfTime: 7}, r)
 }
 
 func TestDecodeRejects(t *testing.T) {
 	for name, raw := range map[string][]byte{
-		"short":     record(0, 1, 2, 3)[:20],
-		"long":      append(record(0, 1, 2, 3), 0, 0, 0, 0),
-		"empty":     nil,
-		"backwards": record(0, 1, 10, 9),
+		"short":   rawRecord(1, 0, 1, 2)[:20],
+		"long":    append(rawRecord(1, 0, 1, 2), 0, 0, 0, 0),
+		"empty":   nil,
+		"kind 0":  rawRecord(0, 0, 1, 2),
+		"kind 99": rawRecord(99, 0, 1, 2),
 	} {
 		_, err := decode(raw)
 		assert.Error(t, err, name)

@@ -5,5 +5,5 @@ package tracer
 // clang. `make generate` reruns these lines (clang, llvm and libbpf-dev from
 // test/bpf/setup.sh); the hash of the C source they were built from is kept
 // in throttle.bpf.c.sha256, which TestObjectFresh checks.
-//go:generate go tool bpf2go -tags linux -type event throttle throttle.bpf.c -- -O2 -g -Wall -Werror
+//go:generate go tool bpf2go -tags linux -type record -type hold -type queue throttle throttle.bpf.c -- -O2 -g -Wall -Werror
 //go:generate sh -c "sha256sum throttle.bpf.c > throttle.bpf.c.sha256"

@@ -56,8 +56,10 @@ const (
 	throttleProgSchedWakeupNewRaw = "sched_wakeup_new_raw"
 	throttleProgSchedWakeupRaw    = "sched_wakeup_raw"
 	throttleVarLost               = "lost"
+	throttleVarLostBack           = "lost_back"
 	throttleVarLostHeld           = "lost_held"
 	throttleVarLostQueues         = "lost_queues"
+	throttleVarLostRun            = "lost_run"
 	throttleVarNheld              = "nheld"
 	throttleVarSelfClock          = "self_clock"
 	throttleVarSubmitted          = "submitted"
@@ -131,8 +133,10 @@ type throttleMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleVariableSpecs struct {
 	Lost         *ebpf.VariableSpec `ebpf:"lost"`
+	LostBack     *ebpf.VariableSpec `ebpf:"lost_back"`
 	LostHeld     *ebpf.VariableSpec `ebpf:"lost_held"`
 	LostQueues   *ebpf.VariableSpec `ebpf:"lost_queues"`
+	LostRun      *ebpf.VariableSpec `ebpf:"lost_run"`
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
 	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
@@ -182,8 +186,10 @@ func (m *throttleMaps) Close() error {
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleVariables struct {
 	Lost         *ebpf.Variable `ebpf:"lost"`
+	LostBack     *ebpf.Variable `ebpf:"lost_back"`
 	LostHeld     *ebpf.Variable `ebpf:"lost_held"`
 	LostQueues   *ebpf.Variable `ebpf:"lost_queues"`
+	LostRun      *ebpf.Variable `ebpf:"lost_run"`
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
 	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`

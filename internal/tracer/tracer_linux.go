@@ -31,14 +31,14 @@ const (
 
 var attachOrder = []string{AttachBTF, AttachRaw}
 
-// tracepoints are the scheduler's tracepoints the programs attach to: the
-// one on sched_switch first, then the one on sched_wakeup.
-var tracepoints = []string{"sched_switch", "sched_wakeup"}
+// tracepoints are the scheduler's tracepoints the programs attach to, in
+// the order of objects.progs.
+var tracepoints = []string{"sched_switch", "sched_wakeup", "sched_wakeup_new"}
 
-// objects are what one tracer loads: the two programs of its attach point
+// objects are what one tracer loads: the programs of its attach point
 // (tracepoints' order), the maps and the variables, as bpf2go typed them.
 type objects struct {
-	progs [2]*ebpf.Program
+	progs [3]*ebpf.Program
 	throttleMaps
 	throttleVariables
 }
@@ -46,21 +46,27 @@ type objects struct {
 // btfObjects and rawObjects are the objects of each attach point, for
 // LoadAndAssign, which loads only what they name.
 type btfObjects struct {
-	Switch *ebpf.Program `ebpf:"sched_switch_btf"`
-	Wakeup *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	Switch    *ebpf.Program `ebpf:"sched_switch_btf"`
+	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_btf"`
 	throttleMaps
 	throttleVariables
 }
 
 type rawObjects struct {
-	Switch *ebpf.Program `ebpf:"sched_switch_raw"`
-	Wakeup *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	Switch    *ebpf.Program `ebpf:"sched_switch_raw"`
+	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_raw"`
 	throttleMaps
 	throttleVariables
 }
 
 func (o *objects) Close() error {
-	return errors.Join(o.progs[0].Close(), o.progs[1].Close(), o.throttleMaps.Close())
+	errs := []error{o.throttleMaps.Close()}
+	for _, p := range o.progs {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // readEvery is how often the reader looks at the ring buffer when the
@@ -76,26 +82,44 @@ type Tracer struct {
 	objs   *objects
 	prog   *ebpf.Program // the one on sched_switch
 	links  []link.Link
-	nread  atomic.Uint64 // records handed on
+	nread  atomic.Uint64 // records read
 	rd     *ringbuf.Reader
 	done   chan struct{} // closed when the reading goroutine has returned
 
+	// interp turns records into intervals: the reading goroutine's
+	// until done, then Stop's.
+	interp  throttle.Interpreter
 	onEvent func(throttle.Event)
+	// onRecord, when set (tests), sees each record before interp.
+	onRecord func(throttle.Record)
 
-	once   sync.Once
-	losses Losses
-	lost   uint64
-	err    error
+	mu     sync.Mutex // guards tracked
+	groups map[uint64]bool
+
+	once      sync.Once
+	stoppedAt int64   // CLOCK_MONOTONIC at Stop, where open holds end
+	stillHeld []int32 // the threads the kernel held at Stop
+	losses    Losses
+	lost      uint64
+	err       error
 }
 
+// attaches counts the tracers this process attached (Attaches).
+var attaches atomic.Uint64
+
+// Attaches is how many tracers this process has attached so far: each one
+// live-patches the scheduler's tracepoints, so a run that changes the
+// groups it traces (Track, Untrack) attaches once.
+func Attaches() uint64 { return attaches.Load() }
+
 // Probe says whether throttle events can be traced here and, if so, how
-// their intervals end on this kernel (ends), or why not: it checks what
-// Start needs that a load alone does not show (the sched_switch
-// tracepoint's prev_state argument, 5.18+: before it, raw_tp loads and its
-// attach fails), loads the programs (tp_btf, then raw_tp) without
-// attaching them, and closes them at once.
+// their intervals start and end on this kernel (ends), or why not: it
+// checks what Start needs that a load alone does not show (the
+// sched_switch tracepoint's prev_state argument, 5.18+: before it, raw_tp
+// loads and its attach fails), loads the programs (tp_btf, then raw_tp)
+// without attaching them, and closes them at once.
 func Probe() (ends string, err error) {
-	objs, _, err := load(0, attachOrder)
+	objs, _, err := load(attachOrder)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +132,7 @@ func Probe() (ends string, err error) {
 		start := ""
 		if hasMember(kernel, "task_struct", "throttled") {
 			start = "a thread is held from when it meets the throttle on its way back to user space " +
-				"(this kernel throttles threads one by one, task_struct.throttled, 6.16+), and "
+				"(this kernel throttles threads one by one, task_struct.throttled, 6.18+), and "
 		}
 		return start + "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
 			"cfs_rq.throttled_clock_self, 6.8+), even where a busy CPU runs others first", nil
@@ -128,7 +152,7 @@ func ExactEnds() bool {
 }
 
 // ExactStarts is whether a hold starts when the thread itself meets the
-// throttle on this kernel (it throttles threads one by one, 6.16+), rather
+// throttle on this kernel (it throttles threads one by one, 6.18+), rather
 // than when it is switched out or woken while its queue is marked
 // throttled; false where the kernel's BTF cannot be read. With ExactEnds
 // the trace matches the counter also on a busy machine; tests choose
@@ -138,11 +162,11 @@ func ExactStarts() bool {
 	return err == nil && hasMember(kernel, "task_struct", "throttled")
 }
 
-// hasMember is whether the kernel's struct has the member: the fields
-// throttle.bpf.c tests with bpf_core_field_exists, seen from here to say
-// which rules this kernel gets (cfs_rq's throttled_clock_self_time, 6.8+:
-// intervals end at the unthrottle; task_struct's throttled, 6.16+: they
-// start when the thread itself is throttled).
+// hasMember is whether the kernel's struct has the member: what load sets
+// the program's read-only task_based and self_clock by (cfs_rq's
+// throttled_clock_self_time, 6.8+: intervals end at the unthrottle;
+// task_struct's throttled, 6.18+: they start when the thread itself is
+// throttled).
 func hasMember(kernel *btf.Spec, structName, member string) bool {
 	var st *btf.Struct
 	if kernel.TypeByName(structName, &st) != nil {
@@ -157,10 +181,10 @@ func hasMember(kernel *btf.Spec, structName, member string) bool {
 }
 
 // Start traces the cgroup at cgroupDir (a directory of the cpu controller's
-// hierarchy, v1 or v2; its descendants are traced too): it loads and
-// attaches the program and calls onEvent, from a goroutine of its own, for
-// each held interval that ends. Intervals still open at Stop are not
-// reported as ending at Stop. onEvent must not call Stop.
+// hierarchy, v1 or v2; its descendants are traced too): New, then Track of
+// its id. onEvent is called, from a goroutine of the tracer's own, for
+// each held interval as it ends, and at Stop for those still open then,
+// as ending at Stop. onEvent must not call Stop.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return start(cgroupDir, onEvent, attachOrder)
 }
@@ -168,20 +192,50 @@ func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 // start is Start trying only the attach points given, in order (tests
 // force the raw_tp fallback with it).
 func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*Tracer, error) {
-	fi, err := os.Stat(cgroupDir)
-	if err != nil {
-		return nil, fmt.Errorf("trace throttle events: %w", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok {
-		return nil, fmt.Errorf("trace throttle events: %s is not a cgroup directory", cgroupDir)
-	}
-	// The kernfs id of a cgroup is its directory's inode number.
-	objs, attach, err := load(st.Ino, attaches)
+	id, err := CgroupID(cgroupDir)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), onEvent: onEvent}
+	t, err := attachNew(onEvent, attaches, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Track(id); err != nil {
+		t.Stop()
+		return nil, err
+	}
+	return t, nil
+}
+
+// CgroupID is the kernfs id of the cgroup at dir: its directory's inode
+// number, what Track takes.
+func CgroupID(dir string) (uint64, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, fmt.Errorf("trace throttle events: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok {
+		return 0, fmt.Errorf("trace throttle events: %s is not a cgroup directory", dir)
+	}
+	return st.Ino, nil
+}
+
+// New loads and attaches the tracer with no group traced yet: Track adds
+// them, while it is attached. onEvent is as Start's.
+func New(onEvent func(throttle.Event)) (*Tracer, error) {
+	return attachNew(onEvent, attachOrder, nil)
+}
+
+// attachNew is New on the attach points given; onRecord, when set, sees
+// each record first (tests record streams with it).
+func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord func(throttle.Record)) (*Tracer, error) {
+	objs, attach, err := load(attachPoints)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}),
+		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
@@ -193,16 +247,63 @@ func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*
 	if err != nil {
 		return fail(err)
 	}
+	attaches.Add(1)
 	t.rd, err = ringbuf.NewReader(objs.Events)
 	if err != nil {
 		return fail(fmt.Errorf("trace throttle events: read the ring buffer: %w", err))
 	}
-	go t.read(onEvent)
+	go t.read()
 	return t, nil
 }
 
-// read hands each record to onEvent until Stop flushes or closes the reader.
-func (t *Tracer) read(onEvent func(throttle.Event)) {
+// Track adds the cgroup with kernfs id (CgroupID) and its descendants to
+// what is traced, from now on.
+func (t *Tracer) Track(id uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.objs.Groups.Put(id, uint8(1)); err != nil {
+		return fmt.Errorf("trace throttle events: track cgroup %d: %w", id, err)
+	}
+	t.groups[id] = true
+	return nil
+}
+
+// Untrack takes the cgroup with kernfs id off what is traced: no new hold
+// of its threads is recorded. Threads held now are still followed to
+// their end (an interval is not cut short by it).
+func (t *Tracer) Untrack(id uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.groups[id] {
+		return nil
+	}
+	delete(t.groups, id)
+	err := t.objs.Groups.Delete(id)
+	if errors.Is(err, ebpf.ErrKeyNotExist) {
+		err = nil
+	}
+	// The queues of the group waiting for its next run (kernels without
+	// a throttled clock per queue): it may never run again.
+	var q throttleQueue
+	var v uint64
+	var stale []throttleQueue
+	for it := t.objs.Queues.Iterate(); it.Next(&q, &v); {
+		if q.Group == id {
+			stale = append(stale, q)
+		}
+	}
+	for _, q := range stale {
+		t.objs.Queues.Delete(q)
+	}
+	if err != nil {
+		return fmt.Errorf("trace throttle events: untrack cgroup %d: %w", id, err)
+	}
+	return nil
+}
+
+// read hands each record to the interpreter until Stop flushes or closes
+// the reader.
+func (t *Tracer) read() {
 	defer close(t.done)
 	var rec ringbuf.Record
 	for {
@@ -221,9 +322,14 @@ func (t *Tracer) read(onEvent func(throttle.Event)) {
 		t.nread.Add(1)
 		// A record of another size would mean a stale object; the
 		// staleness test guards against it, so it is dropped here.
-		if e, err := decode(rec.RawSample); err == nil {
-			onEvent(e)
+		r, err := decode(rec.RawSample)
+		if err != nil {
+			continue
 		}
+		if t.onRecord != nil {
+			t.onRecord(r)
+		}
+		t.interp.Add(r, t.onEvent)
 	}
 }
 
@@ -233,11 +339,15 @@ func (t *Tracer) Attach() string { return t.attach }
 // Losses are the held intervals a trace could not pass on, by cause; Stop
 // returns their sum.
 type Losses struct {
-	RingFull uint64 // events a full ring buffer refused
-	HeldMap  uint64 // holds the held map refused (full, or -EBUSY)
-	MarksMap uint64 // marks the marks map refused (their ends may be late)
-	Overrun  uint64 // intervals that outlived their queue's last marks
-	InFlight uint64 // events sent but not read at Stop
+	HoldsLost uint64 // holds (HOLD, WAKE) a full ring buffer refused
+	RunsLost  uint64 // RUN records it refused (an end may be late)
+	EndLost   uint64 // holds whose end was lost (a BACK it refused)
+	HeldMap   uint64 // holds the held map refused (full, or -EBUSY)
+	QueueMap  uint64 // holds the queues map refused (an end may be late)
+	InFlight  uint64 // records sent but not read at Stop
+	// RingFull is every record a full ring buffer refused (HoldsLost,
+	// RunsLost and the BACKs behind EndLost): not added again in Sum.
+	RingFull uint64
 	// OpenAtStop is not a loss: the intervals still held at Stop,
 	// handed on as ending then (Stop).
 	OpenAtStop uint64
@@ -245,19 +355,18 @@ type Losses struct {
 
 // Sum is every interval lost or possibly ended late.
 func (l Losses) Sum() uint64 {
-	return l.RingFull + l.HeldMap + l.MarksMap + l.Overrun + l.InFlight
+	return l.HoldsLost + l.RunsLost + l.EndLost + l.HeldMap + l.QueueMap + l.InFlight
 }
 
 // Losses is what Stop counted; zero before Stop.
 func (t *Tracer) Losses() Losses { return t.losses }
 
-// Stop detaches the program first, so no new events start, then hands what
-// is left in the ring buffer to onEvent, and closes the reader, program and
-// maps; the intervals still open are handed on as ending at Stop. lost
-// counts the held intervals not passed on (Losses has them by cause): the
-// ring buffer or a map was full, an event was in flight at Stop, or an
-// interval outlived its run queue's marks (its end may be late). It is safe to call twice; the second call returns
-// the first's results.
+// Stop detaches the programs first, so no new records come, hands what is
+// left in the ring buffer on, then the intervals still open, as ending
+// now (lest a window that ends in a long hold miss its throttled time),
+// and closes the reader, programs and maps. lost counts the held intervals
+// not passed on, or whose end may be late (Losses has them by cause). It
+// is safe to call twice; the second call returns the first's results.
 func (t *Tracer) Stop() (lost uint64, err error) {
 	t.once.Do(func() {
 		var errs []error
@@ -274,31 +383,33 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 		<-t.done
 		errs = append(errs, t.rd.Close())
 		v := t.objs.throttleVariables
-		var submitted uint64
+		var submitted, lostBack uint64
 		for _, g := range []struct {
 			v *ebpf.Variable
 			n *uint64
 		}{
-			{v.Lost, &t.losses.RingFull}, {v.LostHeld, &t.losses.HeldMap}, {v.LostMarks, &t.losses.MarksMap},
-			{v.MarksOverrun, &t.losses.Overrun}, {v.Submitted, &submitted},
+			{v.Lost, &t.losses.HoldsLost}, {v.LostRun, &t.losses.RunsLost}, {v.LostBack, &lostBack},
+			{v.LostHeld, &t.losses.HeldMap}, {v.LostQueues, &t.losses.QueueMap}, {v.Submitted, &submitted},
 		} {
 			errs = append(errs, g.v.Get(g.n))
 		}
+		t.losses.RingFull = t.losses.HoldsLost + t.losses.RunsLost + lostBack
 		if n := t.nread.Load(); submitted > n {
 			t.losses.InFlight = submitted - n
 		}
-		// Threads still held were held until now at least: their
-		// intervals are handed on as ending now, lest a window that ends
-		// in a long hold miss its throttled time.
-		now := monotonicNow()
+		// The kernel's own list of the threads held now: an open hold
+		// not in it lost its end.
+		still := map[int32]bool{}
 		var tid uint32
-		var h throttleHeld
+		var h throttleHold
 		for it := t.objs.Held.Iterate(); it.Next(&tid, &h); {
-			t.losses.OpenAtStop++
-			if int64(h.StartNs) < now {
-				t.onEvent(throttle.Event{CPU: int(h.Cpu), TID: int32(tid), Start: int64(h.StartNs), End: now, Group: h.Group})
-			}
+			still[int32(tid)] = true
+			t.stillHeld = append(t.stillHeld, int32(tid))
 		}
+		t.stoppedAt = monotonicNow()
+		t.interp.Close(t.stoppedAt, func(tid int32) bool { return still[tid] }, t.onEvent)
+		t.losses.EndLost = t.interp.Losses.EndLost
+		t.losses.OpenAtStop = t.interp.Losses.OpenAtEnd
 		t.lost = t.losses.Sum()
 		errs = append(errs, t.objs.Close())
 		if err := errors.Join(errs...); err != nil {
@@ -332,11 +443,11 @@ func attachAll(attach string, progs []*ebpf.Program) ([]link.Link, error) {
 	return links, nil
 }
 
-// load loads the programs for the cgroup with kernfs id cgid, for the
-// first of the attach points the kernel accepts. It returns them with
+// load loads the programs, tracing no group yet, for the first of the
+// attach points the kernel accepts. It returns them with
 // their maps and variables, and the attach point; errors are worded for
 // the user.
-func load(cgid uint64, attaches []string) (*objects, string, error) {
+func load(attaches []string) (*objects, string, error) {
 	if _, err := os.Stat(btfPath); err != nil {
 		return nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
 	}
@@ -355,7 +466,7 @@ func load(cgid uint64, attaches []string) (*objects, string, error) {
 	var first error
 	var rest []string
 	for _, a := range attaches {
-		objs, err := loadOne(cgid, a)
+		objs, err := loadOne(kernel, a)
 		if err == nil {
 			return objs, a, nil
 		}
@@ -400,8 +511,10 @@ func switchHasPrevState(kernel *btf.Spec) error {
 }
 
 // loadOne loads the programs of attach point a (tracepoints' order) and
-// the maps they use, for the cgroup with kernfs id cgid.
-func loadOne(cgid uint64, a string) (*objects, error) {
+// the maps they use, with this kernel's rules (kernel: its BTF) set in the
+// program's read-only data before the load, so that the verifier drops
+// the code of the rules it does not get.
+func loadOne(kernel *btf.Spec, a string) (*objects, error) {
 	spec, err := loadThrottle()
 	if err != nil {
 		return nil, err
@@ -410,7 +523,10 @@ func loadOne(cgid uint64, a string) (*objects, error) {
 	if err := spec.Assign(&vars); err != nil {
 		return nil, err
 	}
-	if err := vars.TargetCgid.Set(cgid); err != nil {
+	if err := vars.TaskBased.Set(hasMember(kernel, "task_struct", "throttled")); err != nil {
+		return nil, err
+	}
+	if err := vars.SelfClock.Set(hasMember(kernel, "cfs_rq", "throttled_clock_self_time")); err != nil {
 		return nil, err
 	}
 	switch a {
@@ -419,13 +535,13 @@ func loadOne(cgid uint64, a string) (*objects, error) {
 		if err := spec.LoadAndAssign(&o, nil); err != nil {
 			return nil, err
 		}
-		return &objects{[2]*ebpf.Program{o.Switch, o.Wakeup}, o.throttleMaps, o.throttleVariables}, nil
+		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
 	case AttachRaw:
 		var o rawObjects
 		if err := spec.LoadAndAssign(&o, nil); err != nil {
 			return nil, err
 		}
-		return &objects{[2]*ebpf.Program{o.Switch, o.Wakeup}, o.throttleMaps, o.throttleVariables}, nil
+		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
 	}
 	return nil, fmt.Errorf("unknown attach point %q", a)
 }

@@ -32,7 +32,7 @@ import (
 
 // The decoder's layout is the C struct's, as bpf2go read it from the BTF.
 func TestRecordSizeMatchesObject(t *testing.T) {
-	assert.Equal(t, recordSize, binary.Size(throttleEvent{}))
+	assert.Equal(t, recordSize, binary.Size(throttleRecord{}))
 }
 
 func TestExplainWording(t *testing.T) {
@@ -90,7 +90,7 @@ func TestProbe(t *testing.T) {
 		assert.Contains(t, ends, "ends when its throttled group next runs")
 	}
 	// Where tasks are throttled one by one (read here from cfs_rq's
-	// throttled, a bit since the same 6.16 change), a hold starts when the
+	// throttled, a bit since the same 6.18 change), a hold starts when the
 	// thread meets the throttle, and Probe says so.
 	if taskThrottling(t) {
 		assert.Contains(t, ends, "held from when it meets the throttle")
@@ -491,7 +491,7 @@ func TestTraceThreadsHeldTogether(t *testing.T) {
 	// Ending together, their union is the counter's to an order of
 	// magnitude on any kernel. How close it comes depends on the kernel
 	// (BenchmarkTraceAgreement's held_together): one that throttles
-	// tasks (6.16+) counts a run queue while its threads are held (0 to
+	// tasks (6.18+) counts a run queue while its threads are held (0 to
 	// -5% here, +0.0% with the spinner); an older one also while the
 	// thread that used up the quota sleeps, held by nothing (the spinner,
 	// held through every stretch, leaves little of that): in the VM's
@@ -560,7 +560,7 @@ func traceHeldTogether(t testing.TB) ([]throttle.Event, traced) {
 }
 
 // taskThrottling is whether this kernel throttles tasks, not whole run
-// queues (6.16+): its cfs_rq's throttled is a 1-bit field, an int before
+// queues (6.18+): its cfs_rq's throttled is a 1-bit field, an int before
 // (throttle.bpf.c reads it either way).
 func taskThrottling(t testing.TB) bool {
 	spec, err := btf.LoadKernelSpec()

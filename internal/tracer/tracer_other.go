@@ -27,6 +27,21 @@ func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return nil, errLinuxOnly
 }
 
+// New fails: tracing is Linux-only.
+func New(onEvent func(throttle.Event)) (*Tracer, error) { return nil, errLinuxOnly }
+
+// CgroupID fails: tracing is Linux-only.
+func CgroupID(dir string) (uint64, error) { return 0, errLinuxOnly }
+
+// Attaches: none here.
+func Attaches() uint64 { return 0 }
+
+// Track fails: tracing is Linux-only.
+func (t *Tracer) Track(id uint64) error { return errLinuxOnly }
+
+// Untrack does nothing.
+func (t *Tracer) Untrack(id uint64) error { return nil }
+
 // Stop does nothing.
 func (t *Tracer) Stop() (lost uint64, err error) { return 0, nil }
 

@@ -21,11 +21,12 @@ import (
 )
 
 // tracerPrograms lists the BPF programs of throttlebench's tracer loaded
-// in the kernel (sched_switch_ and sched_wakeup_, btf or raw, names cut to
-// 15 characters) that no live process holds: a program still attached
-// through a leaked link or pin counts, and so, for a moment, does one the
-// kernel is freeing (from a work queue) once its last holder closed it. A
-// program a live process holds (an fd of the program's, or of a link's:
+// in the kernel (sched_switch_ and sched_wakeup_, which sched_wakeup_new_
+// starts with too, btf or raw, names cut to 15 characters) that no live
+// process holds: a program still attached through a leaked link or pin
+// counts, and so, for a moment, does one the kernel is freeing (from a
+// work queue) once its last holder closed it. A program a live process
+// holds (an fd of the program's, or of a link's:
 // /proc/PID/fdinfo says prog_id) is that process's, leaked or not: the
 // process checks find it. So a tracer loaded meanwhile by another test
 // package (go test runs packages side by side) never counts here, as it

@@ -64,7 +64,7 @@ func needTrace(t *testing.T) {
 // throttled time to an order of magnitude, and burst leaves fewer of them
 // and fewer throttled requests. 18 s is 24 on-phases: the two sides part
 // where a queue is left throttled with its threads asleep (counted, not
-// traced, on kernels before 6.16) or, on a busy machine, where the group
+// traced, on kernels before 6.18) or, on a busy machine, where the group
 // waits for its CPU after an unthrottle (traced, not counted). In the VM,
 // over 8 on-phases (6 s), the ratio came to -11% to +0.4% (and -9% to +11%
 // with the tracer's earlier rule, which also traced a thread's wait behind
@@ -187,13 +187,13 @@ func TestTraceInstances(t *testing.T) {
 // once: four or more are throttled together on each CPU, each by its own
 // quota. The trace, unioned per CPU and throttled group, agrees with
 // their summed counters within 10%, 3% where holds start and end exactly
-// (6.16+). With the tracer's end marks kept per CPU (before issue 25) one
+// (6.18+). With the tracer's end marks kept per CPU (before issue 25) one
 // instance's run ended its siblings' holds: -86% to -90% here (131.7 of
 // 971.0 ms traced); then +0.4% to +1.2% in three runs on 6.18, quiet,
 // and +1.8% to +14.0% beside two busy loops (seven runs, 0.89 to 0.99
 // CPUs busy; +14.0% failed this test in a full host run): a thread
 // preempted while its queue was marked throttled was held from then,
-// though on 6.16+ it is not throttled until it runs and meets the
+// though on 6.18+ it is not throttled until it runs and meets the
 // throttle. Since holds start there: +0.0% in four runs quiet and eight
 // beside the busy loops (0.85 to 1.09 CPUs busy), to 0.1 ms.
 func TestTracePerRequestInstances(t *testing.T) {

@@ -36,9 +36,10 @@
 #   frames=FRAME...           the first of those frames, less the dumps' own
 # and after a line "report:" the stall report itself (up to 80 lines).
 #
-# Early events: the kernel's trace_event= enables sched_switch and
-# sched_wakeup in early boot (an early initcall, before the second CPU
-# starts), which registers two probes on each (the event's and the
+# Early events: the kernel's trace_event= enables sched_switch,
+# sched_wakeup and sched_wakeup_new (the tracer's three) in early boot (an
+# early initcall, before the second CPU starts), which registers two
+# probes on each (the event's and the
 # cmdline recorder's). A tracepoint's call site is live-patched only when
 # its probes go 0 <-> 1 <-> 2 (the static key and the static call); with
 # two held from boot, a BPF program's attach and detach patch nothing.
@@ -108,9 +109,10 @@
 #     configuration into PAYLOAD_DIR.
 #   * Output: only the console comes back. Print results (e.g. JSON lines)
 #     and parse them from stdout or from $TB_VM_LOG on the host.
-#   * Tracing: tracefs at /sys/kernel/tracing, with sched:sched_switch and
-#     sched:sched_wakeup enabled from boot and tracing_on 0 (see "Early
-#     events" above; not with TB_VM_EARLY_EVENTS=0). Leave both events
+#   * Tracing: tracefs at /sys/kernel/tracing, with sched:sched_switch,
+#     sched:sched_wakeup and sched:sched_wakeup_new enabled from boot and
+#     tracing_on 0 (see "Early events" above; not with
+#     TB_VM_EARLY_EVENTS=0). Leave the events
 #     on: disabling them live-patches __schedule, what they are there to
 #     avoid.
 #   * Don't print "TB-VM-RESULT"/"TB-VM-INIT-ERROR"/"TB-VM-PAYLOAD" lines
@@ -261,7 +263,7 @@ if [ @EARLY@ = 1 ]; then
 	T=/sys/kernel/tracing
 	mount -t tracefs tracefs $T || init_error "mount tracefs failed"
 	echo 0 >$T/tracing_on || init_error "cannot turn tracing_on off"
-	for e in sched_switch sched_wakeup; do
+	for e in sched_switch sched_wakeup sched_wakeup_new; do
 		[ "$(cat $T/events/sched/$e/enable)" = 1 ] || init_error "sched:$e is not enabled from boot (trace_event=)"
 	done
 fi
@@ -311,7 +313,7 @@ else
 fi
 APPEND="console=ttyS0 panic=-1 quiet"
 if ((EARLY)); then
-	APPEND+=" trace_event=sched:sched_switch,sched:sched_wakeup"
+	APPEND+=" trace_event=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new"
 fi
 APPEND+="${TB_VM_APPEND:+ $TB_VM_APPEND}"
 

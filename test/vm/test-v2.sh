@@ -64,6 +64,8 @@ elif [[ $guest == tracer ]]; then
 	# Its package's test binary, with what TestObjectFresh reads.
 	go test -c -o "$payload/tracer.test" ./internal/tracer
 	cp internal/tracer/throttle.bpf.c internal/tracer/throttle.bpf.c.sha256 internal/tracer/throttle_bpfe[lb].* "$payload/"
+	mkdir "$payload/ringbench"
+	cp internal/tracer/ringbench/ringbench.bpf.c* internal/tracer/ringbench/ringbench_bpfe[lb].* "$payload/ringbench/"
 	timeout=${TB_VM_TIMEOUT:-240}
 	# The BPF run-time stats' static key is patched into every BPF
 	# dispatch site: on from boot, before any program exists, so that

@@ -4,8 +4,8 @@
 # call site (text_poke_bp: an int3 written into __schedule while the other
 # vCPU runs through it) hung guests now and then: an RCU stall with
 # asm_exc_int3 in __schedule. Here both vCPUs switch all the time (two
-# yes|cat pipes) while the tracer's two probes on sched_switch and
-# sched_wakeup are attached and detached CYCLES times (tracer.test's
+# yes|cat pipes) while the tracer's two probes on sched_switch,
+# sched_wakeup and sched_wakeup_new are attached and detached CYCLES times (tracer.test's
 # holder, TB_TRACER_HOLD=1: each start takes the probes 0 -> 1 -> 2 where
 # nothing else holds them, each stop 2 -> 1 -> 0).
 #

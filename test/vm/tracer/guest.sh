@@ -3,8 +3,8 @@
 # root with CI=true (test-v2.sh tracer). The freshness test reads the C
 # source, its hash and the objects, copied beside the binary. Nothing here
 # live-patches the kernel while both vCPUs run (under TCG such patches hung
-# guests, see run.sh's "Early events"): sched_switch and sched_wakeup hold
-# two probes from boot, and test-v2.sh boots this guest with the BPF
+# guests, see run.sh's "Early events"): sched_switch, sched_wakeup and
+# sched_wakeup_new hold two probes from boot, and test-v2.sh boots this guest with the BPF
 # run-time stats on (sysctl.kernel.bpf_stats_enabled=1, set before any BPF
 # program exists), so BenchmarkContextSwitch's turning them on and off
 # only counts.

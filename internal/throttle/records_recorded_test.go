@@ -1,0 +1,136 @@
+package throttle
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// recording is internal/tracer's TestRecordStreams output (its layout).
+type recording struct {
+	Made      string     `json:"made"`
+	SelfClock bool       `json:"self_clock"`
+	T0        int64      `json:"t0_ns"`
+	T1        int64      `json:"t1_ns"`
+	CounterNs int64      `json:"counter_ns"`
+	StopNs    int64      `json:"stop_ns"`
+	StillHeld []int32    `json:"still_held"`
+	Records   [][9]int64 `json:"records"`
+}
+
+func (r recording) records() []Record {
+	out := make([]Record, len(r.Records))
+	for i, x := range r.Records {
+		out[i] = Record{Kind: RecordKind(x[0]), CPU: int(x[1]), OnCPU: int(x[2]), TID: int32(x[3]), Time: x[4],
+			Group: uint64(x[5]), Clock: uint64(x[6]), SelfClock: uint64(x[7]), SelfTime: uint64(x[8])}
+	}
+	return out
+}
+
+func loadRecordings(t *testing.T) map[string]recording {
+	files, err := filepath.Glob("testdata/records/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	out := map[string]recording{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var r recording
+		require.NoError(t, json.Unmarshal(b, &r), f)
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = r
+	}
+	return out
+}
+
+// perQueue is the summed union, run queue by run queue (CPU and group), of
+// the intervals that end within (t0, t1]: what the counters add up (the
+// kernel adds a stretch when it ends).
+func perQueue(events []Event, t0, t1 int64) int64 {
+	type queue struct {
+		cpu   int
+		group uint64
+	}
+	by := map[queue][]Interval{}
+	for _, e := range events {
+		if e.End > t0 && e.End <= t1 {
+			q := queue{e.CPU, e.Group}
+			by[q] = append(by[q], Interval{e.Start, e.End})
+		}
+	}
+	var sum int64
+	for _, ivs := range by {
+		sum += totalLen(Union(ivs))
+	}
+	return sum
+}
+
+// TestRecordedStreams: the records of real runs (testdata/records) give
+// intervals whose union per run queue is the kernel's own counter: within
+// 1% where the kernel keeps each queue's throttled clock (6.8+: the ends
+// are the unthrottles), within 15% where it does not (6.1: the ends are
+// the group's next run on that CPU).
+func TestRecordedStreams(t *testing.T) {
+	for name, r := range loadRecordings(t) {
+		t.Run(name, func(t *testing.T) {
+			still := func(tid int32) bool { return slices.Contains(r.StillHeld, tid) }
+			ev, losses := Intervals(r.records(), r.StopNs, still)
+			require.NotEmpty(t, ev)
+			assert.Zero(t, losses.EndLost, "%+v", losses)
+			for _, e := range ev {
+				assert.GreaterOrEqual(t, e.End, e.Start, "%+v", e)
+			}
+			traced := perQueue(ev, r.T0, r.T1)
+			within := 0.15
+			if r.SelfClock {
+				within = 0.01
+			}
+			assert.InEpsilon(t, r.CounterNs, traced, within, "traced %d ns against the counter's %d ns (%s)", traced, r.CounterNs, r.Made)
+		})
+	}
+}
+
+// TestRecordedStreamsLoseBacks: with every third Back of a real stream
+// lost (a full ring buffer), exactly those holds are counted as losing
+// their end, none is made up, and every other interval comes out as
+// before.
+func TestRecordedStreamsLoseBacks(t *testing.T) {
+	for name, r := range loadRecordings(t) {
+		t.Run(name, func(t *testing.T) {
+			still := func(tid int32) bool { return slices.Contains(r.StillHeld, tid) }
+			all := r.records()
+			whole, _ := Intervals(all, r.StopNs, still)
+			var kept []Record
+			dropped := map[[2]int64]bool{} // tid, time of the dropped Back's hold
+			open := map[int32]int64{}
+			backs := 0
+			for _, x := range all {
+				switch x.Kind {
+				case RecordHold, RecordWake:
+					open[x.TID] = x.Time
+				case RecordBack:
+					backs++
+					if backs%3 == 0 {
+						dropped[[2]int64{int64(x.TID), open[x.TID]}] = true
+						continue
+					}
+				}
+				kept = append(kept, x)
+			}
+			ev, losses := Intervals(kept, r.StopNs, still)
+			assert.Equal(t, uint64(len(dropped)), losses.EndLost)
+			var want []Event
+			for _, e := range whole {
+				if !dropped[[2]int64{int64(e.TID), e.Start}] {
+					want = append(want, e)
+				}
+			}
+			assert.ElementsMatch(t, want, ev)
+		})
+	}
+}

@@ -1,0 +1,130 @@
+//go:build linux
+
+package tracer
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/throttle"
+)
+
+// TestTrackWhileAttached: one attach, the traced groups changed through
+// the map while it stays attached. Two groups, each limited, each with a
+// spinner: nothing is traced before Track; after Track(a) a's thread is;
+// after Track(b) b's as well; after Untrack(a) no hold of a's starts,
+// while b's go on. The tracer attached once.
+func TestTrackWhileAttached(t *testing.T) {
+	a, b := newThrottledCgroup(t), newThrottledCgroup(t)
+	pa, pb := int32(startSpinner(t, a.dir)), int32(startSpinner(t, b.dir))
+	ida, err := CgroupID(a.dir)
+	require.NoError(t, err)
+	idb, err := CgroupID(b.dir)
+	require.NoError(t, err)
+
+	before := Attaches()
+	var rec recorder
+	tr, err := New(rec.add)
+	require.NoError(t, err)
+	defer tr.Stop()
+	assert.Equal(t, before+1, Attaches())
+
+	// Both groups throttled twice over, and nothing traced.
+	throttledTwice(t, a)
+	throttledTwice(t, b)
+	assert.Empty(t, rec.all(), "events before any group was tracked")
+
+	require.NoError(t, tr.Track(ida))
+	waitFor(t, &rec, pa, 2)
+	require.NoError(t, tr.Track(idb))
+	waitFor(t, &rec, pb, 2)
+
+	require.NoError(t, tr.Untrack(ida))
+	untracked := monotonic(t)
+	n := count(rec.all(), pb)
+	waitFor(t, &rec, pb, n+3)
+	for _, e := range rec.all() {
+		if e.TID == pa {
+			assert.Less(t, e.Start, untracked, "a hold of an untracked group: %+v", e)
+		}
+		assert.Contains(t, []int32{pa, pb}, e.TID)
+	}
+	require.NoError(t, tr.Untrack(ida), "untracking twice is no error")
+	_, err = tr.Stop()
+	require.NoError(t, err)
+	assert.Equal(t, before+1, Attaches(), "Track and Untrack attach nothing")
+}
+
+// TestHeldDrains: the kernel keeps a thread in its held map only while it
+// is held. A spinner held by its quota 90% of the time is killed while
+// traced: it runs again to exit, and the map, still attached, is empty.
+func TestHeldDrains(t *testing.T) {
+	cg := newThrottledCgroup(t)
+	pid := startSpinner(t, cg.dir)
+	var rec recorder
+	tr, err := Start(cg.dir, rec.add)
+	require.NoError(t, err)
+	defer tr.Stop()
+	waitFor(t, &rec, int32(pid), 2)
+	p, err := os.FindProcess(pid)
+	require.NoError(t, err)
+	require.NoError(t, p.Kill())
+	assert.Eventually(t, func() bool {
+		var n uint64
+		require.NoError(t, tr.objs.Nheld.Get(&n))
+		var tid uint32
+		var h throttleHold
+		entries := 0
+		for it := tr.objs.Held.Iterate(); it.Next(&tid, &h); {
+			entries++
+		}
+		return n == 0 && entries == 0
+	}, 5*time.Second, 10*time.Millisecond, "the held map still has entries after its thread exited")
+}
+
+// throttledTwice waits until the cgroup's counter says it was throttled in
+// two more periods.
+func throttledTwice(t *testing.T, cg throttledCgroup) {
+	t.Helper()
+	n0 := nrThrottled(t, cg)
+	require.Eventually(t, func() bool { return nrThrottled(t, cg) >= n0+2 }, 5*time.Second, 5*time.Millisecond,
+		"%s was not throttled", cg.dir)
+}
+
+func nrThrottled(t *testing.T, cg throttledCgroup) int64 {
+	b, err := os.ReadFile(filepath.Join(cg.dir, "cpu.stat"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "nr_throttled" {
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no nr_throttled in %s/cpu.stat", cg.dir)
+	return 0
+}
+
+// waitFor waits until n events of thread tid have come.
+func waitFor(t *testing.T, rec *recorder, tid int32, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return count(rec.all(), tid) >= n }, 5*time.Second, 5*time.Millisecond,
+		"fewer than %d events of thread %d", n, tid)
+}
+
+func count(events []throttle.Event, tid int32) int {
+	n := 0
+	for _, e := range events {
+		if e.TID == tid {
+			n++
+		}
+	}
+	return n
+}
