@@ -182,9 +182,9 @@ func hasMember(kernel *btf.Spec, structName, member string) bool {
 
 // Start traces the cgroup at cgroupDir (a directory of the cpu controller's
 // hierarchy, v1 or v2; its descendants are traced too): New, then Track of
-// its id. onEvent is called, from a goroutine of the tracer's own, for
-// each held interval as it ends, and at Stop for those still open then,
-// as ending at Stop. onEvent must not call Stop.
+// its id. onEvent is called for each held interval as it ends, from a
+// goroutine of the tracer's own, and, from Stop, for each still open
+// then, as ending at Stop. onEvent must not call Stop.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return start(cgroupDir, onEvent, attachOrder)
 }
@@ -257,7 +257,8 @@ func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord fun
 }
 
 // Track adds the cgroup with kernfs id (CgroupID) and its descendants to
-// what is traced, from now on.
+// what is traced, from now on. The map holds 16384 groups: Untrack those
+// done with (a run's slices as it removes them).
 func (t *Tracer) Track(id uint64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
