@@ -228,7 +228,8 @@ func TestCheckLatencyRules(t *testing.T) {
 		{"quiet", func(*report.Latency, *Background) {}, nil, ""},
 		// Too few for an interval (stats.QuantileCI): p99.9 under 3688,
 		// p99 under 368; the same words at any count, for rows to share.
-		{"3687 completed", func(r *report.Latency, _ *Background) { r.Completed = 3687 }, []string{"few requests"}, "few requests: p99.9 has no 95% interval (under 368 responses p99 has none, under 3688 p99.9)"},
+		{"3687 completed", func(r *report.Latency, _ *Background) { r.Completed = 3687 }, []string{"no p99.9 interval"}, "no p99.9 interval: under 3688 responses p99.9 has no 95% interval"},
+		{"368 completed", func(r *report.Latency, _ *Background) { r.Completed = 368 }, []string{"no p99.9 interval"}, "p50 and p99 have theirs"},
 		{"3688 completed", func(r *report.Latency, _ *Background) { r.Completed = 3688 }, nil, ""},
 		{"367 completed", func(r *report.Latency, _ *Background) { r.Completed = 367 }, []string{"few requests"}, "few requests: p99 and p99.9 have no 95% interval"},
 		{"5 completed", func(r *report.Latency, _ *Background) { r.Completed = 5 }, []string{"few requests"}, "few requests: p50 and p99 and p99.9 have"},
@@ -310,7 +311,7 @@ func busy(ms int, process *time.Duration) Background {
 func TestCheckLatencyAllRules(t *testing.T) {
 	r := BuildLatency(quietLatency())
 	r.Config.GOMAXPROCS = 1
-	r.Completed, r.Dropped = 500, 1500
+	r.Completed, r.Dropped = 300, 1500 // under 368: p99 has no interval
 	r.Model.OfferedLoad = 3
 	r.DispatchLateMs = 80
 	r.FloorMs.P99 = 4
