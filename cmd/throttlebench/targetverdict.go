@@ -54,5 +54,13 @@ func targetFailed(rows []latency.Row, rule build.FailureRule) error {
 // their configuration.
 func latencyWarnings(rows []latency.Row) []labelled {
 	rest, shared := latency.SharedWarnings(rows)
-	return append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...)
+	var out []labelled
+	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...) {
+		// A failed target's warning is the error's text (targetFailed),
+		// said last: once, not twice.
+		if !strings.Contains(w.text, build.FailedRunWarning) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

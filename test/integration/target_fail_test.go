@@ -85,6 +85,7 @@ func TestTargetFailureExits1(t *testing.T) {
 			assert.Contains(t, last, "throttlebench: the target failed: ")
 			assert.Contains(t, last, c.stderr)
 			assert.Contains(t, last, " requests failed (")
+			assert.NotContains(t, o.stderr, "warning: failed run:", "said once, by the error; the file keeps the warning")
 			b, err := os.ReadFile(out)
 			require.NoError(t, err, "the result is written")
 			var r failedResult

@@ -166,6 +166,10 @@ func TargetFailure(r *report.Latency, f FailureRule) string {
 	return "no request succeeded: " + msg + hint
 }
 
+// FailedRunWarning begins the warning of a --target run that failed by
+// its rule (the command's error says the same).
+const FailedRunWarning = "failed run: "
+
 // JudgeTarget records in r the rule it is judged by and its counts of
 // failures, with a warning when it fails (TargetFailure).
 func JudgeTarget(r *report.Latency, f FailureRule) {
@@ -179,7 +183,7 @@ func JudgeTarget(r *report.Latency, f FailureRule) {
 	allowed := f.allowed(r.HTTP.Requests - r.HTTP.Cancelled)
 	r.HTTP.Failures, r.HTTP.FailuresAllowed = &failed, &allowed
 	if why := TargetFailure(r, f); why != "" {
-		r.AddWarning("failed run: " + why)
+		r.AddWarning(FailedRunWarning + why)
 		return
 	}
 	// Failures within --max-failures: the run passes, and says what the
