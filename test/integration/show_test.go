@@ -101,7 +101,9 @@ func TestShowReadsSample(t *testing.T) {
 	require.Equal(t, 0, own.code, own.stderr)
 	shown := tb(t, "show", saved)
 	require.Equal(t, 0, shown.code, shown.stderr)
-	figures := regexp.MustCompile(`[0-9][0-9.]*(\s?(ns|µs|ms|s)\b)?`) // a figure and its unit
+	// A figure and its unit; "m" is a Kubernetes quantity's millicores,
+	// which a whole number of CPUs is written without ("2" beside "1950m").
+	figures := regexp.MustCompile(`[0-9][0-9.]*(\s?(ns|µs|ms|s|m)\b)?`)
 	mask := func(s string) string { return strings.Join(strings.Fields(figures.ReplaceAllString(s, "#")), " ") }
 	assert.Equal(t, mask(own.stdout), mask(shown.stdout))
 	assert.Contains(t, shown.stdout, "above 0.500")
