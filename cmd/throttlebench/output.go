@@ -13,8 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
-	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
