@@ -96,6 +96,10 @@ type Tracer struct {
 	mu     sync.Mutex // guards tracked
 	groups map[uint64]bool
 
+	syncMu   sync.Mutex    // one Sync at a time
+	synced   chan struct{} // the reader's answer to a Sync's flush
+	stopping atomic.Bool   // Stop's flush ends the reader; a Sync's does not
+
 	once      sync.Once
 	stoppedAt int64   // CLOCK_MONOTONIC at Stop, where open holds end
 	stillHeld []int32 // the threads the kernel held at Stop
@@ -234,7 +238,7 @@ func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord fun
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}),
+	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), synced: make(chan struct{}),
 		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
@@ -315,6 +319,10 @@ func (t *Tracer) read() {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			continue
 		}
+		if errors.Is(err, ringbuf.ErrFlushed) && !t.stopping.Load() {
+			t.synced <- struct{}{} // a Sync's flush: every record before it is read
+			continue
+		}
 		if err != nil {
 			// ErrFlushed (Stop drained what was left) or ErrClosed:
 			// nothing more will come.
@@ -332,6 +340,42 @@ func (t *Tracer) read() {
 		}
 		t.interp.Add(r, t.onEvent)
 	}
+}
+
+// Sync returns once every record the kernel wrote before it was called
+// has been handed to the interpreter (and so its ended intervals to
+// onEvent): a window that closes reads what it saw without waiting for
+// the reader's next look, and without detaching. Holds still open are
+// not ended by it. Not to be called from onEvent.
+func (t *Tracer) Sync() error {
+	t.syncMu.Lock()
+	defer t.syncMu.Unlock()
+	if t.stopping.Load() {
+		return nil
+	}
+	if err := t.rd.Flush(); err != nil {
+		return fmt.Errorf("trace throttle events: read the ring buffer: %w", err)
+	}
+	select {
+	case <-t.synced:
+	case <-t.done:
+	}
+	return nil
+}
+
+// LostSoFar is the records and holds the kernel side could not keep so
+// far (a full ring buffer or map): Losses' kernel counters while the
+// tracer is attached, so that a window can count its own by difference.
+func (t *Tracer) LostSoFar() uint64 {
+	v := t.objs.throttleVariables
+	var sum uint64
+	for _, g := range []*ebpf.Variable{v.Lost, v.LostRun, v.LostBack, v.LostHeld, v.LostQueues} {
+		var n uint64
+		if g.Get(&n) == nil {
+			sum += n
+		}
+	}
+	return sum
 }
 
 // Attach names the attach point in use: AttachBTF or AttachRaw.
@@ -370,6 +414,7 @@ func (t *Tracer) Losses() Losses { return t.losses }
 // is safe to call twice; the second call returns the first's results.
 func (t *Tracer) Stop() (lost uint64, err error) {
 	t.once.Do(func() {
+		t.stopping.Store(true)
 		var errs []error
 		for _, l := range t.links {
 			errs = append(errs, l.Close())

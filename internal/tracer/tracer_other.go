@@ -47,3 +47,9 @@ func (t *Tracer) Stop() (lost uint64, err error) { return 0, nil }
 
 // Attach names no attach point.
 func (t *Tracer) Attach() string { return "" }
+
+// Sync does nothing.
+func (t *Tracer) Sync() error { return nil }
+
+// LostSoFar: nothing traced, nothing lost.
+func (t *Tracer) LostSoFar() uint64 { return 0 }

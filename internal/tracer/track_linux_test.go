@@ -128,3 +128,42 @@ func count(events []throttle.Event, tid int32) int {
 	}
 	return n
 }
+
+// TestSync: Sync hands on every record the kernel wrote before it, while
+// the tracer stays attached and reads on after it (a run's window closes
+// on it, and the next run's opens with the same attach). A throttled
+// spinner is traced, then untracked; once no thread of its is held, no
+// record of it can come, and after Sync every record submitted was read.
+func TestSync(t *testing.T) {
+	cg := newThrottledCgroup(t)
+	pid := int32(startSpinner(t, cg.dir))
+	id, err := CgroupID(cg.dir)
+	require.NoError(t, err)
+	var rec recorder
+	tr, err := New(rec.add)
+	require.NoError(t, err)
+	defer tr.Stop()
+	require.NoError(t, tr.Track(id))
+	throttledTwice(t, cg)
+	throttledTwice(t, cg)
+	require.NoError(t, tr.Untrack(id))
+	require.Eventually(t, func() bool {
+		var n uint64
+		require.NoError(t, tr.objs.Nheld.Get(&n))
+		return n == 0
+	}, 5*time.Second, time.Millisecond, "a thread still held")
+	var submitted uint64
+	require.NoError(t, tr.objs.Submitted.Get(&submitted))
+	require.NoError(t, tr.Sync())
+	assert.GreaterOrEqual(t, tr.nread.Load(), submitted, "records written before Sync and not read after it")
+	assert.Positive(t, count(rec.all(), pid), "the spinner's holds, handed on")
+
+	// Still attached and reading: tracked again, its holds come again.
+	n := count(rec.all(), pid)
+	require.NoError(t, tr.Track(id))
+	waitFor(t, &rec, pid, n+2)
+	require.NoError(t, tr.Sync())
+	_, err = tr.Stop()
+	require.NoError(t, err)
+	require.NoError(t, tr.Sync(), "Sync after Stop does nothing")
+}
