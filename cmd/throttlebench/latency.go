@@ -115,7 +115,9 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	save := func(rows []latency.Row) error {
 		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list, s.view(stdout)) })
 	}
-	local, fleet := runner.NewLocal(), runner.NewFleet()
+	local := runner.NewLocal() // one tracer for the whole list (--trace)
+	defer local.Close()
+	fleet := &runner.Fleet{Local: local}
 	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		if tgt != nil {
 			opts.Target = tgt

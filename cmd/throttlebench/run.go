@@ -72,8 +72,10 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
+	local := runner.NewLocal()
+	defer local.Close() // the tracer, if --trace attached it
 	rep, err := withDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
-		return runner.NewLocal().Run(ctx, steps[0].Opts)
+		return local.Run(ctx, steps[0].Opts)
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)

@@ -38,7 +38,9 @@ func runSonobuoy(ctx context.Context, s settings, h runner.Options, dir string, 
 		runCtx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	rep, err := runner.NewLocal().Run(runCtx, h)
+	local := runner.NewLocal()
+	rep, err := local.Run(runCtx, h)
+	local.Close() // the tracer, if attached, is not kept while the plugin waits
 	if ctx.Err() != nil {
 		return err // stopped before a result: nothing to report
 	}

@@ -87,7 +87,9 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 		return err
 	}
 
-	loop := sweep.Loop[*report.Report]{Runner: runner.NewLocal(), NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
+	local := runner.NewLocal() // one tracer for the whole sweep, if traced
+	defer local.Close()
+	loop := sweep.Loop[*report.Report]{Runner: local, NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}

@@ -31,6 +31,12 @@ type ThrottleEvents struct {
 	// that may have ended late (more holds than it keeps marks of): they
 	// are in no other field.
 	EventsLost uint64 `json:"events_lost"`
+	// Attaches is how many times the command had attached the tracer
+	// when this result was made, its own attach included: the tracer is
+	// attached once, at the first traced configuration, and kept across
+	// a sweep's, a list's and --instances' configurations and slices
+	// (each live-patches the scheduler's tracepoints), so 1 throughout.
+	Attaches int `json:"attaches,omitempty"`
 	// Truncated is set when a Collector stopped keeping events: Count,
 	// TotalMs, DurationMs and CPUs then describe the kept events only.
 	Truncated *ThrottleTruncation `json:"truncated,omitempty"`

@@ -93,6 +93,10 @@ var ErrInstancesNeedSlices = errors.New("--instances needs slices of its own")
 // every instance it started has ended when it returns.
 func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 	fl := f.withDefaults()
+	if f.Local == nil {
+		defer fl.Local.Close() // a Local of this run's own
+	}
+	fl.Local.session()
 	k := fl.Local.withDefaults()
 	spec := o.Open.Instances
 	if spec == nil {
@@ -132,9 +136,11 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 		init:   bench.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
-	// Traced, the events of every instance's slice: the tracer follows the
-	// parent they are all made in (and anything else in it), attached once
-	// the first slice has made it (startTrace). The window runs from then
+	// Traced, the events of every instance's slice and of no other group:
+	// each slice is tracked as it is made and untracked after its
+	// counters' last read, before its removal (other runs' slices may
+	// share the parent). The Local's tracer is attached, if it is not yet,
+	// when the first slice is made (startTrace); the window runs from then
 	// to after the last slice is removed, as the instances' summed counters
 	// do.
 	defer func() { r.tw.stop() }()
@@ -234,11 +240,11 @@ func startInstance(exe string, init bench.InstanceInit, stderr io.Writer) (Insta
 	return c, nil
 }
 
-// startTrace attaches the tracer to the instances' parent, once, when the
-// first slice exists (the default parent is made with it).
+// startTrace opens the window, once, when the first slice exists (the
+// default parent is made with it); the slices are tracked one by one.
 func (r *fleetRun) startTrace() {
 	r.twOnce.Do(func() {
-		r.tw = r.k.startTrace(r.o, r.place.parent)
+		r.tw = r.k.startTraceOf(r.o, r.place.parent)
 		r.tw.open()
 	})
 }

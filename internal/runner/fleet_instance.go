@@ -26,6 +26,7 @@ func (r *fleetRun) instance(li *liveInstance) {
 		return
 	}
 	r.startTrace()
+	r.tw.track(slice.Cgroup().Dir)
 	defer func() {
 		// The process has ended (its Kill, deferred later, ran first):
 		// the slice's usage counter holds all the CPU it used in there,
@@ -34,6 +35,7 @@ func (r *fleetRun) instance(li *liveInstance) {
 		if serr == nil {
 			r.tw.counted(slice.Cgroup(), st) // the window's end finds it no more
 		}
+		r.tw.untrack(slice.Cgroup().Dir)
 		usage, uerr := slice.Usage()
 		li.mu.Lock()
 		li.stat, li.statErr = st, serr

@@ -35,6 +35,7 @@ const PeakInterval = 100 * time.Millisecond
 // Latency runs one open-loop configuration (o.Open) in the cgroup o asks
 // for and returns its report, with the same guarantees as Run.
 func (l *Local) Latency(ctx context.Context, o Options) (*report.Latency, error) {
+	l.session()
 	k := l.withDefaults()
 	// Traced, every request's span comes back, to tie the throttles to.
 	o.Open.Spans = o.Trace

@@ -43,17 +43,20 @@ type Local struct {
 	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
 	PIDCPU      func(pid int) (time.Duration, error)
 	SampleClock func() usage.Clock
-	// StartTrace attaches a throttle tracer to the cgroup at dir (--trace);
-	// Monotonic reads CLOCK_MONOTONIC, the clock of its events and of the
-	// measured window they are matched to.
-	StartTrace func(dir string, onEvent func(throttle.Event)) (TraceHandle, error)
-	Monotonic  func() int64
+	// NewTracer attaches a throttle tracer tracing no group yet (--trace:
+	// once, at the first traced run; Close detaches it); Monotonic reads
+	// CLOCK_MONOTONIC, the clock of its events and of the measured window
+	// they are matched to.
+	NewTracer func(onEvent func(throttle.Event)) (TraceHandle, error)
+	Monotonic func() int64
 	// TraceFamily reads the traced cgroup's family and counters around
 	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id
 	// (cgroup.DirID): each group's traced time is set against its own
 	// counter.
 	TraceFamily func(h cgroup.Host, dir string) ([]cgroup.Member, error)
 	CgroupID    func(dir string) (uint64, error)
+
+	ts *traceSession // the tracer the traced runs share (session)
 }
 
 // NewLocal returns the runner on this machine's kernel.
@@ -155,8 +158,8 @@ func (l Local) withDefaults() Local {
 	if l.SampleClock == nil {
 		l.SampleClock = usage.NewClock
 	}
-	if l.StartTrace == nil {
-		l.StartTrace = startTrace
+	if l.NewTracer == nil {
+		l.NewTracer = newTracer
 	}
 	return l
 }
@@ -216,6 +219,7 @@ func background(before, after reading) build.Background {
 
 // Run executes one configuration of the closed loop and returns its report.
 func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
+	l.session()
 	k := l.withDefaults()
 	return inCgroup(k, ctx, o, k.runCreated, k.runCurrent)
 }

@@ -101,9 +101,10 @@ func startOpen(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error
 	return c, nil
 }
 
-// startTrace attaches the eBPF throttle tracer (see tracer.Start).
-func startTrace(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
-	t, err := tracer.Start(dir, onEvent)
+// newTracer attaches the eBPF throttle tracer, tracing no group yet (see
+// tracer.New).
+func newTracer(onEvent func(throttle.Event)) (TraceHandle, error) {
+	t, err := tracer.New(onEvent)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,7 @@ var (
 // --serve in a slice made for it (inCgroup: removed on every path, the
 // server stopped before), else against the server already running.
 func (l *Local) Target(ctx context.Context, o Options) (*report.Latency, error) {
+	l.session()
 	k := l.withDefaults()
 	t := o.Target
 	if t == nil {

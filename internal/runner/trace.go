@@ -13,10 +13,17 @@ import (
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
-// TraceHandle is a throttle tracer attached to a cgroup (tracer.Start):
-// Stop detaches it, drains what it recorded and says how many events the
-// kernel could not pass on. Attach names what it attached to.
+// TraceHandle is the throttle tracer a Local attaches once for all its
+// traced runs (tracer.New), tracing no group until Track: each run tracks
+// its own groups, and untracks them before it removes them, so that one
+// attach serves a whole sweep, list or --instances run, and a run sees no
+// other run's groups. Sync hands on what the kernel recorded so far;
+// LostSoFar counts what it could not keep so far; Stop detaches it.
 type TraceHandle interface {
+	Track(id uint64) error
+	Untrack(id uint64) error
+	Sync() error
+	LostSoFar() uint64
 	Stop() (lost uint64, err error)
 	Attach() string
 }
@@ -25,24 +32,109 @@ type TraceHandle interface {
 // they are only counted (throttle.Collector), as a long sample needs.
 const maxTraceEvents = 1 << 20
 
-// traceWindow records the throttle events of the measured cgroup over the
+// traceSession is a Local's tracer, attached at its first traced run and
+// kept until Close: the events go to the window open now (one at a time).
+type traceSession struct {
+	mu       sync.Mutex
+	h        TraceHandle
+	why      error // why it could not attach: no later run tries again
+	attaches int
+	sink     func(throttle.Event) // the open window's; nil between windows
+}
+
+// tracer attaches the tracer on the first call (newTracer); later calls
+// return the same one, and the attaches so far.
+func (s *traceSession) tracer(newTracer func(func(throttle.Event)) (TraceHandle, error)) (TraceHandle, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil && s.why == nil {
+		if newTracer == nil {
+			s.why = fmt.Errorf("this build cannot trace")
+		} else if s.h, s.why = newTracer(s.deliver); s.why == nil {
+			s.attaches++
+		}
+	}
+	return s.h, s.attaches, s.why
+}
+
+// deliver hands an event to the open window, if any (the tracer's
+// goroutine, or Stop).
+func (s *traceSession) deliver(e throttle.Event) {
+	s.mu.Lock()
+	sink := s.sink
+	s.mu.Unlock()
+	if sink != nil {
+		sink(e)
+	}
+}
+
+func (s *traceSession) setSink(f func(throttle.Event)) {
+	s.mu.Lock()
+	s.sink = f
+	s.mu.Unlock()
+}
+
+// stop detaches the tracer, if attached; a later traced run attaches again.
+func (s *traceSession) stop() (uint64, error) {
+	s.mu.Lock()
+	h := s.h
+	s.h, s.why = nil, nil
+	s.mu.Unlock()
+	if h == nil {
+		return 0, nil
+	}
+	return h.Stop()
+}
+
+// session is l's tracer session, made on first use.
+func (l *Local) session() *traceSession {
+	if l.ts == nil {
+		l.ts = &traceSession{}
+	}
+	return l.ts
+}
+
+// Close detaches the tracer the traced runs attached (--trace), if any:
+// the command defers it, so that no BPF program stays loaded on any way
+// out. The Local may run again after it (attaching again).
+func (l *Local) Close() error {
+	if l.ts == nil {
+		return nil
+	}
+	_, err := l.ts.stop()
+	return err
+}
+
+// traceWindow records the throttle events of a run's own groups over the
 // measured window, from open to close, and turns them into the result's
 // keys. Its zero value (nil) traces nothing: a run without --trace.
 type traceWindow struct {
-	h      TraceHandle
-	why    error // why tracing did not start: said once, in the warnings
-	mu     sync.Mutex
-	col    throttle.Collector
-	t0, t1 int64 // CLOCK_MONOTONIC, the measured window
-	now    func() int64
-	lost   uint64
-	sink   func(throttle.Trace) error
+	s        *traceSession
+	h        TraceHandle
+	why      error // why tracing did not start: said once, in the warnings
+	mu       sync.Mutex
+	col      throttle.Collector
+	t0, t1   int64 // CLOCK_MONOTONIC, the measured window
+	now      func() int64
+	lost0    uint64 // the tracer's losses at open
+	lost     uint64
+	attaches int
+	stopped  bool
+	last     bool // stop the tracer at the window's end (sample: its one window)
+	sink     func(throttle.Trace) error
 
-	// The traced cgroup's family (itself, its descendants, its ancestors)
-	// and their counters, read at open (start) and close (end), and each
-	// group's last reading before its removal within the window (gone,
-	// under mu): what each group's traced time is set against.
+	// The run's own groups: dir and its descendants (a run's slice, the
+	// current cgroup, a named one), or, where dir is "", the groups
+	// tracked one by one (track: an instance's slice as it is made), ids
+	// kept in own after their untrack. famDir is the cgroup whose family
+	// is read: dir, or the instances' parent, of which only the
+	// ancestors and the run's own slices are kept (other runs' slices
+	// share the default parent).
 	dir        string
+	famDir     string
+	own        map[uint64]bool
+	tracked    map[string]uint64 // tracked now, by directory
+	trackErr   error
 	family     func() ([]cgroup.Member, error)
 	id         func(dir string) (uint64, error)
 	start, end []cgroup.Member
@@ -50,14 +142,28 @@ type traceWindow struct {
 	famWhy     error // why the counters could not be read
 }
 
-// startTrace attaches the tracer to the cgroup at dir when o asks for it
-// (--trace); where it cannot, the run goes on untraced and says why. It is
+// startTrace traces the cgroup at dir and its descendants when o asks for
+// it (--trace), attaching the Local's tracer if this is its first traced
+// run; where it cannot, the run goes on untraced and says why. It is
 // called before the window opens: the attach is not measured.
 func (k Local) startTrace(o Options, dir string) *traceWindow {
+	tw := k.newTraceWindow(o, dir, dir)
+	tw.track(dir)
+	return tw
+}
+
+// startTraceOf traces nothing yet: the groups are tracked one by one
+// (track), and parent is where they are made.
+func (k Local) startTraceOf(o Options, parent string) *traceWindow {
+	return k.newTraceWindow(o, "", parent)
+}
+
+func (k Local) newTraceWindow(o Options, dir, famDir string) *traceWindow {
 	if !o.Trace {
 		return nil
 	}
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic, dir: dir, id: k.CgroupID}
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic, dir: dir, famDir: famDir,
+		id: k.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts}
 	if tw.now == nil {
 		tw.now = bench.Monotonic
 	}
@@ -65,20 +171,87 @@ func (k Local) startTrace(o Options, dir string) *traceWindow {
 	if family == nil {
 		family = cgroup.Host.FamilyOf
 	}
-	tw.family = func() ([]cgroup.Member, error) { return family(o.Host, dir) }
+	tw.family = func() ([]cgroup.Member, error) {
+		fam, err := family(o.Host, famDir)
+		return tw.ownFamily(fam), err
+	}
 	if tw.id == nil {
 		tw.id = cgroup.DirID
 	}
-	if k.StartTrace == nil {
-		tw.why = fmt.Errorf("this build cannot trace")
+	if tw.s == nil {
+		tw.s = &traceSession{} // a Local used by value: this window alone
+		tw.last = true
+	}
+	tw.h, tw.attaches, tw.why = tw.s.tracer(k.NewTracer)
+	if tw.why != nil {
 		return tw
 	}
-	tw.h, tw.why = k.StartTrace(dir, func(e throttle.Event) {
+	tw.lost0 = tw.h.LostSoFar()
+	tw.s.setSink(func(e throttle.Event) {
 		tw.mu.Lock()
 		tw.col.Add(e)
 		tw.mu.Unlock()
 	})
 	return tw
+}
+
+// ownFamily is the part of a family read that is the run's: everything
+// where the run traces a cgroup whole; else the ancestors (the parent
+// among them) and the groups it tracked.
+func (tw *traceWindow) ownFamily(fam []cgroup.Member) []cgroup.Member {
+	if tw.dir != "" {
+		return fam
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	var out []cgroup.Member
+	for _, m := range fam {
+		switch {
+		case m.Relation == cgroup.RelTarget:
+			m.Relation = cgroup.RelAncestor // the parent: its other children are not the run's
+		case m.Relation == cgroup.RelDescendant && !tw.own[m.ID]:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// track adds the cgroup at dir (and its descendants) to what the tracer
+// follows; a group it could not add is said in the warnings.
+func (tw *traceWindow) track(dir string) {
+	if tw == nil || tw.h == nil {
+		return
+	}
+	id, err := tw.id(dir)
+	if err == nil {
+		err = tw.h.Track(id)
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if err != nil {
+		if tw.trackErr == nil {
+			tw.trackErr = err
+		}
+		return
+	}
+	tw.own[id] = true
+	tw.tracked[dir] = id
+}
+
+// untrack takes the cgroup at dir off what the tracer follows: after its
+// counters' last read, before its removal.
+func (tw *traceWindow) untrack(dir string) {
+	if tw == nil || tw.h == nil {
+		return
+	}
+	tw.mu.Lock()
+	id, ok := tw.tracked[dir]
+	delete(tw.tracked, dir)
+	tw.mu.Unlock()
+	if ok {
+		tw.h.Untrack(id)
+	}
 }
 
 // open marks the start of the measured window, and reads the counters of
@@ -106,11 +279,11 @@ func (tw *traceWindow) close() {
 	}
 }
 
-// counted keeps the counters st of a group below the traced cgroup (cg),
-// read just before its removal within the window: an instance's slice,
-// which close finds no more. Safe from any goroutine.
+// counted keeps the counters st of a group of the run's below the traced
+// cgroup or tracked (cg), read just before its removal within the window:
+// an instance's slice, which close finds no more. Safe from any goroutine.
 func (tw *traceWindow) counted(cg cgroup.Cgroup, st cgroup.CPUStat) {
-	if tw == nil || !strings.HasPrefix(cg.Dir, tw.dir+"/") {
+	if tw == nil {
 		return
 	}
 	id, err := tw.id(cg.Dir)
@@ -118,8 +291,11 @@ func (tw *traceWindow) counted(cg cgroup.Cgroup, st cgroup.CPUStat) {
 		return // its traced time stays unchecked, and the result says so
 	}
 	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if !tw.own[id] && (tw.dir == "" || !strings.HasPrefix(cg.Dir, tw.dir+"/")) {
+		return
+	}
 	tw.gone = append(tw.gone, cgroup.Member{ID: id, Path: cg.Path, Relation: cgroup.RelDescendant, Stat: &st})
-	tw.mu.Unlock()
 }
 
 // counters are each group's throttled time over the window, in ms.
@@ -139,13 +315,37 @@ func (tw *traceWindow) counters() []throttle.Counter {
 	return out
 }
 
+// stop ends the window's part in the tracer, on every path (deferred),
+// and may be called again: what the kernel recorded until now is read
+// (Sync), the groups still tracked are untracked, and the events stop
+// coming here. The tracer stays attached for the Local's next run (Close
+// detaches it); where the window is the last (sample), it is detached
+// here, which ends the holds still open as ending now.
 func (tw *traceWindow) stop() {
-	if tw == nil || tw.h == nil {
+	if tw == nil || tw.h == nil || tw.stopped {
 		return
 	}
-	lost, err := tw.h.Stop()
-	tw.h = nil
-	tw.lost = lost
+	tw.stopped = true
+	var err error
+	if tw.last {
+		tw.lost, err = tw.s.stop()
+		tw.mu.Lock()
+		clear(tw.tracked) // gone with the tracer
+		tw.mu.Unlock()
+	} else {
+		err = tw.h.Sync()
+		tw.lost = tw.h.LostSoFar() - tw.lost0
+	}
+	tw.mu.Lock()
+	dirs := make([]string, 0, len(tw.tracked))
+	for dir := range tw.tracked {
+		dirs = append(dirs, dir)
+	}
+	tw.mu.Unlock()
+	for _, dir := range dirs {
+		tw.untrack(dir)
+	}
+	tw.s.setSink(nil)
 	if err != nil && tw.why == nil {
 		tw.why = fmt.Errorf("stopping the tracer: %w", err)
 	}
@@ -172,7 +372,12 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 	}
 	tw.mu.Lock()
 	s := tw.col.Summarize(tw.lost, tw.t0, tw.t1)
+	trackErr := tw.trackErr
 	tw.mu.Unlock()
+	s.Attaches = tw.attaches
+	if trackErr != nil {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events of some of the run's groups not traced: %v", trackErr))
+	}
 	if tw.famWhy != nil {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events not set against cpu.stat: the counters of the traced cgroup "+
 			"and the groups around it could not be read: %v", tw.famWhy))
@@ -266,8 +471,11 @@ type TraceWindow struct{ tw *traceWindow }
 // where it cannot, Summary says why. sink, when set, gets the window's
 // events (--trace-out).
 func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow {
+	l.session()
 	k := l.withDefaults()
-	return &TraceWindow{k.startTrace(Options{Trace: true, TraceSink: sink}, dir)}
+	tw := k.startTrace(Options{Trace: true, TraceSink: sink}, dir)
+	tw.last = true // one window: the holds open at its end end with it
+	return &TraceWindow{tw}
 }
 
 func (t *TraceWindow) Open()  { t.tw.open() }

@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,16 +19,20 @@ import (
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
-// fakeTrace is a tracer that, when stopped, reports one throttle on CPU 1
-// from its attach to its stop: the whole measured window, and whatever it
-// holds.
+// fakeTrace is a tracer that, at each Sync, reports one throttle on CPU 1
+// (of group 0), or one per group on its own CPU, from the last Track to
+// the Sync: the whole measured window, and whatever it holds. It logs its
+// Track, Untrack and Stop in the world's log, so that their order against
+// the slice's making and removal shows.
 type fakeTrace struct {
-	dir     string
+	w       *world
 	onEvent func(throttle.Event)
 	start   int64
+	synced  int
 	stopped int
 	clock   *fakeMono
 	groups  []uint64 // the throttled groups, one event on its own CPU each; none: one event of group 0 on CPU 1
+	ids     []uint64 // tracked now
 }
 
 // fakeMono is a CLOCK_MONOTONIC that moves only when told: the test's
@@ -36,20 +42,66 @@ type fakeMono struct{ t int64 }
 func (c *fakeMono) now() int64                    { return c.t }
 func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t }
 
-func (f *fakeTrace) Stop() (uint64, error) {
-	f.stopped++
-	if f.stopped == 1 && len(f.groups) == 0 {
+// attach is the fake's tracer.New, as a Local's NewTracer.
+func (f *fakeTrace) attach(onEvent func(throttle.Event)) (TraceHandle, error) {
+	f.onEvent = onEvent
+	if f.w != nil {
+		f.w.step("attach")
+	}
+	return f, nil
+}
+
+func (f *fakeTrace) Track(id uint64) error {
+	f.ids = append(f.ids, id)
+	f.start = f.clock.now()
+	if f.w != nil {
+		f.w.step(fmt.Sprintf("track %d", id))
+	}
+	return nil
+}
+
+func (f *fakeTrace) Untrack(id uint64) error {
+	f.ids = slices.DeleteFunc(f.ids, func(x uint64) bool { return x == id })
+	if f.w != nil {
+		f.w.step(fmt.Sprintf("untrack %d", id))
+	}
+	return nil
+}
+
+func (f *fakeTrace) Sync() error {
+	f.synced++
+	if len(f.groups) == 0 {
 		f.onEvent(throttle.Event{CPU: 1, TID: 7, Start: f.start, End: f.clock.now()})
 	}
 	for i, g := range f.groups {
-		if f.stopped == 1 {
-			f.onEvent(throttle.Event{CPU: i, TID: 7, Start: f.start, End: f.clock.now(), Group: g})
-		}
+		f.onEvent(throttle.Event{CPU: i, TID: 7, Start: f.start, End: f.clock.now(), Group: g})
 	}
-	return 3, nil
+	return nil
+}
+
+// LostSoFar: 3 more at each Sync.
+func (f *fakeTrace) LostSoFar() uint64 { return 3 * uint64(f.synced) }
+
+func (f *fakeTrace) Stop() (uint64, error) {
+	f.stopped++
+	if f.w != nil {
+		f.w.step("detach")
+	}
+	return 0, nil
 }
 
 func (f *fakeTrace) Attach() string { return "fake" }
+
+// fakeIDs are the kernfs ids of the fake world's directories.
+func fakeIDs(dir string) (uint64, error) {
+	switch dir {
+	case "/fake/cpu/throttlebench/tb-fake":
+		return 10, nil
+	case "/fake/cpu/throttlebench":
+		return 1, nil
+	}
+	return 0, fmt.Errorf("%s: no such fake cgroup", dir)
+}
 
 // tracedChild's measured iterations run while the window is open, stamped
 // on CLOCK_MONOTONIC as the driver stamps them.
@@ -77,10 +129,7 @@ func TestTracedRun(t *testing.T) {
 	clock := &fakeMono{t: int64(time.Hour)}
 	ft := &fakeTrace{clock: clock}
 	l.Monotonic = clock.now
-	l.StartTrace = func(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
-		ft.dir, ft.onEvent, ft.start = dir, onEvent, clock.now()
-		return ft, nil
-	}
+	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
 	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
@@ -92,8 +141,11 @@ func TestTracedRun(t *testing.T) {
 	}
 	rep, err := l.Run(context.Background(), o)
 	require.NoError(t, err)
-	assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", ft.dir, "the slice is traced")
-	assert.Equal(t, 1, ft.stopped, "stopped once")
+	assert.Equal(t, 1, ft.synced, "the window's records read once")
+	assert.Empty(t, ft.ids, "the slice untracked")
+	assert.Zero(t, ft.stopped, "still attached, for the next run")
+	require.NoError(t, l.Close())
+	assert.Equal(t, 1, ft.stopped, "Close detaches it")
 	require.NotNil(t, rep.ThrottleEvents)
 	te := rep.ThrottleEvents
 	assert.Equal(t, "ebpf", te.Source)
@@ -115,7 +167,7 @@ func TestTraceUnavailable(t *testing.T) {
 	w := &world{}
 	l := w.local()
 	calls := 0
-	l.StartTrace = func(string, func(throttle.Event)) (TraceHandle, error) {
+	l.NewTracer = func(func(throttle.Event)) (TraceHandle, error) {
 		calls++
 		return nil, errors.New("loading the BPF program was refused (operation not permitted)")
 	}
@@ -151,10 +203,7 @@ func TestTracedRunGroups(t *testing.T) {
 	clock := &fakeMono{t: int64(time.Hour)}
 	ft := &fakeTrace{clock: clock, groups: []uint64{10, 11, 12}}
 	l.Monotonic = clock.now
-	l.StartTrace = func(dir string, onEvent func(throttle.Event)) (TraceHandle, error) {
-		ft.dir, ft.onEvent, ft.start = dir, onEvent, clock.now()
-		return ft, nil
-	}
+	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
 	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	ns := func(ms int) *cgroup.CPUStat {
 		d := time.Duration(ms) * time.Millisecond
@@ -228,3 +277,93 @@ func TestTraceWindowCounted(t *testing.T) {
 }
 
 func ptrF(v float64) *float64 { return &v }
+
+// A list of traced runs on one Local (sweep, latency's lists) attaches
+// the tracer once, at the first, and keeps it: each run tracks its own
+// slice once it is made and untracks it before it is removed, and every
+// result says 1 attach; Close detaches it, and a run after it attaches
+// again.
+func TestTracedListAttachesOnce(t *testing.T) {
+	w := &world{}
+	l := w.local()
+	clock := &fakeMono{t: int64(time.Hour)}
+	ft := &fakeTrace{w: w, clock: clock}
+	l.Monotonic = clock.now
+	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
+	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	o := options(ModeCreate)
+	o.Trace = true
+	for i := range 3 {
+		w.log = nil
+		rep, err := l.Run(context.Background(), o)
+		require.NoError(t, err)
+		require.NotNil(t, rep.ThrottleEvents, "run %d: %q", i, rep.Warnings)
+		assert.Equal(t, 1, rep.ThrottleEvents.Attaches, "run %d", i)
+		assert.Equal(t, uint64(3), rep.ThrottleEvents.EventsLost, "run %d: its own losses, not the list's", i)
+		at := func(e string) int { return slices.Index(w.log, e) }
+		if i == 0 {
+			assert.Less(t, at("create"), at("attach"), "attached at the first traced run, once its slice is made")
+		} else {
+			assert.Equal(t, -1, at("attach"), "run %d: no second attach", i)
+		}
+		assert.Less(t, at("create"), at("track 10"), "run %d: %q", i, w.log)
+		assert.Less(t, at("track 10"), at("untrack 10"), "run %d", i)
+		assert.Less(t, at("untrack 10"), at("delete"), "run %d: untracked before its removal", i)
+		assert.Equal(t, -1, at("detach"), "run %d: kept attached", i)
+	}
+	require.NoError(t, l.Close())
+	assert.Equal(t, 1, ft.stopped)
+	require.NoError(t, l.Close())
+	assert.Equal(t, 1, ft.stopped, "a second Close does nothing")
+
+	w.log = nil
+	rep, err := l.Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.ThrottleEvents.Attaches, "after Close, attached again")
+	require.NoError(t, l.Close())
+	assert.Equal(t, 2, ft.stopped)
+}
+
+// A run whose groups are tracked one by one (the instances' slices) keeps,
+// of its parent's family, the ancestors (the parent among them, whose
+// other children are not the run's) and the groups it tracked: another
+// run's slice under the same parent is not its own, at either end of the
+// window, nor when its counters are read before its removal.
+func TestTraceWindowOwnFamily(t *testing.T) {
+	ids := map[string]uint64{"/cg/tb/mine": 5, "/cg/tb/other": 6}
+	ft := &fakeTrace{clock: &fakeMono{}}
+	l := &Local{NewTracer: ft.attach, CgroupID: func(dir string) (uint64, error) { return ids[dir], nil }}
+	d := func(ms int) *cgroup.CPUStat {
+		v := time.Duration(ms) * time.Millisecond
+		return &cgroup.CPUStat{ThrottledTime: &v}
+	}
+	l.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+		assert.Equal(t, "/cg/tb", dir)
+		return []cgroup.Member{
+			{ID: 2, Path: "/tb", Relation: cgroup.RelTarget, Stat: d(0)},
+			{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
+			{ID: 6, Path: "/tb/other", Relation: cgroup.RelDescendant, Stat: d(90)},
+			{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
+		}, nil
+	}
+	l.session()
+	tw := l.withDefaults().startTraceOf(Options{Trace: true}, "/cg/tb")
+	require.NoError(t, tw.why)
+	tw.track("/cg/tb/mine")
+	assert.Equal(t, []uint64{5}, ft.ids, "only the run's slice is traced")
+	fam, err := tw.family()
+	require.NoError(t, err)
+	assert.Equal(t, []cgroup.Member{
+		{ID: 2, Path: "/tb", Relation: cgroup.RelAncestor, Stat: d(0)},
+		{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
+		{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
+	}, fam)
+	tw.counted(cgroup.Cgroup{Path: "/tb/other", Dir: "/cg/tb/other"}, *d(90))
+	tw.counted(cgroup.Cgroup{Path: "/tb/mine", Dir: "/cg/tb/mine"}, *d(40))
+	require.Len(t, tw.gone, 1)
+	assert.Equal(t, uint64(5), tw.gone[0].ID)
+	tw.untrack("/cg/tb/mine")
+	assert.Empty(t, ft.ids)
+	tw.stop()
+	require.NoError(t, l.Close())
+}
