@@ -16,6 +16,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
 // The tracer of a run, and of a list of configurations (issue 34): a run
@@ -29,6 +31,10 @@ type traceRun struct {
 	ThrottleEvents *struct {
 		TotalMs  float64 `json:"total_ms"`
 		Attaches *int    `json:"attaches"`
+		Groups   []struct {
+			Path     string `json:"path"`
+			Relation string `json:"relation"`
+		} `json:"groups"`
 	} `json:"throttle_events"`
 	Warnings []string `json:"warnings"`
 }
@@ -77,11 +83,20 @@ func (w *writerString) Write(p []byte) (int, error) { w.s += string(p); return l
 
 // Two --instances per-request --trace runs started together, their slices
 // side by side under one parent: each run traces its own instances'
-// slices only, so its traced total agrees with its own instances'
-// counters within 10% (or 1 ms, a few ticks of a counter). Before each
-// run tracked its own slices, each traced the shared parent and counted
-// the other's slices as its own: 62.58 ms traced against 20.66 and
-// 41.92 ms counted (ratios 3.03 and 1.49, issue 34).
+// slices only. Its groups (throttle_events.groups) are its own slices and
+// none of the other's, and its traced total agrees with its own
+// instances' counters: within 10% (or 1 ms, a few ticks of a counter)
+// where the kernel ends a hold at its unthrottle (the queue's own
+// throttled clock, 6.8+: this host). Before 6.8 (the v2 VM's 6.1) a hold
+// ends when its group runs again, which on a CPU busy with the other
+// run's instances comes late: a clean-clone CI run there traced 602.65 ms
+// against 413.42 (+46%) and 693.70 against 606.86 (+14%), with each run's
+// groups its own. There the total is held to half either way (as the tracer's own tests
+// hold it, sameOrder),
+// and the groups tell a run's own from the other's. Before each run
+// tracked its own slices, each traced the shared parent and counted the
+// other's slices as its own: 62.58 ms traced against 20.66 and 41.92 ms
+// counted (ratios 3.03 and 1.49, issue 34).
 func TestTraceTwoRunsTogether(t *testing.T) {
 	needTrace(t)
 	hier := needRoot(t)
@@ -92,6 +107,7 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		"--arrivals", "once", "--count", "6", "--work", "100ms", "--format", "json", "--trace"}
 	outs := startTogether(t, ctx, args, args)
 	var counted float64
+	own := make([]map[string]bool, len(outs))
 	for i, out := range outs {
 		o := <-out
 		require.Equal(t, 0, o.code, "run %d: %s", i+1, o.stderr)
@@ -99,11 +115,25 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), "run %d", i+1)
 		require.NotNil(t, r.ThrottleEvents, "run %d: warnings %q", i+1, r.Warnings)
 		require.NotNil(t, r.Throttling.ThrottledMs, "run %d", i+1)
-		traced, own := r.ThrottleEvents.TotalMs, *r.Throttling.ThrottledMs
-		counted += own
-		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms", i+1, traced, own)
-		assert.LessOrEqual(t, math.Abs(traced-own), max(0.10*own, 1.0),
-			"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, own)
+		traced, mine := r.ThrottleEvents.TotalMs, *r.Throttling.ThrottledMs
+		counted += mine
+		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms", i+1, traced, mine)
+		if tracer.ExactEnds() {
+			assert.LessOrEqual(t, math.Abs(traced-mine), max(0.10*mine, 1.0),
+				"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, mine)
+		} else {
+			assert.InDelta(t, 1, traced/mine, 0.5, "run %d: traced %.2f ms against its own instances' %.2f ms", i+1, traced, mine)
+		}
+		own[i] = map[string]bool{}
+		for _, g := range r.ThrottleEvents.Groups {
+			if g.Relation != "ancestor" { // the shared parent's line is both runs'
+				own[i][g.Path] = true
+			}
+		}
+		assert.NotEmpty(t, own[i], "run %d: the groups it traced", i+1)
+	}
+	for path := range own[0] {
+		assert.False(t, own[1][path], "%s traced by both runs", path)
 	}
 	assert.Positive(t, counted, "the instances were throttled")
 }
