@@ -142,3 +142,12 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// defaultOnce leaves out pflag's "(default …)" where a flag's help words
+// its own default ("1 MiB"): pflag would print the raw one after it again
+// ("(default 1048576)").
+func defaultOnce(f *pflag.FlagSet, name string) {
+	if fl := f.Lookup(name); fl != nil && strings.Contains(fl.Usage, "(default ") {
+		fl.DefValue = ""
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -120,12 +119,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	fleet := &runner.Fleet{Local: local}
 	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		if tgt != nil {
-			opts.Target = tgt
-			rep, err := local.Target(ctx, opts)
-			if err == nil {
-				build.JudgeTarget(rep, o.target.rule)
-			}
-			return rep, err
+			return measureTarget(ctx, local, opts, tgt, o.target.rule)
 		}
 		if !onInstances {
 			return local.Latency(ctx, opts)

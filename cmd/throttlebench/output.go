@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,13 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"golang.org/x/term"
-
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/render"
-	"github.com/throttlebench/throttlebench/internal/sweep"
-	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // writeOutput writes what render produces to stdout, or atomically to path.
@@ -25,18 +19,6 @@ func writeOutput(path string, stdout io.Writer, render func(io.Writer) error) er
 		return render(stdout)
 	}
 	return atomicfile.Write(path, render)
-}
-
-// tableWidth is the width a text table fits: the terminal's, when the
-// output goes to stdout and stdout is one; table.DefaultWidth (80) for a
-// pipe or a file (path, --output).
-func tableWidth(path string, stdout io.Writer) int {
-	if f, ok := stdout.(*os.File); ok && path == "" && term.IsTerminal(int(f.Fd())) {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
-		}
-	}
-	return table.DefaultWidth
 }
 
 // The one rule for output formats (issue 28): text, for a person, unless
@@ -117,77 +99,4 @@ func formatFromOutput(cmd *cobra.Command) error {
 	}
 	return config.Usagef("output", "invalid --output %q: %s writes %s (%s), not %s%s",
 		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)
-}
-
-// warnOnce writes warnings to stderr, one "warning: " line each and each
-// line once, wherever the output does not show them to a person already:
-// every format but text on stdout (a benchstat user's gobench, JSON to a
-// pipe, a file). Where a list's configurations warn, the line says which.
-func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
-	if format == "text" && output == "" {
-		return
-	}
-	seen := map[string]bool{}
-	for _, w := range warnings {
-		line := "warning: " + w.text
-		if w.label != "" {
-			line = "warning: " + w.label + ": " + w.text
-		}
-		if !seen[line] {
-			seen[line] = true
-			_, _ = io.WriteString(stderr, line+"\n")
-		}
-	}
-}
-
-// closedLoopWarnings are a run's or sweep's warnings for stderr: in a
-// format compare cannot read (text, CSV, markdown) without the note that
-// compare could never find a change in the result, which matters only
-// where a JSON result is kept to be compared.
-func closedLoopWarnings(format string, ws []string) []string {
-	if format == "json" {
-		return ws
-	}
-	return render.ForPeople(ws)
-}
-
-// labelled is a warning and the configuration it is about ("" for a single
-// one).
-type labelled struct{ label, text string }
-
-// unlabelled are one result's warnings.
-func unlabelled(ws []string) []labelled {
-	out := make([]labelled, len(ws))
-	for i, w := range ws {
-		out[i] = labelled{text: w}
-	}
-	return out
-}
-
-// outcomeWarnings are a list's warnings, each labelled with its
-// configuration where there are several, but for those every
-// configuration has, said once unlabelled first.
-func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
-	// A warning every configuration has is said once, unlabelled.
-	shared := sweep.SharedWarnings(rows, warnings)
-	var out []labelled
-	for _, w := range shared {
-		out = append(out, labelled{text: w})
-	}
-	for _, r := range rows {
-		if r.Skipped != "" {
-			continue
-		}
-		for _, w := range warnings(r.Report) {
-			if slices.Contains(shared, w) {
-				continue
-			}
-			l := labelled{text: w}
-			if len(rows) > 1 {
-				l.label = sweep.Describe(r.Config)
-			}
-			out = append(out, l)
-		}
-	}
-	return out
 }

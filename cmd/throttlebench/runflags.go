@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -60,11 +57,7 @@ func (o *runFlags) register(cmd *cobra.Command, command config.Command, formats 
 		if p.Hidden {
 			f.MarkHidden(p.Name) // the command's argv: given after --
 		}
-		if strings.Contains(help, "(default ") {
-			// The help words its own default ("1 MiB"): pflag would print the
-			// raw one after it again ("(default 1048576)").
-			f.Lookup(p.Name).DefValue = ""
-		}
+		defaultOnce(f, p.Name)
 		if p.Kind == config.Bool {
 			f.Lookup(p.Name).NoOptDefVal = "true" // --pin, as --pin=true
 		}
@@ -162,14 +155,4 @@ func (o *runFlags) plan(command config.Command, changed func(string) bool, forma
 	}
 	s.columns, err = config.Columns(o.columns, o.format, columns(steps[0].Config.Flags()))
 	return s, steps, err
-}
-
-// progressBar is a list's progress bar on stderr where stderr is a
-// terminal, nil elsewhere (a log is no place for redraws): sweep's and
-// latency's, the same.
-func progressBar(stderr io.Writer, configs int) *sweep.Progress {
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return sweep.NewProgress(stderr, configs)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -63,4 +65,15 @@ func latencyWarnings(rows []latency.Row) []labelled {
 		}
 	}
 	return out
+}
+
+// measureTarget runs one configuration of latency --target and judges it
+// by the rule (--accept-status, --max-failures), kept in the result.
+func measureTarget(ctx context.Context, local *runner.Local, opts runner.Options, tgt *runner.Target, rule build.FailureRule) (*report.Latency, error) {
+	opts.Target = tgt
+	rep, err := local.Target(ctx, opts)
+	if err == nil {
+		build.JudgeTarget(rep, rule)
+	}
+	return rep, err
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"io"
+	"slices"
+
+	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+)
+
+// A result's warnings on stderr: where the output does not show them to a
+// person, each once, labelled with its configuration in a list.
+
+// warnOnce writes warnings to stderr, one "warning: " line each and each
+// line once, wherever the output does not show them to a person already:
+// every format but text on stdout (a benchstat user's gobench, JSON to a
+// pipe, a file). Where a list's configurations warn, the line says which.
+func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
+	if format == "text" && output == "" {
+		return
+	}
+	seen := map[string]bool{}
+	for _, w := range warnings {
+		line := "warning: " + w.text
+		if w.label != "" {
+			line = "warning: " + w.label + ": " + w.text
+		}
+		if !seen[line] {
+			seen[line] = true
+			_, _ = io.WriteString(stderr, line+"\n")
+		}
+	}
+}
+
+// closedLoopWarnings are a run's or sweep's warnings for stderr: in a
+// format compare cannot read (text, CSV, markdown) without the note that
+// compare could never find a change in the result, which matters only
+// where a JSON result is kept to be compared.
+func closedLoopWarnings(format string, ws []string) []string {
+	if format == "json" {
+		return ws
+	}
+	return render.ForPeople(ws)
+}
+
+// labelled is a warning and the configuration it is about ("" for a single
+// one).
+type labelled struct{ label, text string }
+
+// unlabelled are one result's warnings.
+func unlabelled(ws []string) []labelled {
+	out := make([]labelled, len(ws))
+	for i, w := range ws {
+		out[i] = labelled{text: w}
+	}
+	return out
+}
+
+// outcomeWarnings are a list's warnings, each labelled with its
+// configuration where there are several, but for those every
+// configuration has, said once unlabelled first.
+func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
+	// A warning every configuration has is said once, unlabelled.
+	shared := sweep.SharedWarnings(rows, warnings)
+	var out []labelled
+	for _, w := range shared {
+		out = append(out, labelled{text: w})
+	}
+	for _, r := range rows {
+		if r.Skipped != "" {
+			continue
+		}
+		for _, w := range warnings(r.Report) {
+			if slices.Contains(shared, w) {
+				continue
+			}
+			l := labelled{text: w}
+			if len(rows) > 1 {
+				l.label = sweep.Describe(r.Config)
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
