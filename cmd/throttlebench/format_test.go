@@ -133,7 +133,7 @@ func TestShowOutputExtension(t *testing.T) {
 // Warnings reach a person once, in every format (issue 28): on stderr,
 // unless the text on stdout shows them already.
 func TestWarnOnce(t *testing.T) {
-	ws := []labelled{{text: "few periods: raise --iterations"}, {text: "few periods: raise --iterations"}, {label: "cpus=0.5", text: "busy machine"}}
+	ws := []labelled{{Text: "few periods: raise --iterations"}, {Text: "few periods: raise --iterations"}, {Label: "cpus=0.5", Text: "busy machine"}}
 	for _, c := range []struct {
 		format, output, want string
 	}{
@@ -153,15 +153,15 @@ func TestWarnOnce(t *testing.T) {
 	}
 	got := outcomeWarnings(rows, func(r []string) []string { return r })
 	require.Len(t, got, 1, "a skipped configuration has no report")
-	assert.Equal(t, "cpus=0.2", got[0].label, "several configurations: each warning says which")
-	assert.Equal(t, "few periods", got[0].text)
-	assert.Empty(t, outcomeWarnings(rows[:1], func(r []string) []string { return r })[0].label, "one configuration: no label")
+	assert.Equal(t, "cpus=0.2", got[0].Label, "several configurations: each warning says which")
+	assert.Equal(t, "few periods", got[0].Text)
+	assert.Empty(t, outcomeWarnings(rows[:1], func(r []string) []string { return r })[0].Label, "one configuration: no label")
 
 	// A warning every configuration that ran has is said once, unlabelled
 	// (issue 33: a sweep said "few iterations" once per row).
 	rows = append(rows, sweep.Outcome[[]string]{Config: sweep.Config{{Flag: "cpus", Value: "1"}}, Report: []string{"busy machine", "few periods"}})
 	got = outcomeWarnings(rows, func(r []string) []string { return r })
-	assert.Equal(t, []labelled{{text: "few periods"}, {label: "cpus=1", text: "busy machine"}}, got)
+	assert.Equal(t, []labelled{{Text: "few periods"}, {Label: "cpus=1", Text: "busy machine"}}, got)
 }
 
 // run writes what -o's extension names: CSV and markdown as the one-row

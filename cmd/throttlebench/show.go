@@ -94,7 +94,7 @@ func (o *showOptions) execute(path string, formatGiven bool, stdout, stderr io.W
 	}
 	var ws []labelled
 	for _, w := range res.Warnings() {
-		ws = append(ws, labelled{label: w.Label, text: w.Text})
+		ws = append(ws, w)
 	}
 	warnOnce(stderr, o.format, o.output, ws)
 	return nil

@@ -60,7 +60,7 @@ func latencyWarnings(rows []latency.Row) []labelled {
 	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...) {
 		// A failed target's warning is the error's text (targetFailed),
 		// said last: once, not twice.
-		if !strings.Contains(w.text, build.FailedRunWarning) {
+		if !strings.Contains(w.Text, build.FailedRunWarning) {
 			out = append(out, w)
 		}
 	}

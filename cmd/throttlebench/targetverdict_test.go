@@ -18,8 +18,8 @@ func TestLatencyWarningsOnce(t *testing.T) {
 		return latency.Row{Config: sweep.Config{{Flag: "rate", Value: rate}}, Report: &report.Latency{Warnings: ws}}
 	}
 	rows := []latency.Row{row("10", few, "late dispatch: 6 ms"), row("20", few), {Config: sweep.Config{{Flag: "rate", Value: "30"}}, Skipped: "no"}}
-	assert.Equal(t, []labelled{{text: few}, {label: "rate=10", text: "late dispatch: 6 ms"}}, latencyWarnings(rows))
+	assert.Equal(t, []labelled{{Text: few}, {Label: "rate=10", Text: "late dispatch: 6 ms"}}, latencyWarnings(rows))
 	assert.Equal(t, []string{few, "late dispatch: 6 ms"}, rows[0].Report.Warnings, "not written to")
 	one := []latency.Row{row("10", few)}
-	assert.Equal(t, []labelled{{text: few}}, latencyWarnings(one))
+	assert.Equal(t, []labelled{{Text: few}}, latencyWarnings(one))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"slices"
 
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -21,9 +20,9 @@ func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
 	}
 	seen := map[string]bool{}
 	for _, w := range warnings {
-		line := "warning: " + w.text
-		if w.label != "" {
-			line = "warning: " + w.label + ": " + w.text
+		line := "warning: " + w.Text
+		if w.Label != "" {
+			line = "warning: " + w.Label + ": " + w.Text
 		}
 		if !seen[line] {
 			seen[line] = true
@@ -45,41 +44,19 @@ func closedLoopWarnings(format string, ws []string) []string {
 
 // labelled is a warning and the configuration it is about ("" for a single
 // one).
-type labelled struct{ label, text string }
+type labelled = sweep.Warning
 
 // unlabelled are one result's warnings.
 func unlabelled(ws []string) []labelled {
 	out := make([]labelled, len(ws))
 	for i, w := range ws {
-		out[i] = labelled{text: w}
+		out[i] = labelled{Text: w}
 	}
 	return out
 }
 
-// outcomeWarnings are a list's warnings, each labelled with its
-// configuration where there are several, but for those every
-// configuration has, said once unlabelled first.
+// outcomeWarnings are a list's warnings as stderr says them
+// (sweep.Labelled).
 func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
-	// A warning every configuration has is said once, unlabelled.
-	shared := sweep.SharedWarnings(rows, warnings)
-	var out []labelled
-	for _, w := range shared {
-		out = append(out, labelled{text: w})
-	}
-	for _, r := range rows {
-		if r.Skipped != "" {
-			continue
-		}
-		for _, w := range warnings(r.Report) {
-			if slices.Contains(shared, w) {
-				continue
-			}
-			l := labelled{text: w}
-			if len(rows) > 1 {
-				l.label = sweep.Describe(r.Config)
-			}
-			out = append(out, l)
-		}
-	}
-	return out
+	return sweep.Labelled(rows, warnings)
 }

@@ -103,41 +103,13 @@ func (s sweepResult) Plot(path string) error {
 	return plot.Save(path, chart)
 }
 func (s sweepResult) Warnings() []Warning {
-	return outcomeWarnings(s.rows, func(r *report.Report) []string { return r.Warnings })
+	return sweep.Labelled(s.rows, func(r *report.Report) []string { return r.Warnings })
 }
 
 func unlabelled(ws []string) []Warning {
 	out := make([]Warning, len(ws))
 	for i, w := range ws {
 		out[i] = Warning{Text: w}
-	}
-	return out
-}
-
-// outcomeWarnings are a list's warnings, each labelled with its
-// configuration where there are several (as the commands label them),
-// but for those every configuration has, said once unlabelled first.
-func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []Warning {
-	// A warning every configuration has is said once, unlabelled.
-	shared := sweep.SharedWarnings(rows, warnings)
-	var out []Warning
-	for _, w := range shared {
-		out = append(out, Warning{Text: w})
-	}
-	for _, r := range rows {
-		if r.Skipped != "" {
-			continue
-		}
-		for _, w := range warnings(r.Report) {
-			if slices.Contains(shared, w) {
-				continue
-			}
-			l := Warning{Text: w}
-			if len(rows) > 1 {
-				l.Label = sweep.Describe(r.Config)
-			}
-			out = append(out, l)
-		}
 	}
 	return out
 }

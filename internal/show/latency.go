@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -132,5 +133,5 @@ func (l latencyResult) Write(w io.Writer, format string, v table.View) error {
 // needs the raw events, which the result does not hold.
 func (l latencyResult) Plot(path string) error { return plot.SaveLatency(path, l.rows) }
 func (l latencyResult) Warnings() []Warning {
-	return outcomeWarnings(l.rows, func(r *report.Latency) []string { return r.Warnings })
+	return sweep.Labelled(l.rows, func(r *report.Latency) []string { return r.Warnings })
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -56,7 +57,7 @@ type Result interface {
 
 // Warning is a result's warning and the configuration it is about ("" for
 // a result of one).
-type Warning struct{ Label, Text string }
+type Warning = sweep.Warning
 
 // maxBytes bounds what Read reads: a day of sample's 10 ms intervals is
 // about 200 MB.

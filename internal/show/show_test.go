@@ -292,14 +292,3 @@ func TestIdleSample(t *testing.T) {
 	require.NoError(t, res.Write(&b, "text", table.View{}))
 	assert.Contains(t, b.String(), "max")
 }
-
-// A warning every configuration has is said once, unlabelled, as the
-// commands say it (issue 33); the others name their configuration.
-func TestSharedWarningsOnce(t *testing.T) {
-	rows := []sweep.Outcome[[]string]{
-		{Config: sweep.Config{{Flag: "cpus", Value: "0.5"}}, Report: []string{"few iterations", "short iterations"}},
-		{Config: sweep.Config{{Flag: "cpus", Value: "1"}}, Report: []string{"few iterations"}},
-	}
-	assert.Equal(t, []Warning{{Text: "few iterations"}, {Label: "cpus=0.5", Text: "short iterations"}},
-		outcomeWarnings(rows, func(r []string) []string { return r }))
-}

@@ -24,3 +24,35 @@ func SharedWarnings[R any](rows []Outcome[R], warnings func(R) []string) []strin
 	}
 	return shared
 }
+
+// Warning is a warning and the configuration it is about ("" for one
+// every configuration has, or a single configuration's).
+type Warning struct{ Label, Text string }
+
+// Labelled are a list's warnings, each labelled with its configuration
+// where there are several, but for those every configuration has
+// (SharedWarnings), said once unlabelled first: as the commands say them
+// on stderr and show says them again.
+func Labelled[R any](rows []Outcome[R], warnings func(R) []string) []Warning {
+	shared := SharedWarnings(rows, warnings)
+	var out []Warning
+	for _, w := range shared {
+		out = append(out, Warning{Text: w})
+	}
+	for _, r := range rows {
+		if r.Skipped != "" {
+			continue
+		}
+		for _, w := range warnings(r.Report) {
+			if slices.Contains(shared, w) {
+				continue
+			}
+			l := Warning{Text: w}
+			if len(rows) > 1 {
+				l.Label = Describe(r.Config)
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
