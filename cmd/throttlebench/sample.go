@@ -62,19 +62,7 @@ written.`,
 			if err != nil {
 				return err
 			}
-			// The counter held open and a timerfd clock: a reading is one
-			// wake-up of one thread and one read (see usage.PollClock).
-			counter, err := cg.OpenUsage()
-			if err != nil {
-				return err
-			}
-			defer counter.Close()
-			clock, err := usage.OpenClock()
-			if err != nil {
-				return err
-			}
-			defer clock.Close()
-			return runSample(cmd.Context(), r, cg, counter, clock, nil, stdout, stderr)
+			return sampleOn(cmd.Context(), r, cg, nil, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -91,6 +79,23 @@ written.`,
 	f.BoolVar(&o.Trace, "trace", false, "also record when the kernel throttled the cgroup, with eBPF (root)")
 	f.StringVar(&o.TraceOut, "trace-out", "", "with --trace (implied): write the raw throttle events to this file (JSON, or CSV for a .csv name)")
 	return cmd
+}
+
+// sampleOn samples cg through its usage counter, held open, on a timerfd
+// clock: a reading is one wake-up of one thread and one read (see
+// usage.PollClock).
+func sampleOn(ctx context.Context, r usage.Options, cg cgroup.Cgroup, begin func() error, stdout, stderr io.Writer) error {
+	counter, err := cg.OpenUsage()
+	if err != nil {
+		return err
+	}
+	defer counter.Close()
+	clock, err := usage.OpenClock()
+	if err != nil {
+		return err
+	}
+	defer clock.Close()
+	return runSample(ctx, r, cg, counter, clock, begin, stdout, stderr)
 }
 
 // runSample samples cg through counter and writes what it collected, also

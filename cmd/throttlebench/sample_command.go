@@ -34,17 +34,7 @@ func sampleCommand(ctx context.Context, r usage.Options, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-		counter, err := cg.OpenUsage()
-		if err != nil {
-			return err
-		}
-		defer counter.Close()
-		clock, err := usage.OpenClock()
-		if err != nil {
-			return err
-		}
-		defer clock.Close()
-		return runSample(ctx, r, cg, counter, clock, start, stdout, stderr)
+		return sampleOn(ctx, r, cg, start, stdout, stderr)
 	})
 	if w != nil {
 		warnOnce(stderr, "", "", unlabelled(w.Warnings))
