@@ -132,7 +132,9 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 				own[i][g.Path] = true
 			}
 		}
-		assert.NotEmpty(t, own[i], "run %d: the groups it traced", i+1)
+		if mine > 0 { // a run whose instances were not throttled has no group to list
+			assert.NotEmpty(t, own[i], "run %d: the groups it traced", i+1)
+		}
 	}
 	for path := range own[0] {
 		assert.False(t, own[1][path], "%s traced by both runs", path)
