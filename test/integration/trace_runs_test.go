@@ -124,7 +124,7 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 			assert.LessOrEqual(t, math.Abs(traced-mine), max(0.10*mine, 1.0),
 				"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, mine)
 		} else {
-			assert.Positive(t, traced, "run %d: traced nothing against its own instances' %.2f ms", i+1, mine)
+			assert.True(t, traced > 0 || mine == 0, "run %d: traced nothing against its own instances' %.2f ms", i+1, mine)
 		}
 		own[i] = map[string]bool{}
 		for _, g := range r.ThrottleEvents.Groups {
