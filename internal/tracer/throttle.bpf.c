@@ -20,11 +20,12 @@
 //         read now (found again from the thread, not from a stored
 //         pointer), so that Go sees an unthrottle between the two;
 //   RUN   a traced group running again on a CPU where one of its threads
-//         is held (only where the kernel keeps no throttled clock per
-//         queue: there it is the best sign of the unthrottle).
+//         is held (only before 6.8, where the queue's throttled clocks
+//         run on a clock that may be scaled, PELT's: a bound on the
+//         unthrottle, which cannot come later).
 //
 // Kernel differences are chosen at load through read-only data that user
-// space sets (task_based, self_clock), so the verifier drops what this
+// space sets (task_based, self_clock, pelt_clock, task_clock), so the verifier drops what this
 // kernel does not need, as libbpf-tools does.
 //
 // No vmlinux.h: the few kernel structs read are declared below with
@@ -90,6 +91,12 @@ struct task_group {
 struct rq {
 	int cpu;
 	__u64 clock; // rq_clock(): sched_clock, updated at each __schedule
+	// rq_clock_pelt() is clock_pelt less lost_idle_time (5.19–6.7's
+	// throttled clocks run on it), rq_clock_task() is clock_task (before
+	// 5.19).
+	__u64 clock_pelt;
+	unsigned long lost_idle_time;
+	__u64 clock_task;
 } __attribute__((preserve_access_index));
 
 struct cfs_rq {
@@ -104,6 +111,14 @@ struct cfs_rq {
 	// unthrottle.
 	__u64 throttled_clock_self;
 	__u64 throttled_clock_self_time;
+	// Before 6.8, the same for the stretch its hierarchy was throttled
+	// (itself or an ancestor; the queue that is throttled itself starts
+	// it), kept for PELT: on rq_clock_pelt() from 5.19, on
+	// rq_clock_task() before.
+	__u64 throttled_clock_pelt;
+	__u64 throttled_clock_pelt_time;
+	__u64 throttled_clock_task;
+	__u64 throttled_clock_task_time;
 } __attribute__((preserve_access_index));
 
 struct sched_entity {
@@ -135,9 +150,12 @@ struct record {
 	__u32 on_cpu; // where this was recorded (BACK: the CPU it runs on)
 	__u64 time_ns;
 	__u64 group; // the throttled queue's cgroup (kernfs id)
-	// That queue's rq_clock and, 6.8+, its throttled_clock_self and
-	// throttled_clock_self_time; zero where unknown (BACK: the thread is
-	// no longer under that group).
+	// That queue's throttled clocks, where it began and their sum, and its
+	// CPU's clock they run on: throttled_clock_self and _self_time on
+	// rq_clock (6.8+), else throttled_clock_pelt and _pelt_time on
+	// rq_clock_pelt (5.19+), else throttled_clock_task and _task_time on
+	// rq_clock_task; zero where unknown (BACK: the thread is no longer
+	// under that group).
 	__u64 clock;
 	__u64 self_clock;
 	__u64 self_time;
@@ -149,6 +167,8 @@ const struct record *unused_record __attribute__((unused));
 // Set by user space before load, from the kernel's BTF.
 const volatile bool task_based = 0; // task_struct.throttled exists (6.18+)
 const volatile bool self_clock = 0; // cfs_rq.throttled_clock_self_time (6.8+)
+const volatile bool pelt_clock = 0; // else cfs_rq.throttled_clock_pelt_time (5.19+)
+const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
 
 // Read by user space at Stop. lost, lost_back, lost_run: HOLD or WAKE,
 // BACK and RUN records a full ring buffer refused; lost_held: holds the
@@ -280,13 +300,26 @@ static __always_inline struct cfs_rq *throttled_cfs(struct task_struct *t)
 	return leaf;
 }
 
-// clocks copies the queue's clocks into r.
+// clocks copies the queue's throttled clocks, and its CPU's clock they
+// run on, into r.
 static __always_inline void clocks(struct record *r, struct cfs_rq *cfs)
 {
-	r->clock = BPF_CORE_READ(cfs, rq, clock);
+	struct rq *rq = BPF_CORE_READ(cfs, rq);
+
 	if (self_clock && bpf_core_field_exists(cfs->throttled_clock_self_time)) {
+		r->clock = BPF_CORE_READ(rq, clock);
 		r->self_clock = BPF_CORE_READ(cfs, throttled_clock_self);
 		r->self_time = BPF_CORE_READ(cfs, throttled_clock_self_time);
+	} else if (pelt_clock && bpf_core_field_exists(cfs->throttled_clock_pelt_time)) {
+		r->clock = BPF_CORE_READ(rq, clock_pelt) - BPF_CORE_READ(rq, lost_idle_time);
+		r->self_clock = BPF_CORE_READ(cfs, throttled_clock_pelt);
+		r->self_time = BPF_CORE_READ(cfs, throttled_clock_pelt_time);
+	} else if (task_clock && bpf_core_field_exists(cfs->throttled_clock_task_time)) {
+		r->clock = BPF_CORE_READ(rq, clock_task);
+		r->self_clock = BPF_CORE_READ(cfs, throttled_clock_task);
+		r->self_time = BPF_CORE_READ(cfs, throttled_clock_task_time);
+	} else {
+		r->clock = BPF_CORE_READ(rq, clock);
 	}
 }
 

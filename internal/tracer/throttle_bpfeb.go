@@ -61,9 +61,11 @@ const (
 	throttleVarLostQueues         = "lost_queues"
 	throttleVarLostRun            = "lost_run"
 	throttleVarNheld              = "nheld"
+	throttleVarPeltClock          = "pelt_clock"
 	throttleVarSelfClock          = "self_clock"
 	throttleVarSubmitted          = "submitted"
 	throttleVarTaskBased          = "task_based"
+	throttleVarTaskClock          = "task_clock"
 	throttleVarUnusedRecord       = "unused_record"
 )
 
@@ -138,9 +140,11 @@ type throttleVariableSpecs struct {
 	LostQueues   *ebpf.VariableSpec `ebpf:"lost_queues"`
 	LostRun      *ebpf.VariableSpec `ebpf:"lost_run"`
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
+	PeltClock    *ebpf.VariableSpec `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
 	TaskBased    *ebpf.VariableSpec `ebpf:"task_based"`
+	TaskClock    *ebpf.VariableSpec `ebpf:"task_clock"`
 	UnusedRecord *ebpf.VariableSpec `ebpf:"unused_record"`
 }
 
@@ -191,9 +195,11 @@ type throttleVariables struct {
 	LostQueues   *ebpf.Variable `ebpf:"lost_queues"`
 	LostRun      *ebpf.Variable `ebpf:"lost_run"`
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
+	PeltClock    *ebpf.Variable `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`
 	TaskBased    *ebpf.Variable `ebpf:"task_based"`
+	TaskClock    *ebpf.Variable `ebpf:"task_clock"`
 	UnusedRecord *ebpf.Variable `ebpf:"unused_record"`
 }
 

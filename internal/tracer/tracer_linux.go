@@ -132,7 +132,8 @@ func Probe() (ends string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("tracing throttle events needs the kernel's BTF: %w", err)
 	}
-	if hasMember(kernel, "cfs_rq", "throttled_clock_self_time") {
+	switch endClock(kernel) {
+	case "self":
 		start := ""
 		if hasMember(kernel, "task_struct", "throttled") {
 			start = "a thread is held from when it meets the throttle on its way back to user space " +
@@ -140,19 +141,57 @@ func Probe() (ends string, err error) {
 		}
 		return start + "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
 			"cfs_rq.throttled_clock_self, 6.8+), even where a busy CPU runs others first", nil
+	case "pelt", "task":
+		return "a held interval ends at the unthrottle, read from the clock the run queue keeps for load tracking " +
+			"(cfs_rq.throttled_clock_" + endClock(kernel) + ", before 6.8), and no later than when its group next runs " +
+			"on that CPU: exact where that clock runs at the CPU's own rate (VMs, CPUs the kernel does not scale by " +
+			"frequency); where the kernel scales it, the trace can part from the counter, and the run warns where the " +
+			"two part by more than 10%", nil
 	}
 	return "a held interval ends when its throttled group next runs on that CPU: on a busy machine that is after the " +
-		"unthrottle, and the trace comes out above the counter (this kernel keeps no throttled clock per run queue, " +
-		"cfs_rq.throttled_clock_self, 6.8+); the run warns where the two part by more than 10%", nil
+		"unthrottle, and the trace comes out above the counter (this kernel keeps no throttled clock per run queue); " +
+		"the run warns where the two part by more than 10%", nil
+}
+
+// endClock is the run queue's throttled clock an interval's end is read
+// from on this kernel: "self" (cfs_rq.throttled_clock_self, on rq_clock,
+// 6.8+: exact), "pelt" (throttled_clock_pelt, on rq_clock_pelt, 5.19+),
+// "task" (throttled_clock_task, on rq_clock_task, before), or "" (none
+// known: ends come from the group's next run alone). The pelt and task
+// clocks run at rq_clock's rate where the kernel neither scales PELT by
+// frequency nor leaves out IRQ or steal time (the VM: TCG, neither
+// configured), and they count the stretch of the queue's whole hierarchy.
+func endClock(kernel *btf.Spec) string {
+	for _, c := range []string{"self", "pelt", "task"} {
+		if hasMember(kernel, "cfs_rq", "throttled_clock_"+c+"_time") {
+			return c
+		}
+	}
+	return ""
 }
 
 // ExactEnds is whether a held interval ends at the unthrottle itself on
-// this kernel (it keeps each run queue's throttled clock, 6.8+), rather
-// than when the group next runs on that CPU; false where the kernel's BTF
-// cannot be read. Tests choose their agreement bounds by it.
+// this kernel, read from its run queue's throttled clock (endClock),
+// rather than when the group next runs on that CPU; false where the
+// kernel's BTF cannot be read. Tests choose their agreement bounds by it:
+// before 6.8 they run where that clock is unscaled (the VM).
 func ExactEnds() bool {
 	kernel, err := btf.LoadKernelSpec()
-	return err == nil && hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
+	return err == nil && endClock(kernel) != ""
+}
+
+// CountsEmptyStretches is whether this kernel's throttled counters
+// (cpu.stat's throttled_time, throttled_usec) also count the stretches in
+// which no thread of the group was runnable: a thread that used up the
+// quota and went to sleep leaves its queue throttled, counted to the
+// unthrottle, while no thread waits, so nothing is traced. The kernel
+// stopped counting them ("sched: don't account throttle time for empty
+// groups") in the series that added cfs_rq's throttled_clock_self (6.8+),
+// so that is the mark; true where the kernel's BTF cannot be read. Where
+// true a group's trace can come out under its counter by those stretches.
+func CountsEmptyStretches() bool {
+	kernel, err := btf.LoadKernelSpec()
+	return err != nil || !hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
 }
 
 // ExactStarts is whether a hold starts when the thread itself meets the
@@ -572,8 +611,11 @@ func loadOne(kernel *btf.Spec, a string) (*objects, error) {
 	if err := vars.TaskBased.Set(hasMember(kernel, "task_struct", "throttled")); err != nil {
 		return nil, err
 	}
-	if err := vars.SelfClock.Set(hasMember(kernel, "cfs_rq", "throttled_clock_self_time")); err != nil {
-		return nil, err
+	clock := endClock(kernel)
+	for v, c := range map[*ebpf.VariableSpec]string{vars.SelfClock: "self", vars.PeltClock: "pelt", vars.TaskClock: "task"} {
+		if err := v.Set(clock == c); err != nil {
+			return nil, err
+		}
 	}
 	switch a {
 	case AttachBTF:

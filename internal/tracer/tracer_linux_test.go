@@ -318,17 +318,14 @@ func traceSiblings(t testing.TB) (int, traced) {
 // TestTraceBusyMachine: a lone spinner limited to 10 ms per 100 ms while a
 // busy loop outside its cgroup holds each CPU (nice 0, as a neighbour's
 // work): after each unthrottle the spinner waits for a CPU, a wait that is
-// not throttling. Where the kernel keeps each queue's throttled clock
-// (throttled_clock_self, 6.8+) the interval ends at the unthrottle, and the
-// trace is the counter's to an order of magnitude (sameOrder); how closely
-// they agree is BenchmarkTraceAgreement's figure. Before 6.8 (the VM's
-// 6.1) it ends when the group runs again, and came out +3% to +86% over
-// the counter here: the tracer says so (inspect, and the run's warning),
-// and this test does not apply.
+// not throttling. The interval ends at the unthrottle, read from the
+// queue's throttled clock (ExactEnds), and the trace is the counter's to an
+// order of magnitude (sameOrder); how closely they agree is
+// BenchmarkTraceAgreement's figure (-0.0% here and in the VM's 6.1; there,
+// while a hold ended when its group ran again, +3% to +86%).
 func TestTraceBusyMachine(t *testing.T) {
 	if !ExactEnds() {
-		t.Skip("this kernel keeps no throttled clock per run queue (cfs_rq's throttled_clock_self_time, 6.8+): " +
-			"the trace's ends wait for the group's next run on a busy CPU")
+		t.Skip("this kernel keeps no throttled clock per run queue: the trace's ends wait for the group's next run on a busy CPU")
 	}
 	sameOrder(t, traceBusy(t))
 }

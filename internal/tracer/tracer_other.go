@@ -19,6 +19,9 @@ func Probe() (ends string, err error) { return "", errLinuxOnly }
 // ExactEnds: no interval ends anywhere here.
 func ExactEnds() bool { return false }
 
+// CountsEmptyStretches: as where the kernel cannot be read.
+func CountsEmptyStretches() bool { return true }
+
 // ExactStarts: nor starts.
 func ExactStarts() bool { return false }
 
