@@ -116,6 +116,11 @@ func runHere(ctx context.Context, cfg bench.Config, beforeMeasure func() error) 
 	return bench.Run(ctx, cfg, beforeMeasure)
 }
 
+// countsEmptyStretches: whether this kernel's throttled counters count
+// stretches no thread waited through (tracer.CountsEmptyStretches), which
+// a group's warning then names.
+var countsEmptyStretches = tracer.CountsEmptyStretches
+
 var (
 	hostCPU    = host.ReadStat
 	processCPU = host.ProcessCPU

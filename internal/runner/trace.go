@@ -383,7 +383,7 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 			"and the groups around it could not be read: %v", tw.famWhy))
 		return &s, s.Warnings
 	}
-	throttle.Compare(&s, tw.counters())
+	throttle.Compare(&s, tw.counters(), countsEmptyStretches())
 	return &s, s.Warnings
 }
 

@@ -45,7 +45,7 @@ func TestCollectorBounded(t *testing.T) {
 	}
 	// The counter is compared with all the traced time, the not-kept
 	// events' summed durations included.
-	Compare(&s, []Counter{{ID: 0, Path: "/t", Relation: RelationTarget, CounterMs: f64(33)}})
+	Compare(&s, []Counter{{ID: 0, Path: "/t", Relation: RelationTarget, CounterMs: f64(33)}}, false)
 	if s.Agreement.TracedMs != 33 || len(s.Warnings) != 2 {
 		t.Errorf("traced %v, warnings %q; want 15+18 = 33 and no disagreement", s.Agreement.TracedMs, s.Warnings)
 	}

@@ -20,6 +20,22 @@ type Event struct {
 	// throttled on one CPU at once, each in its own counter: their
 	// intervals are unioned apart (Summarize). 0 where unknown.
 	Group uint64
+	// Since is when the throttled stretch that held it began on that run
+	// queue, where that is known and earlier than Start: a thread woken
+	// onto a queue throttled while none of ours was runnable there
+	// (kernels that throttle whole queues: before 6.18). The queue's
+	// counter runs from then; the thread waits only from Start. 0 where
+	// it is Start.
+	Since int64
+}
+
+// stretchStart is where e's queue's throttled stretch began (Since), or
+// Start: what a group's union of stretches counts from, like its counter.
+func (e Event) stretchStart() int64 {
+	if e.Since > 0 && e.Since < e.Start {
+		return e.Since
+	}
+	return e.Start
 }
 
 // Trace is one traced window, for what is drawn or written from it (--plot,

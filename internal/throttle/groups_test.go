@@ -57,7 +57,7 @@ func TestCompareEachGroupItsOwnCounter(t *testing.T) {
 		{ID: a, Path: "/tbnest/a", Relation: RelationDescendant, CounterMs: f64(39)},
 		{ID: b, Path: "/tbnest/b", Relation: RelationDescendant, CounterMs: f64(0)}, // unlimited, never throttled: no row
 		{ID: top, Path: "/", Relation: RelationAncestor},
-	})
+	}, false)
 	assert.Empty(t, s.Warnings, "each group within 10%% of its own counter")
 	require.Len(t, s.Groups, 2)
 	assert.Equal(t, Group{CgroupID: pod, Path: "/tbnest", Relation: RelationTarget, Count: 2, TracedMs: 110, CounterMs: f64(112), Ratio: f64(110.0 / 112)}, s.Groups[0])
@@ -70,7 +70,7 @@ func TestCompareEachGroupItsOwnCounter(t *testing.T) {
 	// The same events against the pod's counter alone were what the
 	// summary compared before: 150 against 112, +34%.
 	s = Summarize(s2events(), 0, 0, 1000*ms)
-	Compare(&s, []Counter{{ID: pod, Path: "/tbnest", Relation: RelationTarget, CounterMs: f64(112)}, {ID: a, Path: "/tbnest/a", Relation: RelationDescendant, CounterMs: f64(80)}})
+	Compare(&s, []Counter{{ID: pod, Path: "/tbnest", Relation: RelationTarget, CounterMs: f64(112)}, {ID: a, Path: "/tbnest/a", Relation: RelationDescendant, CounterMs: f64(80)}}, false)
 	require.Len(t, s.Warnings, 1, "a's own figures part, the pod's do not")
 	assert.Equal(t, "throttle events and cpu.stat disagree for /tbnest/a (descendant): its traced intervals add up to 40.0 ms, "+
 		"its counter's throttled time to 80.0 ms (-50%); the counter is the measure of throttling", s.Warnings[0])
@@ -89,7 +89,7 @@ func TestCompareAncestor(t *testing.T) {
 	Compare(&s, []Counter{
 		{ID: c, Path: "/pod/c", Relation: RelationTarget, CounterMs: f64(0)},
 		{ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(81)},
-	})
+	}, false)
 	assert.Empty(t, s.Warnings)
 	require.Len(t, s.Groups, 2)
 	assert.Equal(t, Group{CgroupID: c, Path: "/pod/c", Relation: RelationTarget, CounterMs: f64(0)}, s.Groups[0], "the target first")
@@ -102,10 +102,10 @@ func TestCompareAncestor(t *testing.T) {
 	// The pod's counter also counts its other containers: under it is no
 	// disagreement; above it is.
 	s = Summarize([]Event{gev(0, pod, 0, 80)}, 0, 0, 1000*ms)
-	Compare(&s, []Counter{{ID: c, Relation: RelationTarget, CounterMs: f64(0)}, {ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(400)}})
+	Compare(&s, []Counter{{ID: c, Relation: RelationTarget, CounterMs: f64(0)}, {ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(400)}}, false)
 	assert.Empty(t, s.Warnings)
 	s = Summarize([]Event{gev(0, pod, 0, 80)}, 0, 0, 1000*ms)
-	Compare(&s, []Counter{{ID: c, Relation: RelationTarget, CounterMs: f64(0)}, {ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(40)}})
+	Compare(&s, []Counter{{ID: c, Relation: RelationTarget, CounterMs: f64(0)}, {ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(40)}}, false)
 	require.Len(t, s.Warnings, 1)
 	assert.Contains(t, s.Warnings[0], "/pod (ancestor)")
 	assert.Contains(t, s.Warnings[0], "(+100%)")
@@ -120,7 +120,7 @@ func TestCompareDescendantOnly(t *testing.T) {
 	Compare(&s, []Counter{
 		{ID: pod, Path: "/pod", Relation: RelationTarget, CounterMs: f64(0)},
 		{ID: a, Path: "/pod/a", Relation: RelationDescendant, CounterMs: f64(178)},
-	})
+	}, false)
 	assert.Empty(t, s.Warnings, "the old warning, 'the counter saw no throttling where the tracer did', is gone")
 	require.Len(t, s.Groups, 2)
 	assert.Equal(t, "/pod", s.Groups[0].Path)
@@ -133,7 +133,7 @@ func TestCompareDescendantOnly(t *testing.T) {
 // traced time is said to be unchecked, once.
 func TestCompareUnchecked(t *testing.T) {
 	s := Summarize([]Event{gev(0, 0, 0, 5), gev(0, 40, 0, 20), gev(1, 41, 0, 0)}, 0, 0, 1000*ms)
-	Compare(&s, []Counter{{ID: 1, Path: "/p", Relation: RelationTarget, CounterMs: f64(0)}, {ID: 40, Path: "/p/x", Relation: RelationDescendant}})
+	Compare(&s, []Counter{{ID: 1, Path: "/p", Relation: RelationTarget, CounterMs: f64(0)}, {ID: 40, Path: "/p/x", Relation: RelationDescendant}}, false)
 	require.Len(t, s.Groups, 3)
 	assert.Equal(t, []string{RelationTarget, RelationDescendant, RelationUnknown},
 		[]string{s.Groups[0].Relation, s.Groups[1].Relation, s.Groups[2].Relation})
@@ -154,7 +154,7 @@ func TestCompareManyDisagreements(t *testing.T) {
 		counters = append(counters, Counter{ID: id, Path: "/p/i" + string(rune('0'+i)), Relation: RelationDescendant, CounterMs: f64(float64(20 + i))})
 	}
 	s := Summarize(events, 0, 0, 1000*ms)
-	Compare(&s, counters)
+	Compare(&s, counters, false)
 	require.Len(t, s.Warnings, maxGroupWarnings+1)
 	assert.Contains(t, s.Warnings[0], "/p/i7 (descendant)", "the furthest apart first")
 	assert.Equal(t, "throttle events and cpu.stat disagree for 3 more groups past 10% (throttle_events.groups has them)", s.Warnings[maxGroupWarnings])
@@ -163,10 +163,26 @@ func TestCompareManyDisagreements(t *testing.T) {
 // The rows' keys name their units; an unknown counter is null, not 0.
 func TestGroupJSONKeys(t *testing.T) {
 	s := Summarize([]Event{gev(0, 7, 0, 4)}, 0, 0, 10*ms)
-	Compare(&s, []Counter{{ID: 7, Path: "/p", Relation: RelationTarget, CounterMs: f64(4)}})
+	Compare(&s, []Counter{{ID: 7, Path: "/p", Relation: RelationTarget, CounterMs: f64(4)}}, false)
 	b, err := json.Marshal(s.Groups)
 	require.NoError(t, err)
 	assert.Equal(t, `[{"cgroup_id":7,"path":"/p","relation":"target","count":1,"traced_ms":4,"counter_ms":4,"ratio":1}]`, string(b))
 	b, _ = json.Marshal(Summary{Agreement: &Agreement{TracedMs: 3, CounterMs: 0}})
 	assert.False(t, strings.Contains(string(b), `"ratio"`), "counter 0: %s, want no ratio", b)
+}
+
+// Where the kernel's counter also counts stretches no thread waited through
+// (before 6.8), a group traced under its counter is told so; one traced
+// over it, and any group on a kernel that counts only waits, is not.
+func TestGroupUnderItsCounterNamesEmptyStretches(t *testing.T) {
+	const why = "also counts the stretches in which none of the group's threads was runnable"
+	warn := func(tracedMs, counterMs float64, emptyCounted bool) string {
+		s := Summarize([]Event{gev(0, 7, 0, int64(tracedMs))}, 0, 0, 1000*ms)
+		Compare(&s, []Counter{{ID: 7, Path: "/p", Relation: RelationTarget, CounterMs: f64(counterMs)}}, emptyCounted)
+		require.Len(t, s.Warnings, 1)
+		return s.Warnings[0]
+	}
+	assert.Contains(t, warn(60, 100, true), why)
+	assert.NotContains(t, warn(140, 100, true), why)
+	assert.NotContains(t, warn(60, 100, false), why)
 }

@@ -30,9 +30,12 @@ const (
 )
 
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
-// clocks are the throttled queue's rq_clock and, where the kernel keeps
-// them (6.8+), its throttled_clock_self and throttled_clock_self_time,
-// zero where unknown.
+// clocks are the throttled queue's throttled clocks, where its stretch
+// began (SelfClock) and the sum of its stretches (SelfTime), and its CPU's
+// clock they run on (Clock): throttled_clock_self on rq_clock (6.8+),
+// else the ones kept for load tracking (throttled_clock_pelt on
+// rq_clock_pelt, 5.19+; throttled_clock_task on rq_clock_task); zero
+// where unknown.
 type Record struct {
 	Kind  RecordKind
 	CPU   int   // the throttled queue's CPU; Run: the CPU the group ran on
@@ -111,7 +114,7 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			return
 		}
 		delete(in.open, r.TID)
-		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group})
+		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group, Since: since(h)})
 	}
 }
 
@@ -119,9 +122,10 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 // at b, or earlier, at the first Run of its queue since its start (the
 // group ran there again: a thread still waiting waits for the CPU, not
 // for the quota), or at the unthrottle itself, read from the queue's own
-// throttled clock (6.8+): the stretch begun at SelfClock ended when
-// SelfTime grew by its length, on the queue's rq_clock, which ran from
-// h.Clock at h's start.
+// throttled clock: the stretch begun at SelfClock ended when SelfTime grew
+// by its length, on the clock that ran from h.Clock at h's start (taken to
+// run at CLOCK_MONOTONIC's rate: exact for rq_clock; before 6.8 the Run
+// bound also applies, where PELT's clock may be scaled).
 func end(h *openHold, b Record) int64 {
 	e := b.Time
 	if h.runEnd > h.Time && h.runEnd < e {
@@ -136,6 +140,20 @@ func end(h *openHold, b Record) int64 {
 		}
 	}
 	return max(e, h.Time)
+}
+
+// since is where the throttled stretch that holds a thread woken onto its
+// queue (Wake) began, on CLOCK_MONOTONIC: the queue's SelfClock, which ran
+// h.Clock-h.SelfClock before the wake on the same clock; 0 where unknown.
+// A Hold is the throttle's own switch-out, so its stretch begins there.
+func since(h *openHold) int64 {
+	if h.Kind != RecordWake || h.SelfClock == 0 || h.Clock <= h.SelfClock {
+		return 0
+	}
+	if d := h.Clock - h.SelfClock; d < uint64(h.Time) {
+		return h.Time - int64(d)
+	}
+	return 0
 }
 
 // Close ends the stream at now: the holds whose thread is still held
@@ -155,7 +173,7 @@ func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit fun
 		}
 		in.Losses.OpenAtEnd++
 		if now > h.Time {
-			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group})
+			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group, Since: since(h)})
 		}
 	}
 }

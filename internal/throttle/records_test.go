@@ -212,3 +212,36 @@ func FuzzInterpreter(f *testing.F) {
 		}
 	})
 }
+
+// Before 6.8 (the VM's 6.1) a queue's throttled clocks are those kept for
+// load tracking, on rq_clock_pelt: a worker woken onto a queue throttled
+// while none of its threads was runnable there is held from its wake, and
+// the stretch, which its counter counts from the throttle, from there
+// (Since): the group's union counts the counter's stretch, the thread's
+// own interval its wait.
+func TestIntervalsWakeKeepsWhereTheStretchBegan(t *testing.T) {
+	w := wake(2, 0, 5, 30*msNs)
+	// Throttled at 8 msNs on the queue's clock, which runs 2000 ns behind.
+	w.Clock, w.SelfClock, w.SelfTime = uint64(30*msNs-2000), uint64(8*msNs), uint64(500*msNs)
+	b := back(2, 0, 0, 5, 104*msNs)
+	// Unthrottled 92 msNs after it began, at 100 msNs on CLOCK_MONOTONIC.
+	b.Clock, b.SelfTime = uint64(104*msNs-2000), uint64(500*msNs+92*msNs)
+	ev, _ := Intervals([]Record{w, b}, 200*msNs, none)
+	want := Event{CPU: 0, TID: 2, Start: 30 * msNs, End: 100*msNs + 2000, Group: 5, Since: 8*msNs + 2000}
+	assert.Equal(t, []Event{want}, ev)
+	s := Summarize(ev, 0, 0, 200*msNs)
+	assert.InDelta(t, 92.0, s.TotalMs, 1e-9, "the stretch, from its throttle")
+	assert.InDelta(t, 70.002, s.DurationMs.Max, 1e-9, "the thread's own wait")
+	// A window that begins within the stretch counts it from there.
+	assert.InDelta(t, 80.0, Summarize(ev, 0, 20*msNs+2000, 200*msNs).TotalMs, 1e-9)
+
+	// A Hold is the throttle's own switch-out: no Since; nor where the
+	// clocks are unknown.
+	h := w
+	h.Kind = RecordHold
+	ev, _ = Intervals([]Record{h, b}, 200*msNs, none)
+	assert.Zero(t, ev[0].Since)
+	w.SelfClock = 0
+	ev, _ = Intervals([]Record{w, b}, 200*msNs, none)
+	assert.Zero(t, ev[0].Since)
+}

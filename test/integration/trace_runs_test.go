@@ -84,21 +84,25 @@ func (w *writerString) Write(p []byte) (int, error) { w.s += string(p); return l
 // Two --instances per-request --trace runs started together, their slices
 // side by side under one parent: each run traces its own instances'
 // slices only. Its groups (throttle_events.groups) are its own slices and
-// none of the other's, and its traced total agrees with its own
-// instances' counters: within 10% (or 1 ms, a few ticks of a counter)
-// where the kernel ends a hold at its unthrottle (the queue's own
-// throttled clock, 6.8+: this host). Before 6.8 (the v2 VM's 6.1) a hold
-// ends when its group runs again, which on a CPU busy with the other
-// run's instances comes late: a clean-clone CI run there traced 602.65 ms
-// against 413.42 (+46%) and 693.70 against 606.86 (+14%), and another
-// 129.53 against 97.30 (+33%) and 173.53 against 119.69 (+45%), with each
-// run's groups its own, and a third 37.85 against 4.61 (a hold's late
-// end weighs most where the counter is small). There no bound on the
-// total holds; the groups tell a run's own from the other's, and the
-// total is only checked to be there. Before each run
-// tracked its own slices, each traced the shared parent and counted the
-// other's slices as its own: 62.58 ms traced against 20.66 and 41.92 ms
-// counted (ratios 3.03 and 1.49, issue 34).
+// none of the other's, and its traced total does not run over its own
+// instances' counters, which is what counting the other run's slices
+// looks like: before each run tracked its own slices, each traced the
+// shared parent, 62.58 ms traced against 20.66 and 41.92 ms counted
+// (ratios 3.03 and 1.49, issue 34).
+//
+// Where the kernel's counters count only stretches in which a thread
+// waited (6.8+: this host), the total is within 10% (or 1 ms, a few ticks
+// of a counter) either way. Before 6.8 (the v2 VM's 6.1) a hold's end is
+// read from the queue's PELT clock, and the trace is the counter's to
+// -0.0% in most runs, but the counter also counts the stretches in which
+// no thread was runnable (CountsEmptyStretches), which nothing traces:
+// 64 runs (32 pairs) in the VM there came out -100% (0.00 ms against
+// 3.82) to +6.3%, ten of them under -10%, the rest from -8.4%; 64 beside a
+// busy loop on each host CPU -8.6% to +6.2%. The lower side has no bound
+// there, and the upper one is 20%: of those 128 runs, 10 were above +1%,
+// their excess over 1% 2.4 points at the mean, so that an exponential tail
+// puts a run above 20% at about 1 in 30,000 (above 10%: 1 in 500), and
+// the other run's slices add 49% and more.
 func TestTraceTwoRunsTogether(t *testing.T) {
 	needTrace(t)
 	hier := needRoot(t)
@@ -120,12 +124,14 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		traced, mine := r.ThrottleEvents.TotalMs, *r.Throttling.ThrottledMs
 		counted += mine
 		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms", i+1, traced, mine)
-		if tracer.ExactEnds() {
-			assert.LessOrEqual(t, math.Abs(traced-mine), max(0.10*mine, 1.0),
-				"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, mine)
-		} else {
-			assert.True(t, traced > 0 || mine == 0, "run %d: traced nothing against its own instances' %.2f ms", i+1, mine)
+		over, under := 0.10, 0.10
+		if tracer.CountsEmptyStretches() {
+			over, under = 0.20, math.Inf(1)
 		}
+		assert.LessOrEqual(t, traced-mine, max(over*mine, 1.0),
+			"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, mine)
+		assert.LessOrEqual(t, mine-traced, max(under*mine, 1.0),
+			"run %d: traced %.2f ms against its own instances' %.2f ms: its own slices are missing", i+1, traced, mine)
 		own[i] = map[string]bool{}
 		for _, g := range r.ThrottleEvents.Groups {
 			if g.Relation != "ancestor" { // the shared parent's line is both runs'
