@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -124,14 +123,16 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		traced, mine := r.ThrottleEvents.TotalMs, *r.Throttling.ThrottledMs
 		counted += mine
 		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms", i+1, traced, mine)
-		over, under := 0.10, 0.10
+		over := 0.10
 		if tracer.CountsEmptyStretches() {
-			over, under = 0.20, math.Inf(1)
+			over = 0.20
 		}
 		assert.LessOrEqual(t, traced-mine, max(over*mine, 1.0),
 			"run %d: traced %.2f ms against its own instances' %.2f ms: the other run's slices are not its own", i+1, traced, mine)
-		assert.LessOrEqual(t, mine-traced, max(under*mine, 1.0),
-			"run %d: traced %.2f ms against its own instances' %.2f ms: its own slices are missing", i+1, traced, mine)
+		if !tracer.CountsEmptyStretches() {
+			assert.LessOrEqual(t, mine-traced, max(0.10*mine, 1.0),
+				"run %d: traced %.2f ms against its own instances' %.2f ms: its own slices are missing", i+1, traced, mine)
+		}
 		own[i] = map[string]bool{}
 		for _, g := range r.ThrottleEvents.Groups {
 			if g.Relation != "ancestor" { // the shared parent's line is both runs'
