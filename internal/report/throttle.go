@@ -22,6 +22,11 @@ type ThrottleEvents struct {
 	// together on one queue count once, two CPUs throttled at once count
 	// twice, and so do two groups' queues on one CPU.
 	TotalMs float64 `json:"total_ms"`
+	// EmptyMs is the part of TotalMs in which no thread was held: a
+	// queue throttled with none of its group's threads runnable (one used
+	// up the quota and went to sleep), which kernels before 6.8 count in
+	// their throttled time; 0 (omitted) from 6.8, which counts none.
+	EmptyMs float64 `json:"empty_ms,omitempty"`
 	// DurationMs describes the clipped durations of the counted events.
 	DurationMs EventDurationsMs `json:"duration_ms"`
 	// CPUs has one entry per CPU with a counted event, by CPU number.
@@ -111,6 +116,9 @@ type ThrottleGroup struct {
 	// summed over CPUs (plus, past a Collector's bound, the summed
 	// durations of its events only counted).
 	TracedMs float64 `json:"traced_ms"`
+	// EmptyMs is the part of TracedMs in which none of its threads was
+	// held (ThrottleEvents.EmptyMs).
+	EmptyMs float64 `json:"empty_ms,omitempty"`
 	// CounterMs is its own counter's throttled time over the window; null
 	// where not known (not read at both ends, or no counter).
 	CounterMs *float64 `json:"counter_ms"`

@@ -15,7 +15,10 @@ import (
 type Collector struct {
 	Max int
 
-	kept    []Event
+	kept []Event
+	// empty keeps the stretches no thread waited through (Event.Empty):
+	// in the summary's unions, never among Events.
+	empty   []Event
 	dropped map[int]*droppedCPU
 	// droppedNs sums the not-kept events' durations per group, for the
 	// groups' rows.
@@ -32,14 +35,22 @@ type droppedCPU struct {
 
 // Add records e.
 func (c *Collector) Add(e Event) {
-	if c.Max <= 0 || len(c.kept) < c.Max {
-		c.kept = append(c.kept, e)
+	if c.Max <= 0 || len(c.kept)+len(c.empty) < c.Max {
+		if e.Empty {
+			c.empty = append(c.empty, e)
+		} else {
+			c.kept = append(c.kept, e)
+		}
 		return
 	}
 	if c.dropped == nil {
 		c.dropped = map[int]*droppedCPU{}
 		c.droppedNs = map[uint64]int64{}
 		c.firstDropped = e.Start
+	}
+	if e.Empty { // a group's stretch, not a thread's event
+		c.droppedNs[e.Group] += max(e.End-e.stretchStart(), 0)
+		return
 	}
 	d := c.dropped[e.CPU]
 	if d == nil {
@@ -52,8 +63,9 @@ func (c *Collector) Add(e Event) {
 	c.firstDropped = min(c.firstDropped, e.Start)
 }
 
-// Events returns the kept events, in the order they were added. The slice
-// is the Collector's: do not modify it.
+// Events returns the kept events of held threads (not the Empty ones), in
+// the order they were added. The slice is the Collector's: do not modify
+// it.
 func (c *Collector) Events() []Event { return c.kept }
 
 // Truncated reports whether some events were counted but not kept.
@@ -62,7 +74,7 @@ func (c *Collector) Truncated() bool { return c.dropped != nil }
 // Summarize is Summarize over the kept events, with the not-kept ones
 // reported in Truncated (and a warning) when there were any.
 func (c *Collector) Summarize(lost uint64, t0, t1 int64) Summary {
-	s := Summarize(c.kept, lost, t0, t1)
+	s := Summarize(append(slices.Clip(c.kept), c.empty...), lost, t0, t1)
 	if c.dropped == nil {
 		return s
 	}

@@ -27,6 +27,12 @@ type Event struct {
 	// counter runs from then; the thread waits only from Start. 0 where
 	// it is Start.
 	Since int64
+	// Empty: no thread was held; a stretch in which the group's queue was
+	// throttled with none of its threads runnable, which kernels before
+	// 6.8 count (a thread used up the quota and went to sleep). TID is
+	// that thread. It counts in its group's stretches (Summarize), and in
+	// no thread's wait, request or iteration.
+	Empty bool
 }
 
 // stretchStart is where e's queue's throttled stretch began (Since), or

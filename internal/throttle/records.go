@@ -24,9 +24,14 @@ const (
 	// RecordBack: a held thread switched in again, with its throttled
 	// queue's clocks read then.
 	RecordBack RecordKind = 3
-	// RecordRun: a traced group running again on a CPU where one of its
-	// threads was held (kernels with no throttled clock per queue).
+	// RecordRun: a traced group running again on a CPU where it had a
+	// Hold or a Sleep since its last Run (before 6.8), with the queue's
+	// clocks.
 	RecordRun RecordKind = 4
+	// RecordSleep: a thread of a traced group gone to sleep leaving its
+	// queue throttled (before 6.8): a stretch that kernel's counter
+	// counts, with none of the group's threads held; its Run ends it.
+	RecordSleep RecordKind = 5
 )
 
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
@@ -58,6 +63,10 @@ type RecordLosses struct {
 	// OpenAtEnd: not a loss, the holds still open at the end, handed on
 	// as ending then.
 	OpenAtEnd uint64
+	// SleepsUnended: Sleeps whose stretch no Run ended (their group did
+	// not run on that CPU again before the end, or the Run was lost):
+	// stretches the counter has and the trace does not.
+	SleepsUnended uint64
 }
 
 type queueKey struct {
@@ -76,6 +85,7 @@ type openHold struct {
 type Interpreter struct {
 	open    map[int32]*openHold
 	lastRun map[queueKey]int64
+	sleeps  map[queueKey]Record // the Sleep of each queue with no Run since
 	Losses  RecordLosses
 }
 
@@ -84,6 +94,7 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 	if in.open == nil {
 		in.open = map[int32]*openHold{}
 		in.lastRun = map[queueKey]int64{}
+		in.sleeps = map[queueKey]Record{}
 	}
 	switch r.Kind {
 	case RecordHold, RecordWake:
@@ -99,8 +110,24 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			h.runEnd = t
 		}
 		in.open[r.TID] = h
+	case RecordSleep:
+		q := queueKey{r.Group, r.CPU}
+		if _, ok := in.sleeps[q]; ok {
+			in.Losses.SleepsUnended++ // its Run was lost
+		}
+		in.sleeps[q] = r
 	case RecordRun:
 		q := queueKey{r.Group, r.CPU}
+		// A Run stamped before the Sleep (another CPU's record, written
+		// after it) is of an earlier stretch.
+		if s, ok := in.sleeps[q]; ok && r.Time > s.Time {
+			delete(in.sleeps, q)
+			if e, ok := sleepEnd(s, r); ok {
+				emit(Event{CPU: s.CPU, TID: s.TID, Start: s.Time, End: e, Group: s.Group, Since: since(s), Empty: true})
+			} else {
+				in.Losses.SleepsUnended++
+			}
+		}
 		in.lastRun[q] = max(in.lastRun[q], r.Time)
 		for _, h := range in.open {
 			if h.Group == r.Group && h.CPU == r.CPU && h.Time < r.Time && h.runEnd == 0 {
@@ -114,7 +141,7 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			return
 		}
 		delete(in.open, r.TID)
-		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group, Since: since(h)})
+		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group, Since: since(h.Record)})
 	}
 }
 
@@ -142,12 +169,29 @@ func end(h *openHold, b Record) int64 {
 	return max(e, h.Time)
 }
 
+// sleepEnd is where the stretch a Sleep s began ended, read from its
+// queue's throttled clock at the group's next Run r: the stretch begun at
+// s.SelfClock ended when SelfTime grew by its length, no later than r;
+// false where the clocks do not say.
+func sleepEnd(s, r Record) (int64, bool) {
+	if s.SelfClock == 0 || s.Clock == 0 || r.SelfTime <= s.SelfTime {
+		return 0, false
+	}
+	unthrottled := s.SelfClock + (r.SelfTime - s.SelfTime)
+	if unthrottled <= s.Clock {
+		return 0, false
+	}
+	return min(s.Time+int64(unthrottled-s.Clock), r.Time), true
+}
+
 // since is where the throttled stretch that holds a thread woken onto its
-// queue (Wake) began, on CLOCK_MONOTONIC: the queue's SelfClock, which ran
-// h.Clock-h.SelfClock before the wake on the same clock; 0 where unknown.
-// A Hold is the throttle's own switch-out, so its stretch begins there.
-func since(h *openHold) int64 {
-	if h.Kind != RecordWake || h.SelfClock == 0 || h.Clock <= h.SelfClock {
+// queue (Wake), or that a Sleep left, began, on CLOCK_MONOTONIC: the
+// queue's SelfClock, which ran r.Clock-r.SelfClock before the record on
+// the same clock; 0 where unknown. A Hold is the throttle's own
+// switch-out, so its stretch begins there.
+func since(r Record) int64 {
+	h := &r
+	if (h.Kind != RecordWake && h.Kind != RecordSleep) || h.SelfClock == 0 || h.Clock <= h.SelfClock {
 		return 0
 	}
 	if d := h.Clock - h.SelfClock; d < uint64(h.Time) {
@@ -165,6 +209,8 @@ func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit fun
 		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.TID, b.TID))
 	})
 	clear(in.open)
+	in.Losses.SleepsUnended += uint64(len(in.sleeps))
+	clear(in.sleeps)
 	for _, h := range holds {
 		tid := h.TID
 		if !stillHeld(tid) {
@@ -173,7 +219,7 @@ func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit fun
 		}
 		in.Losses.OpenAtEnd++
 		if now > h.Time {
-			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group, Since: since(h)})
+			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group, Since: since(h.Record)})
 		}
 	}
 }

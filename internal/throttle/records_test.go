@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const msNs = int64(1e6)
@@ -159,26 +160,33 @@ func TestInterpreterStreams(t *testing.T) {
 // clocks from the input, times moving forward or a little back) gives
 // intervals that start at a hold of their thread and never end before it,
 // and every hold is accounted for exactly once: an interval from its Back,
-// an end lost, or open at the end.
+// an end lost, or open at the end; every Sleep likewise: an empty stretch
+// from its queue's Run, or unended.
 func FuzzInterpreter(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 5, 10, 0, 3, 0, 1, 5, 20, 0})
 	f.Add([]byte{1, 0, 1, 5, 10, 9, 2, 0, 2, 5, 10, 0, 4, 0, 0, 5, 40, 0, 3, 0, 1, 5, 50, 7})
 	f.Add([]byte{1, 1, 1, 6, 1, 1, 1, 1, 1, 6, 1, 1, 3, 1, 1, 6, 255, 255})
+	f.Add([]byte{4, 0, 1, 5, 10, 9, 3, 0, 1, 5, 10, 20, 4, 0, 2, 5, 40, 30})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []Record
 		var now int64 = 1000
 		holds := map[int32][]int64{}
-		nholds := 0
+		sleeps := map[int32][]int64{}
+		nholds, nsleeps := 0, 0
 		for i := 0; i+6 <= len(data); i += 6 {
 			b := data[i : i+6]
 			// Times mostly forward; a step back now and then, as
 			// records of two CPUs may come.
 			now += int64(b[4]) - 16
-			r := Record{Kind: RecordKind(b[0]%4 + 1), CPU: int(b[1] % 3), OnCPU: int(b[1] / 3 % 3), TID: int32(b[2] % 4),
+			r := Record{Kind: RecordKind(b[0]%5 + 1), CPU: int(b[1] % 3), OnCPU: int(b[1] / 3 % 3), TID: int32(b[2] % 4),
 				Time: now, Group: uint64(b[3] % 3), Clock: uint64(b[5]) * 3, SelfClock: uint64(b[5]) * 2, SelfTime: uint64(b[5])}
 			if r.Kind == RecordHold || r.Kind == RecordWake {
 				holds[r.TID] = append(holds[r.TID], r.Time)
 				nholds++
+			}
+			if r.Kind == RecordSleep {
+				sleeps[r.TID] = append(sleeps[r.TID], r.Time)
+				nsleeps++
 			}
 			recs = append(recs, r)
 		}
@@ -186,15 +194,18 @@ func FuzzInterpreter(f *testing.F) {
 		still := func(tid int32) bool { return tid%2 == 0 }
 		var in Interpreter
 		var ev []Event
-		backs := 0
+		backs, empties := 0, 0
 		for _, r := range recs {
 			n := len(ev)
 			in.Add(r, func(e Event) { ev = append(ev, e) })
-			if len(ev) > n {
-				backs++
-				e := ev[len(ev)-1]
+			for _, e := range ev[n:] {
+				if e.Empty {
+					empties++
+				} else {
+					backs++
+				}
 				if e.End > r.Time && e.End != e.Start {
-					t.Fatalf("%+v ends after its thread came back at %d", e, r.Time)
+					t.Fatalf("%+v ends after the record that ended it, at %d", e, r.Time)
 				}
 			}
 		}
@@ -203,12 +214,18 @@ func FuzzInterpreter(f *testing.F) {
 			if e.End < e.Start {
 				t.Fatalf("%+v ends before it starts", e)
 			}
-			if !slices.Contains(holds[e.TID], e.Start) {
-				t.Fatalf("%+v starts at no hold of its thread", e)
+			if from := holds; !e.Empty && !slices.Contains(from[e.TID], e.Start) || e.Empty && !slices.Contains(sleeps[e.TID], e.Start) {
+				t.Fatalf("%+v starts at no hold or sleep of its thread", e)
+			}
+			if e.Since > e.Start {
+				t.Fatalf("%+v: its stretch began after it", e)
 			}
 		}
 		if got := uint64(backs) + in.Losses.EndLost + in.Losses.OpenAtEnd; got != uint64(nholds) {
 			t.Fatalf("%d holds, accounted for %d (backs %d, %+v)", nholds, got, backs, in.Losses)
+		}
+		if got := uint64(empties) + in.Losses.SleepsUnended; got != uint64(nsleeps) {
+			t.Fatalf("%d sleeps, accounted for %d (empty stretches %d, %+v)", nsleeps, got, empties, in.Losses)
 		}
 	})
 }
@@ -244,4 +261,48 @@ func TestIntervalsWakeKeepsWhereTheStretchBegan(t *testing.T) {
 	w.SelfClock = 0
 	ev, _ = Intervals([]Record{w, b}, 200*msNs, none)
 	assert.Zero(t, ev[0].Since)
+}
+
+// Before 6.8 a thread that goes to sleep as its queue throttles leaves a
+// stretch the counter counts with no thread held (Sleep): the group's next
+// Run on that CPU reads the queue's clock, and the stretch ends where it
+// grew. It counts in the group's union and in EmptyMs, in no thread's
+// count or duration; a Sleep no Run ends is counted unended.
+func TestIntervalsSleepLeavesAnEmptyStretch(t *testing.T) {
+	s := Record{Kind: RecordSleep, CPU: 1, OnCPU: 1, TID: 4, Time: 10 * msNs, Group: 5}
+	s.Clock, s.SelfClock, s.SelfTime = uint64(10*msNs-500), uint64(10*msNs-500), uint64(300*msNs)
+	r := run(1, 5, 120*msNs)
+	r.Clock, r.SelfTime = uint64(120*msNs-500), uint64(300*msNs+80*msNs)
+	h := hold(7, 1, 5, 200*msNs)
+	b := back(7, 1, 1, 5, 260*msNs)
+	ev, l := Intervals([]Record{s, r, h, b}, 300*msNs, none)
+	assert.Equal(t, []Event{
+		{CPU: 1, TID: 4, Start: 10 * msNs, End: 90 * msNs, Group: 5, Empty: true},
+		{CPU: 1, TID: 7, Start: 200 * msNs, End: 260 * msNs, Group: 5},
+	}, ev)
+	assert.Zero(t, l)
+	sum := Summarize(ev, 0, 0, 300*msNs)
+	assert.InDelta(t, 140.0, sum.TotalMs, 1e-9)
+	assert.InDelta(t, 80.0, sum.EmptyMs, 1e-9)
+	assert.Equal(t, 1, sum.Count)
+	assert.InDelta(t, 60.0, sum.DurationMs.Max, 1e-9)
+	require.Len(t, sum.Groups, 1)
+	assert.InDelta(t, 80.0, sum.Groups[0].EmptyMs, 1e-9)
+	assert.Equal(t, 1, sum.Groups[0].Count)
+
+	// The Collector keeps it out of the events requests are matched to.
+	var c Collector
+	for _, e := range ev {
+		c.Add(e)
+	}
+	assert.Len(t, c.Events(), 1)
+	assert.InDelta(t, 140.0, c.Summarize(0, 0, 300*msNs).TotalMs, 1e-9)
+
+	// No Run before the end: unended; nor a Run whose clocks did not grow.
+	_, l = Intervals([]Record{s}, 300*msNs, none)
+	assert.Equal(t, uint64(1), l.SleepsUnended)
+	r.SelfTime = s.SelfTime
+	ev, l = Intervals([]Record{s, r}, 300*msNs, none)
+	assert.Empty(t, ev)
+	assert.Equal(t, uint64(1), l.SleepsUnended)
 }
