@@ -52,7 +52,7 @@ func decode(raw []byte) (throttle.Record, error) {
 		SelfClock: u64(40),
 		SelfTime:  u64(48),
 	}
-	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordRun {
+	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordSleep {
 		return throttle.Record{}, fmt.Errorf("decode throttle record: unknown kind %d", r.Kind)
 	}
 	return r, nil

@@ -19,10 +19,14 @@
 //   BACK  a held thread switched in again, with the same queue's clocks
 //         read now (found again from the thread, not from a stored
 //         pointer), so that Go sees an unthrottle between the two;
-//   RUN   a traced group running again on a CPU where one of its threads
-//         is held (only before 6.8, where the queue's throttled clocks
-//         run on a clock that may be scaled, PELT's: a bound on the
-//         unthrottle, which cannot come later).
+//   SLEEP a thread of a traced group gone to sleep leaving its queue
+//         throttled (only before 6.8, whose counter counts the stretch
+//         though no thread waits through it);
+//   RUN   a traced group running again on a CPU where it had a HOLD or a
+//         SLEEP since its last RUN (only before 6.8), with the queue's
+//         clocks: the end of a SLEEP's stretch, and a bound on a hold's
+//         where the queue's throttled clocks run on a clock that may be
+//         scaled, PELT's.
 //
 // Kernel differences are chosen at load through read-only data that user
 // space sets (task_based, self_clock, pelt_clock, task_clock), so the verifier drops what this
@@ -141,6 +145,7 @@ enum kind {
 	WAKE = 2,
 	BACK = 3,
 	RUN = 4,
+	SLEEP = 5,
 };
 
 struct record {
@@ -185,6 +190,11 @@ __u64 submitted = 0;
 // Entries in held: while it is zero a switch-in needs no lookup.
 __u64 nheld = 0;
 
+// Before 6.8 only: entries in sleeps, the program's +1 and -1 and user
+// space's -1 at Untrack (as slept_on's); while it and nheld are zero a
+// switch-in looks for no RUN.
+__s64 nslept = 0;
+
 // The traced groups (kernfs ids), filled and changed by user space while
 // attached (Track, Untrack). A thread is traced if a group of its, or an
 // ancestor's, is here.
@@ -214,11 +224,11 @@ struct {
 
 #define MAX_CPUS 4096
 
-// Without self_clock only: per CPU, the entries in held whose queue is on
-// it. Each +1 follows a successful insert in held and each -1 a successful
+// Before 6.8 only: per CPU, the entries in held whose queue is on it.
+// Each +1 follows a successful insert in held and each -1 a successful
 // delete of the same entry, so it is the number of those entries however
-// many CPUs change it. While it is zero a switch-in on that CPU writes no
-// RUN.
+// many CPUs change it. While it and slept_on are zero a switch-in on that
+// CPU writes no RUN.
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_CPUS);
@@ -226,10 +236,23 @@ struct {
 	__type(value, __s64);
 } held_on SEC(".maps");
 
-// Without self_clock only: the queues (group, CPU) with a hold and no RUN
-// since. The RUN deletes the entry: one RUN per hold, and the map holds
-// only queues waiting for their group to run. User space deletes a
-// group's entries at Untrack.
+// Before 6.8 only: per CPU, the entries in sleeps on it: +1 at each
+// insert and -1 at each delete, the program's, and user space's at
+// Untrack (a plain read and write of the element, so that a change of the
+// program's on that CPU at the same moment can be lost: then RUNs are
+// looked for in vain, or a SLEEP's missed, on that CPU until Stop).
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __s64);
+} slept_on SEC(".maps");
+
+// Before 6.8 only: the queues (group, CPU) with a hold and no RUN since
+// (queues), and those with a SLEEP and no RUN since (sleeps). The RUN
+// deletes the entry: one RUN per hold or stretch, and the maps hold only
+// queues waiting for their group to run. User space deletes a group's
+// entries at Untrack.
 struct queue {
 	__u64 group;
 	__u32 cpu;
@@ -242,6 +265,13 @@ struct {
 	__type(key, struct queue);
 	__type(value, __u64); // when the latest hold began
 } queues SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct queue);
+	__type(value, __u8);
+} sleeps SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -334,9 +364,9 @@ static __always_inline void submit(struct record *r)
 	__sync_fetch_and_add(&submitted, 1);
 }
 
-static __always_inline void add_held_on(__u32 cpu, __s64 d)
+static __always_inline void add_on(void *counts, __u32 cpu, __s64 d)
 {
-	__s64 *n = bpf_map_lookup_elem(&held_on, &cpu);
+	__s64 *n = bpf_map_lookup_elem(counts, &cpu);
 
 	if (n)
 		__sync_fetch_and_add(n, d);
@@ -364,7 +394,7 @@ static __always_inline void hold(enum kind kind, __u32 tid, struct cfs_rq *cfs)
 	__sync_fetch_and_add(&nheld, 1);
 	__u64 now = bpf_ktime_get_ns();
 	if (!self_clock) {
-		add_held_on(h.cpu, 1);
+		add_on(&held_on, h.cpu, 1);
 		struct queue q = { .group = h.group, .cpu = h.cpu };
 		if (bpf_map_update_elem(&queues, &q, &now, BPF_ANY))
 			__sync_fetch_and_add(&lost_queues, 1);
@@ -410,7 +440,7 @@ static __always_inline void back(struct task_struct *next, __u32 tid, struct hol
 		return; // another CPU took it
 	__sync_fetch_and_sub(&nheld, 1);
 	if (!self_clock)
-		add_held_on(v.cpu, -1);
+		add_on(&held_on, v.cpu, -1);
 	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&lost_back, 1);
@@ -424,29 +454,66 @@ static __always_inline void back(struct task_struct *next, __u32 tid, struct hol
 	submit(r);
 }
 
-// run_again writes RUN for each queue of next's groups on this CPU that had
-// a hold and no RUN since: next, not throttled, runs in all of them.
+// sleeping records that thread tid of a traced group went to sleep
+// leaving its queue cfs throttled (before 6.8): the stretch, which that
+// kernel's counter counts, begins with none of its threads held.
+static __always_inline void sleeping(__u32 tid, struct cfs_rq *cfs)
+{
+	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&lost, 1);
+		return;
+	}
+	struct queue q = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu) };
+	__u8 one = 1;
+	long err = bpf_map_update_elem(&sleeps, &q, &one, BPF_NOEXIST);
+	if (err == 0) {
+		__sync_fetch_and_add(&nslept, 1);
+		add_on(&slept_on, q.cpu, 1);
+	}
+	else if (err != -EEXIST)
+		__sync_fetch_and_add(&lost_queues, 1);
+	__u64 group = q.group;
+	__u32 cpu = q.cpu;
+	*r = (struct record){ .kind = SLEEP, .cpu = cpu, .tid = tid, .on_cpu = bpf_get_smp_processor_id(),
+			      .time_ns = bpf_ktime_get_ns(), .group = group };
+	clocks(r, cfs);
+	submit(r);
+}
+
+// run_again writes RUN, with the queue's clocks, for each queue of next's
+// groups on this CPU that had a HOLD or a SLEEP and no RUN since: next, not
+// throttled, runs in all of them.
 static __always_inline void run_again(struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__s64 *n = bpf_map_lookup_elem(&held_on, &cpu);
+	__s64 *held = bpf_map_lookup_elem(&held_on, &cpu);
+	__s64 *slept = bpf_map_lookup_elem(&slept_on, &cpu);
 
-	if (!n || *n <= 0 || rq_throttled(next))
+	if (!held || !slept || (*held <= 0 && *slept <= 0) || rq_throttled(next))
 		return;
 	struct cfs_rq *cfs = BPF_CORE_READ(next, se.cfs_rq);
 	struct sched_entity *se = BPF_CORE_READ(next, se.parent);
 	// The top queue (se NULL) is the CPU's root: never throttled.
 	for (int i = 0; i < MAX_LEVELS && cfs && se; i++) {
 		struct queue q = { .group = group_of(cfs), .cpu = cpu };
-		if (bpf_map_lookup_elem(&queues, &q)) {
+		bool waits = *held > 0 && bpf_map_lookup_elem(&queues, &q);
+		bool slept_here = *slept > 0 && bpf_map_lookup_elem(&sleeps, &q);
+		if (waits || slept_here) {
 			struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 			if (!r) {
 				__sync_fetch_and_add(&lost_run, 1);
-				return; // the entry stays: the next switch-in tries again
+				return; // the entries stay: the next switch-in tries again
 			}
-			bpf_map_delete_elem(&queues, &q);
+			if (waits)
+				bpf_map_delete_elem(&queues, &q);
+			if (slept_here && bpf_map_delete_elem(&sleeps, &q) == 0) {
+				__sync_fetch_and_sub(&nslept, 1);
+				__sync_fetch_and_sub(slept, 1);
+			}
 			*r = (struct record){ .kind = RUN, .cpu = cpu, .tid = BPF_CORE_READ(next, pid), .on_cpu = cpu,
 					      .time_ns = bpf_ktime_get_ns(), .group = q.group };
+			clocks(r, cfs);
 			submit(r);
 		}
 		cfs = BPF_CORE_READ(se, cfs_rq);
@@ -454,8 +521,21 @@ static __always_inline void run_again(struct task_struct *next)
 	}
 }
 
+// left_throttled is whether t, going to sleep, leaves its queue throttled,
+// itself or by an ancestor (before 6.18 throttle_count counts both): the
+// test every sleeping switch pays before 6.8, so where the program is
+// typed (tp_btf) by direct loads, not probe reads.
+static __always_inline bool left_throttled(struct task_struct *t, bool typed)
+{
+	if (typed) {
+		struct cfs_rq *cfs = t->se.cfs_rq;
+		return cfs && cfs->throttle_count;
+	}
+	return BPF_CORE_READ(t, se.cfs_rq, throttle_count);
+}
+
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next,
-				     unsigned int prev_state)
+				     unsigned int prev_state, bool typed)
 {
 	// Every switch on the machine runs this: the common path is a few
 	// tests, and a lookup that misses while some thread is held.
@@ -464,14 +544,19 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		struct hold *h = bpf_map_lookup_elem(&held, &tid);
 		if (h)
 			back(next, tid, h);
-		if (!self_clock)
-			run_again(next);
 	}
+	if (!self_clock && (nheld || nslept > 0))
+		run_again(next);
 
 	// A hold: still runnable (preempted, or switched out in state 0),
 	// throttled, and only then the walk up the groups, the costly test.
-	if (!preempt && prev_state != 0)
+	// Before 6.8, a thread going to sleep as its queue throttles is a
+	// SLEEP.
+	if (!preempt && prev_state != 0) {
+		if (!self_clock && !task_based && left_throttled(prev, typed) && traced(prev))
+			sleeping(BPF_CORE_READ(prev, pid), throttled_cfs(prev));
 		return 0;
+	}
 	if (task_based) {
 		if (!bpf_core_field_exists(prev->throttled) || !BPF_CORE_READ(prev, throttled))
 			return 0;
@@ -503,7 +588,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state);
+	return on_switch(preempt, prev, next, prev_state, 1);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -523,7 +608,7 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return on_switch(preempt, prev, next, prev_state);
+	return on_switch(preempt, prev, next, prev_state, 0);
 }
 
 SEC("raw_tp/sched_wakeup")

@@ -49,6 +49,8 @@ const (
 	throttleMapHeld               = "held"
 	throttleMapHeldOn             = "held_on"
 	throttleMapQueues             = "queues"
+	throttleMapSleeps             = "sleeps"
+	throttleMapSleptOn            = "slept_on"
 	throttleProgSchedSwitchBtf    = "sched_switch_btf"
 	throttleProgSchedSwitchRaw    = "sched_switch_raw"
 	throttleProgSchedWakeupBtf    = "sched_wakeup_btf"
@@ -61,6 +63,7 @@ const (
 	throttleVarLostQueues         = "lost_queues"
 	throttleVarLostRun            = "lost_run"
 	throttleVarNheld              = "nheld"
+	throttleVarNslept             = "nslept"
 	throttleVarPeltClock          = "pelt_clock"
 	throttleVarSelfClock          = "self_clock"
 	throttleVarSubmitted          = "submitted"
@@ -123,11 +126,13 @@ type throttleProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleMapSpecs struct {
-	Events *ebpf.MapSpec `ebpf:"events"`
-	Groups *ebpf.MapSpec `ebpf:"groups"`
-	Held   *ebpf.MapSpec `ebpf:"held"`
-	HeldOn *ebpf.MapSpec `ebpf:"held_on"`
-	Queues *ebpf.MapSpec `ebpf:"queues"`
+	Events  *ebpf.MapSpec `ebpf:"events"`
+	Groups  *ebpf.MapSpec `ebpf:"groups"`
+	Held    *ebpf.MapSpec `ebpf:"held"`
+	HeldOn  *ebpf.MapSpec `ebpf:"held_on"`
+	Queues  *ebpf.MapSpec `ebpf:"queues"`
+	Sleeps  *ebpf.MapSpec `ebpf:"sleeps"`
+	SleptOn *ebpf.MapSpec `ebpf:"slept_on"`
 }
 
 // throttleVariableSpecs contains global variables before they are loaded into the kernel.
@@ -140,6 +145,7 @@ type throttleVariableSpecs struct {
 	LostQueues   *ebpf.VariableSpec `ebpf:"lost_queues"`
 	LostRun      *ebpf.VariableSpec `ebpf:"lost_run"`
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
+	Nslept       *ebpf.VariableSpec `ebpf:"nslept"`
 	PeltClock    *ebpf.VariableSpec `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
@@ -168,11 +174,13 @@ func (o *throttleObjects) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleMaps struct {
-	Events *ebpf.Map `ebpf:"events"`
-	Groups *ebpf.Map `ebpf:"groups"`
-	Held   *ebpf.Map `ebpf:"held"`
-	HeldOn *ebpf.Map `ebpf:"held_on"`
-	Queues *ebpf.Map `ebpf:"queues"`
+	Events  *ebpf.Map `ebpf:"events"`
+	Groups  *ebpf.Map `ebpf:"groups"`
+	Held    *ebpf.Map `ebpf:"held"`
+	HeldOn  *ebpf.Map `ebpf:"held_on"`
+	Queues  *ebpf.Map `ebpf:"queues"`
+	Sleeps  *ebpf.Map `ebpf:"sleeps"`
+	SleptOn *ebpf.Map `ebpf:"slept_on"`
 }
 
 func (m *throttleMaps) Close() error {
@@ -182,6 +190,8 @@ func (m *throttleMaps) Close() error {
 		m.Held,
 		m.HeldOn,
 		m.Queues,
+		m.Sleeps,
+		m.SleptOn,
 	)
 }
 
@@ -195,6 +205,7 @@ type throttleVariables struct {
 	LostQueues   *ebpf.Variable `ebpf:"lost_queues"`
 	LostRun      *ebpf.Variable `ebpf:"lost_run"`
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
+	Nslept       *ebpf.Variable `ebpf:"nslept"`
 	PeltClock    *ebpf.Variable `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`

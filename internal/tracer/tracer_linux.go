@@ -184,11 +184,12 @@ func ExactEnds() bool {
 // (cpu.stat's throttled_time, throttled_usec) also count the stretches in
 // which no thread of the group was runnable: a thread that used up the
 // quota and went to sleep leaves its queue throttled, counted to the
-// unthrottle, while no thread waits, so nothing is traced. The kernel
-// stopped counting them ("sched: don't account throttle time for empty
-// groups") in the series that added cfs_rq's throttled_clock_self (6.8+),
-// so that is the mark; true where the kernel's BTF cannot be read. Where
-// true a group's trace can come out under its counter by those stretches.
+// unthrottle, while no thread waits. The kernel stopped counting them
+// ("sched: don't account throttle time for empty groups") in the series
+// that added cfs_rq's throttled_clock_self (6.8+), so that is the mark;
+// true where the kernel's BTF cannot be read. Where true the program
+// traces them (SLEEP) to the group's next run on that CPU (Event.Empty),
+// and one whose group never runs there again is missing from the trace.
 func CountsEmptyStretches() bool {
 	kernel, err := btf.LoadKernelSpec()
 	return err != nil || !hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
@@ -326,18 +327,30 @@ func (t *Tracer) Untrack(id uint64) error {
 	if errors.Is(err, ebpf.ErrKeyNotExist) {
 		err = nil
 	}
-	// The queues of the group waiting for its next run (kernels without
-	// a throttled clock per queue): it may never run again.
-	var q throttleQueue
-	var v uint64
-	var stale []throttleQueue
-	for it := t.objs.Queues.Iterate(); it.Next(&q, &v); {
-		if q.Group == id {
-			stale = append(stale, q)
+	// The queues of the group waiting for its next run (before 6.8): it
+	// may never run again. Each SLEEP's deleted here leaves its CPU's
+	// count, as the program's deletes do.
+	for _, m := range []*ebpf.Map{t.objs.Queues, t.objs.Sleeps} {
+		var q throttleQueue
+		var value []byte
+		var stale []throttleQueue
+		for it := m.Iterate(); it.Next(&q, &value); {
+			if q.Group == id {
+				stale = append(stale, q)
+			}
 		}
-	}
-	for _, q := range stale {
-		t.objs.Queues.Delete(q)
+		for _, q := range stale {
+			if m.Delete(q) != nil || m != t.objs.Sleeps {
+				continue // its RUN came meanwhile, or a hold's: counted by held
+			}
+			var n int64
+			if t.objs.SleptOn.Lookup(q.Cpu, &n) == nil {
+				_ = t.objs.SleptOn.Update(q.Cpu, n-1, ebpf.UpdateExist)
+			}
+			if t.objs.Nslept.Get(&n) == nil {
+				_ = t.objs.Nslept.Set(n - 1)
+			}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("trace throttle events: untrack cgroup %d: %w", id, err)
@@ -435,6 +448,10 @@ type Losses struct {
 	// OpenAtStop is not a loss: the intervals still held at Stop,
 	// handed on as ending then (Stop).
 	OpenAtStop uint64
+	// SleepsUnended, before 6.8: stretches a thread left throttled as it
+	// went to sleep whose end no RUN told (their group did not run on
+	// that CPU again while traced): the counter has them, the trace not.
+	SleepsUnended uint64
 }
 
 // Sum is every interval lost or possibly ended late.
@@ -495,6 +512,7 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 		t.interp.Close(t.stoppedAt, func(tid int32) bool { return still[tid] }, t.onEvent)
 		t.losses.EndLost = t.interp.Losses.EndLost
 		t.losses.OpenAtStop = t.interp.Losses.OpenAtEnd
+		t.losses.SleepsUnended = t.interp.Losses.SleepsUnended
 		t.lost = t.losses.Sum()
 		errs = append(errs, t.objs.Close())
 		if err := errors.Join(errs...); err != nil {

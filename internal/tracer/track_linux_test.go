@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,6 +49,15 @@ func TestTrackWhileAttached(t *testing.T) {
 
 	require.NoError(t, tr.Untrack(ida))
 	untracked := monotonic(t)
+	// Before 6.8 the queues waiting for a's next run are gone with it
+	// (a's spinner runs on, but no RUN of a's is looked for).
+	for _, m := range []*ebpf.Map{tr.objs.Queues, tr.objs.Sleeps} {
+		var q throttleQueue
+		var value []byte
+		for it := m.Iterate(); it.Next(&q, &value); {
+			assert.NotEqual(t, ida, q.Group, "%v still waits for the untracked group's run", m)
+		}
+	}
 	n := count(rec.all(), pb)
 	waitFor(t, &rec, pb, n+3)
 	for _, e := range rec.all() {
