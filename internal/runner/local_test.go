@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,9 @@ import (
 // call appends an event to log; fail makes the step of that name return
 // its error; on runs a hook at a step (a cancel, say) before it answers.
 type world struct {
+	// mu guards log: a target run's sampler reads the usage counter (a
+	// step) on a goroutine of its own while the run goes on.
+	mu      sync.Mutex
 	log     []string
 	fail    map[string]error
 	on      map[string]func()
@@ -44,14 +48,20 @@ type world struct {
 
 // happened says whether the log holds event: what a counter has counted
 // depends on how far the workload has gone.
-func (w *world) happened(event string) bool { return slices.Contains(w.log, event) }
+func (w *world) happened(event string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Contains(w.log, event)
+}
 
 var fakeHier = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
 
 const fakePid = 4242
 
 func (w *world) step(name string) error {
+	w.mu.Lock()
 	w.log = append(w.log, name)
+	w.mu.Unlock()
 	if f := w.on[name]; f != nil {
 		f()
 	}
