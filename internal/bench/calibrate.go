@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Calibration says what the open loop's CPU work is and how much of it
@@ -15,14 +16,9 @@ import (
 // doubted) without knowing the code. A request runs the loop until its
 // thread's CPU clock says --work has passed (see work); the calibration
 // sizes the slices of the loop between two readings of that clock.
-type Calibration struct {
-	Loop            string        `json:"loop"`              // what one iteration computes
-	IterationsPerMs float64       `json:"iterations_per_ms"` // iterations per ms of Clock
-	Clock           string        `json:"clock"`             // what the rounds were timed with
-	Rounds          int           `json:"rounds"`            // timed rounds; IterationsPerMs is their median
-	RoundIterations uint64        `json:"round_iterations"`  // iterations per round
-	Took            time.Duration `json:"took_ns"`           // wall time the calibration took
-}
+//
+// It is the result's own type (report.Calibration), measured here.
+type Calibration = report.Calibration
 
 const (
 	spinLoop = workload.SpinLoop

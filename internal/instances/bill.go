@@ -1,6 +1,10 @@
 package instances
 
-import "time"
+import (
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
 
 // GB is the gigabyte of a GB-second as function platforms price it: 1024
 // MB of 1024² bytes (a 128 MB function is 0.125 GB).
@@ -17,24 +21,9 @@ type BilledRequest struct {
 	MemoryBytes int64
 }
 
-// Bill is what the same run would cost under the two ways of billing.
-type Bill struct {
-	// RequestMs is Σ request durations, each rounded up to the
-	// granularity (at least one granule a request); RequestGBs the same
-	// durations in seconds × each one's instance memory in GB: function
-	// platforms' per-request billing.
-	RequestMs  float64 `json:"request_ms"`
-	RequestGBs float64 `json:"request_gb_s"`
-	// InstanceMs is Σ instance lifetimes; InstanceCPUs those in seconds ×
-	// the CPU share each instance is allowed: billing by the instance, as
-	// a VM or a container is billed, idle or not.
-	InstanceMs   float64 `json:"instance_ms"`
-	InstanceCPUs float64 `json:"instance_cpu_s"`
-	// CPUShare is the share each instance is billed for: its quota/period,
-	// or the machine's CPUs when it has no quota (what a VM or container
-	// of that size is billed for, whatever the machine can give it).
-	CPUShare float64 `json:"cpu_share"`
-}
+// Bill is what the same run would cost under the two ways of billing:
+// the result's own type (report.Bill), filled here.
+type Bill = report.Bill
 
 // Share is the CPU share an instance is billed for: quota/period, or
 // numCPU when there is no quota.

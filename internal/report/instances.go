@@ -91,7 +91,7 @@ type RequestRow struct {
 }
 
 // Bill is what the same run would cost under the two ways of billing
-// (instances.Bill's figures, which the builder copies).
+// (instances.Compute fills it).
 type Bill struct {
 	// RequestMs is Σ request durations, each rounded up to the
 	// granularity (at least one granule a request); RequestGBs the same

@@ -86,7 +86,7 @@ func BuildInstances(in InstancesInput) *report.Latency {
 		WindowMs:       ms(in.Window),
 		Throttling:     throttling(in.Stat),
 		DispatchLateMs: ms(in.Late),
-		Calibration:    report.Calibration(in.Calibration),
+		Calibration:    in.Calibration,
 		Warnings:       []string{},
 	}
 	r.FloorMs, r.Floor = floorBlock(in.Floor)
@@ -166,7 +166,7 @@ func BuildInstances(in InstancesInput) *report.Latency {
 	// Billed for the share asked, as a VM or container of that size is,
 	// not for what the machine or a parent's quota lets it use.
 	// The schema's Bill is instances.Bill field for field: a conversion.
-	res.Bill = report.Bill(instances.Compute(billed, lifetimes, spec.BillGranularity, instances.Share(in.Limits.Quota, in.Limits.Period, in.NumCPU)))
+	res.Bill = instances.Compute(billed, lifetimes, spec.BillGranularity, instances.Share(in.Limits.Quota, in.Limits.Period, in.NumCPU))
 
 	if span := max(o.Duration, in.Window); span > 0 {
 		r.AchievedRPS = float64(r.Completed) / span.Seconds()

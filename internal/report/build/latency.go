@@ -62,7 +62,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		PeakCPUs100ms:  in.Peak100,
 		DispatchLateMs: ms(res.Late),
 		// The schema's Calibration is driver's field for field.
-		Calibration: report.Calibration(res.Calibration),
+		Calibration: res.Calibration,
 		Histogram:   res.Histogram,
 		Warnings:    append([]string{}, in.Warnings...),
 	}
