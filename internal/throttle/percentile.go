@@ -3,6 +3,8 @@ package throttle
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // rankIndex is the 0-based index of the p-percentile among n sorted values
@@ -15,13 +17,13 @@ func rankIndex(p float64, n int) int {
 	return min(max(i, 0), n-1)
 }
 
-// nearestRank returns the p-percentile of sorted (nearest rank); 0 when
-// sorted is empty.
+// nearestRank returns the p-percentile of sorted (nearest rank, gonum's
+// stat.Empirical); 0 when sorted is empty.
 func nearestRank(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	return sorted[rankIndex(p, len(sorted))]
+	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }
 
 // sortedMs returns ns converted to ms, sorted.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // SummarizeRequests describes requests from their response times and
@@ -29,11 +31,11 @@ func SummarizeRequests(responseNs, throttledNs []int64) Requests {
 	r.ThrottledRequests = len(hit)
 	if len(hit) > 0 {
 		ms := sortedMs(hit)
-		r.RequestThrottledMs = &ThrottledMs{Mean: mean(ms), P99: nearestRank(ms, 0.99), Max: ms[len(ms)-1]}
+		r.RequestThrottledMs = &ThrottledMs{Mean: stat.Mean(ms, nil), P99: nearestRank(ms, 0.99), Max: ms[len(ms)-1]}
 	}
 	if len(missed) > 0 {
 		ms := sortedMs(missed)
-		r.LatencyMsUnthrottled = &LatencyMs{Mean: mean(ms), Min: ms[0], P50: nearestRank(ms, 0.50), P90: nearestRank(ms, 0.90),
+		r.LatencyMsUnthrottled = &LatencyMs{Mean: stat.Mean(ms, nil), Min: ms[0], P50: nearestRank(ms, 0.50), P90: nearestRank(ms, 0.90),
 			P99: nearestRank(ms, 0.99), P999: nearestRank(ms, 0.999), Max: ms[len(ms)-1]}
 	}
 	// The request itself, not only its time: its rank among all by
@@ -63,12 +65,4 @@ func Line(r Requests) string {
 		return head + "; every request met a throttle"
 	}
 	return fmt.Sprintf("%s; requests that met no throttle: p99 %.1f ms", head, r.LatencyMsUnthrottled.P99)
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
