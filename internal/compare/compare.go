@@ -151,11 +151,6 @@ type Options struct {
 	ThresholdPct float64
 }
 
-// DefaultOptions are the options of the compare command without flags.
-func DefaultOptions() Options {
-	return Options{Match: DefaultMatch, Alpha: DefaultAlpha, ThresholdPct: DefaultThresholdPct}
-}
-
 // Verdict is the outcome for one configuration.
 type Verdict string
 

@@ -84,7 +84,7 @@ func TestCompareVerdicts(t *testing.T) {
 		{"3% slower is below the threshold", series(10, 100), series(10, 103), NoChange, false, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := Compare([]report.Report{rep(50000, c.old...)}, []report.Report{rep(50000, c.new...)}, DefaultOptions())
+			res := Compare([]report.Report{rep(50000, c.old...)}, []report.Report{rep(50000, c.new...)}, defaults())
 			require.Len(t, res.Rows, 1)
 			row := res.Rows[0]
 			assert.Equal(t, c.verdict, row.Verdict)
@@ -97,32 +97,32 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 func TestCompareThresholdZeroCountsEverySignificantChange(t *testing.T) {
-	o := DefaultOptions()
+	o := defaults()
 	o.ThresholdPct = 0
 	res := Compare([]report.Report{rep(50000, series(10, 100)...)}, []report.Report{rep(50000, series(10, 103)...)}, o)
 	assert.Equal(t, Regression, res.Rows[0].Verdict)
 }
 
 func TestCompareTooFewIterationsWarn(t *testing.T) {
-	res := Compare([]report.Report{rep(50000, 10, 11, 12)}, []report.Report{rep(50000, 30, 31, 32)}, DefaultOptions())
+	res := Compare([]report.Report{rep(50000, 10, 11, 12)}, []report.Report{rep(50000, 30, 31, 32)}, defaults())
 	row := res.Rows[0]
 	assert.Equal(t, NoChange, row.Verdict, "p=0.1 at best: never significant")
 	assert.InDelta(t, 0.1, row.P, 1e-12)
 	assert.Equal(t, []string{"n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}, row.Warnings)
 
-	o := DefaultOptions()
+	o := defaults()
 	o.Alpha = 0.01
 	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, o)
 	assert.Equal(t, []string{"n=4+4 cannot reach p<0.01; need at least 5 iterations on each side"}, res.Rows[0].Warnings)
 
 	// 4+4 can reach 0.05.
-	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, DefaultOptions())
+	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, defaults())
 	assert.Empty(t, res.Rows[0].Warnings)
 	assert.Equal(t, Regression, res.Rows[0].Verdict)
 }
 
 func TestCompareNoIterationsOnOneSide(t *testing.T) {
-	res := Compare([]report.Report{rep(50000)}, []report.Report{rep(50000, 1, 2, 3)}, DefaultOptions())
+	res := Compare([]report.Report{rep(50000)}, []report.Report{rep(50000, 1, 2, 3)}, defaults())
 	row := res.Rows[0]
 	assert.Equal(t, NoChange, row.Verdict)
 	assert.True(t, math.IsNaN(row.P))
@@ -133,7 +133,7 @@ func TestCompareNoIterationsOnOneSide(t *testing.T) {
 func TestCompareMatchingListsUnmatched(t *testing.T) {
 	old := []report.Report{rep(50000, series(5, 10)...), rep(-1, series(5, 5)...), rep(20000, series(5, 30)...)}
 	new := []report.Report{rep(30000, series(5, 20)...), rep(-1, series(5, 5)...), rep(50000, series(5, 10)...)}
-	res := Compare(old, new, DefaultOptions())
+	res := Compare(old, new, defaults())
 
 	require.Len(t, res.Rows, 2)
 	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0", res.Rows[0].Key, "in the order of old")
@@ -148,7 +148,7 @@ func TestCompareMatchingListsUnmatched(t *testing.T) {
 }
 
 func TestCompareNothingMatchedWarns(t *testing.T) {
-	res := Compare([]report.Report{rep(50000, 1, 2, 3, 4)}, []report.Report{rep(20000, 1, 2, 3, 4)}, DefaultOptions())
+	res := Compare([]report.Report{rep(50000, 1, 2, 3, 4)}, []report.Report{rep(20000, 1, 2, 3, 4)}, defaults())
 	assert.Empty(t, res.Rows)
 	assert.Len(t, res.OnlyOld, 1)
 	assert.Len(t, res.OnlyNew, 1)
@@ -161,11 +161,11 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	b.Host.Hostname = "b"
 
 	// Two hosts, two quotas: with the default keys nothing pairs up ...
-	res := Compare([]report.Report{a}, []report.Report{b}, DefaultOptions())
+	res := Compare([]report.Report{a}, []report.Report{b}, defaults())
 	assert.Empty(t, res.Rows)
 
 	// ... matched on the workload alone they do, the quota ignored.
-	o := DefaultOptions()
+	o := defaults()
 	o.Match = []string{"workload"}
 	res = Compare([]report.Report{a}, []report.Report{b}, o)
 	require.Len(t, res.Rows, 1)
@@ -189,7 +189,7 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	// A placement tells configurations apart, and names itself.
 	placed := a
 	placed.Config.Cpuset, placed.Config.Pin = "0-1", true
-	res = Compare([]report.Report{a, placed}, []report.Report{placed, a}, DefaultOptions())
+	res = Compare([]report.Report{a, placed}, []report.Report{placed, a}, defaults())
 	require.Len(t, res.Rows, 2)
 	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 cpuset=0-1 pin=true", res.Rows[1].Key)
 	assert.Equal(t, map[string]any{"cpuset": "0-1", "pin": true, "one_per_core": false},
@@ -198,7 +198,7 @@ func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
 	// No period file: the period is "none" and null.
 	c := rep(-1, 1, 2)
 	c.Cgroup.PeriodUs = nil
-	res = Compare([]report.Report{c}, []report.Report{c}, DefaultOptions())
+	res = Compare([]report.Report{c}, []report.Report{c}, defaults())
 	assert.Contains(t, res.Rows[0].Key, "period=none quota=max")
 	assert.Nil(t, res.Rows[0].Fields[5].Value)
 }
@@ -218,7 +218,7 @@ func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 		return r
 	}
 	old := []report.Report{mt("", series(6, 20)...)}
-	res := Compare(old, []report.Report{mt("all", series(6, 110)...), mt("page", series(6, 20)...)}, DefaultOptions())
+	res := Compare(old, []report.Report{mt("all", series(6, 110)...), mt("page", series(6, 20)...)}, defaults())
 	require.Len(t, res.Rows, 1)
 	assert.Equal(t, "workload=memtouch(buffer=1048576,memory=fresh,touch=page) batch=100 workers=1 gomaxprocs=1 period=100ms quota=max burst=0", res.Rows[0].Key)
 	assert.Equal(t, NoChange, res.Rows[0].Verdict)
@@ -230,7 +230,7 @@ func TestCompareMemtouchWithoutTouchIsPage(t *testing.T) {
 	oldReuse, newReuse := mt("", series(6, 1)...), mt("page", series(6, 1)...)
 	oldReuse.Config.Params = oldReuse.Config.Params.With("memory", "reuse")
 	newReuse.Config.Params = newReuse.Config.Params.With("memory", "reuse")
-	res = Compare([]report.Report{oldReuse}, []report.Report{newReuse}, DefaultOptions())
+	res = Compare([]report.Report{oldReuse}, []report.Report{newReuse}, defaults())
 	assert.Empty(t, res.Rows)
 	require.Len(t, res.OnlyOld, 1)
 	assert.Contains(t, res.OnlyOld[0].Key, "memory=reuse,touch=page,kept=1)")
@@ -247,7 +247,7 @@ func TestCompareByNode(t *testing.T) {
 	old := []report.Report{onNode("node-a", fast), onNode("node-b", fast)}
 	new := []report.Report{onNode("node-a", fast), onNode("node-b", slow)}
 
-	res := Compare(old, new, DefaultOptions())
+	res := Compare(old, new, defaults())
 	require.Len(t, res.Rows, 2)
 	assert.Equal(t, "workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1 period=100ms quota=50ms burst=0 node=node-b", res.Rows[1].Key)
 	assert.Equal(t, []Verdict{NoChange, Regression}, []Verdict{res.Rows[0].Verdict, res.Rows[1].Verdict})
@@ -255,7 +255,7 @@ func TestCompareByNode(t *testing.T) {
 	// node-a against node-b: one file each, the node left out of the keys.
 	match, err := ParseMatch("-node")
 	require.NoError(t, err)
-	o := DefaultOptions()
+	o := defaults()
 	o.Match = match
 	res = Compare([]report.Report{onNode("node-a", fast)}, []report.Report{onNode("node-b", slow)}, o)
 	require.Len(t, res.Rows, 1)
@@ -296,7 +296,7 @@ func TestComparePoolingSaysSo(t *testing.T) {
 	a.Throttling.NrPeriods, a.Throttling.NrThrottled = u64(10), u64(5)
 	b.Throttling.NrPeriods, b.Throttling.NrThrottled = u64(30), u64(5)
 	a.Model.Ratio, b.Model.Ratio = 1.0, 2.0
-	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13, 14, 15)}, DefaultOptions())
+	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13, 14, 15)}, defaults())
 	require.Len(t, res.Rows, 1)
 	s := res.Rows[0].Old
 	assert.Equal(t, 2, s.Runs)
@@ -317,7 +317,7 @@ func TestComparePoolingSaysSo(t *testing.T) {
 func TestComparePooledRatioWeightsIterations(t *testing.T) {
 	a, b := rep(50000, 10), rep(50000, 13, 14, 15)
 	a.Model.Ratio, b.Model.Ratio = 1.0, 2.0
-	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13)}, DefaultOptions())
+	res := Compare([]report.Report{a, b}, []report.Report{rep(50000, 10, 11, 12, 13)}, defaults())
 	require.Len(t, res.Rows, 1)
 	require.NotNil(t, res.Rows[0].Old.ModelRatio)
 	assert.InDelta(t, (1.0*1+2.0*3)/4, *res.Rows[0].Old.ModelRatio, 1e-12)
@@ -325,7 +325,7 @@ func TestComparePooledRatioWeightsIterations(t *testing.T) {
 
 func TestCompareSummarySpread(t *testing.T) {
 	xs := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
-	res := Compare([]report.Report{rep(-1, xs...)}, []report.Report{rep(-1, xs...)}, DefaultOptions())
+	res := Compare([]report.Report{rep(-1, xs...)}, []report.Report{rep(-1, xs...)}, defaults())
 	s := res.Rows[0].Old
 	assert.InDelta(t, 5.5, s.Center, 1e-12)
 	// n=10: the order statistics 2 and 9 cover the median with 97.9%.
@@ -335,7 +335,7 @@ func TestCompareSummarySpread(t *testing.T) {
 	assert.Empty(t, s.Notes)
 
 	// n=5 cannot give 95%: the range, and a note saying so.
-	res = Compare([]report.Report{rep(-1, 5, 1, 4, 2, 3)}, []report.Report{rep(-1, 1, 2, 3, 4, 5)}, DefaultOptions())
+	res = Compare([]report.Report{rep(-1, 5, 1, 4, 2, 3)}, []report.Report{rep(-1, 1, 2, 3, 4, 5)}, defaults())
 	s = res.Rows[0].Old
 	assert.Equal(t, 1.0, s.Lo)
 	assert.Equal(t, 5.0, s.Hi)
@@ -349,7 +349,7 @@ func TestCompareThrottlingNullWhenNotReported(t *testing.T) {
 	a.Model.Ratio = 0
 	b := rep(-1, 1, 2, 3)
 	b.Throttling.NrPeriods = u64(0)
-	res := Compare([]report.Report{a}, []report.Report{b}, DefaultOptions())
+	res := Compare([]report.Report{a}, []report.Report{b}, defaults())
 	assert.Nil(t, res.Rows[0].Old.ThrottledFraction)
 	assert.Nil(t, res.Rows[0].New.ThrottledFraction, "no period ran")
 	assert.Nil(t, res.Rows[0].Old.ModelRatio)
@@ -357,7 +357,7 @@ func TestCompareThrottlingNullWhenNotReported(t *testing.T) {
 }
 
 func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
-	o := DefaultOptions()
+	o := defaults()
 	o.Match = []string{"workload", "colour"}
 	res := Compare([]report.Report{rep(-1, 1)}, []report.Report{rep(-1, 1)}, o)
 	assert.Equal(t, []string{"workload"}, res.Options.Match)
@@ -381,7 +381,7 @@ func TestCompareCommandWithoutBuiltInKeys(t *testing.T) {
 	require.Len(t, old, 1)
 	newer := old[0]
 	newer.Config.GOMAXPROCS, newer.Host.NumCPU = 4, 4
-	res := Compare(old, []report.Report{newer}, DefaultOptions())
+	res := Compare(old, []report.Report{newer}, defaults())
 	require.Len(t, res.Rows, 1, "paired: %+v / %+v", res.OnlyOld, res.OnlyNew)
 	key := res.Rows[0].Key
 	assert.Equal(t, "workload=command(python3 -c 'sum(range(10**6))') period=100ms quota=50ms burst=0", key)
@@ -400,7 +400,7 @@ func TestCompareCommandWithoutBuiltInKeys(t *testing.T) {
 	// A number given with --gomaxprocs is part of what ran: it stays.
 	given := newer
 	given.Config.GOMAXPROCSPolicy = "4"
-	res = Compare(old, []report.Report{given}, DefaultOptions())
+	res = Compare(old, []report.Report{given}, defaults())
 	assert.Empty(t, res.Rows)
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "gomaxprocs=4")
@@ -411,7 +411,7 @@ func TestCompareCommandWithoutBuiltInKeys(t *testing.T) {
 // nothing compared three times, and not how to compare them); never one
 // that would pool configurations that are apart now.
 func TestCompareSuggestsMatch(t *testing.T) {
-	res := Compare([]report.Report{rep(5000, series(6, 20)...)}, []report.Report{rep(4000, series(6, 20)...)}, DefaultOptions())
+	res := Compare([]report.Report{rep(5000, series(6, 20)...)}, []report.Report{rep(4000, series(6, 20)...)}, defaults())
 	require.Empty(t, res.Rows)
 	assert.Equal(t, Suggestion{Match: "-quota", Pairs: 1}, res.Suggest)
 	assert.Contains(t, res.Warnings[0], "; --match -quota would pair 1 configuration")
@@ -421,12 +421,12 @@ func TestCompareSuggestsMatch(t *testing.T) {
 	assert.NotContains(t, buf.String(), "no configuration is on both sides", "the command's error says it, once")
 
 	// Two quotas on one side: without the quota they would be pooled.
-	res = Compare([]report.Report{rep(5000, series(6, 20)...), rep(3000, series(6, 30)...)}, []report.Report{rep(4000, series(6, 20)...)}, DefaultOptions())
+	res = Compare([]report.Report{rep(5000, series(6, 20)...), rep(3000, series(6, 30)...)}, []report.Report{rep(4000, series(6, 20)...)}, defaults())
 	assert.Zero(t, res.Suggest)
 	assert.Equal(t, "", res.Suggest.Text())
 
 	// From a --match of the user's own: the change to the default it needs.
-	opts := DefaultOptions()
+	opts := defaults()
 	opts.Match = append(slices.Clone(DefaultMatch), "host")
 	a, b := rep(5000, series(6, 20)...), rep(4000, series(6, 20)...)
 	b.Host.Hostname = "b"
@@ -435,4 +435,9 @@ func TestCompareSuggestsMatch(t *testing.T) {
 	opts.Match = []string{"workload", "quota"}
 	res = Compare([]report.Report{a}, []report.Report{b}, opts)
 	assert.Equal(t, Suggestion{Match: "workload", Pairs: 1}, res.Suggest, "the list, shorter than eleven -KEYs")
+}
+
+// defaults are the options of the compare command without flags.
+func defaults() Options {
+	return Options{Match: DefaultMatch, Alpha: DefaultAlpha, ThresholdPct: DefaultThresholdPct}
 }

@@ -43,7 +43,7 @@ func everything() Result {
 		rep(1000, 1800),
 		rep(1000, 1810),
 	}
-	res := Compare(old, new, DefaultOptions())
+	res := Compare(old, new, defaults())
 	res.Old.Name, res.New.Name = "base.jsonl", "change.jsonl"
 	return res
 }
@@ -73,7 +73,7 @@ func TestCompareRenderGolden(t *testing.T) {
 }
 
 func TestCompareRenderJSONIsValidAndNullsWhatIsMissing(t *testing.T) {
-	res := Compare([]report.Report{rep(-1)}, []report.Report{rep(-1, 1, 2)}, DefaultOptions())
+	res := Compare([]report.Report{rep(-1)}, []report.Report{rep(-1, 1, 2)}, defaults())
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, res, "json", table.View{}))
 	var got struct {
@@ -99,7 +99,7 @@ func TestCompareRenderJSONIsValidAndNullsWhatIsMissing(t *testing.T) {
 // One configuration is named once above the table, where a column of its
 // whole key would make the table wider than any terminal.
 func TestCompareRenderSingleConfigurationShowsItsKey(t *testing.T) {
-	res := Compare([]report.Report{rep(50000, series(10, 10)...)}, []report.Report{rep(50000, series(10, 20)...)}, DefaultOptions())
+	res := Compare([]report.Report{rep(50000, series(10, 10)...)}, []report.Report{rep(50000, series(10, 20)...)}, defaults())
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, res, "text", table.View{Width: 80}))
 	assert.Contains(t, b.String(), "\nconfiguration: workload=bcrypt cost=4 batch=20 workers=1 gomaxprocs=1\n  period=100ms quota=50ms burst=0\n")

@@ -77,36 +77,6 @@ func Overlap(spans []Span, events []Event) []int64 {
 	return out
 }
 
-// OverlapOnCPU is Overlap's precise twin: a span whose CPU is known is
-// charged only for the throttles of that CPU's run queue; a span with CPU
-// -1 gets Overlap's union over all CPUs.
-func OverlapOnCPU(spans []Span, events []Event) []int64 {
-	byCPU := map[int][]Interval{}
-	for _, e := range events {
-		if e.End > e.Start {
-			byCPU[e.CPU] = append(byCPU[e.CPU], Interval{e.Start, e.End})
-		}
-	}
-	covers := make(map[int]cover, len(byCPU))
-	for cpu, ivs := range byCPU {
-		covers[cpu] = newCover(ivs)
-	}
-	var all *cover
-	out := make([]int64, len(spans))
-	for i, sp := range spans {
-		if sp.CPU >= 0 {
-			out[i] = covers[sp.CPU].overlap(sp.Start, sp.End)
-			continue
-		}
-		if all == nil {
-			c := newCover(intervalsOf(events, nil))
-			all = &c
-		}
-		out[i] = all.overlap(sp.Start, sp.End)
-	}
-	return out
-}
-
 // ThrottledMsPerIteration is run's throttled_ms_per_iteration: each
 // iteration's overlap (by Overlap's rule: its workers run on every CPU) in
 // ms, in the iterations' order.

@@ -16,31 +16,28 @@ func TestOverlap(t *testing.T) {
 	// and [50, 60): the union over CPUs is [10, 30) and [50, 60).
 	events := []Event{ev(0, 1, 10, 25), ev(0, 2, 15, 30), ev(1, 3, 20, 30), ev(1, 3, 50, 60)}
 	for _, tc := range []struct {
-		name       string
-		span       Span
-		all, onCPU int64 // ms
+		name string
+		span Span
+		all  int64 // ms
 	}{
-		{"covers everything", sp(0, 100, -1), 30, 30},
-		{"starts and ends inside intervals", sp(20, 55, -1), 15, 15},
-		{"inside one interval", sp(15, 25, -1), 10, 10},
-		{"in the gap, touching both", sp(30, 50, -1), 0, 0},
-		{"after everything", sp(60, 70, -1), 0, 0},
-		{"before everything", sp(0, 10, -1), 0, 0},
-		{"empty", sp(20, 20, -1), 0, 0},
-		{"inverted", sp(25, 15, -1), 0, 0},
-		{"from inside to past the end", sp(55, 200, -1), 5, 5},
-		{"two CPUs at once count once", sp(20, 30, -1), 10, 10},
-		{"on CPU 0", sp(0, 100, 0), 30, 20},
-		{"on CPU 1", sp(0, 100, 1), 30, 20},
-		{"on CPU 1 inside", sp(12, 52, 1), 20, 12},
-		{"on a CPU never throttled", sp(0, 100, 5), 30, 0},
+		{"covers everything", sp(0, 100, -1), 30},
+		{"starts and ends inside intervals", sp(20, 55, -1), 15},
+		{"inside one interval", sp(15, 25, -1), 10},
+		{"in the gap, touching both", sp(30, 50, -1), 0},
+		{"after everything", sp(60, 70, -1), 0},
+		{"before everything", sp(0, 10, -1), 0},
+		{"empty", sp(20, 20, -1), 0},
+		{"inverted", sp(25, 15, -1), 0},
+		{"from inside to past the end", sp(55, 200, -1), 5},
+		{"two CPUs at once count once", sp(20, 30, -1), 10},
+		{"on CPU 0", sp(0, 100, 0), 30},
+		{"on CPU 1", sp(0, 100, 1), 30},
+		{"on CPU 1 inside", sp(12, 52, 1), 20},
+		{"on a CPU never throttled", sp(0, 100, 5), 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Overlap([]Span{tc.span}, events)[0]; got != tc.all*ms {
 				t.Errorf("Overlap = %d ns, want %d ms", got, tc.all)
-			}
-			if got := OverlapOnCPU([]Span{tc.span}, events)[0]; got != tc.onCPU*ms {
-				t.Errorf("OverlapOnCPU = %d ns, want %d ms", got, tc.onCPU)
 			}
 		})
 	}
@@ -53,9 +50,6 @@ func TestOverlapEmpty(t *testing.T) {
 	got := Overlap([]Span{sp(0, 10, -1), sp(5, 6, 2)}, nil)
 	if !slices.Equal(got, []int64{0, 0}) {
 		t.Errorf("no events: %v, want zeros", got)
-	}
-	if got := OverlapOnCPU([]Span{sp(0, 10, -1), sp(5, 6, 2)}, nil); !slices.Equal(got, []int64{0, 0}) {
-		t.Errorf("no events on CPU: %v, want zeros", got)
 	}
 }
 
@@ -74,20 +68,14 @@ func TestOverlapMatchesClippedUnion(t *testing.T) {
 			s := r.Int64N(1100) - 50
 			spans = append(spans, Span{Start: s, End: s + r.Int64N(300) - 10, CPU: r.IntN(4) - 1})
 		}
-		all, onCPU := Overlap(spans, events), OverlapOnCPU(spans, events)
+		all := Overlap(spans, events)
 		for i, s := range spans {
-			var ivs, mine []Interval
+			var ivs []Interval
 			for _, e := range events {
 				ivs = append(ivs, Interval{e.Start, e.End})
-				if s.CPU < 0 || e.CPU == s.CPU {
-					mine = append(mine, Interval{e.Start, e.End})
-				}
 			}
 			if want := totalLen(Clip(Union(ivs), s.Start, s.End)); all[i] != want {
 				t.Fatalf("trial %d span %+v: Overlap %d, want %d", trial, s, all[i], want)
-			}
-			if want := totalLen(Clip(Union(mine), s.Start, s.End)); onCPU[i] != want {
-				t.Fatalf("trial %d span %+v: OverlapOnCPU %d, want %d", trial, s, onCPU[i], want)
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // SummarizeRequests describes requests from their response times and
-// their throttled overlaps (Overlap or OverlapOnCPU of their spans), both
+// their throttled overlaps (Overlap of their spans), both
 // in ns, one of each per request in the same order. It panics when the
 // lengths differ: that is the caller's bug.
 func SummarizeRequests(responseNs, throttledNs []int64) Requests {
