@@ -175,11 +175,11 @@ const volatile bool self_clock = 0; // cfs_rq.throttled_clock_self_time (6.8+)
 const volatile bool pelt_clock = 0; // else cfs_rq.throttled_clock_pelt_time (5.19+)
 const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
 
-// Read by user space at Stop. lost, lost_back, lost_run: HOLD or WAKE,
-// BACK and RUN records a full ring buffer refused; lost_held: holds the
-// held map refused (full or busy); lost_queues: holds the queues map
-// refused (their RUN may not come); submitted: records sent, set against
-// those read for the ones in flight at Stop.
+// Read by user space at Stop. lost, lost_back, lost_run: HOLD, WAKE or
+// SLEEP, BACK and RUN records a full ring buffer refused; lost_held: holds
+// the held map refused (full or busy); lost_queues: holds and sleeps the
+// queues or sleeps map refused (their RUN may not come); submitted:
+// records sent, set against those read for the ones in flight at Stop.
 __u64 lost = 0;
 __u64 lost_back = 0;
 __u64 lost_run = 0;
@@ -470,13 +470,11 @@ static __always_inline void sleeping(__u32 tid, struct cfs_rq *cfs)
 	if (err == 0) {
 		__sync_fetch_and_add(&nslept, 1);
 		add_on(&slept_on, q.cpu, 1);
-	}
-	else if (err != -EEXIST)
+	} else if (err != -EEXIST) {
 		__sync_fetch_and_add(&lost_queues, 1);
-	__u64 group = q.group;
-	__u32 cpu = q.cpu;
-	*r = (struct record){ .kind = SLEEP, .cpu = cpu, .tid = tid, .on_cpu = bpf_get_smp_processor_id(),
-			      .time_ns = bpf_ktime_get_ns(), .group = group };
+	}
+	*r = (struct record){ .kind = SLEEP, .cpu = q.cpu, .tid = tid, .on_cpu = bpf_get_smp_processor_id(),
+			      .time_ns = bpf_ktime_get_ns(), .group = q.group };
 	clocks(r, cfs);
 	submit(r);
 }

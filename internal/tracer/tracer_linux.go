@@ -436,11 +436,11 @@ func (t *Tracer) Attach() string { return t.attach }
 // Losses are the held intervals a trace could not pass on, by cause; Stop
 // returns their sum.
 type Losses struct {
-	HoldsLost uint64 // holds (HOLD, WAKE) a full ring buffer refused
+	HoldsLost uint64 // holds (HOLD, WAKE) and sleeps a full ring buffer refused
 	RunsLost  uint64 // RUN records it refused (an end may be late)
 	EndLost   uint64 // holds whose end was lost (a BACK it refused)
 	HeldMap   uint64 // holds the held map refused (full, or -EBUSY)
-	QueueMap  uint64 // holds the queues map refused (an end may be late)
+	QueueMap  uint64 // holds and sleeps the queues or sleeps map refused (an end may be late, a sleep untraced)
 	InFlight  uint64 // records sent but not read at Stop
 	// RingFull is every record a full ring buffer refused (HoldsLost,
 	// RunsLost and the BACKs behind EndLost): not added again in Sum.
