@@ -190,12 +190,11 @@ func sleepEnd(s, r Record) (int64, bool) {
 // the same clock; 0 where unknown. A Hold is the throttle's own
 // switch-out, so its stretch begins there.
 func since(r Record) int64 {
-	h := &r
-	if (h.Kind != RecordWake && h.Kind != RecordSleep) || h.SelfClock == 0 || h.Clock <= h.SelfClock {
+	if (r.Kind != RecordWake && r.Kind != RecordSleep) || r.SelfClock == 0 || r.Clock <= r.SelfClock {
 		return 0
 	}
-	if d := h.Clock - h.SelfClock; d < uint64(h.Time) {
-		return h.Time - int64(d)
+	if d := r.Clock - r.SelfClock; d < uint64(r.Time) {
+		return r.Time - int64(d)
 	}
 	return 0
 }
