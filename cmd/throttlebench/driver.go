@@ -13,8 +13,9 @@ import (
 // chooseDriver checks --cgroup-driver against the other flags and picks the
 // driver once, before anything is created. auto never asks systemd where
 // the flags say where the slices go already (--parent, --cgroup current,
-// --cgroup-version 1): those keep cgroupfs, as before.
-func (o *runFlags) chooseDriver(changed func(string) bool, s *settings) error {
+// --cgroup-version 1): those keep cgroupfs, as before. ctx cuts the wait
+// for systemd's answer (D-Bus, up to 5 s) on Ctrl-C.
+func (o *runFlags) chooseDriver(ctx context.Context, changed func(string) bool, s *settings) error {
 	if err := config.Choice("cgroup-driver", o.driver, cgroup.Drivers); err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func (o *runFlags) chooseDriver(changed func(string) bool, s *settings) error {
 	}
 	var facts cgroup.DriverFacts
 	if o.driver != cgroup.DriverCgroupfs {
-		facts = s.host.DriverFacts(context.Background())
+		facts = s.host.DriverFacts(ctx)
 	}
 	name, why, err := cgroup.ChooseDriver(o.driver, facts)
 	var nocpu *cgroup.NoCPUDelegated

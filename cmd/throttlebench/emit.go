@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -45,7 +46,7 @@ func (o *sweepOptions) emitFlagsAlone(changed func(string) bool) error {
 // --max-configs, the axes), with the settings that are the pods' rather
 // than this machine's left to the emitter: the cgroup mode (the pods
 // measure their own) and the output (a directory for sonobuoy).
-func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdout, stderr io.Writer) error {
+func (o *sweepOptions) emitted(ctx context.Context, changed func(string) bool, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := o.emit.Check(changed, o.flagValue, o.run.mode); err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func (o *sweepOptions) emitted(changed func(string) bool, stdin io.Reader, stdou
 	}
 	planned := *o.run
 	planned.mode, planned.output = runner.ModeAuto, ""
-	_, steps, err := planned.plan(config.Batch, changed, sweep.Formats, "", o.maxConfigs, nil, stderr)
+	_, steps, err := planned.plan(ctx, config.Batch, changed, sweep.Formats, "", o.maxConfigs, nil, stderr)
 	if err != nil {
 		return err
 	}

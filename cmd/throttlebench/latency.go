@@ -89,7 +89,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	if tgt != nil {
 		columns = latency.TargetColumns
 	}
-	s, steps, err := o.run.plan(config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, columns, stderr)
+	s, steps, err := o.run.plan(ctx, config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, columns, stderr)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 			if err := o.takeCommand(cmd, args, true); err != nil {
 				return err
 			}
-			s, err := o.settings(cmd.Flags().Changed, stderr)
+			s, err := o.settings(cmd.Context(), cmd.Flags().Changed, stderr)
 			if err != nil {
 				return err
 			}

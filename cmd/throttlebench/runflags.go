@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -132,7 +133,7 @@ func (o *runFlags) takeCommand(cmd *cobra.Command, args []string, local bool) er
 // turns them into its configurations (sweep.Plan), all before anything
 // runs: bad input exits 2 with nothing created. columns are the names
 // --columns may give for configurations with those keys (the swept flags).
-func (o *runFlags) plan(command config.Command, changed func(string) bool, formats []string, plotPath string, maxConfigs int,
+func (o *runFlags) plan(ctx context.Context, command config.Command, changed func(string) bool, formats []string, plotPath string, maxConfigs int,
 	columns func(keys []string) []string, stderr io.Writer) (settings, []sweep.Step, error) {
 	if err := config.Choice("format", o.format, formats); err != nil {
 		return settings{}, nil, err
@@ -143,7 +144,7 @@ func (o *runFlags) plan(command config.Command, changed func(string) bool, forma
 	if err := sweep.CheckMaxConfigs(maxConfigs); err != nil {
 		return settings{}, nil, err
 	}
-	s, err := o.settings(changed, stderr)
+	s, err := o.settings(ctx, changed, stderr)
 	if err != nil {
 		return s, nil, err
 	}

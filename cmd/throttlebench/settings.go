@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -61,7 +62,7 @@ func (t *traceOutputs) write(tr throttle.Trace) error {
 
 // settings checks the flags that are not configuration parameters, before
 // anything is created.
-func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settings, error) {
+func (o *runFlags) settings(ctx context.Context, changed func(string) bool, stderr io.Writer) (settings, error) {
 	s := settings{mode: o.mode, format: o.format, output: o.output, timeout: o.timeout, host: cgroup.Host{Root: "/"}, stderr: stderr}
 	if err := config.Choice("cgroup", o.mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
 		return s, err
@@ -86,7 +87,7 @@ func (o *runFlags) settings(changed func(string) bool, stderr io.Writer) (settin
 			}
 		}
 	}
-	if err := o.chooseDriver(changed, &s); err != nil {
+	if err := o.chooseDriver(ctx, changed, &s); err != nil {
 		return s, err
 	}
 	if changed("cpuset") || changed("one-per-core") {

@@ -63,7 +63,7 @@ and the sweep goes on.`,
 				if o.run.argv != nil {
 					o.commandLine += " -- " + strings.Join(o.run.argv, " ")
 				}
-				return o.emitted(cmd.Flags().Changed, cmd.InOrStdin(), stdout, stderr)
+				return o.emitted(cmd.Context(), cmd.Flags().Changed, cmd.InOrStdin(), stdout, stderr)
 			}
 			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
 		},
@@ -82,7 +82,7 @@ and the sweep goes on.`,
 
 // execute: flags → spec → plan → loop → output.
 func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
-	s, steps, err := o.run.plan(config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, sweep.Columns, stderr)
+	s, steps, err := o.run.plan(ctx, config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, sweep.Columns, stderr)
 	if err != nil {
 		return err
 	}
