@@ -34,8 +34,12 @@ type failedResult struct {
 }
 
 // statusServer answers every request with status, in this process, on a
-// port of its own; after dieAfter responses (0: never) it closes its
-// listener and every connection, as a server that dies mid-run.
+// port of its own; after dieAfter responses (0: never) it dies, as a
+// server that dies mid-run: every later request's connection is dropped
+// unanswered and the listener closed. Each of the first dieAfter requests
+// is answered whole before the server dies (closing it from the handler
+// of the last one could cut that response off: a clean-clone CI run in
+// the VM counted 4 of 5).
 func statusServer(t *testing.T, status int, dieAfter int64) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -44,11 +48,14 @@ func statusServer(t *testing.T, status int, dieAfter int64) string {
 	var die sync.Once
 	srv := &http.Server{}
 	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(status)
-		if dieAfter > 0 && n.Add(1) == dieAfter {
-			w.(http.Flusher).Flush()
-			die.Do(func() { go srv.Close() }) // the event: its dieAfter-th response has gone
+		if dieAfter > 0 && n.Add(1) > dieAfter {
+			die.Do(func() { ln.Close() }) // no new connection from here on
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
 		}
+		w.WriteHeader(status)
 	})
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
