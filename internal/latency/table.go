@@ -129,22 +129,11 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 	return lay(rows, notes, table.Ranked(columns, importance, 4), func(rep *report.Latency) []string { return metrics(rep, notes != nil) })
 }
 
-// lay is what both of latency's tables share: the swept parameters, the
-// metrics (from metrics, for a row that ran) and a note, laid out as every
-// table of configurations is.
+// lay is what latency's tables share: the swept parameters, the metrics
+// (from metrics, for a row that ran) and a note, laid out as a sweep's
+// (sweep.Lay).
 func lay(rows []Row, notes *table.Notes, columns []table.Column, metrics func(*report.Latency) []string) *table.Table {
-	var names []string
-	if len(rows) > 0 {
-		names = rows[0].Config.Flags()
-	}
-	lines := make([]table.ConfigRow, len(rows))
-	for i, r := range rows {
-		lines[i] = table.ConfigRow{Params: r.Config.Values(), Skipped: r.Skipped}
-		if r.Report != nil {
-			lines[i].Metrics, lines[i].Warnings = metrics(r.Report), r.Report.Warnings
-		}
-	}
-	return table.Configs(names, columns, lines, notes)
+	return sweep.Lay(rows, notes, columns, func(rep *report.Latency) ([]string, []string) { return metrics(rep), rep.Warnings })
 }
 
 // metrics are an open loop's cells under columns; people get them rounded.

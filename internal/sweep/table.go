@@ -44,10 +44,6 @@ var importance = []string{"mean_ms", "p99_ms", "throttled_fraction", "model_rati
 // many decimals as a person reads; CSV, for machines, has full precision
 // (notes nil).
 func build(rows []Row, notes *table.Notes) *table.Table {
-	var names []string
-	if len(rows) > 0 {
-		names = rows[0].Config.Flags()
-	}
 	people := notes != nil
 	// A command runs as one process: a person's table has no spread
 	// column for a list of them (it was always 1.00); CSV keeps its
@@ -57,20 +53,36 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 	if noSpread {
 		cols, rank = metricColumns[:len(metricColumns)-1], importance[:len(importance)-1]
 	}
+	return Lay(rows, notes, table.Ranked(cols, rank, 3), func(rep *report.Report) ([]string, []string) {
+		cells, warnings := metrics(rep, people), rep.Warnings
+		if noSpread {
+			cells = cells[:len(cols)]
+		}
+		if people {
+			warnings = render.ForPeople(rep.Warnings)
+		}
+		return cells, warnings
+	})
+}
+
+// Lay is the one layout of a list of configurations, a sweep's or
+// latency's: one column per swept flag, the metrics and a note
+// (table.Configs). cells gives a row that ran its metrics under columns
+// and the warnings its note shows; a skipped row shows why instead.
+func Lay[R comparable](rows []Outcome[R], notes *table.Notes, columns []table.Column, cells func(R) (metrics, warnings []string)) *table.Table {
+	var names []string
+	if len(rows) > 0 {
+		names = rows[0].Config.Flags()
+	}
+	var none R
 	lines := make([]table.ConfigRow, len(rows))
 	for i, r := range rows {
 		lines[i] = table.ConfigRow{Params: r.Config.Values(), Skipped: r.Skipped}
-		if r.Report != nil {
-			lines[i].Metrics, lines[i].Warnings = metrics(r.Report, people), r.Report.Warnings
-			if noSpread {
-				lines[i].Metrics = lines[i].Metrics[:len(cols)]
-			}
-			if people {
-				lines[i].Warnings = render.ForPeople(r.Report.Warnings)
-			}
+		if r.Report != none {
+			lines[i].Metrics, lines[i].Warnings = cells(r.Report)
 		}
 	}
-	return table.Configs(names, table.Ranked(cols, rank, 3), lines, notes)
+	return table.Configs(names, columns, lines, notes)
 }
 
 // alone says whether rep's workload runs alone, one process per iteration
