@@ -311,21 +311,8 @@ func (m *Machine) Instances() []*Instance { return m.instances }
 // Peak is the most instances alive (starting or started) at once.
 func (m *Machine) Peak() int { return m.peak }
 
-// Alive is how many instances are starting or started now.
-func (m *Machine) Alive() int { return m.alive }
-
 // FailedStarts counts the cold starts that failed.
 func (m *Machine) FailedStarts() int { return m.failedStarts }
-
-// Queued is how many requests wait for an instance: in the queue, and
-// for the instances starting for them.
-func (m *Machine) Queued() int {
-	n := len(m.queue)
-	for _, in := range m.instances {
-		n += len(in.reserved)
-	}
-	return n
-}
 
 func (m *Machine) get(id int) *Instance {
 	if id < 0 || id >= len(m.instances) {

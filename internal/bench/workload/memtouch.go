@@ -182,6 +182,3 @@ func (w *memtouchWork) touch(b []byte) {
 		b[i] = byte(i>>12) | 1
 	}
 }
-
-// Pages is how many pages one operation touches.
-func (w *memtouchWork) Pages() int { return (w.size + w.page - 1) / w.page }
