@@ -8,6 +8,5 @@
 // affinity, Go's GOMAXPROCS at start) is handed in.
 //
 // caveats.go holds the rules that turn what was read into caveats, each
-// shown on a fixture machine in TestCaveats. It may not create or change
-// anything.
+// shown on a fixture machine in TestCaveats.
 package inspect

@@ -7,7 +7,7 @@
 // apimachinery's own rules. kubectl does the talking: nothing here reaches
 // a cluster.
 //
-// It may not restate a Kubernetes rule apimachinery has, plan a sweep
-// itself (the steps come from internal/sweep), or talk to a cluster.
+// It may not restate a Kubernetes rule apimachinery has, or plan a sweep
+// itself (the steps come from internal/sweep).
 // results.go is the plugin container's side, run --sonobuoy-results.
 package kube

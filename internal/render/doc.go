@@ -3,6 +3,5 @@
 // writer stay with the report (internal/report); tables go through
 // internal/table.
 //
-// It may not write JSON (internal/report's) or lay out a table by hand
-// (internal/table's).
+// It may not write JSON: that is internal/report's.
 package render

@@ -4,5 +4,5 @@
 // suite needs) a skip would hide a regression, so it fails instead.
 // Only tests import it.
 //
-// SkipOrFail and NeedRoot are the rule; only tests import it.
+// SkipOrFail and NeedRoot are the rule.
 package testenv
