@@ -1,5 +1,3 @@
-// Command throttlebench measures what Linux CFS bandwidth control (cgroup CPU
-// quota, period and burst) does to a CPU-bound workload.
 package main
 
 import "os"

@@ -1,7 +1,3 @@
-// Package argv writes a command line as a person would type it into a
-// shell: the one form in which every message, header and plot title shows
-// someone's command (run -- CMD, latency --serve, sample -- CMD), so that
-// it can be copied back into a shell and run.
 package argv
 
 import "strings"

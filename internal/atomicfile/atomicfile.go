@@ -1,12 +1,3 @@
-// Package atomicfile writes files whole or not at all: into a temporary file
-// in the same directory, renamed into place, so that a reader never sees half
-// a file and an interrupted write leaves none behind.
-//
-// throttlebench runs as root and writes where a user says. Every write
-// resolves the path again, one component at a time from a directory it
-// holds open, following a symbolic link only by linkRule, and creates,
-// checks and renames relative to the directory it reached: a link planted
-// during a long sweep is refused at the next write, never followed.
 package atomicfile
 
 import "io"

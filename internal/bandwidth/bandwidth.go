@@ -1,8 +1,3 @@
-// Package bandwidth holds the CFS bandwidth settings of one cgroup as plain
-// values: what a configuration asks for and what a result reports. It lives
-// apart from internal/cgroup so that the configuration, compare and collect
-// can name limits without importing the machinery that creates slices
-// (containerd/cgroups and, through it, cilium/ebpf).
 package bandwidth
 
 import (

@@ -18,4 +18,14 @@
 // floor.go measures what that path costs before each run (the floor) and
 // keeps the collector quiet in the window. Its clock (clock.go) is an
 // interface, so its bookkeeping is tested in fake time.
+//
+// Invariants. The open loop's request path allocates nothing
+// (TestRequestPathAllocatesNothing) and its window keeps Go's collector out
+// (internal/quietgc). Workers are locked to their threads, but a lone
+// compute worker runs unlocked (threads.go says why and when).
+//
+// It may not know about cgroups: the slice is the caller's. The closed
+// loop's workloads come through workload.Spec and workload.Workload, their
+// values as Config.Params as they are; the open loop's CPU work is the spin
+// workload's loop (workload.SpinLoop).
 package bench

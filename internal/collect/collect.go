@@ -1,11 +1,3 @@
-// Package collect recovers run results from what a cluster gives back: the
-// logs kubectl prints for the pods of sweep --emit kubernetes (one or many,
-// with or without --prefix and --timestamps, stderr lines mixed in), and
-// the results tarball sonobuoy retrieve brings back from the plugins of
-// sweep --emit sonobuoy. Every source that holds no result is listed with
-// the reason, never dropped. Bytes in, results and reasons out; only Read
-// (inputs.go) opens the files and directories the command names, and
-// Options.Check refuses bad ones with config's errors.
 package collect
 
 import (

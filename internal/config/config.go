@@ -1,12 +1,3 @@
-// Package config is the one configuration of a run: what the workload does,
-// how often, on how many workers, under which CFS limits. Every command's
-// flags, the sweep's axes, compare's match keys and the labels of tables and
-// plots derive from the parameters declared here, so a new parameter (a
-// workload's own knob, a request rate) is added once, in Params.
-//
-// Values arrive as text (a flag, one value of a sweep axis) and are checked
-// here, in one place, with errors that name the parameter, the value and
-// what is allowed.
 package config
 
 import (

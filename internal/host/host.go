@@ -1,8 +1,3 @@
-// Package host reads what the machine as a whole does: the CPU time
-// /proc/stat accounts to every CPU, so that a run can tell whether other
-// load shared the machine with it. Inside a container /proc/stat is the
-// host's, which is what that question needs: other containers compete for
-// the same CPUs.
 package host
 
 import (

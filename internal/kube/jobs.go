@@ -1,11 +1,3 @@
-// Package kube writes a planned sweep as Kubernetes manifests (sweep
-// --emit): it checks the emit flags, turns each planned configuration into
-// the run of a pod (Emit), and writes one batch/v1 Job per configuration
-// (and per node with --per-node), or one Sonobuoy plugin per
-// configuration. The objects are the k8s.io/api types, written by
-// sigs.k8s.io/yaml; names, labels and quantities are checked by
-// apimachinery's own rules. kubectl does the talking: nothing here reaches
-// a cluster.
 package kube
 
 import (

@@ -1,7 +1,3 @@
-// Package latency lays out the results of throttlebench latency: one row
-// per configuration of the open loop, as a table (text, markdown, CSV) or
-// JSON. The run itself is the runner's (runner.Local.Latency), the report
-// report.Latency.
 package latency
 
 import (

@@ -1,6 +1,3 @@
-// Package plot draws the charts of a sweep with gonum/plot: mean iteration
-// duration with its p10–p90 band, normalised cost, and throttled fraction,
-// each against the swept CPU share, one line per other swept setting.
 package plot
 
 import (

@@ -1,9 +1,3 @@
-// Package report defines the JSON results (the contract documented in the
-// docs/run.md, "The JSON result"), writes them and reads them back (Load). It is a leaf: every
-// command that reads or renders results imports it, so it names no other
-// package of throttlebench; building a result from a run's samples is
-// internal/report/build's, text and the Go benchmark format
-// internal/render's.
 package report
 
 // SchemaVersion changes whenever a key changes meaning or goes away.

@@ -1,9 +1,3 @@
-// Package show reads a saved result back and renders it as the command
-// that wrote it did: the kind is recognised from the file's content (a
-// Kind each: run, sweep, latency, sample), and each renders through the
-// command's own renderers (internal/render, internal/sweep,
-// internal/latency, internal/usage, internal/plot). A new result kind is
-// one Kind in Kinds.
 package show
 
 import (

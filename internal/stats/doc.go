@@ -5,4 +5,8 @@
 // Everything here works on []float64 in whatever unit the caller chooses
 // (nanoseconds, seconds, ...); no function does I/O, and no function
 // modifies a slice it is given.
+//
+// Summaries take mean and variance from gonum/stat; Quantile is R-7, which
+// gonum has no method for (summary.go says why); QuantileCI is exact, from
+// gonum's binomial CDF. It may not know what a cgroup is.
 package stats

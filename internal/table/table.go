@@ -1,10 +1,3 @@
-// Package table is the one table model of throttlebench's outputs for
-// people and spreadsheets, and its renderers: aligned text, CSV and
-// markdown. run, sweep and compare build a Table; how a cell is escaped,
-// padded or quoted is decided here and nowhere else.
-//
-// The JSON outputs are not tables: each has a schema of its own (report,
-// compare), with units in the key names.
 package table
 
 import (

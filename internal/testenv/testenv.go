@@ -1,8 +1,3 @@
-// Package testenv is what tests share about the machine they run on: one
-// rule for a test whose precondition is missing. Outside CI such a test
-// skips, saying why; in CI (CI=true, as root, on a host that has what the
-// suite needs) a skip would hide a regression, so it fails instead.
-// Only tests import it.
 package testenv
 
 import (

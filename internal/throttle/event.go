@@ -1,7 +1,3 @@
-// Package throttle turns the kernel's throttle events into what a result
-// says of them: when the traced cgroup's threads were held off a CPU by
-// throttling, for how long, and which requests and iterations that hit.
-// It is pure: the events come from internal/tracer (eBPF) or from tests.
 package throttle
 
 // Event is one stretch in which a thread of the traced cgroup was held off

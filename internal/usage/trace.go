@@ -1,12 +1,3 @@
-// Package usage is a cgroup's CPU usage over time, at the scale the CFS
-// bandwidth controller works (its period, 100 ms by default): the sampler
-// that reads a usage counter at fixed instants, the per-interval usage in
-// CPUs, its summaries at the sampling interval and at 1 s, and the sizing
-// advice drawn from the trace (the share of intervals above a limit, the
-// smallest limit for a target share, the burst that absorbs the spikes).
-//
-// Its JSON form (File) is the output of `throttlebench sample` and the input
-// of the burst simulator.
 package usage
 
 import (

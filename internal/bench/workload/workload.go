@@ -1,10 +1,3 @@
-// Package workload holds the operations a worker repeats, one file per
-// workload. Each declares a Spec, listed in registry: its name (--workload
-// and the JSON config's "workload"), its parameters (each a flag and a key
-// of the JSON config, with a default and an allowed range or its words),
-// how a result names it (text, compare's key, gobench) and a constructor. The
-// drivers (internal/bench) decide when and how often Do runs; a workload
-// knows nothing of iterations, threads or cgroups.
 package workload
 
 import (

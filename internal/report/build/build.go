@@ -1,8 +1,3 @@
-// Package build turns what a run measured (the driver's samples, the
-// cgroup's counters, what else was read around them) into its result in
-// report's schema: the statistics, the CFS model, and the warnings' rules
-// and their thresholds. Kept apart from the schema so that what reads
-// results back does not link the cgroup, driver and model packages.
 package build
 
 import (

@@ -1,0 +1,21 @@
+// Package config is the one configuration of a run: what the workload does,
+// how often, on how many workers, under which CFS limits. The parameters'
+// flags, the sweep's axes, compare's match keys and the labels of tables
+// and plots derive from the parameters declared here, so a new parameter (a
+// workload's own knob, a request rate) is added once, in Params.
+//
+// Values arrive as text (a flag, one value of a sweep axis) and are checked
+// here, in one place, with errors that name the parameter, the value and
+// what is allowed.
+//
+// config.Error is the one error of bad input (Usagef builds it): whichever
+// package resolves a command's options uses it, and the command exits 2
+// with its one line. An Error marked Combination is bad only in how values
+// combine: what a sweep skips. check.go holds the checks of flags that are
+// not parameters (Choice, Output, Plot, Timeout, CgroupVersion, InCurrent,
+// Columns). Config.ClosedLoop and Config.OpenLoop are what the drivers run
+// with.
+//
+// It may not touch the system: it only checks where an output would go
+// (atomicfile.Target).
+package config

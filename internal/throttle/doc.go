@@ -1,0 +1,12 @@
+// Package throttle turns the kernel's throttle events into what a result
+// says of them: when the traced cgroup's threads were held off a CPU by
+// throttling, for how long, and which requests and iterations that hit.
+// It touches no kernel interface: the events come from internal/tracer
+// (eBPF) or from tests.
+//
+// records.go's Interpreter turns the tracer's raw records into held
+// intervals, tested on synthetic and recorded streams (testdata/records)
+// and fuzzed. Its JSON types are report's (report/throttle.go), aliased.
+// Its one output of its own is the raw events' file (write.go, through
+// internal/atomicfile).
+package throttle
