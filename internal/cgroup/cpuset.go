@@ -70,6 +70,26 @@ func (cpu Hierarchy) TwinDir(cpuset Hierarchy, dir string) string {
 	return filepath.Join(cpuset.MountPoint, rel)
 }
 
+// AcctApart says v1 mounts cpuacct on a hierarchy of its own, apart from
+// cpu's: a slice then has a twin there for its usage counter.
+func (cpu Hierarchy) AcctApart() bool { return cpu.Acct != "" && cpu.Acct != cpu.MountPoint }
+
+// TwinParents is the one rule of where parent's twins are: parent (a
+// directory of the cpu hierarchy) at the same place in each v1 hierarchy
+// that a slice has twins in, kept apart from cpu's: cpuacct's where
+// AcctApart, and cpusets' (nil where there is none) where Separate. Stale
+// slices are tidied there too, and the default parent's twins removed.
+func (cpu Hierarchy) TwinParents(parent string, cpusets *Hierarchy) []string {
+	var twins []string
+	if cpu.AcctApart() {
+		twins = append(twins, cpu.TwinDir(Hierarchy{MountPoint: cpu.Acct}, parent))
+	}
+	if cpusets != nil && cpu.Separate(*cpusets) {
+		twins = append(twins, cpu.TwinDir(*cpusets, parent))
+	}
+	return twins
+}
+
 // cpusetFiles are the names of the cpuset files of a version: the CPUs
 // asked for, the CPUs in force (the asked ones the parent has; v1 names it
 // differently), and v1's memory nodes, which a v1 cpuset must have before

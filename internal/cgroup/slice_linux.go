@@ -202,8 +202,8 @@ func (s *Slice) newV1(spec SliceSpec, group string) error {
 	mounts := []v1Mount{{cgroup1.Cpu, s.MountPoint}}
 	if s.Acct == s.MountPoint {
 		mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
-	} else if s.Acct != "" {
-		twinParent := s.TwinDir(Hierarchy{MountPoint: s.Acct}, filepath.Clean(spec.Parent))
+	} else if s.AcctApart() {
+		twinParent := s.TwinParents(filepath.Clean(spec.Parent), nil)[0]
 		if _, err := os.Stat(twinParent); err == nil || spec.CreateParent {
 			mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
 			s.acct = filepath.Join(s.Acct, group)
@@ -433,8 +433,8 @@ func rmdirEmpty(dir string) error {
 // (EBUSY or ENOTEMPTY) and it stays.
 func (hier Hierarchy) RemoveDefaultParent() {
 	os.Remove(hier.DefaultParent())
-	if hier.Version == 1 && hier.Acct != "" && hier.Acct != hier.MountPoint {
-		os.Remove(hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, hier.DefaultParent()))
+	for _, twin := range hier.TwinParents(hier.DefaultParent(), nil) {
+		os.Remove(twin)
 	}
 }
 
@@ -581,23 +581,18 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 // name under the same parent path), then, for the default parent (own),
 // the default parents themselves once empty.
 func (h Host) Tidy(hier Hierarchy, parent string, own bool) (removed []string, skipped []Skipped, err error) {
-	dirs := []string{parent}
-	if hier.Acct != "" && hier.Acct != hier.MountPoint {
-		dirs = append(dirs, hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, parent))
-	}
-	cpusets, cerr := h.CpusetHierarchy(hier)
-	separate := cerr == nil && hier.Separate(cpusets)
-	if separate {
-		dirs = append(dirs, hier.TwinDir(cpusets, parent))
+	var cpusets *Hierarchy
+	if cs, err := h.CpusetHierarchy(hier); err == nil {
+		cpusets = &cs
 	}
 	var errs []error
-	for _, d := range dirs {
+	for _, d := range append([]string{parent}, hier.TwinParents(parent, cpusets)...) {
 		r, s, err := hier.CleanStale(d)
 		removed, skipped, errs = append(removed, r...), append(skipped, s...), append(errs, err)
 	}
 	if own {
 		hier.RemoveDefaultParent()
-		if separate {
+		if cpusets != nil && hier.Separate(*cpusets) {
 			cpusets.RemoveDefaultParent()
 		}
 	}
