@@ -43,14 +43,12 @@ func (h Host) CpusetHierarchy(cpu Hierarchy) (Hierarchy, error) {
 		}
 		return cpu, nil
 	}
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return Hierarchy{}, err
 	}
-	for _, m := range mounts {
-		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuset") {
-			return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}, nil
-		}
+	if m, ok := t.v1("cpuset"); ok {
+		return t.hierarchy(m, 1), nil
 	}
 	return Hierarchy{}, fmt.Errorf("%w (cgroup v1)", ErrNoCpuset)
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,43 +53,24 @@ func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
 // (prefer v1 where the cpu controller is bound to v1, as on hybrid hosts), 1
 // or 2.
 func (h Host) CPUHierarchy(version int) (Hierarchy, error) {
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return Hierarchy{}, err
 	}
-	return h.pickHierarchy(mounts, version)
-}
-
-func (h Host) pickHierarchy(mounts []Mount, version int) (Hierarchy, error) {
 	// A controller is bound to at most one hierarchy; v1 wins on hybrid hosts
 	// because a controller bound to v1 never appears in cgroup2's list.
 	if version == 0 || version == 1 {
-		for _, m := range mounts {
-			if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") {
-				hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}
-				for _, a := range mounts {
-					if a.FSType == "cgroup" && slices.Contains(a.SuperOpts, "cpuacct") && a.Root == m.Root {
-						hier.Acct = h.path(a.MountPoint)
-						break
-					}
-				}
-				return hier, nil
+		if cpu, ok := t.v1("cpu"); ok {
+			hier := t.hierarchy(cpu, 1)
+			if a, ok := t.acct(cpu, true); ok {
+				hier.Acct = t.hierarchy(a, 1).MountPoint
 			}
+			return hier, nil
 		}
 	}
 	if version == 0 || version == 2 {
-		for _, m := range mounts {
-			if m.FSType != "cgroup2" {
-				continue
-			}
-			mp := h.path(m.MountPoint)
-			ctrl, err := readFile(filepath.Join(mp, "cgroup.controllers"))
-			if err != nil {
-				continue
-			}
-			if slices.Contains(strings.Fields(string(ctrl)), "cpu") {
-				return Hierarchy{Version: 2, MountPoint: mp, MountRoot: m.Root, Root: h.Root}, nil
-			}
+		if v2 := t.v2Offering("cpu"); len(v2) > 0 {
+			return v2[0], nil
 		}
 	}
 	if version != 0 {
@@ -111,15 +91,7 @@ func (h Host) Self(version int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	var cgPath string
-	found := false
-	for _, l := range lines {
-		if hier.Version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
-			hier.Version == 1 && slices.Contains(l.Controllers, "cpu") {
-			cgPath, found = l.Path, true
-			break
-		}
-	}
+	cgPath, found := lines.path(hier.Version, "cpu")
 	if !found {
 		return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the cpu controller in /proc/self/cgroup", ErrParse, hier.Version)
 	}
@@ -217,44 +189,33 @@ var ErrNoUsage = errors.New("the cgroup's CPU usage is not known")
 // Accounting returns the cgroup whose CPU usage counts the processes of cg,
 // the process's own cgroup (Self): cg itself on cgroup v2 and where cpu and
 // cpuacct share a v1 hierarchy. Where v1 mounts cpuacct apart (as on our
-// hybrid hosts) it is the process's cgroup in the cpuacct hierarchy, but
-// only when that has the same path as cg: a cpuacct cgroup of another name
-// groups other processes, and its usage would blame them on cg.
+// hybrid hosts, cg's Acct) it is the process's cgroup in the cpuacct
+// hierarchy, but only when that has the same path as cg: a cpuacct cgroup
+// of another name groups other processes, and its usage would blame them
+// on cg.
 func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
-	if cg.Version == 2 {
-		return cg, nil
-	}
-	mounts, err := h.mounts()
-	if err != nil {
-		return Cgroup{}, err
-	}
-	var acct *Hierarchy
-	for _, m := range mounts {
-		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuacct") {
-			acct = &Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
-			break
-		}
-	}
 	switch {
-	case acct == nil:
+	case cg.Version == 2:
+		return cg, nil
+	case cg.Acct == "":
 		return Cgroup{}, fmt.Errorf("%w: no cgroup v1 hierarchy with the cpuacct controller", ErrNoUsage)
-	case acct.MountPoint == cg.MountPoint:
+	case cg.Acct == cg.MountPoint:
 		return cg, nil
 	}
+	// Acct has cg's mount root (mountTable.acct).
+	acct := Hierarchy{Version: 1, MountPoint: cg.Acct, MountRoot: cg.MountRoot, Root: cg.Root}
 	lines, err := h.procCgroup("self")
 	if err != nil {
 		return Cgroup{}, err
 	}
-	for _, l := range lines {
-		if !slices.Contains(l.Controllers, "cpuacct") {
-			continue
-		}
-		if path.Clean("/"+l.Path) != cg.Path {
-			return Cgroup{}, fmt.Errorf("%w: the cpuacct cgroup %s is not the cpu cgroup %s", ErrNoUsage, l.Path, cg.Path)
-		}
-		return acct.At(l.Path)
+	p, ok := lines.path(1, "cpuacct")
+	if !ok {
+		return Cgroup{}, fmt.Errorf("%w: no cpuacct line in /proc/self/cgroup", ErrNoUsage)
 	}
-	return Cgroup{}, fmt.Errorf("%w: no cpuacct line in /proc/self/cgroup", ErrNoUsage)
+	if path.Clean("/"+p) != cg.Path {
+		return Cgroup{}, fmt.Errorf("%w: the cpuacct cgroup %s is not the cpu cgroup %s", ErrNoUsage, p, cg.Path)
+	}
+	return acct.At(p)
 }
 
 // Usage is the CPU time all processes of c have used since c was made: v2

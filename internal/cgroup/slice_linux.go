@@ -490,8 +490,7 @@ func dying(root string, pids []string) bool {
 		if err != nil {
 			return false
 		}
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 || i+2 >= len(data) || (data[i+2] != 'Z' && data[i+2] != 'X') {
+		if st, err := parseProcStat(data); err != nil || !st.dead() {
 			return false
 		}
 	}
