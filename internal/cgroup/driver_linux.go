@@ -134,7 +134,7 @@ func (d *systemdDriver) selfDir(hier Hierarchy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if p, ok := cgs.path(2, ""); ok {
+	if p, ok := cgs.v2(); ok {
 		return filepath.Join(hier.MountPoint, p), nil
 	}
 	return "", errors.New("no cgroup v2 line in /proc/self/cgroup")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -91,7 +90,7 @@ func (h Host) Self(version int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	cgPath, found := lines.path(hier.Version, "cpu")
+	cgPath, found := hier.version().line(lines, "cpu")
 	if !found {
 		return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the cpu controller in /proc/self/cgroup", ErrParse, hier.Version)
 	}
@@ -137,36 +136,21 @@ func relCgroupPath(root, p string) (string, bool) {
 // limit" (a v2 cgroup whose parent has not enabled the cpu controller).
 func (c Cgroup) Limits() (Limits, error) {
 	l := Limits{Quota: Unlimited}
-	read := func(name string, set func([]byte) error) error {
-		data, err := readFile(filepath.Join(c.Dir, name))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+	var errs []error
+	for _, f := range c.version().limitFiles() {
+		data, err := readFile(filepath.Join(c.Dir, f.name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			errs = append(errs, f.set(&l, data))
 		}
-		if err != nil {
-			return err
-		}
-		return set(data)
-	}
-	micros := func(dst *time.Duration) func([]byte) error {
-		return func(b []byte) (err error) { *dst, err = parseMicros(b); return }
-	}
-	var err error
-	if c.Version == 1 {
-		err = errors.Join(
-			read("cpu.cfs_period_us", micros(&l.Period)),
-			read("cpu.cfs_quota_us", micros(&l.Quota)),
-			read("cpu.cfs_burst_us", micros(&l.Burst)),
-		)
-	} else {
-		err = errors.Join(
-			read("cpu.max", func(b []byte) (err error) { l.Quota, l.Period, err = parseCPUMax(b); return }),
-			read("cpu.max.burst", micros(&l.Burst)),
-		)
 	}
 	if l.Burst == Unlimited {
 		l.Burst = 0
 	}
-	return l, err
+	return l, errors.Join(errs...)
 }
 
 // Stat reads the throttling counters of c.
@@ -188,60 +172,14 @@ var ErrNoUsage = errors.New("the cgroup's CPU usage is not known")
 
 // Accounting returns the cgroup whose CPU usage counts the processes of cg,
 // the process's own cgroup (Self): cg itself on cgroup v2 and where cpu and
-// cpuacct share a v1 hierarchy. Where v1 mounts cpuacct apart (as on our
-// hybrid hosts, cg's Acct) it is the process's cgroup in the cpuacct
-// hierarchy, but only when that has the same path as cg: a cpuacct cgroup
-// of another name groups other processes, and its usage would blame them
-// on cg.
-func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
-	switch {
-	case cg.Version == 2:
-		return cg, nil
-	case cg.Acct == "":
-		return Cgroup{}, fmt.Errorf("%w: no cgroup v1 hierarchy with the cpuacct controller", ErrNoUsage)
-	case cg.Acct == cg.MountPoint:
-		return cg, nil
-	}
-	// Acct has cg's mount root (mountTable.acct).
-	acct := Hierarchy{Version: 1, MountPoint: cg.Acct, MountRoot: cg.MountRoot, Root: cg.Root}
-	lines, err := h.procCgroup("self")
-	if err != nil {
-		return Cgroup{}, err
-	}
-	p, ok := lines.path(1, "cpuacct")
-	if !ok {
-		return Cgroup{}, fmt.Errorf("%w: no cpuacct line in /proc/self/cgroup", ErrNoUsage)
-	}
-	if path.Clean("/"+p) != cg.Path {
-		return Cgroup{}, fmt.Errorf("%w: the cpuacct cgroup %s is not the cpu cgroup %s", ErrNoUsage, p, cg.Path)
-	}
-	return acct.At(p)
-}
+// cpuacct share a v1 hierarchy; where v1 mounts cpuacct apart, its cgroup
+// of the same path there (v1.accounting says why only that one).
+func (h Host) Accounting(cg Cgroup) (Cgroup, error) { return cg.version().accounting(h, cg) }
 
 // Usage is the CPU time all processes of c have used since c was made: v2
 // usage_usec in cpu.stat, v1 cpuacct.usage (c from Host.Accounting). A
 // missing counter is ErrNoUsage.
-func (c Cgroup) Usage() (time.Duration, error) {
-	name := "cpuacct.usage"
-	if c.Version == 2 {
-		name = "cpu.stat"
-	}
-	data, err := readFile(filepath.Join(c.Dir, name))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("%w: no %s in %s", ErrNoUsage, name, c.Dir)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if c.Version == 2 {
-		return parseUsageUsec(data)
-	}
-	ns, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 63)
-	if err != nil {
-		return 0, fmt.Errorf("%w: cpuacct.usage: %q", ErrParse, data)
-	}
-	return time.Duration(ns), nil
-}
+func (c Cgroup) Usage() (time.Duration, error) { return readUsage(c, c.version()) }
 
 // Level is the limit found at one cgroup on the way from a leaf to the
 // visible top of the hierarchy.

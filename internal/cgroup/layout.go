@@ -88,7 +88,7 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 		return Cpuset{}, err
 	}
 	if m, ok := t.v1("cpuset"); ok {
-		p, ok := lines.path(1, "cpuset")
+		p, ok := lines.v1("cpuset")
 		if !ok {
 			return Cpuset{}, fmt.Errorf("%w: no cpuset line in /proc/self/cgroup", ErrNoCpuset)
 		}
@@ -108,7 +108,7 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 		}
 		return Cpuset{Cgroup: cg, CPUs: cpus, Effective: eff}, err
 	}
-	p, ok := lines.path(2, "")
+	p, ok := lines.v2()
 	for _, hier := range t.v2Offering("cpuset") {
 		if !ok {
 			break
@@ -151,10 +151,7 @@ func (hier Hierarchy) atDir(dir string) Cgroup {
 // (the v2 root cgroup has none) a child of the mount point that has them.
 // known is false when no cgroup in sight has bandwidth files at all.
 func (c Cgroup) BurstSupport() (supported, known bool, file string) {
-	bandwidth, burst := "cpu.max", "cpu.max.burst"
-	if c.Version == 1 {
-		bandwidth, burst = "cpu.cfs_period_us", "cpu.cfs_burst_us"
-	}
+	bandwidth, burst := c.version().bandwidthFiles()
 	look := func(dir string) (bool, bool, string) {
 		if _, err := os.Stat(filepath.Join(dir, bandwidth)); err != nil {
 			return false, false, ""

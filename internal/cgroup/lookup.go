@@ -95,7 +95,7 @@ func (h Host) UsageCgroupOfPID(pid int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	if p, ok := lines.path(um.acct.Version, "cpuacct"); ok {
+	if p, ok := um.acct.version().line(lines, "cpuacct"); ok {
 		return um.counted(p)
 	}
 	return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the usage counter in /proc/%s/cgroup", ErrParse, um.acct.Version, proc)
@@ -155,10 +155,8 @@ func (um usageMounts) counted(cgPath string) (Cgroup, error) {
 	}
 	st, err := os.Stat(cg.Dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && um.acct.Version == 1:
-		return Cgroup{}, fmt.Errorf("%w: cgroup %s has no cpuacct cgroup (no directory %s), so its CPU usage is not counted apart", ErrNoCgroup, cg.Path, cg.Dir)
 	case errors.Is(err, fs.ErrNotExist):
-		return Cgroup{}, fmt.Errorf("%w: cgroup %s does not exist (no directory %s)", ErrNoCgroup, cg.Path, cg.Dir)
+		return Cgroup{}, um.acct.version().noCounter(cg.Path, cg.Dir)
 	case err != nil:
 		return Cgroup{}, err
 	case !st.IsDir():

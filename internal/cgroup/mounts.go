@@ -96,13 +96,21 @@ func (h Host) procCgroup(proc string) (procCgroups, error) {
 	return parseProcCgroup(data)
 }
 
-// path is the process's cgroup path in a hierarchy of version: the v2 line
-// ("0::/path") for 2, else the line of the v1 hierarchy whose controllers
+// v1 is the process's cgroup path in the v1 hierarchy whose controllers
 // include ctrl.
-func (pc procCgroups) path(version int, ctrl string) (string, bool) {
+func (pc procCgroups) v1(ctrl string) (string, bool) {
 	for _, l := range pc {
-		if version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
-			version == 1 && slices.Contains(l.Controllers, ctrl) {
+		if slices.Contains(l.Controllers, ctrl) {
+			return l.Path, true
+		}
+	}
+	return "", false
+}
+
+// v2 is the process's cgroup path in cgroup2: the line "0::/path".
+func (pc procCgroups) v2() (string, bool) {
+	for _, l := range pc {
+		if l.ID == 0 && len(l.Controllers) == 0 {
 			return l.Path, true
 		}
 	}

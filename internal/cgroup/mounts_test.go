@@ -54,7 +54,7 @@ func TestProcCgroupsPath(t *testing.T) {
 		{1, "memory", "", false},
 		{2, "", "/u", true},
 	} {
-		got, ok := procCgroups(lines).path(tt.version, tt.ctrl)
+		got, ok := Hierarchy{Version: tt.version}.version().line(lines, tt.ctrl)
 		assert.Equal(t, tt.ok, ok, tt.ctrl)
 		assert.Equal(t, tt.want, got, tt.ctrl)
 	}
