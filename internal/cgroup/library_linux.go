@@ -126,27 +126,13 @@ func addProcRetry(add func(uint64) error, pid int) error {
 	return err
 }
 
-// Stat reads the slice's throttling counters. nr_periods, nr_throttled and
-// the throttled time come from the library's statistics, which read them on
-// both versions. The library cannot tell a counter the kernel lacks from a
-// zero (both come back 0), and its v1 reader skips the burst counters
-// (Linux 5.14): those two are read by ours, which leaves a missing one nil,
-// as the JSON's null says.
-func (s *Slice) Stat() (CPUStat, error) {
-	if s.m == nil {
-		return s.Cgroup.Stat()
-	}
-	own, err := s.Cgroup.Stat()
-	if err != nil {
-		return CPUStat{}, err
-	}
-	periods, throttled, throttledTime, err := s.m.throttling()
-	if err != nil {
-		return CPUStat{}, err
-	}
-	return CPUStat{NrPeriods: &periods, NrThrottled: &throttled, ThrottledTime: &throttledTime,
-		NrBursts: own.NrBursts, BurstTime: own.BurstTime}, nil
-}
+// Stat reads the slice's throttling counters: cpu.stat, read once by ours
+// (Cgroup.Stat), though the library reads it too. The library cannot tell
+// a counter the kernel lacks from a zero (both come back 0), which the
+// JSON's null must tell, and its v1 reader skips the burst counters
+// (Linux 5.14): of cpu.stat's counters it would give only some, and those
+// not faithfully. The usage counter it reads well (Usage).
+func (s *Slice) Stat() (CPUStat, error) { return s.Cgroup.Stat() }
 
 // Usage is the CPU time the slice's processes have used, from the
 // library's statistics: v2 usage_usec, v1 cpuacct.usage of the slice or its

@@ -70,8 +70,7 @@ type manager interface {
 	placeCpuset(s *Slice, spec SliceSpec, name string) error
 	// addProc moves a process, with all its threads, in.
 	addProc(pid int) error
-	// throttling and usage are the library's readings of the counters.
-	throttling() (periods, throttled uint64, throttledTime time.Duration, err error)
+	// usage is the library's reading of the slice's usage counter.
 	usage() (time.Duration, error)
 	// remove has the library remove the slice (and its cpuacct twin); one
 	// gone already is no error. removeTwin removes its cpuset twin at dir.

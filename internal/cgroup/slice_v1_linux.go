@@ -133,17 +133,6 @@ func (m *v1Slice) addProc(pid int) error {
 	return addProcRetry(func(p uint64) error { return m.cg.AddProc(p) }, pid)
 }
 
-// throttling is the library's reading of cpu.stat's nr_periods,
-// nr_throttled and throttled_time (ns).
-func (m *v1Slice) throttling() (periods, throttled uint64, throttledTime time.Duration, err error) {
-	st, err := m.cg.Stat(cgroup1.IgnoreNotExist)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("read the counters of %s: %w", m.dir, err)
-	}
-	t := st.GetCPU().GetThrottling()
-	return t.GetPeriods(), t.GetThrottledPeriods(), time.Duration(t.GetThrottledTime()), nil
-}
-
 // usage is cpuacct.usage of the slice or its cpuacct twin, from the
 // library's statistics.
 func (m *v1Slice) usage() (time.Duration, error) {

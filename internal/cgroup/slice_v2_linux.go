@@ -103,17 +103,6 @@ func (v *v2Slice) placeCpuset(s *Slice, spec SliceSpec, _ string) error {
 
 func (v *v2Slice) addProc(pid int) error { return addProcRetry(v.m.AddProc, pid) }
 
-// throttling is the library's reading of cpu.stat's nr_periods,
-// nr_throttled and throttled_usec.
-func (v *v2Slice) throttling() (periods, throttled uint64, throttledTime time.Duration, err error) {
-	st, err := v.m.StatFiltered(cgroup2.StatCPU)
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("read the counters of %s: %w", v.dir, err)
-	}
-	c := st.GetCPU()
-	return c.GetNrPeriods(), c.GetNrThrottled(), time.Duration(c.GetThrottledUsec()) * time.Microsecond, nil
-}
-
 // usage is cpu.stat's usage_usec, from the library's statistics.
 func (v *v2Slice) usage() (time.Duration, error) {
 	st, err := v.m.StatFiltered(cgroup2.StatCPU)

@@ -18,6 +18,13 @@ import (
 // again): several system calls and an allocation per reading. A pseudo-file
 // read from offset 0 is rendered anew, so the value is always current.
 //
+// It serves only sample's sampler (every 100 ms by default, for as long as
+// the command runs), whose readings must wake no other thread and feed no
+// garbage collector, or it would measure itself: a run's statistics are
+// read twice per run, by containerd/cgroups (Slice.Usage) or by
+// Cgroup.Usage, and need none of this (cmd/throttlebench's
+// TestOneReaderPerCounter holds the rule).
+//
 // A UsageFile is for one goroutine at a time.
 type UsageFile struct {
 	dir, name string
