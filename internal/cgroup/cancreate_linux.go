@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,15 +25,8 @@ func (hier Hierarchy) CanCreateSlice() (bool, string) {
 	if err := writable(dir); err != nil {
 		return false, fmt.Sprintf("%s is not writable: %v", dir, err)
 	}
-	if hier.Version == 2 {
-		sub := filepath.Join(hier.MountPoint, "cgroup.subtree_control")
-		ctrl, err := readFile(sub)
-		if err != nil {
-			return false, fmt.Sprintf("cannot read %s: %v", sub, err)
-		}
-		if !slices.Contains(strings.Fields(string(ctrl)), "cpu") {
-			return false, fmt.Sprintf("%s does not enable cpu for its children, and throttlebench changes no cgroup it did not create (echo +cpu > %s, where the kernel allows it)", sub, sub)
-		}
+	if why := hier.version().topRefuses(hier); why != "" {
+		return false, why
 	}
 	return true, fmt.Sprintf("%s is writable", dir)
 }

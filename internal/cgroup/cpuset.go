@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -32,27 +31,7 @@ type CpusetSpec struct {
 // v1 mounts cpu and cpuset together; else v1's own cpuset hierarchy, beside
 // cpu (/sys/fs/cgroup/cpuset on our hosts).
 func (h Host) CpusetHierarchy(cpu Hierarchy) (Hierarchy, error) {
-	if cpu.Version == 2 {
-		ctrl, err := readFile(filepath.Join(cpu.MountPoint, "cgroup.controllers"))
-		if err != nil {
-			return Hierarchy{}, err
-		}
-		if !slices.Contains(strings.Fields(string(ctrl)), "cpuset") {
-			return Hierarchy{}, fmt.Errorf("%w: %s offers no cpuset controller (cgroup.controllers: %q)",
-				ErrNoCpuset, cpu.MountPoint, strings.TrimSpace(string(ctrl)))
-		}
-		return cpu, nil
-	}
-	mounts, err := h.mounts()
-	if err != nil {
-		return Hierarchy{}, err
-	}
-	for _, m := range mounts {
-		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuset") {
-			return Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}, nil
-		}
-	}
-	return Hierarchy{}, fmt.Errorf("%w (cgroup v1)", ErrNoCpuset)
+	return cpu.version().cpusets(h, cpu)
 }
 
 // Separate says whether cpusets live in a hierarchy of their own, apart
@@ -70,22 +49,31 @@ func (cpu Hierarchy) TwinDir(cpuset Hierarchy, dir string) string {
 	return filepath.Join(cpuset.MountPoint, rel)
 }
 
-// cpusetFiles are the names of the cpuset files of a version: the CPUs
-// asked for, the CPUs in force (the asked ones the parent has; v1 names it
-// differently), and v1's memory nodes, which a v1 cpuset must have before
-// it takes a process.
-func cpusetFiles(version int) (cpus, effective, mems string) {
-	if version == 2 {
-		return "cpuset.cpus", "cpuset.cpus.effective", "cpuset.mems"
+// AcctApart says v1 mounts cpuacct on a hierarchy of its own, apart from
+// cpu's: a slice then has a twin there for its usage counter.
+func (cpu Hierarchy) AcctApart() bool { return cpu.Acct != "" && cpu.Acct != cpu.MountPoint }
+
+// TwinParents is the one rule of where parent's twins are: parent (a
+// directory of the cpu hierarchy) at the same place in each v1 hierarchy
+// that a slice has twins in, kept apart from cpu's: cpuacct's where
+// AcctApart, and cpusets' (nil where there is none) where Separate. Stale
+// slices are tidied there too, and the default parent's twins removed.
+func (cpu Hierarchy) TwinParents(parent string, cpusets *Hierarchy) []string {
+	var twins []string
+	if cpu.AcctApart() {
+		twins = append(twins, cpu.TwinDir(Hierarchy{MountPoint: cpu.Acct}, parent))
 	}
-	return "cpuset.cpus", "cpuset.effective_cpus", "cpuset.mems"
+	if cpusets != nil && cpu.Separate(*cpusets) {
+		twins = append(twins, cpu.TwinDir(*cpusets, parent))
+	}
+	return twins
 }
 
 // readCpus reads the CPUs in force in the cpuset at dir as the kernel
 // writes them ("0-3,8"): the effective ones where the kernel has the file,
 // else those asked for.
-func readCpus(version int, dir string) (string, error) {
-	cpus, effective, _ := cpusetFiles(version)
+func readCpus(v version, dir string) (string, error) {
+	cpus, effective, _ := v.cpusetFiles()
 	data, err := readFile(filepath.Join(dir, effective))
 	if errors.Is(err, os.ErrNotExist) {
 		data, err = readFile(filepath.Join(dir, cpus))
@@ -102,7 +90,7 @@ func readCpus(version int, dir string) (string, error) {
 // none (a v1 cpuset not set up). Nothing is created or changed.
 func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
 	for d := filepath.Clean(dir); hier.contains(d); d = filepath.Dir(d) {
-		s, err := readCpus(hier.Version, d)
+		s, err := readCpus(hier.version(), d)
 		if errors.Is(err, os.ErrNotExist) {
 			if d == hier.MountPoint {
 				break

@@ -69,6 +69,23 @@ func TestTwinDir(t *testing.T) {
 	assert.Equal(t, "/sys/fs/cgroup/throttlebench", v2.TwinDir(v2, v2.DefaultParent()))
 }
 
+// A parent's twins: in cpuacct's hierarchy where v1 mounts it apart, in
+// cpusets' where they are apart; none where one hierarchy holds them all.
+func TestTwinParents(t *testing.T) {
+	cpu := Hierarchy{Version: 1, MountPoint: "/sys/fs/cgroup/cpu", MountRoot: "/", Acct: "/sys/fs/cgroup/cpuacct"}
+	cpuset := Hierarchy{Version: 1, MountPoint: "/sys/fs/cgroup/cpuset", MountRoot: "/"}
+	assert.True(t, cpu.AcctApart())
+	assert.Equal(t, []string{"/sys/fs/cgroup/cpuacct/throttlebench", "/sys/fs/cgroup/cpuset/throttlebench"},
+		cpu.TwinParents(cpu.DefaultParent(), &cpuset))
+	assert.Equal(t, []string{"/sys/fs/cgroup/cpuacct/a/b"}, cpu.TwinParents("/sys/fs/cgroup/cpu/a/b", nil))
+
+	both := Hierarchy{Version: 1, MountPoint: "/sys/fs/cgroup/cpu,cpuacct", MountRoot: "/", Acct: "/sys/fs/cgroup/cpu,cpuacct"}
+	assert.False(t, both.AcctApart())
+	assert.Equal(t, []string{"/sys/fs/cgroup/cpuset/a"}, both.TwinParents("/sys/fs/cgroup/cpu,cpuacct/a", &Hierarchy{MountPoint: "/sys/fs/cgroup/cpuset"}))
+	v2 := Hierarchy{Version: 2, MountPoint: "/sys/fs/cgroup", MountRoot: "/"}
+	assert.Empty(t, v2.TwinParents(v2.DefaultParent(), &v2))
+}
+
 // The CPUs a new cpuset could have are its nearest existing ancestor's in
 // force: v1's cpuset.effective_cpus (cpuset.cpus on kernels without it),
 // v2's cpuset.cpus.effective; a v2 cgroup without the controller has no

@@ -134,10 +134,8 @@ func (d *systemdDriver) selfDir(hier Hierarchy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, c := range cgs {
-		if c.ID == 0 && len(c.Controllers) == 0 {
-			return filepath.Join(hier.MountPoint, c.Path), nil
-		}
+	if p, ok := cgs.v2(); ok {
+		return filepath.Join(hier.MountPoint, p), nil
 	}
 	return "", errors.New("no cgroup v2 line in /proc/self/cgroup")
 }

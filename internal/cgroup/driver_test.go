@@ -70,8 +70,8 @@ func TestScopeNotes(t *testing.T) {
 	assert.Empty(t, scopeNotes(nil, nil), "nothing tidied, nothing said")
 	a, b := "throttlebench-1-2-0000000a.scope", "throttlebench-3-4-0000000b.scope"
 	assert.Equal(t, []string{
-		"stopped 2 scope(s) left by runs that no longer live: " + a + ", " + b,
-		"left 1 scope(s) of runs that no longer live running: " + a + ": a cgroup in each holds processes we did not start (throttlebench cleanup says which)",
+		"stopped 2 scopes left by runs that no longer live: " + a + ", " + b,
+		"left 1 scope of runs that no longer live running: " + a + ": a cgroup in each holds processes we did not start (throttlebench cleanup says which)",
 	}, scopeNotes([]string{a, b}, []Skipped{
 		{"/sys/fs/cgroup/throttlebench.slice/" + a + "/tb-1-2-deadbeef", "holds processes 7"},
 		{"/sys/fs/cgroup/throttlebench.slice/" + a, "a cgroup in it was left (above)"},

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -54,43 +52,24 @@ func (h Host) path(p string) string { return filepath.Join(h.Root, p) }
 // (prefer v1 where the cpu controller is bound to v1, as on hybrid hosts), 1
 // or 2.
 func (h Host) CPUHierarchy(version int) (Hierarchy, error) {
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return Hierarchy{}, err
 	}
-	return h.pickHierarchy(mounts, version)
-}
-
-func (h Host) pickHierarchy(mounts []Mount, version int) (Hierarchy, error) {
 	// A controller is bound to at most one hierarchy; v1 wins on hybrid hosts
 	// because a controller bound to v1 never appears in cgroup2's list.
 	if version == 0 || version == 1 {
-		for _, m := range mounts {
-			if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") {
-				hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root, Root: h.Root}
-				for _, a := range mounts {
-					if a.FSType == "cgroup" && slices.Contains(a.SuperOpts, "cpuacct") && a.Root == m.Root {
-						hier.Acct = h.path(a.MountPoint)
-						break
-					}
-				}
-				return hier, nil
+		if cpu, ok := t.v1("cpu"); ok {
+			hier := t.hierarchy(cpu, 1)
+			if a, ok := t.acct(cpu, true); ok {
+				hier.Acct = t.hierarchy(a, 1).MountPoint
 			}
+			return hier, nil
 		}
 	}
 	if version == 0 || version == 2 {
-		for _, m := range mounts {
-			if m.FSType != "cgroup2" {
-				continue
-			}
-			mp := h.path(m.MountPoint)
-			ctrl, err := readFile(filepath.Join(mp, "cgroup.controllers"))
-			if err != nil {
-				continue
-			}
-			if slices.Contains(strings.Fields(string(ctrl)), "cpu") {
-				return Hierarchy{Version: 2, MountPoint: mp, MountRoot: m.Root, Root: h.Root}, nil
-			}
+		if v2 := t.v2Offering("cpu"); len(v2) > 0 {
+			return v2[0], nil
 		}
 	}
 	if version != 0 {
@@ -111,15 +90,7 @@ func (h Host) Self(version int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	var cgPath string
-	found := false
-	for _, l := range lines {
-		if hier.Version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
-			hier.Version == 1 && slices.Contains(l.Controllers, "cpu") {
-			cgPath, found = l.Path, true
-			break
-		}
-	}
+	cgPath, found := hier.version().line(lines, "cpu")
 	if !found {
 		return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the cpu controller in /proc/self/cgroup", ErrParse, hier.Version)
 	}
@@ -165,36 +136,21 @@ func relCgroupPath(root, p string) (string, bool) {
 // limit" (a v2 cgroup whose parent has not enabled the cpu controller).
 func (c Cgroup) Limits() (Limits, error) {
 	l := Limits{Quota: Unlimited}
-	read := func(name string, set func([]byte) error) error {
-		data, err := readFile(filepath.Join(c.Dir, name))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+	var errs []error
+	for _, f := range c.version().limitFiles() {
+		data, err := readFile(filepath.Join(c.Dir, f.name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			errs = append(errs, f.set(&l, data))
 		}
-		if err != nil {
-			return err
-		}
-		return set(data)
-	}
-	micros := func(dst *time.Duration) func([]byte) error {
-		return func(b []byte) (err error) { *dst, err = parseMicros(b); return }
-	}
-	var err error
-	if c.Version == 1 {
-		err = errors.Join(
-			read("cpu.cfs_period_us", micros(&l.Period)),
-			read("cpu.cfs_quota_us", micros(&l.Quota)),
-			read("cpu.cfs_burst_us", micros(&l.Burst)),
-		)
-	} else {
-		err = errors.Join(
-			read("cpu.max", func(b []byte) (err error) { l.Quota, l.Period, err = parseCPUMax(b); return }),
-			read("cpu.max.burst", micros(&l.Burst)),
-		)
 	}
 	if l.Burst == Unlimited {
 		l.Burst = 0
 	}
-	return l, err
+	return l, errors.Join(errs...)
 }
 
 // Stat reads the throttling counters of c.
@@ -216,71 +172,14 @@ var ErrNoUsage = errors.New("the cgroup's CPU usage is not known")
 
 // Accounting returns the cgroup whose CPU usage counts the processes of cg,
 // the process's own cgroup (Self): cg itself on cgroup v2 and where cpu and
-// cpuacct share a v1 hierarchy. Where v1 mounts cpuacct apart (as on our
-// hybrid hosts) it is the process's cgroup in the cpuacct hierarchy, but
-// only when that has the same path as cg: a cpuacct cgroup of another name
-// groups other processes, and its usage would blame them on cg.
-func (h Host) Accounting(cg Cgroup) (Cgroup, error) {
-	if cg.Version == 2 {
-		return cg, nil
-	}
-	mounts, err := h.mounts()
-	if err != nil {
-		return Cgroup{}, err
-	}
-	var acct *Hierarchy
-	for _, m := range mounts {
-		if m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuacct") {
-			acct = &Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
-			break
-		}
-	}
-	switch {
-	case acct == nil:
-		return Cgroup{}, fmt.Errorf("%w: no cgroup v1 hierarchy with the cpuacct controller", ErrNoUsage)
-	case acct.MountPoint == cg.MountPoint:
-		return cg, nil
-	}
-	lines, err := h.procCgroup("self")
-	if err != nil {
-		return Cgroup{}, err
-	}
-	for _, l := range lines {
-		if !slices.Contains(l.Controllers, "cpuacct") {
-			continue
-		}
-		if path.Clean("/"+l.Path) != cg.Path {
-			return Cgroup{}, fmt.Errorf("%w: the cpuacct cgroup %s is not the cpu cgroup %s", ErrNoUsage, l.Path, cg.Path)
-		}
-		return acct.At(l.Path)
-	}
-	return Cgroup{}, fmt.Errorf("%w: no cpuacct line in /proc/self/cgroup", ErrNoUsage)
-}
+// cpuacct share a v1 hierarchy; where v1 mounts cpuacct apart, its cgroup
+// of the same path there (v1.accounting says why only that one).
+func (h Host) Accounting(cg Cgroup) (Cgroup, error) { return cg.version().accounting(h, cg) }
 
 // Usage is the CPU time all processes of c have used since c was made: v2
 // usage_usec in cpu.stat, v1 cpuacct.usage (c from Host.Accounting). A
 // missing counter is ErrNoUsage.
-func (c Cgroup) Usage() (time.Duration, error) {
-	name := "cpuacct.usage"
-	if c.Version == 2 {
-		name = "cpu.stat"
-	}
-	data, err := readFile(filepath.Join(c.Dir, name))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("%w: no %s in %s", ErrNoUsage, name, c.Dir)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if c.Version == 2 {
-		return parseUsageUsec(data)
-	}
-	ns, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 63)
-	if err != nil {
-		return 0, fmt.Errorf("%w: cpuacct.usage: %q", ErrParse, data)
-	}
-	return time.Duration(ns), nil
-}
+func (c Cgroup) Usage() (time.Duration, error) { return readUsage(c, c.version()) }
 
 // Level is the limit found at one cgroup on the way from a leaf to the
 // visible top of the hierarchy.

@@ -5,7 +5,7 @@ package cgroup
 import (
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,13 +21,18 @@ import (
 // throttlebench made and put its own child in, is killed; each is held by
 // a pidfd and found in the slice again before the signal, so that a
 // reused PID is never hit. It returns how many it killed.
-func (s *Slice) KillLeft(except int) (int, error) { return KillIn(s.Dir, except) }
+func (s *Slice) KillLeft(except int) (int, error) {
+	return Host{Root: s.Root}.KillIn(s.Dir, except)
+}
+
+// KillIn is Host.KillIn on this machine's own /proc.
+func KillIn(dir string, except int) (int, error) { return Host{Root: "/"}.KillIn(dir, except) }
 
 // KillIn kills every process in the cgroup at dir but except (the
 // caller itself, for the workload child in its own slice; 0 for none) and
 // waits until they are gone: KillLeft's way, for the workload child of a
 // command whose run was stopped. dir is a slice of ours.
-func KillIn(dir string, except int) (int, error) {
+func (h Host) KillIn(dir string, except int) (int, error) {
 	killed := 0
 	deadline := time.Now().Add(2 * time.Second)
 	for {
@@ -48,7 +53,7 @@ func KillIn(dir string, except int) (int, error) {
 			if err != nil {
 				continue // gone already
 			}
-			if killedAlready(p) {
+			if killedAlready(h.Root, p) {
 				// Killed already (the command's process group, a moment
 				// before) and on its way out: waited for, not counted as
 				// left (under TCG such a one was still listed here).
@@ -70,34 +75,21 @@ func KillIn(dir string, except int) (int, error) {
 }
 
 // killedAlready says the process pid is on its way out already: exiting
-// (PF_EXITING in /proc/<pid>/stat's flags) or with a SIGKILL pending
-// (SigPnd or ShdPnd in /proc/<pid>/status); gone counts too.
-func killedAlready(pid string) bool {
-	stat, err1 := os.ReadFile("/proc/" + pid + "/stat")
-	status, err2 := os.ReadFile("/proc/" + pid + "/status")
+// (PF_EXITING in root/proc/<pid>/stat's flags) or with a SIGKILL pending
+// (SigPnd or ShdPnd in its status); gone counts too.
+func killedAlready(root, pid string) bool {
+	stat, err1 := readFile(filepath.Join(root, "/proc", pid, "stat"))
+	status, err2 := readFile(filepath.Join(root, "/proc", pid, "status"))
 	if err1 != nil || err2 != nil {
 		return true
 	}
 	return dyingFrom(string(stat), string(status))
 }
 
-// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h).
-const pfExiting = 0x4
-
 // dyingFrom is killedAlready on the two files' text.
 func dyingFrom(stat, status string) bool {
-	// Fields after the command's closing parenthesis: state is the first,
-	// flags the seventh (proc(5): fields 3 and 9).
-	if i := strings.LastIndexByte(stat, ')'); i >= 0 {
-		f := strings.Fields(stat[i+1:])
-		if len(f) > 6 {
-			if f[0] == "Z" || f[0] == "X" {
-				return true
-			}
-			if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil && flags&pfExiting != 0 {
-				return true
-			}
-		}
+	if st, err := parseProcStat([]byte(stat)); err == nil && (st.dead() || st.exiting()) {
+		return true
 	}
 	for _, line := range strings.Split(status, "\n") {
 		k, v, ok := strings.Cut(line, ":")

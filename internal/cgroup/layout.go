@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -35,28 +34,14 @@ type Layout struct {
 
 // Layout reads the mount table.
 func (h Host) Layout() (Layout, error) {
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return Layout{}, err
 	}
 	var l Layout
-	v1 := false
-	var cpu, acct string
-	for _, m := range mounts {
-		switch m.FSType {
-		case "cgroup":
-			v1 = true
-			if slices.Contains(m.SuperOpts, "cpu") && cpu == "" {
-				cpu = m.MountPoint
-			}
-			if slices.Contains(m.SuperOpts, "cpuacct") && acct == "" {
-				acct = m.MountPoint
-			}
-		case "cgroup2":
-			if l.Unified == "" {
-				l.Unified = h.path(m.MountPoint)
-			}
-		}
+	v1 := t.hasV1()
+	if v2 := t.v2(); len(v2) > 0 {
+		l.Unified = t.hierarchy(v2[0], 2).MountPoint
 	}
 	switch {
 	case v1 && l.Unified != "":
@@ -68,7 +53,9 @@ func (h Host) Layout() (Layout, error) {
 	default:
 		l.Mode = ModeNone
 	}
-	l.CPUAcctApart = cpu != "" && acct != "" && cpu != acct
+	cpu, ok := t.v1("cpu")
+	acct, ok2 := t.acct(cpu, ok)
+	l.CPUAcctApart = ok && ok2 && cpu.MountPoint != acct.MountPoint
 	return l, nil
 }
 
@@ -92,7 +79,7 @@ type Cpuset struct {
 // hierarchy wins over cgroup2, as a controller bound to v1 is absent from
 // cgroup2.
 func (h Host) SelfCpuset() (Cpuset, error) {
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return Cpuset{}, err
 	}
@@ -100,67 +87,52 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 	if err != nil {
 		return Cpuset{}, err
 	}
-	for _, m := range mounts {
-		if m.FSType != "cgroup" || !slices.Contains(m.SuperOpts, "cpuset") {
-			continue
+	if m, ok := t.v1("cpuset"); ok {
+		p, ok := lines.v1("cpuset")
+		if !ok {
+			return Cpuset{}, fmt.Errorf("%w: no cpuset line in /proc/self/cgroup", ErrNoCpuset)
 		}
-		hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
-		for _, l := range lines {
-			if !slices.Contains(l.Controllers, "cpuset") {
-				continue
-			}
-			cg, err := hier.At(l.Path)
-			if err != nil {
-				return Cpuset{}, err
-			}
-			cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
-			if err != nil {
-				return Cpuset{}, err
-			}
-			// cpuset.effective_cpus came with Linux 4.3; before it the
-			// written set was the one in force.
-			eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.effective_cpus"))
-			if errors.Is(err, os.ErrNotExist) {
-				eff, err = cpus, nil
-			}
-			return Cpuset{Cgroup: cg, CPUs: cpus, Effective: eff}, err
+		cg, err := t.hierarchy(m, 1).At(p)
+		if err != nil {
+			return Cpuset{}, err
 		}
-		return Cpuset{}, fmt.Errorf("%w: no cpuset line in /proc/self/cgroup", ErrNoCpuset)
+		cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
+		if err != nil {
+			return Cpuset{}, err
+		}
+		// cpuset.effective_cpus came with Linux 4.3; before it the
+		// written set was the one in force.
+		eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.effective_cpus"))
+		if errors.Is(err, os.ErrNotExist) {
+			eff, err = cpus, nil
+		}
+		return Cpuset{Cgroup: cg, CPUs: cpus, Effective: eff}, err
 	}
-	for _, m := range mounts {
-		if m.FSType != "cgroup2" {
-			continue
+	p, ok := lines.v2()
+	for _, hier := range t.v2Offering("cpuset") {
+		if !ok {
+			break
 		}
-		hier := Hierarchy{Version: 2, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
-		ctrl, err := readFile(filepath.Join(hier.MountPoint, "cgroup.controllers"))
-		if err != nil || !slices.Contains(strings.Fields(string(ctrl)), "cpuset") {
-			continue
+		cg, err := hier.At(p)
+		if err != nil {
+			return Cpuset{}, err
 		}
-		for _, l := range lines {
-			if l.ID != 0 || len(l.Controllers) != 0 {
-				continue
+		for {
+			eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus.effective"))
+			if err == nil {
+				cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
+				if errors.Is(err, os.ErrNotExist) { // the root cgroup has no cpuset.cpus
+					cpus, err = "", nil
+				}
+				return Cpuset{Cgroup: cg, CPUs: cpus, Effective: eff}, err
 			}
-			cg, err := hier.At(l.Path)
-			if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
 				return Cpuset{}, err
 			}
-			for {
-				eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus.effective"))
-				if err == nil {
-					cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
-					if errors.Is(err, os.ErrNotExist) { // the root cgroup has no cpuset.cpus
-						cpus, err = "", nil
-					}
-					return Cpuset{Cgroup: cg, CPUs: cpus, Effective: eff}, err
-				}
-				if !errors.Is(err, os.ErrNotExist) {
-					return Cpuset{}, err
-				}
-				if cg.Dir == hier.MountPoint {
-					break
-				}
-				cg = hier.atDir(filepath.Dir(cg.Dir))
+			if cg.Dir == hier.MountPoint {
+				break
 			}
+			cg = hier.atDir(filepath.Dir(cg.Dir))
 		}
 	}
 	return Cpuset{}, fmt.Errorf("%w for this cgroup or its ancestors", ErrNoCpuset)
@@ -179,10 +151,7 @@ func (hier Hierarchy) atDir(dir string) Cgroup {
 // (the v2 root cgroup has none) a child of the mount point that has them.
 // known is false when no cgroup in sight has bandwidth files at all.
 func (c Cgroup) BurstSupport() (supported, known bool, file string) {
-	bandwidth, burst := "cpu.max", "cpu.max.burst"
-	if c.Version == 1 {
-		bandwidth, burst = "cpu.cfs_period_us", "cpu.cfs_burst_us"
-	}
+	bandwidth, burst := c.version().bandwidthFiles()
 	look := func(dir string) (bool, bool, string) {
 		if _, err := os.Stat(filepath.Join(dir, bandwidth)); err != nil {
 			return false, false, ""

@@ -4,7 +4,6 @@ package cgroup
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -127,61 +126,21 @@ func addProcRetry(add func(uint64) error, pid int) error {
 	return err
 }
 
-// Stat reads the slice's throttling counters. nr_periods, nr_throttled and
-// the throttled time come from the library's statistics, which read them on
-// both versions. The library cannot tell a counter the kernel lacks from a
-// zero (both come back 0), and its v1 reader skips the burst counters
-// (Linux 5.14): those two are read by ours, which leaves a missing one nil,
-// as the JSON's null says.
-func (s *Slice) Stat() (CPUStat, error) {
-	if s.v1 == nil && s.v2 == nil {
-		return s.Cgroup.Stat()
-	}
-	own, err := s.Cgroup.Stat()
-	if err != nil {
-		return CPUStat{}, err
-	}
-	var periods, throttled uint64
-	var throttledTime time.Duration
-	if s.v1 != nil {
-		m, err := s.v1.Stat(cgroup1.IgnoreNotExist)
-		if err != nil {
-			return CPUStat{}, fmt.Errorf("read the counters of %s: %w", s.Dir, err)
-		}
-		t := m.GetCPU().GetThrottling()
-		periods, throttled, throttledTime = t.GetPeriods(), t.GetThrottledPeriods(), time.Duration(t.GetThrottledTime())
-	} else {
-		m, err := s.v2.StatFiltered(cgroup2.StatCPU)
-		if err != nil {
-			return CPUStat{}, fmt.Errorf("read the counters of %s: %w", s.Dir, err)
-		}
-		c := m.GetCPU()
-		periods, throttled, throttledTime = c.GetNrPeriods(), c.GetNrThrottled(), time.Duration(c.GetThrottledUsec())*time.Microsecond
-	}
-	return CPUStat{NrPeriods: &periods, NrThrottled: &throttled, ThrottledTime: &throttledTime,
-		NrBursts: own.NrBursts, BurstTime: own.BurstTime}, nil
-}
+// Stat reads the slice's throttling counters: cpu.stat, read once by ours
+// (Cgroup.Stat), though the library reads it too. The library cannot tell
+// a counter the kernel lacks from a zero (both come back 0), which the
+// JSON's null must tell, and its v1 reader skips the burst counters
+// (Linux 5.14): of cpu.stat's counters it would give only some, and those
+// not faithfully. The usage counter it reads well (Usage).
+func (s *Slice) Stat() (CPUStat, error) { return s.Cgroup.Stat() }
 
 // Usage is the CPU time the slice's processes have used, from the
 // library's statistics: v2 usage_usec, v1 cpuacct.usage of the slice or its
 // cpuacct twin. ErrNoUsage where it has neither: v1 without cpuacct, or a
 // parent the user named that has no twin where cpuacct is mounted apart.
 func (s *Slice) Usage() (time.Duration, error) {
-	switch {
-	case s.v2 != nil:
-		m, err := s.v2.StatFiltered(cgroup2.StatCPU)
-		if err != nil {
-			return 0, fmt.Errorf("read the usage of %s: %w", s.Dir, err)
-		}
-		return time.Duration(m.GetCPU().GetUsageUsec()) * time.Microsecond, nil
-	case s.v1 != nil && (s.acct != "" || s.Acct == s.MountPoint && s.Acct != ""):
-		m, err := s.v1.Stat()
-		if err != nil {
-			return 0, fmt.Errorf("read the usage of %s: %w", s.Dir, err)
-		}
-		return time.Duration(m.GetCPU().GetUsage().GetTotal()), nil
-	case s.v1 != nil:
-		return 0, fmt.Errorf("%w: no cpuacct twin of %s", ErrNoUsage, s.Dir)
+	if s.m == nil {
+		return s.Cgroup.Usage()
 	}
-	return s.Cgroup.Usage()
+	return s.m.usage()
 }

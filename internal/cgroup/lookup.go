@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,59 +27,28 @@ type usageMounts struct {
 	named []Hierarchy
 }
 
-// mounts reads this process's mount table.
-func (h Host) mounts() ([]Mount, error) {
-	data, err := readFile(h.path("/proc/self/mountinfo"))
-	if err != nil {
-		return nil, err
-	}
-	return parseMountInfo(data)
-}
-
-// procCgroup reads the cgroups of process proc ("self" or a PID).
-func (h Host) procCgroup(proc string) ([]ProcCgroup, error) {
-	data, err := readFile(h.path(filepath.Join("/proc", proc, "cgroup")))
-	if err != nil {
-		return nil, err
-	}
-	return parseProcCgroup(data)
-}
-
 func (h Host) usageMounts() (usageMounts, error) {
-	mounts, err := h.mounts()
+	t, err := h.mounts()
 	if err != nil {
 		return usageMounts{}, err
-	}
-	var um usageMounts
-	var cpu, v2 *Hierarchy
-	for _, m := range mounts {
-		hier := Hierarchy{Version: 1, MountPoint: h.path(m.MountPoint), MountRoot: m.Root}
-		switch {
-		case m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpuacct") && um.acct.Version == 0:
-			um.acct = hier
-		case m.FSType == "cgroup" && slices.Contains(m.SuperOpts, "cpu") && cpu == nil:
-			cpu = &hier
-		case m.FSType == "cgroup2" && v2 == nil:
-			hier.Version = 2
-			v2 = &hier
-		}
 	}
 	// A v1 cpuacct hierarchy counts the processes of v1 cgroups; where none
 	// is mounted, every cgroup2 cgroup has usage_usec, with or without the
 	// cpu controller.
-	switch {
-	case um.acct.Version == 1:
+	cpu, hasCPU := t.v1("cpu")
+	if acct, ok := t.acct(cpu, hasCPU); ok {
+		um := usageMounts{acct: t.hierarchy(acct, 1)}
 		um.named = []Hierarchy{um.acct}
-		if cpu != nil {
-			um.named = append(um.named, *cpu)
+		if hasCPU && cpu.MountPoint != acct.MountPoint {
+			um.named = append(um.named, t.hierarchy(cpu, 1))
 		}
-	case v2 != nil:
-		um.acct = *v2
-		um.named = []Hierarchy{*v2}
-	default:
-		return usageMounts{}, fmt.Errorf("%w: neither a cgroup v1 hierarchy with the cpuacct controller nor cgroup2 is mounted", ErrNoUsage)
+		return um, nil
 	}
-	return um, nil
+	if v2 := t.v2(); len(v2) > 0 {
+		hier := t.hierarchy(v2[0], 2)
+		return usageMounts{acct: hier, named: []Hierarchy{hier}}, nil
+	}
+	return usageMounts{}, fmt.Errorf("%w: neither a cgroup v1 hierarchy with the cpuacct controller nor cgroup2 is mounted", ErrNoUsage)
 }
 
 // UsageCgroup finds the cgroup whose CPU usage counter (Cgroup.Usage) counts
@@ -127,11 +95,8 @@ func (h Host) UsageCgroupOfPID(pid int) (Cgroup, error) {
 	if err != nil {
 		return Cgroup{}, err
 	}
-	for _, l := range lines {
-		if um.acct.Version == 2 && l.ID == 0 && len(l.Controllers) == 0 ||
-			um.acct.Version == 1 && slices.Contains(l.Controllers, "cpuacct") {
-			return um.counted(l.Path)
-		}
+	if p, ok := um.acct.version().line(lines, "cpuacct"); ok {
+		return um.counted(p)
 	}
 	return Cgroup{}, fmt.Errorf("%w: no cgroup v%d line with the usage counter in /proc/%s/cgroup", ErrParse, um.acct.Version, proc)
 }
@@ -190,10 +155,8 @@ func (um usageMounts) counted(cgPath string) (Cgroup, error) {
 	}
 	st, err := os.Stat(cg.Dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && um.acct.Version == 1:
-		return Cgroup{}, fmt.Errorf("%w: cgroup %s has no cpuacct cgroup (no directory %s), so its CPU usage is not counted apart", ErrNoCgroup, cg.Path, cg.Dir)
 	case errors.Is(err, fs.ErrNotExist):
-		return Cgroup{}, fmt.Errorf("%w: cgroup %s does not exist (no directory %s)", ErrNoCgroup, cg.Path, cg.Dir)
+		return Cgroup{}, um.acct.version().noCounter(cg.Path, cg.Dir)
 	case err != nil:
 		return Cgroup{}, err
 	case !st.IsDir():

@@ -296,22 +296,58 @@ func parseMicros(data []byte) (time.Duration, error) {
 	return time.Duration(v) * time.Microsecond, nil
 }
 
-// parseProcStartTime returns field 22 of /proc/<pid>/stat (proc(5)): the
-// start time in clock ticks since boot.
-func parseProcStartTime(data []byte) (uint64, error) {
-	// The command name may contain spaces and parentheses: fields start after the last ')'.
+// procStat is /proc/<pid>/stat (proc(5)) as far as we read it, parsed
+// once: the fields after the command name, which may itself hold spaces
+// and parentheses, so they start after the last ')'.
+type procStat struct {
+	data   []byte   // the whole file, quoted in errors
+	fields []string // fields[0] is field 3, the state
+}
+
+func parseProcStat(data []byte) (procStat, error) {
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("%w: stat without a command name in parentheses: %.40q", ErrParse, data)
+		return procStat{}, fmt.Errorf("%w: stat without a command name in parentheses: %.40q", ErrParse, data)
 	}
-	f := strings.Fields(string(data[i+1:]))
-	// f[0] is field 3 (state); field 22 is f[19].
-	if len(f) < 20 {
-		return 0, fmt.Errorf("%w: stat too short: %.40q", ErrParse, data)
+	return procStat{data: data, fields: strings.Fields(string(data[i+1:]))}, nil
+}
+
+// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h).
+const pfExiting = 0x4
+
+// dead says the process is a zombie or dead (state Z or X): exiting, a
+// state only the kernel moves on from.
+func (s procStat) dead() bool {
+	return len(s.fields) > 0 && (s.fields[0] == "Z" || s.fields[0] == "X")
+}
+
+// exiting says PF_EXITING is among the flags (field 9).
+func (s procStat) exiting() bool {
+	if len(s.fields) < 7 {
+		return false
 	}
-	st, err := strconv.ParseUint(f[19], 10, 64)
+	flags, err := strconv.ParseUint(s.fields[6], 10, 64)
+	return err == nil && flags&pfExiting != 0
+}
+
+// startTime is field 22: the start time in clock ticks since boot.
+func (s procStat) startTime() (uint64, error) {
+	// fields[0] is field 3; field 22 is fields[19].
+	if len(s.fields) < 20 {
+		return 0, fmt.Errorf("%w: stat too short: %.40q", ErrParse, s.data)
+	}
+	st, err := strconv.ParseUint(s.fields[19], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%w: stat start time: %q", ErrParse, f[19])
+		return 0, fmt.Errorf("%w: stat start time: %q", ErrParse, s.fields[19])
 	}
 	return st, nil
+}
+
+// parseProcStartTime returns field 22 of /proc/<pid>/stat.
+func parseProcStartTime(data []byte) (uint64, error) {
+	s, err := parseProcStat(data)
+	if err != nil {
+		return 0, err
+	}
+	return s.startTime()
 }

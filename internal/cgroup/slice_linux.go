@@ -16,9 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/containerd/cgroups/v3/cgroup1"
-	"github.com/containerd/cgroups/v3/cgroup2"
 )
 
 // ErrPermission says a slice could not be created for lack of rights: not
@@ -43,24 +40,49 @@ type SliceSpec struct {
 
 // Slice is a cgroup created for one benchmark run. Delete it when done.
 //
-// containerd/cgroups does its file work (lib, set when the slice is made;
+// containerd/cgroups does its file work (m, set when the slice is made;
 // a Slice without one, as in tests, is only removed); what may be made,
 // written and removed is decided here.
 type Slice struct {
 	Cgroup
-	// On v1: the slice in the cpu hierarchy and, where cpuacct is mounted
-	// apart, its twin there (acct), the same name under the same parent
-	// path; on v2 the slice's manager.
-	v1   cgroup1.Cgroup
-	v2   *cgroup2.Manager
-	acct string // the cpuacct twin's directory; "" when none
+	m    manager
+	acct string // its twin in v1's cpuacct hierarchy, where mounted apart; "" when none
 	// twin is the slice's own cpuset in v1's separate cpuset hierarchy
 	// (--cpuset): the same name under the same parent path; "" when none.
-	twin   string
-	v1Twin cgroup1.Cgroup
+	twin string
 	// cpuset is where the slice's cpuset files are: twin, or the slice
 	// itself; "" without --cpuset.
 	cpuset string
+}
+
+// manager is one slice's file work through containerd/cgroups, one
+// implementation per version as runc's fs and fs2 managers are
+// (slice_v1_linux.go, slice_v2_linux.go), picked once, by newManager.
+type manager interface {
+	// check refuses, before anything is made, a parent that cannot hold
+	// the slice spec asks for.
+	check(spec SliceSpec) error
+	// setUp has the library take the slice's directory (made already),
+	// called group below the mount point and name in its parent, with
+	// spec's period and quota.
+	setUp(s *Slice, spec SliceSpec, group, name string) error
+	// placeCpuset writes spec's CPUs into the slice's cpuset.
+	placeCpuset(s *Slice, spec SliceSpec, name string) error
+	// addProc moves a process, with all its threads, in.
+	addProc(pid int) error
+	// usage is the library's reading of the slice's usage counter.
+	usage() (time.Duration, error)
+	// remove has the library remove the slice (and its cpuacct twin); one
+	// gone already is no error. removeTwin removes its cpuset twin at dir.
+	remove() error
+	removeTwin(dir string) error
+}
+
+func newManager(hier Hierarchy) manager {
+	if hier.Version == 2 {
+		return &v2Slice{}
+	}
+	return &v1Slice{}
 }
 
 // sliceName embeds the owner's PID and start time so that `cleanup` can tell
@@ -109,20 +131,12 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	dir := filepath.Join(parent, name)
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(dir, hier.MountPoint), "/")
 	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Path: filepath.Join(hier.MountRoot, group), Dir: dir}}
-	if hier.Version == 2 {
-		// throttlebench writes no cgroup.subtree_control but its own
-		// default parent's: a parent the user named must enable the
-		// controllers for its children already, and so must the top of the
-		// hierarchy for the default parent.
-		if err := checkV2Parent(spec); err != nil {
-			return nil, err
-		}
-	}
-	if spec.Cpuset != nil {
-		// A parent the user named must offer the cpuset controller already.
-		if err := checkCpusetParent(spec); err != nil {
-			return nil, err
-		}
+	// throttlebench writes no cgroup.subtree_control but its own default
+	// parent's, and makes no parent's twin but the default parent's: a
+	// parent the user named must offer what the slice needs already.
+	m := newManager(hier)
+	if err := m.check(spec); err != nil {
+		return nil, err
 	}
 
 	// The directory is made here, before the library runs, so that a failure
@@ -147,10 +161,8 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 		}
 		return nil, permissionError(fmt.Errorf("create %s: %w", dir, err))
 	}
-	if hier.Version == 1 {
-		err = s.newV1(spec, group)
-	} else {
-		err = s.newV2(spec, name)
+	if err = m.setUp(s, spec, group, name); err == nil {
+		s.m = m
 	}
 	if err == nil && spec.Limits.Burst > 0 {
 		err = s.writeBurst(spec.Limits.Burst)
@@ -167,7 +179,7 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	if spec.Cpuset != nil {
 		// Not a combination of limits: a cpuset refused is refused for
 		// every configuration of a sweep alike.
-		if err = s.placeCpuset(spec, name); err != nil {
+		if err = s.m.placeCpuset(s, spec, name); err != nil {
 			s.removeDirs()
 			return nil, fmt.Errorf("set up the cpuset of %s: %w", dir, permissionError(err))
 		}
@@ -192,104 +204,12 @@ func permissionError(err error) error {
 	return err
 }
 
-// newV1 sets the slice up in the v1 cpu hierarchy with its CFS period and
-// quota and, where cpuacct is mounted apart, makes its twin there, for the
-// slice's own usage counter: only in the default parent (ours) or in a
-// parent the user named that has a twin there already; a parent's twin is
-// never made for a parent the user named, and the slice's usage then falls
-// back to the workload's own CPU clock.
-func (s *Slice) newV1(spec SliceSpec, group string) error {
-	mounts := []v1Mount{{cgroup1.Cpu, s.MountPoint}}
-	if s.Acct == s.MountPoint {
-		mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
-	} else if s.Acct != "" {
-		twinParent := s.TwinDir(Hierarchy{MountPoint: s.Acct}, filepath.Clean(spec.Parent))
-		if _, err := os.Stat(twinParent); err == nil || spec.CreateParent {
-			mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
-			s.acct = filepath.Join(s.Acct, group)
-		}
-	}
-	cg, err := newV1Group(group, mounts, v1CPU(spec.Limits))
-	if err != nil {
-		return err
-	}
-	s.v1 = cg
-	return nil
-}
-
-// checkV2Parent refuses, before anything is made, a v2 parent whose
-// children would have no cpu.max (or, with --cpuset, no cpuset.cpus): the
-// controllers must be enabled in its cgroup.subtree_control (which the
-// kernel allows only where every ancestor enables them too). throttlebench
-// writes that file only in its own default parent, so for the default
-// parent it is the top of the hierarchy that must enable them; a parent
-// the user named must enable them for its children itself.
-func checkV2Parent(spec SliceSpec) error {
-	given := filepath.Clean(spec.Parent)
-	at := given
-	if spec.CreateParent {
-		at = filepath.Dir(given)
-	}
-	ctl := filepath.Join(at, "cgroup.subtree_control")
-	data, err := readFile(ctl)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	has := strings.Fields(string(data))
-	for _, c := range []string{"cpu", "cpuset"} {
-		if slices.Contains(has, c) || c == "cpuset" && spec.Cpuset == nil {
-			continue
-		}
-		what := map[string]string{"cpu": "cpu.max", "cpuset": "cpuset.cpus (--cpuset needs it)"}[c]
-		if spec.CreateParent {
-			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
-				"%s does not enable the %s controller for its children (cgroup.subtree_control: %q), so throttlebench's default parent %s could not give its slices %s; "+
-					"throttlebench changes no cgroup it did not create: enable it (echo +%s > %s), or name with --parent a cgroup that enables it for its children",
-				at, c, strings.TrimSpace(string(data)), given, what, c, ctl)}
-		}
-		return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
-			"%s does not enable the %s controller for its children (cgroup.subtree_control: %q), so a slice in it would have no %s; "+
-				"throttlebench does not change a parent you name: enable it (echo +%s > %s) or leave out --parent",
-			at, c, strings.TrimSpace(string(data)), what, c, ctl)}
-	}
-	return nil
-}
-
-// newV2 writes the slice's cpu.max. In throttlebench's own default parent
-// it first enables the controllers the slice needs for the default
-// parent's children (cpu, and cpuset with --cpuset): a child has cpu.max
-// only when its parent enabled +cpu. Nothing else's cgroup.subtree_control
-// is written (checkV2Parent).
-func (s *Slice) newV2(spec SliceSpec, name string) error {
-	m, err := loadV2(filepath.Clean(spec.Parent), name)
-	if err != nil {
-		return err
-	}
-	if spec.CreateParent {
-		ctrl := []string{"cpu"}
-		if spec.Cpuset != nil {
-			ctrl = append(ctrl, "cpuset")
-		}
-		if err := m.ToggleControllers(ctrl, cgroup2.Enable); err != nil {
-			return err
-		}
-	}
-	if err := m.Update(v2CPUMax(spec.Limits)); err != nil {
-		return err
-	}
-	s.v2 = m
-	return nil
-}
-
 // writeBurst writes the CFS burst (Linux 5.14). containerd/cgroups has no
 // field for it (neither the OCI spec's LinuxCPU, which it takes on v1, nor
 // its own cgroup2.CPU), so it is the one limit written here, beside the
 // library, once the library has written the quota it must not exceed.
 func (s *Slice) writeBurst(burst time.Duration) error {
-	name := "cpu.max.burst"
-	if s.Version == 1 {
-		name = "cpu.cfs_burst_us"
-	}
+	_, name := s.version().bandwidthFiles()
 	v := strconv.FormatInt(int64(burst/time.Microsecond), 10)
 	if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(v), 0); err != nil {
 		return fmt.Errorf("write burst %sµs: %w", v, err)
@@ -304,18 +224,10 @@ func (s *Slice) AddProc(pid int) error {
 	if pid <= 0 {
 		return fmt.Errorf("move pid %d into %s: not a process", pid, s.Dir)
 	}
-	if s.v1Twin != nil {
-		if err := addProcRetry(func(p uint64) error { return s.v1Twin.AddProc(p) }, pid); err != nil {
-			return err
-		}
+	if s.m == nil {
+		return fmt.Errorf("move pid %d into %s: the slice was not set up", pid, s.Dir)
 	}
-	if s.v1 != nil {
-		return addProcRetry(func(p uint64) error { return s.v1.AddProc(p) }, pid)
-	}
-	if s.v2 != nil {
-		return addProcRetry(s.v2.AddProc, pid)
-	}
-	return fmt.Errorf("move pid %d into %s: the slice was not set up", pid, s.Dir)
+	return s.m.addProc(pid)
 }
 
 // Delete removes the slice once it is empty; a slice that is gone already
@@ -342,15 +254,9 @@ func (s *Slice) Delete() error {
 		return errors.Join(errs...)
 	}
 	var err error
-	switch {
-	case s.v1 != nil:
-		err = s.v1.Delete()
-		if errors.Is(err, cgroup1.ErrCgroupDeleted) {
-			err = nil
-		}
-	case s.v2 != nil:
-		err = s.v2.Delete()
-	default:
+	if s.m != nil {
+		err = s.m.remove()
+	} else {
 		err = errors.Join(rmdirEmpty(s.Dir), rmdirEmpty(s.acct))
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -366,10 +272,8 @@ func (s *Slice) deleteTwin() error {
 		return nil
 	}
 	var err error
-	if s.v1Twin != nil {
-		if err = s.v1Twin.Delete(); errors.Is(err, cgroup1.ErrCgroupDeleted) {
-			err = nil
-		}
+	if s.m != nil {
+		err = s.m.removeTwin(s.twin)
 	} else {
 		err = rmdirEmpty(s.twin)
 	}
@@ -433,8 +337,8 @@ func rmdirEmpty(dir string) error {
 // (EBUSY or ENOTEMPTY) and it stays.
 func (hier Hierarchy) RemoveDefaultParent() {
 	os.Remove(hier.DefaultParent())
-	if hier.Version == 1 && hier.Acct != "" && hier.Acct != hier.MountPoint {
-		os.Remove(hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, hier.DefaultParent()))
+	for _, twin := range hier.TwinParents(hier.DefaultParent(), nil) {
+		os.Remove(twin)
 	}
 }
 
@@ -490,8 +394,7 @@ func dying(root string, pids []string) bool {
 		if err != nil {
 			return false
 		}
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 || i+2 >= len(data) || (data[i+2] != 'Z' && data[i+2] != 'X') {
+		if st, err := parseProcStat(data); err != nil || !st.dead() {
 			return false
 		}
 	}
@@ -581,23 +484,18 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 // name under the same parent path), then, for the default parent (own),
 // the default parents themselves once empty.
 func (h Host) Tidy(hier Hierarchy, parent string, own bool) (removed []string, skipped []Skipped, err error) {
-	dirs := []string{parent}
-	if hier.Acct != "" && hier.Acct != hier.MountPoint {
-		dirs = append(dirs, hier.TwinDir(Hierarchy{MountPoint: hier.Acct}, parent))
-	}
-	cpusets, cerr := h.CpusetHierarchy(hier)
-	separate := cerr == nil && hier.Separate(cpusets)
-	if separate {
-		dirs = append(dirs, hier.TwinDir(cpusets, parent))
+	var cpusets *Hierarchy
+	if cs, err := h.CpusetHierarchy(hier); err == nil {
+		cpusets = &cs
 	}
 	var errs []error
-	for _, d := range dirs {
+	for _, d := range append([]string{parent}, hier.TwinParents(parent, cpusets)...) {
 		r, s, err := hier.CleanStale(d)
 		removed, skipped, errs = append(removed, r...), append(skipped, s...), append(errs, err)
 	}
 	if own {
 		hier.RemoveDefaultParent()
-		if separate {
+		if cpusets != nil && hier.Separate(*cpusets) {
 			cpusets.RemoveDefaultParent()
 		}
 	}

@@ -34,6 +34,7 @@ func (s *Slice) KillLeft(int) (int, error)                   { return 0, errNotL
 
 // KillIn is KillLeft for a directory.
 func KillIn(string, int) (int, error)                                    { return 0, errNotLinux }
+func (h Host) KillIn(string, int) (int, error)                           { return 0, errNotLinux }
 func (s *Slice) Cpuset() (string, error)                                 { return "", errNotLinux }
 func (hier Hierarchy) CleanStale(string) ([]string, []Skipped, error)    { return nil, nil, nil }
 func (h Host) Tidy(Hierarchy, string, bool) ([]string, []Skipped, error) { return nil, nil, nil }

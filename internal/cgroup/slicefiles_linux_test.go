@@ -114,9 +114,9 @@ func TestCreateSliceV1AcctTwin(t *testing.T) {
 	assert.Equal(t, filepath.Join(hier.Acct, "mine", filepath.Base(s.Dir)), s.acct)
 }
 
-// The counters of a slice: the classic three through the library, the
-// burst counters through ours, which leaves a missing one nil; the usage
-// from the cpuacct twin.
+// The counters of a slice: cpu.stat's through ours, in one reading, which
+// leaves a missing one nil; the usage through the library, from the
+// cpuacct twin.
 func TestSliceStatAndUsageV1(t *testing.T) {
 	hier := fakeV1Hier(t, true)
 	s, err := hier.CreateSlice(SliceSpec{Parent: hier.DefaultParent(), CreateParent: true, Limits: limits20of100})

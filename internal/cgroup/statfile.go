@@ -8,6 +8,8 @@ import (
 // StatFile is a cgroup's cpu.stat held open, read with one pread each
 // time into its own buffer: what a loop reads around every run of a
 // command (the throttling counters per iteration) costs two system calls.
+// It parses with Cgroup.Stat's parser, the one reader of cpu.stat's
+// counters (containerd/cgroups cannot tell a missing one from 0).
 type StatFile struct {
 	path string
 	f    counterFile

@@ -18,10 +18,17 @@ import (
 // again): several system calls and an allocation per reading. A pseudo-file
 // read from offset 0 is rendered anew, so the value is always current.
 //
+// It serves only sample's sampler (every 100 ms by default, for as long as
+// the command runs), whose readings must wake no other thread and feed no
+// garbage collector, or it would measure itself: a run's statistics are
+// read twice per run, by containerd/cgroups (Slice.Usage) or by
+// Cgroup.Usage, and need none of this (cmd/throttlebench's
+// TestOneReaderPerCounter holds the rule).
+//
 // A UsageFile is for one goroutine at a time.
 type UsageFile struct {
 	dir, name string
-	v2        bool
+	v         version
 	f         counterFile
 	buf       [usageBufSize]byte
 }
@@ -33,10 +40,8 @@ const usageBufSize = 1024
 // OpenUsage opens c's usage counter: cpuacct.usage on v1, cpu.stat's
 // usage_usec on v2. A missing file is ErrNoUsage, as for Usage.
 func (c Cgroup) OpenUsage() (*UsageFile, error) {
-	u := &UsageFile{dir: c.Dir, name: "cpuacct.usage", v2: c.Version == 2}
-	if u.v2 {
-		u.name = "cpu.stat"
-	}
+	u := &UsageFile{dir: c.Dir, v: c.version()}
+	u.name = u.v.usageFile()
 	f, err := openCounter(filepath.Join(c.Dir, u.name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: no %s in %s", ErrNoUsage, u.name, c.Dir)
@@ -58,15 +63,7 @@ func (u *UsageFile) Usage() (time.Duration, error) {
 		}
 		return 0, fmt.Errorf("reading %s in %s: %w", u.name, u.dir, err)
 	}
-	data := u.buf[:n]
-	if u.v2 {
-		return usageUsecOf(data)
-	}
-	ns, ok := parseDecimal(bytes.TrimSpace(data), math.MaxInt64)
-	if !ok {
-		return 0, fmt.Errorf("%w: cpuacct.usage: %q", ErrParse, data)
-	}
-	return time.Duration(ns), nil
+	return u.v.usageInPlace(u.buf[:n])
 }
 
 // Close releases the file; closing it again does nothing.

@@ -54,11 +54,10 @@ func (k Local) placeSlices(ctx context.Context, o Options) (slicePlace, error) {
 	// cpuset has a twin there, under the same parent path; where it keeps
 	// cpuacct apart, every slice has one there.
 	p.cpusets, p.cpusetErr = k.Cgroups.CpusetHierarchy(o.Host, p.hier)
-	if p.hier.Acct != "" && p.hier.Acct != p.hier.MountPoint {
-		p.twinParents = append(p.twinParents, p.hier.TwinDir(cgroup.Hierarchy{MountPoint: p.hier.Acct}, p.parent))
-	}
-	if p.cpusetErr == nil && p.hier.Separate(p.cpusets) {
-		p.twinParents = append(p.twinParents, p.hier.TwinDir(p.cpusets, p.parent))
+	if p.cpusetErr == nil {
+		p.twinParents = p.hier.TwinParents(p.parent, &p.cpusets)
+	} else {
+		p.twinParents = p.hier.TwinParents(p.parent, nil)
 	}
 	if o.CPUs != nil {
 		if p.cpusetErr != nil {

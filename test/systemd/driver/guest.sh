@@ -233,7 +233,7 @@ fi
 # A run now: its start tidies the dead runs' scopes and says what it left.
 $tb run --cpus 0.2 --batch 5 --iterations 2 --format json >/tmp/out.json 2>/tmp/err
 rc=$?
-if [ $rc = 0 ] && grep -q "left 1 scope(s) of runs that no longer live running: $scope: " /tmp/out.json; then pass "a run beside the stranger: rc 0, its warnings say what was left"; else fail "a run beside the stranger" "rc=$rc $(grep -A3 '"warnings"' /tmp/out.json) $(cat /tmp/err)"; fi
+if [ $rc = 0 ] && grep -q "left 1 scope of runs that no longer live running: $scope: " /tmp/out.json; then pass "a run beside the stranger: rc 0, its warnings say what was left"; else fail "a run beside the stranger" "rc=$rc $(grep -A3 '"warnings"' /tmp/out.json) $(cat /tmp/err)"; fi
 kill $alien
 wait $alien
 wait_for 30 "stranger gone: systemd stops the emptied scope" gone && echo "stranger gone: no scope, no cgroup left after $waited ms"
