@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/topology/placement"
 )
 
 // settings are how and where every configuration of a command runs.
@@ -27,7 +28,7 @@ type settings struct {
 	exe               string
 	stderr            io.Writer
 	// cpus are what a placement is checked against; nil when none is asked.
-	cpus *cpuFacts
+	cpus *placement.Facts
 	// trace (--trace, or implied by --trace-out) and what is written of it.
 	trace bool
 	out   *traceOutputs
@@ -91,7 +92,7 @@ func (o *runFlags) settings(ctx context.Context, changed func(string) bool, stde
 		return s, err
 	}
 	if changed("cpuset") || changed("one-per-core") {
-		s.cpus = readCPUFacts(s.host, s.version, s.parent)
+		s.cpus = placement.Read(s.host, s.version, s.parent)
 	}
 	if err := config.Output("output", o.output); err != nil {
 		return s, err
@@ -125,7 +126,7 @@ func (o *runFlags) settings(ctx context.Context, changed func(string) bool, stde
 // placement this machine cannot give is refused here, before anything runs.
 func (s settings) options(c config.Config) (runner.Options, error) {
 	if s.cpus != nil {
-		if err := s.cpus.check(c); err != nil {
+		if err := s.cpus.Check(c); err != nil {
 			return runner.Options{}, err
 		}
 	}
