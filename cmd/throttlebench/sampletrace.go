@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
@@ -24,11 +25,8 @@ func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
 		return nil
 	}
 	t := &sampleTrace{}
-	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(cg.Version)
-	if err == nil {
-		t.cpu, err = hier.At(cg.Path)
-	}
-	if err != nil {
+	var err error
+	if t.cpu, err = cgroupref.CPU(cgroup.Host{Root: "/"}, cg.Version, cg.Path); err != nil {
 		t.why = fmt.Sprintf("throttle events not traced: the cgroup %s has no place in a cpu hierarchy: %v", cg.Path, err)
 		return t
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/latency"
@@ -21,14 +22,13 @@ import (
 
 // request checks --method, --header and --body, reading the body once.
 func (t *targetFlags) request(c *httpload.Config) error {
-	if t.method == "" || !isToken(t.method) {
+	if !httpload.IsToken(t.method) {
 		return config.Usagef("method", "invalid --method %q: want an HTTP method such as GET or POST", t.method)
 	}
 	c.Header = http.Header{}
 	for _, h := range t.headers {
-		name, value, ok := strings.Cut(h, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !isToken(name) || strings.ContainsAny(value, "\r\n\x00") {
+		name, value, ok := httpload.ParseHeader(h)
+		if !ok {
 			return config.Usagef("header", `invalid --header %q: want "Name: value"`, h)
 		}
 		c.Header.Add(name, value)
@@ -80,13 +80,7 @@ func (t *targetFlags) namedCgroup(run *runFlags, tgt *runner.Target) error {
 		return config.Usagef("cgroup", "--cgroup %s cannot be used with --target without --serve: name the cgroup the server runs in (a directory, a cgroup path or a pid), or leave it out", spec)
 	}
 	h := cgroup.Host{Root: "/"}
-	var counted cgroup.Cgroup
-	var err error
-	if pid, perr := parsePid(spec); perr == nil {
-		counted, err = h.UsageCgroupOfPID(pid)
-	} else {
-		counted, err = h.UsageCgroup(spec)
-	}
+	counted, err := cgroupref.Counted(h, spec)
 	if err != nil {
 		return config.Usagef("cgroup", "invalid --cgroup %q: %v", spec, err)
 	}
@@ -94,11 +88,10 @@ func (t *targetFlags) namedCgroup(run *runFlags, tgt *runner.Target) error {
 	if err != nil {
 		return err
 	}
-	hier, err := h.CPUHierarchy(version)
-	if err != nil {
-		return config.Usagef("cgroup", "invalid --cgroup %q: no cpu hierarchy: %v", spec, err)
+	cg, err := cgroupref.CPU(h, version, counted.Path)
+	if nh := (*cgroupref.NoHierarchy)(nil); errors.As(err, &nh) {
+		return config.Usagef("cgroup", "invalid --cgroup %q: no cpu hierarchy: %v", spec, nh.Err)
 	}
-	cg, err := hier.At(counted.Path)
 	if err == nil {
 		_, err = os.Stat(cg.Dir)
 	}
@@ -107,27 +100,6 @@ func (t *targetFlags) namedCgroup(run *runFlags, tgt *runner.Target) error {
 	}
 	tgt.Cgroup, tgt.Counted, tgt.Named = cg, counted, spec
 	return nil
-}
-
-func parsePid(s string) (int, error) {
-	var pid int
-	if _, err := fmt.Sscanf(s, "%d", &pid); err != nil || pid <= 0 || fmt.Sprint(pid) != s {
-		return 0, errors.New("not a pid")
-	}
-	return pid, nil
-}
-
-// isToken is RFC 9110's token: a method or a header's name.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c > 0x7e || c <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", c) {
-			return false
-		}
-	}
-	return true
 }
 
 // serverExited fails a run whose --serve server exited on its own during
