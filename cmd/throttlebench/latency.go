@@ -10,7 +10,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -85,26 +84,7 @@ func latencyRun(ctx context.Context, r runopts.LatencyRun, stdout, stderr io.Wri
 	}
 	local := runner.NewLocal() // one tracer for the whole list (--trace)
 	defer local.Close()
-	fleet := &runner.Fleet{Local: local}
-	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
-		switch {
-		case r.Target != nil:
-			opts.Target = r.Target
-			rep, err := local.Target(ctx, opts)
-			if err == nil {
-				build.JudgeTarget(rep, r.Rule) // kept in the result
-			}
-			return rep, err
-		case !r.Instances:
-			return local.Latency(ctx, opts)
-		}
-		rep, err := fleet.Run(ctx, opts)
-		if err == nil && r.Summary && rep.InstancesResult != nil {
-			rep.Requests = nil
-		}
-		return rep, err
-	}
-	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](measure), Timeout: s.Timeout, What: "run", Skipped: skipped(stderr)}
+	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](r.Measure(local)), Timeout: s.Timeout, What: "run", Skipped: skipped(stderr)}
 	loop.Announce, loop.Progress = stderr, progressBar(stderr, len(r.Steps))
 	if s.Output != "" {
 		loop.Save = save

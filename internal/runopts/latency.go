@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -121,4 +122,30 @@ func (o *Latency) checkInstances(run *Flags, onInstances bool, g modes.Given) er
 		}
 	}
 	return nil
+}
+
+// Measure runs one configuration on the engine the flags chose: the
+// target (judged by the rule, kept in the result), the built-in open
+// loop, or the fleet of instances (without requests[] for --summary).
+// local holds the tracer for the whole list.
+func (r LatencyRun) Measure(local *runner.Local) func(context.Context, runner.Options) (*report.Latency, error) {
+	fleet := &runner.Fleet{Local: local}
+	return func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
+		switch {
+		case r.Target != nil:
+			opts.Target = r.Target
+			rep, err := local.Target(ctx, opts)
+			if err == nil {
+				build.JudgeTarget(rep, r.Rule)
+			}
+			return rep, err
+		case !r.Instances:
+			return local.Latency(ctx, opts)
+		}
+		rep, err := fleet.Run(ctx, opts)
+		if err == nil && r.Summary && rep.InstancesResult != nil {
+			rep.Requests = nil
+		}
+		return rep, err
+	}
 }
