@@ -1,4 +1,4 @@
-package main
+package sampling
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type sampleTrace struct {
 	why string
 }
 
-func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
+func startTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
 	if !r.Trace {
 		return nil
 	}
