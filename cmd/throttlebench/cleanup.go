@@ -1,23 +1,16 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/cleanup"
 )
 
-type cleanupOptions struct {
-	parent  string
-	version string
-}
-
 func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
-	o := &cleanupOptions{}
+	o := &cleanup.Flags{}
 	cmd := &cobra.Command{
 		Use:   "cleanup",
 		Short: "Remove slices left by runs whose process no longer lives (e.g. killed with SIGKILL)",
@@ -35,59 +28,13 @@ scope is stopped over the system bus once nothing is left in it. A scope in
 which a process still lives is left running and listed; systemd stops it
 by itself once that process is gone.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			version, err := config.CgroupVersion(o.version)
-			if err != nil {
-				return err
-			}
-			host := cgroup.Host{Root: "/"}
-			hier, err := host.CPUHierarchy(version)
-			if err != nil {
-				return err
-			}
-			parent := hier.DefaultParent()
-			if o.parent != "" {
-				if parent, err = hier.ParentDir(o.parent); err != nil {
-					return config.Usagef("parent", "invalid --parent %q: %v", o.parent, err)
-				}
-			}
-			// Where v1 keeps cpuacct or cpusets apart, a run left twins of
-			// its slice there, under the same parent path.
-			removed, skipped, err := host.Tidy(hier, parent, o.parent == "")
-			for _, d := range removed {
-				fmt.Fprintf(stdout, "removed %s\n", d)
-			}
-			for _, s := range skipped {
-				fmt.Fprintf(stdout, "left %s: %s\n", s.Dir, s.Reason)
-			}
-			// Under systemd, a run's slices were in its own scope in
-			// throttlebench.slice: the scopes of runs that no longer live
-			// are tidied too, and stopped once empty.
-			var stopped []string
-			where := parent
-			if o.parent == "" && hier.Version == 2 && hier.MountRoot == "/" {
-				where += " nor in " + cgroup.ScopeSliceDir(hier)
-				r, st, s, serr := host.CleanScopes(hier)
-				stopped = st
-				err = errors.Join(err, serr)
-				for _, d := range r {
-					fmt.Fprintf(stdout, "removed %s\n", d)
-				}
-				for _, u := range st {
-					fmt.Fprintf(stdout, "stopped %s\n", u)
-				}
-				for _, s := range s {
-					fmt.Fprintf(stdout, "left %s: %s\n", s.Dir, s.Reason)
-				}
-				removed, skipped = append(removed, r...), append(skipped, s...)
-			}
-			if err == nil && len(removed) == 0 && len(skipped) == 0 && len(stopped) == 0 {
-				fmt.Fprintf(stdout, "nothing to remove under %s\n", where)
-			}
+		RunE: func(*cobra.Command, []string) error {
+			r, err := cleanup.Run(cgroup.Host{Root: "/"}, *o)
+			r.Write(stdout, err != nil)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&o.parent, "parent", "", "cgroup under which slices were created (default: throttlebench at the top of the cpu hierarchy)")
-	cmd.Flags().StringVar(&o.version, "cgroup-version", "auto", "cgroup version: auto, 1, 2")
+	cmd.Flags().StringVar(&o.Parent, "parent", "", "cgroup under which slices were created (default: throttlebench at the top of the cpu hierarchy)")
+	cmd.Flags().StringVar(&o.Version, "cgroup-version", "auto", "cgroup version: auto, 1, 2")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -43,7 +44,7 @@ would pair them.`,
   throttlebench compare --match -node node-a.json node-b.json                  # one node against another (collect --node)`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return config.Usagef("", "compare takes two result files, OLD and NEW; got %d argument(s)", len(args))
+				return config.Usagef("", "compare takes two result files, OLD and NEW; got %s", plural.N(len(args), "argument"))
 			}
 			return nil
 		},

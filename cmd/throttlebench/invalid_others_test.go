@@ -6,8 +6,8 @@ import "k8s.io/apimachinery/pkg/api/validate/content"
 func invalidOthersCases(f invalidFiles) []invalidCase {
 	return []invalidCase{
 		// compare
-		{[]string{"compare", f.base}, []string{"compare takes two result files, OLD and NEW; got 1 argument(s)"}},
-		{[]string{"compare", f.base, f.reg, f.base}, []string{"got 3 argument(s)"}},
+		{[]string{"compare", f.base}, []string{"compare takes two result files, OLD and NEW; got 1 argument"}},
+		{[]string{"compare", f.base, f.reg, f.base}, []string{"got 3 arguments"}},
 		{[]string{"compare", "--alpha", "0", f.base, f.reg}, []string{"--alpha 0", "between 0 and 1"}},
 		{[]string{"compare", "--alpha", "1", f.base, f.reg}, []string{"--alpha 1", "such as 0.05"}},
 		{[]string{"compare", "--alpha", "NaN", f.base, f.reg}, []string{"--alpha NaN"}},

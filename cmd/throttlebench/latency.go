@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -12,19 +11,14 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
 
-type latencyOptions struct {
-	run        *runFlags
-	plot       string
-	maxConfigs int
-	summary    bool
-	target     targetFlags
-}
-
 func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
-	o := &latencyOptions{run: newRunFlags()}
+	run := newRunFlags()
+	o := &runopts.Latency{Run: run.Flags}
 	cmd := &cobra.Command{
 		Use:   "latency",
 		Short: "Serve requests arriving on a schedule inside a cgroup slice and report response times from the scheduled arrival",
@@ -61,96 +55,53 @@ written).`,
   sudo throttlebench latency --cpus 1 --instances per-request,shared --concurrency 10 --arrivals once --count 10 --work 100ms --wait 2s --init 70ms --init-memory 80MB --format text`,
 		Args: cobra.ArbitraryArgs, // --serve's command, after --
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tgt, err := o.target.resolve(cmd, args, o.run, o.summary)
+			r, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), stderr)
 			if err != nil {
 				return err
 			}
-			return o.execute(cmd.Context(), cmd.Flags().Changed, tgt, stdout, stderr)
+			return latencyRun(cmd.Context(), r, stdout, stderr)
 		},
 	}
-	o.run.register(cmd, config.Latency, latency.Formats, true)
-	o.run.registerTrace(cmd, false)
-	o.run.registerColumns(cmd)
-	o.target.register(cmd)
+	run.register(cmd, config.Latency, latency.Formats, true)
+	run.registerTrace(cmd, false)
+	run.registerColumns(cmd)
+	registerTarget(cmd, &o.Target)
 	f := cmd.Flags()
-	f.StringVar(&o.plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
-	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
-	f.BoolVar(&o.summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
+	f.StringVar(&o.Plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
+	f.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
+	f.BoolVar(&o.Summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
 	return cmd
 }
 
-// execute: flags → plan → configurations one after another → output.
-func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, tgt *runner.Target, stdout, stderr io.Writer) error {
-	onInstances := changed("instances")
-	if err := o.checkInstances(onInstances, changed); err != nil {
-		return err
-	}
-	columns := func(keys []string) []string { return latency.Columns(keys, onInstances) }
-	if tgt != nil {
-		columns = latency.TargetColumns
-	}
-	s, steps, err := o.run.plan(ctx, config.Latency, changed, latency.Formats, o.plot, o.maxConfigs, columns, stderr)
-	if err != nil {
-		return err
-	}
-	list := len(steps) > 1
-	// A single configuration that cannot be is bad input, as in run: there
-	// is no other to go on with.
-	if !list && steps[0].Skip != "" {
-		return config.Usagef("", "%s", steps[0].Skip)
-	}
-	if list && s.out.events != "" {
-		return config.Usagef("trace-out", "--trace-out %q takes the events of one configuration; this list has %d", s.out.events, len(steps))
-	}
-	// Traced, one configuration's --plot is its timeline; a list's, the
-	// p99/p50 plot as without --trace.
-	timeline := s.trace && !list && o.plot != ""
-	if timeline {
-		s.out.timeline, s.out.title = o.plot, "throttlebench latency --trace: "+sweep.Describe(steps[0].Config)
-	}
-
+// latencyRun runs the configurations one after another, on the engine
+// resolved, and writes what they measured.
+func latencyRun(ctx context.Context, r runopts.LatencyRun, stdout, stderr io.Writer) error {
+	s := r.Settings
 	// Rewritten after every configuration: an interrupted list keeps what
 	// it measured.
 	save := func(rows []latency.Row) error {
-		return writeOutput(s.output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.format, list, s.view(stdout)) })
+		return writeOutput(s.Output, stdout, func(w io.Writer) error { return latency.Write(w, rows, s.Format, r.List, view(s, stdout)) })
 	}
 	local := runner.NewLocal() // one tracer for the whole list (--trace)
 	defer local.Close()
-	fleet := &runner.Fleet{Local: local}
-	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
-		if tgt != nil {
-			return measureTarget(ctx, local, opts, tgt, o.target.rule)
-		}
-		if !onInstances {
-			return local.Latency(ctx, opts)
-		}
-		rep, err := fleet.Run(ctx, opts)
-		if err == nil && o.summary && rep.InstancesResult != nil {
-			rep.Requests = nil
-		}
-		return rep, err
-	}
-	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](measure), Timeout: s.timeout, What: "run",
-		Skipped: func(c sweep.Config, why string) {
-			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
-		}}
-	loop.Announce, loop.Progress = stderr, progressBar(stderr, len(steps))
-	if s.output != "" {
+	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](r.Measure(local)), Timeout: s.Timeout, What: "run", Skipped: skipped(stderr)}
+	loop.Announce, loop.Progress = stderr, progressBar(stderr, len(r.Steps))
+	if s.Output != "" {
 		loop.Save = save
 	}
-	rows, err := withDriver(ctx, s, steps, func(steps []sweep.Step) ([]latency.Row, error) { return loop.Run(ctx, steps) })
+	rows, err := runopts.WithDriver(ctx, s, r.Steps, func(steps []sweep.Step) ([]latency.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}
 	if err := save(rows); err != nil {
 		return err
 	}
-	warnOnce(stderr, s.format, s.output, latencyWarnings(rows))
-	if o.plot != "" && !timeline {
-		if err := plot.SaveLatency(o.plot, rows); err != nil {
+	warnOnce(stderr, s.Format, s.Output, latencyWarnings(rows))
+	if r.Plot != "" && !r.Timeline {
+		if err := plot.SaveLatency(r.Plot, rows); err != nil {
 			return err
 		}
 	}
 	// Judged once the output is written: a failed target's result stays.
-	return targetFailed(rows, o.target.rule)
+	return targetopts.Failed(rows, r.Rule)
 }

@@ -11,6 +11,9 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // writeOutput writes what render produces to stdout, or atomically to path.
@@ -99,4 +102,23 @@ func formatFromOutput(cmd *cobra.Command) error {
 	}
 	return config.Usagef("output", "invalid --output %q: %s writes %s (%s), not %s%s",
 		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)
+}
+
+// given is what the user gave cmd, for internal/modes: whether each flag
+// was given, its value as given, and the flags given in name order.
+func given(cmd *cobra.Command) modes.Given {
+	g := modes.Given{Changed: cmd.Flags().Changed, Value: func(name string) string {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}}
+	cmd.Flags().Visit(func(f *pflag.Flag) { g.Names = append(g.Names, f.Name) })
+	return g
+}
+
+// view is how a command's tables show: --columns, and the width they fit
+// (tableWidth).
+func view(s runopts.Settings, stdout io.Writer) table.View {
+	return table.View{Columns: s.Columns, Width: tableWidth(s.Output, stdout)}
 }

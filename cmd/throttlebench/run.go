@@ -11,13 +11,14 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
 func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
-	o := newRunFlags()
-	var sonobuoy string
+	run := newRunFlags()
+	o := &runopts.Run{Run: run.Flags}
 	cmd := &cobra.Command{
 		Use:   "run [flags] [-- CMD [ARGS...]]",
 		Short: "Run bcrypt batches, or your own command, in a cgroup slice with the given CPU limits and report statistics",
@@ -27,65 +28,42 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   sudo throttlebench run --cpus 0.5 --iterations 10 --format text -- python3 -c 'sum(range(10**7))'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := config.Choice("format", o.format, show.RunFormats); err != nil {
+			s, h, err := o.Resolve(cmd.Context(), cmd.Flags().Changed, args, cmd.ArgsLenAtDash(), show.RunFormats, stderr)
+			switch {
+			case err != nil:
 				return err
-			}
-			if err := o.takeCommand(cmd, args, true); err != nil {
-				return err
-			}
-			s, err := o.settings(cmd.Context(), cmd.Flags().Changed, stderr)
-			if err != nil {
-				return err
-			}
-			cfg, err := config.Resolve(o.given(cmd.Flags().Changed))
-			if err != nil {
-				return err
-			}
-			if sonobuoy != "" {
-				// A plugin's raw result is the JSON result.
-				if !cmd.Flags().Changed("format") {
-					o.format = "json"
-				}
-				if err := checkSonobuoy(sonobuoy, cmd.Flags().Changed, o); err != nil {
-					return err
-				}
-			}
-			h, err := s.options(cfg)
-			if err != nil {
-				return err
-			}
-			if sonobuoy != "" {
-				return runSonobuoy(cmd.Context(), s, h, sonobuoy, stdout, stderr)
+			case o.SonobuoyResults != "":
+				return runSonobuoy(cmd.Context(), s, h, o.SonobuoyResults, stdout, stderr)
 			}
 			return runRun(cmd.Context(), s, h, stdout)
 		},
 	}
-	o.register(cmd, config.Batch, show.RunFormats, false)
-	o.registerTrace(cmd, true)
-	cmd.Flags().StringVar(&sonobuoy, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
+	run.register(cmd, config.Batch, show.RunFormats, false)
+	run.registerTrace(cmd, true)
+	cmd.Flags().StringVar(&o.SonobuoyResults, "sonobuoy-results", "", "as a Sonobuoy plugin (sweep --emit sonobuoy): write the result and the done file into this directory, then stay until stopped")
 	return cmd
 }
 
-func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer) error {
-	if s.timeout > 0 {
+func runRun(ctx context.Context, s runopts.Settings, h runner.Options, stdout io.Writer) error {
+	if s.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
 	local := runner.NewLocal()
 	defer local.Close() // the tracer, if --trace attached it
-	rep, err := withDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
+	rep, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
 		return local.Run(ctx, steps[0].Opts)
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)
+		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)
 	}
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(s.output, stdout, func(w io.Writer) error { return show.WriteRun(w, rep, s.format, s.view(stdout)) }); err != nil {
+	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return show.WriteRun(w, rep, s.Format, view(s, stdout)) }); err != nil {
 		return err
 	}
-	warnOnce(s.stderr, s.format, s.output, unlabelled(closedLoopWarnings(s.format, rep.Warnings)))
+	warnOnce(s.Stderr, s.Format, s.Output, unlabelled(closedLoopWarnings(s.Format, rep.Warnings)))
 	return nil
 }

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/plot"
-	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/sampling"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -98,47 +95,18 @@ func sampleOn(ctx context.Context, r usage.Options, cg cgroup.Cgroup, begin func
 	return runSample(ctx, r, cg, counter, clock, begin, stdout, stderr)
 }
 
-// runSample samples cg through counter and writes what it collected, also
-// when interrupted or when the cgroup went away: a trace cut short is still
-// a trace. begin (sample -- CMD: the command's go-ahead), when set, is
-// called just before the first reading.
+// runSample samples cg through counter (sampling.Run) and writes what it
+// collected, also when interrupted or when the cgroup went away: a trace
+// cut short is still a trace. begin (sample -- CMD: the command's
+// go-ahead), when set, is called just before the first reading.
 func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.Counter, clock usage.Clock, begin func() error, stdout, stderr io.Writer) error {
-	counterName := "cpuacct.usage"
-	if cg.Version == 2 {
-		counterName = "cpu.stat usage_usec"
+	if n := sampling.Notice(r, cg); n != "" {
+		fmt.Fprintln(stderr, n)
 	}
-	switch {
-	case r.Command != nil && r.Duration == 0:
-		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until the command exits, or Ctrl-C\n", cg.Dir, r.Interval)
-	case r.Duration == 0:
-		fmt.Fprintf(stderr, "throttlebench: sampling %s every %v until Ctrl-C\n", cg.Dir, r.Interval)
+	f, after, err := sampling.Run(ctx, r, cg, counter, clock, begin)
+	if err != nil {
+		return err
 	}
-	started := time.Now()
-	tr := startSampleTrace(r, cg)
-	defer tr.stop()
-	if begin != nil {
-		if err := begin(); err != nil {
-			return err
-		}
-	}
-	rec := usage.Sampler{Counter: counter, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
-	if errors.Is(context.Cause(ctx), runner.ErrCommandExited) {
-		rec.Interrupted = false // sample -- CMD: the command's end is sampling's
-	}
-	if rec.Trace.Len() == 0 {
-		if rec.Err != nil {
-			return rec.Err
-		}
-		return fmt.Errorf("stopped before the first interval of %v ended: nothing to write", r.Interval)
-	}
-	f := usage.Build(rec, usage.Meta{
-		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
-		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
-		Warnings: r.WholeMachine(cg),
-	})
-	var traceWarnings []string
-	f.ThrottleEvents, traceWarnings = tr.summary()
-	f.Warnings = append(f.Warnings, traceWarnings...)
 	if err := writeOutput(r.Output, stdout, func(w io.Writer) error { return usage.Write(w, f, r.Format) }); err != nil {
 		return err
 	}
@@ -148,12 +116,5 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter u
 			return err
 		}
 	}
-	switch {
-	case rec.Err != nil:
-		return fmt.Errorf("sampling stopped after %d intervals, which were written: %w", rec.Trace.Len(), rec.Err)
-	case rec.Interrupted && r.Duration > 0:
-		// Written whole; the exit code (130/143) says it is shorter than asked.
-		return context.Cause(ctx)
-	}
-	return nil
+	return after
 }

@@ -2,46 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
+	"github.com/throttlebench/throttlebench/internal/sampling"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// sampleCommand is sample -- CMD: the command started in a slice of its
-// own with no limit (sample measures, it does not limit), the way --serve
-// starts a server (runner.Local.Watch), and that slice sampled until the
-// command exits, --duration passes or Ctrl-C; then the command is stopped
-// and the slice removed. A command that fails fails the run (exit 1),
-// after the sample is written.
+// sampleCommand is sample -- CMD (sampling.Command): the slice the command
+// runs in sampled and written as sample writes any cgroup's, the run's
+// warnings said on stderr.
 func sampleCommand(ctx context.Context, r usage.Options, stdout, stderr io.Writer) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	h := cgroup.Host{Root: "/"}
-	o := runner.Options{Mode: runner.ModeCreate, Host: h, Exe: exe, Stderr: stderr,
-		Limits: cgroup.Limits{Period: config.DefaultPeriod, Quota: cgroup.Unlimited}}
-	w, err := runner.NewLocal().Watch(ctx, o, r.Command, func(ctx context.Context, slice cgroup.Cgroup, start func() error) error {
-		// The slice's usage counter: on v1 with cpuacct apart, its twin.
-		cg, err := h.UsageCgroup(slice.Path)
-		if err != nil {
-			return err
-		}
+	warnings, err := sampling.Command(ctx, r, stderr, func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
 		return sampleOn(ctx, r, cg, start, stdout, stderr)
 	})
-	if w != nil {
-		warnOnce(stderr, "", "", unlabelled(w.Warnings))
-		if w.Failed() {
-			failed := errors.New(stderrtail.Append(fmt.Sprintf("the command %s ended with %s", runner.QuoteArgv(r.Command), w.Exit), w.Stderr))
-			return errors.Join(failed, err)
-		}
-	}
+	warnOnce(stderr, "", "", unlabelled(warnings))
 	return err
 }

@@ -10,9 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/latency"
-	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // --serve on a port something already listens on: refused before
@@ -37,18 +34,4 @@ func TestServeTakenPort(t *testing.T) {
 	code, _, stderr = runCLI("latency", "--target", "http://localhost:"+port+"/", "--serve", "--", "true")
 	assert.Equal(t, exitUsage, code, stderr)
 	assert.Contains(t, stderr, "is in use by pid "+strconv.Itoa(os.Getpid()))
-
-	l.Close()
-	require.NoError(t, (&targetFlags{url: "http://" + addr + "/", serve: true}).servePort([]string{"true"}), "free once closed")
-	require.NoError(t, (&targetFlags{url: "http://127.0.0.1:{port}/", serve: true}).servePort([]string{"srv", "{port}"}))
-}
-
-// A server that died mid-run fails the run with its stderr's last lines
-// in the error, as lines (printError indents them), not a footnote.
-func TestServerExitedError(t *testing.T) {
-	rep := &report.Latency{TargetResult: &report.TargetResult{ServerExited: "exit status 5", ServerStderr: []string{"Traceback:", "  boom"}}}
-	err := serverExited([]latency.Row{{Report: &report.Latency{TargetResult: &report.TargetResult{}}}, {Report: rep}})
-	require.Error(t, err)
-	assert.Equal(t, "the server exited during the run (exit status 5); its stderr ends:\n    Traceback:\n      boom", err.Error())
-	assert.NoError(t, serverExited([]latency.Row{{Report: &report.Latency{TargetResult: &report.TargetResult{}}}}))
 }

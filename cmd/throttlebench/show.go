@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -36,7 +37,7 @@ command's picture. The kind is read from the file itself: ` + show.KindNames() +
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				// As compare's: what it takes, not cobra's "accepts 1 arg(s)".
-				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got %d argument(s)", len(args))
+				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got %s", plural.N(len(args), "argument"))
 			}
 			return nil
 		},

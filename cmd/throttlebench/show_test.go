@@ -49,7 +49,7 @@ func TestShowRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"show"}, "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got 0 argument(s)"},
+		{[]string{"show"}, "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got 0 arguments"},
 		{[]string{"show", "a.json", "b.json"}, "show takes one result file, FILE"},
 		{[]string{"show", filepath.Join(dir, "missing.json")}, `cannot read "` + filepath.Join(dir, "missing.json")},
 		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate)`},

@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/kube"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
 )
 
 // run --sonobuoy-results DIR is how a Sonobuoy plugin's container runs (sweep
@@ -19,23 +20,13 @@ import (
 // the pod is deleted (and exits 0): a DaemonSet restarts a container that
 // exits, which would measure again.
 
-// checkSonobuoy refuses, before anything runs, what cannot go with
-// --sonobuoy-results.
-func checkSonobuoy(dir string, changed func(string) bool, o *runFlags) error {
-	output := ""
-	if changed("output") {
-		output = o.output
-	}
-	return kube.CheckResultsDir(dir, output, o.format)
-}
-
 // runSonobuoy runs the configuration, writes the result (or why there is
 // none) and the done file, then waits until it is stopped.
-func runSonobuoy(ctx context.Context, s settings, h runner.Options, dir string, stdout, stderr io.Writer) error {
+func runSonobuoy(ctx context.Context, s runopts.Settings, h runner.Options, dir string, stdout, stderr io.Writer) error {
 	runCtx := ctx
-	if s.timeout > 0 {
+	if s.Timeout > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, s.timeout)
+		runCtx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
 	local := runner.NewLocal()
@@ -48,7 +39,7 @@ func runSonobuoy(ctx context.Context, s settings, h runner.Options, dir string, 
 	failure := "" // why there is no result
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		failure = fmt.Sprintf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)
+		failure = fmt.Sprintf("the run exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)
 	case err != nil:
 		failure = strings.TrimSpace(oneLine(err.Error()))
 	default:

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,23 +11,13 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-type sweepOptions struct {
-	run        *runFlags
-	plot       string
-	quiet      bool
-	maxConfigs int
-	emit       *emitOptions
-	// commandLine is the sweep's flags as given, for what --emit writes.
-	commandLine string
-	// from is a results file to show instead of running.
-	from string
-}
-
 func newCmdSweep(stdout, stderr io.Writer) *cobra.Command {
-	o := &sweepOptions{run: newRunFlags(), emit: &emitOptions{}}
+	run := newRunFlags()
+	o := &runopts.Sweep{Run: run.Flags}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run every combination of lists or ranges of limits, workers, GOMAXPROCS and cost, one after another",
@@ -49,80 +37,71 @@ and the sweep goes on.`,
   throttlebench sweep --from results.json --plot nodes.svg`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.emitFlagsAlone(cmd.Flags().Changed); err != nil {
+			g := given(cmd)
+			mode, err := o.Mode(g, args, cmd.ArgsLenAtDash())
+			switch {
+			case err != nil:
 				return err
+			case mode == runopts.SweepFrom:
+				return sweepFrom(o, g, stdout)
+			case mode == runopts.SweepEmit:
+				return sweepEmit(cmd, o, g, stdout, stderr)
 			}
-			if err := o.run.takeCommand(cmd, args, !cmd.Flags().Changed("emit")); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("from") {
-				return o.fromResults(cmd.Flags(), stdout)
-			}
-			if cmd.Flags().Changed("emit") {
-				o.commandLine = sweepCommandLine(cmd)
-				if o.run.argv != nil {
-					o.commandLine += " -- " + strings.Join(o.run.argv, " ")
-				}
-				return o.emitted(cmd.Context(), cmd.Flags().Changed, cmd.InOrStdin(), stdout, stderr)
-			}
-			return o.execute(cmd.Context(), cmd.Flags().Changed, stdout, stderr)
+			return sweepRun(cmd.Context(), o, g.Changed, stdout, stderr)
 		},
 	}
 	// A sweep is read by people first: a table by default.
-	o.run.register(cmd, config.Batch, sweep.Formats, true)
-	o.run.registerColumns(cmd)
+	run.register(cmd, config.Batch, sweep.Formats, true)
+	run.registerColumns(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.plot, "plot", "", "draw the results into this .svg or .png file")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar, and no line before the sweep saying how many configurations run and about how long")
-	f.IntVar(&o.maxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
-	o.emit.register(cmd)
-	f.StringVar(&o.from, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
+	f.StringVar(&o.Plot, "plot", "", "draw the results into this .svg or .png file")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress bar, and no line before the sweep saying how many configurations run and about how long")
+	f.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
+	registerEmit(cmd, &o.Emit)
+	f.StringVar(&o.From, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
 	return cmd
 }
 
-// execute: flags → spec → plan → loop → output.
-func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, stdout, stderr io.Writer) error {
-	s, steps, err := o.run.plan(ctx, config.Batch, changed, sweep.Formats, o.plot, o.maxConfigs, sweep.Columns, stderr)
+// sweepRun runs every configuration here, one after another, and writes
+// what they measured.
+func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, stdout, stderr io.Writer) error {
+	s, steps, err := o.Run.Plan(ctx, config.Batch, changed, sweep.Formats, o.Plot, o.MaxConfigs, sweep.Columns, stderr)
 	if err != nil {
 		return err
 	}
-
 	local := runner.NewLocal() // one tracer for the whole sweep, if traced
 	defer local.Close()
-	loop := sweep.Loop[*report.Report]{Runner: local, NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
-		Skipped: func(c sweep.Config, why string) {
-			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
-		}}
-	if !o.quiet {
+	loop := sweep.Loop[*report.Report]{Runner: local, NumCPU: runtime.NumCPU(), Timeout: s.Timeout, What: "sweep", Skipped: skipped(stderr)}
+	if !o.Quiet {
 		loop.Announce = stderr
 		// A command's output on stderr (--show-output) and a bar redrawn
 		// every second would cut each other's lines.
-		if *o.run.values["show-output"] != "true" {
+		if o.Run.Value("show-output") != "true" {
 			loop.Progress = progressBar(stderr, len(steps)) // cleared by the loop when it ends
 		}
 	}
 	// Rewritten after every configuration: an interrupted sweep keeps what
 	// it measured.
 	save := func(rows []sweep.Row) error {
-		return writeOutput(s.output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, s.format, s.view(stdout)) })
+		return writeOutput(s.Output, stdout, func(w io.Writer) error { return sweep.WriteRows(w, rows, s.Format, view(s, stdout)) })
 	}
-	if s.output != "" {
+	if s.Output != "" {
 		loop.Save = save
 	}
-	rows, err := withDriver(ctx, s, steps, func(steps []sweep.Step) ([]sweep.Row, error) { return loop.Run(ctx, steps) })
+	rows, err := runopts.WithDriver(ctx, s, steps, func(steps []sweep.Step) ([]sweep.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}
 	if err := save(rows); err != nil {
 		return err
 	}
-	warnOnce(stderr, s.format, s.output, outcomeWarnings(rows, func(r *report.Report) []string { return closedLoopWarnings(s.format, r.Warnings) }))
-	if o.plot != "" {
-		chart, err := plot.Build(rows, plot.Title(rows))
-		if err != nil {
-			return err
-		}
-		return plot.Save(o.plot, chart)
+	warnOnce(stderr, s.Format, s.Output, outcomeWarnings(rows, func(r *report.Report) []string { return closedLoopWarnings(s.Format, r.Warnings) }))
+	if o.Plot == "" {
+		return nil
 	}
-	return nil
+	chart, err := plot.Build(rows, plot.Title(rows))
+	if err != nil {
+		return err
+	}
+	return plot.Save(o.Plot, chart)
 }

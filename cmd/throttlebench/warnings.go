@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -59,4 +64,27 @@ func unlabelled(ws []string) []labelled {
 // (sweep.Labelled).
 func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
 	return sweep.Labelled(rows, warnings)
+}
+
+// latencyWarnings are a list's warnings for stderr: one that every
+// configuration has, once and unlabelled; the others labelled with
+// their configuration.
+func latencyWarnings(rows []latency.Row) []labelled {
+	rest, shared := latency.SharedWarnings(rows)
+	var out []labelled
+	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...) {
+		// A failed target's warning is the error's text (targetopts.Failed),
+		// said last: once, not twice.
+		if !strings.Contains(w.Text, build.FailedRunWarning) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// skipped says on stderr which configuration a list skipped, and why.
+func skipped(stderr io.Writer) func(sweep.Config, string) {
+	return func(c sweep.Config, why string) {
+		fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
+	}
 }

@@ -33,7 +33,7 @@ func (h Host) DriverFacts(ctx context.Context) DriverFacts {
 		f.SystemdInit = true
 	}
 	hier, err := h.CPUHierarchy(0)
-	f.V2 = err == nil && hier.Version == 2 && hier.MountRoot == "/"
+	f.V2 = err == nil && hier.WholeV2()
 	f.Root = os.Geteuid() == 0
 	if f.SystemdInit && f.V2 && !f.Root {
 		// The user's manager, as logind starts it: what systemd delegated

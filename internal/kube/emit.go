@@ -11,39 +11,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
-
-// OnlyWithEmit are the flags that mean something only with --emit.
-var OnlyWithEmit = []string{"image", "pod-memory", "ttl", "job-deadline", "sweep-id", "node-selector", "per-node", "nodes", "nodes-from"}
-
-// FlagsAlone refuses an emit flag given without --emit: it would change
-// nothing in a sweep that runs here.
-func FlagsAlone(changed func(string) bool) error {
-	if changed("emit") {
-		return nil
-	}
-	for _, name := range OnlyWithEmit {
-		if changed(name) {
-			return config.Usagef(name, "--%s applies only with --emit (kubernetes or sonobuoy): the sweep runs here otherwise", name)
-		}
-	}
-	return nil
-}
-
-// refused are the sweep's flags that a pod cannot express, with why and
-// what to do instead.
-var refused = []struct{ flag, why string }{
-	{"period", "a pod's CFS period is the kubelet's (cpuCFSQuotaPeriod, 100ms by default), the same for every pod on the node; drop --period, or set cpuCFSQuotaPeriod in the kubelet's configuration"},
-	{"quota", "a pod's quota is its CPU limit × the kubelet's period; give the limit as --cpus"},
-	{"burst", "a pod has no CFS burst setting (the kubelet leaves cpu.cfs_burst_us and cpu.max.burst at 0); drop --burst, or measure burst on a host with sweep --burst"},
-	{"cpuset", "a pod's CPUs are the kubelet's CPU manager's (its static policy gives whole CPUs to Guaranteed pods); drop --cpuset"},
-	{"parent", "each pod measures its own container's cgroup (--cgroup current); drop --parent"},
-	{"plot", "nothing runs here; plot the collected results instead: throttlebench sweep --from results.json --plot FILE"},
-	{"format", "the pods always write JSON, for collect; format the collected results instead: throttlebench sweep --from results.json --format FORMAT"},
-	{"columns", "the pods always write JSON, for collect; choose the columns of the collected results instead: throttlebench sweep --from results.json --columns LIST"},
-}
 
 // Check refuses, before the sweep is planned, what cannot be emitted: an
 // unknown --emit, a flag a pod cannot express (value gives a flag's value
@@ -53,10 +24,8 @@ func (f Flags) Check(changed func(string) bool, value func(string) string, mode 
 	if err := config.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
 		return err
 	}
-	for _, r := range refused {
-		if changed(r.flag) {
-			return config.Usagef(r.flag, "--%s %q cannot be emitted: %s", r.flag, value(r.flag), r.why)
-		}
+	if err := modes.Refuse(modes.SweepEmit, modes.Given{Changed: changed, Value: value}); err != nil {
+		return err
 	}
 	if mode == "create" {
 		return config.Usagef("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -69,16 +70,15 @@ func request(t *testing.T, given map[string]string) Request {
 func TestCheck(t *testing.T) {
 	f := Flags{Emit: Kubernetes}
 	value := func(name string) string { return "v-" + name }
-	for _, r := range refused {
-		usage(t, f.Check(gave("cpus", r.flag), value, "auto"), r.flag, `--`+r.flag+` "v-`+r.flag+`" cannot be emitted: `+r.why)
+	for _, r := range modes.Table[modes.SweepEmit] {
+		flag := r.Flags[0]
+		usage(t, f.Check(gave("cpus", flag), value, "auto"), flag, `--`+flag+` "v-`+flag+`" cannot be emitted: `)
 	}
 	usage(t, f.Check(gave("cpus"), value, "create"), "cgroup", "--cgroup current")
 	usage(t, f.Check(gave("cpus"), value, "mine"), "cgroup", "want one of auto, current")
 	usage(t, f.Check(none, value, "auto"), "cpus", "needs --cpus")
 	usage(t, Flags{Emit: "helm"}.Check(gave("cpus"), value, "auto"), "emit", "want one of kubernetes, sonobuoy")
 	assert.NoError(t, f.Check(gave("cpus"), value, "current"))
-	usage(t, FlagsAlone(gave("per-node")), "per-node", "applies only with --emit")
-	assert.NoError(t, FlagsAlone(gave("emit", "per-node")))
 }
 
 // Each planned configuration becomes a pod's run: its flags in the order

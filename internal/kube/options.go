@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validate/content"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -61,7 +62,7 @@ type Flags struct {
 func (f Flags) options(changed func(string) bool, stdin io.Reader, timeout time.Duration, now time.Time) (Options, error) {
 	o := Options{Image: f.Image, TTL: f.TTL, SweepID: f.SweepID}
 	if f.Emit == Sonobuoy {
-		if err := sonobuoyOnly(changed); err != nil {
+		if err := modes.Refuse(modes.SweepSonobuoy, modes.Given{Changed: changed}); err != nil {
 			return o, err
 		}
 	}
@@ -130,22 +131,6 @@ func nodeSelector(given []string) ([]Label, error) {
 		out = append(out, Label{Key: k, Value: v})
 	}
 	return out, nil
-}
-
-// sonobuoyOnly refuses the flags a Sonobuoy plugin has no use for.
-func sonobuoyOnly(changed func(string) bool) error {
-	for _, name := range []string{"per-node", "nodes", "nodes-from"} {
-		if changed(name) {
-			return config.Usagef(name, "--%s applies to --emit kubernetes: a Sonobuoy DaemonSet plugin runs on every node already; choose the nodes with --node-selector", name)
-		}
-	}
-	if changed("ttl") {
-		return config.Usagef("ttl", "--ttl applies to --emit kubernetes: Sonobuoy deletes its plugins' pods itself (sonobuoy delete)")
-	}
-	if changed("job-deadline") {
-		return config.Usagef("job-deadline", "--job-deadline applies to --emit kubernetes: a Sonobuoy plugin's time is sonobuoy run's --timeout")
-	}
-	return nil
 }
 
 // nodes are --per-node's nodes, from --nodes or --nodes-from, each once.

@@ -1,4 +1,4 @@
-package main
+package targetopts
 
 import (
 	"context"
@@ -16,15 +16,15 @@ import (
 // targetURL parses --target. Its port may be runner.PortPlaceholder,
 // which only --serve fills (a free port per configuration): checked as
 // if it were a port.
-func (t *targetFlags) targetURL() (*url.URL, error) {
-	raw := t.url
+func (t *Flags) targetURL() (*url.URL, error) {
+	raw := t.URL
 	if strings.Contains(raw, runner.PortPlaceholder) {
-		if !t.serve {
-			return nil, config.Usagef("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.url, runner.PortPlaceholder)
+		if !t.Serve {
+			return nil, config.Usagef("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.URL, runner.PortPlaceholder)
 		}
 		raw = strings.ReplaceAll(raw, runner.PortPlaceholder, "1")
-		if u, err := url.Parse(raw); err != nil || !strings.HasSuffix(u.Host, ":1") || strings.Count(t.url, runner.PortPlaceholder) != 1 {
-			return nil, config.Usagef("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.url, runner.PortPlaceholder, runner.PortPlaceholder)
+		if u, err := url.Parse(raw); err != nil || !strings.HasSuffix(u.Host, ":1") || strings.Count(t.URL, runner.PortPlaceholder) != 1 {
+			return nil, config.Usagef("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.URL, runner.PortPlaceholder, runner.PortPlaceholder)
 		}
 	}
 	return url.Parse(raw)
@@ -33,41 +33,38 @@ func (t *targetFlags) targetURL() (*url.URL, error) {
 // resolveTimeout bounds the lookup of --target's host name.
 const resolveTimeout = 5 * time.Second
 
-// procFS is where servePort reads who listens: this machine's /proc.
-var procFS = netport.FS{Root: "/"}
-
 // servePort checks where --serve's server will listen, before anything
 // is made: on this machine (the server is started here), on a port that
 // is free, or {port}, which throttlebench picks free. A server already
 // listening there would answer in ours' place; the check can race with
 // one that starts meanwhile, which readiness then catches (the run fails).
-func (t *targetFlags) servePort(args []string) error {
-	inURL := strings.Contains(t.url, runner.PortPlaceholder)
+func (t *Flags) servePort(args []string) error {
+	inURL := strings.Contains(t.URL, runner.PortPlaceholder)
 	if !inURL && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, runner.PortPlaceholder) }) {
 		return config.Usagef("target", "invalid --target %q: the command's %s is a port throttlebench picks, and the requests go there only with %s in --target too, such as http://127.0.0.1:%s/",
-			t.url, runner.PortPlaceholder, runner.PortPlaceholder, runner.PortPlaceholder)
+			t.URL, runner.PortPlaceholder, runner.PortPlaceholder, runner.PortPlaceholder)
 	}
-	hostport, err := runner.HostPort(strings.ReplaceAll(t.url, runner.PortPlaceholder, "1"))
+	hostport, err := runner.HostPort(strings.ReplaceAll(t.URL, runner.PortPlaceholder, "1"))
 	if err != nil {
-		return config.Usagef("target", "invalid --target %q: %v", t.url, err)
+		return config.Usagef("target", "invalid --target %q: %v", t.URL, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
 	addrs, err := netport.Resolve(ctx, hostport)
 	if err != nil {
-		return config.Usagef("target", "invalid --target %q: %v", t.url, err)
+		return config.Usagef("target", "invalid --target %q: %v", t.URL, err)
 	}
 	ifaddrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
 		if !netport.Local(a.Addr(), ifaddrs) {
-			return config.Usagef("target", "invalid --target %q: --serve starts the server on this machine, and %s is not one of its addresses", t.url, a.Addr())
+			return config.Usagef("target", "invalid --target %q: --serve starts the server on this machine, and %s is not one of its addresses", t.URL, a.Addr())
 		}
 	}
 	if inURL {
 		return nil
 	}
 	// Unreadable sockets (no /proc): readiness still tells ours apart.
-	ls, _ := procFS.InUse(addrs...)
+	ls, _ := netport.FS{Root: "/"}.InUse(addrs...)
 	if len(ls) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package runopts
 
 import (
 	"context"
@@ -15,31 +15,31 @@ import (
 // the flags say where the slices go already (--parent, --cgroup current,
 // --cgroup-version 1): those keep cgroupfs, as before. ctx cuts the wait
 // for systemd's answer (D-Bus, up to 5 s) on Ctrl-C.
-func (o *runFlags) chooseDriver(ctx context.Context, changed func(string) bool, s *settings) error {
-	if err := config.Choice("cgroup-driver", o.driver, cgroup.Drivers); err != nil {
+func (o *Flags) chooseDriver(ctx context.Context, changed func(string) bool, s *Settings) error {
+	if err := config.Choice("cgroup-driver", o.Driver, cgroup.Drivers); err != nil {
 		return err
 	}
 	fixed := ""
 	switch {
-	case o.mode == runner.ModeCurrent:
+	case o.Mode == runner.ModeCurrent:
 		fixed = "--cgroup current measures the current cgroup and creates none"
-	case o.parent != "":
+	case o.Parent != "":
 		fixed = "--parent names the cgroup the slices go in"
-	case s.version == 1:
+	case s.Version == 1:
 		fixed = "--cgroup-version 1 has no systemd scopes to delegate"
 	}
 	if fixed != "" {
-		if o.driver == cgroup.DriverSystemd {
+		if o.Driver == cgroup.DriverSystemd {
 			return config.Usagef("cgroup-driver", "--cgroup-driver systemd makes a scope for the slices, but %s: leave one of them out", fixed)
 		}
-		s.driver, s.driverWhy = cgroup.DriverCgroupfs, fixed
+		s.Driver, s.DriverWhy = cgroup.DriverCgroupfs, fixed
 		return nil
 	}
 	var facts cgroup.DriverFacts
-	if o.driver != cgroup.DriverCgroupfs {
-		facts = s.host.DriverFacts(ctx)
+	if o.Driver != cgroup.DriverCgroupfs {
+		facts = s.Host.DriverFacts(ctx)
 	}
-	name, why, err := cgroup.ChooseDriver(o.driver, facts)
+	name, why, err := cgroup.ChooseDriver(o.Driver, facts)
 	var nocpu *cgroup.NoCPUDelegated
 	if errors.As(err, &nocpu) {
 		return config.Usagef("cgroup-driver", "%v", err)
@@ -52,25 +52,25 @@ func (o *runFlags) chooseDriver(ctx context.Context, changed func(string) bool, 
 			return config.Usagef("cpuset", "--cpuset: %v", err)
 		}
 	}
-	s.driver, s.driverWhy = name, why
+	s.Driver, s.DriverWhy = name, why
 	return nil
 }
 
 // openDriver makes the place the chosen driver runs slices in (a systemd
 // scope; nothing under cgroupfs) and gives the parent they go in, "" for
 // the runner's own default. The caller closes the driver on every path.
-func (s settings) openDriver(ctx context.Context) (cgroup.Driver, cgroup.Place, error) {
-	d := s.host.NewDriver(s.driver)
-	if s.mode == runner.ModeCurrent {
+func (s Settings) openDriver(ctx context.Context) (cgroup.Driver, cgroup.Place, error) {
+	d := s.Host.NewDriver(s.Driver)
+	if s.Mode == runner.ModeCurrent {
 		return d, cgroup.Place{}, nil
 	}
 	place, err := d.Open(ctx)
 	return d, place, err
 }
 
-// withDriver runs f with the steps' slices in the driver's place, and
+// WithDriver runs f with the steps' slices in the driver's place, and
 // closes the driver after, however f ends.
-func withDriver[T any](ctx context.Context, s settings, steps []sweep.Step, f func([]sweep.Step) (T, error)) (out T, err error) {
+func WithDriver[T any](ctx context.Context, s Settings, steps []sweep.Step, f func([]sweep.Step) (T, error)) (out T, err error) {
 	d, place, err := s.openDriver(ctx)
 	defer func() { err = errors.Join(err, d.Close()) }()
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package placement
 
 import (
 	"fmt"
@@ -9,44 +9,45 @@ import (
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
-// cpuFacts are what --cpuset and --one-per-core are checked against, read
+// Facts are what --cpuset and --one-per-core are checked against, read
 // once before anything is created.
-type cpuFacts struct {
-	// mine are the CPUs this process may use (sched_getaffinity): its own
+type Facts struct {
+	// Mine are the CPUs this process may use (sched_getaffinity): its own
 	// cpuset, a container's, taskset's. nil where not known.
-	mine []int
-	// parent are those the cpuset the slice's would be made in offers;
+	Mine []int
+	// Parent are those the cpuset the slice's would be made in offers;
 	// nil where not known (no cpuset controller: the run says so), empty
 	// where it offers none (a v1 twin whose cpuset.cpus is empty).
-	parent []int
-	layout func() (*topology.Topology, error)
+	Parent []int
+	// Layout reads the CPU layout, only when --one-per-core needs it.
+	Layout func() (*topology.Topology, error)
 }
 
-// readCPUFacts reads them for slices created under parent ("" for the
-// default) in the cpu hierarchy of the given version.
-func readCPUFacts(h cgroup.Host, version int, parent string) *cpuFacts {
-	f := &cpuFacts{layout: func() (*topology.Topology, error) { return topology.Read(h.Root) }}
-	f.mine, _ = topology.Affinity()
+// Read reads them for slices created under parent ("" for the default)
+// in the cpu hierarchy of the given version.
+func Read(h cgroup.Host, version int, parent string) *Facts {
+	f := &Facts{Layout: func() (*topology.Topology, error) { return topology.Read(h.Root) }}
+	f.Mine, _ = topology.Affinity()
 	if cpu, err := h.CPUHierarchy(version); err == nil {
 		if cpusets, err := h.CpusetHierarchy(cpu); err == nil {
 			if parent == "" {
 				parent = cpu.DefaultParent()
 			}
-			f.parent, _ = cpusets.CpusetCPUs(cpu.TwinDir(cpusets, parent))
+			f.Parent, _ = cpusets.CpusetCPUs(cpu.TwinDir(cpusets, parent))
 		}
 	}
 	return f
 }
 
-// check refuses a placement this machine cannot give, before anything is
+// Check refuses a placement this machine cannot give, before anything is
 // created: a cpuset with CPUs this process may not use, one per core of
 // nothing.
-func (f *cpuFacts) check(c config.Config) error {
-	allowed := f.mine
-	if f.parent != nil {
-		allowed = intersect(allowed, f.parent)
-		if f.mine == nil {
-			allowed = f.parent
+func (f *Facts) Check(c config.Config) error {
+	allowed := f.Mine
+	if f.Parent != nil {
+		allowed = intersect(allowed, f.Parent)
+		if f.Mine == nil {
+			allowed = f.Parent
 		}
 	}
 	if c.Cpuset != nil && allowed != nil {
@@ -60,7 +61,7 @@ func (f *cpuFacts) check(c config.Config) error {
 			may := topology.FormatList(allowed)
 			if len(allowed) == 0 {
 				may = "none"
-				if f.parent != nil && len(f.parent) == 0 {
+				if f.Parent != nil && len(f.Parent) == 0 {
 					may = "none: the cpuset its slice would be made in has no CPUs"
 				}
 			}
@@ -71,12 +72,12 @@ func (f *cpuFacts) check(c config.Config) error {
 	if c.OnePerCore {
 		base := c.Cpuset
 		if base == nil {
-			base = f.mine
+			base = f.Mine
 		}
 		if base == nil {
 			return fmt.Errorf("--one-per-core: the CPUs this process may use are not known here")
 		}
-		t, err := f.layout()
+		t, err := f.Layout()
 		if err != nil {
 			return fmt.Errorf("--one-per-core: read the CPU layout: %w", err)
 		}

@@ -1,9 +1,10 @@
-package main
+package sampling
 
 import (
 	"fmt"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
@@ -19,16 +20,13 @@ type sampleTrace struct {
 	why string
 }
 
-func startSampleTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
+func startTrace(r usage.Options, cg cgroup.Cgroup) *sampleTrace {
 	if !r.Trace {
 		return nil
 	}
 	t := &sampleTrace{}
-	hier, err := cgroup.Host{Root: "/"}.CPUHierarchy(cg.Version)
-	if err == nil {
-		t.cpu, err = hier.At(cg.Path)
-	}
-	if err != nil {
+	var err error
+	if t.cpu, err = cgroupref.CPU(cgroup.Host{Root: "/"}, cg.Version, cg.Path); err != nil {
 		t.why = fmt.Sprintf("throttle events not traced: the cgroup %s has no place in a cpu hierarchy: %v", cg.Path, err)
 		return t
 	}

@@ -1,0 +1,56 @@
+package runopts
+
+import (
+	"context"
+	"io"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/kube"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+// Run are run's flags as given: the shared ones, and
+// --sonobuoy-results, the directory a Sonobuoy plugin's result goes to
+// (sweep --emit sonobuoy writes the plugin that gives it).
+type Run struct {
+	Run             *Flags
+	SonobuoyResults string
+}
+
+// Resolve checks every flag, before anything is made, and gives the one
+// configuration's settings and the runner's options for it. args are what
+// came after -- (a command to measure), dash where -- was; formats are
+// those run writes.
+func (o *Run) Resolve(ctx context.Context, changed func(string) bool, args []string, dash int, formats []string, stderr io.Writer) (Settings, runner.Options, error) {
+	f := o.Run
+	if err := config.Choice("format", f.Format, formats); err != nil {
+		return Settings{}, runner.Options{}, err
+	}
+	if err := f.TakeCommand("run", args, dash, changed, true); err != nil {
+		return Settings{}, runner.Options{}, err
+	}
+	s, err := f.Settings(ctx, changed, stderr)
+	if err != nil {
+		return s, runner.Options{}, err
+	}
+	cfg, err := config.Resolve(f.Given(changed))
+	if err != nil {
+		return s, runner.Options{}, err
+	}
+	if o.SonobuoyResults != "" {
+		// A plugin's raw result is the JSON result.
+		format := f.Format
+		if !changed("format") {
+			format = "json"
+		}
+		output := ""
+		if changed("output") {
+			output = f.Output
+		}
+		if err := kube.CheckResultsDir(o.SonobuoyResults, output, format); err != nil {
+			return s, runner.Options{}, err
+		}
+	}
+	h, err := s.Options(cfg)
+	return s, h, err
+}

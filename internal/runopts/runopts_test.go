@@ -1,0 +1,99 @@
+package runopts
+
+import (
+	"context"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+func gave(names ...string) modes.Given {
+	return modes.Given{Changed: func(n string) bool { return slices.Contains(names, n) }, Value: func(string) string { return "v" }, Names: names}
+}
+
+func usage(t *testing.T, err error, flag, msg string) {
+	t.Helper()
+	var ue *config.Error
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, flag, ue.Param)
+	assert.Contains(t, err.Error(), msg)
+}
+
+func flags(values map[string]string) *Flags {
+	f := New()
+	for k, v := range values {
+		f.Values[k] = &v
+	}
+	f.Mode = runner.ModeAuto
+	return f
+}
+
+// The command after -- becomes the command workload; one that is given
+// without -- or beside --workload is refused, and one that cannot be
+// found is refused only where it runs here.
+func TestTakeCommand(t *testing.T) {
+	f := flags(map[string]string{"workload": "bcrypt"})
+	require.NoError(t, f.TakeCommand("run", nil, -1, gave().Changed, true))
+	assert.Nil(t, f.Argv)
+	usage(t, f.TakeCommand("run", []string{"x"}, -1, gave().Changed, true), "command", `unexpected argument "x": a command to measure goes after --: throttlebench run [flags] -- CMD [ARGS...]`)
+	usage(t, f.TakeCommand("run", []string{"true"}, 0, gave("workload").Changed, true), "workload", `--workload "bcrypt" conflicts with the command after --`)
+	usage(t, f.TakeCommand("run", []string{"/no/such/cmd"}, 0, gave().Changed, true), "command", `invalid command "/no/such/cmd"`)
+	require.NoError(t, f.TakeCommand("sweep", []string{"/no/such/cmd", "a b"}, 0, gave().Changed, false), "runs in the pods")
+	g := f.Given(gave().Changed)
+	assert.Equal(t, map[string]string{"workload": "command", "command": `["/no/such/cmd","a b"]`}, g)
+}
+
+// sweep's modes part after what they all refuse: an --emit flag without
+// --emit; --from wins over --emit, which wins over running here.
+func TestSweepMode(t *testing.T) {
+	o := &Sweep{Run: flags(nil)}
+	m, err := o.Mode(gave("cpus"), nil, -1)
+	require.NoError(t, err)
+	assert.Equal(t, SweepHere, m)
+	_, err = o.Mode(gave("cpus", "image"), nil, -1)
+	usage(t, err, "image", "--image applies only with --emit")
+	m, _ = o.Mode(gave("emit", "image"), nil, -1)
+	assert.Equal(t, SweepEmit, m)
+	m, _ = o.Mode(gave("from"), nil, -1)
+	assert.Equal(t, SweepFrom, m)
+
+	o.Run.Format = "text"
+	require.NoError(t, o.CheckFrom(gave("from", "format")))
+	usage(t, o.CheckFrom(gave("cpus", "from")), "cpus", `--cpus "v" cannot be used with --from`)
+	o.Run.Format = "yaml"
+	usage(t, o.CheckFrom(gave("from", "format")), "format", "yaml")
+}
+
+// latency's engines: what --instances refuses, and what only it takes.
+func TestLatencyInstances(t *testing.T) {
+	run := flags(map[string]string{"instances": "per-request", "concurrency": "4"})
+	o := &Latency{Run: run}
+	usage(t, o.checkInstances(run, false, summaryAsSet(gave(), true)), "summary", "--summary applies only with --instances")
+	require.NoError(t, o.checkInstances(run, false, summaryAsSet(gave("summary"), false)), "--summary=false asks for nothing")
+	usage(t, o.checkInstances(run, true, gave("instances", "concurrency")), "concurrency", "does not apply to --instances per-request")
+	run.Mode = runner.ModeCurrent
+	usage(t, o.checkInstances(run, true, gave("instances")), "instances", "cannot be used with --cgroup current")
+	run.Mode, o.Plot = runner.ModeAuto, "x.svg"
+	usage(t, o.checkInstances(run, true, gave("instances")), "plot", "does not apply with --instances but with --trace")
+	run.Trace = true
+	require.NoError(t, o.checkInstances(run, true, gave("instances")))
+}
+
+// The flags are refused before the host is asked anything: --cgroup
+// current with --cgroup-driver systemd says which to leave out.
+func TestSettingsRefuses(t *testing.T) {
+	f := flags(nil)
+	f.Version, f.Driver, f.Mode = "auto", "systemd", runner.ModeCurrent
+	_, err := f.Settings(context.Background(), gave().Changed, io.Discard)
+	usage(t, err, "cgroup-driver", "--cgroup-driver systemd makes a scope for the slices, but --cgroup current measures the current cgroup and creates none")
+	f.Mode = "elsewhere"
+	_, err = f.Settings(context.Background(), gave().Changed, io.Discard)
+	usage(t, err, "cgroup", "elsewhere")
+}

@@ -1,0 +1,120 @@
+package targetopts
+
+import (
+	"errors"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+// Flags are latency --target's flags as given.
+type Flags struct {
+	URL, Method, Body          string
+	Headers                    []string
+	Connections                int
+	RequestTimeout, ServeReady time.Duration
+	Serve                      bool
+	Accept, MaxFailures        string
+}
+
+// DefaultConnections: the pool the client's benchmark held 60,000
+// requests/s with here (BenchmarkVsVegeta); 32 requests in flight at once
+// before an arrival waits for a connection, which a server throttled for a
+// whole 100 ms period at 320 requests/s still leaves free. A connection
+// costs a goroutine and a socket, opened before the first arrival.
+const DefaultConnections = 32
+
+// Run is what of the shared flags the target reads: --cgroup (a mode, or
+// with a server already running the cgroup it is in), --cgroup-version,
+// and whether it is traced (--trace or --trace-out).
+type Run struct {
+	Mode, Version string
+	Traced        bool
+}
+
+// Resolved is what the flags resolve to: the runner's Target (nil without
+// --target), the rule that judges it, and the cgroup mode the run takes.
+type Resolved struct {
+	Target *runner.Target
+	Rule   build.FailureRule
+	Mode   string
+}
+
+// Resolve checks the target's flags and arguments (args: what came after
+// --, dash: where -- was, cobra's ArgsLenAtDash) before anything is made.
+func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolved, error) {
+	changed := g.Changed
+	if t.URL == "" && !changed("target") {
+		if err := modes.Refuse(modes.LatencyBuiltIn, g); err != nil {
+			return Resolved{}, err
+		}
+		if len(args) > 0 {
+			return Resolved{}, config.Usagef("", "unexpected argument %q: latency takes a command only with --target URL --serve -- CMD", args[0])
+		}
+		return Resolved{Mode: run.Mode}, nil
+	}
+	u, err := t.targetURL()
+	if errors.As(err, new(*config.Error)) {
+		return Resolved{}, err
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Resolved{}, config.Usagef("target", "invalid --target %q: want an http:// or https:// URL with a host, such as http://127.0.0.1:8080/", t.URL)
+	}
+	mode := modes.LatencyTarget
+	if t.Serve {
+		mode = modes.LatencyServe
+	}
+	if err := modes.Refuse(mode, g); err != nil {
+		return Resolved{}, err
+	}
+	tgt := &runner.Target{ServeReady: t.ServeReady, HTTP: httpload.Config{URL: t.URL, Method: t.Method, Connections: t.Connections, Timeout: t.RequestTimeout}}
+	if err := t.request(&tgt.HTTP); err != nil {
+		return Resolved{}, err
+	}
+	if t.Connections < 1 || t.Connections > 10000 {
+		return Resolved{}, config.Usagef("connections", "invalid --connections %d: want 1 to 10000", t.Connections)
+	}
+	if t.RequestTimeout < 0 {
+		return Resolved{}, config.Usagef("request-timeout", "invalid --request-timeout %v: want 0 (never) or more", t.RequestTimeout)
+	}
+	rule, err := t.failureRule()
+	if err != nil {
+		return Resolved{}, err
+	}
+	r := Resolved{Target: tgt, Rule: rule}
+	if t.Serve {
+		r.Mode, err = t.serveCommand(args, dash, run.Mode, tgt)
+		return r, err
+	}
+	if len(args) > 0 {
+		return Resolved{}, config.Usagef("serve", "unexpected argument %q: a server to start goes after --serve --: throttlebench latency --target URL --serve -- CMD [ARGS...]", args[0])
+	}
+	if err := modes.Refuse(modes.LatencyAttached, g); err != nil {
+		return Resolved{}, err
+	}
+	if err := namedCgroup(run, tgt); err != nil {
+		return Resolved{}, err
+	}
+	if tgt.Named == "" && run.Traced {
+		return Resolved{}, config.Usagef("trace", "--trace with --target needs the server's cgroup: --cgroup PATH (the one it runs in) or --serve")
+	}
+	r.Mode = runner.ModeCurrent // nothing is made
+	return r, nil
+}
+
+// failureRule checks --accept-status and --max-failures.
+func (t *Flags) failureRule() (build.FailureRule, error) {
+	accept, err := build.ParseAcceptStatus(t.Accept)
+	if err != nil {
+		return build.FailureRule{}, config.Usagef("accept-status", "invalid --accept-status %q: %v", t.Accept, err)
+	}
+	pct, share, count, err := build.ParseMaxFailures(t.MaxFailures)
+	if err != nil {
+		return build.FailureRule{}, config.Usagef("max-failures", "invalid --max-failures %q: %v", t.MaxFailures, err)
+	}
+	return build.FailureRule{Accept: accept, Percent: pct, MaxPercent: share, MaxCount: count, AcceptSpec: t.Accept, MaxSpec: t.MaxFailures}, nil
+}

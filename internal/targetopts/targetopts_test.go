@@ -1,0 +1,86 @@
+package targetopts
+
+import (
+	"net"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
+)
+
+// A port that was taken is free once closed; {port} is always free, as
+// throttlebench picks it.
+func TestServePortFree(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	err = (&Flags{URL: "http://" + addr + "/", Serve: true}).servePort([]string{"true"})
+	var ue *config.Error
+	require.ErrorAs(t, err, &ue, "taken")
+	l.Close()
+	require.NoError(t, (&Flags{URL: "http://" + addr + "/", Serve: true}).servePort([]string{"true"}), "free once closed")
+	require.NoError(t, (&Flags{URL: "http://127.0.0.1:{port}/", Serve: true}).servePort([]string{"srv", "{port}"}))
+}
+
+// A server that died mid-run fails the run with its stderr's last lines
+// in the error, as lines (printError indents them), not a footnote.
+func TestServerExitedError(t *testing.T) {
+	rep := &report.Latency{TargetResult: &report.TargetResult{ServerExited: "exit status 5", ServerStderr: []string{"Traceback:", "  boom"}}}
+	err := serverExited([]latency.Row{{Report: &report.Latency{TargetResult: &report.TargetResult{}}}, {Report: rep}})
+	require.Error(t, err)
+	assert.Equal(t, "the server exited during the run (exit status 5); its stderr ends:\n    Traceback:\n      boom", err.Error())
+	assert.NoError(t, serverExited([]latency.Row{{Report: &report.Latency{TargetResult: &report.TargetResult{}}}}))
+}
+
+func given(names ...string) modes.Given {
+	return modes.Given{Changed: func(n string) bool { return slices.Contains(names, n) }, Names: names}
+}
+
+// The mode the run takes: unchanged without --target, a slice for
+// --serve's server, the current cgroup (nothing made) for one already
+// running; and the request is built as the flags say.
+func TestResolveMode(t *testing.T) {
+	f := &Flags{Method: "GET", Connections: DefaultConnections, Accept: "200-299", MaxFailures: "0"}
+	r, err := f.Resolve(given(), nil, -1, Run{Mode: runner.ModeAuto})
+	require.NoError(t, err)
+	assert.Nil(t, r.Target)
+	assert.Equal(t, runner.ModeAuto, r.Mode)
+
+	f.URL, f.Headers = "http://127.0.0.1:1/", []string{"X-Id: 7"}
+	r, err = f.Resolve(given("target", "header"), nil, -1, Run{Mode: runner.ModeAuto})
+	require.NoError(t, err)
+	require.NotNil(t, r.Target)
+	assert.Equal(t, runner.ModeCurrent, r.Mode)
+	assert.Equal(t, "7", r.Target.HTTP.Header.Get("X-Id"))
+
+	_, err = f.Resolve(given("target"), nil, -1, Run{Mode: runner.ModeAuto, Traced: true})
+	assert.ErrorContains(t, err, "--trace with --target needs the server's cgroup")
+
+	f.URL, f.Serve, f.ServeReady = "http://127.0.0.1:{port}/", true, 1
+	r, err = f.Resolve(given("target", "serve"), []string{"true", "{port}"}, 0, Run{Mode: runner.ModeAuto})
+	require.NoError(t, err)
+	assert.Equal(t, runner.ModeCreate, r.Mode)
+	assert.Equal(t, []string{"true", "{port}"}, r.Target.Serve)
+}
+
+func TestRequestChecks(t *testing.T) {
+	for _, tc := range []struct {
+		f    Flags
+		want string
+	}{
+		{Flags{Method: "GE T"}, `invalid --method "GE T": want an HTTP method such as GET or POST`},
+		{Flags{Method: "GET", Headers: []string{"nocolon"}}, `invalid --header "nocolon": want "Name: value"`},
+		{Flags{Method: "GET", Body: "/nonexistent/body"}, `invalid --body "/nonexistent/body"`},
+	} {
+		err := tc.f.request(&httpload.Config{})
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
