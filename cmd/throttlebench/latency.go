@@ -117,7 +117,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	local := runner.NewLocal() // one tracer for the whole list (--trace)
 	defer local.Close()
 	fleet := &runner.Fleet{Local: local}
-	measure := func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
+	measure := runner.Bind(s.env(), func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		if tgt != nil {
 			return measureTarget(ctx, local, opts, tgt, o.target.rule)
 		}
@@ -129,7 +129,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 			rep.Requests = nil
 		}
 		return rep, err
-	}
+	})
 	loop := sweep.Loop[*report.Latency]{Runner: sweep.RunFunc[*report.Latency](measure), Timeout: s.timeout, What: "run",
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)

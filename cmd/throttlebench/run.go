@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/show"
@@ -66,7 +67,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer) error {
+func runRun(ctx context.Context, s settings, h plan.Options, stdout io.Writer) error {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
@@ -75,7 +76,7 @@ func runRun(ctx context.Context, s settings, h runner.Options, stdout io.Writer)
 	local := runner.NewLocal()
 	defer local.Close() // the tracer, if --trace attached it
 	rep, err := withDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
-		return local.Run(ctx, steps[0].Opts)
+		return local.Run(ctx, runner.Options{Options: steps[0].Opts, Env: s.env()})
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.timeout)

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/usage/locate"
 )
 
 func newCmdSample(stdout, stderr io.Writer) *cobra.Command {
@@ -58,7 +59,7 @@ written.`,
 			if r.Command != nil {
 				return sampleCommand(cmd.Context(), r, stdout, stderr)
 			}
-			cg, err := r.Find(cgroup.Host{Root: "/"})
+			cg, err := locate.Find(r, cgroup.Host{Root: "/"})
 			if err != nil {
 				return err
 			}
@@ -134,7 +135,7 @@ func runSample(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter u
 	f := usage.Build(rec, usage.Meta{
 		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
 		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
-		Warnings: r.WholeMachine(cg),
+		Warnings: r.WholeMachine(locate.IsHostRoot(cg)),
 	})
 	var traceWarnings []string
 	f.ThrottleEvents, traceWarnings = tr.summary()

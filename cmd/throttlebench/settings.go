@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -123,20 +124,24 @@ func (o *runFlags) settings(ctx context.Context, changed func(string) bool, stde
 
 // options is what the harness needs to run one configuration; a
 // placement this machine cannot give is refused here, before anything runs.
-func (s settings) options(c config.Config) (runner.Options, error) {
+func (s settings) options(c config.Config) (plan.Options, error) {
 	if s.cpus != nil {
 		if err := s.cpus.check(c); err != nil {
-			return runner.Options{}, err
+			return plan.Options{}, err
 		}
 	}
-	o := runner.Options{
+	return plan.Options{
 		Bench: c.ClosedLoop(), Open: c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.mode, Version: s.version, Parent: s.parent,
-		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Host: s.host, Exe: s.exe, Stderr: s.stderr,
-		Trace: s.trace,
-	}
+		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Trace: s.trace,
+	}, nil
+}
+
+// env is what every configuration's run takes from this invocation.
+func (s settings) env() runner.Env {
+	e := runner.Env{Host: s.host, Exe: s.exe, Stderr: s.stderr}
 	if s.trace {
-		o.TraceSink = s.out.write
+		e.TraceSink = s.out.write
 	}
-	return o, nil
+	return e
 }

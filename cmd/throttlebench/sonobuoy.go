@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/kube"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
@@ -31,7 +32,7 @@ func checkSonobuoy(dir string, changed func(string) bool, o *runFlags) error {
 
 // runSonobuoy runs the configuration, writes the result (or why there is
 // none) and the done file, then waits until it is stopped.
-func runSonobuoy(ctx context.Context, s settings, h runner.Options, dir string, stdout, stderr io.Writer) error {
+func runSonobuoy(ctx context.Context, s settings, h plan.Options, dir string, stdout, stderr io.Writer) error {
 	runCtx := ctx
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
@@ -39,7 +40,7 @@ func runSonobuoy(ctx context.Context, s settings, h runner.Options, dir string, 
 		defer cancel()
 	}
 	local := runner.NewLocal()
-	rep, err := local.Run(runCtx, h)
+	rep, err := local.Run(runCtx, runner.Options{Options: h, Env: s.env()})
 	local.Close() // the tracer, if attached, is not kept while the plugin waits
 	if ctx.Err() != nil {
 		return err // stopped before a result: nothing to report

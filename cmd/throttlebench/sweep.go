@@ -89,7 +89,7 @@ func (o *sweepOptions) execute(ctx context.Context, changed func(string) bool, s
 
 	local := runner.NewLocal() // one tracer for the whole sweep, if traced
 	defer local.Close()
-	loop := sweep.Loop[*report.Report]{Runner: local, NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
+	loop := sweep.Loop[*report.Report]{Runner: sweep.RunFunc[*report.Report](runner.Bind(s.env(), local.Run)), NumCPU: runtime.NumCPU(), Timeout: s.timeout, What: "sweep",
 		Skipped: func(c sweep.Config, why string) {
 			fmt.Fprintf(stderr, "throttlebench: skipped %s: %s\n", sweep.Describe(c), why)
 		}}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
@@ -93,7 +94,7 @@ func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, 
 	if summary {
 		return nil, config.Usagef("summary", "--summary applies only with --instances, not with --target")
 	}
-	tgt := &runner.Target{ServeReady: t.serveReady, HTTP: httpload.Config{URL: t.url, Method: t.method, Connections: t.connections, Timeout: t.requestTimeout}}
+	tgt := &runner.Target{Target: plan.Target{ServeReady: t.serveReady, HTTP: httpload.Config{URL: t.url, Method: t.method, Connections: t.connections, Timeout: t.requestTimeout}}}
 	if err := t.request(&tgt.HTTP); err != nil {
 		return nil, err
 	}

@@ -1,14 +1,15 @@
-// Package bandwidth holds the CFS bandwidth settings of one cgroup as plain
-// values: what a configuration asks for and what a result reports. It lives
-// apart from internal/cgroup so that the configuration, compare and collect
-// can name limits without importing the machinery that creates slices
-// (containerd/cgroups and, through it, cilium/ebpf).
 package bandwidth
 
 import (
+	"errors"
 	"math"
 	"time"
 )
+
+// ErrLimitsRefused says the kernel refused the limits written into a new
+// slice: a combination it cannot take. A sweep skips that configuration
+// and goes on.
+var ErrLimitsRefused = errors.New("the kernel refused these limits")
 
 // Unlimited is the Quota of a cgroup without a CPU bandwidth limit.
 const Unlimited time.Duration = -1

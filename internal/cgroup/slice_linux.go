@@ -19,6 +19,8 @@ import (
 
 	"github.com/containerd/cgroups/v3/cgroup1"
 	"github.com/containerd/cgroups/v3/cgroup2"
+
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 )
 
 // ErrPermission says a slice could not be created for lack of rights: not
@@ -26,9 +28,9 @@ import (
 // to this user.
 var ErrPermission = errors.New("no permission to create a cgroup")
 
-// ErrLimitsRefused says the kernel refused the limits written into a new
-// slice: a combination it cannot take.
-var ErrLimitsRefused = errors.New("the kernel refused these limits")
+// ErrLimitsRefused is bandwidth's: the kernel refused the limits written
+// into a new slice, a combination it cannot take.
+var ErrLimitsRefused = bandwidth.ErrLimitsRefused
 
 // SliceSpec says where a slice is created and with which limits.
 type SliceSpec struct {

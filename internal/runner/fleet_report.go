@@ -31,7 +31,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 			break
 		}
 	}
-	in := build.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
+	in := build.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: group(r.first.cg), Limits: r.first.limits, Chain: r.first.chain,
 		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.o.Host.Root, r.started), GOMAXPROCS: gmp, Calibration: r.cal,
 		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
 		Window: time.Duration(end - r.t0), Late: r.late, Background: bg, Floor: r.floor}

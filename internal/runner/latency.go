@@ -99,7 +99,7 @@ func (w *window) close(res bench.LatencyResult, mode string, cg cgroup.Cgroup, l
 		return nil, err
 	}
 	rep := build.BuildLatency(build.LatencyInput{
-		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		Open: w.o.Open, Policy: w.o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: after.Sub(w.before), Host: w.k.HostInfo(w.o.Host.Root, started),
 		Window: elapsed, CPU: used, CPUSource: w.source, Peak100: peak, Warnings: warnings, Background: background(w.bgBefore, bgAfter),
 		Cpuset: w.o.CPUs, CgroupCpuset: cpuset,

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -476,8 +477,13 @@ func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup
 	// build.Build adds the warnings about the numbers themselves. The
 	// CPUs the workers could use come with res; NumCPU where they do not.
 	return build.Build(build.Input{
-		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(o.Host.Root, started), Warnings: warnings,
 		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
+}
+
+// group is a cgroup as the report names it.
+func group(cg cgroup.Cgroup) bandwidth.Group {
+	return bandwidth.Group{Version: cg.Version, Path: cg.Path, Dir: cg.Dir}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -217,11 +218,11 @@ func (w *world) local() *Local {
 }
 
 func options(mode string) Options {
-	return Options{
-		Bench: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
-		Mode:  mode, Exe: "/bin/tb", Stderr: io.Discard,
+	return Options{Options: plan.Options{
+		Bench:  bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Mode:   mode,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
-	}
+	}, Env: Env{Exe: "/bin/tb", Stderr: io.Discard}}
 }
 
 // The whole sequence of a created slice, in the order that makes it right:

@@ -25,22 +25,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
-// Target is latency --target's: the requests (URL, method, headers, body,
-// the pool and the timeout per request) and where the server runs: --serve
-// starts Serve in a slice of its own per configuration; without it the
-// server runs already, in Cgroup (--cgroup PATH: read and traced, never
-// written) or in none we know of (no counters).
-type Target struct {
-	HTTP       httpload.Config
-	Serve      []string
-	ServeReady time.Duration // how long the server may take to accept connections
-	// Cgroup is the target's cgroup in the cpu hierarchy (its counters,
-	// the tracer) and Counted where its usage is counted (v1's cpuacct);
-	// Named is the --cgroup the user gave ("" for none).
-	Cgroup, Counted cgroup.Cgroup
-	Named           string
-}
-
 // ServeGrace is how long a server has after SIGTERM before SIGKILL.
 const ServeGrace = 3 * time.Second
 
@@ -273,7 +257,7 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 	open := o.Open
 	open.Work, open.Wait, open.Workers, open.Queue = 0, 0, 0, 0
 	rep := build.BuildLatency(build.LatencyInput{
-		Open: open, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		Open: open, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: stat, Host: k.HostInfo(o.Host.Root, started),
 		Window: window, CPU: used, CPUSource: report.SourceCgroup, Peak100: peak, Warnings: notes, Background: bg,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,

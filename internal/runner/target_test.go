@@ -17,6 +17,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/plan"
 )
 
 // fakeServer is --serve's process on the world's log: it serves nothing
@@ -74,10 +75,10 @@ func targetOptions(t *testing.T) (Options, string) {
 		}
 	}))
 	t.Cleanup(ts.Close)
-	o := Options{Mode: ModeAuto, Exe: "/tb", LimitsSet: true,
-		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond},
-		Target: &Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
-			HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}
+	o := Options{Options: plan.Options{Mode: ModeAuto, LimitsSet: true,
+		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond}},
+		Env: Env{Exe: "/tb", Target: &Target{Target: plan.Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
+			HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}}}
 	return o, strings.TrimPrefix(ts.URL, "http://")
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -473,7 +474,7 @@ type TraceWindow struct{ tw *traceWindow }
 func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow {
 	l.session()
 	k := l.withDefaults()
-	tw := k.startTrace(Options{Trace: true, TraceSink: sink}, dir)
+	tw := k.startTrace(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir)
 	tw.last = true // one window: the holds open at its end end with it
 	return &TraceWindow{tw}
 }

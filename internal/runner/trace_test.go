@@ -15,6 +15,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -347,7 +348,7 @@ func TestTraceWindowOwnFamily(t *testing.T) {
 		}, nil
 	}
 	l.session()
-	tw := l.withDefaults().startTraceOf(Options{Trace: true}, "/cg/tb")
+	tw := l.withDefaults().startTraceOf(Options{Options: plan.Options{Trace: true}}, "/cg/tb")
 	require.NoError(t, tw.why)
 	tw.track("/cg/tb/mine")
 	assert.Equal(t, []uint64{5}, ft.ids, "only the run's slice is traced")

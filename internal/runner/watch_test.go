@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 )
 
 // fakeWatched is sample -- CMD's command on the world's log; done is
@@ -42,7 +43,7 @@ func TestWatchOrder(t *testing.T) {
 	c := &fakeWatched{fakeServer: fakeServer{w: w}, done: make(chan struct{})}
 	withWatched(t, c)
 	var cause error
-	got, err := w.local().Watch(context.Background(), Options{Mode: ModeAuto, Exe: "/tb"}, []string{"app", "-x"},
+	got, err := w.local().Watch(context.Background(), Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app", "-x"},
 		func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
 			w.step("measure " + cg.Dir)
 			require.NoError(t, start())
@@ -82,7 +83,7 @@ func TestWatchStopsOnEveryPath(t *testing.T) {
 		c := &fakeWatched{fakeServer: fakeServer{w: w}, done: make(chan struct{})}
 		withWatched(t, c)
 		ctx, cancel := context.WithCancel(context.Background())
-		got, err := w.local().Watch(ctx, Options{Mode: ModeAuto, Exe: "/tb"}, []string{"app"},
+		got, err := w.local().Watch(ctx, Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app"},
 			func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
 				if err := w.step("measure"); err != nil {
 					return err

@@ -1,0 +1,8 @@
+// Package bandwidth holds the CFS bandwidth settings of one cgroup as plain
+// values: what a configuration asks for and what a result reports (the
+// limits, a chain's levels, the cpu.stat counters, the group's name). It
+// lives apart from internal/cgroup so that the configuration, compare,
+// collect and the report's builder can name them without importing the
+// machinery that creates slices (containerd/cgroups and, through it,
+// cilium/ebpf). It reads nothing.
+package bandwidth
