@@ -165,59 +165,6 @@ func (l Local) withDefaults() Local {
 	return l
 }
 
-// reading is what the counters the warnings need, besides cpu.stat, said
-// at one moment.
-type reading struct {
-	at      time.Time
-	host    *host.CPUTimes
-	usage   *time.Duration // the measured cgroup's CPU usage (current mode)
-	process *time.Duration // this process's CPU time (current mode)
-}
-
-// read takes a reading through the given readers (function values, so
-// tests fake them); usage and process are nil where they mean nothing
-// (process in a created slice: the workload is another process, alone in
-// its slice). A reader that fails leaves its number unknown and its
-// warning silent: it never fails a run.
-func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
-	r := reading{at: time.Now()}
-	if t, err := hostCPU(); err == nil {
-		r.host = &t
-	}
-	for _, c := range []struct {
-		f   func() (time.Duration, error)
-		dst **time.Duration
-	}{{usage, &r.usage}, {process, &r.process}} {
-		if c.f == nil {
-			continue
-		}
-		if v, err := c.f(); err == nil {
-			*c.dst = &v
-		}
-	}
-	return r
-}
-
-// background turns two readings into what happened between them.
-func background(before, after reading) build.Background {
-	bg := build.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
-	if before.host != nil && after.host != nil {
-		if busy, ok := host.Busy(*before.host, *after.host, bg.Window); ok {
-			bg.MachineBusy = &busy
-		}
-	}
-	delta := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil || *b < *a {
-			return nil
-		}
-		d := *b - *a
-		return &d
-	}
-	bg.CgroupUsage = delta(before.usage, after.usage)
-	bg.ProcessCPU = delta(before.process, after.process)
-	return bg
-}
-
 // Run executes one configuration of the closed loop and returns its report.
 func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	l.session()
@@ -297,26 +244,19 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	}
 	tw := k.startTrace(o, slice.Cgroup().Dir)
 	defer tw.stop()
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
-	tw.open()
-	before, err := slice.Stat()
-	if err != nil {
-		return nil, err
-	}
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
-	bgBefore := read(hostCPU, slice.Usage, nil)
-	if err := child.Measure(); err != nil {
-		return nil, fmt.Errorf("start measured iterations: %w", err)
-	}
-	res, err := child.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bgAfter := read(hostCPU, slice.Usage, nil)
-	after, err := slice.Stat()
-	tw.close()
+	w := Window{Group: slice, Trace: tw, HostCPU: k.hostCPU(o), Usage: slice.Usage}
+	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
+		if err := open(); err != nil {
+			return bench.Result{}, err
+		}
+		if err := child.Measure(); err != nil {
+			return bench.Result{}, fmt.Errorf("start measured iterations: %w", err)
+		}
+		return child.Wait(ctx)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -330,13 +270,12 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 			notes = append(notes, killedNote(n, err))
 		}
 	}
-	bg := background(bgBefore, bgAfter)
 	var own *time.Duration
 	if res.MeasuredCPU > 0 {
 		own = &res.MeasuredCPU
 	}
-	use, source := cgroupUsage(bg, own)
-	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes)
+	use, source := cgroupUsage(m.Background, own)
+	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, cpuset, notes)
 	tw.traceRun(rep, res)
 	return rep, nil
 }
@@ -389,33 +328,26 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
-	var before cgroup.CPUStat
-	var bgBefore reading
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	res, err := k.RunHere(ctx, o.Bench, func() (err error) {
-		tw.open()
-		before, err = cg.Stat()
-		bgBefore = read(hostCPU, cg.Usage, k.ProcessCPU)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	bgAfter := read(hostCPU, cg.Usage, k.ProcessCPU)
-	after, err := cg.Stat()
-	tw.close()
+	w := Window{Group: cg, Trace: tw, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
+	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
+		return k.RunHere(ctx, o.Bench, open)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
 	// Without the cgroup's counter, this process's CPU time: the workload's,
 	// though not that of others in the cgroup.
-	bg := background(bgBefore, bgAfter)
-	use, source := cgroupUsage(bg, bg.ProcessCPU)
-	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings)
+	use, source := cgroupUsage(m.Background, m.Background.ProcessCPU)
+	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, "", warnings)
 	tw.traceRun(rep, res)
 	return rep, nil
+}
+
+// hostCPU reads the machine's CPU times below o's root.
+func (k Local) hostCPU(o Options) func() (host.CPUTimes, error) {
+	return func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 }
 
 // usableCPUs are the CPUs the workload may run on: the slice's cpuset, or

@@ -16,7 +16,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/netport"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -194,7 +193,6 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 	var cg cgroup.Cgroup
 	cpuset := ""
 	var tw *traceWindow
-	var before cgroup.CPUStat
 	if g != nil {
 		cg = g.Cgroup()
 		if s, ok := g.(Slice); ok {
@@ -207,59 +205,30 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 		}
 		tw = k.startTrace(o, cg.Dir)
 		defer tw.stop()
-		tw.open()
-		if before, err = g.Stat(); err != nil {
-			return nil, err
-		}
 	}
-	var cpu0 *time.Duration
-	stopPeak := func() *float64 { return nil }
-	if counter != nil {
-		if c, err := counter(); err == nil {
-			cpu0 = &c
-		}
-		stopPeak = samplePeak(ctx, k.SampleClock(), counter)
-	}
-	defer stopPeak()
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 	// This process's CPU time (the client's) beside the machine's: the
 	// busy-machine warning counts the client and the server as ours.
-	bgBefore := read(hostCPU, nil, k.ProcessCPU)
-	t0 := time.Now()
-	res, err := httpload.Run(ctx, t.HTTP, sched)
+	w := Window{Group: g, Trace: tw, HostCPU: k.hostCPU(o), Process: k.ProcessCPU, CPU: counter, Clock: k.SampleClock}
+	res, m, err := RunWindow(ctx, w, func(open func() error) (httpload.Result, error) {
+		if err := open(); err != nil {
+			return httpload.Result{}, err
+		}
+		return httpload.Run(ctx, t.HTTP, sched)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
-	window := time.Since(t0)
-	peak := stopPeak()
-	var used *time.Duration
-	if counter != nil && cpu0 != nil {
-		if c, err := counter(); err == nil && c >= *cpu0 {
-			d := c - *cpu0
-			used = &d
-		}
-	}
-	bgAfter := read(hostCPU, nil, k.ProcessCPU)
-	bg := background(bgBefore, bgAfter)
-	if bg.ProcessCPU != nil && used != nil {
-		own := *bg.ProcessCPU + *used
+	bg := m.Background
+	if bg.ProcessCPU != nil && m.CPU != nil {
+		own := *bg.ProcessCPU + *m.CPU
 		bg.ProcessCPU = &own
-	}
-	var stat cgroup.CPUStat
-	if g != nil {
-		after, err := g.Stat()
-		tw.close()
-		if err != nil {
-			return nil, err
-		}
-		stat = after.Sub(before)
 	}
 	open := o.Open
 	open.Work, open.Wait, open.Workers, open.Queue = 0, 0, 0, 0
 	rep := build.BuildLatency(build.LatencyInput{
 		Open: open, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: stat, Host: k.HostInfo(o.Host.Root, started),
-		Window: window, CPU: used, CPUSource: report.SourceCgroup, Peak100: peak, Warnings: notes, Background: bg,
+		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
+		Window: m.Elapsed, CPU: m.CPU, CPUSource: report.SourceCgroup, Peak100: m.Peak, Warnings: notes, Background: bg,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 	rep.DispatchLateMs = float64(res.Late) / float64(time.Millisecond)
