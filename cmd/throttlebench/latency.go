@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/fleet"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -116,7 +117,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 	}
 	local := runner.NewLocal() // one tracer for the whole list (--trace)
 	defer local.Close()
-	fleet := &runner.Fleet{Local: local}
+	instances := &fleet.Fleet{Local: local}
 	measure := runner.Bind(s.env(), func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		if tgt != nil {
 			return measureTarget(ctx, local, opts, tgt, o.target.rule)
@@ -124,7 +125,7 @@ func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool,
 		if !onInstances {
 			return local.Latency(ctx, opts)
 		}
-		rep, err := fleet.Run(ctx, opts)
+		rep, err := instances.Run(ctx, opts)
 		if err == nil && o.summary && rep.InstancesResult != nil {
 			rep.Requests = nil
 		}

@@ -464,8 +464,10 @@ func openLoopSpans(res bench.LatencyResult) []throttle.Span {
 	return spans
 }
 
-// TraceWindow is a trace of one cgroup over a window that is not a run's
-// (sample --trace): Open and Close frame it, Summary ends it.
+// TraceWindow is a trace window for a caller outside this package: of one
+// cgroup over a window that is not a run's (sample --trace: Open and Close
+// frame it, Summary ends it), or of the slices a fleet tracks one by one
+// (TraceTracked).
 type TraceWindow struct{ tw *traceWindow }
 
 // Trace attaches the tracer to the cgroup at dir (of the cpu hierarchy);
@@ -479,16 +481,19 @@ func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow 
 	return &TraceWindow{tw}
 }
 
-func (t *TraceWindow) Open()  { t.tw.open() }
-func (t *TraceWindow) Close() { t.tw.close() }
+// Open and Close frame the window. A nil TraceWindow, or one without
+// --trace, traces nothing.
+func (t *TraceWindow) Open()  { t.inner().open() }
+func (t *TraceWindow) Close() { t.inner().close() }
 
-// Stop detaches the tracer; Summary does too, and it may be called again.
-func (t *TraceWindow) Stop() { t.tw.stop() }
+// Stop ends the window's part in the tracer (detaching it where the window
+// is its only one); Summary does too, and it may be called again.
+func (t *TraceWindow) Stop() { t.inner().stop() }
 
 // Summary describes the window, each throttled group against its own
 // counter over it; the warnings are for the result.
 func (t *TraceWindow) Summary() (*report.ThrottleEvents, []string) {
-	s, warnings := t.tw.summary()
+	s, warnings := t.inner().summary()
 	if s != nil {
 		warnings = append(warnings, t.tw.sinkTo(nil, "")...)
 	}

@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // The fleet's dispatcher: one goroutine that runs the schedule through the
@@ -30,8 +31,8 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 // process's CPU time (the dispatcher's) beside the machine's. The
 // instances' slices are read each on its own (fleet_instance.go).
 func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
-	w := Window{HostCPU: r.k.hostCPU(r.o), Process: r.k.ProcessCPU}
-	end, m, err := RunWindow(ctx, w, func(open func() error) (int64, error) {
+	w := runner.Window{HostCPU: r.k.HostCPUOf(r.o), Process: r.k.ProcessCPU}
+	end, m, err := runner.RunWindow(ctx, w, func(open func() error) (int64, error) {
 		if err := open(); err != nil {
 			return 0, err
 		}
@@ -187,7 +188,8 @@ func (r *fleetRun) handle(ctx context.Context, e fleetEvent) {
 }
 
 // awaitEnds waits, after the last retirement, for every instance to end
-// and its slice to go; those that take longer than ExitWait are killed.
+// and its slice to go; those that take longer than ExitWait are killed
+// (stop), and the result says so.
 func (r *fleetRun) awaitEnds(ctx context.Context) {
 	r.quitOnce.Do(func() { close(r.quit) })
 	done := make(chan struct{})
@@ -198,7 +200,7 @@ func (r *fleetRun) awaitEnds(ctx context.Context) {
 	select {
 	case <-done:
 	case <-time.After(r.f.ExitWait):
-		fmt.Fprintf(r.o.Stderr, "throttlebench: instances still running %v after they were retired; killed\n", r.f.ExitWait)
+		r.warn(fmt.Sprintf("instances still running %v after they were retired: killed", r.f.ExitWait))
 	case <-ctx.Done():
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -28,7 +29,7 @@ type fleetTracer struct {
 	late     []string // slices untracked after their removal
 }
 
-func (f *fleetTracer) attach(func(throttle.Event)) (TraceHandle, error) {
+func (f *fleetTracer) attach(func(throttle.Event)) (runner.TraceHandle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached++
