@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 type latencyOptions struct {
@@ -81,7 +82,7 @@ written).`,
 }
 
 // execute: flags → plan → configurations one after another → output.
-func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, tgt *runner.Target, stdout, stderr io.Writer) error {
+func (o *latencyOptions) execute(ctx context.Context, changed func(string) bool, tgt *target.Target, stdout, stderr io.Writer) error {
 	onInstances := changed("instances")
 	if err := o.checkInstances(onInstances, changed); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // targetFlags are latency --target's: the requests, the client, and
@@ -63,7 +64,7 @@ var targetParams = []string{"rate", "arrivals", "on", "off", "count", "duration"
 // made, and turns them into the runner's Target; nil without --target.
 // It sets run's --cgroup to what the runner understands: a slice for
 // --serve, the current cgroup (in which nothing is made) otherwise.
-func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, summary bool) (*runner.Target, error) {
+func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, summary bool) (*target.Target, error) {
 	changed := cmd.Flags().Changed
 	if t.url == "" && !changed("target") {
 		for _, name := range targetOnly {
@@ -94,7 +95,7 @@ func (t *targetFlags) resolve(cmd *cobra.Command, args []string, run *runFlags, 
 	if summary {
 		return nil, config.Usagef("summary", "--summary applies only with --instances, not with --target")
 	}
-	tgt := &runner.Target{Target: plan.Target{ServeReady: t.serveReady, HTTP: httpload.Config{URL: t.url, Method: t.method, Connections: t.connections, Timeout: t.requestTimeout}}}
+	tgt := &target.Target{Target: plan.Target{ServeReady: t.serveReady, HTTP: httpload.Config{URL: t.url, Method: t.method, Connections: t.connections, Timeout: t.requestTimeout}}}
 	if err := t.request(&tgt.HTTP); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // request checks --method, --header and --body, reading the body once.
@@ -45,7 +46,7 @@ func (t *targetFlags) request(c *httpload.Config) error {
 
 // serveCommand takes --serve's command, after --; the server always gets
 // a slice of its own.
-func (t *targetFlags) serveCommand(cmd *cobra.Command, args []string, run *runFlags, tgt *runner.Target) error {
+func (t *targetFlags) serveCommand(cmd *cobra.Command, args []string, run *runFlags, tgt *target.Target) error {
 	if len(args) == 0 || cmd.ArgsLenAtDash() != 0 {
 		return config.Usagef("serve", "--serve needs the server's command after --: throttlebench latency --target URL --serve -- CMD [ARGS...]")
 	}
@@ -71,7 +72,7 @@ func (t *targetFlags) serveCommand(cmd *cobra.Command, args []string, run *runFl
 // namedCgroup resolves --cgroup PATH, the cgroup a running server is in,
 // as sample --cgroup does (a directory, a cgroup path or a pid), to the
 // cpu hierarchy's (counters, tracer) and where its usage is counted.
-func (t *targetFlags) namedCgroup(run *runFlags, tgt *runner.Target) error {
+func (t *targetFlags) namedCgroup(run *runFlags, tgt *target.Target) error {
 	spec := run.mode
 	switch spec {
 	case runner.ModeAuto:

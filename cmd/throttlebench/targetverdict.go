@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // failureRule checks --accept-status and --max-failures into t.rule.
@@ -69,9 +70,8 @@ func latencyWarnings(rows []latency.Row) []labelled {
 
 // measureTarget runs one configuration of latency --target and judges it
 // by the rule (--accept-status, --max-failures), kept in the result.
-func measureTarget(ctx context.Context, local *runner.Local, opts runner.Options, tgt *runner.Target, rule build.FailureRule) (*report.Latency, error) {
-	opts.Target = tgt
-	rep, err := local.Target(ctx, opts)
+func measureTarget(ctx context.Context, local *runner.Local, opts runner.Options, tgt *target.Target, rule build.FailureRule) (*report.Latency, error) {
+	rep, err := (&target.Engine{Local: local}).Run(ctx, opts, tgt)
 	if err == nil {
 		build.JudgeTarget(rep, rule)
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -110,3 +111,29 @@ func (t *TraceWindow) Counted(cg cgroup.Cgroup, st cgroup.CPUStat) { t.inner().c
 func (t *TraceWindow) Latency(rep *report.Latency, spans []throttle.Span) {
 	t.inner().traceLatency(rep, spans)
 }
+
+// TraceGroup is a trace window (--trace; one that traces nothing without)
+// of the cgroup at dir and its descendants, attaching the Local's tracer
+// if this is its first traced run; where it cannot, the run goes on
+// untraced and its result says why. Called before the window opens.
+func (k Local) TraceGroup(o Options, dir string) *TraceWindow {
+	return &TraceWindow{k.startTrace(o, dir)}
+}
+
+// InSlice runs created in a slice made where o says, which it removes on
+// every path (after created returns); what placing found on its way
+// comes as notes, and what could not be removed is a warning on R, or
+// joined to the error.
+func InSlice[R warned](k Local, ctx context.Context, o Options,
+	created func(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (R, error)) (R, error) {
+	o.Mode = ModeCreate
+	return inCgroup(k, ctx, o, created, nil)
+}
+
+// GroupOf is a cgroup that exists already (latency --target's --cgroup
+// PATH) as a Group whose limits and counters a run reads, never writes.
+func GroupOf(cg cgroup.Cgroup) Group { return kernelGroup{cg} }
+
+// ReadBackSlice is ReadBack for a created slice, with its cpuset as the
+// kernel took it ("" without one).
+func ReadBackSlice(s Slice) (cgroup.Limits, []cgroup.Level, string, error) { return readBackSlice(s) }

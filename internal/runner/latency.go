@@ -71,7 +71,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	// read the same way on v1 (whose created slice has no cpuacct) and v2.
 	tw := k.startTrace(o, slice.Cgroup().Dir)
 	defer tw.stop()
-	w := Window{Group: slice, Trace: tw, HostCPU: k.hostCPU(o), Clock: k.SampleClock,
+	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Clock: k.SampleClock,
 		CPU: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) }}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		if err := open(); err != nil {
@@ -110,7 +110,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	}
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	w := Window{Group: cg, Trace: tw, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock}
+	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		return k.RunOpenHere(ctx, o.Open, open)
 	}, nil)

@@ -56,6 +56,8 @@ type Local struct {
 	// counter.
 	TraceFamily func(h cgroup.Host, dir string) ([]cgroup.Member, error)
 	CgroupID    func(dir string) (uint64, error)
+	// Commands are Watch's (sample -- CMD).
+	Commands Commands
 
 	ts *traceSession // the tracer the traced runs share (session)
 }
@@ -247,7 +249,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
-	w := Window{Group: slice, Trace: tw, HostCPU: k.hostCPU(o), Usage: slice.Usage}
+	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		if err := open(); err != nil {
 			return bench.Result{}, err
@@ -330,7 +332,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	// against this process's own CPU time tells whether they did.
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	w := Window{Group: cg, Trace: tw, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
+	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		return k.RunHere(ctx, o.Bench, open)
 	}, nil)

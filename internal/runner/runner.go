@@ -46,17 +46,6 @@ type Env struct {
 	// TraceSink, when set, gets a traced window's events and spans
 	// (--trace-out, --plot's timeline).
 	TraceSink func(throttle.Trace) error
-	// Target is latency --target's requests and server, its cgroup
-	// resolved; nil for the built-in workloads.
-	Target *Target
-}
-
-// Target is a plan.Target with the cgroup its server runs in resolved:
-// Cgroup in the cpu hierarchy (its counters, the tracer) and Counted where
-// its usage is counted (v1's cpuacct); zero without Named.
-type Target struct {
-	plan.Target
-	Cgroup, Counted cgroup.Cgroup
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.

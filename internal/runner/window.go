@@ -21,7 +21,7 @@ type Window struct {
 	// their own slices).
 	Group Group
 	// Trace is the run's trace window (--trace), opened and closed with it.
-	Trace *traceWindow
+	Trace *TraceWindow
 	// HostCPU reads the machine's CPU times; Usage the measured cgroup's
 	// usage and Process this process's CPU time, where they mean something
 	// (current mode; a client beside its server).
@@ -62,7 +62,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 	)
 	res, err := run(func() error {
 		opened = true
-		w.Trace.open()
+		w.Trace.Open()
 		if w.Group != nil {
 			var err error
 			if before, err = w.Group.Stat(); err != nil {
@@ -104,7 +104,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 	if w.Group != nil {
 		after, err = w.Group.Stat()
 	}
-	w.Trace.close()
+	w.Trace.Close()
 	if err != nil {
 		return res, m, err
 	}
