@@ -280,13 +280,13 @@ func (c *fakeInstance) Kill() { c.die(errors.New("killed")) }
 
 func (w *fleetWorld) fleet() *Fleet {
 	return &Fleet{
-		Local: &runner.Local{
+		Local: &runner.Local{Machine: runner.Machine{
 			Cgroups:    w,
 			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
 			ProcessCPU: func() (time.Duration, error) { return 0, nil },
 			HostInfo:   func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 			PIDCPU:     func(pid int) (time.Duration, error) { return 30 * time.Millisecond, nil },
-		},
+		}},
 		StartInstance: w.start,
 		ProcMemory:    func(pid int) (host.Memory, error) { return host.Memory{RSS: 10 << 20, Peak: 12 << 20}, nil },
 		Calibrate:     func() bench.Calibration { return bench.Calibration{IterationsPerMs: 1000} },

@@ -91,10 +91,10 @@ func TestFleetTracesItsOwnSlices(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	ft := &fleetTracer{w: w}
 	fl := w.fleet()
-	fl.Local.NewTracer, fl.Local.CgroupID = ft.attach, fleetIDOf
+	fl.Local.Tracing.NewTracer, fl.Local.Tracing.CgroupID = ft.attach, fleetIDOf
 	var famMu sync.Mutex
 	var famDirs []string
-	fl.Local.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+	fl.Local.Tracing.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
 		famMu.Lock()
 		famDirs = append(famDirs, dir)
 		v := time.Duration(len(famDirs)) * 50 * time.Millisecond // the other run's slice is throttled meanwhile

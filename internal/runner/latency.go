@@ -59,7 +59,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
-	child, err := k.StartOpen(o.Exe, o.Open, o.Stderr)
+	child, err := k.Open.StartOpen(o.Exe, o.Open, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	defer tw.stop()
 	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
-		return k.RunOpenHere(ctx, o.Open, open)
+		return k.Open.RunOpenHere(ctx, o.Open, open)
 	}, nil)
 	if err != nil {
 		return nil, err

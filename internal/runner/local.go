@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"time"
 
@@ -16,47 +15,19 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/throttle"
-	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // Local runs a configuration on this machine. Its zero value uses the real
-// kernel, processes and clocks; each field, when set, replaces one of them,
-// so that tests can run the whole sequence on fakes, without root.
+// kernel, processes and clocks; each seam, when set, replaces one of them,
+// so that tests can run the whole sequence on fakes, without root. The
+// seams are grouped by who uses them (seams.go): the Machine every engine
+// reads, the closed loop's (Run), the open loop's (Latency), the tracer's
+// (--trace) and the commands' (Watch).
 type Local struct {
-	Cgroups Cgroups
-	// StartChild starts the workload child, not yet running (see Child).
-	StartChild func(exe string, cfg bench.Config, stderr io.Writer) (Child, error)
-	// RunHere runs the workload in this process (current mode), calling
-	// beforeMeasure between the warm-up and the measured iterations.
-	RunHere func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error)
-	// HostCPU reads the machine's CPU times below a filesystem root;
-	// ProcessCPU this process's CPU time; HostInfo the report's host block,
-	// the machine read below a filesystem root too.
-	HostCPU    func(root string) (host.CPUTimes, error)
-	ProcessCPU func() (time.Duration, error)
-	HostInfo   func(root string, started time.Time) report.Host
-
-	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
-	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
-	// sampling of the workload's usage.
-	StartOpen   func(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error)
-	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
-	PIDCPU      func(pid int) (time.Duration, error)
-	SampleClock func() usage.Clock
-	// NewTracer attaches a throttle tracer tracing no group yet (--trace:
-	// once, at the first traced run; Close detaches it); Monotonic reads
-	// CLOCK_MONOTONIC, the clock of its events and of the measured window
-	// they are matched to.
-	NewTracer func(onEvent func(throttle.Event)) (TraceHandle, error)
-	Monotonic func() int64
-	// TraceFamily reads the traced cgroup's family and counters around
-	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id
-	// (cgroup.DirID): each group's traced time is set against its own
-	// counter.
-	TraceFamily func(h cgroup.Host, dir string) ([]cgroup.Member, error)
-	CgroupID    func(dir string) (uint64, error)
-	// Commands are Watch's (sample -- CMD).
+	Machine
+	Closed   ClosedLoop
+	Open     OpenLoop
+	Tracing  Tracing
 	Commands Commands
 
 	ts *traceSession // the tracer the traced runs share (session)
@@ -131,39 +102,11 @@ type Child interface {
 
 // withDefaults fills the seams left unset with the real ones.
 func (l Local) withDefaults() Local {
-	if l.Cgroups == nil {
-		l.Cgroups = kernelCgroups{}
-	}
-	if l.StartChild == nil {
-		l.StartChild = startChild
-	}
-	if l.RunHere == nil {
-		l.RunHere = runHere
-	}
-	if l.HostCPU == nil {
-		l.HostCPU = hostCPU
-	}
-	if l.ProcessCPU == nil {
-		l.ProcessCPU = processCPU
-	}
-	if l.HostInfo == nil {
-		l.HostInfo = hostInfo
-	}
-	if l.StartOpen == nil {
-		l.StartOpen = startOpen
-	}
-	if l.RunOpenHere == nil {
-		l.RunOpenHere = bench.RunOpenLoop
-	}
-	if l.PIDCPU == nil {
-		l.PIDCPU = host.PIDCPU
-	}
-	if l.SampleClock == nil {
-		l.SampleClock = usage.NewClock
-	}
-	if l.NewTracer == nil {
-		l.NewTracer = newTracer
-	}
+	l.Machine = l.Machine.withDefaults()
+	l.Closed = l.Closed.withDefaults()
+	l.Open = l.Open.withDefaults()
+	l.Tracing = l.Tracing.withDefaults()
+	l.Commands = l.Commands.withDefaults()
 	return l
 }
 
@@ -228,7 +171,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if procs {
 		o.Bench.StatDir = slice.Cgroup().Dir // the counters around each run
 	}
-	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
+	child, err := k.Closed.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +277,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	defer tw.stop()
 	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
-		return k.RunHere(ctx, o.Bench, open)
+		return k.Closed.RunHere(ctx, o.Bench, open)
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -190,30 +190,34 @@ var result = bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
 
 func (w *world) local() *Local {
 	return &Local{
-		Cgroups: w,
-		StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
-			if err := w.step("start " + exe); err != nil {
-				return nil, err
-			}
-			return fakeChild{w}, nil
+		Machine: Machine{
+			Cgroups: w,
+			HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
+			ProcessCPU: func() (time.Duration, error) {
+				if err := w.step("process cpu"); err != nil || w.processAt == nil {
+					return 0, err
+				}
+				return w.processAt(), nil
+			},
+			HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 		},
-		RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
-			if err := w.step("warm here"); err != nil {
-				return bench.Result{}, err
-			}
-			if err := beforeMeasure(); err != nil {
-				return bench.Result{}, err
-			}
-			return result, w.step("measure here")
+		Closed: ClosedLoop{
+			StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
+				if err := w.step("start " + exe); err != nil {
+					return nil, err
+				}
+				return fakeChild{w}, nil
+			},
+			RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+				if err := w.step("warm here"); err != nil {
+					return bench.Result{}, err
+				}
+				if err := beforeMeasure(); err != nil {
+					return bench.Result{}, err
+				}
+				return result, w.step("measure here")
+			},
 		},
-		HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
-		ProcessCPU: func() (time.Duration, error) {
-			if err := w.step("process cpu"); err != nil || w.processAt == nil {
-				return 0, err
-			}
-			return w.processAt(), nil
-		},
-		HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 	}
 }
 
@@ -643,7 +647,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	l := w.local()
 	res := result
 	res.AllowedCPUs = []int{3}
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
+	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
 	o := options(ModeCreate)
 	o.Limits.Quota = cgroup.Unlimited
 	keep := keptLimits
@@ -655,7 +659,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	assert.Equal(t, "3", rep.Cgroup.AllowedCPUs)
 
 	// Current mode too: the driver runs here and says the same.
-	l.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+	l.Closed.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
 		return res, beforeMeasure()
 	}
 	rep, err = l.Run(context.Background(), options(ModeCurrent))

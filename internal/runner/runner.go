@@ -1,9 +1,3 @@
-// Package runner runs one benchmark configuration end to end and returns its
-// report. Runner is what callers (run, sweep) depend on; Local is the runner
-// on this machine: it finds or creates the cgroup, runs the workload in it (a
-// child process inside a created slice, or this process in the current
-// cgroup), reads the kernel's counters around it, and always removes what it
-// created.
 package runner
 
 import (

@@ -141,6 +141,9 @@ type traceWindow struct {
 	start, end []cgroup.Member
 	gone       []cgroup.Member
 	famWhy     error // why the counters could not be read
+	// emptyStretches says whether the kernel's throttled counters count
+	// stretches no thread waited through (Tracing.CountsEmptyStretches).
+	emptyStretches func() bool
 }
 
 // startTrace traces the cgroup at dir and its descendants when o asks for
@@ -163,27 +166,18 @@ func (k Local) newTraceWindow(o Options, dir, famDir string) *traceWindow {
 	if !o.Trace {
 		return nil
 	}
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic, dir: dir, famDir: famDir,
-		id: k.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts}
-	if tw.now == nil {
-		tw.now = bench.Monotonic
-	}
-	family := k.TraceFamily
-	if family == nil {
-		family = cgroup.Host.FamilyOf
-	}
+	tr := k.Tracing.withDefaults()
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: tr.Monotonic, dir: dir, famDir: famDir,
+		id: tr.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts, emptyStretches: tr.CountsEmptyStretches}
 	tw.family = func() ([]cgroup.Member, error) {
-		fam, err := family(o.Host, famDir)
+		fam, err := tr.TraceFamily(o.Host, famDir)
 		return tw.ownFamily(fam), err
-	}
-	if tw.id == nil {
-		tw.id = cgroup.DirID
 	}
 	if tw.s == nil {
 		tw.s = &traceSession{} // a Local used by value: this window alone
 		tw.last = true
 	}
-	tw.h, tw.attaches, tw.why = tw.s.tracer(k.NewTracer)
+	tw.h, tw.attaches, tw.why = tw.s.tracer(tr.NewTracer)
 	if tw.why != nil {
 		return tw
 	}
@@ -384,7 +378,7 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 			"and the groups around it could not be read: %v", tw.famWhy))
 		return &s, s.Warnings
 	}
-	throttle.Compare(&s, tw.counters(), countsEmptyStretches())
+	throttle.Compare(&s, tw.counters(), tw.emptyStretches())
 	return &s, s.Warnings
 }
 

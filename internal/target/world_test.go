@@ -93,13 +93,13 @@ func (s fakeSlice) Stat() (cgroup.CPUStat, error) {
 // server and a guard on the world's log.
 func (w *world) engine(srv *fakeServer) *Engine {
 	return &Engine{
-		Local: &runner.Local{
+		Local: &runner.Local{Machine: runner.Machine{
 			Cgroups:    w,
 			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
 			ProcessCPU: func() (time.Duration, error) { return 0, nil },
 			HostInfo:   func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 			PIDCPU:     func(int) (time.Duration, error) { return 10 * time.Millisecond, nil },
-		},
+		}},
 		StartServer: func(exe string, argv, env []string) (Server, error) {
 			srv.env = env
 			return srv, w.step("server start " + strings.Join(argv, " "))
