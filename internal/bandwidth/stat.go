@@ -45,6 +45,32 @@ func (s CPUStat) Sub(before CPUStat) CPUStat {
 	}
 }
 
+// Add sums two groups' counters (a fleet's instances'); a counter one of
+// them lacks is unknown in the sum.
+func (s CPUStat) Add(o CPUStat) CPUStat {
+	u := func(a, b *uint64) *uint64 {
+		if a == nil || b == nil {
+			return nil
+		}
+		v := *a + *b
+		return &v
+	}
+	d := func(a, b *time.Duration) *time.Duration {
+		if a == nil || b == nil {
+			return nil
+		}
+		v := *a + *b
+		return &v
+	}
+	return CPUStat{
+		NrPeriods:     u(s.NrPeriods, o.NrPeriods),
+		NrThrottled:   u(s.NrThrottled, o.NrThrottled),
+		ThrottledTime: d(s.ThrottledTime, o.ThrottledTime),
+		NrBursts:      u(s.NrBursts, o.NrBursts),
+		BurstTime:     d(s.BurstTime, o.BurstTime),
+	}
+}
+
 // Level is the limit found at one cgroup on the way from a leaf to the
 // visible top of the hierarchy.
 type Level struct {

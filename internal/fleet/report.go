@@ -68,7 +68,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 		rec.PeakRSS = li.mem.Peak
 		if li.statErr == nil {
 			if haveStat {
-				stat = addStat(stat, li.stat)
+				stat = stat.Add(li.stat)
 			} else {
 				stat, haveStat = li.stat, true
 			}
@@ -95,25 +95,4 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 	}
 	r.warnMu.Unlock()
 	return res, nil
-}
-
-// addStat sums two slices' counters; a counter one of them lacks is
-// unknown in the sum.
-func addStat(sum, s cgroup.CPUStat) cgroup.CPUStat {
-	u := func(a, b *uint64) *uint64 {
-		if a == nil || b == nil {
-			return nil
-		}
-		v := *a + *b
-		return &v
-	}
-	d := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil {
-			return nil
-		}
-		v := *a + *b
-		return &v
-	}
-	return cgroup.CPUStat{NrPeriods: u(sum.NrPeriods, s.NrPeriods), NrThrottled: u(sum.NrThrottled, s.NrThrottled),
-		ThrottledTime: d(sum.ThrottledTime, s.ThrottledTime), NrBursts: u(sum.NrBursts, s.NrBursts), BurstTime: d(sum.BurstTime, s.BurstTime)}
 }

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // OpenChild is the open loop's workload process: as Child, with the open
@@ -26,10 +24,6 @@ type OpenChild interface {
 	WaitLatency(ctx context.Context) (bench.LatencyResult, error)
 	Kill()
 }
-
-// PeakInterval is the window of peak_cpus_100ms: the bandwidth
-// controller's default period, the scale at which a quota bites.
-const PeakInterval = 100 * time.Millisecond
 
 // Latency runs one open-loop configuration (o.Open) in the cgroup o asks
 // for and returns its report, with the same guarantees as Run.
@@ -119,32 +113,3 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	}
 	return k.latencyReport(o, res, m, source, "current", cg.Cgroup(), limits, chain, "", started, warnings, tw), nil
 }
-
-// samplePeak samples the counter every PeakInterval on clk until the
-// returned stop is called, which returns the highest usage in any whole
-// interval, in CPUs, or nil when there was none. stop may be called again.
-func samplePeak(ctx context.Context, clk usage.Clock, counter func() (time.Duration, error)) (stop func() *float64) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan usage.Recording, 1)
-	go func() {
-		done <- usage.Sampler{Counter: counterFunc(counter), Clock: clk, Interval: PeakInterval}.Run(ctx)
-	}()
-	var peak *float64
-	stopped := false
-	return func() *float64 {
-		if !stopped {
-			stopped = true
-			cancel()
-			if cpus := (<-done).Trace.CPUs(); len(cpus) > 0 {
-				m := slices.Max(cpus)
-				peak = &m
-			}
-		}
-		return peak
-	}
-}
-
-// counterFunc is a function as a usage.Counter.
-type counterFunc func() (time.Duration, error)
-
-func (f counterFunc) Usage() (time.Duration, error) { return f() }

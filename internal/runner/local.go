@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -38,57 +37,6 @@ func NewLocal() *Local { return &Local{} }
 
 var _ Runner = (*Local)(nil)
 
-// Cgroups is what a run needs of the cgroup filesystem.
-type Cgroups interface {
-	// CPUHierarchy finds the hierarchy that holds the cpu controller.
-	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
-	// CpusetHierarchy finds where the cpusets of cpu's slices live.
-	CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error)
-	// ParentDir resolves a parent the user named to an existing directory.
-	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
-	// CleanStale removes the empty slices of runs that no longer live
-	// from parent, a directory of hier or of one of its twins.
-	CleanStale(hier cgroup.Hierarchy, parent string) (removed []string, skipped []cgroup.Skipped, err error)
-	// CreateSlice creates a slice with its limits; on error nothing is left.
-	CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error)
-	// RemoveDefaultParent removes the default parent if no slice is left in it.
-	RemoveDefaultParent(hier cgroup.Hierarchy)
-	// Self is the process's own cgroup in the cpu hierarchy.
-	Self(h cgroup.Host, version int) (Current, error)
-}
-
-// Group is a cgroup whose limits and counters a run reads.
-type Group interface {
-	Cgroup() cgroup.Cgroup // its version, path and directory, for the report
-	Limits() (cgroup.Limits, error)
-	Chain() ([]cgroup.Level, error)
-	Stat() (cgroup.CPUStat, error)
-}
-
-// Slice is a cgroup created for one run.
-type Slice interface {
-	Group
-	AddProc(pid int) error
-	Delete() error
-	// KillLeft kills what is left in the slice but except (the workload
-	// child, or 0: what a command left behind) and says how many.
-	KillLeft(except int) (int, error)
-	// Usage is the slice's CPU usage counter (v2 usage_usec, v1
-	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
-	// where it has none (v1 with cpuacct mounted apart).
-	Usage() (time.Duration, error)
-	// Cpuset is its CPUs as the kernel took them; "" without a cpuset.
-	Cpuset() (string, error)
-}
-
-// Current is the process's own cgroup.
-type Current interface {
-	Group
-	// Usage is the CPU time of every process in the cgroup; an error when
-	// it is not known.
-	Usage() (time.Duration, error)
-}
-
 // Child is the workload process of a created slice. It starts stopped: it
 // runs nothing until Go, so that it can be moved into the slice first.
 type Child interface {
@@ -116,50 +64,6 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	k := l.withDefaults()
 	return inCgroup(k, ctx, o, k.runCreated, k.runCurrent)
 }
-
-// inCgroup finds or creates the cgroup o asks for and runs there: created
-// in a slice it removes on every path, current in the process's own
-// cgroup. R is the report of what runs; what the run found on its way
-// (stale slices tidied, a fallback to the current cgroup, a slice that
-// could not be removed) goes into its warnings: nothing here prints.
-func inCgroup[R warned](k Local, ctx context.Context, o Options,
-	created func(context.Context, Options, time.Time, Slice, []string) (R, error),
-	current func(context.Context, Options, time.Time, []string) (R, error)) (res R, err error) {
-	var none R
-	started := time.Now()
-	if o.Mode == ModeCurrent {
-		return current(ctx, o, started, nil)
-	}
-	p, err := k.placeSlices(ctx, o)
-	var nh *noHierarchy
-	if errors.As(err, &nh) && o.Mode == ModeAuto && !o.LimitsSet {
-		return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", nh.err)})
-	}
-	if err != nil {
-		return none, err
-	}
-	slice, err := p.create(k, o)
-	if errors.Is(err, cgroup.ErrPermission) && o.Mode == ModeAuto && !o.LimitsSet {
-		note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
-		return current(ctx, o, started, append(p.notes, note))
-	}
-	if err != nil {
-		return none, p.needsPrivilege(err, ", or measure the limits you are in with --cgroup current")
-	}
-	defer func() {
-		if derr := p.remove(k, slice); derr != nil {
-			if err == nil {
-				res.AddWarning(fmt.Sprintf("the slice could not be removed: %v", derr))
-			} else {
-				err = errors.Join(err, derr)
-			}
-		}
-	}()
-	return created(ctx, o, started, slice, p.notes)
-}
-
-// warned is a report that takes the warnings found on the way to it.
-type warned interface{ AddWarning(string) }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Report, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
@@ -302,51 +206,6 @@ func usableCPUs(o Options) int {
 		return len(o.CPUs)
 	}
 	return runtime.NumCPU()
-}
-
-// placed is what placeAndWarm needs of a workload child, of either loop.
-type placed interface {
-	Pid() int
-	Go() error
-	WaitWarm(ctx context.Context) error
-}
-
-// placeAndWarm moves a started child into its slice before it runs
-// anything, lets it go and waits for its warm-up: nothing of the workload
-// runs outside the slice.
-func placeAndWarm(ctx context.Context, slice Slice, child placed) error {
-	if err := slice.AddProc(child.Pid()); err != nil {
-		return fmt.Errorf("move workload process into %s: %w", slice.Cgroup().Dir, err)
-	}
-	if err := child.Go(); err != nil {
-		return fmt.Errorf("start workload: %w", err)
-	}
-	return child.WaitWarm(ctx)
-}
-
-// readBack reads the limits of g and its ancestors as the kernel took them,
-// rather than echo what we asked for.
-func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
-	limits, err := g.Limits()
-	if err != nil {
-		return cgroup.Limits{}, nil, err
-	}
-	chain, err := g.Chain()
-	return limits, chain, err
-}
-
-// readBackSlice is readBack for a created slice, with its cpuset as the
-// kernel took it ("" without one).
-func readBackSlice(slice Slice) (cgroup.Limits, []cgroup.Level, string, error) {
-	limits, chain, err := readBack(slice)
-	if err != nil {
-		return limits, chain, "", err
-	}
-	cpuset, err := slice.Cpuset()
-	if err != nil {
-		return limits, chain, "", fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
-	}
-	return limits, chain, cpuset, nil
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,

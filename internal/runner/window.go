@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -166,3 +167,36 @@ func background(before, after reading) build.Background {
 	bg.ProcessCPU = delta(before.process, after.process)
 	return bg
 }
+
+// PeakInterval is the window of peak_cpus_100ms: the bandwidth
+// controller's default period, the scale at which a quota bites.
+const PeakInterval = 100 * time.Millisecond
+
+// samplePeak samples the counter every PeakInterval on clk until the
+// returned stop is called, which returns the highest usage in any whole
+// interval, in CPUs, or nil when there was none. stop may be called again.
+func samplePeak(ctx context.Context, clk usage.Clock, counter func() (time.Duration, error)) (stop func() *float64) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan usage.Recording, 1)
+	go func() {
+		done <- usage.Sampler{Counter: counterFunc(counter), Clock: clk, Interval: PeakInterval}.Run(ctx)
+	}()
+	var peak *float64
+	stopped := false
+	return func() *float64 {
+		if !stopped {
+			stopped = true
+			cancel()
+			if cpus := (<-done).Trace.CPUs(); len(cpus) > 0 {
+				m := slices.Max(cpus)
+				peak = &m
+			}
+		}
+		return peak
+	}
+}
+
+// counterFunc is a function as a usage.Counter.
+type counterFunc func() (time.Duration, error)
+
+func (f counterFunc) Usage() (time.Duration, error) { return f() }
