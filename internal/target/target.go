@@ -238,9 +238,9 @@ func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor
 		P50: fres.Quantile(50), P99: fres.Quantile(99), P999: fres.Quantile(99.9), Max: time.Duration(fres.Hist.Max()), Took: fres.Elapsed}, nil
 }
 
-// targetWindow measures the client's floor, then sends the schedule,
-// reading g's counters (nil: none) and sampling counter around it, and
-// builds the report.
+// window sends the schedule (the client's floor measured before),
+// reading g's counters (nil: none) and sampling counter around it in one
+// runner.Window, and builds the report.
 func (r run) window(ctx context.Context, o runner.Options, t *Target, started time.Time, g runner.Group, counter func() (time.Duration, error),
 	srv Server, floor *bench.Floor, mode string, notes []string) (*report.Latency, error) {
 	k := r.k
