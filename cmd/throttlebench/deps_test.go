@@ -38,25 +38,28 @@ func TestBinaryLinksNamedLibraries(t *testing.T) {
 	}
 }
 
-// machinery are the packages that make and trace cgroups. The configuration
-// and compare name limits and read results; neither may pull these in
+// machinery are the packages that make, trace and ask D-Bus about cgroups.
+// The configuration, compare and the plans and renderers built on them
+// (a sweep's steps, latency's tables, kube's Jobs, the report's builder,
+// sample's usage) name limits and read results; none may pull these in
 // (issue 26: config imported internal/cgroup for its Limits, so every
 // package that reads a configuration linked containerd/cgroups and, through
-// it, cilium/ebpf).
+// it, cilium/ebpf; issue 35: sweep.Step carried the runner's options).
 var machinery = []string{
 	"github.com/throttlebench/throttlebench/internal/cgroup",
 	"github.com/containerd/cgroups/v3",
 	"github.com/cilium/ebpf",
+	"github.com/godbus/dbus/v5",
 }
 
 func TestConfigurationPullsNoMachinery(t *testing.T) {
-	for _, pkg := range []string{"../../internal/config", "../../internal/compare", "../../internal/bandwidth"} {
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		require.NoError(t, err, "go list -deps %s", pkg)
+	for _, pkg := range []string{"config", "compare", "bandwidth", "plan", "latency", "kube", "report/build", "sweep", "usage"} {
+		out, err := exec.Command("go", "list", "-deps", "../../internal/"+pkg).Output()
+		require.NoError(t, err, "go list -deps internal/%s", pkg)
 		deps := strings.Fields(string(out))
 		for _, m := range machinery {
 			if slices.Contains(deps, m) {
-				t.Errorf("%s imports %s: limits are internal/bandwidth's plain values; keep the machinery out of it", pkg, m)
+				t.Errorf("internal/%s imports %s: plans and results are plain values (internal/plan, internal/bandwidth); keep the machinery out of them", pkg, m)
 			}
 		}
 	}

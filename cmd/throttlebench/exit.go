@@ -13,7 +13,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 )
 
@@ -58,8 +57,8 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 	if len(args) > 0 && args[0] == childproto.ExecArg {
 		return childproto.ExecAfterGo(args[1:], stderr)
 	}
-	if len(args) > 0 && args[0] == runner.GuardArg {
-		return runner.Guard(args[1:], os.Stdin, stderr)
+	if len(args) > 0 && args[0] == childproto.GuardArg {
+		return childproto.Guard(args[1:], os.Stdin, stderr)
 	}
 	// The first signal cancels the run, which then kills its child and removes
 	// its slice; further signals are swallowed so that the cleanup finishes.

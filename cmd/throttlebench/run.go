@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
@@ -44,7 +45,7 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func runRun(ctx context.Context, s runopts.Settings, h runner.Options, stdout io.Writer) error {
+func runRun(ctx context.Context, s runopts.Settings, h plan.Options, stdout io.Writer) error {
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
@@ -53,7 +54,7 @@ func runRun(ctx context.Context, s runopts.Settings, h runner.Options, stdout io
 	local := runner.NewLocal()
 	defer local.Close() // the tracer, if --trace attached it
 	rep, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
-		return local.Run(ctx, steps[0].Opts)
+		return local.Run(ctx, runner.Options{Options: steps[0].Opts, Env: s.Env()})
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the run exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sampling"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -55,7 +56,7 @@ written.`,
 			if r.Command != nil {
 				return sampleCommand(cmd.Context(), r, stdout, stderr)
 			}
-			cg, err := r.Find(cgroup.Host{Root: "/"})
+			cg, err := cgroupref.Sampled(r, cgroup.Host{Root: "/"})
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/kube"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
@@ -22,7 +23,7 @@ import (
 
 // runSonobuoy runs the configuration, writes the result (or why there is
 // none) and the done file, then waits until it is stopped.
-func runSonobuoy(ctx context.Context, s runopts.Settings, h runner.Options, dir string, stdout, stderr io.Writer) error {
+func runSonobuoy(ctx context.Context, s runopts.Settings, h plan.Options, dir string, stdout, stderr io.Writer) error {
 	runCtx := ctx
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -30,7 +31,7 @@ func runSonobuoy(ctx context.Context, s runopts.Settings, h runner.Options, dir 
 		defer cancel()
 	}
 	local := runner.NewLocal()
-	rep, err := local.Run(runCtx, h)
+	rep, err := local.Run(runCtx, runner.Options{Options: h, Env: s.Env()})
 	local.Close() // the tracer, if attached, is not kept while the plugin waits
 	if ctx.Err() != nil {
 		return err // stopped before a result: nothing to report

@@ -71,7 +71,7 @@ func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, 
 	}
 	local := runner.NewLocal() // one tracer for the whole sweep, if traced
 	defer local.Close()
-	loop := sweep.Loop[*report.Report]{Runner: local, NumCPU: runtime.NumCPU(), Timeout: s.Timeout, What: "sweep", Skipped: skipped(stderr)}
+	loop := sweep.Loop[*report.Report]{Runner: sweep.RunFunc[*report.Report](runner.Bind(s.Env(), local.Run)), NumCPU: runtime.NumCPU(), Timeout: s.Timeout, What: "sweep", Skipped: skipped(stderr)}
 	if !o.Quiet {
 		loop.Announce = stderr
 		// A command's output on stderr (--show-output) and a bar redrawn

@@ -1,9 +1,15 @@
 package bandwidth
 
 import (
+	"errors"
 	"math"
 	"time"
 )
+
+// ErrLimitsRefused says the kernel refused the limits written into a new
+// slice: a combination it cannot take. A sweep skips that configuration
+// and goes on.
+var ErrLimitsRefused = errors.New("the kernel refused these limits")
 
 // Unlimited is the Quota of a cgroup without a CPU bandwidth limit.
 const Unlimited time.Duration = -1

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 )
 
 var inf = math.Inf(1)
@@ -181,12 +183,9 @@ func (h Host) Accounting(cg Cgroup) (Cgroup, error) { return cg.version().accoun
 // missing counter is ErrNoUsage.
 func (c Cgroup) Usage() (time.Duration, error) { return readUsage(c, c.version()) }
 
-// Level is the limit found at one cgroup on the way from a leaf to the
-// visible top of the hierarchy.
-type Level struct {
-	Dir    string
-	Limits Limits
-}
+// Level is bandwidth's: the limit found at one cgroup on the way from a
+// leaf to the visible top of the hierarchy.
+type Level = bandwidth.Level
 
 // Chain returns the limits of c and of every ancestor visible through the
 // mount, leaf first.
@@ -206,16 +205,8 @@ func (c Cgroup) Chain() ([]Level, error) {
 	}
 }
 
-// EffectiveCPUs is the tightest CPU limit over a chain of levels and the
-// number of CPUs the process may run on (affinity, cpuset): what a CPU-bound
-// group can use at most.
+// EffectiveCPUs is bandwidth.EffectiveCPUs: the tightest CPU limit over a
+// chain of levels and the CPUs the process may run on.
 func EffectiveCPUs(chain []Level, cpusAllowed int) float64 {
-	eff := inf
-	if cpusAllowed > 0 {
-		eff = float64(cpusAllowed)
-	}
-	for _, l := range chain {
-		eff = math.Min(eff, l.Limits.CPUs())
-	}
-	return eff
+	return bandwidth.EffectiveCPUs(chain, cpusAllowed)
 }

@@ -136,17 +136,9 @@ func parseProcCgroup(data []byte) ([]ProcCgroup, error) {
 	return out, sc.Err()
 }
 
-// CPUStat holds the kernel's CFS bandwidth counters of one cgroup, both
-// versions normalised to time.Duration. A nil field is one the kernel does not
-// report (an older kernel, a v2 cgroup without the cpu controller): we never
-// invent a zero for it.
-type CPUStat struct {
-	NrPeriods     *uint64
-	NrThrottled   *uint64
-	ThrottledTime *time.Duration
-	NrBursts      *uint64
-	BurstTime     *time.Duration
-}
+// CPUStat is bandwidth's: the plain counters live there so that the
+// reports can name them without importing this package.
+type CPUStat = bandwidth.CPUStat
 
 // parseCPUStat parses cpu.stat of either version. v1 reports times in
 // nanoseconds (throttled_time, burst_time), v2 in microseconds
@@ -219,33 +211,6 @@ func parseUsageUsec(data []byte) (time.Duration, error) {
 }
 
 func durPtr(d time.Duration) *time.Duration { return &d }
-
-// Sub returns the counters' change from before to s. A counter missing from
-// either reading is missing from the result, and so is one that went
-// backwards (the cgroup was removed and made anew in between): there is no
-// true change to report for it.
-func (s CPUStat) Sub(before CPUStat) CPUStat {
-	u := func(a, b *uint64) *uint64 {
-		if a == nil || b == nil || *a < *b {
-			return nil
-		}
-		d := *a - *b
-		return &d
-	}
-	d := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil || *a < *b {
-			return nil
-		}
-		return durPtr(*a - *b)
-	}
-	return CPUStat{
-		NrPeriods:     u(s.NrPeriods, before.NrPeriods),
-		NrThrottled:   u(s.NrThrottled, before.NrThrottled),
-		ThrottledTime: d(s.ThrottledTime, before.ThrottledTime),
-		NrBursts:      u(s.NrBursts, before.NrBursts),
-		BurstTime:     d(s.BurstTime, before.BurstTime),
-	}
-}
 
 // Unlimited and Limits are bandwidth's: the plain values live there so that
 // the configuration can name them without importing this package.

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 )
 
 // ErrPermission says a slice could not be created for lack of rights: not
@@ -23,9 +25,9 @@ import (
 // to this user.
 var ErrPermission = errors.New("no permission to create a cgroup")
 
-// ErrLimitsRefused says the kernel refused the limits written into a new
-// slice: a combination it cannot take.
-var ErrLimitsRefused = errors.New("the kernel refused these limits")
+// ErrLimitsRefused is bandwidth's: the kernel refused the limits written
+// into a new slice, a combination it cannot take.
+var ErrLimitsRefused = bandwidth.ErrLimitsRefused
 
 // SliceSpec says where a slice is created and with which limits.
 type SliceSpec struct {

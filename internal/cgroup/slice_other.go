@@ -2,13 +2,18 @@
 
 package cgroup
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
+)
 
 // ErrPermission says a slice could not be created for lack of rights.
 var ErrPermission = errors.New("no permission to create a cgroup")
 
-// ErrLimitsRefused says the kernel refused the limits written into a new slice.
-var ErrLimitsRefused = errors.New("the kernel refused these limits")
+// ErrLimitsRefused is bandwidth's: the kernel refused the limits written
+// into a new slice.
+var ErrLimitsRefused = bandwidth.ErrLimitsRefused
 
 var errNotLinux = errors.New("cgroups exist on Linux only")
 

@@ -44,6 +44,17 @@
 // error of kind protocol; the parent kills the child. A parent that closes
 // the pipe early makes the child return without a reply: no one would
 // read it.
+//
+// Beside the workload children it starts the other processes a run puts
+// in a slice, and supervises them: a Server (latency --target --serve's
+// server, sample -- CMD's command) is this binary as the exec shim
+// (ExecArg), held until Go so that it is in its slice first, in a process
+// group of its own, with SIGKILL when the thread that started it dies;
+// Stop ends its group (SIGTERM, then SIGKILL after a grace), and Stderr
+// keeps the end of what it wrote. The guard (GuardArg, StartGuard) is this
+// binary again, outside the slice: told "done" once the run has stopped
+// what it started, it exits; an end without it means the run died by
+// SIGKILL, and it empties the slice so that cleanup can remove it.
 package childproto
 
 // Arg is the hidden command line argument that makes the binary a child.

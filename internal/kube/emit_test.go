@@ -14,7 +14,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
-	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -44,15 +44,15 @@ func usage(t *testing.T, err error, flag, want string) {
 	assert.NotContains(t, err.Error(), "\n", "one line")
 }
 
-// plan plans a sweep as sweep does, the runner's options holding what
+// planned plans a sweep as sweep does, the runner's options holding what
 // the emitter reads of them (the closed loop's: the workload, its buffers
 // and batch).
-func plan(t *testing.T, given map[string]string) []sweep.Step {
+func planned(t *testing.T, given map[string]string) []sweep.Step {
 	t.Helper()
 	spec := sweep.SpecFor(config.Batch, given)
 	spec.MaxConfigs = 1000
-	spec.Options = func(c config.Config) (runner.Options, error) {
-		return runner.Options{Bench: c.ClosedLoop()}, nil
+	spec.Options = func(c config.Config) (plan.Options, error) {
+		return plan.Options{Bench: c.ClosedLoop()}, nil
 	}
 	steps, err := sweep.Plan(spec)
 	require.NoError(t, err)
@@ -62,7 +62,7 @@ func plan(t *testing.T, given map[string]string) []sweep.Step {
 // request is a Kubernetes emit of the sweep given, with --sweep-id x.
 func request(t *testing.T, given map[string]string) Request {
 	return Request{Flags: Flags{Emit: Kubernetes, Image: DefaultImage, PodMemory: DefaultPodMemory, TTL: DefaultTTL, Deadline: DefaultDeadline, SweepID: "x"},
-		Changed: gave("sweep-id"), Steps: plan(t, given), Given: given, MaxConfigs: 1000, Now: testNow}
+		Changed: gave("sweep-id"), Steps: planned(t, given), Given: given, MaxConfigs: 1000, Now: testNow}
 }
 
 // What a pod cannot express is refused before anything is planned, with

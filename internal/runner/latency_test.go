@@ -306,14 +306,14 @@ func newLatencyWorld(w *world) *latencyWorld {
 
 func (lw *latencyWorld) local() *Local {
 	l := lw.world.local()
-	l.StartOpen = func(exe string, o bench.OpenLoop, _ io.Writer) (OpenChild, error) {
+	l.Open.StartOpen = func(exe string, o bench.OpenLoop, _ io.Writer) (OpenChild, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.step("start open " + exe); err != nil {
 			return nil, err
 		}
 		return fakeOpenChild{fakeChild: fakeChild{lw.world}, res: lw.res, before: lw.before}, nil
 	}
-	l.RunOpenHere = func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
+	l.Open.RunOpenHere = func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.step("warm here"); err != nil {
 			return bench.LatencyResult{}, err

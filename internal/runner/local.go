@@ -2,12 +2,11 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -15,46 +14,20 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/throttle"
-	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // Local runs a configuration on this machine. Its zero value uses the real
-// kernel, processes and clocks; each field, when set, replaces one of them,
-// so that tests can run the whole sequence on fakes, without root.
+// kernel, processes and clocks; each seam, when set, replaces one of them,
+// so that tests can run the whole sequence on fakes, without root. The
+// seams are grouped by who uses them (seams.go): the Machine every engine
+// reads, the closed loop's (Run), the open loop's (Latency), the tracer's
+// (--trace) and the commands' (Watch).
 type Local struct {
-	Cgroups Cgroups
-	// StartChild starts the workload child, not yet running (see Child).
-	StartChild func(exe string, cfg bench.Config, stderr io.Writer) (Child, error)
-	// RunHere runs the workload in this process (current mode), calling
-	// beforeMeasure between the warm-up and the measured iterations.
-	RunHere func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error)
-	// HostCPU reads the machine's CPU times below a filesystem root;
-	// ProcessCPU this process's CPU time; HostInfo the report's host block,
-	// the machine read below a filesystem root too.
-	HostCPU    func(root string) (host.CPUTimes, error)
-	ProcessCPU func() (time.Duration, error)
-	HostInfo   func(root string, started time.Time) report.Host
-
-	// The open loop's (Latency): StartOpen and RunOpenHere as StartChild
-	// and RunHere; PIDCPU reads a process's CPU time, SampleClock times the
-	// sampling of the workload's usage.
-	StartOpen   func(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error)
-	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
-	PIDCPU      func(pid int) (time.Duration, error)
-	SampleClock func() usage.Clock
-	// NewTracer attaches a throttle tracer tracing no group yet (--trace:
-	// once, at the first traced run; Close detaches it); Monotonic reads
-	// CLOCK_MONOTONIC, the clock of its events and of the measured window
-	// they are matched to.
-	NewTracer func(onEvent func(throttle.Event)) (TraceHandle, error)
-	Monotonic func() int64
-	// TraceFamily reads the traced cgroup's family and counters around
-	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id
-	// (cgroup.DirID): each group's traced time is set against its own
-	// counter.
-	TraceFamily func(h cgroup.Host, dir string) ([]cgroup.Member, error)
-	CgroupID    func(dir string) (uint64, error)
+	Machine
+	Closed   ClosedLoop
+	Open     OpenLoop
+	Tracing  Tracing
+	Commands Commands
 
 	ts *traceSession // the tracer the traced runs share (session)
 }
@@ -63,57 +36,6 @@ type Local struct {
 func NewLocal() *Local { return &Local{} }
 
 var _ Runner = (*Local)(nil)
-
-// Cgroups is what a run needs of the cgroup filesystem.
-type Cgroups interface {
-	// CPUHierarchy finds the hierarchy that holds the cpu controller.
-	CPUHierarchy(h cgroup.Host, version int) (cgroup.Hierarchy, error)
-	// CpusetHierarchy finds where the cpusets of cpu's slices live.
-	CpusetHierarchy(h cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error)
-	// ParentDir resolves a parent the user named to an existing directory.
-	ParentDir(hier cgroup.Hierarchy, p string) (string, error)
-	// CleanStale removes the empty slices of runs that no longer live
-	// from parent, a directory of hier or of one of its twins.
-	CleanStale(hier cgroup.Hierarchy, parent string) (removed []string, skipped []cgroup.Skipped, err error)
-	// CreateSlice creates a slice with its limits; on error nothing is left.
-	CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error)
-	// RemoveDefaultParent removes the default parent if no slice is left in it.
-	RemoveDefaultParent(hier cgroup.Hierarchy)
-	// Self is the process's own cgroup in the cpu hierarchy.
-	Self(h cgroup.Host, version int) (Current, error)
-}
-
-// Group is a cgroup whose limits and counters a run reads.
-type Group interface {
-	Cgroup() cgroup.Cgroup // its version, path and directory, for the report
-	Limits() (cgroup.Limits, error)
-	Chain() ([]cgroup.Level, error)
-	Stat() (cgroup.CPUStat, error)
-}
-
-// Slice is a cgroup created for one run.
-type Slice interface {
-	Group
-	AddProc(pid int) error
-	Delete() error
-	// KillLeft kills what is left in the slice but except (the workload
-	// child, or 0: what a command left behind) and says how many.
-	KillLeft(except int) (int, error)
-	// Usage is the slice's CPU usage counter (v2 usage_usec, v1
-	// cpuacct.usage where cpuacct shares the cpu hierarchy); an error
-	// where it has none (v1 with cpuacct mounted apart).
-	Usage() (time.Duration, error)
-	// Cpuset is its CPUs as the kernel took them; "" without a cpuset.
-	Cpuset() (string, error)
-}
-
-// Current is the process's own cgroup.
-type Current interface {
-	Group
-	// Usage is the CPU time of every process in the cgroup; an error when
-	// it is not known.
-	Usage() (time.Duration, error)
-}
 
 // Child is the workload process of a created slice. It starts stopped: it
 // runs nothing until Go, so that it can be moved into the slice first.
@@ -128,93 +50,12 @@ type Child interface {
 
 // withDefaults fills the seams left unset with the real ones.
 func (l Local) withDefaults() Local {
-	if l.Cgroups == nil {
-		l.Cgroups = kernelCgroups{}
-	}
-	if l.StartChild == nil {
-		l.StartChild = startChild
-	}
-	if l.RunHere == nil {
-		l.RunHere = runHere
-	}
-	if l.HostCPU == nil {
-		l.HostCPU = hostCPU
-	}
-	if l.ProcessCPU == nil {
-		l.ProcessCPU = processCPU
-	}
-	if l.HostInfo == nil {
-		l.HostInfo = hostInfo
-	}
-	if l.StartOpen == nil {
-		l.StartOpen = startOpen
-	}
-	if l.RunOpenHere == nil {
-		l.RunOpenHere = bench.RunOpenLoop
-	}
-	if l.PIDCPU == nil {
-		l.PIDCPU = host.PIDCPU
-	}
-	if l.SampleClock == nil {
-		l.SampleClock = usage.NewClock
-	}
-	if l.NewTracer == nil {
-		l.NewTracer = newTracer
-	}
+	l.Machine = l.Machine.withDefaults()
+	l.Closed = l.Closed.withDefaults()
+	l.Open = l.Open.withDefaults()
+	l.Tracing = l.Tracing.withDefaults()
+	l.Commands = l.Commands.withDefaults()
 	return l
-}
-
-// reading is what the counters the warnings need, besides cpu.stat, said
-// at one moment.
-type reading struct {
-	at      time.Time
-	host    *host.CPUTimes
-	usage   *time.Duration // the measured cgroup's CPU usage (current mode)
-	process *time.Duration // this process's CPU time (current mode)
-}
-
-// read takes a reading through the given readers (function values, so
-// tests fake them); usage and process are nil where they mean nothing
-// (process in a created slice: the workload is another process, alone in
-// its slice). A reader that fails leaves its number unknown and its
-// warning silent: it never fails a run.
-func read(hostCPU func() (host.CPUTimes, error), usage, process func() (time.Duration, error)) reading {
-	r := reading{at: time.Now()}
-	if t, err := hostCPU(); err == nil {
-		r.host = &t
-	}
-	for _, c := range []struct {
-		f   func() (time.Duration, error)
-		dst **time.Duration
-	}{{usage, &r.usage}, {process, &r.process}} {
-		if c.f == nil {
-			continue
-		}
-		if v, err := c.f(); err == nil {
-			*c.dst = &v
-		}
-	}
-	return r
-}
-
-// background turns two readings into what happened between them.
-func background(before, after reading) build.Background {
-	bg := build.Background{Window: after.at.Sub(before.at), BusyResolution: 2 * host.Tick}
-	if before.host != nil && after.host != nil {
-		if busy, ok := host.Busy(*before.host, *after.host, bg.Window); ok {
-			bg.MachineBusy = &busy
-		}
-	}
-	delta := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil || *b < *a {
-			return nil
-		}
-		d := *b - *a
-		return &d
-	}
-	bg.CgroupUsage = delta(before.usage, after.usage)
-	bg.ProcessCPU = delta(before.process, after.process)
-	return bg
 }
 
 // Run executes one configuration of the closed loop and returns its report.
@@ -223,50 +64,6 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	k := l.withDefaults()
 	return inCgroup(k, ctx, o, k.runCreated, k.runCurrent)
 }
-
-// inCgroup finds or creates the cgroup o asks for and runs there: created
-// in a slice it removes on every path, current in the process's own
-// cgroup. R is the report of what runs; what the run found on its way
-// (stale slices tidied, a fallback to the current cgroup, a slice that
-// could not be removed) goes into its warnings: nothing here prints.
-func inCgroup[R warned](k Local, ctx context.Context, o Options,
-	created func(context.Context, Options, time.Time, Slice, []string) (R, error),
-	current func(context.Context, Options, time.Time, []string) (R, error)) (res R, err error) {
-	var none R
-	started := time.Now()
-	if o.Mode == ModeCurrent {
-		return current(ctx, o, started, nil)
-	}
-	p, err := k.placeSlices(ctx, o)
-	var nh *noHierarchy
-	if errors.As(err, &nh) && o.Mode == ModeAuto && !o.LimitsSet {
-		return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", nh.err)})
-	}
-	if err != nil {
-		return none, err
-	}
-	slice, err := p.create(k, o)
-	if errors.Is(err, cgroup.ErrPermission) && o.Mode == ModeAuto && !o.LimitsSet {
-		note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
-		return current(ctx, o, started, append(p.notes, note))
-	}
-	if err != nil {
-		return none, p.needsPrivilege(err, ", or measure the limits you are in with --cgroup current")
-	}
-	defer func() {
-		if derr := p.remove(k, slice); derr != nil {
-			if err == nil {
-				res.AddWarning(fmt.Sprintf("the slice could not be removed: %v", derr))
-			} else {
-				err = errors.Join(err, derr)
-			}
-		}
-	}()
-	return created(ctx, o, started, slice, p.notes)
-}
-
-// warned is a report that takes the warnings found on the way to it.
-type warned interface{ AddWarning(string) }
 
 func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Report, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
@@ -278,7 +75,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if procs {
 		o.Bench.StatDir = slice.Cgroup().Dir // the counters around each run
 	}
-	child, err := k.StartChild(o.Exe, o.Bench, o.Stderr)
+	child, err := k.Closed.StartChild(o.Exe, o.Bench, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -296,26 +93,19 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	}
 	tw := k.startTrace(o, slice.Cgroup().Dir)
 	defer tw.stop()
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
-	tw.open()
-	before, err := slice.Stat()
-	if err != nil {
-		return nil, err
-	}
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
-	bgBefore := read(hostCPU, slice.Usage, nil)
-	if err := child.Measure(); err != nil {
-		return nil, fmt.Errorf("start measured iterations: %w", err)
-	}
-	res, err := child.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bgAfter := read(hostCPU, slice.Usage, nil)
-	after, err := slice.Stat()
-	tw.close()
+	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage}
+	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
+		if err := open(); err != nil {
+			return bench.Result{}, err
+		}
+		if err := child.Measure(); err != nil {
+			return bench.Result{}, fmt.Errorf("start measured iterations: %w", err)
+		}
+		return child.Wait(ctx)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -329,13 +119,12 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 			notes = append(notes, killedNote(n, err))
 		}
 	}
-	bg := background(bgBefore, bgAfter)
 	var own *time.Duration
 	if res.MeasuredCPU > 0 {
 		own = &res.MeasuredCPU
 	}
-	use, source := cgroupUsage(bg, own)
-	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, cpuset, notes)
+	use, source := cgroupUsage(m.Background, own)
+	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, cpuset, notes)
 	tw.traceRun(rep, res)
 	return rep, nil
 }
@@ -388,33 +177,26 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
-	var before cgroup.CPUStat
-	var bgBefore reading
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	res, err := k.RunHere(ctx, o.Bench, func() (err error) {
-		tw.open()
-		before, err = cg.Stat()
-		bgBefore = read(hostCPU, cg.Usage, k.ProcessCPU)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	bgAfter := read(hostCPU, cg.Usage, k.ProcessCPU)
-	after, err := cg.Stat()
-	tw.close()
+	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
+	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
+		return k.Closed.RunHere(ctx, o.Bench, open)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
 	// Without the cgroup's counter, this process's CPU time: the workload's,
 	// though not that of others in the cgroup.
-	bg := background(bgBefore, bgAfter)
-	use, source := cgroupUsage(bg, bg.ProcessCPU)
-	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, after.Sub(before), bg, use, source, "", warnings)
+	use, source := cgroupUsage(m.Background, m.Background.ProcessCPU)
+	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, "", warnings)
 	tw.traceRun(rep, res)
 	return rep, nil
+}
+
+// hostCPU reads the machine's CPU times below o's root.
+func (k Local) hostCPU(o Options) func() (host.CPUTimes, error) {
+	return func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 }
 
 // usableCPUs are the CPUs the workload may run on: the slice's cpuset, or
@@ -426,58 +208,18 @@ func usableCPUs(o Options) int {
 	return runtime.NumCPU()
 }
 
-// placed is what placeAndWarm needs of a workload child, of either loop.
-type placed interface {
-	Pid() int
-	Go() error
-	WaitWarm(ctx context.Context) error
-}
-
-// placeAndWarm moves a started child into its slice before it runs
-// anything, lets it go and waits for its warm-up: nothing of the workload
-// runs outside the slice.
-func placeAndWarm(ctx context.Context, slice Slice, child placed) error {
-	if err := slice.AddProc(child.Pid()); err != nil {
-		return fmt.Errorf("move workload process into %s: %w", slice.Cgroup().Dir, err)
-	}
-	if err := child.Go(); err != nil {
-		return fmt.Errorf("start workload: %w", err)
-	}
-	return child.WaitWarm(ctx)
-}
-
-// readBack reads the limits of g and its ancestors as the kernel took them,
-// rather than echo what we asked for.
-func readBack(g Group) (cgroup.Limits, []cgroup.Level, error) {
-	limits, err := g.Limits()
-	if err != nil {
-		return cgroup.Limits{}, nil, err
-	}
-	chain, err := g.Chain()
-	return limits, chain, err
-}
-
-// readBackSlice is readBack for a created slice, with its cpuset as the
-// kernel took it ("" without one).
-func readBackSlice(slice Slice) (cgroup.Limits, []cgroup.Level, string, error) {
-	limits, chain, err := readBack(slice)
-	if err != nil {
-		return limits, chain, "", err
-	}
-	cpuset, err := slice.Cpuset()
-	if err != nil {
-		return limits, chain, "", fmt.Errorf("read back the cpuset of %s: %w", slice.Cgroup().Dir, err)
-	}
-	return limits, chain, cpuset, nil
-}
-
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
 	res bench.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
 	// build.Build adds the warnings about the numbers themselves. The
 	// CPUs the workers could use come with res; NumCPU where they do not.
 	return build.Build(build.Input{
-		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
+		Config: o.Bench, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: stat, Usage: use, UsageSource: source, Host: k.HostInfo(o.Host.Root, started), Warnings: warnings,
 		Background: bg, Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
+}
+
+// group is a cgroup as the report names it.
+func group(cg cgroup.Cgroup) bandwidth.Group {
+	return bandwidth.Group{Version: cg.Version, Path: cg.Path, Dir: cg.Dir}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -189,39 +190,43 @@ var result = bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
 
 func (w *world) local() *Local {
 	return &Local{
-		Cgroups: w,
-		StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
-			if err := w.step("start " + exe); err != nil {
-				return nil, err
-			}
-			return fakeChild{w}, nil
+		Machine: Machine{
+			Cgroups: w,
+			HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
+			ProcessCPU: func() (time.Duration, error) {
+				if err := w.step("process cpu"); err != nil || w.processAt == nil {
+					return 0, err
+				}
+				return w.processAt(), nil
+			},
+			HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 		},
-		RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
-			if err := w.step("warm here"); err != nil {
-				return bench.Result{}, err
-			}
-			if err := beforeMeasure(); err != nil {
-				return bench.Result{}, err
-			}
-			return result, w.step("measure here")
+		Closed: ClosedLoop{
+			StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
+				if err := w.step("start " + exe); err != nil {
+					return nil, err
+				}
+				return fakeChild{w}, nil
+			},
+			RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+				if err := w.step("warm here"); err != nil {
+					return bench.Result{}, err
+				}
+				if err := beforeMeasure(); err != nil {
+					return bench.Result{}, err
+				}
+				return result, w.step("measure here")
+			},
 		},
-		HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
-		ProcessCPU: func() (time.Duration, error) {
-			if err := w.step("process cpu"); err != nil || w.processAt == nil {
-				return 0, err
-			}
-			return w.processAt(), nil
-		},
-		HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 	}
 }
 
 func options(mode string) Options {
-	return Options{
-		Bench: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
-		Mode:  mode, Exe: "/bin/tb", Stderr: io.Discard,
+	return Options{Options: plan.Options{
+		Bench:  bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Mode:   mode,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
-	}
+	}, Env: Env{Exe: "/bin/tb", Stderr: io.Discard}}
 }
 
 // The whole sequence of a created slice, in the order that makes it right:
@@ -642,7 +647,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	l := w.local()
 	res := result
 	res.AllowedCPUs = []int{3}
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
+	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
 	o := options(ModeCreate)
 	o.Limits.Quota = cgroup.Unlimited
 	keep := keptLimits
@@ -654,7 +659,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	assert.Equal(t, "3", rep.Cgroup.AllowedCPUs)
 
 	// Current mode too: the driver runs here and says the same.
-	l.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+	l.Closed.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
 		return res, beforeMeasure()
 	}
 	rep, err = l.Run(context.Background(), options(ModeCurrent))

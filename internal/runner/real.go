@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"context"
 	"io"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 )
@@ -110,19 +108,3 @@ func newTracer(onEvent func(throttle.Event)) (TraceHandle, error) {
 	}
 	return t, nil
 }
-
-// runHere runs the workload in this process (see bench.Run).
-func runHere(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
-	return bench.Run(ctx, cfg, beforeMeasure)
-}
-
-// countsEmptyStretches: whether this kernel's throttled counters count
-// stretches no thread waited through (tracer.CountsEmptyStretches), which
-// a group's warning then names.
-var countsEmptyStretches = tracer.CountsEmptyStretches
-
-var (
-	hostCPU    = host.ReadStat
-	processCPU = host.ProcessCPU
-	hostInfo   = host.Info
-)

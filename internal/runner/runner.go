@@ -1,9 +1,3 @@
-// Package runner runs one benchmark configuration end to end and returns its
-// report. Runner is what callers (run, sweep) depend on; Local is the runner
-// on this machine: it finds or creates the cgroup, runs the workload in it (a
-// child process inside a created slice, or this process in the current
-// cgroup), reads the kernel's counters around it, and always removes what it
-// created.
 package runner
 
 import (
@@ -11,8 +5,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -23,44 +17,40 @@ type Runner interface {
 	Run(ctx context.Context, o Options) (*report.Report, error)
 }
 
-// Modes of --cgroup.
+// Modes of --cgroup: plan's.
 const (
-	ModeAuto    = "auto"
-	ModeCreate  = "create"
-	ModeCurrent = "current"
+	ModeAuto    = plan.ModeAuto
+	ModeCreate  = plan.ModeCreate
+	ModeCurrent = plan.ModeCurrent
 )
 
-// Options describe one run. They are validated by the caller.
+// Options are one planned run made runnable here: what the plan says and
+// what this machine and this invocation add to it.
 type Options struct {
-	Bench   bench.Config   // the closed loop (Run)
-	Open    bench.OpenLoop // the open loop (Local.Latency)
-	Policy  string         // the --gomaxprocs value as given, for the report
-	Mode    string
-	Version int    // cgroup version: 0 = whichever holds the cpu controller
-	Parent  string // where slices go; "" = the hierarchy's default
-	// Limits to create the slice with; LimitsSet says the user asked for
-	// some, so that auto mode must not quietly run without them.
-	Limits    cgroup.Limits
-	LimitsSet bool
-	// CPUs is the created slice's cpuset (--cpuset); nil for none.
-	CPUs   []int
+	plan.Options
+	Env
+}
+
+// Env is what a run takes from this invocation rather than from its plan:
+// the same for every step of a sweep or a list.
+type Env struct {
 	Host   cgroup.Host
 	Exe    string    // this binary, re-executed as the workload child
-	Stderr io.Writer // notes for the user
-	// Notes are what the caller found on its way (the systemd driver's
-	// tidying of dead runs' scopes), for this result's warnings.
-	Notes []string
-	// Trace records the kernel's throttle events over the measured window
-	// (--trace); TraceSink, when set, gets the window's events and spans
+	Stderr io.Writer // the children's stderr
+	// TraceSink, when set, gets a traced window's events and spans
 	// (--trace-out, --plot's timeline).
-	Trace     bool
 	TraceSink func(throttle.Trace) error
-	// Target is latency --target's requests and server; nil for the
-	// built-in workloads.
-	Target *Target
 }
 
 // ErrNeedsPrivilege wraps a failure to create a slice for lack of rights.
 // No later configuration of a sweep can do better, so it stops there; so
 // does cgroup.ErrNoCPUController, which Run returns unwrapped.
 var ErrNeedsPrivilege = errors.New("cannot create a cgroup slice")
+
+// Bind is an engine (Local.Run, Local.Latency, Fleet.Run) as a runner of
+// plans, each run with env: what a sweep's loop takes.
+func Bind[R any](env Env, run func(context.Context, Options) (R, error)) func(context.Context, plan.Options) (R, error) {
+	return func(ctx context.Context, p plan.Options) (R, error) {
+		return run(ctx, Options{Options: p, Env: env})
+	}
+}

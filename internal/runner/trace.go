@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -140,6 +141,9 @@ type traceWindow struct {
 	start, end []cgroup.Member
 	gone       []cgroup.Member
 	famWhy     error // why the counters could not be read
+	// emptyStretches says whether the kernel's throttled counters count
+	// stretches no thread waited through (Tracing.CountsEmptyStretches).
+	emptyStretches func() bool
 }
 
 // startTrace traces the cgroup at dir and its descendants when o asks for
@@ -162,27 +166,18 @@ func (k Local) newTraceWindow(o Options, dir, famDir string) *traceWindow {
 	if !o.Trace {
 		return nil
 	}
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: k.Monotonic, dir: dir, famDir: famDir,
-		id: k.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts}
-	if tw.now == nil {
-		tw.now = bench.Monotonic
-	}
-	family := k.TraceFamily
-	if family == nil {
-		family = cgroup.Host.FamilyOf
-	}
+	tr := k.Tracing.withDefaults()
+	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: tr.Monotonic, dir: dir, famDir: famDir,
+		id: tr.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts, emptyStretches: tr.CountsEmptyStretches}
 	tw.family = func() ([]cgroup.Member, error) {
-		fam, err := family(o.Host, famDir)
+		fam, err := tr.TraceFamily(o.Host, famDir)
 		return tw.ownFamily(fam), err
-	}
-	if tw.id == nil {
-		tw.id = cgroup.DirID
 	}
 	if tw.s == nil {
 		tw.s = &traceSession{} // a Local used by value: this window alone
 		tw.last = true
 	}
-	tw.h, tw.attaches, tw.why = tw.s.tracer(k.NewTracer)
+	tw.h, tw.attaches, tw.why = tw.s.tracer(tr.NewTracer)
 	if tw.why != nil {
 		return tw
 	}
@@ -383,7 +378,7 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 			"and the groups around it could not be read: %v", tw.famWhy))
 		return &s, s.Warnings
 	}
-	throttle.Compare(&s, tw.counters(), countsEmptyStretches())
+	throttle.Compare(&s, tw.counters(), tw.emptyStretches())
 	return &s, s.Warnings
 }
 
@@ -463,8 +458,10 @@ func openLoopSpans(res bench.LatencyResult) []throttle.Span {
 	return spans
 }
 
-// TraceWindow is a trace of one cgroup over a window that is not a run's
-// (sample --trace): Open and Close frame it, Summary ends it.
+// TraceWindow is a trace window for a caller outside this package: of one
+// cgroup over a window that is not a run's (sample --trace: Open and Close
+// frame it, Summary ends it), or of the slices a fleet tracks one by one
+// (TraceTracked).
 type TraceWindow struct{ tw *traceWindow }
 
 // Trace attaches the tracer to the cgroup at dir (of the cpu hierarchy);
@@ -473,21 +470,24 @@ type TraceWindow struct{ tw *traceWindow }
 func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow {
 	l.session()
 	k := l.withDefaults()
-	tw := k.startTrace(Options{Trace: true, TraceSink: sink}, dir)
+	tw := k.startTrace(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir)
 	tw.last = true // one window: the holds open at its end end with it
 	return &TraceWindow{tw}
 }
 
-func (t *TraceWindow) Open()  { t.tw.open() }
-func (t *TraceWindow) Close() { t.tw.close() }
+// Open and Close frame the window. A nil TraceWindow, or one without
+// --trace, traces nothing.
+func (t *TraceWindow) Open()  { t.inner().open() }
+func (t *TraceWindow) Close() { t.inner().close() }
 
-// Stop detaches the tracer; Summary does too, and it may be called again.
-func (t *TraceWindow) Stop() { t.tw.stop() }
+// Stop ends the window's part in the tracer (detaching it where the window
+// is its only one); Summary does too, and it may be called again.
+func (t *TraceWindow) Stop() { t.inner().stop() }
 
 // Summary describes the window, each throttled group against its own
 // counter over it; the warnings are for the result.
 func (t *TraceWindow) Summary() (*report.ThrottleEvents, []string) {
-	s, warnings := t.tw.summary()
+	s, warnings := t.inner().summary()
 	if s != nil {
 		warnings = append(warnings, t.tw.sinkTo(nil, "")...)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
@@ -128,9 +129,9 @@ func TestTracedRun(t *testing.T) {
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
 	ft := &fakeTrace{clock: clock}
-	l.Monotonic = clock.now
-	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Tracing.Monotonic = clock.now
+	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
+	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
 	var sunk throttle.Trace
@@ -167,7 +168,7 @@ func TestTraceUnavailable(t *testing.T) {
 	w := &world{}
 	l := w.local()
 	calls := 0
-	l.NewTracer = func(func(throttle.Event)) (TraceHandle, error) {
+	l.Tracing.NewTracer = func(func(throttle.Event)) (TraceHandle, error) {
 		calls++
 		return nil, errors.New("loading the BPF program was refused (operation not permitted)")
 	}
@@ -202,15 +203,15 @@ func TestTracedRunGroups(t *testing.T) {
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
 	ft := &fakeTrace{clock: clock, groups: []uint64{10, 11, 12}}
-	l.Monotonic = clock.now
-	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Tracing.Monotonic = clock.now
+	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
+	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	ns := func(ms int) *cgroup.CPUStat {
 		d := time.Duration(ms) * time.Millisecond
 		return &cgroup.CPUStat{ThrottledTime: &d}
 	}
 	var reads []int64
-	l.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+	l.Tracing.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
 		assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", dir, "the traced slice's family")
 		reads = append(reads, clock.now())
 		if len(reads) == 1 {
@@ -288,9 +289,9 @@ func TestTracedListAttachesOnce(t *testing.T) {
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
 	ft := &fakeTrace{w: w, clock: clock}
-	l.Monotonic = clock.now
-	l.NewTracer, l.CgroupID = ft.attach, fakeIDs
-	l.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Tracing.Monotonic = clock.now
+	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
+	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
 	o := options(ModeCreate)
 	o.Trace = true
 	for i := range 3 {
@@ -332,12 +333,12 @@ func TestTracedListAttachesOnce(t *testing.T) {
 func TestTraceWindowOwnFamily(t *testing.T) {
 	ids := map[string]uint64{"/cg/tb/mine": 5, "/cg/tb/other": 6}
 	ft := &fakeTrace{clock: &fakeMono{}}
-	l := &Local{NewTracer: ft.attach, CgroupID: func(dir string) (uint64, error) { return ids[dir], nil }}
+	l := &Local{Tracing: Tracing{NewTracer: ft.attach, CgroupID: func(dir string) (uint64, error) { return ids[dir], nil }}}
 	d := func(ms int) *cgroup.CPUStat {
 		v := time.Duration(ms) * time.Millisecond
 		return &cgroup.CPUStat{ThrottledTime: &v}
 	}
-	l.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+	l.Tracing.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
 		assert.Equal(t, "/cg/tb", dir)
 		return []cgroup.Member{
 			{ID: 2, Path: "/tb", Relation: cgroup.RelTarget, Stat: d(0)},
@@ -347,7 +348,7 @@ func TestTraceWindowOwnFamily(t *testing.T) {
 		}, nil
 	}
 	l.session()
-	tw := l.withDefaults().startTraceOf(Options{Trace: true}, "/cg/tb")
+	tw := l.withDefaults().startTraceOf(Options{Options: plan.Options{Trace: true}}, "/cg/tb")
 	require.NoError(t, tw.why)
 	tw.track("/cg/tb/mine")
 	assert.Equal(t, []uint64{5}, ft.ids, "only the run's slice is traced")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/childproto"
 )
 
 // ErrCommandExited is the cause of the context Watch's measure gets when
@@ -17,7 +18,7 @@ var ErrCommandExited = errors.New("the command exited")
 type Watched struct {
 	// Exit is how the command ended on its own ("exit status 0",
 	// "signal: killed"); "" when it still ran as measuring ended, and was
-	// stopped (SIGTERM, then SIGKILL after ServeGrace).
+	// stopped (SIGTERM, then SIGKILL after childproto.StopGrace).
 	Exit string
 	// Stderr is the end of what it wrote on its stderr.
 	Stderr   string
@@ -29,14 +30,51 @@ func (w *Watched) Failed() bool { return w.Exit != "" && w.Exit != "exit status 
 
 func (w *Watched) AddWarning(s string) { w.Warnings = append(w.Warnings, s) }
 
-// watchedHandle is a command started as --serve's server is, and its end.
-type watchedHandle interface {
-	serverHandle
+// Watchable is a command started as --serve's server is
+// (childproto.Server), and its end.
+type Watchable interface {
+	Pid() int
+	Go() error
+	Exited() (string, bool)
+	Stop(grace time.Duration)
+	Stderr() string
 	Done() <-chan struct{}
 }
 
-// startWatched is the seam of the command's start, for tests.
-var startWatched = startWatchedProcess
+// Guard is a started guard of a slice (childproto.GuardProcess).
+type Guard interface{ Done() }
+
+// Commands are Watch's seams: the command's start and its slice's
+// guard's (childproto.StartServer, childproto.StartGuard when unset).
+type Commands struct {
+	StartCommand func(exe string, argv []string) (Watchable, error)
+	StartGuard   func(exe, dir string) (Guard, error)
+}
+
+func (c Commands) withDefaults() Commands {
+	if c.StartCommand == nil {
+		c.StartCommand = func(exe string, argv []string) (Watchable, error) {
+			s, err := childproto.StartServer(exe, argv, nil)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+	}
+	if c.StartGuard == nil {
+		c.StartGuard = func(exe, dir string) (Guard, error) {
+			g, err := childproto.StartGuard(exe, dir)
+			if err != nil {
+				return nil, err
+			}
+			return g, nil
+		}
+	}
+	return c
+}
+
+// QuoteArgv is a command line as a user would type it, in backquotes.
+func QuoteArgv(a []string) string { return childproto.QuoteArgv(a) }
 
 // Watch is sample -- CMD: argv started in a slice of its own, made with
 // o.Limits (none for sample, which measures and does not limit), the way
@@ -61,17 +99,18 @@ type Measure func(ctx context.Context, slice cgroup.Cgroup, start func() error) 
 
 func (k Local) watch(ctx context.Context, o Options, slice Slice, notes, argv []string, measure Measure) (w *Watched, err error) {
 	w = &Watched{Warnings: notes}
-	guard, err := startGuard(o.Exe, slice.Cgroup().Dir)
+	c := k.Commands.withDefaults()
+	guard, err := c.StartGuard(o.Exe, slice.Cgroup().Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer guard.Done()
-	cmd, err := startWatched(o.Exe, argv)
+	cmd, err := c.StartCommand(o.Exe, argv)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		cmd.Stop(ServeGrace)
+		cmd.Stop(childproto.StopGrace)
 		if n, kerr := slice.KillLeft(0); n > 0 || kerr != nil {
 			msg := fmt.Sprintf("the command left %d process(es) in its slice after it was stopped: killed, so that the slice could be removed", n)
 			if kerr != nil {

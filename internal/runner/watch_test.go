@@ -7,31 +7,47 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plan"
 )
 
 // fakeWatched is sample -- CMD's command on the world's log; done is
 // closed when it "exits".
 type fakeWatched struct {
-	fakeServer
-	done chan struct{}
+	w      *world
+	exited string
+	done   chan struct{}
 }
 
-func (c *fakeWatched) Done() <-chan struct{} { return c.done }
+const fakeServerPid = 4343
 
-func withWatched(t *testing.T, c *fakeWatched) {
-	oldWatched, oldGuard := startWatched, startGuard
-	startWatched = func(exe string, argv []string) (watchedHandle, error) {
-		return c, c.w.step("command start " + strings.Join(argv, " "))
+func (c *fakeWatched) Pid() int               { return fakeServerPid }
+func (c *fakeWatched) Go() error              { return c.w.step("server go") }
+func (c *fakeWatched) Exited() (string, bool) { return c.exited, c.exited != "" }
+func (c *fakeWatched) Stop(time.Duration)     { c.w.step("server stop") }
+func (c *fakeWatched) Stderr() string         { return "" }
+func (c *fakeWatched) Done() <-chan struct{}  { return c.done }
+
+// fakeGuard is the slice's guard on the world's log.
+type fakeGuard struct{ w *world }
+
+func (g fakeGuard) Done() { g.w.step("guard done") }
+
+// watching is the world's Local with c as the command and a fake guard.
+func watching(c *fakeWatched) *Local {
+	l := c.w.local()
+	l.Commands = Commands{
+		StartCommand: func(exe string, argv []string) (Watchable, error) {
+			return c, c.w.step("command start " + strings.Join(argv, " "))
+		},
+		StartGuard: func(exe, dir string) (Guard, error) { return fakeGuard{c.w}, c.w.step("guard " + dir) },
 	}
-	startGuard = func(exe, dir string) (guardHandle, error) {
-		return fakeGuard{c.w}, c.w.step("guard " + dir)
-	}
-	t.Cleanup(func() { startWatched, startGuard = oldWatched, oldGuard })
+	return l
 }
 
 // The command is guarded, moved into its slice before it runs, measured
@@ -39,10 +55,9 @@ func withWatched(t *testing.T, c *fakeWatched) {
 // left killed, and its slice removed.
 func TestWatchOrder(t *testing.T) {
 	w := &world{}
-	c := &fakeWatched{fakeServer: fakeServer{w: w}, done: make(chan struct{})}
-	withWatched(t, c)
+	c := &fakeWatched{w: w, done: make(chan struct{})}
 	var cause error
-	got, err := w.local().Watch(context.Background(), Options{Mode: ModeAuto, Exe: "/tb"}, []string{"app", "-x"},
+	got, err := watching(c).Watch(context.Background(), Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app", "-x"},
 		func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
 			w.step("measure " + cg.Dir)
 			require.NoError(t, start())
@@ -79,10 +94,9 @@ func TestWatchStopsOnEveryPath(t *testing.T) {
 		if fail != "" {
 			w.fail[fail] = errors.New("boom")
 		}
-		c := &fakeWatched{fakeServer: fakeServer{w: w}, done: make(chan struct{})}
-		withWatched(t, c)
+		c := &fakeWatched{w: w, done: make(chan struct{})}
 		ctx, cancel := context.WithCancel(context.Background())
-		got, err := w.local().Watch(ctx, Options{Mode: ModeAuto, Exe: "/tb"}, []string{"app"},
+		got, err := watching(c).Watch(ctx, Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app"},
 			func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
 				if err := w.step("measure"); err != nil {
 					return err

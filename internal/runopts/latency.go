@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/fleet"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
 	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
 
@@ -32,7 +35,7 @@ type LatencyRun struct {
 	Settings Settings
 	Steps    []sweep.Step
 	// Target is --target's (nil without), judged by Rule.
-	Target *runner.Target
+	Target *target.Target
 	Rule   build.FailureRule
 	// Instances: --instances, the fleet, whose requests[] Summary leaves out.
 	Instances, Summary bool
@@ -128,13 +131,12 @@ func (o *Latency) checkInstances(run *Flags, onInstances bool, g modes.Given) er
 // target (judged by the rule, kept in the result), the built-in open
 // loop, or the fleet of instances (without requests[] for --summary).
 // local holds the tracer for the whole list.
-func (r LatencyRun) Measure(local *runner.Local) func(context.Context, runner.Options) (*report.Latency, error) {
-	fleet := &runner.Fleet{Local: local}
-	return func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
+func (r LatencyRun) Measure(local *runner.Local) func(context.Context, plan.Options) (*report.Latency, error) {
+	instances := &fleet.Fleet{Local: local}
+	return runner.Bind(r.Settings.Env(), func(ctx context.Context, opts runner.Options) (*report.Latency, error) {
 		switch {
 		case r.Target != nil:
-			opts.Target = r.Target
-			rep, err := local.Target(ctx, opts)
+			rep, err := (&target.Engine{Local: local}).Run(ctx, opts, r.Target)
 			if err == nil {
 				build.JudgeTarget(rep, r.Rule)
 			}
@@ -142,10 +144,10 @@ func (r LatencyRun) Measure(local *runner.Local) func(context.Context, runner.Op
 		case !r.Instances:
 			return local.Latency(ctx, opts)
 		}
-		rep, err := fleet.Run(ctx, opts)
+		rep, err := instances.Run(ctx, opts)
 		if err == nil && r.Summary && rep.InstancesResult != nil {
 			rep.Requests = nil
 		}
 		return rep, err
-	}
+	})
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/kube"
-	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/plan"
 )
 
 // Run are run's flags as given: the shared ones, and
@@ -18,24 +18,24 @@ type Run struct {
 }
 
 // Resolve checks every flag, before anything is made, and gives the one
-// configuration's settings and the runner's options for it. args are what
+// configuration's settings and its plan. args are what
 // came after -- (a command to measure), dash where -- was; formats are
 // those run writes.
-func (o *Run) Resolve(ctx context.Context, changed func(string) bool, args []string, dash int, formats []string, stderr io.Writer) (Settings, runner.Options, error) {
+func (o *Run) Resolve(ctx context.Context, changed func(string) bool, args []string, dash int, formats []string, stderr io.Writer) (Settings, plan.Options, error) {
 	f := o.Run
 	if err := config.Choice("format", f.Format, formats); err != nil {
-		return Settings{}, runner.Options{}, err
+		return Settings{}, plan.Options{}, err
 	}
 	if err := f.TakeCommand("run", args, dash, changed, true); err != nil {
-		return Settings{}, runner.Options{}, err
+		return Settings{}, plan.Options{}, err
 	}
 	s, err := f.Settings(ctx, changed, stderr)
 	if err != nil {
-		return s, runner.Options{}, err
+		return s, plan.Options{}, err
 	}
 	cfg, err := config.Resolve(f.Given(changed))
 	if err != nil {
-		return s, runner.Options{}, err
+		return s, plan.Options{}, err
 	}
 	if o.SonobuoyResults != "" {
 		// A plugin's raw result is the JSON result.
@@ -48,7 +48,7 @@ func (o *Run) Resolve(ctx context.Context, changed func(string) bool, args []str
 			output = f.Output
 		}
 		if err := kube.CheckResultsDir(o.SonobuoyResults, output, format); err != nil {
-			return s, runner.Options{}, err
+			return s, plan.Options{}, err
 		}
 	}
 	h, err := s.Options(cfg)

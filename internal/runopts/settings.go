@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -116,22 +117,27 @@ func (o *Flags) Settings(ctx context.Context, changed func(string) bool, stderr 
 	return s, nil
 }
 
-// Options is what the harness needs to run one configuration; a
-// placement this machine cannot give is refused here, before anything runs.
-func (s Settings) Options(c config.Config) (runner.Options, error) {
+// Options is what the harness needs to run one configuration, as a plan;
+// a placement this machine cannot give is refused here, before anything
+// runs.
+func (s Settings) Options(c config.Config) (plan.Options, error) {
 	if s.CPUs != nil {
 		if err := s.CPUs.Check(c); err != nil {
-			return runner.Options{}, err
+			return plan.Options{}, err
 		}
 	}
-	o := runner.Options{
+	return plan.Options{
 		Bench: c.ClosedLoop(), Open: c.OpenLoop(c.GOMAXPROCSValue()),
 		Policy: c.GOMAXPROCS, Mode: s.Mode, Version: s.Version, Parent: s.Parent,
-		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Host: s.Host, Exe: s.Exe, Stderr: s.Stderr,
-		Trace: s.Trace,
-	}
+		Limits: c.Limits, LimitsSet: c.LimitsSet, CPUs: c.Cpuset, Trace: s.Trace,
+	}, nil
+}
+
+// Env is what every configuration's run takes from this invocation.
+func (s Settings) Env() runner.Env {
+	e := runner.Env{Host: s.Host, Exe: s.Exe, Stderr: s.Stderr}
 	if s.Trace {
-		o.TraceSink = s.Out.write
+		e.TraceSink = s.Out.write
 	}
-	return o, nil
+	return e
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -30,8 +31,8 @@ func Command(ctx context.Context, r usage.Options, stderr io.Writer, sample Samp
 		return nil, err
 	}
 	h := cgroup.Host{Root: "/"}
-	o := runner.Options{Mode: runner.ModeCreate, Host: h, Exe: exe, Stderr: stderr,
-		Limits: cgroup.Limits{Period: config.DefaultPeriod, Quota: cgroup.Unlimited}}
+	o := runner.Options{Options: plan.Options{Mode: runner.ModeCreate, Limits: cgroup.Limits{Period: config.DefaultPeriod, Quota: cgroup.Unlimited}},
+		Env: runner.Env{Host: h, Exe: exe, Stderr: stderr}}
 	w, err := runner.NewLocal().Watch(ctx, o, r.Command, func(ctx context.Context, slice cgroup.Cgroup, start func() error) error {
 		// The slice's usage counter: on v1 with cpuacct apart, its twin.
 		cg, err := h.UsageCgroup(slice.Path)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -56,7 +57,7 @@ func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.C
 	f = usage.Build(rec, usage.Meta{
 		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
 		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
-		Warnings: r.WholeMachine(cg),
+		Warnings: r.WholeMachine(cgroupref.IsHostRoot(cg)),
 	})
 	var traceWarnings []string
 	f.ThrottleEvents, traceWarnings = tr.summary()

@@ -18,9 +18,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/model"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -51,7 +51,7 @@ func planned(t *testing.T, command config.Command, given map[string]string, n in
 	t.Helper()
 	spec := sweep.SpecFor(command, given)
 	spec.MaxConfigs, spec.NumCPU = 1000, 2
-	spec.Options = func(config.Config) (runner.Options, error) { return runner.Options{}, nil }
+	spec.Options = func(config.Config) (plan.Options, error) { return plan.Options{}, nil }
 	steps, err := sweep.Plan(spec)
 	require.NoError(t, err)
 	require.Len(t, steps, n, "a result per configuration")

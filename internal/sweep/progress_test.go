@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // A command's time has no model: its estimate waits for its first run
@@ -40,8 +40,8 @@ func commandSteps(t *testing.T, cpus string) []Step {
 	t.Helper()
 	steps, err := Plan(Spec{Axes: map[string]string{"cpus": cpus}, Fixed: map[string]string{"workload": "command", "command": `["true"]`, "iterations": "10"},
 		MaxConfigs: 1000, NumCPU: 2,
-		Options: func(c config.Config) (runner.Options, error) {
-			return runner.Options{Limits: c.Limits, LimitsSet: c.LimitsSet, Bench: c.ClosedLoop()}, nil
+		Options: func(c config.Config) (plan.Options, error) {
+			return plan.Options{Limits: c.Limits, LimitsSet: c.LimitsSet, Bench: c.ClosedLoop()}, nil
 		}})
 	require.NoError(t, err)
 	return steps
@@ -51,7 +51,7 @@ func commandSteps(t *testing.T, cpus string) []Step {
 // taking 200 ms / cpus.
 type commandRunner struct{}
 
-func (commandRunner) Run(_ context.Context, o runner.Options) (*report.Report, error) {
+func (commandRunner) Run(_ context.Context, o plan.Options) (*report.Report, error) {
 	cpus := min(o.Limits.CPUs(), 1)
 	r := &report.Report{Config: report.Config{Workload: "command", Batch: 1, Workers: 1}, Stats: report.Stats{MeanMs: 200 / cpus},
 		Model: report.Model{CPUMsPerIteration: 200}}

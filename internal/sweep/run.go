@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -25,14 +25,14 @@ import (
 // real kernel (a run's report for sweep, a latency report for latency),
 // fakes in tests.
 type Runner[R any] interface {
-	Run(ctx context.Context, o runner.Options) (R, error)
+	Run(ctx context.Context, o plan.Options) (R, error)
 }
 
-// RunFunc is a function as a Runner (runner.Local.Latency, runner.Fleet.Run).
-type RunFunc[R any] func(ctx context.Context, o runner.Options) (R, error)
+// RunFunc is a function as a Runner (runner.Local.Latency through a runner.Env, the fleet).
+type RunFunc[R any] func(ctx context.Context, o plan.Options) (R, error)
 
 // Run calls f.
-func (f RunFunc[R]) Run(ctx context.Context, o runner.Options) (R, error) { return f(ctx, o) }
+func (f RunFunc[R]) Run(ctx context.Context, o plan.Options) (R, error) { return f(ctx, o) }
 
 // Spec is a sweep as the user gave it.
 type Spec struct {
@@ -45,7 +45,7 @@ type Spec struct {
 	MaxConfigs int
 	// Options turns one configuration into what the runner needs (the
 	// cgroup mode, parent, …, which every configuration shares).
-	Options func(config.Config) (runner.Options, error)
+	Options func(config.Config) (plan.Options, error)
 	NumCPU  int
 	// Command is whose parameters these are: Batch (sweep) when 0.
 	Command config.Command
@@ -61,7 +61,7 @@ func (s Spec) command() config.Command {
 // Step is one planned configuration: its options, or why it cannot run.
 type Step struct {
 	Config Config
-	Opts   runner.Options
+	Opts   plan.Options
 	Skip   string
 }
 
@@ -131,7 +131,7 @@ func Plan(s Spec) ([]Step, error) {
 }
 
 // resolve is the runner's options for one configuration.
-func (s Spec) resolve(c Config) (runner.Options, error) {
+func (s Spec) resolve(c Config) (plan.Options, error) {
 	values := make(map[string]string, len(s.Fixed)+len(c))
 	for k, v := range s.Fixed {
 		values[k] = v
@@ -141,7 +141,7 @@ func (s Spec) resolve(c Config) (runner.Options, error) {
 	}
 	cfg, err := config.ResolveFor(s.command(), values)
 	if err != nil {
-		return runner.Options{}, err
+		return plan.Options{}, err
 	}
 	return s.Options(cfg)
 }
@@ -230,7 +230,7 @@ func humanDuration(s float64) string {
 }
 
 // ShapeOf is what the time estimate needs of a configuration.
-func ShapeOf(o runner.Options, numCPU int) Shape {
+func ShapeOf(o plan.Options, numCPU int) Shape {
 	b := o.Bench
 	// A workload without a cost is first estimated at bcrypt's default,
 	// until a finished run teaches the estimator (Learn).
@@ -352,7 +352,7 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 				l.Progress.Update(i, left, Describe(st.Config))
 			}
 			res, err := l.Runner.Run(ctx, st.Opts)
-			if err != nil && len(steps) > 1 && ctx.Err() == nil && !errors.Is(err, cgroup.ErrLimitsRefused) {
+			if err != nil && len(steps) > 1 && ctx.Err() == nil && !errors.Is(err, bandwidth.ErrLimitsRefused) {
 				// Which of the list's configurations stopped it (a
 				// refusal is a skip, which names its configuration).
 				return fmt.Errorf("%s: %w", Describe(st.Config), err)
@@ -395,7 +395,7 @@ func (l Loop[R]) Run(ctx context.Context, steps []Step) ([]Outcome[R], error) {
 
 // Steps is how every list of configurations runs, sweep's and latency's:
 // one after another, run for each step that can run. A combination the
-// kernel refuses (cgroup.ErrLimitsRefused from run) is skipped with its
+// kernel refuses (bandwidth.ErrLimitsRefused from run) is skipped with its
 // reason, as are the combinations Plan found; anything else stops there:
 // an interrupt, a timeout, no right to create slices, a workload that
 // failed. When every step was skipped it says so (ErrAllSkipped).
@@ -409,7 +409,7 @@ func Steps(ctx context.Context, steps []Step, run func(i int, st Step) error, sk
 			case err == nil:
 				ran++
 				continue
-			case errors.Is(err, cgroup.ErrLimitsRefused) && ctx.Err() == nil:
+			case errors.Is(err, bandwidth.ErrLimitsRefused) && ctx.Err() == nil:
 				skip = err.Error()
 			default:
 				return err

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
@@ -26,7 +27,7 @@ type fakeRunner struct {
 	onRun func(n int)
 }
 
-func (f *fakeRunner) Run(ctx context.Context, o runner.Options) (*report.Report, error) {
+func (f *fakeRunner) Run(ctx context.Context, o plan.Options) (*report.Report, error) {
 	key := o.Limits.Quota.String()
 	f.ran = append(f.ran, key)
 	if f.onRun != nil {
@@ -41,18 +42,18 @@ func (f *fakeRunner) Run(ctx context.Context, o runner.Options) (*report.Report,
 	return &report.Report{Config: report.Config{Workload: o.Bench.Workload, Batch: o.Bench.Batch}, Stats: report.Stats{MeanMs: 1}}, nil
 }
 
-func plan(t *testing.T, axes map[string]string) []Step {
+func planned(t *testing.T, axes map[string]string) []Step {
 	t.Helper()
 	steps, err := Plan(Spec{Axes: axes, Fixed: map[string]string{"batch": "5"}, MaxConfigs: 1000, NumCPU: 2,
-		Options: func(c config.Config) (runner.Options, error) {
-			return runner.Options{Limits: c.Limits, LimitsSet: c.LimitsSet}, nil
+		Options: func(c config.Config) (plan.Options, error) {
+			return plan.Options{Limits: c.Limits, LimitsSet: c.LimitsSet}, nil
 		}})
 	require.NoError(t, err)
 	return steps
 }
 
 func TestPlan(t *testing.T) {
-	steps := plan(t, map[string]string{"cpus": "0.005,0.5", "period": "10ms,1s"})
+	steps := planned(t, map[string]string{"cpus": "0.005,0.5", "period": "10ms,1s"})
 	require.Len(t, steps, 4)
 	// The CPU share varies fastest; 0.005 at 10ms is below the kernel's
 	// minimum quota: skipped, not an error.
@@ -63,12 +64,12 @@ func TestPlan(t *testing.T) {
 
 	// Bad input stops the plan: nothing would be created.
 	for _, axes := range []map[string]string{{"cpus": "0,0.5"}, {"workers": "1:x:1"}, {"cpus": "0.5", "quota": "5ms"}} {
-		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (runner.Options, error) { return runner.Options{}, nil }})
+		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (plan.Options, error) { return plan.Options{}, nil }})
 		var e *config.Error
 		assert.ErrorAs(t, err, &e, "%v", axes)
 	}
 	_, err := Plan(Spec{Axes: map[string]string{"workers": "1:1000:1", "cpus": "0.1:1:0.1"}, MaxConfigs: 1000, NumCPU: 2,
-		Options: func(c config.Config) (runner.Options, error) { return runner.Options{Limits: c.Limits}, nil }})
+		Options: func(c config.Config) (plan.Options, error) { return plan.Options{Limits: c.Limits}, nil }})
 	assert.ErrorContains(t, err, "the sweep has 10000 configurations")
 	assert.ErrorContains(t, err, "more than --max-configs allows (1000)")
 }
@@ -77,7 +78,7 @@ func TestPlan(t *testing.T) {
 // the same sweep (issue 33: "max" is not a number); it forms no range, and
 // a burst, which needs a quota, is skipped beside it.
 func TestPlanCPUsMax(t *testing.T) {
-	steps := plan(t, map[string]string{"cpus": "0.5,max", "burst": "0,10ms"})
+	steps := planned(t, map[string]string{"cpus": "0.5,max", "burst": "0,10ms"})
 	require.Len(t, steps, 4)
 	assert.Equal(t, "burst=0s cpus=max", Describe(steps[1].Config))
 	assert.Empty(t, steps[1].Skip)
@@ -85,12 +86,12 @@ func TestPlanCPUsMax(t *testing.T) {
 	assert.True(t, steps[1].Opts.LimitsSet, "an unlimited slice is still a slice of ours")
 	assert.Equal(t, 50*time.Millisecond, steps[0].Opts.Limits.Quota)
 	assert.Contains(t, steps[3].Skip, "a burst needs a quota")
-	_, err := Plan(Spec{Axes: map[string]string{"cpus": "0.5:max:0.5"}, MaxConfigs: 1000, Options: func(config.Config) (runner.Options, error) { return runner.Options{}, nil }})
+	_, err := Plan(Spec{Axes: map[string]string{"cpus": "0.5:max:0.5"}, MaxConfigs: 1000, Options: func(config.Config) (plan.Options, error) { return plan.Options{}, nil }})
 	assert.ErrorContains(t, err, "only numbers can form a range")
 }
 
 func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
-	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	steps := planned(t, map[string]string{"quota": "10ms,20ms,30ms"})
 	f := &fakeRunner{errs: map[string]error{"20ms": fmt.Errorf("set up cgroup: %w", cgroup.ErrLimitsRefused)}}
 	var saved [][]Row
 	var told []string
@@ -111,7 +112,7 @@ func TestLoopSkipsOnlyWhatTheKernelRefuses(t *testing.T) {
 // A list says before it starts how many configurations run and about how
 // long, terminal or not (issue 28: 901 ran 8 minutes without a word).
 func TestLoopAnnounces(t *testing.T) {
-	steps := plan(t, map[string]string{"cpus": "0.005,0.5,1", "period": "10ms"})
+	steps := planned(t, map[string]string{"cpus": "0.005,0.5,1", "period": "10ms"})
 	var b strings.Builder
 	_, err := Loop[*report.Report]{Runner: &fakeRunner{}, Announce: &b, NumCPU: 2, What: "sweep"}.Run(context.Background(), steps)
 	require.NoError(t, err)
@@ -122,7 +123,7 @@ func TestLoopAnnounces(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, b.String(), "one configuration needs no announcement")
 
-	late := plan(t, map[string]string{"cpus": "0.5,1"})
+	late := planned(t, map[string]string{"cpus": "0.5,1"})
 	for i := range late {
 		late[i].Opts.Open.Duration = 10 * time.Second
 	}
@@ -133,7 +134,7 @@ func TestLoopAnnounces(t *testing.T) {
 }
 
 func TestLoopStopsOnAnythingElse(t *testing.T) {
-	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	steps := planned(t, map[string]string{"quota": "10ms,20ms,30ms"})
 	for _, stop := range []error{runner.ErrNeedsPrivilege, cgroup.ErrNoCPUController, errors.New("workload process died: signal: killed")} {
 		f := &fakeRunner{errs: map[string]error{"20ms": stop}}
 		rows, err := Loop[*report.Report]{Runner: f}.Run(context.Background(), steps)
@@ -147,7 +148,7 @@ func TestLoopStopsOnAnythingElse(t *testing.T) {
 // Ctrl-C in the second configuration: the loop stops there, with the first
 // one's row, and a refusal that comes with a cancelled context is no skip.
 func TestLoopInterrupted(t *testing.T) {
-	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	steps := planned(t, map[string]string{"quota": "10ms,20ms,30ms"})
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeRunner{onRun: func(n int) {
 		if n == 2 {
@@ -160,7 +161,7 @@ func TestLoopInterrupted(t *testing.T) {
 }
 
 func TestLoopAllSkippedIsAnError(t *testing.T) {
-	steps := plan(t, map[string]string{"cpus": "0.001,0.005", "period": "10ms"})
+	steps := planned(t, map[string]string{"cpus": "0.001,0.005", "period": "10ms"})
 	rows, err := Loop[*report.Report]{Runner: &fakeRunner{}}.Run(context.Background(), steps)
 	assert.ErrorIs(t, err, ErrAllSkipped)
 	assert.Len(t, rows, 2)
@@ -170,10 +171,10 @@ func TestLoopAllSkippedIsAnError(t *testing.T) {
 // context ends), the list stops there with the rows before it, saved, and
 // the error says how far it got.
 func TestLoopTimeout(t *testing.T) {
-	steps := plan(t, map[string]string{"quota": "10ms,20ms,30ms"})
+	steps := planned(t, map[string]string{"quota": "10ms,20ms,30ms"})
 	var saved []int
 	var ran []string
-	stall := RunFunc[*report.Latency](func(ctx context.Context, o runner.Options) (*report.Latency, error) {
+	stall := RunFunc[*report.Latency](func(ctx context.Context, o plan.Options) (*report.Latency, error) {
 		ran = append(ran, o.Limits.Quota.String())
 		if len(ran) == 2 {
 			<-ctx.Done() // the run's own cleanup, then its error
@@ -193,7 +194,7 @@ func TestLoopTimeout(t *testing.T) {
 
 	// An interrupt is no timeout, with one or without.
 	ctx, cancel := context.WithCancel(context.Background())
-	interrupted := RunFunc[*report.Latency](func(ctx context.Context, _ runner.Options) (*report.Latency, error) {
+	interrupted := RunFunc[*report.Latency](func(ctx context.Context, _ plan.Options) (*report.Latency, error) {
 		cancel()
 		return nil, ctx.Err()
 	})

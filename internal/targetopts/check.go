@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // request checks --method, --header and --body, reading the body once.
@@ -38,7 +39,7 @@ func (t *Flags) request(c *httpload.Config) error {
 
 // serveCommand takes --serve's command, after --; the server always gets
 // a slice of its own, so the mode it gives back is ModeCreate.
-func (t *Flags) serveCommand(args []string, dash int, mode string, tgt *runner.Target) (string, error) {
+func (t *Flags) serveCommand(args []string, dash int, mode string, tgt *target.Target) (string, error) {
 	if len(args) == 0 || dash != 0 {
 		return "", config.Usagef("serve", "--serve needs the server's command after --: throttlebench latency --target URL --serve -- CMD [ARGS...]")
 	}
@@ -63,7 +64,7 @@ func (t *Flags) serveCommand(args []string, dash int, mode string, tgt *runner.T
 // namedCgroup resolves --cgroup PATH, the cgroup a running server is in,
 // as sample --cgroup does (a directory, a cgroup path or a pid), to the
 // cpu hierarchy's (counters, tracer) and where its usage is counted.
-func namedCgroup(run Run, tgt *runner.Target) error {
+func namedCgroup(run Run, tgt *target.Target) error {
 	spec := run.Mode
 	switch spec {
 	case runner.ModeAuto:

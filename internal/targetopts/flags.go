@@ -7,8 +7,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // Flags are latency --target's flags as given.
@@ -39,7 +41,7 @@ type Run struct {
 // Resolved is what the flags resolve to: the runner's Target (nil without
 // --target), the rule that judges it, and the cgroup mode the run takes.
 type Resolved struct {
-	Target *runner.Target
+	Target *target.Target
 	Rule   build.FailureRule
 	Mode   string
 }
@@ -71,7 +73,7 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 	if err := modes.Refuse(mode, g); err != nil {
 		return Resolved{}, err
 	}
-	tgt := &runner.Target{ServeReady: t.ServeReady, HTTP: httpload.Config{URL: t.URL, Method: t.Method, Connections: t.Connections, Timeout: t.RequestTimeout}}
+	tgt := &target.Target{Target: plan.Target{ServeReady: t.ServeReady, HTTP: httpload.Config{URL: t.URL, Method: t.Method, Connections: t.Connections, Timeout: t.RequestTimeout}}}
 	if err := t.request(&tgt.HTTP); err != nil {
 		return Resolved{}, err
 	}

@@ -10,21 +10,21 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/netport"
-	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
-// targetURL parses --target. Its port may be runner.PortPlaceholder,
+// targetURL parses --target. Its port may be target.PortPlaceholder,
 // which only --serve fills (a free port per configuration): checked as
 // if it were a port.
 func (t *Flags) targetURL() (*url.URL, error) {
 	raw := t.URL
-	if strings.Contains(raw, runner.PortPlaceholder) {
+	if strings.Contains(raw, target.PortPlaceholder) {
 		if !t.Serve {
-			return nil, config.Usagef("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.URL, runner.PortPlaceholder)
+			return nil, config.Usagef("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.URL, target.PortPlaceholder)
 		}
-		raw = strings.ReplaceAll(raw, runner.PortPlaceholder, "1")
-		if u, err := url.Parse(raw); err != nil || !strings.HasSuffix(u.Host, ":1") || strings.Count(t.URL, runner.PortPlaceholder) != 1 {
-			return nil, config.Usagef("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.URL, runner.PortPlaceholder, runner.PortPlaceholder)
+		raw = strings.ReplaceAll(raw, target.PortPlaceholder, "1")
+		if u, err := url.Parse(raw); err != nil || !strings.HasSuffix(u.Host, ":1") || strings.Count(t.URL, target.PortPlaceholder) != 1 {
+			return nil, config.Usagef("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.URL, target.PortPlaceholder, target.PortPlaceholder)
 		}
 	}
 	return url.Parse(raw)
@@ -39,12 +39,12 @@ const resolveTimeout = 5 * time.Second
 // listening there would answer in ours' place; the check can race with
 // one that starts meanwhile, which readiness then catches (the run fails).
 func (t *Flags) servePort(args []string) error {
-	inURL := strings.Contains(t.URL, runner.PortPlaceholder)
-	if !inURL && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, runner.PortPlaceholder) }) {
+	inURL := strings.Contains(t.URL, target.PortPlaceholder)
+	if !inURL && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, target.PortPlaceholder) }) {
 		return config.Usagef("target", "invalid --target %q: the command's %s is a port throttlebench picks, and the requests go there only with %s in --target too, such as http://127.0.0.1:%s/",
-			t.URL, runner.PortPlaceholder, runner.PortPlaceholder, runner.PortPlaceholder)
+			t.URL, target.PortPlaceholder, target.PortPlaceholder, target.PortPlaceholder)
 	}
-	hostport, err := runner.HostPort(strings.ReplaceAll(t.URL, runner.PortPlaceholder, "1"))
+	hostport, err := target.HostPort(strings.ReplaceAll(t.URL, target.PortPlaceholder, "1"))
 	if err != nil {
 		return config.Usagef("target", "invalid --target %q: %v", t.URL, err)
 	}
@@ -75,5 +75,5 @@ func (t *Flags) servePort(args []string) error {
 			break
 		}
 	}
-	return config.Usagef("target", "--target: %s is in use%s; --serve starts its own server there (stop that one, or give %s for a free port)", hostport, by, runner.PortPlaceholder)
+	return config.Usagef("target", "--target: %s is in use%s; --serve starts its own server there (stop that one, or give %s for a free port)", hostport, by, target.PortPlaceholder)
 }

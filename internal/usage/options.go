@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
 
@@ -122,21 +121,5 @@ func (f Flags) Resolve() (Options, error) {
 	return o, nil
 }
 
-// Find finds the cgroup whose counter is read. A cgroup or process that
-// does not exist is bad input (a config.Error); a host without a usage
-// counter is not.
-func (o Options) Find(h cgroup.Host) (cgroup.Cgroup, error) {
-	flag, value := "cgroup", o.Cgroup
-	var cg cgroup.Cgroup
-	var err error
-	if o.PID > 0 {
-		flag, value = "pid", o.pid
-		cg, err = h.UsageCgroupOfPID(o.PID)
-	} else {
-		cg, err = h.UsageCgroup(o.Cgroup)
-	}
-	if errors.Is(err, cgroup.ErrNoCgroup) || errors.Is(err, cgroup.ErrNoProcess) {
-		return cg, config.Usagef(flag, "invalid --%s %q: %v", flag, value, err)
-	}
-	return cg, err
-}
+// PIDGiven is --pid as given, for its errors ("" without one).
+func (o Options) PIDGiven() string { return o.pid }

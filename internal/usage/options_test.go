@@ -1,16 +1,12 @@
 package usage
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
 
@@ -80,36 +76,4 @@ func TestFlagsRefuse(t *testing.T) {
 		assert.Equal(t, tc.flag, e.Param, err.Error())
 		assert.Contains(t, err.Error(), tc.want)
 	}
-}
-
-// A cgroup or process that is not there is bad input; one that is, is
-// found as cgroup finds it.
-func TestOptionsFind(t *testing.T) {
-	root, err := filepath.Abs("../cgroup/testdata/lookup-v1")
-	require.NoError(t, err)
-	h := cgroup.Host{Root: root}
-	cg, err := Options{PID: 4242, pid: "4242"}.Find(h)
-	require.NoError(t, err)
-	assert.Equal(t, "/kube/pod1", cg.Path)
-	cg, err = Options{Cgroup: "job"}.Find(h)
-	require.NoError(t, err)
-	assert.Equal(t, "/job", cg.Path)
-
-	var e *config.Error
-	_, err = Options{PID: 12345, pid: "12345"}.Find(h)
-	require.ErrorAs(t, err, &e)
-	assert.Contains(t, err.Error(), `invalid --pid "12345": `)
-	_, err = Options{Cgroup: "only-cpu"}.Find(h)
-	require.ErrorAs(t, err, &e)
-	assert.Contains(t, err.Error(), `invalid --cgroup "only-cpu": `)
-	assert.Contains(t, err.Error(), "has no cpuacct cgroup")
-
-	// No usage counter on the host (v1 cpu alone) is no fault of the input.
-	root = t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "proc/self"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "proc/self/mountinfo"),
-		[]byte("32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"), 0o644))
-	_, err = Options{Cgroup: "job"}.Find(cgroup.Host{Root: root})
-	require.ErrorIs(t, err, cgroup.ErrNoUsage)
-	assert.False(t, errors.As(err, &e), "not bad input: %v", err)
 }

@@ -1,38 +1,13 @@
 package usage
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+import "fmt"
 
-	"github.com/throttlebench/throttlebench/internal/cgroup"
-)
-
-// IsHostRoot says whether cg is the top of its hierarchy on the host, not
-// only in this cgroup namespace (a container's / is its own cgroup): the
-// kernel gives v1's release_agent to the true top alone, and v2's
-// cgroup.type to every cgroup but the top.
-func IsHostRoot(cg cgroup.Cgroup) bool {
-	if cg.Path != "/" {
-		return false
-	}
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(cg.Dir, name))
-		return !errors.Is(err, fs.ErrNotExist)
-	}
-	if cg.Version == 2 {
-		return !exists("cgroup.type")
-	}
-	return exists("release_agent")
-}
-
-// WholeMachine is the warning for a sample of the host's top cgroup (nil
-// for any other): its counter holds every process's CPU time, so neither
-// the usage nor the advice is one service's.
-func (o Options) WholeMachine(cg cgroup.Cgroup) []string {
-	if !IsHostRoot(cg) {
+// WholeMachine is the warning for a sample of the host's top cgroup
+// (hostRoot, locate.IsHostRoot; nil for any other): its counter holds
+// every process's CPU time, so neither the usage nor the advice is one
+// service's.
+func (o Options) WholeMachine(hostRoot bool) []string {
+	if !hostRoot {
 		return nil
 	}
 	what := "cgroup / is the whole machine"

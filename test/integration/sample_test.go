@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/cgroupref"
 )
 
 // sampled is the part of sample's JSON the test looks at.
@@ -117,7 +117,7 @@ func TestSampleWholeMachine(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	var s sampled
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &s), o.stdout)
-	if !usage.IsHostRoot(top) {
+	if !cgroupref.IsHostRoot(top) {
 		assert.Empty(t, s.Warnings, "a cgroup namespace's / is one container")
 		return
 	}

@@ -25,7 +25,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // targetResult is what these tests read of a latency --target result.
@@ -332,7 +333,7 @@ func TestTargetServeFaults(t *testing.T) {
 		o := tb(t, serve(srv.url, []string{"--rate", "20", "--duration", "60s", "--timeout", "2s"}, srv.argv...)...)
 		took := time.Since(start)
 		assert.Equal(t, 1, o.code, o.stderr)
-		assert.Greater(t, took, 2*time.Second+runner.ServeGrace, "SIGKILL only after the grace period")
+		assert.Greater(t, took, 2*time.Second+target.ServeGrace, "SIGKILL only after the grace period")
 		assert.Less(t, took, 30*time.Second, "order of magnitude: the timeout and the grace, not the 60 s run")
 		noServerLeft(t, srv.marker)
 	})
@@ -460,11 +461,11 @@ func (p *tbProcess) wait() error {
 	return p.err
 }
 
-// guardsOf lists the guards (runner.GuardArg) of --serve slices under
+// guardsOf lists the guards (childproto.GuardArg) of --serve slices under
 // parent.
 func guardsOf(parent string) []int {
 	return pidsWhere("cmdline", func(b []byte) bool {
-		return bytes.Contains(b, []byte("\x00"+runner.GuardArg+"\x00"+parent+"/"))
+		return bytes.Contains(b, []byte("\x00"+childproto.GuardArg+"\x00"+parent+"/"))
 	})
 }
 

@@ -5,9 +5,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -35,12 +35,12 @@ type Input struct {
 	Config bench.Config
 	Policy string
 	Mode   string
-	Cgroup cgroup.Cgroup
-	Limits cgroup.Limits
-	Chain  []cgroup.Level
+	Cgroup bandwidth.Group
+	Limits bandwidth.Limits
+	Chain  []bandwidth.Level
 	NumCPU int
 	Result bench.Result
-	Stat   cgroup.CPUStat // the change over the run
+	Stat   bandwidth.CPUStat // the change over the run
 	// Usage is the measured cgroup's CPU time over the same window (nil:
 	// not known), UsageSource where it was read (SourceCgroup,
 	// SourceProcess).
@@ -78,7 +78,7 @@ func Build(in Input) *report.Report {
 	if n := len(in.Result.AllowedCPUs); n > 0 {
 		allowed = n
 	}
-	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
+	eff := bandwidth.EffectiveCPUs(in.Chain, allowed)
 	r.Cgroup = cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff)
 	r.Cgroup.Cpuset, r.Cgroup.AllowedCPUs = in.CgroupCpuset, topology.FormatList(in.Result.AllowedCPUs)
 
@@ -207,7 +207,7 @@ func faults(minor, major []uint64, iterations, opsPerIteration int) report.Fault
 
 // cgroupBlock is the report's cgroup: the limits as the kernel took them,
 // and the ancestors' that bind.
-func cgroupBlock(mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level, eff float64) report.Cgroup {
+func cgroupBlock(mode string, cg bandwidth.Group, limits bandwidth.Limits, chain []bandwidth.Level, eff float64) report.Cgroup {
 	c := report.Cgroup{
 		Mode: mode, Version: cg.Version, Path: cg.Path, Dir: cg.Dir,
 		QuotaUs: -1, BurstUs: micros(limits.Burst), EffectiveCPUs: round(eff, 6),
@@ -228,7 +228,7 @@ func cgroupBlock(mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cg
 }
 
 // throttling is the change of cpu.stat over the measured window.
-func throttling(st cgroup.CPUStat) report.Throttling {
+func throttling(st bandwidth.CPUStat) report.Throttling {
 	t := report.Throttling{NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled, NrBursts: st.NrBursts,
 		ThrottledMs: msPtr(st.ThrottledTime), BurstMs: msPtr(st.BurstTime)}
 	if st.NrPeriods != nil && st.NrThrottled != nil && *st.NrPeriods > 0 {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -30,16 +30,16 @@ func sample() Input {
 	return Input{
 		Config: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
-		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
-		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms},
-		Chain:  []cgroup.Level{{Dir: "/x", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
+		Cgroup: bandwidth.Group{Version: 1, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
+		Limits: bandwidth.Limits{Period: 100 * ms, Quota: 50 * ms},
+		Chain:  []bandwidth.Level{{Dir: "/x", Limits: bandwidth.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 2,
 		Result: bench.Result{GOMAXPROCS: 2, Iterations: []bench.Iteration{
 			iter(bench.WorkerSample{Wall: 100 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 80 * ms, CPU: 20 * ms}),
 			iter(bench.WorkerSample{Wall: 90 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 60 * ms, CPU: 20 * ms}),
 			iter(bench.WorkerSample{Wall: 50 * ms, CPU: 20 * ms}, bench.WorkerSample{Wall: 110 * ms, CPU: 20 * ms}),
 		}},
-		Stat: cgroup.CPUStat{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledTime: dur(150 * ms)},
+		Stat: bandwidth.CPUStat{NrPeriods: u64(4), NrThrottled: u64(3), ThrottledTime: dur(150 * ms)},
 	}
 }
 
@@ -74,8 +74,8 @@ func TestBuild(t *testing.T) {
 // Counters the kernel does not report are null in the JSON, never 0.
 func TestMissingCountersAreNull(t *testing.T) {
 	in := sample()
-	in.Stat = cgroup.CPUStat{NrPeriods: u64(0), NrThrottled: u64(0)}
-	in.Limits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
+	in.Stat = bandwidth.CPUStat{NrPeriods: u64(0), NrThrottled: u64(0)}
+	in.Limits = bandwidth.Limits{Period: 100 * time.Millisecond, Quota: bandwidth.Unlimited}
 	var buf bytes.Buffer
 	require.NoError(t, report.WriteJSON(&buf, Build(in)))
 	var m struct {
@@ -167,7 +167,7 @@ func TestBuildUsageNull(t *testing.T) {
 		name string
 		edit func(*Input)
 	}{
-		{"no quota", func(in *Input) { in.Limits.Quota = cgroup.Unlimited }},
+		{"no quota", func(in *Input) { in.Limits.Quota = bandwidth.Unlimited }},
 		{"zero periods", func(in *Input) { in.Stat.NrPeriods = u64(0) }},
 		{"periods not reported", func(in *Input) { in.Stat.NrPeriods = nil }},
 	} {
@@ -197,7 +197,7 @@ func TestBuildUsageNull(t *testing.T) {
 // of 100 periods of a 50 ms quota, 600 ms of CPU: 12% of it) warn.
 func TestBuildWarnsOfUnusedQuota(t *testing.T) {
 	in := sample()
-	in.Stat = cgroup.CPUStat{NrPeriods: u64(100), NrThrottled: u64(90)}
+	in.Stat = bandwidth.CPUStat{NrPeriods: u64(100), NrThrottled: u64(90)}
 	in.Usage, in.UsageSource = dur(600*time.Millisecond), report.SourceCgroup
 	r := Build(in)
 	require.NotNil(t, r.Usage.QuotaUtilisation)
@@ -221,7 +221,7 @@ func TestBuildWarnsOfThreadMoves(t *testing.T) {
 // (the child's allowed set), not the machine's.
 func TestPlacement(t *testing.T) {
 	in := sample()
-	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	in.Limits.Quota, in.Chain = bandwidth.Unlimited, nil
 	in.NumCPU = 16
 	in.Cpuset, in.CgroupCpuset = []int{1}, "1"
 	in.Result.AllowedCPUs = []int{1}
@@ -249,7 +249,7 @@ func TestPlacement(t *testing.T) {
 
 	// 3 workers pinned round robin on 2 CPUs: the busiest runs two.
 	in = sample()
-	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	in.Limits.Quota, in.Chain = bandwidth.Unlimited, nil
 	in.Config.Workers, in.Config.GOMAXPROCS, in.Result.GOMAXPROCS = 3, 3, 3
 	in.Result.AllowedCPUs, in.Result.PinnedCPUs = []int{0, 1}, []int{0, 1, 0}
 	for i := range in.Result.Iterations {
@@ -271,7 +271,7 @@ func TestPlacement(t *testing.T) {
 
 	// Without the child's word, the machine's CPUs count, as before.
 	in = sample()
-	in.Limits.Quota, in.Chain = cgroup.Unlimited, nil
+	in.Limits.Quota, in.Chain = bandwidth.Unlimited, nil
 	r = Build(in)
 	assert.Equal(t, 2.0, r.Cgroup.EffectiveCPUs)
 	assert.Empty(t, r.Cgroup.AllowedCPUs)

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -44,9 +44,9 @@ type InstancesInput struct {
 	Policy string         // --gomaxprocs as given
 	// Where: the first instance's slice (each has one, all with the same
 	// limits).
-	Cgroup      cgroup.Cgroup
-	Limits      cgroup.Limits
-	Chain       []cgroup.Level
+	Cgroup      bandwidth.Group
+	Limits      bandwidth.Limits
+	Chain       []bandwidth.Level
 	NumCPU      int
 	Host        report.Host
 	GOMAXPROCS  int // in force in the instances
@@ -56,7 +56,7 @@ type InstancesInput struct {
 	Started     int
 	Peak        int
 	PeakRSS     int64 // the sampled peak of the sum
-	Stat        cgroup.CPUStat
+	Stat        bandwidth.CPUStat
 	Window      time.Duration // first arrival → last reply
 	Late        time.Duration // the most the dispatcher was late with an arrival
 	Background  Background
@@ -67,7 +67,7 @@ type InstancesInput struct {
 // keys where they mean the same, and the instances' own.
 func BuildInstances(in InstancesInput) *report.Latency {
 	o, spec := in.Open, in.Open.Instances
-	eff := cgroup.EffectiveCPUs(in.Chain, in.NumCPU)
+	eff := bandwidth.EffectiveCPUs(in.Chain, in.NumCPU)
 	// The concurrency in force: per-request serves one at a time whatever
 	// was asked.
 	concurrency := spec.Concurrency

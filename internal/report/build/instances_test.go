@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -21,11 +21,11 @@ func instancesInput() InstancesInput {
 		Open: bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: 4, Work: 100 * msD, Wait: 2 * time.Second,
 			Instances: &bench.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * msD, InitMemory: 80 << 20,
 				KeepAlive: 10 * time.Minute, BillGranularity: msD}},
-		Policy: "workers", Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 2}, Path: "/tb-a", Dir: "/sys/fs/cgroup/tb-a"},
-		Limits: cgroup.Limits{Period: 100 * msD, Quota: 50 * msD},
-		Chain:  []cgroup.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: cgroup.Limits{Period: 100 * msD, Quota: 50 * msD}}},
+		Policy: "workers", Cgroup: bandwidth.Group{Version: 2, Path: "/tb-a", Dir: "/sys/fs/cgroup/tb-a"},
+		Limits: bandwidth.Limits{Period: 100 * msD, Quota: 50 * msD},
+		Chain:  []bandwidth.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: bandwidth.Limits{Period: 100 * msD, Quota: 50 * msD}}},
 		NumCPU: 2, GOMAXPROCS: 1, Started: 3, Peak: 3, PeakRSS: 200 << 20,
-		Stat:   cgroup.CPUStat{NrPeriods: &p, NrThrottled: &th},
+		Stat:   bandwidth.CPUStat{NrPeriods: &p, NrThrottled: &th},
 		Window: 2500 * msD, Late: msD,
 		Requests: []InstanceRequest{
 			{Arrival: 0, Instance: 0, Cold: true, WaitInstance: 150 * msD, Queue: msD, Service: 2100*msD + 1, Response: 2252 * msD, CPU: 100 * msD},
@@ -105,7 +105,7 @@ func TestBuildInstances(t *testing.T) {
 
 func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 	in := instancesInput()
-	in.Limits = cgroup.Limits{Period: 100 * msD, Quota: cgroup.Unlimited}
+	in.Limits = bandwidth.Limits{Period: 100 * msD, Quota: bandwidth.Unlimited}
 	in.Chain = nil
 	in.Late = 20 * msD
 	for i := range in.Instances {
@@ -132,9 +132,9 @@ func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 // CPUs or a parent caps it lower: --cpus 4 on 2 CPUs bills 4.
 func TestBuildInstancesBillsTheShareAsked(t *testing.T) {
 	in := instancesInput()
-	in.Limits = cgroup.Limits{Period: 100 * msD, Quota: 400 * msD}
-	in.Chain = []cgroup.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: in.Limits},
-		{Dir: "/sys/fs/cgroup", Limits: cgroup.Limits{Period: 100 * msD, Quota: 150 * msD}}}
+	in.Limits = bandwidth.Limits{Period: 100 * msD, Quota: 400 * msD}
+	in.Chain = []bandwidth.Level{{Dir: "/sys/fs/cgroup/tb-a", Limits: in.Limits},
+		{Dir: "/sys/fs/cgroup", Limits: bandwidth.Limits{Period: 100 * msD, Quota: 150 * msD}}}
 	r := BuildInstances(in)
 	assert.Equal(t, 1.5, r.Cgroup.EffectiveCPUs, "what it may use")
 	assert.Equal(t, 4.0, r.InstancesResult.Bill.CPUShare, "what it is billed for")

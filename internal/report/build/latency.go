@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -17,12 +17,12 @@ type LatencyInput struct {
 	Open       bench.OpenLoop
 	Policy     string
 	Mode       string
-	Cgroup     cgroup.Cgroup
-	Limits     cgroup.Limits
-	Chain      []cgroup.Level
+	Cgroup     bandwidth.Group
+	Limits     bandwidth.Limits
+	Chain      []bandwidth.Level
 	NumCPU     int
 	Result     bench.LatencyResult
-	Stat       cgroup.CPUStat // the change over the window
+	Stat       bandwidth.CPUStat // the change over the window
 	Host       report.Host
 	Window     time.Duration
 	CPU        *time.Duration // the workload's CPU time over Window
@@ -44,7 +44,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 	if cpus, err := topology.ParseList(in.CgroupCpuset); err == nil && len(cpus) > 0 {
 		allowed = len(cpus)
 	}
-	eff := cgroup.EffectiveCPUs(in.Chain, allowed)
+	eff := bandwidth.EffectiveCPUs(in.Chain, allowed)
 	r := &report.Latency{
 		SchemaVersion: report.SchemaVersion,
 		Config: report.LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -26,9 +26,9 @@ func quietLatency() LatencyInput {
 		Open: bench.OpenLoop{Rate: 100, Arrivals: bench.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
 			Workers: 2, Queue: 100, Duration: 40 * time.Second, Seed: 42, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
-		Cgroup: cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 2}, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/throttlebench/tb-1"},
-		Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms, Burst: 20 * ms},
-		Chain:  []cgroup.Level{{Dir: "/sys/fs/cgroup/throttlebench/tb-1", Limits: cgroup.Limits{Period: 100 * ms, Quota: 50 * ms}}},
+		Cgroup: bandwidth.Group{Version: 2, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/throttlebench/tb-1"},
+		Limits: bandwidth.Limits{Period: 100 * ms, Quota: 50 * ms, Burst: 20 * ms},
+		Chain:  []bandwidth.Level{{Dir: "/sys/fs/cgroup/throttlebench/tb-1", Limits: bandwidth.Limits{Period: 100 * ms, Quota: 50 * ms}}},
 		NumCPU: 4,
 		Result: bench.LatencyResult{Offered: 4000, Completed: 4000, Elapsed: 40 * time.Second,
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
@@ -36,7 +36,7 @@ func quietLatency() LatencyInput {
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{4 * time.Second, 4 * time.Second}, Late: ms,
 			Floor: &bench.Floor{Wakeups: 200, Arrivals: bench.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
 				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
-		Stat:      cgroup.CPUStat{NrPeriods: u64(400), NrThrottled: u64(20), ThrottledTime: dur(30 * ms)},
+		Stat:      bandwidth.CPUStat{NrPeriods: u64(400), NrThrottled: u64(20), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
 		Window:    40 * time.Second,
 		CPU:       dur(8 * time.Second),
@@ -152,7 +152,7 @@ func TestBuildLatencyOnOff(t *testing.T) {
 func TestBuildLatencyModel(t *testing.T) {
 	in := quietLatency()
 	in.Open.Rate, in.Open.Work = 400, 5*time.Millisecond // 2 CPUs asked
-	in.Chain = append(in.Chain, cgroup.Level{Dir: "/pod", Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 25 * time.Millisecond}})
+	in.Chain = append(in.Chain, bandwidth.Level{Dir: "/pod", Limits: bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 25 * time.Millisecond}})
 	r := BuildLatency(in)
 	assert.InDelta(t, 2, r.Model.OfferedCPUs, 1e-12)
 	assert.InDelta(t, 0.25, r.Cgroup.EffectiveCPUs, 1e-12, "the ancestor's 0.25 binds")
@@ -162,8 +162,8 @@ func TestBuildLatencyModel(t *testing.T) {
 
 	// No quota anywhere: the machine's CPUs.
 	in = quietLatency()
-	in.Limits.Quota, in.Limits.Burst = cgroup.Unlimited, 0
-	in.Chain = []cgroup.Level{{Dir: "/x", Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}}}
+	in.Limits.Quota, in.Limits.Burst = bandwidth.Unlimited, 0
+	in.Chain = []bandwidth.Level{{Dir: "/x", Limits: bandwidth.Limits{Period: 100 * time.Millisecond, Quota: bandwidth.Unlimited}}}
 	r = BuildLatency(in)
 	assert.InDelta(t, 4, r.Cgroup.EffectiveCPUs, 1e-12)
 	assert.InDelta(t, 0.05, r.Model.OfferedLoad, 1e-12, "0.2 of 4 CPUs")
@@ -185,7 +185,7 @@ func TestBuildLatencyUnknowns(t *testing.T) {
 	// No quota of the cgroup's own, or no period counted: the CPU time
 	// stands, its quota utilisation is null.
 	in = quietLatency()
-	in.Limits.Quota = cgroup.Unlimited
+	in.Limits.Quota = bandwidth.Unlimited
 	r = BuildLatency(in)
 	require.NotNil(t, r.Usage.CPUMs)
 	assert.Nil(t, r.Usage.QuotaUtilisation)

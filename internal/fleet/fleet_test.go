@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -17,7 +17,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // fleetWorld fakes the kernel and the instances of a Fleet: slices that
@@ -45,6 +47,8 @@ type fleetWorld struct {
 	// gomaxprocs is what an instance reports in force when it is asked
 	// for none (the runtime's default).
 	gomaxprocs int
+	// lingers makes a retired instance run on until it is killed.
+	lingers bool
 
 	created, deleted []string
 	children         []*fakeInstance
@@ -68,11 +72,11 @@ func (w *fleetWorld) CleanStale(cgroup.Hierarchy, string) ([]string, []cgroup.Sk
 	return nil, nil, nil
 }
 func (w *fleetWorld) RemoveDefaultParent(cgroup.Hierarchy) { w.note("remove parent") }
-func (w *fleetWorld) Self(cgroup.Host, int) (Current, error) {
+func (w *fleetWorld) Self(cgroup.Host, int) (runner.Current, error) {
 	return nil, errors.New("no current cgroup")
 }
 
-func (w *fleetWorld) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {
+func (w *fleetWorld) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (runner.Slice, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.createErr != nil && len(w.created) > 0 {
@@ -263,6 +267,9 @@ func (c *fakeInstance) Retire() {
 	c.mu.Lock()
 	c.retired = true
 	c.mu.Unlock()
+	if c.w.lingers {
+		return
+	}
 	go func() {
 		c.wg.Wait()
 		c.die(io.EOF)
@@ -273,13 +280,13 @@ func (c *fakeInstance) Kill() { c.die(errors.New("killed")) }
 
 func (w *fleetWorld) fleet() *Fleet {
 	return &Fleet{
-		Local: &Local{
+		Local: &runner.Local{Machine: runner.Machine{
 			Cgroups:    w,
 			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
 			ProcessCPU: func() (time.Duration, error) { return 0, nil },
 			HostInfo:   func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
 			PIDCPU:     func(pid int) (time.Duration, error) { return 30 * time.Millisecond, nil },
-		},
+		}},
 		StartInstance: w.start,
 		ProcMemory:    func(pid int) (host.Memory, error) { return host.Memory{RSS: 10 << 20, Peak: 12 << 20}, nil },
 		Calibrate:     func() bench.Calibration { return bench.Calibration{IterationsPerMs: 1000} },
@@ -288,8 +295,18 @@ func (w *fleetWorld) fleet() *Fleet {
 	}
 }
 
-func fleetOptions(policy string, n, concurrency int) Options {
-	o := options(ModeCreate)
+// fleetWorld's hierarchy, and the limits its slices say the kernel took.
+var (
+	fakeHier   = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
+	keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond}
+)
+
+func fleetOptions(policy string, n, concurrency int) runner.Options {
+	o := runner.Options{Options: plan.Options{
+		Bench:  bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Mode:   runner.ModeCreate,
+		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
+	}, Env: runner.Env{Exe: "/bin/tb", Stderr: io.Discard}}
 	o.Open = bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
 		Instances: &bench.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
 	o.Policy = "workers"
@@ -595,14 +612,11 @@ func TestFleetSliceRefused(t *testing.T) {
 // Instances never run in the current cgroup.
 func TestFleetRefusesCurrent(t *testing.T) {
 	w := &fleetWorld{}
-	_, err := w.fleet().Run(context.Background(), fleetOptions("shared", 1, 1).withMode(ModeCurrent))
+	o := fleetOptions("shared", 1, 1)
+	o.Mode = runner.ModeCurrent
+	_, err := w.fleet().Run(context.Background(), o)
 	assert.ErrorIs(t, err, ErrInstancesNeedSlices)
 	assert.Empty(t, w.created)
-}
-
-func (o Options) withMode(m string) Options {
-	o.Mode = m
-	return o
 }
 
 // Keep-alive 0 on steady arrivals: every request a new instance, each
@@ -618,4 +632,16 @@ func TestFleetKeepAliveZero(t *testing.T) {
 	assert.Equal(t, 4, rep.Completed)
 	assert.Equal(t, 4, rep.InstancesResult.InstancesStarted)
 	assert.Equal(t, 1, rep.InstancesResult.PeakInstances)
+}
+
+// An instance that does not end once retired is killed after ExitWait, and
+// the result says so: nothing is printed.
+func TestFleetKillsLingeringInstances(t *testing.T) {
+	w := &fleetWorld{lingers: true}
+	f := w.fleet()
+	f.ExitWait = 20 * time.Millisecond
+	rep, err := f.Run(context.Background(), fleetOptions("shared", 2, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	assert.Contains(t, rep.Warnings, "instances still running 20ms after they were retired: killed")
 }

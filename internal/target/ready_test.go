@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -70,6 +70,7 @@ func TestOwnProbeReal(t *testing.T) {
 	addr := l.Addr().(*net.TCPAddr).AddrPort()
 	dir := t.TempDir()
 	procs := filepath.Join(dir, "cgroup.procs")
+	ownProbe := run{e: Engine{}.withDefaults()}.ownProbe
 
 	require.NoError(t, os.WriteFile(procs, []byte("1\n"), 0o644))
 	ready, err := ownProbe(addr.String(), []netip.AddrPort{addr}, dir)()
@@ -93,17 +94,15 @@ func TestOwnProbeReal(t *testing.T) {
 func TestTargetPortPlaceholder(t *testing.T) {
 	w := &world{stats: []uint64{10, 12}}
 	srv := &fakeServer{w: w}
-	withServer(t, srv)
-	o, addr := targetOptions(t)
+	o, tgt, addr := targetOptions(t)
 	_, port, err := net.SplitHostPort(addr)
 	require.NoError(t, err)
 	// The "free" port is the test's server's: the requests reach it.
-	old := freePort
-	freePort = func() (int, error) { return strconv.Atoi(port) }
-	t.Cleanup(func() { freePort = old })
-	o.Target.HTTP.URL = "http://127.0.0.1:{port}/"
-	o.Target.Serve = []string{"my-server", "--listen=:{port}"}
-	rep, err := w.local().Target(context.Background(), o)
+	e := w.engine(srv)
+	e.FreePort = func() (int, error) { return strconv.Atoi(port) }
+	tgt.HTTP.URL = "http://127.0.0.1:{port}/"
+	tgt.Serve = []string{"my-server", "--listen=:{port}"}
+	rep, err := e.Run(context.Background(), o, tgt)
 	require.NoError(t, err)
 	assert.Contains(t, w.log, "server start my-server --listen=:"+port)
 	assert.Contains(t, w.log, "server ready 127.0.0.1:"+port)
@@ -111,12 +110,12 @@ func TestTargetPortPlaceholder(t *testing.T) {
 	assert.Equal(t, 20, rep.HTTP.Status2xx, "sent to the port picked")
 	assert.Equal(t, "http://127.0.0.1:{port}/", rep.Config.Target, "as given")
 	assert.Equal(t, []string{"my-server", "--listen=:{port}"}, rep.Config.Serve)
-	assert.Equal(t, "http://127.0.0.1:{port}/", o.Target.HTTP.URL, "the caller's target untouched")
+	assert.Equal(t, "http://127.0.0.1:{port}/", tgt.HTTP.URL, "the caller's target untouched")
 
 	// Without the placeholder: no PORT.
 	srv.env = []string{"unset"}
-	o, _ = targetOptions(t)
-	_, err = w.local().Target(context.Background(), o)
+	o, tgt, _ = targetOptions(t)
+	_, err = e.Run(context.Background(), o, tgt)
 	require.NoError(t, err)
 	assert.Nil(t, srv.env)
 }

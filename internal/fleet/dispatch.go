@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // The fleet's dispatcher: one goroutine that runs the schedule through the
@@ -27,8 +27,22 @@ func (r *fleetRun) run(ctx context.Context) (*report.Latency, error) {
 
 // serve dispatches the schedule (r.sched, else the run's) until every
 // request is done and every instance has ended, and returns when the last
-// request was done and what else the machine did meanwhile.
+// request was done and what else the machine did meanwhile: this
+// process's CPU time (the dispatcher's) beside the machine's. The
+// instances' slices are read each on its own (fleet_instance.go).
 func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
+	w := runner.Window{HostCPU: r.k.HostCPUOf(r.o), Process: r.k.ProcessCPU}
+	end, m, err := runner.RunWindow(ctx, w, func(open func() error) (int64, error) {
+		if err := open(); err != nil {
+			return 0, err
+		}
+		return r.dispatch(ctx)
+	}, nil)
+	return end, m.Background, err
+}
+
+// dispatch is serve's loop: it returns when the last request was done.
+func (r *fleetRun) dispatch(ctx context.Context) (int64, error) {
 	sched := r.sched
 	if sched == nil {
 		sched = bench.Schedule(r.o.Open)
@@ -38,8 +52,6 @@ func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 		r.reqs[i].instance = -1
 	}
 	defer r.stop()
-	hostCPU := func() (host.CPUTimes, error) { return r.k.HostCPU(r.o.Host.Root) }
-	bgBefore := read(hostCPU, nil, r.k.ProcessCPU)
 	sampling := r.sample()
 
 	r.t0 = r.now()
@@ -56,7 +68,7 @@ func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 		}
 		if r.fatal != nil {
 			sampling()
-			return 0, build.Background{}, r.fatal
+			return 0, r.fatal
 		}
 		if next == len(sched) && r.m.Idle() {
 			break
@@ -81,12 +93,12 @@ func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 			r.apply(ctx, t, r.m.Tick(time.Duration(t)))
 		case <-ctx.Done():
 			sampling()
-			return 0, build.Background{}, ctx.Err()
+			return 0, ctx.Err()
 		}
 		timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale
 		if r.fatal != nil {
 			sampling()
-			return 0, build.Background{}, r.fatal
+			return 0, r.fatal
 		}
 	}
 	end := r.now()
@@ -94,11 +106,10 @@ func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 	r.awaitEnds(ctx)
 	sampling()
 	if err := ctx.Err(); err != nil {
-		return 0, build.Background{}, err
+		return 0, err
 	}
 	r.stop()
-	bgAfter := read(hostCPU, nil, r.k.ProcessCPU)
-	return end, background(bgBefore, bgAfter), nil
+	return end, nil
 }
 
 // apply carries out the machine's actions; one that fails (a send to an
@@ -177,7 +188,8 @@ func (r *fleetRun) handle(ctx context.Context, e fleetEvent) {
 }
 
 // awaitEnds waits, after the last retirement, for every instance to end
-// and its slice to go; those that take longer than ExitWait are killed.
+// and its slice to go; those that take longer than ExitWait are killed
+// (stop), and the result says so.
 func (r *fleetRun) awaitEnds(ctx context.Context) {
 	r.quitOnce.Do(func() { close(r.quit) })
 	done := make(chan struct{})
@@ -188,7 +200,7 @@ func (r *fleetRun) awaitEnds(ctx context.Context) {
 	select {
 	case <-done:
 	case <-time.After(r.f.ExitWait):
-		fmt.Fprintf(r.o.Stderr, "throttlebench: instances still running %v after they were retired; killed\n", r.f.ExitWait)
+		r.warn(fmt.Sprintf("instances still running %v after they were retired: killed", r.f.ExitWait))
 	case <-ctx.Done():
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // fakeServer is --serve's process on the world's log: it serves nothing
@@ -53,32 +55,19 @@ type fakeGuard struct{ w *world }
 
 func (g fakeGuard) Done() { g.w.step("guard done") }
 
-// withServer swaps the server's and the guard's start for fakes for one
-// test.
-func withServer(t *testing.T, srv *fakeServer) {
-	oldServer, oldGuard := startServer, startGuard
-	startServer = func(exe string, argv, env []string) (serverHandle, error) {
-		srv.env = env
-		return srv, srv.w.step("server start " + strings.Join(argv, " "))
-	}
-	startGuard = func(exe, dir string) (guardHandle, error) {
-		return fakeGuard{srv.w}, srv.w.step("guard " + dir)
-	}
-	t.Cleanup(func() { startServer, startGuard = oldServer, oldGuard })
-}
-
-func targetOptions(t *testing.T) (Options, string) {
+func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/teapot" {
 			w.WriteHeader(http.StatusTeapot)
 		}
 	}))
 	t.Cleanup(ts.Close)
-	o := Options{Mode: ModeAuto, Exe: "/tb", LimitsSet: true,
-		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond},
-		Target: &Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
-			HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}
-	return o, strings.TrimPrefix(ts.URL, "http://")
+	o := runner.Options{Options: plan.Options{Mode: runner.ModeAuto, LimitsSet: true,
+		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond}},
+		Env: runner.Env{Exe: "/tb"}}
+	tgt := &Target{Target: plan.Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
+		HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}
+	return o, tgt, strings.TrimPrefix(ts.URL, "http://")
 }
 
 // The server is started, moved into the slice before it runs, waited for,
@@ -87,9 +76,8 @@ func targetOptions(t *testing.T) (Options, string) {
 func TestTargetServedOrder(t *testing.T) {
 	w := &world{stats: []uint64{10, 12}}
 	srv := &fakeServer{w: w}
-	withServer(t, srv)
-	o, addr := targetOptions(t)
-	rep, err := w.local().Target(context.Background(), o)
+	o, tgt, addr := targetOptions(t)
+	rep, err := w.engine(srv).Run(context.Background(), o, tgt)
 	require.NoError(t, err)
 	at := func(e string) int { return slices.Index(w.log, e) }
 	for _, e := range []string{"create", "guard " + fakeHier.DefaultParent() + "/tb-fake", "guard done", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
@@ -122,9 +110,8 @@ func TestTargetServedOrder(t *testing.T) {
 func TestTargetServerNeverReady(t *testing.T) {
 	w := &world{}
 	srv := &fakeServer{w: w, ready: errors.New("did not listen"), stderr: "line 1\naddress already in use\n"}
-	withServer(t, srv)
-	o, _ := targetOptions(t)
-	_, err := w.local().Target(context.Background(), o)
+	o, tgt, _ := targetOptions(t)
+	_, err := w.engine(srv).Run(context.Background(), o, tgt)
 	require.Error(t, err)
 	assert.Equal(t, "the server `my-server --port 1` did not listen; its stderr ends:\n    line 1\n    address already in use", err.Error())
 	assert.NotContains(t, w.log, "stat", "no window")
@@ -136,10 +123,9 @@ func TestTargetCancelledWhileWaiting(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.on = map[string]func(){}
 	srv := &fakeServer{w: w}
-	withServer(t, srv)
-	o, addr := targetOptions(t)
+	o, tgt, addr := targetOptions(t)
 	w.on["server ready "+addr] = cancel
-	_, err := w.local().Target(ctx, o)
+	_, err := w.engine(srv).Run(ctx, o, tgt)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, w.log, "server stop")
 	assert.Contains(t, w.log, "delete")
@@ -150,10 +136,9 @@ func TestTargetCancelledWhileWaiting(t *testing.T) {
 func TestTargetServerExited(t *testing.T) {
 	w := &world{stats: []uint64{1, 2}}
 	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom\n\ngoroutine 1 [running]:\n"}
-	withServer(t, srv)
-	o, _ := targetOptions(t)
-	o.Target.HTTP.URL += "teapot"
-	rep, err := w.local().Target(context.Background(), o)
+	o, tgt, _ := targetOptions(t)
+	tgt.HTTP.URL += "teapot"
+	rep, err := w.engine(srv).Run(context.Background(), o, tgt)
 	require.NoError(t, err)
 	assert.Equal(t, "exit status 2", rep.ServerExited)
 	assert.Equal(t, []string{"panic: boom", "", "goroutine 1 [running]:"}, rep.ServerStderr, "its stderr's lines")
@@ -168,9 +153,9 @@ func TestTargetServerExited(t *testing.T) {
 // Without --serve and --cgroup: no slice, no counters, and a warning.
 func TestTargetRunningNoCgroup(t *testing.T) {
 	w := &world{}
-	o, _ := targetOptions(t)
-	o.Target.Serve = nil
-	rep, err := w.local().Target(context.Background(), o)
+	o, tgt, _ := targetOptions(t)
+	tgt.Serve = nil
+	rep, err := w.engine(&fakeServer{w: w}).Run(context.Background(), o, tgt)
 	require.NoError(t, err)
 	assert.NotContains(t, w.log, "create")
 	assert.Nil(t, rep.Throttling.NrPeriods, "null, not 0")

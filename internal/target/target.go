@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -13,39 +13,32 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/netport"
+	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
-// Target is latency --target's: the requests (URL, method, headers, body,
-// the pool and the timeout per request) and where the server runs: --serve
-// starts Serve in a slice of its own per configuration; without it the
-// server runs already, in Cgroup (--cgroup PATH: read and traced, never
-// written) or in none we know of (no counters).
+// Target is a plan.Target with the cgroup its server runs in resolved:
+// Cgroup in the cpu hierarchy (its counters, the tracer) and Counted where
+// its usage is counted (v1's cpuacct); zero without Named.
 type Target struct {
-	HTTP       httpload.Config
-	Serve      []string
-	ServeReady time.Duration // how long the server may take to accept connections
-	// Cgroup is the target's cgroup in the cpu hierarchy (its counters,
-	// the tracer) and Counted where its usage is counted (v1's cpuacct);
-	// Named is the --cgroup the user gave ("" for none).
+	plan.Target
 	Cgroup, Counted cgroup.Cgroup
-	Named           string
 }
 
 // ServeGrace is how long a server has after SIGTERM before SIGKILL.
-const ServeGrace = 3 * time.Second
+const ServeGrace = childproto.StopGrace
 
-// serverHandle is --serve's server process (startServerProcess).
-type serverHandle interface {
+// Server is --serve's server process (childproto.Server).
+type Server interface {
 	Pid() int
 	Go() error
 	// Ready waits until ours says the server answers on addr (its own
@@ -56,57 +49,106 @@ type serverHandle interface {
 	Stderr() string
 }
 
-// guardHandle is a started guard of a --serve slice (GuardArg).
-type guardHandle interface{ Done() }
+// Guard is a started guard of a --serve slice (childproto.GuardArg).
+type Guard interface{ Done() }
 
-// startServer and startGuard are the seams of the server's and the
-// guard's start, for tests.
-var (
-	startServer = startServerProcess
-	startGuard  = startGuardProcess
-)
+// Engine runs latency --target's configurations. Local supplies the
+// kernel, the host, the cgroups and the tracer; the fields below are the
+// engine's own seams, the real ones when left unset.
+type Engine struct {
+	Local *runner.Local
+	// StartServer starts --serve's server, not yet running; StartGuard the
+	// guard of its slice (childproto.StartServer, childproto.StartGuard).
+	StartServer func(exe string, argv, env []string) (Server, error)
+	StartGuard  func(exe, dir string) (Guard, error)
+	// FreePort picks {port}'s port (freePort).
+	FreePort func() (int, error)
+	// Probe reads the sockets and their holders; SlicePids the processes
+	// in a slice (its cgroup.procs): a server's readiness (ownProbe).
+	Probe     netport.FS
+	SlicePids func(dir string) ([]int, error)
+}
 
-// Target runs one configuration of requests against o.Target: with
-// --serve in a slice made for it (inCgroup: removed on every path, the
-// server stopped before), else against the server already running.
-func (l *Local) Target(ctx context.Context, o Options) (*report.Latency, error) {
-	l.session()
-	k := l.withDefaults()
-	t := o.Target
+func (e Engine) withDefaults() Engine {
+	if e.Local == nil {
+		e.Local = &runner.Local{}
+	}
+	if e.StartServer == nil {
+		e.StartServer = func(exe string, argv, env []string) (Server, error) {
+			s, err := childproto.StartServer(exe, argv, env)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+	}
+	if e.StartGuard == nil {
+		e.StartGuard = func(exe, dir string) (Guard, error) {
+			g, err := childproto.StartGuard(exe, dir)
+			if err != nil {
+				return nil, err
+			}
+			return g, nil
+		}
+	}
+	if e.FreePort == nil {
+		e.FreePort = freePort
+	}
+	if e.Probe.Root == "" {
+		e.Probe = netport.FS{Root: "/"}
+	}
+	if e.SlicePids == nil {
+		e.SlicePids = slicePids
+	}
+	return e
+}
+
+// run is one configuration's run: the engine with its defaults, the
+// Local's core, the target.
+type run struct {
+	e Engine
+	k runner.Local
+}
+
+// Run runs one configuration of requests against t: with --serve in a
+// slice made for it (runner.InSlice: removed on every path, the server
+// stopped before), else against the server already running.
+func (e *Engine) Run(ctx context.Context, o runner.Options, t *Target) (*report.Latency, error) {
 	if t == nil {
 		return nil, errors.New("no target")
 	}
+	r := run{e: e.withDefaults()}
+	r.k = r.e.Local.Prepare()
 	if t.Serve == nil {
 		started := time.Now()
-		var g Group
+		var g runner.Group
 		var counter func() (time.Duration, error)
 		if t.Named != "" {
-			g, counter = kernelGroup{t.Cgroup}, t.Counted.Usage
+			g, counter = runner.GroupOf(t.Cgroup), t.Counted.Usage
 		}
-		floor, err := clientFloor(ctx, o)
+		floor, err := clientFloor(ctx, o, t)
 		if err != nil {
 			return nil, err
 		}
-		return k.targetWindow(ctx, o, started, g, counter, nil, floor, "named", nil)
+		return r.window(ctx, o, t, started, g, counter, nil, floor, "named", nil)
 	}
 	// The server needs its slice: never the current cgroup.
-	o.Mode = ModeCreate
-	return inCgroup(k, ctx, o, k.targetServed, nil)
+	return runner.InSlice(r.k, ctx, o, func(ctx context.Context, o runner.Options, started time.Time, slice runner.Slice, notes []string) (*report.Latency, error) {
+		return r.served(ctx, o, t, started, slice, notes)
+	})
 }
 
-func (k Local) targetServed(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (rep *report.Latency, err error) {
-	given := o.Target
+func (r run) served(ctx context.Context, o runner.Options, given *Target, started time.Time, slice runner.Slice, notes []string) (rep *report.Latency, err error) {
 	t := given
 	var env []string
 	if t.UsesPort() {
-		port, err := freePort()
+		port, err := r.e.FreePort()
 		if err != nil {
 			return nil, err
 		}
 		p := t.withPort(port)
 		t, env = &p, []string{"PORT=" + strconv.Itoa(port)}
 	}
-	o.Target = t
 	addr, err := HostPort(t.HTTP.URL)
 	if err != nil {
 		return nil, err
@@ -116,18 +158,18 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 		return nil, fmt.Errorf("--target %s: %w", t.HTTP.URL, err)
 	}
 	// The client's floor first, before the server takes any CPU.
-	floor, err := clientFloor(ctx, o)
+	floor, err := clientFloor(ctx, o, t)
 	if err != nil {
 		return nil, err
 	}
 	// The guard first: from here on, something in the slice may outlive
 	// a SIGKILLed run but for it.
-	guard, err := startGuard(o.Exe, slice.Cgroup().Dir)
+	guard, err := r.e.StartGuard(o.Exe, slice.Cgroup().Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer guard.Done()
-	srv, err := startServer(o.Exe, t.Serve, env)
+	srv, err := r.e.StartServer(o.Exe, t.Serve, env)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +199,7 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 	if err := srv.Go(); err != nil {
 		return nil, fmt.Errorf("start the server %s: %w", QuoteArgv(t.Serve), err)
 	}
-	if err := srv.Ready(ctx, addr, t.ServeReady, ownProbe(addr, addrs, slice.Cgroup().Dir)); err != nil {
+	if err := srv.Ready(ctx, addr, t.ServeReady, r.ownProbe(addr, addrs, slice.Cgroup().Dir)); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -170,9 +212,9 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 	counter := slice.Usage
 	if _, err := slice.Usage(); err != nil {
 		pid := srv.Pid()
-		counter = func() (time.Duration, error) { return k.PIDCPU(pid) }
+		counter = func() (time.Duration, error) { return r.k.PIDCPU(pid) }
 	}
-	rep, err = k.targetWindow(ctx, o, started, slice, counter, srv, floor, "created", notes)
+	rep, err = r.window(ctx, o, t, started, slice, counter, srv, floor, "created", notes)
 	if rep != nil && rep.Config.TargetConfig != nil {
 		// As given: with {port}, rows differ by no port of ours.
 		rep.Config.TargetConfig.Target, rep.Config.TargetConfig.Serve = given.HTTP.URL, given.Serve
@@ -183,9 +225,9 @@ func (k Local) targetServed(ctx context.Context, o Options, started time.Time, s
 // clientFloor is the client's own floor: requests of the same method,
 // headers, body and path sent on the run's spacing (bench.FloorSchedule)
 // to a null server in this process.
-func clientFloor(ctx context.Context, o Options) (*bench.Floor, error) {
+func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor, error) {
 	fsched, kind, gap := bench.FloorSchedule(o.Open)
-	fres, err := httpload.Floor(ctx, o.Target.HTTP, fsched)
+	fres, err := httpload.Floor(ctx, t.HTTP, fsched)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -196,12 +238,12 @@ func clientFloor(ctx context.Context, o Options) (*bench.Floor, error) {
 		P50: fres.Quantile(50), P99: fres.Quantile(99), P999: fres.Quantile(99.9), Max: time.Duration(fres.Hist.Max()), Took: fres.Elapsed}, nil
 }
 
-// targetWindow measures the client's floor, then sends the schedule,
-// reading g's counters (nil: none) and sampling counter around it, and
-// builds the report.
-func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g Group, counter func() (time.Duration, error),
-	srv serverHandle, floor *bench.Floor, mode string, notes []string) (*report.Latency, error) {
-	t := o.Target
+// window sends the schedule (the client's floor measured before),
+// reading g's counters (nil: none) and sampling counter around it in one
+// runner.Window, and builds the report.
+func (r run) window(ctx context.Context, o runner.Options, t *Target, started time.Time, g runner.Group, counter func() (time.Duration, error),
+	srv Server, floor *bench.Floor, mode string, notes []string) (*report.Latency, error) {
+	k := r.k
 	sched := bench.Schedule(o.Open)
 	var err error
 
@@ -209,73 +251,43 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 	var chain []cgroup.Level
 	var cg cgroup.Cgroup
 	cpuset := ""
-	var tw *traceWindow
-	var before cgroup.CPUStat
+	var tw *runner.TraceWindow
 	if g != nil {
 		cg = g.Cgroup()
-		if s, ok := g.(Slice); ok {
-			limits, chain, cpuset, err = readBackSlice(s)
+		if s, ok := g.(runner.Slice); ok {
+			limits, chain, cpuset, err = runner.ReadBackSlice(s)
 		} else {
-			limits, chain, err = readBack(g)
+			limits, chain, err = runner.ReadBack(g)
 		}
 		if err != nil {
 			return nil, err
 		}
-		tw = k.startTrace(o, cg.Dir)
-		defer tw.stop()
-		tw.open()
-		if before, err = g.Stat(); err != nil {
-			return nil, err
-		}
+		tw = k.TraceGroup(o, cg.Dir)
+		defer tw.Stop()
 	}
-	var cpu0 *time.Duration
-	stopPeak := func() *float64 { return nil }
-	if counter != nil {
-		if c, err := counter(); err == nil {
-			cpu0 = &c
-		}
-		stopPeak = samplePeak(ctx, k.SampleClock(), counter)
-	}
-	defer stopPeak()
-	hostCPU := func() (host.CPUTimes, error) { return k.HostCPU(o.Host.Root) }
 	// This process's CPU time (the client's) beside the machine's: the
 	// busy-machine warning counts the client and the server as ours.
-	bgBefore := read(hostCPU, nil, k.ProcessCPU)
-	t0 := time.Now()
-	res, err := httpload.Run(ctx, t.HTTP, sched)
+	w := runner.Window{Group: g, Trace: tw, HostCPU: k.HostCPUOf(o), Process: k.ProcessCPU, CPU: counter, Clock: k.SampleClock}
+	res, m, err := runner.RunWindow(ctx, w, func(open func() error) (httpload.Result, error) {
+		if err := open(); err != nil {
+			return httpload.Result{}, err
+		}
+		return httpload.Run(ctx, t.HTTP, sched)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
-	window := time.Since(t0)
-	peak := stopPeak()
-	var used *time.Duration
-	if counter != nil && cpu0 != nil {
-		if c, err := counter(); err == nil && c >= *cpu0 {
-			d := c - *cpu0
-			used = &d
-		}
-	}
-	bgAfter := read(hostCPU, nil, k.ProcessCPU)
-	bg := background(bgBefore, bgAfter)
-	if bg.ProcessCPU != nil && used != nil {
-		own := *bg.ProcessCPU + *used
+	bg := m.Background
+	if bg.ProcessCPU != nil && m.CPU != nil {
+		own := *bg.ProcessCPU + *m.CPU
 		bg.ProcessCPU = &own
-	}
-	var stat cgroup.CPUStat
-	if g != nil {
-		after, err := g.Stat()
-		tw.close()
-		if err != nil {
-			return nil, err
-		}
-		stat = after.Sub(before)
 	}
 	open := o.Open
 	open.Work, open.Wait, open.Workers, open.Queue = 0, 0, 0, 0
 	rep := build.BuildLatency(build.LatencyInput{
-		Open: open, Policy: o.Policy, Mode: mode, Cgroup: cg, Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: stat, Host: k.HostInfo(o.Host.Root, started),
-		Window: window, CPU: used, CPUSource: report.SourceCgroup, Peak100: peak, Warnings: notes, Background: bg,
+		Open: open, Policy: o.Policy, Mode: mode, Cgroup: runner.ReportGroup(cg), Limits: limits, Chain: chain,
+		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
+		Window: m.Elapsed, CPU: m.CPU, CPUSource: report.SourceCgroup, Peak100: m.Peak, Warnings: notes, Background: bg,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 	rep.DispatchLateMs = float64(res.Late) / float64(time.Millisecond)
@@ -295,7 +307,7 @@ func (k Local) targetWindow(ctx context.Context, o Options, started time.Time, g
 		}
 	}
 	if g != nil {
-		tw.traceLatency(rep, targetSpans(res))
+		tw.Latency(rep, targetSpans(res))
 	}
 	return rep, nil
 }
@@ -380,4 +392,4 @@ func methodOf(m string) string {
 }
 
 // QuoteArgv is a command line as a user would type it, in backquotes.
-func QuoteArgv(a []string) string { return "`" + argv.Line(a) + "`" }
+func QuoteArgv(a []string) string { return childproto.QuoteArgv(a) }

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ func (t Target) withPort(port int) Target {
 // freePort is a port no socket holds now, on any address (a wildcard's
 // bind conflicts with every address's): the server may bind it a moment
 // later, or something else may; readiness tells which.
-var freePort = func() (int, error) {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", ":0")
 	if err != nil {
 		return 0, fmt.Errorf("pick a free port for %s: %w", PortPlaceholder, err)
@@ -56,24 +56,20 @@ var freePort = func() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// procFS is where the sockets and their holders are read; slicePids,
-// the processes in a slice (its cgroup.procs): seams for tests.
-var (
-	procFS    = netport.FS{Root: "/"}
-	slicePids = func(dir string) ([]int, error) {
-		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-		if err != nil {
-			return nil, err
-		}
-		var pids []int
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-		return pids, nil
+// slicePids are the processes in the slice at dir (its cgroup.procs).
+func slicePids(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil, err
 	}
-)
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
 
 // ownProbe is readiness for a --serve server in the slice at dir: true
 // once a socket listening where a connection to addrs goes is held by a
@@ -81,16 +77,16 @@ var (
 // held by another process only: that one would answer, and it is not
 // ours (taken between the check of the flags and now, or shared with
 // SO_REUSEPORT).
-func ownProbe(addr string, addrs []netip.AddrPort, dir string) func() (bool, error) {
+func (r run) ownProbe(addr string, addrs []netip.AddrPort, dir string) func() (bool, error) {
 	return func() (bool, error) {
-		socks, err := procFS.Listeners(addrs...)
+		socks, err := r.e.Probe.Listeners(addrs...)
 		if err != nil {
 			return false, fmt.Errorf("read the sockets listening on %s: %w", addr, err)
 		}
 		if len(socks) == 0 {
 			return false, nil
 		}
-		pids, err := slicePids(dir)
+		pids, err := r.e.SlicePids(dir)
 		if err != nil {
 			return false, fmt.Errorf("read the server's slice: %w", err)
 		}
@@ -98,11 +94,11 @@ func ownProbe(addr string, addrs []netip.AddrPort, dir string) func() (bool, err
 		ours := map[uint64]bool{}
 		for _, pid := range pids {
 			in[pid] = true
-			for s := range procFS.Sockets(pid) {
+			for s := range r.e.Probe.Sockets(pid) {
 				ours[s] = true
 			}
 		}
-		return judgeListeners(addr, socks, ours, func(pid int) bool { return in[pid] }, procFS.Holders)
+		return judgeListeners(addr, socks, ours, func(pid int) bool { return in[pid] }, r.e.Probe.Holders)
 	}
 }
 

@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // measureFloor is the instances' floor, measured before the run as the
@@ -16,7 +17,7 @@ import (
 // no work, spaced as the run's arrivals are (bench.FloorSchedule). Those
 // that arrived before it was ready and idle are left out: they measure its
 // cold start, which the run reports as its own. nil when none was served.
-func (f Fleet) measureFloor(ctx context.Context, k Local, o Options, p slicePlace, cal bench.Calibration, gmp int) (*bench.Floor, error) {
+func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Options, p *runner.Place, cal bench.Calibration, gmp int) (*bench.Floor, error) {
 	begin := time.Now()
 	sched, kind, gap := bench.FloorSchedule(o.Open)
 	// Kept alive until the end: one instance for every floor request.

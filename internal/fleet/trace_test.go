@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -28,7 +29,7 @@ type fleetTracer struct {
 	late     []string // slices untracked after their removal
 }
 
-func (f *fleetTracer) attach(func(throttle.Event)) (TraceHandle, error) {
+func (f *fleetTracer) attach(func(throttle.Event)) (runner.TraceHandle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached++
@@ -90,10 +91,10 @@ func TestFleetTracesItsOwnSlices(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	ft := &fleetTracer{w: w}
 	fl := w.fleet()
-	fl.Local.NewTracer, fl.Local.CgroupID = ft.attach, fleetIDOf
+	fl.Local.Tracing.NewTracer, fl.Local.Tracing.CgroupID = ft.attach, fleetIDOf
 	var famMu sync.Mutex
 	var famDirs []string
-	fl.Local.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
+	fl.Local.Tracing.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
 		famMu.Lock()
 		famDirs = append(famDirs, dir)
 		v := time.Duration(len(famDirs)) * 50 * time.Millisecond // the other run's slice is throttled meanwhile

@@ -1,7 +1,9 @@
-package runner
+package fleet
 
 import (
 	"fmt"
+
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // One instance: its goroutine makes its slice, starts its process there,
@@ -20,22 +22,22 @@ func (r *fleetRun) instance(li *liveInstance) {
 		}
 	}
 	// The default parent is removed once, when the whole run ends.
-	slice, err := r.k.Cgroups.CreateSlice(r.place.hier, r.place.spec(r.o))
+	slice, err := r.place.NewSlice(r.o)
 	if err != nil {
-		emit(fleetEvent{fatal: r.place.needsPrivilege(err, "")})
+		emit(fleetEvent{fatal: r.place.NeedsPrivilege(err, "")})
 		return
 	}
 	r.startTrace()
-	r.tw.track(slice.Cgroup().Dir)
+	r.tw.Track(slice.Cgroup().Dir)
 	defer func() {
 		// The process has ended (its Kill, deferred later, ran first):
 		// the slice's usage counter holds all the CPU it used in there,
 		// also for an instance that died before it was ever sampled.
 		st, serr := slice.Stat()
 		if serr == nil {
-			r.tw.counted(slice.Cgroup(), st) // the window's end finds it no more
+			r.tw.Counted(slice.Cgroup(), st) // the window's end finds it no more
 		}
-		r.tw.untrack(slice.Cgroup().Dir)
+		r.tw.Untrack(slice.Cgroup().Dir)
 		usage, uerr := slice.Usage()
 		li.mu.Lock()
 		li.stat, li.statErr = st, serr
@@ -44,9 +46,7 @@ func (r *fleetRun) instance(li *liveInstance) {
 		}
 		li.mu.Unlock()
 		if err := slice.Delete(); err != nil {
-			r.warnMu.Lock()
-			r.warns = append(r.warns, fmt.Sprintf("the slice of instance %d could not be removed: %v", li.id, err))
-			r.warnMu.Unlock()
+			r.warn(fmt.Sprintf("the slice of instance %d could not be removed: %v", li.id, err))
 		}
 	}()
 	r.readFirst(slice)
@@ -82,13 +82,13 @@ func (r *fleetRun) instance(li *liveInstance) {
 }
 
 // readFirst keeps the first slice's limits as the kernel took them.
-func (r *fleetRun) readFirst(s Slice) {
+func (r *fleetRun) readFirst(s runner.Slice) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.first != nil {
 		return
 	}
-	limits, chain, err := readBack(s)
+	limits, chain, err := runner.ReadBack(s)
 	r.first = &firstSlice{cg: s.Cgroup(), limits: limits, chain: chain, err: err}
 }
 
@@ -117,4 +117,11 @@ func (li *liveInstance) kill() {
 	if c != nil {
 		c.Kill()
 	}
+}
+
+// warn adds a warning to the result, from any goroutine.
+func (r *fleetRun) warn(w string) {
+	r.warnMu.Lock()
+	r.warns = append(r.warns, w)
+	r.warnMu.Unlock()
 }

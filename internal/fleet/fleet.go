@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
 // InstanceChild is an instance's process (see childproto.Instance). It
@@ -37,7 +38,7 @@ type InstanceChild interface {
 // or fails, and on every other way out. Local supplies the kernel, the
 // host and the cgroups; the fields below the instances' own seams.
 type Fleet struct {
-	Local *Local
+	Local *runner.Local
 	// StartInstance starts an instance child, not yet running.
 	StartInstance func(exe string, init bench.InstanceInit, stderr io.Writer) (InstanceChild, error)
 	// ProcMemory reads a process's resident and peak memory.
@@ -61,7 +62,7 @@ func NewFleet() *Fleet { return &Fleet{} }
 
 func (f Fleet) withDefaults() Fleet {
 	if f.Local == nil {
-		f.Local = &Local{}
+		f.Local = &runner.Local{}
 	}
 	if f.StartInstance == nil {
 		f.StartInstance = startInstance
@@ -91,13 +92,12 @@ var ErrInstancesNeedSlices = errors.New("--instances needs slices of its own")
 // Run runs one configuration on instances (o.Open.Instances) and returns
 // its report. Whatever happens, every slice it created is removed and
 // every instance it started has ended when it returns.
-func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
+func (f *Fleet) Run(ctx context.Context, o runner.Options) (*report.Latency, error) {
 	fl := f.withDefaults()
 	if f.Local == nil {
 		defer fl.Local.Close() // a Local of this run's own
 	}
-	fl.Local.session()
-	k := fl.Local.withDefaults()
+	k := fl.Local.Prepare()
 	spec := o.Open.Instances
 	if spec == nil {
 		return nil, errors.New("no instances to run on")
@@ -107,19 +107,18 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 		return nil, fmt.Errorf("invalid --instances %q: %v", spec.Policy, err)
 	}
 	started := time.Now()
-	if o.Mode == ModeCurrent {
+	if o.Mode == runner.ModeCurrent {
 		return nil, fmt.Errorf("%w: it cannot run with --cgroup current", ErrInstancesNeedSlices)
 	}
-	p, err := k.placeSlices(ctx, o)
-	var nh *noHierarchy
-	if errors.As(err, &nh) {
-		return nil, fmt.Errorf("%w: %w", ErrInstancesNeedSlices, nh.err)
+	p, err := k.Place(ctx, o)
+	if why, ok := runner.NoHierarchy(err); ok {
+		return nil, fmt.Errorf("%w: %w", ErrInstancesNeedSlices, why)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if p.ownParent {
-		defer p.removeDefaultParents(k)
+	if p.OwnParent() {
+		defer p.RemoveDefaultParents()
 	}
 	cal := fl.Calibrate()
 	gmp := o.Open.GOMAXPROCS
@@ -132,7 +131,7 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 			return nil, err
 		}
 	}
-	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.notes, floor: floor,
+	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.Notes(), floor: floor,
 		init:   bench.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
@@ -143,7 +142,7 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 	// when the first slice is made (startTrace); the window runs from then
 	// to after the last slice is removed, as the instances' summed counters
 	// do.
-	defer func() { r.tw.stop() }()
+	defer func() { r.tw.Stop() }()
 	return r.run(ctx)
 }
 
@@ -151,10 +150,10 @@ func (f *Fleet) Run(ctx context.Context, o Options) (*report.Latency, error) {
 // the dispatching goroutine (run) unless they say otherwise.
 type fleetRun struct {
 	f       Fleet
-	k       Local
-	o       Options
-	place   slicePlace
-	tw      *traceWindow // --trace; nil without, or before the first slice
+	k       runner.Local
+	o       runner.Options
+	place   *runner.Place
+	tw      *runner.TraceWindow // --trace; nil without, or before the first slice
 	twOnce  sync.Once
 	init    bench.InstanceInit
 	m       *instances.Machine
@@ -244,7 +243,7 @@ func startInstance(exe string, init bench.InstanceInit, stderr io.Writer) (Insta
 // default parent is made with it); the slices are tracked one by one.
 func (r *fleetRun) startTrace() {
 	r.twOnce.Do(func() {
-		r.tw = r.k.startTraceOf(r.o, r.place.parent)
-		r.tw.open()
+		r.tw = r.k.TraceTracked(r.o, r.place.Parent())
+		r.tw.Open()
 	})
 }

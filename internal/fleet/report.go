@@ -1,4 +1,4 @@
-package runner
+package fleet
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -31,7 +32,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 			break
 		}
 	}
-	in := build.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: r.first.cg, Limits: r.first.limits, Chain: r.first.chain,
+	in := build.InstancesInput{Open: r.o.Open, Policy: r.o.Policy, Cgroup: runner.ReportGroup(r.first.cg), Limits: r.first.limits, Chain: r.first.chain,
 		NumCPU: runtime.NumCPU(), Host: r.k.HostInfo(r.o.Host.Root, r.started), GOMAXPROCS: gmp, Calibration: r.cal,
 		Started: len(r.m.Instances()), Peak: r.m.Peak(), PeakRSS: r.peakRSS,
 		Window: time.Duration(end - r.t0), Late: r.late, Background: bg, Floor: r.floor}
@@ -67,7 +68,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 		rec.PeakRSS = li.mem.Peak
 		if li.statErr == nil {
 			if haveStat {
-				stat = addStat(stat, li.stat)
+				stat = stat.Add(li.stat)
 			} else {
 				stat, haveStat = li.stat, true
 			}
@@ -86,7 +87,7 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 				spans = append(spans, throttle.Span{Start: q.arrival, End: q.received, CPU: -1})
 			}
 		}
-		r.tw.traceLatency(res, spans)
+		r.tw.Latency(res, spans)
 	}
 	r.warnMu.Lock()
 	for _, w := range r.warns {
@@ -94,25 +95,4 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 	}
 	r.warnMu.Unlock()
 	return res, nil
-}
-
-// addStat sums two slices' counters; a counter one of them lacks is
-// unknown in the sum.
-func addStat(sum, s cgroup.CPUStat) cgroup.CPUStat {
-	u := func(a, b *uint64) *uint64 {
-		if a == nil || b == nil {
-			return nil
-		}
-		v := *a + *b
-		return &v
-	}
-	d := func(a, b *time.Duration) *time.Duration {
-		if a == nil || b == nil {
-			return nil
-		}
-		v := *a + *b
-		return &v
-	}
-	return cgroup.CPUStat{NrPeriods: u(sum.NrPeriods, s.NrPeriods), NrThrottled: u(sum.NrThrottled, s.NrThrottled),
-		ThrottledTime: d(sum.ThrottledTime, s.ThrottledTime), NrBursts: u(sum.NrBursts, s.NrBursts), BurstTime: d(sum.BurstTime, s.BurstTime)}
 }

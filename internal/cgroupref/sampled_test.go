@@ -1,0 +1,82 @@
+package cgroupref
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// pid is sample's options with --pid p, as the flags resolve them.
+func pid(t *testing.T, p string) usage.Options {
+	o, err := usage.Flags{PID: p, Interval: "100ms", Duration: "0", Period: "100ms", Target: "1%", Format: "json"}.Resolve()
+	require.NoError(t, err)
+	return o
+}
+
+// A cgroup or process that is not there is bad input; one that is, is
+// found as cgroup finds it.
+func TestSampled(t *testing.T) {
+	root, err := filepath.Abs("../cgroup/testdata/lookup-v1")
+	require.NoError(t, err)
+	h := cgroup.Host{Root: root}
+	cg, err := Sampled(pid(t, "4242"), h)
+	require.NoError(t, err)
+	assert.Equal(t, "/kube/pod1", cg.Path)
+	cg, err = Sampled(usage.Options{Cgroup: "job"}, h)
+	require.NoError(t, err)
+	assert.Equal(t, "/job", cg.Path)
+
+	var e *config.Error
+	_, err = Sampled(pid(t, "12345"), h)
+	require.ErrorAs(t, err, &e)
+	assert.Contains(t, err.Error(), `invalid --pid "12345": `)
+	_, err = Sampled(usage.Options{Cgroup: "only-cpu"}, h)
+	require.ErrorAs(t, err, &e)
+	assert.Contains(t, err.Error(), `invalid --cgroup "only-cpu": `)
+	assert.Contains(t, err.Error(), "has no cpuacct cgroup")
+
+	// No usage counter on the host (v1 cpu alone) is no fault of the input.
+	root = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "proc/self"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "proc/self/mountinfo"),
+		[]byte("32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"), 0o644))
+	_, err = Sampled(usage.Options{Cgroup: "job"}, cgroup.Host{Root: root})
+	require.ErrorIs(t, err, cgroup.ErrNoUsage)
+	assert.False(t, errors.As(err, &e), "not bad input: %v", err)
+}
+
+// cgroupDir is a cgroup of version v at path whose directory holds files.
+func cgroupDir(t *testing.T, v int, path string, files ...string) cgroup.Cgroup {
+	dir := t.TempDir()
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	return cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: v}, Path: path, Dir: dir}
+}
+
+func TestIsHostRoot(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cg   cgroup.Cgroup
+		want bool
+	}{
+		{"v1 top", cgroupDir(t, 1, "/", "cpuacct.usage", "release_agent"), true},
+		// A cgroup namespace's /: the kernel gives release_agent to the
+		// host's top alone.
+		{"v1 namespace top", cgroupDir(t, 1, "/", "cpuacct.usage"), false},
+		{"v2 top", cgroupDir(t, 2, "/", "cpu.stat"), true},
+		{"v2 namespace top", cgroupDir(t, 2, "/", "cpu.stat", "cgroup.type"), false},
+		{"v1 child", cgroupDir(t, 1, "/job", "cpuacct.usage", "release_agent"), false},
+		{"v2 child", cgroupDir(t, 2, "/job", "cpu.stat"), false},
+	} {
+		assert.Equal(t, tc.want, IsHostRoot(tc.cg), tc.name)
+	}
+}
