@@ -1,5 +1,3 @@
-// Package sweep expands parameter lists and ranges into the configurations
-// of a sweep, renders its rows as tables, and estimates how long it takes.
 package sweep
 
 import (
