@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/collect"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -58,8 +59,8 @@ func runCollect(o collect.Options, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "throttlebench: collect: no result from %s: %s\n", m.Source, m.Reason)
 	}
 	if unnamed := c.Unnamed(); len(unnamed) > 0 {
-		fmt.Fprintf(stderr, "throttlebench: collect: warning: %d result(s) name no node (%s unset in the pod: not a pod of sweep --emit?): %s\n",
-			len(unnamed), report.NodeEnv, strings.Join(unnamed, ", "))
+		fmt.Fprintf(stderr, "throttlebench: collect: warning: %s without a node (%s unset in the pod: not a pod of sweep --emit?): %s\n",
+			plural.N(len(unnamed), "result"), report.NodeEnv, strings.Join(unnamed, ", "))
 	}
 	reps := c.Reports()
 	kept := collect.OnNodes(reps, o.Nodes)

@@ -129,7 +129,7 @@ func TestInUse(t *testing.T) {
 	}
 	got, err := fs.InUse(netip.MustParseAddrPort("127.0.0.1:8081"))
 	require.NoError(t, err)
-	assert.Equal(t, "pid 1234 (server-1234) and 1 other process(es)", got[0].Describe())
+	assert.Equal(t, "pid 1234 (server-1234) and 1 other process", got[0].Describe())
 	assert.Equal(t, map[uint64]bool{1004: true, 555: true}, fs.Sockets(77))
 	assert.Nil(t, fs.Sockets(4321), "gone")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 )
@@ -141,7 +142,7 @@ func killedNote(n int, err error) string {
 	if err != nil {
 		return fmt.Sprintf("the command left processes in the slice that could not all be killed (%d killed): %v", n, err)
 	}
-	return fmt.Sprintf("the command left %d process(es) running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", n)
+	return fmt.Sprintf("the command left %s running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", plural.N(n, "process"))
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where

@@ -249,7 +249,7 @@ func TestCreatedRunOrder(t *testing.T) {
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
-	assert.Contains(t, rep.Warnings, "removed 1 slice(s) left by runs that no longer live")
+	assert.Contains(t, rep.Warnings, "removed 1 slice left by runs that no longer live")
 	assert.Contains(t, rep.Warnings, o.Notes[0], "what the caller found (the driver's tidying) is in the warnings")
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
 
@@ -569,7 +569,7 @@ func TestCpusetRunOrder(t *testing.T) {
 		"limits", "chain", "cpuset"}, w.log[:7])
 	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-4:])
 	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.spec.Cpuset)
-	assert.Contains(t, rep.Warnings, "removed 2 slice(s) left by runs that no longer live", "the stale slice and its stale twin")
+	assert.Contains(t, rep.Warnings, "removed 2 slices left by runs that no longer live", "the stale slice and its stale twin")
 	assert.Equal(t, "1", rep.Config.Cpuset)
 	assert.Equal(t, "1", rep.Cgroup.Cpuset)
 

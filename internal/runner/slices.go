@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -74,10 +75,10 @@ func (k Local) placeSlices(ctx context.Context, o Options) (slicePlace, error) {
 		removed, skipped = append(removed, r...), append(skipped, s...)
 	}
 	if len(removed) > 0 {
-		p.notes = append(p.notes, fmt.Sprintf("removed %d slice(s) left by runs that no longer live", len(removed)))
+		p.notes = append(p.notes, fmt.Sprintf("removed %s left by runs that no longer live", plural.N(len(removed), "slice")))
 	}
 	if len(skipped) > 0 {
-		p.notes = append(p.notes, fmt.Sprintf("left %d slice-like director(ies) under %s alone: they hold processes we did not start (throttlebench cleanup says which)", len(skipped), p.parent))
+		p.notes = append(p.notes, fmt.Sprintf("left %d slice-like %s under %s alone: they hold processes we did not start (throttlebench cleanup says which)", len(skipped), plural.Noun(float64(len(skipped)), "directory"), p.parent))
 	}
 	// A run cancelled already (a signal, a --timeout of microseconds, the
 	// next configuration of an interrupted sweep) creates nothing. Only here,

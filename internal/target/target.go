@@ -19,6 +19,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/netport"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -178,7 +179,7 @@ func (r run) served(ctx context.Context, o runner.Options, given *Target, starte
 	defer func() {
 		srv.Stop(ServeGrace)
 		if n, kerr := slice.KillLeft(0); n > 0 || kerr != nil {
-			msg := fmt.Sprintf("the server left %d process(es) in its slice after it was stopped: killed, so that the slice could be removed", n)
+			msg := fmt.Sprintf("the server left %s in its slice after it was stopped: killed, so that the slice could be removed", plural.N(n, "process"))
 			if kerr != nil {
 				msg = fmt.Sprintf("the server left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
 			}

@@ -225,7 +225,7 @@ func TestCommandFaults(t *testing.T) {
 	})
 	t.Run("daemon out of its group", func(t *testing.T) {
 		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--", "sh", "-c", "setsid sleep 302.25 </dev/null >/dev/null 2>&1 & sleep 0.2")
-		assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 3 process(es) running in the slice", "one per run, warm-up included")
+		assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 3 processes running in the slice", "one per run, warm-up included")
 		noneLeft(t, "302.25")
 	})
 	t.Run("crash", func(t *testing.T) {

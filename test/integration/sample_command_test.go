@@ -106,7 +106,7 @@ func TestSampleCommand(t *testing.T) {
 		require.NoError(t, cmd.Wait(), "without --duration, Ctrl-C is the normal end: %s", errb.String())
 		s := decode(t, out.String())
 		assert.True(t, s.Interrupted)
-		assert.Contains(t, errb.String(), "the command left 1 process(es) in its slice after it was stopped: killed")
+		assert.Contains(t, errb.String(), "the command left 1 process in its slice after it was stopped: killed")
 		nothingLeft(t, s)
 	})
 
