@@ -67,6 +67,12 @@ func writeString(path, s string) error {
 	return Write(path, func(w io.Writer) error { _, err := io.WriteString(w, s); return err })
 }
 
+// writeStringBetween is writeString with between run between the walk and
+// the write.
+func writeStringBetween(path, s string, between func()) error {
+	return writeFileBetween(path, func(w io.Writer) error { _, err := io.WriteString(w, s); return err }, between)
+}
+
 func TestLinkRule(t *testing.T) {
 	needRoot(t)
 	top := t.TempDir()
@@ -155,7 +161,7 @@ func TestWriteRefusesAPlantedLink(t *testing.T) {
 	}
 }
 
-// A link swapped in between the walk and the write (the hook) is not
+// A link swapped in between the walk and the write (writeFileBetween) is not
 // followed: a directory on the way swapped for a link leaves the file in
 // the directory walked; the file's own name swapped for one is not
 // replaced. The next write (a sweep's next save) refuses the link.
@@ -166,17 +172,14 @@ func TestLinkSwappedInDuringTheRun(t *testing.T) {
 	shared := dirOf(t, top, "shared", 0o777, nobody)
 	secret := victim(t)
 	secretDir := filepath.Dir(secret)
-	t.Cleanup(func() { hook = nil })
 
 	t.Run("a directory on the way", func(t *testing.T) {
 		sub := dirOf(t, shared, "sub", 0o755, 0)
 		out := filepath.Join(sub, "secret")
-		hook = func() {
+		require.NoError(t, writeStringBetween(out, "json", func() {
 			require.NoError(t, os.Rename(sub, sub+".old"))
 			linkOf(t, secretDir, sub, nobody)
-		}
-		require.NoError(t, writeString(out, "json"))
-		hook = nil
+		}))
 		data, err := os.ReadFile(filepath.Join(sub+".old", "secret"))
 		require.NoError(t, err)
 		assert.Equal(t, "json", string(data), "the file goes where the walk went")
@@ -191,9 +194,7 @@ func TestLinkSwappedInDuringTheRun(t *testing.T) {
 	})
 	t.Run("the file's own name", func(t *testing.T) {
 		out := filepath.Join(shared, "result.json")
-		hook = func() { linkOf(t, secret, out, nobody) }
-		err := writeString(out, "json")
-		hook = nil
+		err := writeStringBetween(out, "json", func() { linkOf(t, secret, out, nobody) })
 		var te *TargetError
 		require.ErrorAs(t, err, &te)
 		assert.Contains(t, err.Error(), "became a symbolic link since it was checked")

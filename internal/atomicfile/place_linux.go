@@ -38,10 +38,6 @@ func (p *place) close()       { unix.Close(p.dir) }
 // target is told as a link that leads nowhere.
 type step struct{ name, via string }
 
-// hook, when set (by tests), runs between the walk and the write of a file:
-// the window in which a link can be swapped in.
-var hook func()
-
 // locate walks path one component at a time with openat(O_PATH|O_NOFOLLOW)
 // from a directory descriptor it holds, so that each step lands where the
 // previous one was, whatever is renamed meanwhile. A symbolic link, in a
@@ -256,6 +252,13 @@ func pseudoFS(dir int) (string, bool) {
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
+	return writeFileBetween(path, write, nil)
+}
+
+// writeFileBetween is writeFile with between, when not nil, run between
+// the walk and the write: the window in which a link can be swapped in,
+// which tests open.
+func writeFileBetween(path string, write func(io.Writer) error, between func()) error {
 	p, err := locate(path)
 	if err == nil {
 		defer p.close()
@@ -264,8 +267,8 @@ func writeFile(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if hook != nil {
-		hook()
+	if between != nil {
+		between()
 	}
 	return p.write(write)
 }
