@@ -22,7 +22,8 @@ type Window struct {
 	Pass bool `json:"pass"`
 	// Figure is the statistic the target is on (the window's pNN, or its
 	// mean), in the target's own unit; the search only carries it, for the
-	// drift guard and for the caller's table and plot.
+	// drift guard and for the caller's table and plot. It must be finite
+	// (JSON has no NaN): a refused window without one carries 0.
 	Figure float64 `json:"figure"`
 	// Refused, when not empty, says why this window gives no verdict (the
 	// achieved rate fell short of the offered one, the machine was busy,

@@ -64,6 +64,27 @@ func TestSearchFindsTheThreshold(t *testing.T) {
 	assert.Equal(t, Pass, a.Arm(13).Verdict)
 	assert.Equal(t, Fail, a.Arm(12).Verdict)
 	assert.Nil(t, a.Arm(0))
+
+	// The keys issue 36 makes a contract, as the arms and bracket carry them.
+	out, err := json.Marshal(a)
+	require.NoError(t, err)
+	var back struct {
+		Bracket struct{ PassCPUs, FailCPUs *float64 } `json:"bracket"`
+		Arms    []struct {
+			CPUs       float64          `json:"cpus"`
+			Verdict    string           `json:"verdict"`
+			Confidence float64          `json:"confidence"`
+			Windows    []map[string]any `json:"windows"`
+		} `json:"arms"`
+	}
+	require.NoError(t, json.Unmarshal(out, &back))
+	assert.Contains(t, string(out), `"pass_cpus":0.7`)
+	assert.Contains(t, string(out), `"fail_cpus":0.65`)
+	require.Len(t, back.Arms, 6)
+	assert.Equal(t, "pass", back.Arms[0].Verdict)
+	assert.InDelta(t, 1, back.Arms[0].CPUs, 1e-12)
+	assert.Len(t, back.Arms[0].Windows, 6)
+	assert.Equal(t, true, back.Arms[0].Windows[0]["pass"])
 }
 
 func TestSearchEveryLevelPasses(t *testing.T) {
