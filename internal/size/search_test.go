@@ -69,8 +69,7 @@ func TestSearchFindsTheThreshold(t *testing.T) {
 	out, err := json.Marshal(a)
 	require.NoError(t, err)
 	var back struct {
-		Bracket struct{ PassCPUs, FailCPUs *float64 } `json:"bracket"`
-		Arms    []struct {
+		Arms []struct {
 			CPUs       float64          `json:"cpus"`
 			Verdict    string           `json:"verdict"`
 			Confidence float64          `json:"confidence"`
