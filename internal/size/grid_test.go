@@ -67,7 +67,6 @@ func TestParseStep(t *testing.T) {
 }
 
 func TestParseGridRefuses(t *testing.T) {
-	ms100 := 100 * time.Millisecond
 	for _, tc := range []struct {
 		min, max, step string
 		period         time.Duration
@@ -98,7 +97,6 @@ func TestParseGridRefuses(t *testing.T) {
 }
 
 func TestGridLevels(t *testing.T) {
-	ms100 := 100 * time.Millisecond
 	for _, tc := range []struct {
 		min, max, step string
 		want           []float64
@@ -175,7 +173,6 @@ func TestGridLevelsFromDefaults(t *testing.T) {
 }
 
 func TestDefaultRange(t *testing.T) {
-	ms100 := 100 * time.Millisecond
 	// One CPU throughout but one interval at 2: mean 1.1, peak 2.
 	spiky := traceOf(ms100, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1)
 
