@@ -130,6 +130,10 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 	if !(lo < hi) {
 		return nil, g.outOfOrder(lo, hi, def)
 	}
+	if math.Round(quotaUs(lo, g.Period)) < float64(config.MinQuota/time.Microsecond) {
+		// Only a default can be: ParseGrid refuses such a --cpus-min.
+		return nil, config.Usagef("cpus-min", "the default --cpus-min %s (%s) is below the kernel's 1ms of quota per %v period; give --cpus-min", fmtCPUs(lo), def.Why, g.Period)
+	}
 	if g.count(lo, hi) > MaxLevels {
 		return nil, config.Usagef("step", "invalid --step %q: more than %d levels from %s to %s CPUs; want a coarser step or a narrower range", g.Step, MaxLevels, fmtCPUs(lo), fmtCPUs(hi))
 	}

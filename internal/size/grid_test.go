@@ -213,3 +213,58 @@ func TestDefaultRange(t *testing.T) {
 		assert.GreaterOrEqual(t, len(levels), 2)
 	}
 }
+
+// A default low end the kernel would refuse is refused, naming --cpus-min;
+// DefaultRange never makes one.
+func TestGridLevelsRefuseATinyDefault(t *testing.T) {
+	g, err := ParseGrid("", "", "5%", time.Millisecond)
+	require.NoError(t, err)
+	_, err = g.Levels(Range{Min: 0.5, Max: 2, Why: "made up"})
+	requireUsage(t, err, "cpus-min", "the default --cpus-min 0.5 (made up) is below the kernel's 1ms of quota per 1ms period; give --cpus-min")
+	levels, err := g.Levels(DefaultRange(traceOf(ms100, 0.5, 0.7), 1, 4, time.Millisecond))
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, levels[0])
+}
+
+// Whatever the grid's flags are: no panic; an error is one config.Error
+// line naming one of them; a success is increasing levels the kernel takes.
+func FuzzParseGrid(f *testing.F) {
+	f.Add("0.5", "1", "0.05", int64(100000))
+	f.Add("", "2", "5%", int64(1000))
+	f.Add("0.01", "1024", "1%", int64(1000000))
+	f.Fuzz(func(t *testing.T, lo, hi, step string, periodUs int64) {
+		period := time.Duration(periodUs) * time.Microsecond
+		if period < config.MinPeriod || period > config.MaxPeriod {
+			return // config refuses it before
+		}
+		g, err := ParseGrid(lo, hi, step, period)
+		if err != nil {
+			checkGridUsage(t, err)
+			return
+		}
+		levels, err := g.Levels(Range{Min: 0.5, Max: 2, Why: "fuzz"})
+		if err != nil {
+			checkGridUsage(t, err)
+			return
+		}
+		if len(levels) < 2 || len(levels) > MaxLevels {
+			t.Fatalf("%d levels", len(levels))
+		}
+		for i, c := range levels {
+			if q := c * float64(period) / float64(time.Microsecond); q < 1000 || q > config.MaxCPUs*float64(period/time.Microsecond) {
+				t.Fatalf("level %d: %v CPUs is a quota of %vµs", i, c, q)
+			}
+			if i > 0 && !(c > levels[i-1]) {
+				t.Fatalf("levels not increasing: %v", levels)
+			}
+		}
+	})
+}
+
+func checkGridUsage(t *testing.T, err error) {
+	t.Helper()
+	var ce *config.Error
+	require.True(t, errors.As(err, &ce), "%T is not a config.Error: %v", err, err)
+	require.Contains(t, []string{"cpus-min", "cpus-max", "step"}, ce.Param)
+	requireUsage(t, err, ce.Param, "--"+ce.Param)
+}

@@ -146,3 +146,30 @@ func TestSLOReadsAWindowsFigure(t *testing.T) {
 	p999, _ := ParseSLO("p99.9<=1s", ResponseTimes)
 	assert.True(t, math.IsNaN(p999.FromRun(r)))
 }
+
+// Whatever --slo is: no panic; an error is one config.Error line naming
+// --slo; a success prints back canonically as the same SLO.
+func FuzzParseSLO(f *testing.F) {
+	for _, s := range []string{"p99<=50ms", "mean<=1.2x", "p99.9 < 2s", "p95>=1s", "p50<=", "<=", "p99<=1e308x", "p999<=-0s"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, v string, open bool) {
+		m := Durations
+		if open {
+			m = ResponseTimes
+		}
+		s, err := ParseSLO(v, m)
+		if err != nil {
+			requireUsage(t, err, "slo", "invalid --slo")
+			return
+		}
+		back, err := ParseSLO(s.String(), m)
+		if err != nil || back != s {
+			t.Fatalf("%q → %q reads back as %+v, %v; want %+v", v, s.String(), back, err, s)
+		}
+		if !(s.BoundMs(1) > 0) {
+			t.Fatalf("%q: bound %v", v, s.BoundMs(1))
+		}
+	})
+}
