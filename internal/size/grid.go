@@ -74,7 +74,7 @@ type Grid struct {
 // all it can: a bad number, an end whose quota is below the kernel's 1 ms,
 // ends out of order, a step finer than a microsecond of quota or one that
 // makes more than MaxLevels levels.
-func ParseGrid(min, max, step string, period time.Duration) (Grid, error) {
+func ParseGrid(cpusMin, cpusMax, step string, period time.Duration) (Grid, error) {
 	g := Grid{Period: period}
 	var err error
 	if g.Step, err = ParseStep(step); err != nil {
@@ -83,10 +83,10 @@ func ParseGrid(min, max, step string, period time.Duration) (Grid, error) {
 	if g.Step.CPUs > 0 && math.Round(g.Step.CPUs*periodUs(period)) < 1 {
 		return g, config.Usagef("step", "invalid --step %q: finer than the kernel's 1µs of quota per %v period (%s CPUs)", step, period, fmtCPUs(1/periodUs(period)))
 	}
-	if g.Min, err = parseEnd("cpus-min", min, period); err != nil {
+	if g.Min, err = parseEnd("cpus-min", cpusMin, period); err != nil {
 		return g, err
 	}
-	if g.Max, err = parseEnd("cpus-max", max, period); err != nil {
+	if g.Max, err = parseEnd("cpus-max", cpusMax, period); err != nil {
 		return g, err
 	}
 	if g.Min > 0 && g.Max > 0 {
@@ -134,10 +134,10 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 		// Only a default can be: ParseGrid refuses such a --cpus-min.
 		return nil, config.Usagef("cpus-min", "the default --cpus-min %s (%s) is below the kernel's 1ms of quota per %v period; give --cpus-min", fmtCPUs(lo), def.Why, g.Period)
 	}
-	if g.count(lo, hi) > MaxLevels {
+	n := g.count(lo, hi)
+	if n > MaxLevels {
 		return nil, config.Usagef("step", "invalid --step %q: more than %d levels from %s to %s CPUs; want a coarser step or a narrower range", g.Step, MaxLevels, fmtCPUs(lo), fmtCPUs(hi))
 	}
-	n := g.count(lo, hi)
 	var out []float64
 	add := func(c float64) {
 		c = math.Round(quotaUs(c, g.Period)) / periodUs(g.Period)
