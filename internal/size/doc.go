@@ -3,8 +3,16 @@
 // smallest level that meets the target, and says how sure it is. It is
 // pure: it measures nothing itself (the caller's Measure does), links no
 // cgroup machinery, and prints nothing; warnings are data (Answer.Warnings).
-// The target (--slo), the quota grid and the usage-based rules live beside
-// it in this package; the search takes the grid as ascending CPUs.
+// Beside it: slo.go reads --slo into an SLO that judges one window's
+// figure (absolute, or a factor of the unlimited arm's same statistic);
+// grid.go is the quota grid (--cpus-min, --cpus-max, --step at --period)
+// and its default range from the unlimited arm's usage; rules.go is what
+// usage-based recommenders (VPA, krr, sample's 1% rule) would set from
+// that usage, to measure beside the answer. Flag errors are config.Errors
+// (exit 2). The search takes the grid as ascending CPUs.
+//
+// It is the core only: the size command that wires it to the runner (an
+// unlimited arm, windows measured in slices) comes next (issue 36).
 //
 // # The unit of evidence is a window
 //

@@ -12,14 +12,14 @@ import (
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
-// Measure is what a window measures, and so which statistics an SLO may
+// Metric is what a window measures, and so which statistics an SLO may
 // bound.
-type Measure int
+type Metric int
 
 const (
 	// Durations: the built-in closed loop's iterations or a command's
 	// runs (run's workloads, -- CMD), read from a report.Report.
-	Durations Measure = iota
+	Durations Metric = iota
 	// ResponseTimes: the open loop's and --target's requests, read from a
 	// report.LatencyMs.
 	ResponseTimes
@@ -31,7 +31,7 @@ const (
 // durations_ms. A response time's target is a percentile
 // (report.LatencyMs: p50, p90, p99, p999), never its mean, which one
 // stalled period barely moves.
-func Allowed(m Measure) []string {
+func Allowed(m Metric) []string {
 	if m == ResponseTimes {
 		return []string{"p50", "p90", "p99", "p99.9"}
 	}
@@ -46,8 +46,8 @@ const maxFactor = 100
 // either by a duration or by a factor of the unlimited arm's same
 // statistic.
 type SLO struct {
-	Stat    string // one of Allowed(Measure), as written: "p99", "p99.9", "mean"
-	Measure Measure
+	Stat    string // one of Allowed(Metric), as written: "p99", "p99.9", "mean"
+	Metric Metric
 	Strict  bool          // "<" rather than "<="
 	Limit   time.Duration // the absolute bound; 0 when relative
 	Factor  float64       // the bound as a factor of the unlimited arm's; 0 when absolute
@@ -56,17 +56,17 @@ type SLO struct {
 // ParseSLO reads --slo for windows that measure m: p99<=50ms, mean<=1.2x.
 // Spaces around the parts are allowed, p999 reads as p99.9; bad input is a
 // config.Error naming --slo, its value and what is allowed.
-func ParseSLO(v string, m Measure) (SLO, error) {
+func ParseSLO(v string, m Metric) (SLO, error) {
 	i := strings.IndexAny(v, "<>=")
 	if i < 0 {
 		return SLO{}, config.Usagef("slo", "invalid --slo %q: want a statistic, <= and a bound, such as p99<=50ms, or mean<=1.2x for 1.2 times the unlimited run's", v)
 	}
-	s := SLO{Stat: strings.ToLower(strings.TrimSpace(v[:i])), Measure: m}
+	s := SLO{Stat: strings.ToLower(strings.TrimSpace(v[:i])), Metric: m}
 	if s.Stat == "p999" {
 		s.Stat = "p99.9"
 	}
 	if !slices.Contains(Allowed(m), s.Stat) {
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: %q is no statistic of %s; want one of %s", v, s.Stat, measureName(m), strings.Join(Allowed(m), ", "))
+		return SLO{}, config.Usagef("slo", "invalid --slo %q: %q is no statistic of %s; want one of %s", v, s.Stat, metricName(m), strings.Join(Allowed(m), ", "))
 	}
 	rest := v[i:]
 	switch {
@@ -94,7 +94,7 @@ func ParseSLO(v string, m Measure) (SLO, error) {
 	return s, nil
 }
 
-func measureName(m Measure) string {
+func metricName(m Metric) string {
 	if m == ResponseTimes {
 		return "response times (the open loop, --target)"
 	}

@@ -16,18 +16,18 @@ import (
 func TestParseSLO(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		m    Measure
+		m    Metric
 		want SLO
 		str  string
 	}{
-		{"p99<=50ms", ResponseTimes, SLO{Stat: "p99", Measure: ResponseTimes, Limit: 50 * time.Millisecond}, "p99<=50ms"},
-		{" P99.9 <= 1.5ms ", ResponseTimes, SLO{Stat: "p99.9", Measure: ResponseTimes, Limit: 1500 * time.Microsecond}, "p99.9<=1.5ms"},
-		{"p999<=2s", ResponseTimes, SLO{Stat: "p99.9", Measure: ResponseTimes, Limit: 2 * time.Second}, "p99.9<=2s"},
-		{"p50<500us", ResponseTimes, SLO{Stat: "p50", Measure: ResponseTimes, Strict: true, Limit: 500 * time.Microsecond}, "p50<500µs"},
-		{"p95<=400ms", Durations, SLO{Stat: "p95", Measure: Durations, Limit: 400 * time.Millisecond}, "p95<=400ms"},
-		{"mean<=1.2x", Durations, SLO{Stat: "mean", Measure: Durations, Factor: 1.2}, "mean<=1.2x"},
-		{"mean <= 1.50 x", Durations, SLO{Stat: "mean", Measure: Durations, Factor: 1.5}, "mean<=1.5x"},
-		{"p99<=1.05x", ResponseTimes, SLO{Stat: "p99", Measure: ResponseTimes, Factor: 1.05}, "p99<=1.05x"},
+		{"p99<=50ms", ResponseTimes, SLO{Stat: "p99", Metric: ResponseTimes, Limit: 50 * time.Millisecond}, "p99<=50ms"},
+		{" P99.9 <= 1.5ms ", ResponseTimes, SLO{Stat: "p99.9", Metric: ResponseTimes, Limit: 1500 * time.Microsecond}, "p99.9<=1.5ms"},
+		{"p999<=2s", ResponseTimes, SLO{Stat: "p99.9", Metric: ResponseTimes, Limit: 2 * time.Second}, "p99.9<=2s"},
+		{"p50<500us", ResponseTimes, SLO{Stat: "p50", Metric: ResponseTimes, Strict: true, Limit: 500 * time.Microsecond}, "p50<500µs"},
+		{"p95<=400ms", Durations, SLO{Stat: "p95", Metric: Durations, Limit: 400 * time.Millisecond}, "p95<=400ms"},
+		{"mean<=1.2x", Durations, SLO{Stat: "mean", Metric: Durations, Factor: 1.2}, "mean<=1.2x"},
+		{"mean <= 1.50 x", Durations, SLO{Stat: "mean", Metric: Durations, Factor: 1.5}, "mean<=1.5x"},
+		{"p99<=1.05x", ResponseTimes, SLO{Stat: "p99", Metric: ResponseTimes, Factor: 1.05}, "p99<=1.05x"},
 	} {
 		s, err := ParseSLO(tc.in, tc.m)
 		require.NoError(t, err, tc.in)
@@ -42,7 +42,7 @@ func TestParseSLO(t *testing.T) {
 
 // Every statistic the measure allows round-trips, absolute and relative.
 func TestSLORoundTripsEveryStat(t *testing.T) {
-	for _, m := range []Measure{Durations, ResponseTimes} {
+	for _, m := range []Metric{Durations, ResponseTimes} {
 		for _, st := range Allowed(m) {
 			for _, in := range []string{st + "<=20ms", st + "<3s", st + "<=2x", st + "<1.25x"} {
 				s, err := ParseSLO(in, m)
@@ -58,7 +58,7 @@ func TestSLORoundTripsEveryStat(t *testing.T) {
 func TestParseSLORefuses(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		m    Measure
+		m    Metric
 		want string
 	}{
 		{"fast", Durations, `invalid --slo "fast": want a statistic, <= and a bound, such as p99<=50ms, or mean<=1.2x`},
