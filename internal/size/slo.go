@@ -46,11 +46,11 @@ const maxFactor = 100
 // either by a duration or by a factor of the unlimited arm's same
 // statistic.
 type SLO struct {
-	Stat    string // one of Allowed(Metric), as written: "p99", "p99.9", "mean"
+	Stat   string // one of Allowed(Metric), as written: "p99", "p99.9", "mean"
 	Metric Metric
-	Strict  bool          // "<" rather than "<="
-	Limit   time.Duration // the absolute bound; 0 when relative
-	Factor  float64       // the bound as a factor of the unlimited arm's; 0 when absolute
+	Strict bool          // "<" rather than "<="
+	Limit  time.Duration // the absolute bound; 0 when relative
+	Factor float64       // the bound as a factor of the unlimited arm's; 0 when absolute
 }
 
 // ParseSLO reads --slo for windows that measure m: p99<=50ms, mean<=1.2x.
