@@ -1,0 +1,26 @@
+// Package sizing is `throttlebench size` wired to the runner: its flags
+// resolved (Flags.Resolve: bad input is one config.Error, exit 2, before
+// anything is made) and the engine (Engine.Run) that measures the unlimited
+// arm, derives the grid and the SLO's bound from it, and runs size.Search
+// with one window per call, each in a fresh slice at the level's quota.
+// The decisions are internal/size's; this package only measures windows and
+// lays out the result (Result: JSON keys that are a contract, and text).
+//
+// Which loop: the open loop (latency's) when an open-loop parameter is given
+// (--rate, --work, …), else the closed loop (run's: a built-in workload or a
+// command after --). A window is --window of the open loop's arrivals, or a
+// run of --window iterations of the closed loop.
+//
+// The unlimited arm is always measured first (the test's fewest windows that
+// can pass) and reported: the SLO's relative bound is its median figure, and
+// the default range comes from its usage, taken per window (cpu_ms over
+// window_ms), so the high end is all the CPUs when the period is shorter
+// than a window (size.DefaultRange says why). Where the unlimited arm does
+// not pass, no limit can: the search is skipped and the answer says so.
+//
+// A window is refused (size.Window.Refused) when the open loop's achieved
+// rate falls short of the offered one or its result carries a busy-machine
+// warning. --budget is a deadline on the whole: the answer is then the
+// bracket reached so far, marked incomplete. It prints nothing; the runner
+// removes every slice on every path, Ctrl-C included.
+package sizing

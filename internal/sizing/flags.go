@@ -1,0 +1,185 @@
+package sizing
+
+import (
+	"context"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/size"
+)
+
+// Formats are what size writes.
+var Formats = []string{"text", "json"}
+
+// Window defaults: the open loop's length, and the closed loop's
+// iterations (run's --iterations default).
+const (
+	DefaultOpenWindow   = 2 * time.Second
+	DefaultClosedWindow = 5
+)
+
+// Flags are size's flags as given: the shared ones (latency's and run's
+// parameters, where and how to run) and its own.
+type Flags struct {
+	Run                    *runopts.Flags
+	SLO                    string
+	CPUsMin, CPUsMax, Step string
+	Confidence             float64
+	Window                 string
+	Budget                 time.Duration
+}
+
+// Plan is size resolved: how each window runs and what the search needs.
+type Plan struct {
+	Settings runopts.Settings
+	// Open: the open loop's windows (latency's); else the closed loop's.
+	Open   bool
+	SLO    size.SLO
+	Grid   size.Grid
+	Test   size.Sequential
+	Budget time.Duration
+	// Window is a window's length as the result says it: "2s",
+	// "5 iterations".
+	Window string
+	// Argv is the command after -- (the closed loop), nil for none.
+	Argv    []string
+	command config.Command
+	given   map[string]string
+}
+
+// Resolve checks every flag, before anything is made. args are what came
+// after -- (a command to measure), dash where -- was.
+func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash int, stderr io.Writer) (Plan, error) {
+	f := o.Run
+	if o.SLO == "" {
+		return Plan{}, config.Usagef("slo", "--slo is required: the target each window must meet, such as p99<=50ms or mean<=1.2x (of the unlimited arm's)")
+	}
+	if err := modes.Refuse(modes.Size, g); err != nil {
+		return Plan{}, err
+	}
+	p := Plan{command: config.Batch}
+	for _, name := range modes.OpenOnly() {
+		if g.Changed(name) {
+			p.Open, p.command = true, config.Latency
+			break
+		}
+	}
+	if p.Open {
+		if err := modes.Refuse(modes.SizeOpen, g); err != nil {
+			return p, err
+		}
+		if len(args) > 0 {
+			return p, config.Usagef("command", "unexpected command %q: a command after -- is measured by the closed loop, and an open-loop parameter (--rate, --work, …) was given: give one loop's", args[0])
+		}
+	}
+	if f.Mode == runner.ModeCurrent {
+		return p, config.Usagef("cgroup", "--cgroup %q cannot be used with size: each window runs at its own quota, in a slice of its own", f.Mode)
+	}
+	if err := config.Choice("format", f.Format, Formats); err != nil {
+		return p, err
+	}
+	if err := f.TakeCommand("size", args, dash, g.Changed, true); err != nil {
+		return p, err
+	}
+	p.Argv = f.Argv
+	metric := size.Durations
+	if p.Open {
+		metric = size.ResponseTimes
+	}
+	var err error
+	if p.SLO, err = size.ParseSLO(o.SLO, metric); err != nil {
+		return p, err
+	}
+	p.given = f.Given(g.Changed)
+	if err := o.window(&p); err != nil {
+		return p, err
+	}
+	if p.Test, err = test(o.Confidence); err != nil {
+		return p, err
+	}
+	if o.Budget < 0 {
+		return p, config.Usagef("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
+	}
+	p.Budget = o.Budget
+	if p.Settings, err = f.Settings(ctx, g.Changed, stderr); err != nil {
+		return p, err
+	}
+	c, err := config.ResolveFor(p.command, p.given)
+	if err != nil {
+		return p, err
+	}
+	if _, err := p.Settings.Options(c); err != nil {
+		return p, err
+	}
+	p.Grid, err = size.ParseGrid(o.CPUsMin, o.CPUsMax, o.Step, c.Limits.Period)
+	return p, err
+}
+
+// window reads --window into the parameter it stands for: --duration of
+// the open loop, --iterations of the closed loop.
+func (o *Flags) window(p *Plan) error {
+	if p.Open {
+		d, v := DefaultOpenWindow, o.Window
+		if v != "" {
+			var err error
+			if d, err = time.ParseDuration(v); err != nil || d < config.MinOpenDuration || d > config.MaxOpenDuration {
+				return config.Usagef("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
+			}
+		}
+		p.given["duration"], p.Window = d.String(), d.String()
+		return nil
+	}
+	n, v := DefaultClosedWindow, o.Window
+	if v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > bench.MaxIterations {
+			return config.Usagef("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, bench.MaxIterations)
+		}
+	}
+	p.given["iterations"], p.Window = strconv.Itoa(n), strconv.Itoa(n)+" iterations"
+	return nil
+}
+
+// test is the sequential test at --confidence.
+func test(c float64) (size.Sequential, error) {
+	t := size.DefaultSequential()
+	t.Confidence = c
+	if !(c >= 0.5 && c < 1) {
+		return t, config.Usagef("confidence", "invalid --confidence %v: want a probability from 0.5 to below 1, such as 0.95", c)
+	}
+	if err := t.Check(); err != nil {
+		return t, config.Usagef("confidence", "invalid --confidence %v: %v", c, err)
+	}
+	if t.MinWindows() > t.LevelWindows {
+		return t, config.Usagef("confidence", "invalid --confidence %v: a level would need %d windows to pass, above the cap of %d", c, t.MinWindows(), t.LevelWindows)
+	}
+	return t, nil
+}
+
+// Options is one window's run at cpus (math.Inf(1): unlimited), as latency
+// or run would plan it with --cpus given.
+func (p Plan) Options(cpus float64) (plan.Options, error) {
+	given := make(map[string]string, len(p.given)+1)
+	for k, v := range p.given {
+		given[k] = v
+	}
+	if !math.IsInf(cpus, 1) {
+		given["cpus"] = strconv.FormatFloat(cpus, 'f', -1, 64)
+	}
+	c, err := config.ResolveFor(p.command, given)
+	if err != nil {
+		return plan.Options{}, err
+	}
+	return p.Settings.Options(c)
+}
+
+// Period is the grid's period.
+func (p Plan) Period() time.Duration { return p.Grid.Period }

@@ -1,0 +1,251 @@
+package sizing
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/usage"
+)
+
+// SchemaVersion is the version of Result's JSON.
+const SchemaVersion = 1
+
+// Result is what size writes. These keys are a contract (issue 36):
+// recommendation.{cpus,quota_us,period_us,burst_us}, bracket.{pass_cpus,
+// fail_cpus}, arms[].{cpus,unlimited,burst_us,verdict,confidence,windows},
+// usage_rules[].{name,cpus,verdict}.
+type Result struct {
+	SchemaVersion int     `json:"schema_version"`
+	SLO           string  `json:"slo"`
+	Loop          string  `json:"loop"` // "open" or "closed"
+	Window        string  `json:"window"`
+	PeriodUs      int64   `json:"period_us"`
+	Confidence    float64 `json:"confidence"`
+	Kernel        string  `json:"kernel"`
+	// UnlimitedMs is the unlimited arm's median figure; BoundMs the bound a
+	// window's figure must meet (a relative SLO's factor times it).
+	UnlimitedMs *float64 `json:"unlimited_ms"`
+	BoundMs     *float64 `json:"bound_ms"`
+	// Range is the grid searched; null where no level was.
+	Range *Range `json:"range"`
+	// Recommendation is the smallest passing setting: a level, or no limit
+	// (cpus null, unlimited true) where none in the grid passed; null where
+	// not even the unlimited arm passed.
+	Recommendation *Recommendation `json:"recommendation"`
+	Bracket        size.Bracket    `json:"bracket"`
+	// Arms: the unlimited arm first, then the levels in the order measured.
+	Arms       []Arm  `json:"arms"`
+	UsageRules []Rule `json:"usage_rules"`
+	// Windows counts every window measured, the unlimited arm's included.
+	Windows    int      `json:"windows"`
+	Incomplete bool     `json:"incomplete"`
+	Stopped    string   `json:"stopped,omitempty"`
+	Warnings   []string `json:"warnings"`
+}
+
+// Range is the grid searched: its ends, the default range's reason, and
+// every level.
+type Range struct {
+	MinCPUs float64   `json:"min_cpus"`
+	MaxCPUs float64   `json:"max_cpus"`
+	Default string    `json:"default"`
+	Levels  []float64 `json:"levels_cpus"`
+}
+
+// Recommendation is a setting, as the kernel, Kubernetes and Docker take it.
+type Recommendation struct {
+	CPUs       *float64 `json:"cpus"`
+	QuotaUs    *int64   `json:"quota_us"`
+	PeriodUs   int64    `json:"period_us"`
+	BurstUs    int64    `json:"burst_us"`
+	Unlimited  bool     `json:"unlimited,omitempty"`
+	Kubernetes string   `json:"kubernetes,omitempty"`
+	Docker     string   `json:"docker,omitempty"`
+}
+
+// Arm is one setting measured: the unlimited arm (cpus null) or a level.
+type Arm struct {
+	CPUs       *float64     `json:"cpus"`
+	Unlimited  bool         `json:"unlimited,omitempty"`
+	QuotaUs    *int64       `json:"quota_us"`
+	BurstUs    int64        `json:"burst_us"`
+	Verdict    size.Verdict `json:"verdict"`
+	Confidence float64      `json:"confidence"`
+	Passes     int          `json:"passes"`
+	Fails      int          `json:"fails"`
+	Refused    int          `json:"refused"`
+	Drift      bool         `json:"drift,omitempty"`
+	// FigureMs is the median figure of its counted windows.
+	FigureMs *float64 `json:"figure_ms"`
+	Windows  []Window `json:"windows"`
+}
+
+// Window is one window as measured: the search's record (pass, figure,
+// refused) and its counters.
+type Window struct {
+	size.Window
+	// Short says why it failed whatever its figure: the open loop's
+	// achieved rate fell short of the offered one, or nothing completed.
+	Short       string            `json:"short,omitempty"`
+	short       bool              // set with Short
+	kernel      string            // the result's, for Result.Kernel
+	GOMAXPROCS  int               `json:"gomaxprocs"`
+	Seed        *uint64           `json:"seed,omitempty"`
+	CPUMs       *float64          `json:"cpu_ms"`
+	WindowMs    float64           `json:"window_ms"`
+	OfferedRPS  *float64          `json:"offered_rps,omitempty"`
+	AchievedRPS *float64          `json:"achieved_rps,omitempty"`
+	Throttling  report.Throttling `json:"throttling"`
+}
+
+// Rule is a usage-based recommender's limit, from the unlimited arm's
+// usage; Verdict is the SLO's there, null while the rules' arms are not
+// measured.
+type Rule struct {
+	Name    string        `json:"name"`
+	CPUs    *float64      `json:"cpus"`
+	Note    string        `json:"note"`
+	Verdict *size.Verdict `json:"verdict"`
+}
+
+func newResult(p Plan) Result {
+	loop := "closed"
+	if p.Open {
+		loop = "open"
+	}
+	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
+		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}}
+}
+
+// rules are the usage-based recommenders' limits for the unlimited arm's
+// usage t.
+func rules(t usage.Trace) []Rule {
+	out := []Rule{}
+	if len(t.Samples) < 2 {
+		return out
+	}
+	for _, r := range size.Rules(t) {
+		out = append(out, Rule{Name: r.Name, CPUs: jsonNumber(r.CPUs), Note: r.Note})
+	}
+	return out
+}
+
+// answer lays out the search's answer, with each level's windows as
+// measured.
+func (r *Result) answer(p Plan, a size.Answer, windows [][]Window) {
+	for _, arm := range a.Arms {
+		ws := windows[arm.Level]
+		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), Verdict: arm.Verdict, Confidence: arm.Confidence,
+			Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, FigureMs: median(ws), Windows: ws})
+	}
+	r.Bracket, r.Incomplete, r.Stopped = a.Bracket, a.Incomplete, a.Stopped
+	r.Warnings = append(r.Warnings, a.Warnings...)
+	rec := Recommendation{PeriodUs: p.Grid.Period.Microseconds()}
+	if c := a.Bracket.PassCPUs; c != nil {
+		rec.CPUs, rec.QuotaUs, rec.Kubernetes, rec.Docker = ptr(*c), ptr(quotaUs(*c, p.Grid.Period)), "resources.limits.cpu: "+usage.KubernetesCPU(*c), docker(*c, p.Grid.Period)
+	} else {
+		rec.Unlimited = true
+		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
+	}
+	r.Recommendation = &rec
+}
+
+// docker is the limit as docker run takes it: --cpus at its default
+// period, its microseconds at another.
+func docker(cpus float64, period time.Duration) string {
+	if period == 100*time.Millisecond {
+		return usage.DockerCPUs(cpus)
+	}
+	return usage.DockerQuota(cpus, period)
+}
+
+func quotaUs(cpus float64, period time.Duration) int64 {
+	return int64(math.Round(cpus * float64(period.Microseconds())))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// median is the median figure of the windows counted (not refused).
+func median(ws []Window) *float64 {
+	var xs []float64
+	for _, w := range ws {
+		if w.Refused == "" && !w.short {
+			xs = append(xs, w.Figure)
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	slices.Sort(xs)
+	return jsonNumber(stats.Quantile(xs, 0.5))
+}
+
+// Write writes r as format: json, or text (the arms, one row each, and the
+// recommendation, then the warnings).
+func Write(w io.Writer, r Result, format string) error {
+	if format == "json" {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(r)
+	}
+	stat := strings.SplitN(r.SLO, "<", 2)[0]
+	fmt.Fprintf(w, "size %s on the %s loop: windows of %s, period %v, confidence %s%%\n", r.SLO, r.Loop, r.Window,
+		time.Duration(r.PeriodUs)*time.Microsecond, strconv.FormatFloat(100*r.Confidence, 'f', -1, 64))
+	if r.BoundMs != nil {
+		fmt.Fprintf(w, "a window passes when its %s ≤ %s ms\n", stat, table.Sig(*r.BoundMs, 3))
+	}
+	if r.Range != nil {
+		fmt.Fprintf(w, "grid: %d levels, %s to %s CPUs (%s)\n", len(r.Range.Levels), table.Sig(r.Range.MinCPUs, 3), table.Sig(r.Range.MaxCPUs, 3), r.Range.Default)
+	}
+	fmt.Fprintln(w)
+	t := &table.Table{Columns: []table.Column{{Name: "cpus"}, {Name: "quota", Align: table.Right}, {Name: "windows", Align: table.Right},
+		{Name: stat + "_ms", Align: table.Right}, {Name: "verdict"}, {Name: "confidence", Align: table.Right}}}
+	for _, a := range r.Arms {
+		cpus, quota := "unlimited", "max"
+		if a.CPUs != nil {
+			cpus, quota = table.Sig(*a.CPUs, 3), (time.Duration(*a.QuotaUs) * time.Microsecond).String()
+		}
+		fig := "-"
+		if a.FigureMs != nil {
+			fig = table.Sig(*a.FigureMs, 3)
+		}
+		t.Rows = append(t.Rows, []string{cpus, quota, fmt.Sprintf("%d/%d", a.Passes, len(a.Windows)), fig, string(a.Verdict), fmt.Sprintf("%.0f%%", 100*a.Confidence)})
+	}
+	if err := table.Text(w, t); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, r.recommendationLine())
+	for _, s := range r.Warnings {
+		fmt.Fprintln(w, "warning: "+s)
+	}
+	return nil
+}
+
+// recommendationLine is the recommendation in one line, as Kubernetes and
+// Docker spell it.
+func (r Result) recommendationLine() string {
+	rec := r.Recommendation
+	switch {
+	case rec == nil:
+		return "recommendation: none: not even the unlimited arm meets " + r.SLO
+	case rec.Unlimited:
+		return "recommendation: no limit: no level of the grid met " + r.SLO
+	}
+	s := fmt.Sprintf("recommendation: %s CPUs (quota %v per %v period): %s, docker run %s", table.Sig(*rec.CPUs, 3),
+		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
+	if r.Incomplete {
+		s += " (so far: " + r.Stopped + ")"
+	}
+	return s
+}
