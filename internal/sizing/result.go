@@ -152,7 +152,7 @@ func (r *Result) answer(p Plan, a size.Answer, windows [][]Window) {
 	r.Warnings = append(r.Warnings, a.Warnings...)
 	rec := Recommendation{PeriodUs: p.Grid.Period.Microseconds()}
 	if c := a.Bracket.PassCPUs; c != nil {
-		rec.CPUs, rec.QuotaUs, rec.Kubernetes, rec.Docker = ptr(*c), ptr(quotaUs(*c, p.Grid.Period)), "resources.limits.cpu: "+usage.KubernetesCPU(*c), docker(*c, p.Grid.Period)
+		rec.CPUs, rec.QuotaUs, rec.Kubernetes, rec.Docker = ptr(*c), ptr(quotaUs(*c, p.Grid.Period)), usage.KubernetesCPU(*c), docker(*c, p.Grid.Period)
 	} else {
 		rec.Unlimited = true
 		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
@@ -242,7 +242,7 @@ func (r Result) recommendationLine() string {
 	case rec.Unlimited:
 		return "recommendation: no limit: no level of the grid met " + r.SLO
 	}
-	s := fmt.Sprintf("recommendation: %s CPUs (quota %v per %v period): %s, docker run %s", table.Sig(*rec.CPUs, 3),
+	s := fmt.Sprintf("recommendation: %s CPUs (quota %v per %v period): %s, %s", table.Sig(*rec.CPUs, 3),
 		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
 	if r.Incomplete {
 		s += " (so far: " + r.Stopped + ")"
