@@ -155,7 +155,11 @@ func (r *Result) answer(p Plan, a size.Answer, windows [][]Window) {
 		rec.CPUs, rec.QuotaUs, rec.Kubernetes, rec.Docker = ptr(*c), ptr(quotaUs(*c, p.Grid.Period)), usage.KubernetesCPU(*c), docker(*c, p.Grid.Period)
 	} else {
 		rec.Unlimited = true
-		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
+		why := "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)"
+		if a.Incomplete {
+			why = "no level passed before the search stopped: the recommendation is no limit, so far (give a longer --budget)"
+		}
+		r.Warnings = append(r.Warnings, why)
 	}
 	r.Recommendation = &rec
 }
