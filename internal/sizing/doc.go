@@ -12,7 +12,7 @@
 // run of --window iterations of the closed loop.
 //
 // The unlimited arm is always measured first (the test's fewest windows that
-// can pass) and reported: the SLO's relative bound is its median figure, and
+// can pass, refused ones replaced up to a level's cap) and reported: the SLO's relative bound is its median figure, and
 // the default range comes from its usage, taken per window (cpu_ms over
 // window_ms), so the high end is all the CPUs when the period is shorter
 // than a window (size.DefaultRange says why). Where the unlimited arm does

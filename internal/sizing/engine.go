@@ -67,7 +67,11 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	}
 	if unl.Verdict != size.Pass {
 		r.Recommendation = nil
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm does not pass %s (%s): no limit can, so no level was searched", p.SLO, unl.Verdict))
+		why := fmt.Sprintf("%s: %d of %d windows met it", unl.Verdict, unl.Passes, len(unl.Windows))
+		if unl.Refused > 0 {
+			why += fmt.Sprintf(", %d refused (%s)", unl.Refused, refusals(unl.Windows))
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm does not pass %s (%s): no limit can, so no level was searched", p.SLO, why))
 		return r, nil
 	}
 	rng := size.DefaultRange(trace, p.SLO.Slack(figure), e.NumCPU, p.Grid.Period)
@@ -103,8 +107,8 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 }
 
 // unlimited measures the unlimited arm: the fewest windows in which a level
-// can pass, judged against their own median figure (a relative SLO's
-// base). It gives the arm, that figure and the arm's usage, a reading per
+// can pass, not counting refused ones (up to a level's cap), judged against
+// their own median figure (a relative SLO's base). It gives the arm, that figure and the arm's usage, a reading per
 // window.
 func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, error) {
 	arm := Arm{Unlimited: true, QuotaUs: nil}
@@ -115,7 +119,7 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 	n := p.Test.MinWindows()
 	var traces []usage.Trace
 	var figures []float64
-	for range n {
+	for len(figures) < n && len(arm.Windows) < p.Test.LevelWindows {
 		m, err := e.Window(ctx, o)
 		if err != nil {
 			return arm, 0, usage.Trace{}, err
@@ -216,4 +220,15 @@ func jsonNumber(x float64) *float64 {
 		return nil
 	}
 	return &x
+}
+
+// refusals are the reasons windows were refused, each once.
+func refusals(ws []Window) string {
+	var out []string
+	for _, w := range ws {
+		if w.Refused != "" && !slices.Contains(out, w.Refused) {
+			out = append(out, w.Refused)
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -262,3 +262,34 @@ func TestEngineBudgetAndCancel(t *testing.T) {
 	_, err = Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	assert.ErrorIs(t, err, ErrUnlimitedCut)
 }
+
+// The unlimited arm measures until it has the windows a level needs to
+// pass, refused ones not counting; all refused, it stops at a level's cap
+// and searches nothing.
+func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	n := 0
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+		if math.IsInf(c, 1) {
+			if n++; n <= 2 {
+				m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+			}
+		}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	unl := r.Arms[0]
+	assert.Equal(t, size.Pass, unl.Verdict)
+	assert.Equal(t, 2, unl.Refused)
+	assert.Len(t, unl.Windows, p.Test.MinWindows()+2)
+
+	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(_ float64, m *Measured) {
+		m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+	}}
+	r, err = Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Len(t, r.Arms, 1)
+	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
+	assert.Contains(t, r.Warnings[0], "refused (busy machine)")
+	assert.Nil(t, r.Recommendation)
+}
