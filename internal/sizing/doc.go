@@ -18,9 +18,12 @@
 // than a window (size.DefaultRange says why). Where the unlimited arm does
 // not pass, no limit can: the search is skipped and the answer says so.
 //
-// A window is refused (size.Window.Refused) when the open loop's achieved
-// rate falls short of the offered one or its result carries a busy-machine
-// warning. --budget is a deadline on the whole: the answer is then the
+// A window is refused (size.Window.Refused: no verdict) when its result
+// carries a busy-machine warning. An open-loop window that dropped a request
+// or achieved under ShortRate of the offered rate fails whatever its
+// percentile (Window.Short): below the CPU the work needs the queue grows, and
+// the percentile of the requests that completed would hide those that did
+// not; refusing it instead would spend a level's whole cap there. --budget is a deadline on the whole: the answer is then the
 // bracket reached so far, marked incomplete. It prints nothing; the runner
 // removes every slice on every path, Ctrl-C included.
 package sizing
