@@ -103,6 +103,12 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	}
 	r.answer(p, ans, windows)
 	r.Windows += ans.Windows
+	if err := e.ruleArms(ctx, p, &r, figure); err != nil {
+		return r, err
+	}
+	if parent.Err() != nil {
+		return r, parent.Err()
+	}
 	return r, nil
 }
 

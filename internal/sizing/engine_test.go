@@ -293,3 +293,42 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	assert.Contains(t, r.Warnings[0], "refused (busy machine)")
 	assert.Nil(t, r.Recommendation)
 }
+
+// Each usage rule's limit is measured beside the search: sample's rule
+// sets the unlimited arm's peak usage, 0.5 CPUs, where the target needs
+// 0.55, so its verdict is fail; VPA and krr need a longer run (null).
+func TestUsageRulesMeasured(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.55 {
+			return 10
+		}
+		return 200
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, r.UsageRules, 3)
+	byName := map[string]Rule{}
+	for _, u := range r.UsageRules {
+		byName[u.Name] = u
+	}
+	s := byName["sample"]
+	require.NotNil(t, s.CPUs)
+	assert.InDelta(t, 0.5, *s.CPUs, 1e-6)
+	require.NotNil(t, s.Verdict)
+	assert.Equal(t, size.Fail, *s.Verdict)
+	assert.Nil(t, byName["vpa"].Verdict)
+	last := r.Arms[len(r.Arms)-1]
+	assert.Equal(t, "sample", last.Rule)
+	assert.InDelta(t, 0.5, *last.CPUs, 1e-9)
+	assert.Equal(t, int64(50_000), *last.QuotaUs)
+	n := 0
+	for _, a := range r.Arms {
+		n += len(a.Windows)
+	}
+	assert.Equal(t, n, r.Windows)
+	assert.Len(t, f.limits, n)
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "0.5 (sample)")
+}

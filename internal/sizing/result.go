@@ -75,8 +75,11 @@ type Recommendation struct {
 
 // Arm is one setting measured: the unlimited arm (cpus null) or a level.
 type Arm struct {
-	CPUs       *float64     `json:"cpus"`
-	Unlimited  bool         `json:"unlimited,omitempty"`
+	CPUs      *float64 `json:"cpus"`
+	Unlimited bool     `json:"unlimited,omitempty"`
+	// Rule names the usage rule whose limit this arm measured, beside the
+	// search ("" for the search's own levels).
+	Rule       string       `json:"rule,omitempty"`
 	QuotaUs    *int64       `json:"quota_us"`
 	BurstUs    int64        `json:"burst_us"`
 	Verdict    size.Verdict `json:"verdict"`
@@ -109,8 +112,8 @@ type Window struct {
 }
 
 // Rule is a usage-based recommender's limit, from the unlimited arm's
-// usage; Verdict is the SLO's there, null while the rules' arms are not
-// measured.
+// usage; Verdict is the SLO's at that limit (its arm in arms[]), null
+// where it has none or was not measured.
 type Rule struct {
 	Name    string        `json:"name"`
 	CPUs    *float64      `json:"cpus"`
@@ -218,6 +221,9 @@ func Write(w io.Writer, r Result, format string) error {
 		cpus, quota := "unlimited", "max"
 		if a.CPUs != nil {
 			cpus, quota = table.Sig(*a.CPUs, 3), (time.Duration(*a.QuotaUs) * time.Microsecond).String()
+		}
+		if a.Rule != "" {
+			cpus += " (" + a.Rule + ")"
 		}
 		fig := "-"
 		if a.FigureMs != nil {

@@ -24,20 +24,22 @@ type sizeResult struct {
 		FailCPUs *float64 `json:"fail_cpus"`
 	} `json:"bracket"`
 	Arms []struct {
-		CPUs      *float64 `json:"cpus"`
-		Unlimited bool     `json:"unlimited"`
-		QuotaUs   *int64   `json:"quota_us"`
-		Verdict   string   `json:"verdict"`
-		Windows   []struct {
-			Pass       bool   `json:"pass"`
-			Short      string `json:"short"`
-			Refused    string `json:"refused"`
-			Throttling struct {
-				NrThrottled *uint64 `json:"nr_throttled"`
-			} `json:"throttling"`
-		} `json:"windows"`
+		CPUs      *float64     `json:"cpus"`
+		Unlimited bool         `json:"unlimited"`
+		QuotaUs   *int64       `json:"quota_us"`
+		Verdict   string       `json:"verdict"`
+		Windows   []sizeWindow `json:"windows"`
 	} `json:"arms"`
 	Warnings []string `json:"warnings"`
+}
+
+type sizeWindow struct {
+	Pass       bool   `json:"pass"`
+	Short      string `json:"short"`
+	Refused    string `json:"refused"`
+	Throttling struct {
+		NrThrottled *uint64 `json:"nr_throttled"`
+	} `json:"throttling"`
 }
 
 // One short real search on the built-in open loop, whose answer the CFS
@@ -64,6 +66,12 @@ func TestSizeOpenLoopAnswerTheModelKnows(t *testing.T) {
 	require.NotEmpty(t, r.Arms)
 	require.True(t, r.Arms[0].Unlimited)
 	require.Nil(t, r.Arms[0].CPUs)
+	if r.Arms[0].Verdict != "pass" && busy(r.Arms[0].Windows) {
+		// Others' CPU use (a build beside the test) makes size refuse
+		// windows, as it should, and the unlimited arm stays undecided:
+		// nothing here to check the search by.
+		t.Skipf("the machine was busy in the unlimited arm's windows: %q", r.Warnings)
+	}
 	require.Equal(t, "pass", r.Arms[0].Verdict, "the unlimited arm meets p99<=100ms: %s", data)
 	require.Greater(t, len(r.Arms), 1, "levels searched: %s", data)
 	for _, a := range r.Arms[1:] {
@@ -86,4 +94,14 @@ func TestSizeOpenLoopAnswerTheModelKnows(t *testing.T) {
 		assert.Equal(t, int64(100_000), r.Recommendation.PeriodUs)
 	}
 	t.Logf("bracket %v / %v, warnings %q", r.Bracket.PassCPUs, r.Bracket.FailCPUs, r.Warnings)
+}
+
+// busy says whether a window was refused for a busy machine.
+func busy(ws []sizeWindow) bool {
+	for _, w := range ws {
+		if w.Refused == "busy machine" {
+			return true
+		}
+	}
+	return false
 }
