@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -104,4 +105,22 @@ func busy(ws []sizeWindow) bool {
 		}
 	}
 	return false
+}
+
+// Ctrl-C during a search leaves nothing: no slice, no process, no output
+// file (an interrupted search has no answer to write), and exits 130.
+func TestSizeInterruptLeavesNothing(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	dir := t.TempDir()
+	tag := newTag(t)
+	cmd, stderr := startTagged(t, tag, "size", "--cgroup", "create", "--parent", parent, "--slo", "p99<=100ms",
+		"--rate", "100", "--work", "1ms", "--window", "20s", "-o", filepath.Join(dir, "size.json"))
+	slice, child := waitForChild(t, parent)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	assert.Equal(t, 130, exitCode(t, cmd), stderr.String())
+	assert.Contains(t, stderr.String(), "throttlebench: interrupted by SIGINT; nothing left behind\n")
+	assert.False(t, alive(child), "workload child %d survived", child)
+	assert.NoDirExists(t, slice)
+	assertNothingLeft(t, parent, tag, dir)
 }
