@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -87,7 +88,13 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 				return
 			}
 		}
-		bar.Update(used, 0, fmt.Sprintf("window %d of at most %d", used, atMost))
+		// At most: a bisection's levels, each at its cap; most stop sooner.
+		// A closed-loop window's length is unknown ("?").
+		left := time.Duration(-1)
+		if p.WindowLength > 0 {
+			left = time.Duration(atMost-used) * p.WindowLength
+		}
+		bar.Update(used, left, fmt.Sprintf("window %d of at most %d", used, atMost))
 	}
 	res, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: unl}}, func(steps []sweep.Step) (sizing.Result, error) {
 		p.Settings.Parent = steps[0].Opts.Parent // the driver's place

@@ -49,6 +49,9 @@ type Plan struct {
 	// Window is a window's length as the result says it: "2s",
 	// "5 iterations".
 	Window string
+	// WindowLength is an open-loop window's length, for the bar's estimate;
+	// 0 for the closed loop's, whose length is what it measures.
+	WindowLength time.Duration
 	// Argv is the command after -- (the closed loop), nil for none.
 	Argv    []string
 	command config.Command
@@ -134,7 +137,7 @@ func (o *Flags) window(p *Plan) error {
 				return config.Usagef("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
 			}
 		}
-		p.given["duration"], p.Window = d.String(), d.String()
+		p.given["duration"], p.Window, p.WindowLength = d.String(), d.String(), d
 		return nil
 	}
 	n, v := DefaultClosedWindow, o.Window
