@@ -27,5 +27,6 @@ func invalidSizeCases(f invalidFiles) []invalidCase {
 		{with("--", "true"), []string{`unexpected command "true"`, "closed loop"}},
 		{[]string{"size", "--slo", "mean<=1.2x", "--", "/nonexistent/cmd"}, []string{`invalid command "/nonexistent/cmd"`}},
 		{with("-o", f.svgDir), []string{"--output"}},
+		{with("--plot", "size.txt"), []string{`invalid --plot "size.txt"`, ".svg or .png"}},
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
@@ -53,6 +54,7 @@ run's closed loop (a built-in workload, or a command after --), a window being
 	f.Float64Var(&o.Confidence, "confidence", size.DefaultConfidence, "the confidence each level's verdict must reach")
 	f.StringVar(&o.Window, "window", "", fmt.Sprintf("one window: the open loop's length (%v if not given), or the closed loop's iterations (%d if not given)", sizing.DefaultOpenWindow, sizing.DefaultClosedWindow))
 	f.DurationVar(&o.Budget, "budget", 0, "stop after this long and report the bracket reached so far (0 = no limit)")
+	f.StringVar(&o.Plot, "plot", "", "draw every window's figure against the CPU limit, the target and the bracket, into this .svg or .png file")
 	return cmd
 }
 
@@ -113,5 +115,30 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 		return err
 	}
 	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))
+	if p.Plot != "" && len(res.Arms) > 1 {
+		return plot.SaveSize(p.Plot, sizeChart(res, p.SLO.Stat))
+	}
 	return nil
+}
+
+// sizeChart is the result's levels as --plot draws them: each counted
+// window's figure at its level (the unlimited arm has no CPUs to stand at).
+func sizeChart(r sizing.Result, stat string) plot.SizeChart {
+	c := plot.SizeChart{Title: "throttlebench size --slo '" + r.SLO + "'", Stat: stat, BoundMs: math.NaN(), PassCPUs: r.Bracket.PassCPUs, FailCPUs: r.Bracket.FailCPUs}
+	if r.BoundMs != nil {
+		c.BoundMs = *r.BoundMs
+	}
+	for _, a := range r.Arms {
+		if a.CPUs == nil {
+			continue
+		}
+		arm := plot.SizeArm{CPUs: *a.CPUs}
+		for _, w := range a.Windows {
+			if w.Refused == "" && w.Figure > 0 { // 0: no figure (nothing completed)
+				arm.Figures, arm.Passes = append(arm.Figures, w.Figure), append(arm.Passes, w.Pass)
+			}
+		}
+		c.Arms = append(c.Arms, arm)
+	}
+	return c
 }

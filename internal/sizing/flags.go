@@ -35,6 +35,8 @@ type Flags struct {
 	Confidence             float64
 	Window                 string
 	Budget                 time.Duration
+	// Plot is --plot: the figure against the quota, every window a point.
+	Plot string
 }
 
 // Plan is size resolved: how each window runs and what the search needs.
@@ -46,6 +48,7 @@ type Plan struct {
 	Grid   size.Grid
 	Test   size.Sequential
 	Budget time.Duration
+	Plot   string
 	// Window is a window's length as the result says it: "2s",
 	// "5 iterations".
 	Window string
@@ -112,6 +115,10 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 		return p, config.Usagef("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
 	}
 	p.Budget = o.Budget
+	if err := config.Plot(o.Plot); err != nil {
+		return p, err
+	}
+	p.Plot = o.Plot
 	if p.Settings, err = f.Settings(ctx, g.Changed, stderr); err != nil {
 		return p, err
 	}
