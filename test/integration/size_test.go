@@ -4,6 +4,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -94,7 +95,13 @@ func TestSizeOpenLoopAnswerTheModelKnows(t *testing.T) {
 		assert.Equal(t, *r.Bracket.PassCPUs, *r.Recommendation.CPUs)
 		assert.Equal(t, int64(100_000), r.Recommendation.PeriodUs)
 	}
-	t.Logf("bracket %v / %v, warnings %q", r.Bracket.PassCPUs, r.Bracket.FailCPUs, r.Warnings)
+	cpus := func(c *float64) string {
+		if c == nil {
+			return "none"
+		}
+		return fmt.Sprint(*c)
+	}
+	t.Logf("bracket: %s CPUs pass, %s below it do not; warnings %q", cpus(r.Bracket.PassCPUs), cpus(r.Bracket.FailCPUs), r.Warnings)
 }
 
 // busy says whether a window was refused for a busy machine.
