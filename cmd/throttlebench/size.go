@@ -78,7 +78,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 		r, err := local.Run(ctx, ro)
 		return sizing.Measured{Run: r}, err
 	}
-	unl, err := p.Options(math.Inf(1))
+	unl, err := p.Options(math.Inf(1), 0)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,6 @@ var Table = map[Mode][]Rule{
 		Why: "--%[1]s %[2]q cannot be used with --from: it shows results read from a file and runs nothing"}},
 	Size: {
 		{Flags: []string{"cpus", "quota"}, Why: "--%[1]s %[2]q is what size searches: give the range as --cpus-min and --cpus-max"},
-		{Flags: []string{"burst"}, Why: "--burst %[2]q is not searched yet: size measures every quota at burst 0"},
 		{Flags: []string{"duration", "iterations"}, Why: "--%[1]s %[2]q is a window's length in size: give it as --window"},
 		{Flags: []string{"instances", "count", "concurrency", "init", "init-memory"}, Why: "--%[1]s %[2]q applies to latency --instances, which size does not run"},
 	},

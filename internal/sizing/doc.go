@@ -17,6 +17,8 @@
 // window_ms), so the high end is all the CPUs when the period is shorter
 // than a window (size.DefaultRange says why). Where the unlimited arm does
 // not pass, no limit can: the search is skipped and the answer says so.
+// With --burst the search runs once per burst, over the levels whose quota
+// holds it; the recommendation is the smallest passing quota among them.
 // After the search, each usage rule's limit (size.Rules of that usage) is
 // measured as a level is, beside it (rules.go).
 //

@@ -80,29 +80,15 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 		return r, err
 	}
 	r.Range = &Range{MinCPUs: levels[0], MaxCPUs: levels[len(levels)-1], Default: rng.Why, Levels: levels}
-	windows := make([][]Window, len(levels))
-	search := size.Search{CPUs: levels, Test: p.Test, Progress: e.Progress}
-	ans, err := search.Run(ctx, func(ctx context.Context, level int) (size.Window, error) {
-		o, err := p.Options(levels[level])
-		if err != nil {
-			return size.Window{}, err
+	for _, burst := range p.Bursts {
+		if err := e.search(ctx, p, &r, levels, burst, figure); err != nil {
+			return r, err
 		}
-		m, err := e.Window(ctx, o)
-		if err != nil {
-			return size.Window{}, err
+		if parent.Err() != nil {
+			return r, parent.Err()
 		}
-		w := p.record(m, figure)
-		windows[level] = append(windows[level], w)
-		return w.Window, nil
-	})
-	if parent.Err() != nil {
-		return r, parent.Err()
 	}
-	if err != nil {
-		return r, err
-	}
-	r.answer(p, ans, windows)
-	r.Windows += ans.Windows
+	r.recommend(p)
 	if err := e.ruleArms(ctx, p, &r, figure); err != nil {
 		return r, err
 	}
@@ -118,7 +104,7 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 // window.
 func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, error) {
 	arm := Arm{Unlimited: true, QuotaUs: nil}
-	o, err := p.Options(math.Inf(1))
+	o, err := p.Options(math.Inf(1), 0)
 	if err != nil {
 		return arm, 0, usage.Trace{}, err
 	}
@@ -237,4 +223,48 @@ func refusals(ws []Window) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// search runs the bisection at one burst, over the levels whose quota
+// holds it (the kernel takes a burst up to the quota), and adds its arms
+// and its pair to r.
+func (e Engine) search(ctx context.Context, p Plan, r *Result, levels []float64, burst time.Duration, unlimitedMs float64) error {
+	var cpus []float64
+	for _, c := range levels {
+		if quotaUs(c, p.Grid.Period) >= burst.Microseconds() {
+			cpus = append(cpus, c)
+		}
+	}
+	pair := Pair{BurstUs: burst.Microseconds()}
+	if len(cpus) == 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("--burst %v is above every level's quota: not searched", burst))
+		r.Pairs = append(r.Pairs, pair)
+		return nil
+	}
+	if skipped := len(levels) - len(cpus); skipped > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("at --burst %v: the grid's %d lowest levels hold less quota than the burst, which the kernel refuses: searched from %.4g CPUs", burst, skipped, cpus[0]))
+	}
+	windows := make([][]Window, len(cpus))
+	search := size.Search{CPUs: cpus, Test: p.Test, Progress: e.Progress}
+	ans, err := search.Run(ctx, func(ctx context.Context, level int) (size.Window, error) {
+		o, err := p.Options(cpus[level], burst)
+		if err != nil {
+			return size.Window{}, err
+		}
+		m, err := e.Window(ctx, o)
+		if err != nil {
+			return size.Window{}, err
+		}
+		w := p.record(m, unlimitedMs)
+		windows[level] = append(windows[level], w)
+		return w.Window, nil
+	})
+	if err != nil {
+		return err
+	}
+	r.answer(p, ans, windows, burst)
+	pair.PassCPUs, pair.FailCPUs, pair.Incomplete = ans.Bracket.PassCPUs, ans.Bracket.FailCPUs, ans.Incomplete
+	r.Pairs = append(r.Pairs, pair)
+	r.Windows += ans.Windows
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -331,4 +332,59 @@ func TestUsageRulesMeasured(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, r, "text"))
 	assert.Contains(t, buf.String(), "0.5 (sample)")
+}
+
+// --burst searches each burst: here a burst of 20ms lets 0.4 CPUs pass
+// where without one 0.6 is needed; the recommendation is the smaller
+// quota, with its burst, and each burst's bracket is a pair.
+func TestBurstPairs(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "burst": "20ms,0"})
+	assert.Equal(t, []time.Duration{0, 20 * time.Millisecond}, p.Bursts)
+	var mu sync.Mutex
+	bursts := map[time.Duration]int{}
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 0 }}
+	window := func(ctx context.Context, o plan.Options) (Measured, error) {
+		c, b := cpusOf(o.Limits), o.Limits.Burst
+		mu.Lock()
+		bursts[b]++
+		mu.Unlock()
+		f.figure = func(float64) float64 {
+			if c >= 0.5 || b > 0 && c >= 0.3 {
+				return 10
+			}
+			return 200
+		}
+		return f.window(ctx, o)
+	}
+	r, err := Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, r.Pairs, 2)
+	assert.InDelta(t, 0.6, *r.Pairs[0].PassCPUs, 1e-9)
+	assert.Equal(t, int64(20_000), r.Pairs[1].BurstUs)
+	assert.InDelta(t, 0.4, *r.Pairs[1].PassCPUs, 1e-9)
+	assert.InDelta(t, 0.2, *r.Pairs[1].FailCPUs, 1e-9)
+	assert.InDelta(t, 0.4, *r.Recommendation.CPUs, 1e-9)
+	assert.Equal(t, int64(20_000), r.Recommendation.BurstUs)
+	assert.InDelta(t, 0.4, *r.Bracket.PassCPUs, 1e-9)
+	assert.Positive(t, bursts[20*time.Millisecond])
+	for _, a := range r.Arms {
+		if a.Rule != "" || a.Unlimited {
+			assert.Zero(t, a.BurstUs)
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "burst 20ms")
+
+	// A burst above the low levels' quota searches from the first level
+	// that holds it, and says so.
+	p.Bursts = []time.Duration{50 * time.Millisecond}
+	r, err = Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	for _, a := range r.Arms {
+		if a.BurstUs > 0 {
+			assert.GreaterOrEqual(t, *a.QuotaUs, a.BurstUs)
+		}
+	}
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "the grid's 2 lowest levels hold less quota than the burst")
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
@@ -49,6 +51,8 @@ type Plan struct {
 	Test   size.Sequential
 	Budget time.Duration
 	Plot   string
+	// Bursts are --burst's values, ascending: a search each ([0] without).
+	Bursts []time.Duration
 	// Window is a window's length as the result says it: "2s",
 	// "5 iterations".
 	Window string
@@ -105,6 +109,10 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 		return p, err
 	}
 	p.given = f.Given(g.Changed)
+	if p.Bursts, err = bursts(p.given["burst"]); err != nil {
+		return p, err
+	}
+	delete(p.given, "burst")
 	if err := o.window(&p); err != nil {
 		return p, err
 	}
@@ -174,15 +182,18 @@ func test(c float64) (size.Sequential, error) {
 	return t, nil
 }
 
-// Options is one window's run at cpus (math.Inf(1): unlimited), as latency
-// or run would plan it with --cpus given.
-func (p Plan) Options(cpus float64) (plan.Options, error) {
-	given := make(map[string]string, len(p.given)+1)
+// Options is one window's run at cpus (math.Inf(1): unlimited) and burst,
+// as latency or run would plan it with --cpus and --burst given.
+func (p Plan) Options(cpus float64, burst time.Duration) (plan.Options, error) {
+	given := make(map[string]string, len(p.given)+2)
 	for k, v := range p.given {
 		given[k] = v
 	}
 	if !math.IsInf(cpus, 1) {
 		given["cpus"] = strconv.FormatFloat(cpus, 'f', -1, 64)
+	}
+	if burst > 0 {
+		given["burst"] = burst.String()
 	}
 	c, err := config.ResolveFor(p.command, given)
 	if err != nil {
@@ -193,3 +204,29 @@ func (p Plan) Options(cpus float64) (plan.Options, error) {
 
 // Period is the grid's period.
 func (p Plan) Period() time.Duration { return p.Grid.Period }
+
+// bursts reads --burst: a list of bursts, each searched ("" is 0 alone).
+func bursts(v string) ([]time.Duration, error) {
+	if v == "" {
+		return []time.Duration{0}, nil
+	}
+	var out []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		d, err := time.ParseDuration(part)
+		if part == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 || d > time.Second || d%time.Microsecond != 0 {
+			return nil, config.Usagef("burst", "invalid --burst %q: want a list of bursts from 0 to 1s, each searched, such as 0,20ms,50ms", v)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	if len(out) > size.MaxLevels {
+		return nil, config.Usagef("burst", "invalid --burst %q: at most %d bursts", v, size.MaxLevels)
+	}
+	return out, nil
+}

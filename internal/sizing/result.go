@@ -43,6 +43,8 @@ type Result struct {
 	// not even the unlimited arm passed.
 	Recommendation *Recommendation `json:"recommendation"`
 	Bracket        size.Bracket    `json:"bracket"`
+	// Pairs are each --burst's bracket: the quota each burst needs.
+	Pairs []Pair `json:"pairs"`
 	// Arms: the unlimited arm first, then the levels in the order measured.
 	Arms       []Arm  `json:"arms"`
 	UsageRules []Rule `json:"usage_rules"`
@@ -51,6 +53,15 @@ type Result struct {
 	Incomplete bool     `json:"incomplete"`
 	Stopped    string   `json:"stopped,omitempty"`
 	Warnings   []string `json:"warnings"`
+}
+
+// Pair is one burst's search: the smallest level that passed with it and
+// the level below, which did not (null for none).
+type Pair struct {
+	BurstUs    int64    `json:"burst_us"`
+	PassCPUs   *float64 `json:"pass_cpus"`
+	FailCPUs   *float64 `json:"fail_cpus"`
+	Incomplete bool     `json:"incomplete,omitempty"`
 }
 
 // Range is the grid searched: its ends, the default range's reason, and
@@ -127,7 +138,7 @@ func newResult(p Plan) Result {
 		loop = "open"
 	}
 	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
-		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}}
+		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}}
 }
 
 // rules are the usage-based recommenders' limits for the unlimited arm's
@@ -143,27 +154,55 @@ func rules(t usage.Trace) []Rule {
 	return out
 }
 
-// answer lays out the search's answer, with each level's windows as
-// measured.
-func (r *Result) answer(p Plan, a size.Answer, windows [][]Window) {
+// answer lays out one search's answer (at burst), with each level's
+// windows as measured.
+func (r *Result) answer(p Plan, a size.Answer, windows [][]Window, burst time.Duration) {
 	for _, arm := range a.Arms {
 		ws := windows[arm.Level]
-		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), Verdict: arm.Verdict, Confidence: arm.Confidence,
-			Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, FigureMs: median(ws), Windows: ws})
+		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), BurstUs: burst.Microseconds(), Verdict: arm.Verdict,
+			Confidence: arm.Confidence, Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, FigureMs: median(ws), Windows: ws})
 	}
-	r.Bracket, r.Incomplete, r.Stopped = a.Bracket, a.Incomplete, a.Stopped
-	r.Warnings = append(r.Warnings, a.Warnings...)
+	r.Incomplete = r.Incomplete || a.Incomplete
+	if a.Stopped != "" {
+		r.Stopped = a.Stopped
+	}
+	for _, w := range a.Warnings {
+		if burst > 0 {
+			w = fmt.Sprintf("at --burst %v: %s", burst, w)
+		}
+		r.Warnings = append(r.Warnings, w)
+	}
+}
+
+// recommend is the smallest passing setting among the pairs (the smaller
+// burst on a tie), and its bracket; without one, no limit, and the first
+// pair's bracket.
+func (r *Result) recommend(p Plan) {
+	best := -1
+	for i, pr := range r.Pairs {
+		if pr.PassCPUs != nil && (best < 0 || *pr.PassCPUs < *r.Pairs[best].PassCPUs) {
+			best = i
+		}
+	}
 	rec := Recommendation{PeriodUs: p.Grid.Period.Microseconds()}
-	if c := a.Bracket.PassCPUs; c != nil {
-		rec.CPUs, rec.QuotaUs, rec.Kubernetes, rec.Docker = ptr(*c), ptr(quotaUs(*c, p.Grid.Period)), usage.KubernetesCPU(*c), docker(*c, p.Grid.Period)
-	} else {
+	if best < 0 {
+		if len(r.Pairs) > 0 {
+			r.Bracket.PassCPUs, r.Bracket.FailCPUs = r.Pairs[0].PassCPUs, r.Pairs[0].FailCPUs
+		}
 		rec.Unlimited = true
 		why := "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)"
-		if a.Incomplete {
+		if r.Incomplete {
 			why = "no level passed before the search stopped: the recommendation is no limit, so far (give a longer --budget)"
 		}
 		r.Warnings = append(r.Warnings, why)
+		r.Recommendation = &rec
+		return
 	}
+	pr := r.Pairs[best]
+	r.Bracket.PassCPUs, r.Bracket.FailCPUs = pr.PassCPUs, pr.FailCPUs
+	c := *pr.PassCPUs
+	rec.CPUs, rec.QuotaUs, rec.BurstUs = ptr(c), ptr(quotaUs(c, p.Grid.Period)), pr.BurstUs
+	rec.Kubernetes, rec.Docker = usage.KubernetesCPU(c), docker(c, p.Grid.Period)
 	r.Recommendation = &rec
 }
 
@@ -215,7 +254,7 @@ func Write(w io.Writer, r Result, format string) error {
 		fmt.Fprintf(w, "grid: %d levels, %s to %s CPUs (%s)\n", len(r.Range.Levels), table.Sig(r.Range.MinCPUs, 3), table.Sig(r.Range.MaxCPUs, 3), r.Range.Default)
 	}
 	fmt.Fprintln(w)
-	t := &table.Table{Columns: []table.Column{{Name: "cpus"}, {Name: "quota", Align: table.Right}, {Name: "windows", Align: table.Right},
+	t := &table.Table{Columns: []table.Column{{Name: "cpus"}, {Name: "quota", Align: table.Right}, {Name: "burst", Align: table.Right}, {Name: "windows", Align: table.Right},
 		{Name: stat + "_ms", Align: table.Right}, {Name: "verdict"}, {Name: "confidence", Align: table.Right}}}
 	for _, a := range r.Arms {
 		cpus, quota := "unlimited", "max"
@@ -229,7 +268,7 @@ func Write(w io.Writer, r Result, format string) error {
 		if a.FigureMs != nil {
 			fig = table.Sig(*a.FigureMs, 3)
 		}
-		t.Rows = append(t.Rows, []string{cpus, quota, fmt.Sprintf("%d/%d", a.Passes, len(a.Windows)), fig, string(a.Verdict), fmt.Sprintf("%.0f%%", 100*a.Confidence)})
+		t.Rows = append(t.Rows, []string{cpus, quota, (time.Duration(a.BurstUs) * time.Microsecond).String(), fmt.Sprintf("%d/%d", a.Passes, len(a.Windows)), fig, string(a.Verdict), fmt.Sprintf("%.0f%%", 100*a.Confidence)})
 	}
 	if err := table.Text(w, t); err != nil {
 		return err
@@ -254,6 +293,9 @@ func (r Result) recommendationLine() string {
 	}
 	s := fmt.Sprintf("recommendation: %s CPUs (quota %v per %v period): %s, %s", table.Sig(*rec.CPUs, 3),
 		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
+	if rec.BurstUs > 0 {
+		s += fmt.Sprintf("; burst %v (cpu.max.burst or cpu.cfs_burst_us: neither sets it)", time.Duration(rec.BurstUs)*time.Microsecond)
+	}
 	if r.Incomplete {
 		s += " (so far: " + r.Stopped + ")"
 	}

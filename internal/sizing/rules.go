@@ -25,7 +25,7 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 			continue
 		}
 		arm := Arm{CPUs: ptr(cpus), QuotaUs: ptr(quotaUs(cpus, p.Grid.Period)), Rule: rule.Name, Verdict: size.Undecided}
-		o, err := p.Options(cpus)
+		o, err := p.Options(cpus, 0)
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func ruleCPUs(cpus float64, p Plan) float64 {
 // levelArm is the search's arm at cpus, or nil.
 func (r *Result) levelArm(cpus float64) *Arm {
 	for i, a := range r.Arms {
-		if a.CPUs != nil && a.Rule == "" && math.Abs(*a.CPUs-cpus) < 1e-9 {
+		if a.CPUs != nil && a.Rule == "" && a.BurstUs == 0 && math.Abs(*a.CPUs-cpus) < 1e-9 {
 			return &r.Arms[i]
 		}
 	}
