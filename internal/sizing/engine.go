@@ -118,7 +118,7 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 		}
 		w := p.record(m, math.NaN())
 		arm.Windows = append(arm.Windows, w)
-		if w.Refused == "" {
+		if w.Refused == "" && !(w.short && w.Figure == 0) { // 0: no figure
 			figures = append(figures, w.Figure)
 		}
 		if t, ok := w.trace(); ok {
@@ -146,7 +146,7 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 	arm.Verdict = p.Test.Decide(passes, fails)
 	arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, passes, fails)
 	arm.Passes, arm.Fails, arm.Refused = passes, fails, len(arm.Windows)-passes-fails
-	arm.FigureMs = jsonNumber(figure)
+	arm.summarize()
 	var t usage.Trace
 	if len(traces) > 0 {
 		t = size.Join(traces...)

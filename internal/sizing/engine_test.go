@@ -135,6 +135,12 @@ func TestEngineFindsTheThreshold(t *testing.T) {
 	}
 	for _, a := range r.Arms[1:] {
 		assert.Equal(t, *a.CPUs >= 0.5, a.Verdict == size.Pass, "%v CPUs: %s", *a.CPUs, a.Verdict)
+		if a.Verdict == size.Pass { // 6 windows of 10 ms: the median's interval holds
+			require.NotNil(t, a.FigureMsCI95)
+			assert.Equal(t, [2]float64{10, 10}, *a.FigureMsCI95)
+		} else { // 2 windows: too few for an interval
+			assert.Nil(t, a.FigureMsCI95)
+		}
 	}
 }
 

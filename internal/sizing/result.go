@@ -99,9 +99,11 @@ type Arm struct {
 	Fails      int          `json:"fails"`
 	Refused    int          `json:"refused"`
 	Drift      bool         `json:"drift,omitempty"`
-	// FigureMs is the median figure of its counted windows.
-	FigureMs *float64 `json:"figure_ms"`
-	Windows  []Window `json:"windows"`
+	// FigureMs is the median figure of its counted windows, FigureMsCI95
+	// its 95% interval (null with fewer than 6).
+	FigureMs     *float64    `json:"figure_ms"`
+	FigureMsCI95 *[2]float64 `json:"figure_ms_ci95"`
+	Windows      []Window    `json:"windows"`
 }
 
 // Window is one window as measured: the search's record (pass, figure,
@@ -160,7 +162,8 @@ func (r *Result) answer(p Plan, a size.Answer, windows [][]Window, burst time.Du
 	for _, arm := range a.Arms {
 		ws := windows[arm.Level]
 		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), BurstUs: burst.Microseconds(), Verdict: arm.Verdict,
-			Confidence: arm.Confidence, Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, FigureMs: median(ws), Windows: ws})
+			Confidence: arm.Confidence, Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, Windows: ws})
+		r.Arms[len(r.Arms)-1].summarize()
 	}
 	r.Incomplete = r.Incomplete || a.Incomplete
 	if a.Stopped != "" {
@@ -221,19 +224,25 @@ func quotaUs(cpus float64, period time.Duration) int64 {
 
 func ptr[T any](v T) *T { return &v }
 
-// median is the median figure of the windows counted (not refused).
-func median(ws []Window) *float64 {
+// summarize sets the arm's median figure and its distribution-free 95%
+// interval, over the windows with a figure that counted (not refused, not
+// short); the interval is null with too few windows (under 6).
+func (a *Arm) summarize() {
 	var xs []float64
-	for _, w := range ws {
+	for _, w := range a.Windows {
 		if w.Refused == "" && !w.short {
 			xs = append(xs, w.Figure)
 		}
 	}
+	a.FigureMs, a.FigureMsCI95 = nil, nil
 	if len(xs) == 0 {
-		return nil
+		return
 	}
 	slices.Sort(xs)
-	return jsonNumber(stats.Quantile(xs, 0.5))
+	a.FigureMs = jsonNumber(stats.Quantile(xs, 0.5))
+	if lo, hi, ok := stats.QuantileCI(len(xs), 0.5, 0.95); ok {
+		a.FigureMsCI95 = &[2]float64{xs[lo-1], xs[hi-1]}
+	}
 }
 
 // Write writes r as format: json, or text (the arms, one row each, and the
@@ -267,6 +276,9 @@ func Write(w io.Writer, r Result, format string) error {
 		fig := "-"
 		if a.FigureMs != nil {
 			fig = table.Sig(*a.FigureMs, 3)
+		}
+		if ci := a.FigureMsCI95; ci != nil {
+			fig += " [" + table.Sig(ci[0], 3) + ", " + table.Sig(ci[1], 3) + "]"
 		}
 		t.Rows = append(t.Rows, []string{cpus, quota, (time.Duration(a.BurstUs) * time.Microsecond).String(), fmt.Sprintf("%d/%d", a.Passes, len(a.Windows)), fig, string(a.Verdict), fmt.Sprintf("%.0f%%", 100*a.Confidence)})
 	}

@@ -51,7 +51,7 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 			arm.Verdict = p.Test.Decide(arm.Passes, arm.Fails)
 		}
 		arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, arm.Passes, arm.Fails)
-		arm.FigureMs = median(arm.Windows)
+		arm.summarize()
 		r.Windows += len(arm.Windows)
 		r.Arms = append(r.Arms, arm)
 		rule.Verdict = ptr(arm.Verdict)
