@@ -28,6 +28,10 @@ func invalidSizeCases(f invalidFiles) []invalidCase {
 		{with("--", "true"), []string{`unexpected command "true"`, "closed loop"}},
 		{[]string{"size", "--slo", "mean<=1.2x", "--", "/nonexistent/cmd"}, []string{`invalid command "/nonexistent/cmd"`}},
 		{with("-o", f.svgDir), []string{"--output"}},
+		{with("--target", "http://127.0.0.1:8080/"), []string{`--target "http://127.0.0.1:8080/" needs --serve -- CMD with size`}},
+		{with("--target", "ftp://x/", "--serve", "--", "true"), []string{`invalid --target "ftp://x/"`}},
+		{with("--connections", "4"), []string{"--connections", "applies only with --target URL"}},
+		{[]string{"size", "--slo", "p99<=50ms", "--target", "http://127.0.0.1:{port}/", "--serve", "--work", "5ms", "--", "true"}, []string{"--work", "not to --target"}},
 		{with("--plot", "size.txt"), []string{`invalid --plot "size.txt"`, ".svg or .png"}},
 	}
 }

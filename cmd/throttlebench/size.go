@@ -14,11 +14,13 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 func newCmdSize(stdout, stderr io.Writer) *cobra.Command {
@@ -46,6 +48,7 @@ run's closed loop (a built-in workload, or a command after --), a window being
 		},
 	}
 	run.register(cmd, config.Batch|config.Latency, sizing.Formats, false)
+	registerTarget(cmd, &o.Target)
 	f := cmd.Flags()
 	f.StringVar(&o.SLO, "slo", "", "the target a window must meet (required): p99<=50ms, or relative to the unlimited arm, mean<=1.2x")
 	f.StringVar(&o.CPUsMin, "cpus-min", "", "the grid's lowest CPUs (default: from the unlimited arm's mean usage and the SLO's slack)")
@@ -71,6 +74,13 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	env := s.Env()
 	window := func(ctx context.Context, o plan.Options) (sizing.Measured, error) {
 		ro := runner.Options{Options: o, Env: env}
+		if p.Target != nil {
+			l, err := (&target.Engine{Local: local}).Run(ctx, ro, p.Target)
+			if err == nil {
+				build.JudgeTarget(l, p.Rule)
+			}
+			return sizing.Measured{Latency: l}, err
+		}
 		if p.Open {
 			l, err := local.Latency(ctx, ro)
 			return sizing.Measured{Latency: l}, err

@@ -8,7 +8,8 @@
 //
 // Which loop: the open loop (latency's) when an open-loop parameter is given
 // (--rate, --work, …), else the closed loop (run's: a built-in workload or a
-// command after --). A window is --window of the open loop's arrivals, or a
+// command after --); with --target URL --serve -- CMD, the open loop sent to
+// a fresh server in each window's slice. A window is --window of the open loop's arrivals, or a
 // run of --window iterations of the closed loop.
 //
 // The unlimited arm is always measured first (the test's fewest windows that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -167,6 +168,15 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
 		warnings, w.kernel = l.Warnings, l.Host.Kernel
+		if t := l.TargetResult; t != nil {
+			// The server's own failures under a quota are the window's
+			// failing; its exit is no verdict on the quota.
+			w.Short = build.TargetFailure(l, p.Rule)
+			w.short = w.short || w.Short != ""
+			if t.ServerExited != "" {
+				w.Refused = "the server exited: " + t.ServerExited
+			}
+		}
 	case m.Run != nil:
 		r := m.Run
 		w.Figure = p.SLO.FromRun(*r)
@@ -185,6 +195,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.Figure, w.short = 0, true
 	}
 	switch {
+	case w.Short != "":
 	case w.short && w.Figure == 0:
 		w.Short = "no figure: nothing completed"
 	case w.short:

@@ -394,3 +394,16 @@ func TestBurstPairs(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(r.Warnings, "\n"), "the grid's 2 lowest levels hold less quota than the burst")
 }
+
+// A --serve server that exits refuses its window: no verdict on the quota.
+func TestServerExitRefusesWindow(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	l := &report.Latency{OfferedRPS: 100, AchievedRPS: 100, LatencyMs: report.LatencyMs{P99: 10},
+		TargetResult: &report.TargetResult{HTTP: report.HTTPCounts{Requests: 200, Responses: 200, Status2xx: 200}, ServerExited: "exit status 1"}}
+	w := p.record(Measured{Latency: l}, 10)
+	assert.Equal(t, "the server exited: exit status 1", w.Refused)
+	l.TargetResult.ServerExited = ""
+	w = p.record(Measured{Latency: l}, 10)
+	assert.Empty(t, w.Refused)
+	assert.True(t, w.Pass)
+}

@@ -13,9 +13,12 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/target"
+	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
 
 // Formats are what size writes.
@@ -39,6 +42,8 @@ type Flags struct {
 	Budget                 time.Duration
 	// Plot is --plot: the figure against the quota, every window a point.
 	Plot string
+	// Target is latency's --target, which size takes with --serve only.
+	Target targetopts.Flags
 }
 
 // Plan is size resolved: how each window runs and what the search needs.
@@ -59,6 +64,10 @@ type Plan struct {
 	// WindowLength is an open-loop window's length, for the bar's estimate;
 	// 0 for the closed loop's, whose length is what it measures.
 	WindowLength time.Duration
+	// Target is --target with --serve's server (nil without), each window
+	// a fresh server in the slice; Rule judges its requests.
+	Target *target.Target
+	Rule   build.FailureRule
 	// Argv is the command after -- (the closed loop), nil for none.
 	Argv    []string
 	command config.Command
@@ -81,6 +90,18 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 			p.Open, p.command = true, config.Latency
 			break
 		}
+	}
+	if o.Target.URL != "" || g.Changed("target") {
+		if !o.Target.Serve {
+			return p, config.Usagef("target", "--target %q needs --serve -- CMD with size: a server already running keeps the limits it has, and size sets one per window", o.Target.URL)
+		}
+		tr, err := o.Target.Resolve(g, args, dash, targetopts.Run{Mode: f.Mode, Version: f.Version})
+		if err != nil {
+			return p, err
+		}
+		p.Target, p.Rule, p.Open, p.command, args = tr.Target, tr.Rule, true, config.Latency, nil
+	} else if err := modes.Refuse(modes.LatencyBuiltIn, g); err != nil {
+		return p, err
 	}
 	if p.Open {
 		if err := modes.Refuse(modes.SizeOpen, g); err != nil {
