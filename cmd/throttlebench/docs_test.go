@@ -18,6 +18,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/inspect"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -120,7 +121,7 @@ func newDocChecker() *docChecker {
 	for _, sub := range c.root.Commands() {
 		sub.Flags().VisitAll(func(f *pflag.Flag) { c.all["--"+f.Name] = true })
 	}
-	for _, v := range []any{report.Report{}, report.Latency{}, usage.File{}, model.Cell{}, inspect.Report{}} {
+	for _, v := range []any{report.Report{}, report.Latency{}, usage.File{}, model.Cell{}, inspect.Report{}, sizing.Result{}} {
 		schemaPaths(reflect.TypeOf(v), "", c.keys, 0)
 	}
 	c.keys["config.workload"] = true

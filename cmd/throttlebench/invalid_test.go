@@ -31,7 +31,7 @@ func TestInvalidInputExits2(t *testing.T) {
 
 	f := invalidFiles{dir: dir, dangling: dangling, base: base, reg: reg, svgDir: svgDir, emptyTrace: emptyTrace, busyTrace: busyTrace, emptyDir: emptyDir, brokenArchive: brokenArchive}
 	var cases []invalidCase
-	for _, group := range [][]invalidCase{invalidRunCases(f), invalidSweepCases(f), invalidLatencyCases(f), invalidOthersCases(f)} {
+	for _, group := range [][]invalidCase{invalidRunCases(f), invalidSweepCases(f), invalidLatencyCases(f), invalidSizeCases(f), invalidOthersCases(f)} {
 		cases = append(cases, group...)
 	}
 	seen := map[string]bool{}

@@ -32,7 +32,7 @@ counters: as text, or in the other formats a command's --format lists
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
-	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr), newCmdShow(stdout, stderr))
+	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr), newCmdShow(stdout, stderr), newCmdSize(stdout, stderr))
 	root.AddCommand(newCmdVersion(stdout))
 	return root
 }

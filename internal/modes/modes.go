@@ -32,6 +32,10 @@ const (
 	SweepSonobuoy Mode = "sweep --emit sonobuoy"
 	// SweepFrom: sweep --from, which keeps only how results are shown.
 	SweepFrom Mode = "sweep --from"
+	// Size: size, which searches the limit; SizeOpen: size on the open
+	// loop (an open-loop parameter given).
+	Size     Mode = "size"
+	SizeOpen Mode = "size on the open loop"
 )
 
 // Rule refuses Flags, in that order, or, where Keep is set instead, every
@@ -78,7 +82,29 @@ var Table = map[Mode][]Rule{
 	},
 	SweepFrom: {{Keep: []string{"from", "format", "output", "plot", "quiet", "columns"},
 		Why: "--%[1]s %[2]q cannot be used with --from: it shows results read from a file and runs nothing"}},
+	Size: {
+		{Flags: []string{"cpus", "quota"}, Why: "--%[1]s %[2]q is what size searches: give the range as --cpus-min and --cpus-max"},
+		{Flags: []string{"duration", "iterations"}, Why: "--%[1]s %[2]q is a window's length in size: give it as --window"},
+		{Flags: []string{"instances", "count", "concurrency", "init", "init-memory"}, Why: "--%[1]s %[2]q applies to latency --instances, which size does not run"},
+	},
+	SizeOpen: {{Flags: only(config.Batch, config.Latency), Why: "--%[1]s %[2]q is the closed loop's, and an open-loop parameter (--rate, --work, …) makes size measure the open loop: give one loop's parameters"}},
 }
+
+// only are the parameters of cmd that other does not take, in
+// config.Params' order.
+func only(cmd, other config.Command) []string {
+	var names []string
+	for _, p := range config.ParamsFor(cmd) {
+		if !p.In(other) {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// OpenOnly are the open loop's own parameters: one given makes size
+// measure the open loop.
+func OpenOnly() []string { return only(config.Latency, config.Batch) }
 
 // emitted begins a refusal of what a pod cannot express.
 const emitted = "--%[1]s %[2]q cannot be emitted: "

@@ -5,5 +5,6 @@
 // Every chart is gonum/plot's plot.Plot built from its plotters, in the
 // Liberation font; render.go writes .svg or .png through internal/atomicfile.
 // It draws the sweep charts, sample's usage over time, latency's p99/p50
-// lines, the trace timeline and simulate's heat maps.
+// lines, the trace timeline, simulate's heat maps and size's search (every
+// window against the quota, with the target and the bracket).
 package plot

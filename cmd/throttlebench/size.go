@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/sizing"
+	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/target"
+)
+
+func newCmdSize(stdout, stderr io.Writer) *cobra.Command {
+	run := newRunFlags()
+	o := &sizing.Flags{Run: run.Flags}
+	cmd := &cobra.Command{
+		Use:   "size --slo TARGET [flags] [-- CMD [ARGS...]]",
+		Short: "Find the smallest CPU limit that meets a latency or duration target, by experiment, with stated confidence",
+		Long: `size measures the unlimited arm, then searches the CPU quota at --period
+between --cpus-min and --cpus-max (default: a range from the unlimited arm's
+usage) for the smallest level whose windows meet --slo, a sequential test per
+level and a bisection across levels. An open-loop parameter (--rate, --work,
+…) measures latency's open loop, with --window the length of a window; else
+run's closed loop (a built-in workload, or a command after --), a window being
+--window iterations. docs/size.md says how it decides.`,
+		Example: `  sudo throttlebench size --slo 'p99<=20ms' --rate 100 --work 5ms --workers 2 --format text
+  sudo throttlebench size --slo 'mean<=1.2x' --budget 10m -- python3 -c 'sum(range(10**7))'`,
+		Args: cobra.ArbitraryArgs, // the command, after --
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), stderr)
+			if err != nil {
+				return err
+			}
+			return sizeRun(cmd.Context(), p, stdout, stderr)
+		},
+	}
+	run.register(cmd, config.Batch|config.Latency, sizing.Formats, false)
+	registerTarget(cmd, &o.Target)
+	f := cmd.Flags()
+	f.StringVar(&o.SLO, "slo", "", "the target a window must meet (required): p99<=50ms, or relative to the unlimited arm, mean<=1.2x")
+	f.StringVar(&o.CPUsMin, "cpus-min", "", "the grid's lowest CPUs (default: from the unlimited arm's mean usage and the SLO's slack)")
+	f.StringVar(&o.CPUsMax, "cpus-max", "", "the grid's highest CPUs (default: from the unlimited arm's peak usage, at most all the CPUs)")
+	f.StringVar(&o.Step, "step", "0.05", "the grid's resolution: CPUs (0.05) or a percentage (5%)")
+	f.Float64Var(&o.Confidence, "confidence", size.DefaultConfidence, "the confidence each level's verdict must reach")
+	f.StringVar(&o.Window, "window", "", fmt.Sprintf("one window: the open loop's length (%v if not given), or the closed loop's iterations (%d if not given)", sizing.DefaultOpenWindow, sizing.DefaultClosedWindow))
+	f.DurationVar(&o.Budget, "budget", 0, "stop after this long and report the bracket reached so far (0 = no limit)")
+	f.StringVar(&o.Plot, "plot", "", "draw every window's figure against the CPU limit, the target and the bracket, into this .svg or .png file")
+	return cmd
+}
+
+// sizeRun runs the search on this machine and writes its result.
+func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error {
+	s := p.Settings
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	local := runner.NewLocal()
+	defer local.Close()
+	env := s.Env()
+	window := func(ctx context.Context, o plan.Options) (sizing.Measured, error) {
+		ro := runner.Options{Options: o, Env: env}
+		if p.Target != nil {
+			l, err := (&target.Engine{Local: local}).Run(ctx, ro, p.Target)
+			if err == nil {
+				build.JudgeTarget(l, p.Rule)
+			}
+			return sizing.Measured{Latency: l}, err
+		}
+		if p.Open {
+			l, err := local.Latency(ctx, ro)
+			return sizing.Measured{Latency: l}, err
+		}
+		r, err := local.Run(ctx, ro)
+		return sizing.Measured{Run: r}, err
+	}
+	unl, err := p.Options(math.Inf(1), 0)
+	if err != nil {
+		return err
+	}
+	var bar *sweep.Progress // made at the search's first window, when its bound is known
+	e := sizing.Engine{Window: window, NumCPU: runtime.NumCPU()}
+	e.Progress = func(used, atMost int) {
+		if bar == nil {
+			if bar = progressBar(stderr, atMost); bar == nil {
+				return
+			}
+		}
+		// At most: a bisection's levels, each at its cap; most stop sooner.
+		// A closed-loop window's length is unknown ("?").
+		left := time.Duration(-1)
+		if p.WindowLength > 0 {
+			left = time.Duration(atMost-used) * p.WindowLength
+		}
+		bar.Update(used, left, fmt.Sprintf("window %d of at most %d", used, atMost))
+	}
+	res, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: unl}}, func(steps []sweep.Step) (sizing.Result, error) {
+		p.Settings.Parent = steps[0].Opts.Parent // the driver's place
+		return e.Run(ctx, p)
+	})
+	if bar != nil {
+		bar.Done()
+	}
+	if errors.Is(err, context.DeadlineExceeded) && s.Timeout > 0 {
+		return fmt.Errorf("size exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format) }); err != nil {
+		return err
+	}
+	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))
+	if p.Plot != "" && len(res.Arms) > 1 {
+		return plot.SaveSize(p.Plot, sizeChart(res, p.SLO.Stat))
+	}
+	return nil
+}
+
+// sizeChart is the result's levels as --plot draws them: each counted
+// window's figure at its level (the unlimited arm has no CPUs to stand at).
+func sizeChart(r sizing.Result, stat string) plot.SizeChart {
+	c := plot.SizeChart{Title: "throttlebench size --slo '" + r.SLO + "'", Stat: stat, BoundMs: math.NaN(), PassCPUs: r.Bracket.PassCPUs, FailCPUs: r.Bracket.FailCPUs}
+	if r.BoundMs != nil {
+		c.BoundMs = *r.BoundMs
+	}
+	for _, a := range r.Arms {
+		if a.CPUs == nil {
+			continue
+		}
+		arm := plot.SizeArm{CPUs: *a.CPUs}
+		for _, w := range a.Windows {
+			if w.Refused == "" && w.Figure > 0 { // 0: no figure (nothing completed)
+				arm.Figures, arm.Passes = append(arm.Figures, w.Figure), append(arm.Passes, w.Pass)
+			}
+		}
+		c.Arms = append(c.Arms, arm)
+	}
+	return c
+}

@@ -1,0 +1,409 @@
+package sizing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/size"
+)
+
+// resolve is Flags.Resolve on flags given by name (no cobra, no kernel:
+// the cgroupfs driver asks nothing).
+func resolve(t *testing.T, o Flags, params map[string]string, args ...string) Plan {
+	t.Helper()
+	f := runopts.New()
+	f.Mode, f.Version, f.Driver, f.Format = "auto", "auto", "cgroupfs", "json"
+	for k, v := range params {
+		f.Values[k] = &v
+	}
+	o.Run = f
+	if o.Step == "" {
+		o.Step = "0.05"
+	}
+	if o.Confidence == 0 {
+		o.Confidence = size.DefaultConfidence
+	}
+	changed := func(name string) bool { _, ok := params[name]; return ok }
+	dash := -1
+	if len(args) > 0 {
+		dash = 0
+	}
+	p, err := o.Resolve(context.Background(), modes.Given{Changed: changed, Value: f.Value}, args, dash, io.Discard)
+	require.NoError(t, err)
+	return p
+}
+
+// fake is a runner of windows: figure gives a window's figure (ms) at cpus
+// (+Inf unlimited); it records each window's limits.
+type fake struct {
+	mu     sync.Mutex
+	limits []bandwidth.Limits
+	figure func(cpus float64) float64
+	// open: the open loop's results; else the closed loop's.
+	open bool
+	// usedCPUs is the unlimited arm's usage, in CPUs.
+	usedCPUs float64
+	// edit, when set, changes a result before it is returned.
+	edit func(cpus float64, m *Measured)
+	// block, when set, makes a limited window wait for ctx.
+	block func(ctx context.Context)
+}
+
+func cpusOf(l bandwidth.Limits) float64 {
+	if l.Quota == bandwidth.Unlimited {
+		return math.Inf(1)
+	}
+	return l.CPUs()
+}
+
+func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
+	f.mu.Lock()
+	f.limits = append(f.limits, o.Limits)
+	f.mu.Unlock()
+	cpus := cpusOf(o.Limits)
+	if f.block != nil && !math.IsInf(cpus, 1) {
+		f.block(ctx)
+		if ctx.Err() != nil {
+			return Measured{}, ctx.Err()
+		}
+	}
+	fig := f.figure(cpus)
+	cpu := 500 * f.usedCPUs
+	if !f.open {
+		cpu = 2 * fig * f.usedCPUs // its two iterations' span
+	}
+	var m Measured
+	if f.open {
+		m.Latency = &report.Latency{OfferedRPS: 100, AchievedRPS: 100, Offered: 200, Completed: 200, CPUMs: &cpu, WindowMs: 500,
+			LatencyMs: report.LatencyMs{P50: fig / 2, P90: fig / 1.5, P99: fig, P999: fig}, Host: report.Host{Kernel: "6.18"}}
+	} else {
+		m.Run = &report.Report{DurationsMs: []float64{fig, fig}, Stats: report.Stats{N: 2, MeanMs: fig, P50Ms: fig, P90Ms: fig, P99Ms: fig}, Usage: report.Usage{CPUMs: &cpu}}
+	}
+	if f.edit != nil {
+		f.edit(cpus, &m)
+	}
+	return m, ctx.Err()
+}
+
+// A level's p99 is 10 ms from 0.5 CPUs up and 200 ms below: the answer is
+// the grid's 0.6, bracketed by 0.4, and every window ran at its level's
+// quota at --period.
+func TestEngineFindsTheThreshold(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "period": "50ms"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.5 {
+			return 10
+		}
+		return 200
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, r.Recommendation)
+	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
+	assert.Equal(t, int64(30_000), *r.Recommendation.QuotaUs)
+	assert.Equal(t, int64(50_000), r.Recommendation.PeriodUs)
+	assert.Equal(t, "resources.limits.cpu: 600m", r.Recommendation.Kubernetes)
+	assert.InDelta(t, 0.4, *r.Bracket.FailCPUs, 1e-9)
+	require.NotEmpty(t, r.Arms)
+	assert.True(t, r.Arms[0].Unlimited)
+	assert.Nil(t, r.Arms[0].CPUs)
+	assert.Equal(t, size.Pass, r.Arms[0].Verdict)
+	assert.Equal(t, "6.18", r.Kernel)
+	n := 0
+	for _, a := range r.Arms {
+		n += len(a.Windows)
+	}
+	assert.Equal(t, n, r.Windows)
+	require.Len(t, f.limits, n, "one run per window")
+	for _, l := range f.limits {
+		assert.Equal(t, 50*time.Millisecond, l.Period)
+	}
+	for _, a := range r.Arms[1:] {
+		assert.Equal(t, *a.CPUs >= 0.5, a.Verdict == size.Pass, "%v CPUs: %s", *a.CPUs, a.Verdict)
+		if a.Verdict == size.Pass { // 6 windows of 10 ms: the median's interval holds
+			require.NotNil(t, a.FigureMsCI95)
+			assert.Equal(t, [2]float64{10, 10}, *a.FigureMsCI95)
+		} else { // 2 windows: too few for an interval
+			assert.Nil(t, a.FigureMsCI95)
+		}
+	}
+}
+
+// The contract's keys, as the issue lists them.
+func TestResultKeys(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 { return 10 + 1000*math.Max(0, 0.5-c) }}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "json"))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
+	rec := m["recommendation"].(map[string]any)
+	for _, k := range []string{"cpus", "quota_us", "period_us", "burst_us"} {
+		assert.Contains(t, rec, k)
+	}
+	br := m["bracket"].(map[string]any)
+	assert.Contains(t, br, "pass_cpus")
+	assert.Contains(t, br, "fail_cpus")
+	arms := m["arms"].([]any)
+	unl := arms[0].(map[string]any)
+	assert.Nil(t, unl["cpus"])
+	assert.Equal(t, true, unl["unlimited"])
+	for _, a := range arms {
+		for _, k := range []string{"cpus", "burst_us", "verdict", "confidence", "windows"} {
+			assert.Contains(t, a, k)
+		}
+	}
+	assert.Contains(t, m, "usage_rules")
+	for _, u := range m["usage_rules"].([]any) {
+		for _, k := range []string{"name", "cpus", "verdict"} {
+			assert.Contains(t, u, k)
+		}
+	}
+	assert.Contains(t, m, "warnings")
+	buf.Reset()
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "resources.limits.cpu: 600m, docker run --cpus 0.6")
+	assert.Contains(t, buf.String(), "unlimited")
+}
+
+// A relative SLO on the closed loop, with the default range from the
+// unlimited arm's usage: work that needs 0.5 CPU takes 0.5/cpus times as
+// long below it, so mean<=1.2x needs 0.5/1.2 CPUs, and the answer is the
+// grid's first level at or above that.
+func TestEngineClosedLoopDefaultRange(t *testing.T) {
+	p := resolve(t, Flags{SLO: "mean<=1.2x"}, map[string]string{"workload": "spin"})
+	need := 0.5 / 1.2
+	f := &fake{usedCPUs: 0.5, figure: func(c float64) float64 { return 100 * math.Max(1, 0.5/c) }}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, r.Range)
+	assert.Less(t, r.Range.MinCPUs, need)
+	require.NotNil(t, r.Bracket.PassCPUs)
+	assert.GreaterOrEqual(t, *r.Bracket.PassCPUs, need)
+	require.NotNil(t, r.Bracket.FailCPUs)
+	assert.Less(t, *r.Bracket.FailCPUs, need)
+	assert.InDelta(t, 100, *r.UnlimitedMs, 1e-9)
+	assert.InDelta(t, 120, *r.BoundMs, 1e-9)
+	assert.Equal(t, "closed", r.Loop)
+	assert.Equal(t, "5 iterations", r.Window)
+}
+
+// A busy machine refuses a window (no verdict); a short rate fails one
+// whatever its figure; an unlimited arm that fails searches nothing.
+func TestEngineGuards(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+		if c < 0.7 {
+			m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+		}
+	}}
+	r, err := Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	for _, a := range r.Arms[1:] {
+		if *a.CPUs < 0.7 {
+			assert.Equal(t, len(a.Windows), a.Refused, "%v CPUs", *a.CPUs)
+			assert.NotEqual(t, size.Pass, a.Verdict)
+		}
+	}
+	assert.Contains(t, r.Warnings[0]+r.Warnings[len(r.Warnings)-1], "busy machine")
+
+	short := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+		if c < 0.5 {
+			m.Latency.AchievedRPS, m.Latency.Dropped = 60, 80
+		}
+	}}
+	r, err = Engine{Window: short.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.6, *r.Bracket.PassCPUs, 1e-9)
+	for _, a := range r.Arms[1:] {
+		if *a.CPUs < 0.5 {
+			assert.Equal(t, size.Fail, a.Verdict)
+			assert.Contains(t, a.Windows[0].Short, "achieved 60 of 100")
+		}
+	}
+
+	never := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 80 }}
+	r, err = Engine{Window: never.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Nil(t, r.Recommendation)
+	assert.Len(t, r.Arms, 1)
+	assert.Nil(t, r.Range)
+	assert.Len(t, never.limits, p.Test.MinWindows(), "only the unlimited arm ran")
+}
+
+// --budget ends the search with the bracket so far and no error; a cancel
+// (Ctrl-C) returns its error; a budget spent in the unlimited arm says so.
+func TestEngineBudgetAndCancel(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Budget: 200 * time.Millisecond}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, block: func(ctx context.Context) { <-ctx.Done() }}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.True(t, r.Incomplete)
+	assert.NotEmpty(t, r.Stopped)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	f = &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, block: func(context.Context) { cancel() }}
+	_, err = Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	p.Budget = time.Nanosecond
+	time.Sleep(time.Millisecond)
+	f = &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }}
+	_, err = Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	assert.ErrorIs(t, err, ErrUnlimitedCut)
+}
+
+// The unlimited arm measures until it has the windows a level needs to
+// pass, refused ones not counting; all refused, it stops at a level's cap
+// and searches nothing.
+func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	n := 0
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+		if math.IsInf(c, 1) {
+			if n++; n <= 2 {
+				m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+			}
+		}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	unl := r.Arms[0]
+	assert.Equal(t, size.Pass, unl.Verdict)
+	assert.Equal(t, 2, unl.Refused)
+	assert.Len(t, unl.Windows, p.Test.MinWindows()+2)
+
+	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(_ float64, m *Measured) {
+		m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+	}}
+	r, err = Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Len(t, r.Arms, 1)
+	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
+	assert.Contains(t, r.Warnings[0], "refused (busy machine)")
+	assert.Nil(t, r.Recommendation)
+}
+
+// Each usage rule's limit is measured beside the search: sample's rule
+// sets the unlimited arm's peak usage, 0.5 CPUs, where the target needs
+// 0.55, so its verdict is fail; VPA and krr need a longer run (null).
+func TestUsageRulesMeasured(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.55 {
+			return 10
+		}
+		return 200
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, r.UsageRules, 3)
+	byName := map[string]Rule{}
+	for _, u := range r.UsageRules {
+		byName[u.Name] = u
+	}
+	s := byName["sample"]
+	require.NotNil(t, s.CPUs)
+	assert.InDelta(t, 0.5, *s.CPUs, 1e-6)
+	require.NotNil(t, s.Verdict)
+	assert.Equal(t, size.Fail, *s.Verdict)
+	assert.Nil(t, byName["vpa"].Verdict)
+	last := r.Arms[len(r.Arms)-1]
+	assert.Equal(t, "sample", last.Rule)
+	assert.InDelta(t, 0.5, *last.CPUs, 1e-9)
+	assert.Equal(t, int64(50_000), *last.QuotaUs)
+	n := 0
+	for _, a := range r.Arms {
+		n += len(a.Windows)
+	}
+	assert.Equal(t, n, r.Windows)
+	assert.Len(t, f.limits, n)
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "0.5 (sample)")
+}
+
+// --burst searches each burst: here a burst of 20ms lets 0.4 CPUs pass
+// where without one 0.6 is needed; the recommendation is the smaller
+// quota, with its burst, and each burst's bracket is a pair.
+func TestBurstPairs(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "burst": "20ms,0"})
+	assert.Equal(t, []time.Duration{0, 20 * time.Millisecond}, p.Bursts)
+	var mu sync.Mutex
+	bursts := map[time.Duration]int{}
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 0 }}
+	window := func(ctx context.Context, o plan.Options) (Measured, error) {
+		c, b := cpusOf(o.Limits), o.Limits.Burst
+		mu.Lock()
+		bursts[b]++
+		mu.Unlock()
+		f.figure = func(float64) float64 {
+			if c >= 0.5 || b > 0 && c >= 0.3 {
+				return 10
+			}
+			return 200
+		}
+		return f.window(ctx, o)
+	}
+	r, err := Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, r.Pairs, 2)
+	assert.InDelta(t, 0.6, *r.Pairs[0].PassCPUs, 1e-9)
+	assert.Equal(t, int64(20_000), r.Pairs[1].BurstUs)
+	assert.InDelta(t, 0.4, *r.Pairs[1].PassCPUs, 1e-9)
+	assert.InDelta(t, 0.2, *r.Pairs[1].FailCPUs, 1e-9)
+	assert.InDelta(t, 0.4, *r.Recommendation.CPUs, 1e-9)
+	assert.Equal(t, int64(20_000), r.Recommendation.BurstUs)
+	assert.InDelta(t, 0.4, *r.Bracket.PassCPUs, 1e-9)
+	assert.Positive(t, bursts[20*time.Millisecond])
+	for _, a := range r.Arms {
+		if a.Rule != "" || a.Unlimited {
+			assert.Zero(t, a.BurstUs)
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, r, "text"))
+	assert.Contains(t, buf.String(), "burst 20ms")
+
+	// A burst above the low levels' quota searches from the first level
+	// that holds it, and says so.
+	p.Bursts = []time.Duration{50 * time.Millisecond}
+	r, err = Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	for _, a := range r.Arms {
+		if a.BurstUs > 0 {
+			assert.GreaterOrEqual(t, *a.QuotaUs, a.BurstUs)
+		}
+	}
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "the grid's 2 lowest levels hold less quota than the burst")
+}
+
+// A --serve server that exits refuses its window: no verdict on the quota.
+func TestServerExitRefusesWindow(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	l := &report.Latency{OfferedRPS: 100, AchievedRPS: 100, LatencyMs: report.LatencyMs{P99: 10},
+		TargetResult: &report.TargetResult{HTTP: report.HTTPCounts{Requests: 200, Responses: 200, Status2xx: 200}, ServerExited: "exit status 1"}}
+	w := p.record(Measured{Latency: l}, 10)
+	assert.Equal(t, "the server exited: exit status 1", w.Refused)
+	l.TargetResult.ServerExited = ""
+	w = p.record(Measured{Latency: l}, 10)
+	assert.Empty(t, w.Refused)
+	assert.True(t, w.Pass)
+}

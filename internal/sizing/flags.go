@@ -1,0 +1,253 @@
+package sizing
+
+import (
+	"context"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/modes"
+	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/target"
+	"github.com/throttlebench/throttlebench/internal/targetopts"
+)
+
+// Formats are what size writes.
+var Formats = []string{"text", "json"}
+
+// Window defaults: the open loop's length, and the closed loop's
+// iterations (run's --iterations default).
+const (
+	DefaultOpenWindow   = 2 * time.Second
+	DefaultClosedWindow = 5
+)
+
+// Flags are size's flags as given: the shared ones (latency's and run's
+// parameters, where and how to run) and its own.
+type Flags struct {
+	Run                    *runopts.Flags
+	SLO                    string
+	CPUsMin, CPUsMax, Step string
+	Confidence             float64
+	Window                 string
+	Budget                 time.Duration
+	// Plot is --plot: the figure against the quota, every window a point.
+	Plot string
+	// Target is latency's --target, which size takes with --serve only.
+	Target targetopts.Flags
+}
+
+// Plan is size resolved: how each window runs and what the search needs.
+type Plan struct {
+	Settings runopts.Settings
+	// Open: the open loop's windows (latency's); else the closed loop's.
+	Open   bool
+	SLO    size.SLO
+	Grid   size.Grid
+	Test   size.Sequential
+	Budget time.Duration
+	Plot   string
+	// Bursts are --burst's values, ascending: a search each ([0] without).
+	Bursts []time.Duration
+	// Window is a window's length as the result says it: "2s",
+	// "5 iterations".
+	Window string
+	// WindowLength is an open-loop window's length, for the bar's estimate;
+	// 0 for the closed loop's, whose length is what it measures.
+	WindowLength time.Duration
+	// Target is --target with --serve's server (nil without), each window
+	// a fresh server in the slice; Rule judges its requests.
+	Target *target.Target
+	Rule   build.FailureRule
+	// Argv is the command after -- (the closed loop), nil for none.
+	Argv    []string
+	command config.Command
+	given   map[string]string
+}
+
+// Resolve checks every flag, before anything is made. args are what came
+// after -- (a command to measure), dash where -- was.
+func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash int, stderr io.Writer) (Plan, error) {
+	f := o.Run
+	if o.SLO == "" {
+		return Plan{}, config.Usagef("slo", "--slo is required: the target each window must meet, such as p99<=50ms or mean<=1.2x (of the unlimited arm's)")
+	}
+	if err := modes.Refuse(modes.Size, g); err != nil {
+		return Plan{}, err
+	}
+	p := Plan{command: config.Batch}
+	for _, name := range modes.OpenOnly() {
+		if g.Changed(name) {
+			p.Open, p.command = true, config.Latency
+			break
+		}
+	}
+	if o.Target.URL != "" || g.Changed("target") {
+		if !o.Target.Serve {
+			return p, config.Usagef("target", "--target %q needs --serve -- CMD with size: a server already running keeps the limits it has, and size sets one per window", o.Target.URL)
+		}
+		tr, err := o.Target.Resolve(g, args, dash, targetopts.Run{Mode: f.Mode, Version: f.Version})
+		if err != nil {
+			return p, err
+		}
+		p.Target, p.Rule, p.Open, p.command, args = tr.Target, tr.Rule, true, config.Latency, nil
+	} else if err := modes.Refuse(modes.LatencyBuiltIn, g); err != nil {
+		return p, err
+	}
+	if p.Open {
+		if err := modes.Refuse(modes.SizeOpen, g); err != nil {
+			return p, err
+		}
+		if len(args) > 0 {
+			return p, config.Usagef("command", "unexpected command %q: a command after -- is measured by the closed loop, and an open-loop parameter (--rate, --work, …) was given: give one loop's", args[0])
+		}
+	}
+	if f.Mode == runner.ModeCurrent {
+		return p, config.Usagef("cgroup", "--cgroup %q cannot be used with size: each window runs at its own quota, in a slice of its own", f.Mode)
+	}
+	if err := config.Choice("format", f.Format, Formats); err != nil {
+		return p, err
+	}
+	if err := f.TakeCommand("size", args, dash, g.Changed, true); err != nil {
+		return p, err
+	}
+	p.Argv = f.Argv
+	metric := size.Durations
+	if p.Open {
+		metric = size.ResponseTimes
+	}
+	var err error
+	if p.SLO, err = size.ParseSLO(o.SLO, metric); err != nil {
+		return p, err
+	}
+	p.given = f.Given(g.Changed)
+	if p.Bursts, err = bursts(p.given["burst"]); err != nil {
+		return p, err
+	}
+	delete(p.given, "burst")
+	if err := o.window(&p); err != nil {
+		return p, err
+	}
+	if p.Test, err = test(o.Confidence); err != nil {
+		return p, err
+	}
+	if o.Budget < 0 {
+		return p, config.Usagef("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
+	}
+	p.Budget = o.Budget
+	if err := config.Plot(o.Plot); err != nil {
+		return p, err
+	}
+	p.Plot = o.Plot
+	if p.Settings, err = f.Settings(ctx, g.Changed, stderr); err != nil {
+		return p, err
+	}
+	c, err := config.ResolveFor(p.command, p.given)
+	if err != nil {
+		return p, err
+	}
+	if _, err := p.Settings.Options(c); err != nil {
+		return p, err
+	}
+	p.Grid, err = size.ParseGrid(o.CPUsMin, o.CPUsMax, o.Step, c.Limits.Period)
+	return p, err
+}
+
+// window reads --window into the parameter it stands for: --duration of
+// the open loop, --iterations of the closed loop.
+func (o *Flags) window(p *Plan) error {
+	if p.Open {
+		d, v := DefaultOpenWindow, o.Window
+		if v != "" {
+			var err error
+			if d, err = time.ParseDuration(v); err != nil || d < config.MinOpenDuration || d > config.MaxOpenDuration {
+				return config.Usagef("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
+			}
+		}
+		p.given["duration"], p.Window, p.WindowLength = d.String(), d.String(), d
+		return nil
+	}
+	n, v := DefaultClosedWindow, o.Window
+	if v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > bench.MaxIterations {
+			return config.Usagef("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, bench.MaxIterations)
+		}
+	}
+	p.given["iterations"], p.Window = strconv.Itoa(n), strconv.Itoa(n)+" iterations"
+	return nil
+}
+
+// test is the sequential test at --confidence.
+func test(c float64) (size.Sequential, error) {
+	t := size.DefaultSequential()
+	t.Confidence = c
+	if !(c >= 0.5 && c < 1) {
+		return t, config.Usagef("confidence", "invalid --confidence %v: want a probability from 0.5 to below 1, such as 0.95", c)
+	}
+	if err := t.Check(); err != nil {
+		return t, config.Usagef("confidence", "invalid --confidence %v: %v", c, err)
+	}
+	if t.MinWindows() > t.LevelWindows {
+		return t, config.Usagef("confidence", "invalid --confidence %v: a level would need %d windows to pass, above the cap of %d", c, t.MinWindows(), t.LevelWindows)
+	}
+	return t, nil
+}
+
+// Options is one window's run at cpus (math.Inf(1): unlimited) and burst,
+// as latency or run would plan it with --cpus and --burst given.
+func (p Plan) Options(cpus float64, burst time.Duration) (plan.Options, error) {
+	given := make(map[string]string, len(p.given)+2)
+	for k, v := range p.given {
+		given[k] = v
+	}
+	if !math.IsInf(cpus, 1) {
+		given["cpus"] = strconv.FormatFloat(cpus, 'f', -1, 64)
+	}
+	if burst > 0 {
+		given["burst"] = burst.String()
+	}
+	c, err := config.ResolveFor(p.command, given)
+	if err != nil {
+		return plan.Options{}, err
+	}
+	return p.Settings.Options(c)
+}
+
+// Period is the grid's period.
+func (p Plan) Period() time.Duration { return p.Grid.Period }
+
+// bursts reads --burst: a list of bursts, each searched ("" is 0 alone).
+func bursts(v string) ([]time.Duration, error) {
+	if v == "" {
+		return []time.Duration{0}, nil
+	}
+	var out []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		d, err := time.ParseDuration(part)
+		if part == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 || d > time.Second || d%time.Microsecond != 0 {
+			return nil, config.Usagef("burst", "invalid --burst %q: want a list of bursts from 0 to 1s, each searched, such as 0,20ms,50ms", v)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	if len(out) > size.MaxLevels {
+		return nil, config.Usagef("burst", "invalid --burst %q: at most %d bursts", v, size.MaxLevels)
+	}
+	return out, nil
+}
