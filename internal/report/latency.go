@@ -30,8 +30,12 @@ type Latency struct {
 	CPUUtilisation *float64 `json:"cpu_utilisation"`
 	// PeakCPUs100ms is the most CPU the workload used in any 100 ms of the
 	// window, in CPUs, from a sampler outside the slice.
-	PeakCPUs100ms *float64  `json:"peak_cpus_100ms"`
-	LatencyMs     LatencyMs `json:"latency_ms"`
+	PeakCPUs100ms *float64 `json:"peak_cpus_100ms"`
+	// CPUs100ms is the workload's use in each whole 100 ms of the window,
+	// the trace PeakCPUs100ms is the largest of; not written (size
+	// computes the usage-based rules from it).
+	CPUs100ms []float64 `json:"-"`
+	LatencyMs LatencyMs `json:"latency_ms"`
 	// LatencyMsCI95 is the 95% confidence intervals of latency_ms's p50,
 	// p99 and p999; null where there were no responses (and in results
 	// written before it).

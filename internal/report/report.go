@@ -48,7 +48,11 @@ type Report struct {
 	MBPerS     *float64   `json:"mb_per_s,omitempty"`
 	Throttling Throttling `json:"throttling"`
 	Usage      Usage      `json:"usage"`
-	Model      Model      `json:"model"`
+	// CPUs100ms is the slice's use in each whole 100 ms of the measured
+	// window, in CPUs, from a sampler outside it (created mode); not
+	// written (size computes the usage-based rules from it).
+	CPUs100ms []float64 `json:"-"`
+	Model     Model     `json:"model"`
 	// ThrottleEvents (--trace) is what the kernel's throttle events said of
 	// the measured window; absent without --trace or where tracing failed
 	// (the warnings say why).

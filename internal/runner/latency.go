@@ -44,6 +44,7 @@ func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, sou
 		Window: m.Elapsed, CPU: m.CPU, CPUSource: source, Peak100: m.Peak, Warnings: warnings, Background: m.Background,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
+	rep.CPUs100ms = m.Intervals
 	tw.traceLatency(rep, openLoopSpans(res))
 	return rep
 }

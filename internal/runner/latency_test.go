@@ -167,13 +167,14 @@ func TestSamplePeak(t *testing.T) {
 		0: 0, 100 * ms: 50 * ms, 200 * ms: 150 * ms, 300 * ms: 160 * ms,
 	}))
 	clk.waitExhausted(t)
-	peak := stop()
+	peak, cpus := stop()
 	require.NotNil(t, peak)
 	assert.InDelta(t, 1.0, *peak, 1e-12)
+	assert.InDeltaSlice(t, []float64{0.5, 1.0, 0.1}, cpus, 1e-12, "each whole interval's use")
 	assert.Equal(t, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, clk.instants(),
 		"read on absolute instants PeakInterval apart")
 	assert.Equal(t, 100*time.Millisecond, PeakInterval)
-	again := stop()
+	again, _ := stop()
 	assert.Same(t, peak, again, "stop may be called again, with the same answer")
 }
 
@@ -186,7 +187,7 @@ func TestSamplePeakAboveOneCPU(t *testing.T) {
 		0: 10 * ms, 100 * ms: 40 * ms, 200 * ms: 290 * ms,
 	}))
 	clk.waitExhausted(t)
-	peak := stop()
+	peak, _ := stop()
 	require.NotNil(t, peak)
 	assert.InDelta(t, 2.5, *peak, 1e-12)
 }
@@ -197,14 +198,18 @@ func TestSamplePeakWithoutAnInterval(t *testing.T) {
 	clk := newScriptedClock(0) // one sample, at 0
 	stop := samplePeak(context.Background(), clk, counterAt(clk, map[time.Duration]time.Duration{0: 0}))
 	clk.waitExhausted(t)
-	assert.Nil(t, stop())
+	peak, cpus := stop()
+	assert.Nil(t, peak)
+	assert.Empty(t, cpus)
 
 	stop = samplePeak(context.Background(), stalledClock{}, func() (time.Duration, error) {
 		t.Error("read without an instant having come")
 		return 0, nil
 	})
-	assert.Nil(t, stop())
-	assert.Nil(t, stop())
+	peak, _ = stop()
+	assert.Nil(t, peak)
+	peak, _ = stop()
+	assert.Nil(t, peak)
 }
 
 // A counter that fails (the child has exited) ends the sampling; the
@@ -229,9 +234,10 @@ func TestSamplePeakKeepsWhatWasReadBeforeAnError(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("waited 5s for the sampler's failing read at 200ms; the clock is at %v", clk.Now())
 	}
-	peak := stop()
+	peak, cpus := stop()
 	require.NotNil(t, peak)
 	assert.InDelta(t, 0.3, *peak, 1e-12)
+	assert.InDeltaSlice(t, []float64{0.3}, cpus, 1e-12)
 }
 
 // The run's context ending stops the sampler too; stop still answers.
@@ -240,7 +246,10 @@ func TestSamplePeakStopsWithItsContext(t *testing.T) {
 	stop := samplePeak(ctx, stalledClock{}, func() (time.Duration, error) { return 0, nil })
 	cancel()
 	done := make(chan *float64)
-	go func() { done <- stop() }()
+	go func() {
+		peak, _ := stop()
+		done <- peak
+	}()
 	select {
 	case p := <-done:
 		assert.Nil(t, p)

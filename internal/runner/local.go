@@ -97,7 +97,9 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
-	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage}
+	// The slice's usage is sampled too, every PeakInterval: size's usage
+	// rules are computed from that trace.
+	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		if err := open(); err != nil {
 			return bench.Result{}, err
@@ -126,6 +128,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	}
 	use, source := cgroupUsage(m.Background, own)
 	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, cpuset, notes)
+	rep.CPUs100ms = m.Intervals
 	tw.traceRun(rep, res)
 	return rep, nil
 }

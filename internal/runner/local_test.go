@@ -20,6 +20,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // world fakes the kernel, the child and the clocks behind a Local. Every
@@ -200,6 +201,9 @@ func (w *world) local() *Local {
 				return w.processAt(), nil
 			},
 			HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
+			// The 100 ms sampler waits for ever: its reads would fall
+			// among the others at the scheduler's whim.
+			SampleClock: func() usage.Clock { return stalledClock{} },
 		},
 		Closed: ClosedLoop{
 			StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
@@ -245,7 +249,9 @@ func TestCreatedRunOrder(t *testing.T) {
 	assert.Equal(t, []string{
 		"hierarchy", "clean /fake/cpu/throttlebench", "create", "limits", "chain", "cpuset",
 		"start /bin/tb", "move 4242", "go", "warm",
-		"stat", "host cpu", "usage", "measure", "wait", "host cpu", "usage", "stat",
+		// The usage read twice at each end: for the background, and as the
+		// CPU time the 100 ms sampler's trace starts from and ends at.
+		"stat", "host cpu", "usage", "usage", "measure", "wait", "usage", "host cpu", "usage", "stat",
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)

@@ -36,13 +36,16 @@ type Window struct {
 
 // Measured is what a window read: the cgroup's counters' change, the
 // machine's background, how long it lasted, the workload's CPU time over
-// it and its peak in any whole PeakInterval (nil where not known).
+// it, its peak in any whole PeakInterval (nil where not known) and its
+// use in each whole PeakInterval, in CPUs (the trace size's usage rules
+// are computed from).
 type Measured struct {
 	Stat       cgroup.CPUStat
 	Background build.Background
 	Elapsed    time.Duration
 	CPU        *time.Duration
 	Peak       *float64
+	Intervals  []float64
 }
 
 // RunWindow runs run, which calls open just before its measured part (a
@@ -58,7 +61,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 		bgBefore reading
 		cpu0     *time.Duration
 		t0       time.Time
-		stopPeak = func() *float64 { return nil }
+		stopPeak = func() (*float64, []float64) { return nil, nil }
 		opened   bool
 	)
 	res, err := run(func() error {
@@ -88,7 +91,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 		return res, m, err
 	}
 	m.Elapsed = time.Since(t0)
-	m.Peak = stopPeak()
+	m.Peak, m.Intervals = stopPeak()
 	end := w.CPU
 	if cpuAtEnd != nil {
 		end = func() (time.Duration, error) { return cpuAtEnd(res) }
@@ -174,25 +177,29 @@ const PeakInterval = 100 * time.Millisecond
 
 // samplePeak samples the counter every PeakInterval on clk until the
 // returned stop is called, which returns the highest usage in any whole
-// interval, in CPUs, or nil when there was none. stop may be called again.
-func samplePeak(ctx context.Context, clk usage.Clock, counter func() (time.Duration, error)) (stop func() *float64) {
+// interval, in CPUs, or nil when there was none, and the usage in each
+// whole interval. stop may be called again.
+func samplePeak(ctx context.Context, clk usage.Clock, counter func() (time.Duration, error)) (stop func() (*float64, []float64)) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan usage.Recording, 1)
 	go func() {
 		done <- usage.Sampler{Counter: counterFunc(counter), Clock: clk, Interval: PeakInterval}.Run(ctx)
 	}()
-	var peak *float64
-	stopped := false
-	return func() *float64 {
+	var (
+		peak    *float64
+		cpus    []float64
+		stopped bool
+	)
+	return func() (*float64, []float64) {
 		if !stopped {
 			stopped = true
 			cancel()
-			if cpus := (<-done).Trace.CPUs(); len(cpus) > 0 {
+			if cpus = (<-done).Trace.CPUs(); len(cpus) > 0 {
 				m := slices.Max(cpus)
 				peak = &m
 			}
 		}
-		return peak
+		return peak, cpus
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -167,7 +168,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.GOMAXPROCS, w.Seed, w.CPUMs, w.WindowMs = l.Config.GOMAXPROCS, &l.Config.Seed, l.CPUMs, l.WindowMs
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
-		warnings, w.kernel = l.Warnings, l.Host.Kernel
+		warnings, w.kernel, w.cpus100ms = l.Warnings, l.Host.Kernel, l.CPUs100ms
 		if t := l.TargetResult; t != nil {
 			// The server's own failures under a quota are the window's
 			// failing; its exit is no verdict on the quota.
@@ -184,7 +185,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		for _, d := range r.DurationsMs {
 			w.WindowMs += d
 		}
-		warnings, w.kernel = r.Warnings, r.Host.Kernel
+		warnings, w.kernel, w.cpus100ms = r.Warnings, r.Host.Kernel, r.CPUs100ms
 	}
 	for _, s := range warnings {
 		if strings.HasPrefix(s, "busy machine") {
@@ -207,14 +208,20 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 	return w
 }
 
-// trace is the window's usage as one interval: its CPU time over its span.
+// trace is the window's usage every 100 ms, as the runner sampled it
+// (runner.PeakInterval), the scale at which a quota bites and the usage
+// rules' finest grain.
 func (w Window) trace() (usage.Trace, bool) {
-	if w.CPUMs == nil || !(w.WindowMs > 0) {
+	if len(w.cpus100ms) == 0 {
 		return usage.Trace{}, false
 	}
-	span := time.Duration(w.WindowMs * float64(time.Millisecond))
-	used := time.Duration(*w.CPUMs * float64(time.Millisecond))
-	return usage.Trace{Interval: span, Samples: []usage.Sample{{}, {At: span, Usage: used}}}, true
+	t := usage.Trace{Interval: runner.PeakInterval, Samples: []usage.Sample{{}}}
+	var used time.Duration
+	for i, c := range w.cpus100ms {
+		used += time.Duration(c * float64(runner.PeakInterval))
+		t.Samples = append(t.Samples, usage.Sample{At: time.Duration(i+1) * runner.PeakInterval, Usage: used})
+	}
+	return t, true
 }
 
 // jsonNumber is x, or nil where JSON has no number for it.

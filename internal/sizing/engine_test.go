@@ -56,8 +56,10 @@ type fake struct {
 	figure func(cpus float64) float64
 	// open: the open loop's results; else the closed loop's.
 	open bool
-	// usedCPUs is the unlimited arm's usage, in CPUs.
-	usedCPUs float64
+	// usedCPUs is the unlimited arm's usage, in CPUs; intervals, when
+	// set, its use in each 100 ms of a window (else usedCPUs in each).
+	usedCPUs  float64
+	intervals []float64
 	// edit, when set, changes a result before it is returned.
 	edit func(cpus float64, m *Measured)
 	// block, when set, makes a limited window wait for ctx.
@@ -93,6 +95,15 @@ func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
 			LatencyMs: report.LatencyMs{P50: fig / 2, P90: fig / 1.5, P99: fig, P999: fig}, Host: report.Host{Kernel: "6.18"}}
 	} else {
 		m.Run = &report.Report{DurationsMs: []float64{fig, fig}, Stats: report.Stats{N: 2, MeanMs: fig, P50Ms: fig, P90Ms: fig, P99Ms: fig}, Usage: report.Usage{CPUMs: &cpu}}
+	}
+	in100ms := f.intervals
+	if in100ms == nil {
+		in100ms = []float64{f.usedCPUs, f.usedCPUs, f.usedCPUs, f.usedCPUs, f.usedCPUs}
+	}
+	if m.Latency != nil {
+		m.Latency.CPUs100ms = in100ms
+	} else {
+		m.Run.CPUs100ms = in100ms
 	}
 	if f.edit != nil {
 		f.edit(cpus, &m)
@@ -301,13 +312,16 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	assert.Nil(t, r.Recommendation)
 }
 
-// Each usage rule's limit is measured beside the search: sample's rule
-// sets the unlimited arm's peak usage, 0.5 CPUs, where the target needs
-// 0.55, so its verdict is fail; VPA and krr need a longer run (null).
+// Each usage rule's limit is measured beside the search, from the
+// unlimited arm's 100 ms trace: one interval in five at 1 CPU, the rest at
+// 0.2, where the target needs 0.7. sample's rule sets the peak, 1 CPU, and
+// passes; VPA's p90 of 300 ms windows (its minute, shortened so that there
+// are ten) × 1.15 averages the bursts away, about 0.54, and fails; krr
+// needs 750 s of usage (null).
 func TestUsageRulesMeasured(t *testing.T) {
 	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
-		if c >= 0.55 {
+	f := &fake{open: true, usedCPUs: 0.36, intervals: []float64{1, 0.2, 0.2, 0.2, 0.2}, figure: func(c float64) float64 {
+		if c >= 0.7 {
 			return 10
 		}
 		return 200
@@ -321,14 +335,28 @@ func TestUsageRulesMeasured(t *testing.T) {
 	}
 	s := byName["sample"]
 	require.NotNil(t, s.CPUs)
-	assert.InDelta(t, 0.5, *s.CPUs, 1e-6)
+	assert.InDelta(t, 1, *s.CPUs, 1e-6)
 	require.NotNil(t, s.Verdict)
-	assert.Equal(t, size.Fail, *s.Verdict)
-	assert.Nil(t, byName["vpa"].Verdict)
-	last := r.Arms[len(r.Arms)-1]
-	assert.Equal(t, "sample", last.Rule)
-	assert.InDelta(t, 0.5, *last.CPUs, 1e-9)
-	assert.Equal(t, int64(50_000), *last.QuotaUs)
+	assert.Equal(t, size.Pass, *s.Verdict)
+	v := byName["vpa"]
+	require.NotNil(t, v.CPUs, v.Note)
+	assert.Less(t, *v.CPUs, 0.7)
+	assert.Greater(t, *v.CPUs, 0.2*1.15)
+	assert.Contains(t, v.Note, "300ms")
+	require.NotNil(t, v.Verdict)
+	assert.Equal(t, size.Fail, *v.Verdict)
+	assert.Nil(t, byName["krr"].CPUs)
+	assert.Nil(t, byName["krr"].Verdict)
+	rules := map[string]Arm{}
+	for _, a := range r.Arms {
+		if a.Rule != "" {
+			rules[a.Rule] = a
+		}
+	}
+	assert.Len(t, rules, 2, "VPA's and sample's limits are no level of the search's bracket")
+	require.Contains(t, rules, "vpa")
+	assert.InDelta(t, *v.CPUs, *rules["vpa"].CPUs, 1e-5)
+	assert.InDelta(t, *v.CPUs*100_000, float64(*rules["vpa"].QuotaUs), 0.5)
 	n := 0
 	for _, a := range r.Arms {
 		n += len(a.Windows)
@@ -337,7 +365,7 @@ func TestUsageRulesMeasured(t *testing.T) {
 	assert.Len(t, f.limits, n)
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, r, "text"))
-	assert.Contains(t, buf.String(), "0.5 (sample)")
+	assert.Contains(t, buf.String(), " (vpa)")
 }
 
 // --burst searches each burst: here a burst of 20ms lets 0.4 CPUs pass

@@ -110,6 +110,7 @@ type Window struct {
 	Short       string            `json:"short,omitempty"`
 	short       bool              // set with Short
 	kernel      string            // the result's, for Result.Kernel
+	cpus100ms   []float64         // its use in each whole 100 ms, for the usage rules
 	GOMAXPROCS  int               `json:"gomaxprocs"`
 	Seed        *uint64           `json:"seed,omitempty"`
 	CPUMs       *float64          `json:"cpu_ms"`

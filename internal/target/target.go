@@ -291,6 +291,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 		Window: m.Elapsed, CPU: m.CPU, CPUSource: report.SourceCgroup, Peak100: m.Peak, Warnings: notes, Background: bg,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
+	rep.CPUs100ms = m.Intervals
 	rep.DispatchLateMs = float64(res.Late) / float64(time.Millisecond)
 	rep.Warnings = targetWarnings(rep.Warnings, g != nil, res)
 	rep.Config.TargetConfig = &report.TargetConfig{Target: t.HTTP.URL, Method: methodOf(t.HTTP.Method), Connections: t.HTTP.Connections,
