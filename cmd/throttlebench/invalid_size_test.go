@@ -22,6 +22,7 @@ func invalidSizeCases(f invalidFiles) []invalidCase {
 		{with("--step", "0"), []string{`--step "0"`}},
 		{with("--confidence", "1"), []string{"invalid --confidence 1", "below 1"}},
 		{with("--confidence", "0.2"), []string{"invalid --confidence 0.2"}},
+		{with("--busy", "ignore"), []string{`invalid --busy "ignore"`, "refuse, count"}},
 		{with("--budget", "-1s"), []string{"invalid --budget -1s"}},
 		{with("--cgroup", "current"), []string{`--cgroup "current" cannot be used with size`}},
 		{with("--format", "csv"), []string{`--format "csv"`, "text, json"}},

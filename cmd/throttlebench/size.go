@@ -57,6 +57,7 @@ run's closed loop (a built-in workload, or a command after --), a window being
 	f.Float64Var(&o.Confidence, "confidence", size.DefaultConfidence, "the confidence each level's verdict must reach")
 	f.StringVar(&o.Window, "window", "", fmt.Sprintf("one window: the open loop's length (%v if not given), or the closed loop's iterations (%d if not given)", sizing.DefaultOpenWindow, sizing.DefaultClosedWindow))
 	f.DurationVar(&o.Budget, "budget", 0, "stop after this long and report the bracket reached so far (0 = no limit)")
+	f.StringVar(&o.Busy, "busy", "refuse", "a window on a busy machine: refuse it (another is taken) or count it, marked busy")
 	f.StringVar(&o.Plot, "plot", "", "draw every window's figure against the CPU limit, the target and the bracket, into this .svg or .png file")
 	return cmd
 }

@@ -48,6 +48,10 @@ type OpenLoop struct {
 	// completion (LatencyResult.Requests), to tie throttle events to the
 	// requests they slowed (--trace).
 	Spans bool `json:"spans,omitempty"`
+	// NoFloor skips the harness's floor (LatencyResult.Floor nil): size
+	// measures it in its unlimited arm only, as it is the harness's and the
+	// same at every limit, where it would cost each window a second.
+	NoFloor bool `json:"no_floor,omitempty"`
 }
 
 // RequestSpan is one completed request: its scheduled arrival and its
@@ -124,9 +128,13 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 	clk := fineClock{}
 	// The floor first: it costs almost no CPU, and in a slice with a small
 	// quota the CPU loop's calibration would leave it throttled.
-	floor, err := measureFloor(ctx, clk, o.Workers, o)
-	if err != nil {
-		return LatencyResult{}, err
+	var floor *Floor
+	if !o.NoFloor {
+		f, err := measureFloor(ctx, clk, o.Workers, o)
+		if err != nil {
+			return LatencyResult{}, err
+		}
+		floor = &f
 	}
 	cal := Calibrate()
 	serve := func(ctx context.Context, clk clock, _ int) error {
@@ -155,7 +163,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 	if err != nil {
 		return LatencyResult{}, err
 	}
-	res.Calibration, res.GOMAXPROCS, res.Floor = cal, gmp, &floor
+	res.Calibration, res.GOMAXPROCS, res.Floor = cal, gmp, floor
 	res.ProcessCPU, _ = host.ProcessCPU() // unknown stays 0
 	return res, nil
 }

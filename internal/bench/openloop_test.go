@@ -315,6 +315,17 @@ func TestRunOpenLoopShapesTheResult(t *testing.T) {
 	assert.GreaterOrEqual(t, f.Took, time.Duration(floorWakeups-1)*f.Interval)
 }
 
+// NoFloor skips the floor: nil, and the run still served its schedule.
+func TestRunOpenLoopWithoutTheFloor(t *testing.T) {
+	o := OpenLoop{Rate: 200, Arrivals: ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 20,
+		Duration: 50 * time.Millisecond, GOMAXPROCS: 1, NoFloor: true}
+	res, err := RunOpenLoop(context.Background(), o, nil)
+	require.NoError(t, err)
+	assert.Nil(t, res.Floor)
+	assert.Equal(t, 10, res.Offered)
+	assert.Equal(t, res.Offered, res.Completed+res.Dropped)
+}
+
 // Workers waiting for arrivals an hour away end with the run's context,
 // at once.
 func TestCancelEndsSleepingWorkers(t *testing.T) {

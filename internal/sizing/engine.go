@@ -74,6 +74,7 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 			why += fmt.Sprintf(", %d refused (%s)", unl.Refused, refusals(unl.Windows))
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm does not pass %s (%s): no limit can, so no level was searched", p.SLO, why))
+		r.busy(p)
 		return r, nil
 	}
 	rng := size.DefaultRange(trace, p.SLO.Slack(figure), e.NumCPU, p.Grid.Period)
@@ -97,7 +98,29 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	if parent.Err() != nil {
 		return r, parent.Err()
 	}
+	r.busy(p)
 	return r, nil
+}
+
+// busy says how many windows ran on a busy machine: refused, how to count
+// them instead; counted, which way they lean.
+func (r *Result) busy(p Plan) {
+	n, of := 0, 0
+	for _, a := range r.Arms {
+		for _, w := range a.Windows {
+			of++
+			if w.Busy || w.Refused == "busy machine" {
+				n++
+			}
+		}
+	}
+	switch {
+	case n == 0:
+	case p.CountBusy:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows ran on a busy machine and were counted (--busy count): competition slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
+	default:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because others kept the machine busy: measure on a quiet machine, or give --busy count where it never is", n, of))
+	}
 }
 
 // unlimited measures the unlimited arm: the fewest windows in which a level
@@ -189,7 +212,11 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 	}
 	for _, s := range warnings {
 		if strings.HasPrefix(s, "busy machine") {
-			w.Refused = "busy machine"
+			if p.CountBusy {
+				w.Busy = true
+			} else {
+				w.Refused = "busy machine"
+			}
 		}
 	}
 	if math.IsNaN(w.Figure) || math.IsInf(w.Figure, 0) {

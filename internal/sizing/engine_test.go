@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -37,6 +38,9 @@ func resolve(t *testing.T, o Flags, params map[string]string, args ...string) Pl
 	}
 	if o.Confidence == 0 {
 		o.Confidence = size.DefaultConfidence
+	}
+	if o.Busy == "" {
+		o.Busy = "refuse"
 	}
 	changed := func(name string) bool { _, ok := params[name]; return ok }
 	dash := -1
@@ -309,7 +313,39 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	assert.Len(t, r.Arms, 1)
 	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
 	assert.Contains(t, r.Warnings[0], "refused (busy machine)")
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1], "--busy count")
 	assert.Nil(t, r.Recommendation)
+}
+
+// --busy count counts a window on a busy machine, marked busy: on a
+// machine never quiet the search still answers, and says which way the
+// competition leans.
+func TestBusyCount(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Busy: "count"}, map[string]string{"rate": "100"})
+	assert.True(t, p.CountBusy)
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.6 {
+			return 10
+		}
+		return 200
+	}, edit: func(_ float64, m *Measured) {
+		m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, r.Recommendation)
+	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
+	for _, a := range r.Arms {
+		assert.Zero(t, a.Refused)
+		for _, w := range a.Windows {
+			assert.True(t, w.Busy)
+			assert.Empty(t, w.Refused)
+		}
+	}
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1], fmt.Sprintf("%d of %d windows ran on a busy machine and were counted", r.Windows, r.Windows))
+	data, err := json.Marshal(r.Arms[0].Windows[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"busy":true`)
 }
 
 // Each usage rule's limit is measured beside the search, from the
@@ -434,4 +470,16 @@ func TestServerExitRefusesWindow(t *testing.T) {
 	w = p.record(Measured{Latency: l}, 10)
 	assert.Empty(t, w.Refused)
 	assert.True(t, w.Pass)
+}
+
+// The harness's floor is measured in the unlimited arm's windows only: a
+// level's and a rule's skip it (the same at every limit, a second each).
+func TestFloorInTheUnlimitedArmOnly(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms"}, map[string]string{"rate": "100"})
+	o, err := p.Options(math.Inf(1), 0)
+	require.NoError(t, err)
+	assert.False(t, o.Open.NoFloor)
+	o, err = p.Options(0.5, 0)
+	require.NoError(t, err)
+	assert.True(t, o.Open.NoFloor)
 }

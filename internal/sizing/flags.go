@@ -24,6 +24,14 @@ import (
 // Formats are what size writes.
 var Formats = []string{"text", "json"}
 
+// BusyChoices are --busy's values: a window whose result says others kept
+// the machine busy is refused (no verdict, another taken in its place), or
+// counted, marked busy. Refusing is right where the noise passes; on a
+// machine that is never quiet (a shared runner, a node) it leaves every
+// level undecided, and counting errs towards more CPU for an absolute
+// target, since competition only slows the windows.
+var BusyChoices = []string{"refuse", "count"}
+
 // Window defaults: the open loop's length, and the closed loop's
 // iterations (run's --iterations default).
 const (
@@ -42,6 +50,8 @@ type Flags struct {
 	Budget                 time.Duration
 	// Plot is --plot: the figure against the quota, every window a point.
 	Plot string
+	// Busy is --busy: what a window on a busy machine is (BusyChoices).
+	Busy string
 	// Target is latency's --target, which size takes with --serve only.
 	Target targetopts.Flags
 }
@@ -56,6 +66,9 @@ type Plan struct {
 	Test   size.Sequential
 	Budget time.Duration
 	Plot   string
+	// CountBusy is --busy count: a window on a busy machine counts, marked
+	// busy, where by default it is refused.
+	CountBusy bool
 	// Bursts are --burst's values, ascending: a search each ([0] without).
 	Bursts []time.Duration
 	// Window is a window's length as the result says it: "2s",
@@ -148,6 +161,10 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 		return p, err
 	}
 	p.Plot = o.Plot
+	if err := config.Choice("busy", o.Busy, BusyChoices); err != nil {
+		return p, err
+	}
+	p.CountBusy = o.Busy == "count"
 	if p.Settings, err = f.Settings(ctx, g.Changed, stderr); err != nil {
 		return p, err
 	}
@@ -220,7 +237,11 @@ func (p Plan) Options(cpus float64, burst time.Duration) (plan.Options, error) {
 	if err != nil {
 		return plan.Options{}, err
 	}
-	return p.Settings.Options(c)
+	o, err := p.Settings.Options(c)
+	// The harness's floor is the same at every limit: the unlimited arm's
+	// windows measure it, a level's skip the second it costs.
+	o.Open.NoFloor = !math.IsInf(cpus, 1)
+	return o, err
 }
 
 // Period is the grid's period.

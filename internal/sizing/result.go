@@ -107,7 +107,10 @@ type Window struct {
 	size.Window
 	// Short says why it failed whatever its figure: the open loop's
 	// achieved rate fell short of the offered one, or nothing completed.
-	Short       string            `json:"short,omitempty"`
+	Short string `json:"short,omitempty"`
+	// Busy marks a window that others competed with, counted (--busy
+	// count); refused, it says so in refused.
+	Busy        bool              `json:"busy,omitempty"`
 	short       bool              // set with Short
 	kernel      string            // the result's, for Result.Kernel
 	cpus100ms   []float64         // its use in each whole 100 ms, for the usage rules

@@ -225,8 +225,11 @@ func (r run) served(ctx context.Context, o runner.Options, given *Target, starte
 
 // clientFloor is the client's own floor: requests of the same method,
 // headers, body and path sent on the run's spacing (bench.FloorSchedule)
-// to a null server in this process.
+// to a null server in this process; nil with Open.NoFloor (size's levels).
 func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor, error) {
+	if o.Open.NoFloor {
+		return nil, nil
+	}
 	fsched, kind, gap := bench.FloorSchedule(o.Open)
 	fres, err := httpload.Floor(ctx, t.HTTP, fsched)
 	if err != nil {
