@@ -217,7 +217,7 @@ var batchParams = slices.Concat([]Param{
 		Help:  "CPU with waits: how many workers (the first ones) sleep, or all; the rest run without sleeps",
 		parse: parseSlowWorkers},
 	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime", "floor", "ceil"}, For: Batch | Latency,
-		Help:    "GOMAXPROCS of the workload (a command's GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
+		Help:    "GOMAXPROCS of the workload (a command's, or --serve's server's, GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
 		parse:   parseGOMAXPROCS,
 		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) {
 			if alone(r) && r.Config.GOMAXPROCSPolicy == "runtime" {

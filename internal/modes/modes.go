@@ -110,14 +110,18 @@ func OpenOnly() []string { return only(config.Latency, config.Batch) }
 const emitted = "--%[1]s %[2]q cannot be emitted: "
 
 // targetRules refuse, with --target, the parameters that are not the
-// schedule's, in config.Params' order: the limits only without --serve (a
-// server already running is measured in the limits it has), the
-// workload's always; then --summary, which is --instances'.
+// schedule's, in config.Params' order: the limits and --gomaxprocs only
+// without --serve (a server already running is measured in the limits and
+// the environment it has; --serve's gets GOMAXPROCS in its environment,
+// as a command after -- does), the workload's always; then --summary,
+// which is --instances'.
 func targetRules(serve bool) []Rule {
 	var rules []Rule
 	for _, p := range config.ParamsFor(config.Latency) {
 		switch {
-		case slices.Contains(TargetParams, p.Name), p.Limit && serve:
+		case slices.Contains(TargetParams, p.Name), p.Limit && serve, p.Name == "gomaxprocs" && serve:
+		case p.Name == "gomaxprocs":
+			rules = append(rules, Rule{Flags: []string{p.Name}, Why: "--%[1]s applies with --target only to --serve's server (its environment's GOMAXPROCS): a server already running keeps its own"})
 		case p.Limit:
 			rules = append(rules, Rule{Flags: []string{p.Name}, Why: "--%[1]s cannot be used with --target without --serve: a server already running is measured in the limits it has, and its cgroup is never written"})
 		default:

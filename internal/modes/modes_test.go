@@ -51,7 +51,9 @@ func TestRefuse(t *testing.T) {
 	// The limits only without --serve; the workload's parameters always.
 	refused(t, Refuse(LatencyTarget, gave("cpus")), "cpus",
 		"--cpus cannot be used with --target without --serve: a server already running is measured in the limits it has, and its cgroup is never written")
-	assert.NoError(t, Refuse(LatencyServe, gave("cpus", "burst", "rate", "seed")))
+	assert.NoError(t, Refuse(LatencyServe, gave("cpus", "burst", "rate", "seed", "gomaxprocs")))
+	refused(t, Refuse(LatencyTarget, gave("gomaxprocs")), "gomaxprocs",
+		"--gomaxprocs applies with --target only to --serve's server (its environment's GOMAXPROCS): a server already running keeps its own")
 	refused(t, Refuse(LatencyServe, gave("work")), "work", "--work applies to the built-in workload, not to --target: the server does the work")
 	refused(t, Refuse(LatencyServe, gave("summary")), "summary", "--summary applies only with --instances, not with --target")
 	refused(t, Refuse(LatencyAttached, gave("parent")), "parent", "--parent applies with --target only to --serve's server (it creates a slice)")

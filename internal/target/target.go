@@ -150,6 +150,9 @@ func (r run) served(ctx context.Context, o runner.Options, given *Target, starte
 		p := t.withPort(port)
 		t, env = &p, []string{"PORT=" + strconv.Itoa(port)}
 	}
+	if n := ServerGOMAXPROCS(o); n > 0 {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(n))
+	}
 	addr, err := HostPort(t.HTTP.URL)
 	if err != nil {
 		return nil, err
@@ -288,9 +291,18 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 	}
 	open := o.Open
 	open.Work, open.Wait, open.Workers, open.Queue = 0, 0, 0, 0
+	// The server's GOMAXPROCS, where --serve's was given one (0: its own,
+	// which this process cannot see).
+	gmp, policy := 0, o.Policy
+	if srv != nil {
+		gmp = ServerGOMAXPROCS(o)
+	}
+	if gmp == 0 {
+		policy = "runtime"
+	}
 	rep := build.BuildLatency(build.LatencyInput{
-		Open: open, Policy: o.Policy, Mode: mode, Cgroup: runner.ReportGroup(cg), Limits: limits, Chain: chain,
-		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor), Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
+		Open: open, Policy: policy, Mode: mode, Cgroup: runner.ReportGroup(cg), Limits: limits, Chain: chain,
+		NumCPU: runtime.NumCPU(), Result: latencyResult(res, floor, gmp), Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
 		Window: m.Elapsed, CPU: m.CPU, CPUSource: report.SourceCgroup, Peak100: m.Peak, Warnings: notes, Background: bg,
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
@@ -319,10 +331,10 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 
 // latencyResult puts the client's result in the open loop's shape, which
 // the report is built from: the responses' response times (of any
-// status), from the scheduled arrival.
-func latencyResult(res httpload.Result, floor *bench.Floor) bench.LatencyResult {
+// status), from the scheduled arrival; gomaxprocs is the server's.
+func latencyResult(res httpload.Result, floor *bench.Floor, gomaxprocs int) bench.LatencyResult {
 	out := bench.LatencyResult{Offered: res.Total(), Completed: res.Responses(), Elapsed: res.Elapsed,
-		GOMAXPROCS: runtime.GOMAXPROCS(0), StartMono: res.StartMono, Floor: floor}
+		GOMAXPROCS: gomaxprocs, StartMono: res.StartMono, Floor: floor}
 	if h := res.Hist; h != nil && h.TotalCount() > 0 {
 		out.Mean, out.Min, out.Max = time.Duration(h.Mean()), time.Duration(h.Min()), time.Duration(h.Max())
 		out.P50, out.P90, out.P99, out.P999 = res.Quantile(50), res.Quantile(90), res.Quantile(99), res.Quantile(99.9)
@@ -398,3 +410,23 @@ func methodOf(m string) string {
 
 // QuoteArgv is a command line as a user would type it, in backquotes.
 func QuoteArgv(a []string) string { return childproto.QuoteArgv(a) }
+
+// ServerGOMAXPROCS is the GOMAXPROCS --serve's server gets in its
+// environment, as a command after -- does: --gomaxprocs N, or floor or
+// ceil computed from the limit's CPUs on the CPUs it may use; 0 leaves it
+// to the server (runtime, and workers, the built-in open loop's default,
+// which --target has none of).
+func ServerGOMAXPROCS(o runner.Options) int {
+	switch o.Policy {
+	case bench.RuleFloor, bench.RuleCeil:
+		ncpu := len(o.CPUs)
+		if ncpu == 0 {
+			ncpu = runtime.NumCPU()
+		}
+		return bench.RuleGOMAXPROCS(o.Policy, o.Limits.CPUs(), ncpu)
+	case "workers", "runtime", "":
+		return 0
+	}
+	n, _ := strconv.Atoi(o.Policy)
+	return n
+}

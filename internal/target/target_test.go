@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/plan"
@@ -105,6 +106,33 @@ func TestTargetServedOrder(t *testing.T) {
 	assert.Equal(t, int64(20), h.TotalCount())
 	assert.Empty(t, rep.ServerExited)
 	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "failed requests")
+}
+
+// --gomaxprocs reaches --serve's server as its environment's GOMAXPROCS,
+// floor and ceil computed from the limit (1.5 CPUs of 4: 1 and 2), and the
+// report says what the server was given; left to the server, nothing is
+// set and the report says runtime, 0, as this process cannot see it.
+func TestTargetServerGOMAXPROCS(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		want   int
+	}{{"floor", 1}, {"ceil", 2}, {"3", 3}, {"runtime", 0}, {"workers", 0}} {
+		w := &world{stats: []uint64{10, 12}}
+		srv := &fakeServer{w: w}
+		o, tgt, _ := targetOptions(t)
+		o.Policy, o.CPUs = c.policy, []int{0, 1, 2, 3}
+		o.Limits = bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 150 * time.Millisecond}
+		rep, err := w.engine(srv).Run(context.Background(), o, tgt)
+		require.NoError(t, err, c.policy)
+		assert.Equal(t, c.want, rep.Config.GOMAXPROCS, c.policy)
+		if c.want > 0 {
+			assert.Contains(t, srv.env, fmt.Sprintf("GOMAXPROCS=%d", c.want), c.policy)
+			assert.Equal(t, c.policy, rep.Config.GOMAXPROCSPolicy)
+		} else {
+			assert.NotContains(t, strings.Join(srv.env, " "), "GOMAXPROCS", c.policy)
+			assert.Equal(t, "runtime", rep.Config.GOMAXPROCSPolicy)
+		}
+	}
 }
 
 func TestTargetServerNeverReady(t *testing.T) {
