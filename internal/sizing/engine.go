@@ -125,8 +125,8 @@ func (r *Result) busy(p Plan) {
 
 // unlimited measures the unlimited arm: the fewest windows in which a level
 // can pass, not counting refused ones (up to a level's cap), judged against
-// their own median figure (a relative SLO's base). It gives the arm, that figure and the arm's usage, a reading per
-// window.
+// their own median figure (a relative SLO's base). It gives the arm, that
+// figure and the arm's usage every 100 ms, its windows joined.
 func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, error) {
 	arm := Arm{Unlimited: true, QuotaUs: nil}
 	o, err := p.Options(math.Inf(1), 0)
