@@ -115,17 +115,27 @@ func MinCPUs(period time.Duration) float64 {
 	return float64(config.MinQuota) / float64(period)
 }
 
-// Levels are the grid's CPU levels, increasing: from the low end by the
-// step, and the high end itself, each rounded to a whole microsecond of
-// quota (the kernel's unit, as --cpus rounds). An end not given comes from
-// def, the default range; an error names the flag the user can change.
+// Levels are the grid's CPU levels, increasing, each rounded to a whole
+// microsecond of quota (the kernel's unit, as --cpus rounds): the low end,
+// then a step's CPUs the multiples of it above (0.1: 0.7, 0.8, 0.9, the
+// limits a person writes, 700m) or a percentage's geometric steps, and the
+// high end itself. An end not given comes from def, the default range,
+// widened to the step's multiples; an error names the flag the user can
+// change.
 func (g Grid) Levels(def Range) ([]float64, error) {
 	lo, hi := g.Min, g.Max
+	step := g.Step.CPUs
 	if lo == 0 {
 		lo = def.Min
+		if d := math.Floor(lo/step+1e-9) * step; step > 0 && d >= MinCPUs(g.Period) {
+			lo = d
+		}
 	}
 	if hi == 0 {
 		hi = def.Max
+		if step > 0 {
+			hi = math.Ceil(hi/step-1e-9) * step
+		}
 	}
 	if !(lo < hi) {
 		return nil, g.outOfOrder(lo, hi, def)
@@ -145,8 +155,15 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 			out = append(out, c)
 		}
 	}
-	for i := range n - 1 {
-		add(g.level(lo, i))
+	add(lo)
+	if g.Step.Percent > 0 {
+		for i := 1; i < n-1; i++ {
+			add(g.level(lo, i))
+		}
+	} else {
+		for k := math.Floor(lo/step+1e-9) + 1; k*step < hi-1e-9; k++ {
+			add(k * step)
+		}
 	}
 	add(hi)
 	return out, nil
@@ -182,12 +199,9 @@ func (g Grid) count(lo, hi float64) int {
 	return int(math.Ceil(k-1e-9)) + 1
 }
 
-// level is the i-th level above lo.
+// level is the i-th geometric level above lo.
 func (g Grid) level(lo float64, i int) float64 {
-	if g.Step.Percent > 0 {
-		return lo * math.Pow(1+g.Step.Percent/100, float64(i))
-	}
-	return lo + float64(i)*g.Step.CPUs
+	return lo * math.Pow(1+g.Step.Percent/100, float64(i))
 }
 
 func periodUs(period time.Duration) float64 { return float64(period / time.Microsecond) }

@@ -106,6 +106,10 @@ func TestGridLevels(t *testing.T) {
 		// The high end is a level even off the step: it is the bracket's top.
 		{"0.5", "0.95", "0.1", []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95}},
 		{"0.5", "0.6", "1", []float64{0.5, 0.6}},
+		// Above a low end off the step, the step's multiples: the limits a
+		// person writes.
+		{"0.25", "1", "0.1", []float64{0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}},
+		{"0.05", "0.3", "0.1", []float64{0.05, 0.1, 0.2, 0.3}},
 		// Geometric, each 10% above the previous, to the microsecond of quota.
 		{"1", "2", "10%", []float64{1, 1.1, 1.21, 1.331, 1.4641, 1.61051, 1.77156, 1.94872, 2}},
 		{"0.5", "4", "100%", []float64{0.5, 1, 2, 4}},
@@ -152,6 +156,17 @@ func TestGridLevelsFromDefaults(t *testing.T) {
 	got, err := g.Levels(def)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0.4, 0.5, 0.6, 0.7, 0.8}, got)
+
+	// A default end off the step widens to its multiples; a low end
+	// that would fall under the kernel's 1 ms of quota stays.
+	g, err = ParseGrid("", "", "0.1", 100*time.Millisecond)
+	require.NoError(t, err)
+	got, err = g.Levels(Range{Min: 0.4407, Max: 0.8333})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.4, 0.5, 0.6, 0.7, 0.8, 0.9}, got)
+	got, err = g.Levels(Range{Min: 0.0407, Max: 0.35})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.0407, 0.1, 0.2, 0.3, 0.4}, got)
 
 	g, err = ParseGrid("0.6", "", "0.1", 100*time.Millisecond)
 	require.NoError(t, err)

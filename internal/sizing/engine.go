@@ -192,6 +192,13 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
 		warnings, w.kernel, w.cpus100ms = l.Warnings, l.Host.Kernel, l.CPUs100ms
+		// The window ends with its last response; on-off arrivals leave
+		// the rest of the schedule quiet, which a service's usage has too.
+		// Counted from the sampled intervals' end, to the nearest interval.
+		if p.WindowLength > time.Duration(l.WindowMs*float64(time.Millisecond)) {
+			tail := p.WindowLength - time.Duration(len(l.CPUs100ms))*runner.PeakInterval
+			w.idle100ms = int(math.Round(float64(tail) / float64(runner.PeakInterval)))
+		}
 		if t := l.TargetResult; t != nil {
 			// The server's own failures under a quota are the window's
 			// failing; its exit is no verdict on the quota.
@@ -237,14 +244,16 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 
 // trace is the window's usage every 100 ms, as the runner sampled it
 // (runner.PeakInterval), the scale at which a quota bites and the usage
-// rules' finest grain.
+// rules' finest grain, then the schedule's quiet tail as idle intervals:
+// without them on-off arrivals would look busier to the rules than the
+// service they stand for is.
 func (w Window) trace() (usage.Trace, bool) {
 	if len(w.cpus100ms) == 0 {
 		return usage.Trace{}, false
 	}
 	t := usage.Trace{Interval: runner.PeakInterval, Samples: []usage.Sample{{}}}
 	var used time.Duration
-	for i, c := range w.cpus100ms {
+	for i, c := range append(slices.Clip(w.cpus100ms), make([]float64, w.idle100ms)...) {
 		used += time.Duration(c * float64(runner.PeakInterval))
 		t.Samples = append(t.Samples, usage.Sample{At: time.Duration(i+1) * runner.PeakInterval, Usage: used})
 	}

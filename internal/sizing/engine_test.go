@@ -355,7 +355,7 @@ func TestBusyCount(t *testing.T) {
 // are ten) × 1.15 averages the bursts away, about 0.54, and fails; krr
 // needs 750 s of usage (null).
 func TestUsageRulesMeasured(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Window: "500ms"}, map[string]string{"rate": "100"})
 	f := &fake{open: true, usedCPUs: 0.36, intervals: []float64{1, 0.2, 0.2, 0.2, 0.2}, figure: func(c float64) float64 {
 		if c >= 0.7 {
 			return 10
@@ -482,4 +482,21 @@ func TestFloorInTheUnlimitedArmOnly(t *testing.T) {
 	o, err = p.Options(0.5, 0)
 	require.NoError(t, err)
 	assert.True(t, o.Open.NoFloor)
+}
+
+// A window that ended with its last response before the schedule did
+// (on-off arrivals) has the rest as idle intervals in the rules' trace,
+// as the service it stands for has: 1.5 s of schedule, responses done at
+// 900 ms, is 9 intervals sampled and 6 idle.
+func TestTraceIdleTail(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", Window: "1500ms"}, map[string]string{"rate": "100"})
+	cpu := 500.0
+	m := Measured{Latency: &report.Latency{OfferedRPS: 100, AchievedRPS: 100, WindowMs: 901, CPUMs: &cpu,
+		CPUs100ms: []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5}}}
+	w := p.record(m, math.NaN())
+	tr, ok := w.trace()
+	require.True(t, ok)
+	assert.Equal(t, 15, tr.Len())
+	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5, 0, 0, 0, 0, 0, 0}, tr.CPUs())
+	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5}, m.Latency.CPUs100ms, "the report's own trace is left as it was")
 }

@@ -114,6 +114,7 @@ type Window struct {
 	short       bool              // set with Short
 	kernel      string            // the result's, for Result.Kernel
 	cpus100ms   []float64         // its use in each whole 100 ms, for the usage rules
+	idle100ms   int               // the schedule's quiet 100 ms after the window's last response
 	GOMAXPROCS  int               `json:"gomaxprocs"`
 	Seed        *uint64           `json:"seed,omitempty"`
 	CPUMs       *float64          `json:"cpu_ms"`
