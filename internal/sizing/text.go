@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -69,7 +70,8 @@ func (r Result) recommendationLine() string {
 	case rec.Unlimited:
 		return "recommendation: no limit: no level of the grid met " + r.SLO
 	}
-	s := fmt.Sprintf("recommendation: %s CPUs (quota %v per %v period): %s, %s", table.Sig(*rec.CPUs, 3),
+	cpus := table.Sig(*rec.CPUs, 3)
+	s := fmt.Sprintf("recommendation: %s %s (quota %v per %v period): %s, %s", cpus, plural.Noun(*rec.CPUs, "CPU"),
 		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
 	if rec.BurstUs > 0 {
 		s += fmt.Sprintf("; burst %v (cpu.max.burst or cpu.cfs_burst_us: neither sets it)", time.Duration(rec.BurstUs)*time.Microsecond)
