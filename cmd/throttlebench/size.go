@@ -122,7 +122,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format) }); err != nil {
+	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); err != nil {
 		return err
 	}
 	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,7 +167,7 @@ func TestResultKeys(t *testing.T) {
 	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "json"))
+	require.NoError(t, Write(&buf, r, "json", 0))
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
 	rec := m["recommendation"].(map[string]any)
@@ -193,7 +194,7 @@ func TestResultKeys(t *testing.T) {
 	}
 	assert.Contains(t, m, "warnings")
 	buf.Reset()
-	require.NoError(t, Write(&buf, r, "text"))
+	require.NoError(t, Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), "resources.limits.cpu: 600m, docker run --cpus 0.6")
 	assert.Contains(t, buf.String(), "unlimited")
 }
@@ -400,8 +401,17 @@ func TestUsageRulesMeasured(t *testing.T) {
 	assert.Equal(t, n, r.Windows)
 	assert.Len(t, f.limits, n)
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "text"))
+	require.NoError(t, Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), " (vpa)")
+	// At a width, the prose wraps (the table's rows are as wide as they are).
+	buf.Reset()
+	require.NoError(t, Write(&buf, r, "text", 60))
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "grid:") || strings.HasPrefix(line, "recommendation:") || strings.HasPrefix(line, "warning:") {
+			assert.LessOrEqual(t, utf8.RuneCountInString(line), 60, line)
+		}
+	}
+	assert.Contains(t, buf.String(), "\n  ", "a continuation indented")
 }
 
 // --burst searches each burst: here a burst of 20ms lets 0.4 CPUs pass
@@ -443,7 +453,7 @@ func TestBurstPairs(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "text"))
+	require.NoError(t, Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), "burst 20ms")
 
 	// A burst above the low levels' quota searches from the first level

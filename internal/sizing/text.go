@@ -13,23 +13,27 @@ import (
 )
 
 // Write writes r as format: json, or text (the arms, one row each, and the
-// recommendation, then the warnings).
-func Write(w io.Writer, r Result, format string) error {
+// recommendation, then the warnings), its lines of prose wrapped at width
+// (0: not wrapped).
+func Write(w io.Writer, r Result, format string, width int) error {
 	if format == "json" {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(r)
 	}
+	var head strings.Builder
 	stat := strings.SplitN(r.SLO, "<", 2)[0]
-	fmt.Fprintf(w, "size %s on the %s loop: windows of %s, period %v, confidence %s%%\n", r.SLO, r.Loop, r.Window,
+	fmt.Fprintf(&head, "size %s on the %s loop: windows of %s, period %v, confidence %s%%\n", r.SLO, r.Loop, r.Window,
 		time.Duration(r.PeriodUs)*time.Microsecond, strconv.FormatFloat(100*r.Confidence, 'f', -1, 64))
 	if r.BoundMs != nil {
-		fmt.Fprintf(w, "a window passes when its %s ≤ %s ms\n", stat, table.Sig(*r.BoundMs, 3))
+		fmt.Fprintf(&head, "a window passes when its %s ≤ %s ms\n", stat, table.Sig(*r.BoundMs, 3))
 	}
 	if r.Range != nil {
-		fmt.Fprintf(w, "grid: %d levels, %s to %s CPUs (%s)\n", len(r.Range.Levels), table.Sig(r.Range.MinCPUs, 3), table.Sig(r.Range.MaxCPUs, 3), r.Range.Default)
+		fmt.Fprintf(&head, "grid: %d levels, %s to %s CPUs (%s)\n", len(r.Range.Levels), table.Sig(r.Range.MinCPUs, 3), table.Sig(r.Range.MaxCPUs, 3), r.Range.Default)
 	}
-	fmt.Fprintln(w)
+	if _, err := io.WriteString(w, table.Wrap(head.String(), width)+"\n"); err != nil {
+		return err
+	}
 	t := &table.Table{Columns: []table.Column{{Name: "cpus"}, {Name: "quota", Align: table.Right}, {Name: "burst", Align: table.Right}, {Name: "windows", Align: table.Right},
 		{Name: stat + "_ms", Align: table.Right}, {Name: "verdict"}, {Name: "confidence", Align: table.Right}}}
 	for _, a := range r.Arms {
@@ -52,12 +56,12 @@ func Write(w io.Writer, r Result, format string) error {
 	if err := table.Text(w, t); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, r.recommendationLine())
+	tail := "\n" + r.recommendationLine() + "\n"
 	for _, s := range r.Warnings {
-		fmt.Fprintln(w, "warning: "+s)
+		tail += "warning: " + s + "\n"
 	}
-	return nil
+	_, err := io.WriteString(w, table.Wrap(tail, width))
+	return err
 }
 
 // recommendationLine is the recommendation in one line, as Kubernetes and
