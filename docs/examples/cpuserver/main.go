@@ -63,9 +63,9 @@ func spin(d time.Duration) {
 			x ^= x >> 7
 			x ^= x << 17
 		}
-		sink = make([]byte, 64<<10)
-		sink[0] = byte(x)
 	}
+	sink = make([]byte, 64<<10) // a response's worth of garbage
+	sink[0] = byte(x)
 }
 
 func threadCPU() time.Duration {
