@@ -54,6 +54,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
+	o.Open = openWithQuota(o, limits)
 	child, err := k.Open.StartOpen(o.Exe, o.Open, o.Stderr)
 	if err != nil {
 		return nil, err
@@ -97,6 +98,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	if err != nil {
 		return nil, err
 	}
+	o.Open = openWithQuota(o, limits)
 	// The cgroup's usage where it is known (others in it count: a warning
 	// says so), else this process's.
 	cpu, source := cg.Usage, report.SourceCgroup
@@ -113,4 +115,15 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 		return nil, err
 	}
 	return k.latencyReport(o, res, m, source, "current", cg.Cgroup(), limits, chain, "", started, warnings, tw), nil
+}
+
+// openWithQuota is o's open loop with --gomaxprocs floor or ceil computed
+// from the quota read back, as the closed loop's bench.Config.WithQuota
+// computes them (config leaves them 0 until the quota is known).
+func openWithQuota(o Options, limits cgroup.Limits) bench.OpenLoop {
+	open := o.Open
+	if o.Policy == bench.RuleFloor || o.Policy == bench.RuleCeil {
+		open.GOMAXPROCS = bench.RuleGOMAXPROCS(o.Policy, limits.CPUs(), usableCPUs(o))
+	}
+	return open
 }

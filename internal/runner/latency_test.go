@@ -570,6 +570,24 @@ func TestLatencyPermissionDenied(t *testing.T) {
 // Current mode runs the open loop in this process: the cgroup's cpu.stat
 // and the readings for the warnings frame the requests, after the
 // calibration; the workload's CPU time is the cgroup's usage.
+// --gomaxprocs floor and ceil reach the open loop computed from the quota
+// read back (20 ms per 100 ms: floor 1; ceil 2 of 4 CPUs), created or
+// current, as they reach the closed loop.
+func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
+	for _, mode := range []string{ModeCreate, ModeCurrent} {
+		for rule, want := range map[string]int{bench.RuleFloor: 1, bench.RuleCeil: 2} {
+			w := &world{removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, stats: []uint64{10, 25}}
+			lw := newLatencyWorld(w)
+			o := openOptions(mode)
+			o.Policy, o.Open.GOMAXPROCS, o.CPUs = rule, 0, []int{0, 1, 2, 3}
+			_, err := lw.local().Latency(context.Background(), o)
+			require.NoError(t, err, "%s %s", mode, rule)
+			require.Len(t, lw.started, 1)
+			assert.Equal(t, want, lw.started[0].GOMAXPROCS, "%s %s", mode, rule)
+		}
+	}
+}
+
 func TestLatencyCurrentOrder(t *testing.T) {
 	w := &world{stats: []uint64{3, 7}}
 	lw := newLatencyWorld(w)
