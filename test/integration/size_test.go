@@ -57,8 +57,9 @@ type sizeWindow struct {
 // parent's weight gives the workload its CPU beside that load, so that the
 // model's answer holds there too: beside a busy loop pinned to each CPU
 // of a 2-core host, 30 runs of 30 passed, each with the bracket 0.6 CPUs
-// passing and 0.4 failing, 28 windows in 23–25 s
-// (/work/i36-notes/stress-size.sh, 2026-11-28).
+// passing and 0.4 failing, 28 windows in 23–25 s (2026-11-28; make
+// test-stress STRESS_N=30 STRESS_PKGS=./test/integration
+// STRESS_ARGS='-run TestSizeOpenLoopAnswerTheModelKnows' runs it so).
 func TestSizeOpenLoopAnswerTheModelKnows(t *testing.T) {
 	hier := needRoot(t)
 	parent := boostedParent(t, hier)

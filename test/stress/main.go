@@ -5,7 +5,7 @@
 // prints how often each test failed. A bound that fails here fails in CI;
 // run it before widening one (make test-stress, issue 32).
 //
-//	go run ./test/stress [-n 5] [-busy=true] [packages]
+//	go run ./test/stress [-n 5] [-busy=true] [-run REGEXP] [packages]
 //
 // It runs `go test -count=1 -json` over the packages together (so that
 // they share the CPUs as in make test-host), -n times, and ends every
@@ -40,6 +40,7 @@ func main() {
 	busy := flag.Bool("busy", true, "a busy loop pinned to each CPU beside the tests")
 	goCmd := flag.String("go", "go", "the go command")
 	logDir := flag.String("log", "", "a directory to keep each run's test2json output in (run-N.json), for the figures the tests log")
+	only := flag.String("run", "", "run only the tests matching this regexp (go test -run), to measure one test's bound")
 	flag.Parse()
 	pkgs := flag.Args()
 	if len(pkgs) == 0 {
@@ -49,10 +50,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "stress: invalid -n %d: want 1 or more\n", *n)
 		os.Exit(2)
 	}
-	os.Exit(run(*n, *busy, *goCmd, *logDir, pkgs))
+	os.Exit(run(*n, *busy, *goCmd, *logDir, *only, pkgs))
 }
 
-func run(n int, busy bool, goCmd, logDir string, pkgs []string) int {
+func run(n int, busy bool, goCmd, logDir, only string, pkgs []string) int {
 	var loops []*exec.Cmd
 	stop := func() {
 		for _, c := range loops {
@@ -82,7 +83,11 @@ func run(n int, busy bool, goCmd, logDir string, pkgs []string) int {
 	t := newTally()
 	for i := range n {
 		started := time.Now()
-		cmd := exec.Command(goCmd, append([]string{"test", "-count=1", "-json", "-timeout", "20m"}, pkgs...)...)
+		args := []string{"test", "-count=1", "-json", "-timeout", "20m"}
+		if only != "" {
+			args = append(args, "-run", only)
+		}
+		cmd := exec.Command(goCmd, append(args, pkgs...)...)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
