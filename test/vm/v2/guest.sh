@@ -7,5 +7,5 @@ set -e
 cd /payload
 echo "guest: kernel $(uname -r); cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 rc=0
-THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 8m || rc=$?
+THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.timeout 10m || rc=$?
 exit $rc
