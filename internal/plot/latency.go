@@ -122,15 +122,7 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		p.x.label += "; max: the CPUs an unlimited slice may use"
 	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
-	// Tails span decades: a log scale once they do, with room for a
-	// marker above and below (the legend is above the data area).
-	lo, hi := slices.Min(ys), slices.Max(ys)
-	p.y.log = lo > 0 && hi/lo >= 8
-	if p.y.log {
-		p.y.min, p.y.max = lo/1.15, hi*1.15
-	} else {
-		p.y.min, p.y.max = widen(0, hi*1.05)
-	}
+	p.y.fitTimes(slices.Min(ys), slices.Max(ys))
 	return p, nil
 }
 

@@ -42,6 +42,18 @@ type axis struct {
 	log      bool
 }
 
+// fitTimes fits the axis to times from lo to hi: tails span decades, so a
+// log scale once they do, with room for a marker above and below (the
+// legend is above the data area); else linear from 0.
+func (a *axis) fitTimes(lo, hi float64) {
+	a.log = lo > 0 && hi/lo >= 8
+	if a.log {
+		a.min, a.max = lo/1.15, hi*1.15
+	} else {
+		a.min, a.max = widen(0, hi*1.05)
+	}
+}
+
 // line is one series: a polyline with a marker at every point, or none
 // where marks is nil (a trace of thousands of points would be all markers).
 type line struct {

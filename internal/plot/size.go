@@ -64,13 +64,7 @@ func sizePanel(c SizeChart) (*panel, error) {
 	xlo, xhi := widen(slices.Min(xs), slices.Max(xs))
 	pad := 0.05 * (xhi - xlo)
 	p.x.min, p.x.max = xlo-pad, xhi+pad
-	lo, hi := slices.Min(ys), slices.Max(ys)
-	p.y.log = lo > 0 && hi/lo >= 8
-	if p.y.log {
-		p.y.min, p.y.max = lo/1.15, hi*1.15
-	} else {
-		p.y.min, p.y.max = widen(0, hi*1.05)
-	}
+	p.y.fitTimes(slices.Min(ys), slices.Max(ys))
 	p.lines = append(p.lines, dotsOnly(newLine("window met the target", pass, 0, true)), dotsOnly(newLine("window missed it", fail, 1, true)))
 	if !math.IsNaN(c.BoundMs) {
 		target := newLine(fmt.Sprintf("target: %s ≤ %.4g ms", c.Stat, c.BoundMs), plotter.XYs{{X: p.x.min, Y: c.BoundMs}, {X: p.x.max, Y: c.BoundMs}}, 2, false)

@@ -48,16 +48,32 @@ type Arm struct {
 	// Confidence is the verdict's exact binomial confidence
 	// (Sequential.VerdictConfidence), from 0 to 1.
 	Confidence float64 `json:"confidence"`
-	// Passes and Fails count the windows that met the target and those that
-	// did not; Refused those that gave no verdict.
-	Passes  int `json:"passes"`
-	Fails   int `json:"fails"`
-	Refused int `json:"refused"`
+	Tally
 	// Drift is set when the figures of the first third of the counted
 	// windows differ from those of the last third (a U test at 1 − c).
 	Drift bool `json:"drift,omitempty"`
 	// Windows are the level's windows, in the order measured.
 	Windows []Window `json:"windows"`
+}
+
+// Tally counts a level's windows: Passes and Fails those that met the
+// target and those that did not, Refused those that gave no verdict.
+type Tally struct {
+	Passes  int `json:"passes"`
+	Fails   int `json:"fails"`
+	Refused int `json:"refused"`
+}
+
+// Count adds w to the tally.
+func (t *Tally) Count(w Window) {
+	switch {
+	case w.Refused != "":
+		t.Refused++
+	case w.Pass:
+		t.Passes++
+	default:
+		t.Fails++
+	}
 }
 
 // Bracket is the answer: the smallest level that passed and the level
@@ -208,14 +224,7 @@ func (s Search) level(ctx context.Context, measure Measure, a *Answer, level, wo
 		}
 		arm.Windows = append(arm.Windows, w)
 		a.Windows++
-		switch {
-		case w.Refused != "":
-			arm.Refused++
-		case w.Pass:
-			arm.Passes++
-		default:
-			arm.Fails++
-		}
+		arm.Count(w)
 		arm.Verdict = s.Test.Decide(arm.Passes, arm.Fails)
 		if s.Progress != nil {
 			left, open := s.Test.LevelWindows-len(arm.Windows), worst

@@ -155,22 +155,15 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 		slices.Sort(figures)
 		figure = stats.Quantile(figures, 0.5)
 	}
-	passes, fails := 0, 0
 	for i := range arm.Windows {
 		w := &arm.Windows[i]
-		if w.Refused != "" {
-			continue
+		if w.Refused == "" {
+			w.Pass = !w.short && p.SLO.Meets(w.Figure, figure)
 		}
-		w.Pass = !w.short && p.SLO.Meets(w.Figure, figure)
-		if w.Pass {
-			passes++
-		} else {
-			fails++
-		}
+		arm.Count(w.Window)
 	}
-	arm.Verdict = p.Test.Decide(passes, fails)
-	arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, passes, fails)
-	arm.Passes, arm.Fails, arm.Refused = passes, fails, len(arm.Windows)-passes-fails
+	arm.Verdict = p.Test.Decide(arm.Passes, arm.Fails)
+	arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, arm.Passes, arm.Fails)
 	arm.summarize()
 	var t usage.Trace
 	if len(traces) > 0 {

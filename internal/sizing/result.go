@@ -90,10 +90,8 @@ type Arm struct {
 	BurstUs    int64        `json:"burst_us"`
 	Verdict    size.Verdict `json:"verdict"`
 	Confidence float64      `json:"confidence"`
-	Passes     int          `json:"passes"`
-	Fails      int          `json:"fails"`
-	Refused    int          `json:"refused"`
-	Drift      bool         `json:"drift,omitempty"`
+	size.Tally
+	Drift bool `json:"drift,omitempty"`
 	// FigureMs is the median figure of its counted windows, FigureMsCI95
 	// its 95% interval (null with fewer than 6).
 	FigureMs     *float64    `json:"figure_ms"`
@@ -162,7 +160,7 @@ func (r *Result) answer(p Plan, a size.Answer, windows [][]Window, burst time.Du
 	for _, arm := range a.Arms {
 		ws := windows[arm.Level]
 		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), BurstUs: burst.Microseconds(), Verdict: arm.Verdict,
-			Confidence: arm.Confidence, Passes: arm.Passes, Fails: arm.Fails, Refused: arm.Refused, Drift: arm.Drift, Windows: ws})
+			Confidence: arm.Confidence, Tally: arm.Tally, Drift: arm.Drift, Windows: ws})
 		r.Arms[len(r.Arms)-1].summarize()
 	}
 	r.Incomplete = r.Incomplete || a.Incomplete

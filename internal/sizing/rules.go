@@ -40,14 +40,7 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 			}
 			w := p.record(m, unlimitedMs)
 			arm.Windows = append(arm.Windows, w)
-			switch {
-			case w.Refused != "":
-				arm.Refused++
-			case w.Pass:
-				arm.Passes++
-			default:
-				arm.Fails++
-			}
+			arm.Count(w.Window)
 			arm.Verdict = p.Test.Decide(arm.Passes, arm.Fails)
 		}
 		arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, arm.Passes, arm.Fails)
