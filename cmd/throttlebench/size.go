@@ -122,11 +122,15 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	draw := p.Plot != "" && len(res.Arms) > 1
+	if p.Plot != "" && !draw {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("--plot %s not drawn: no level was measured", p.Plot))
+	}
 	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); err != nil {
 		return err
 	}
 	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))
-	if p.Plot != "" && len(res.Arms) > 1 {
+	if draw {
 		return plot.SaveSize(p.Plot, sizeChart(res, p.SLO.Stat))
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -63,6 +64,7 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 		return r, err
 	}
 	r.UnlimitedMs, r.BoundMs = jsonNumber(figure), jsonNumber(p.SLO.BoundMs(figure))
+	r.floor(p, unl.Windows)
 	r.Arms, r.UsageRules, r.Windows = append(r.Arms, unl), rules(trace), len(unl.Windows)
 	if len(unl.Windows) > 0 {
 		r.Kernel = unl.Windows[0].kernel
@@ -100,6 +102,36 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	}
 	r.busy(p)
 	return r, nil
+}
+
+// floor sets the harness's floor at the SLO's percentile from the
+// unlimited arm's windows, and warns where the bound is within
+// build.FloorFactor of it: there a window's verdict owes as much to the
+// machine's timers and the harness as to the limit.
+func (r *Result) floor(p Plan, ws []Window) {
+	var xs []float64
+	for _, w := range ws {
+		if f := w.floor; f != nil {
+			x := f.P99
+			switch p.SLO.Stat {
+			case "p50":
+				x = f.P50
+			case "p99.9":
+				x = f.P999
+			}
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 {
+		return
+	}
+	slices.Sort(xs)
+	f := stats.Quantile(xs, 0.5)
+	r.FloorMs = jsonNumber(f)
+	if r.BoundMs != nil && *r.BoundMs < build.FloorFactor*f {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the bound %s ms is under %g× the harness's own floor (%s %s ms, requests that need nothing): verdicts this close to it owe as much to this machine's timers as to the limit",
+			table.Sig(*r.BoundMs, 3), float64(build.FloorFactor), p.SLO.Stat, table.Sig(f, 3)))
+	}
 }
 
 // busy says how many windows ran on a busy machine: refused, how to count
@@ -184,7 +216,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.GOMAXPROCS, w.Seed, w.CPUMs, w.WindowMs = l.Config.GOMAXPROCS, &l.Config.Seed, l.CPUMs, l.WindowMs
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
-		warnings, w.kernel, w.cpus100ms = l.Warnings, l.Host.Kernel, l.CPUs100ms
+		warnings, w.kernel, w.cpus100ms, w.floor = l.Warnings, l.Host.Kernel, l.CPUs100ms, l.FloorMs
 		// The window ends with its last response; on-off arrivals leave
 		// the rest of the schedule quiet, which a service's usage has too.
 		// Counted from the sampled intervals' end, to the nearest interval.

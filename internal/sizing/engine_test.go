@@ -65,6 +65,9 @@ type fake struct {
 	// set, its use in each 100 ms of a window (else usedCPUs in each).
 	usedCPUs  float64
 	intervals []float64
+	// floorP99, when set, is the harness's floor a window that measures
+	// it reports (the unlimited arm's).
+	floorP99 float64
 	// edit, when set, changes a result before it is returned.
 	edit func(cpus float64, m *Measured)
 	// block, when set, makes a limited window wait for ctx.
@@ -100,6 +103,9 @@ func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
 			LatencyMs: report.LatencyMs{P50: fig / 2, P90: fig / 1.5, P99: fig, P999: fig}, Host: report.Host{Kernel: "6.18"}}
 	} else {
 		m.Run = &report.Report{DurationsMs: []float64{fig, fig}, Stats: report.Stats{N: 2, MeanMs: fig, P50Ms: fig, P90Ms: fig, P99Ms: fig}, Usage: report.Usage{CPUMs: &cpu}}
+	}
+	if f.floorP99 > 0 && m.Latency != nil && !o.Open.NoFloor {
+		m.Latency.FloorMs = &report.FloorMs{P50: f.floorP99 / 2, P99: f.floorP99, P999: 2 * f.floorP99}
 	}
 	in100ms := f.intervals
 	if in100ms == nil {
@@ -509,4 +515,25 @@ func TestTraceIdleTail(t *testing.T) {
 	assert.Equal(t, 15, tr.Len())
 	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5, 0, 0, 0, 0, 0, 0}, tr.CPUs())
 	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5}, m.Latency.CPUs100ms, "the report's own trace is left as it was")
+}
+
+// The harness's floor comes from the unlimited arm's windows, at the SLO's
+// percentile; a bound within 3× of it is warned of, one well above it is
+// not.
+func TestFloorReported(t *testing.T) {
+	for _, c := range []struct {
+		slo   string
+		floor float64
+		want  float64
+		warn  bool
+	}{{"p99<=50ms", 20, 20, true}, {"p99<=50ms", 1, 1, false}, {"p50<=50ms", 20, 10, false}, {"p99.9<=50ms", 10, 20, true}} {
+		p := resolve(t, Flags{SLO: c.slo, CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+		f := &fake{open: true, usedCPUs: 0.5, floorP99: c.floor, figure: func(float64) float64 { return 1 }}
+		r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+		require.NoError(t, err, c.slo)
+		require.NotNil(t, r.FloorMs, c.slo)
+		assert.Equal(t, c.want, *r.FloorMs, c.slo)
+		warned := strings.Contains(strings.Join(r.Warnings, "\n"), "the harness's own floor")
+		assert.Equal(t, c.warn, warned, "%s: %q", c.slo, r.Warnings)
+	}
 }

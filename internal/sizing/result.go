@@ -31,6 +31,10 @@ type Result struct {
 	// window's figure must meet (a relative SLO's factor times it).
 	UnlimitedMs *float64 `json:"unlimited_ms"`
 	BoundMs     *float64 `json:"bound_ms"`
+	// FloorMs is the harness's own floor at the SLO's percentile (p99's
+	// for p90, which the floor lacks), the median of the unlimited arm's
+	// windows, the only ones that measure it; null for the closed loop.
+	FloorMs *float64 `json:"floor_ms"`
 	// Range is the grid searched; null where no level was.
 	Range *Range `json:"range"`
 	// Recommendation is the smallest passing setting: a level, or no limit
@@ -112,6 +116,7 @@ type Window struct {
 	short       bool              // set with Short
 	kernel      string            // the result's, for Result.Kernel
 	cpus100ms   []float64         // its use in each whole 100 ms, for the usage rules
+	floor       *report.FloorMs   // the harness's floor (the unlimited arm's windows)
 	idle100ms   int               // the schedule's quiet 100 ms after the window's last response
 	GOMAXPROCS  int               `json:"gomaxprocs"`
 	Seed        *uint64           `json:"seed,omitempty"`

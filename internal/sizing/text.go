@@ -26,7 +26,11 @@ func Write(w io.Writer, r Result, format string, width int) error {
 	fmt.Fprintf(&head, "size %s on the %s loop: windows of %s, period %v, confidence %s%%\n", r.SLO, r.Loop, r.Window,
 		time.Duration(r.PeriodUs)*time.Microsecond, strconv.FormatFloat(100*r.Confidence, 'f', -1, 64))
 	if r.BoundMs != nil {
-		fmt.Fprintf(&head, "a window passes when its %s ≤ %s ms\n", stat, table.Sig(*r.BoundMs, 3))
+		fmt.Fprintf(&head, "a window passes when its %s ≤ %s ms", stat, table.Sig(*r.BoundMs, 3))
+		if r.FloorMs != nil {
+			fmt.Fprintf(&head, " (the harness's own floor: %s ms)", table.Sig(*r.FloorMs, 3))
+		}
+		head.WriteString("\n")
 	}
 	if r.Range != nil {
 		fmt.Fprintf(&head, "grid: %d levels, %s to %s CPUs (%s)\n", len(r.Range.Levels), table.Sig(r.Range.MinCPUs, 3), table.Sig(r.Range.MaxCPUs, 3), r.Range.Default)

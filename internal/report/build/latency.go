@@ -111,7 +111,7 @@ const (
 	lateWarn = 5 * time.Millisecond
 	// A percentile under this many times the floor's owes as much to the
 	// machine's timers and the harness as to the workload.
-	floorFactor = 3
+	FloorFactor = 3
 )
 
 // CheckLatency judges a built latency report.
@@ -179,7 +179,7 @@ func floorBlock(f *bench.Floor) (*report.FloorMs, *report.Floor) {
 		&report.Floor{Wakeups: f.Wakeups, Arrivals: f.Arrivals, IntervalMs: ms(f.Interval), MaxMs: ms(f.Max), TookMs: ms(f.Took)}
 }
 
-// nearFloor names the percentiles of l (p50, p99, p99.9) under floorFactor
+// nearFloor names the percentiles of l (p50, p99, p99.9) under FloorFactor
 // times the floor's same percentile.
 func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
 	if f == nil || l.None {
@@ -190,7 +190,7 @@ func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
 		name      string
 		got, base float64
 	}{{"p50", l.P50, f.P50}, {"p99", l.P99, f.P99}, {"p99.9", l.P999, f.P999}} {
-		if p.base > 0 && p.got < floorFactor*p.base {
+		if p.base > 0 && p.got < FloorFactor*p.base {
 			near = append(near, fmt.Sprintf("%s %s", p.name, table.MsSpaced(p.got)))
 			floor = append(floor, fmt.Sprintf("%s %s", p.name, table.MsSpaced(p.base)))
 		}
@@ -200,5 +200,5 @@ func nearFloor(l report.LatencyMs, f *report.FloorMs) (string, bool) {
 	}
 	return fmt.Sprintf("near the floor: %s within %d× of the harness's own floor (floor_ms: %s; requests that need no work, sent through the same path before the window); "+
 		"at these response times the machine's timers weigh as much as the workload, and a difference smaller than the floor is not the workload's",
-		strings.Join(near, ", "), floorFactor, strings.Join(floor, ", ")), true
+		strings.Join(near, ", "), FloorFactor, strings.Join(floor, ", ")), true
 }
