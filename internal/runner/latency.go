@@ -118,12 +118,21 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 }
 
 // openWithQuota is o's open loop with --gomaxprocs floor or ceil computed
-// from the quota read back, as the closed loop's bench.Config.WithQuota
-// computes them (config leaves them 0 until the quota is known).
+// from the quota read back (config leaves them 0 until it is known).
 func openWithQuota(o Options, limits cgroup.Limits) bench.OpenLoop {
 	open := o.Open
-	if o.Policy == bench.RuleFloor || o.Policy == bench.RuleCeil {
-		open.GOMAXPROCS = bench.RuleGOMAXPROCS(o.Policy, limits.CPUs(), usableCPUs(o))
+	if n, ok := QuotaGOMAXPROCS(o, limits); ok {
+		open.GOMAXPROCS = n
 	}
 	return open
+}
+
+// QuotaGOMAXPROCS is --gomaxprocs floor's or ceil's GOMAXPROCS under
+// limits, on the CPUs o may use, as the closed loop's
+// bench.Config.WithQuota computes it; false for another policy.
+func QuotaGOMAXPROCS(o Options, limits cgroup.Limits) (int, bool) {
+	if o.Policy != bench.RuleFloor && o.Policy != bench.RuleCeil {
+		return 0, false
+	}
+	return bench.RuleGOMAXPROCS(o.Policy, limits.CPUs(), usableCPUs(o)), true
 }

@@ -417,16 +417,9 @@ func QuoteArgv(a []string) string { return childproto.QuoteArgv(a) }
 // to the server (runtime, and workers, the built-in open loop's default,
 // which --target has none of).
 func ServerGOMAXPROCS(o runner.Options) int {
-	switch o.Policy {
-	case bench.RuleFloor, bench.RuleCeil:
-		ncpu := len(o.CPUs)
-		if ncpu == 0 {
-			ncpu = runtime.NumCPU()
-		}
-		return bench.RuleGOMAXPROCS(o.Policy, o.Limits.CPUs(), ncpu)
-	case "workers", "runtime", "":
-		return 0
+	if n, ok := runner.QuotaGOMAXPROCS(o, o.Limits); ok {
+		return n
 	}
-	n, _ := strconv.Atoi(o.Policy)
+	n, _ := strconv.Atoi(o.Policy) // runtime, workers: 0
 	return n
 }
