@@ -10,7 +10,8 @@
 #   make test    everything CI runs (root): unit + host cgroups (test-host),
 #                six boundary fuzz targets for 3s each (test-fuzz), cgroup v2 in a VM
 #                (test-vm), a stock systemd guest (test-systemd), the
-#                Docker image (test-docker)
+#                Docker image (test-docker), a real Kubernetes node
+#                (test-kube)
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
 #   make test-stress  the timing-sensitive packages' tests STRESS_N (5)
 #                times beside a busy loop pinned to each CPU (root), and how
@@ -73,7 +74,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker fuzz soak bench bench-check benchhist image clean
+.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker test-kube fuzz soak bench bench-check benchhist image clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/throttlebench
@@ -93,7 +94,7 @@ check:
 # Unit tests and the integration tests against this machine's real cgroups.
 test-host: build
 	$(GO) vet ./...
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v /test/docker)
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -e /test/docker -e /test/kube)
 
 # The packages with a wall-clock or ratio bound (test/stress lists them;
 # STRESS_PKGS for others), run together STRESS_N times beside a busy loop
@@ -151,9 +152,20 @@ test-systemd:
 test-docker:
 	test/docker/run.sh
 
+# A real Kubernetes node (test/kube/run.sh): upstream etcd, apiserver,
+# controller-manager, scheduler and kubelet (build.sh builds them from the
+# Go module proxy once, minutes, into ~/.cache/throttlebench/kube; then a
+# second) on a private containerd and runc, all on 127.0.0.1; the emitted
+# Jobs applied with its kubectl, their pods' cgroups and processes read on
+# the host, collect and compare on what they printed; then all of it taken
+# down and the host checked against how it was (processes, cgroups, mounts,
+# links, iptables, sysctls).
+test-kube:
+	test/kube/run.sh
+
 # The VM boots' summary again as make test's last lines (test-docker prints
 # after test-vm), so that a CI log ends with every retry and its cause.
-test: test-host test-fuzz test-vm test-systemd test-docker
+test: test-host test-fuzz test-vm test-systemd test-docker test-kube
 	@echo "make test: the VM boots, one line per guest:"; cat $(VM_BOOTS)
 
 # The fault soak (test/integration/soak_test.go): normal ends, SIGINT and

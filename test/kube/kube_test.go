@@ -1,0 +1,332 @@
+//go:build linux
+
+// Package kubetest runs what `sweep --emit kubernetes` writes on a real
+// single-node Kubernetes cluster: upstream kube-apiserver, controller-manager,
+// scheduler and kubelet on containerd and runc, which test/kube/run.sh starts
+// on this host (node.sh) and takes down afterwards. It reads each pod's
+// cgroups and processes from the host while the pod measures, and the results
+// back through kubectl logs and collect.
+package kubetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/testenv"
+)
+
+// The sweep: three limits, each below the two workers' demand, so that the
+// quota binds in every configuration. --batch 30 keeps an iteration's CPU
+// (about 60 ms) above 0.25 CPUs' 25 ms quota per period, and --min-time 4s
+// keeps each pod measuring long enough to be read from the host while it
+// runs (it reaches Running about a second after it is created).
+var (
+	limits    = []int64{250, 500, 1000} // millicores, as the pods ask
+	sweepArgs = []string{"sweep", "--cpus", "0.25,0.5,1", "--workers", "2", "--batch", "30",
+		"--iterations", "5", "--min-time", "4s", "--ttl", "0", "--job-deadline", "5m", "--emit", "kubernetes"}
+)
+
+// cfsPeriod is the kubelet's cpuCFSQuotaPeriod, left at its default.
+const cfsPeriod = 100000
+
+type cluster struct {
+	kubectl, kubeconfig, node, bin string
+}
+
+func newCluster(t *testing.T) cluster {
+	c := cluster{os.Getenv("TB_KUBECTL"), os.Getenv("TB_KUBECONFIG"), os.Getenv("TB_KUBE_NODE"), os.Getenv("THROTTLEBENCH_BIN")}
+	if c.kubectl == "" || c.kubeconfig == "" || c.node == "" || c.bin == "" {
+		testenv.SkipOrFail(t, "no cluster: test/kube/run.sh (make test-kube) starts one and sets TB_KUBECTL, TB_KUBECONFIG, TB_KUBE_NODE and THROTTLEBENCH_BIN")
+	}
+	testenv.NeedRoot(t, "to read the pods' cgroups and processes on the host")
+	return c
+}
+
+// run runs a command; it returns stdout, stderr and the exit code.
+func run(t *testing.T, name string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func (c cluster) k(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errb, code := run(t, c.kubectl, append([]string{"--kubeconfig", c.kubeconfig}, args...)...)
+	require.Zero(t, code, "kubectl %s: %s", strings.Join(args, " "), errb)
+	return out
+}
+
+// tb runs the host's throttlebench and requires the exit code want.
+func (c cluster) tb(t *testing.T, want int, args ...string) (string, string) {
+	t.Helper()
+	out, errb, code := run(t, c.bin, args...)
+	require.Equal(t, want, code, "throttlebench %s: %s", strings.Join(args, " "), errb)
+	return out, errb
+}
+
+// pods lists the pods a selector picks.
+func (c cluster) pods(t *testing.T, selector string) []corev1.Pod {
+	t.Helper()
+	var l corev1.PodList
+	require.NoError(t, json.Unmarshal([]byte(c.k(t, "get", "pods", "-l", selector, "-o", "json")), &l))
+	return l.Items
+}
+
+// until polls cond every 100 ms: the cluster's state changes by events this
+// test cannot subscribe to without a client library; the bound is only
+// against a node that never gets there.
+func until(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(limit); !cond(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+	}
+}
+
+// onHost is what the host shows of one running pod.
+type onHost struct {
+	podQuota, podPeriod, ctrQuota, ctrPeriod, ctrShares int64
+	procs                                               []proc
+}
+
+// proc is what /proc shows of one of the container's processes.
+type proc struct {
+	pid                                   string
+	uid, gid, noNewPrivs, capEff, seccomp string
+	rootOptions                           string // the mount options of its /
+}
+
+// readHost reads a running pod's cgroups (v1, the kubelet's cgroupfs
+// driver: a Guaranteed pod's cgroup is kubepods/pod<UID>, its container's
+// below it, named by the container's ID) and its container's processes.
+func readHost(t *testing.T, p corev1.Pod) onHost {
+	t.Helper()
+	require.Len(t, p.Status.ContainerStatuses, 1)
+	id := strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+	pod := filepath.Join("/sys/fs/cgroup/cpu/kubepods", "pod"+string(p.UID))
+	ctr := filepath.Join(pod, id)
+	h := onHost{
+		podQuota: readInt(t, pod, "cpu.cfs_quota_us"), podPeriod: readInt(t, pod, "cpu.cfs_period_us"),
+		ctrQuota: readInt(t, ctr, "cpu.cfs_quota_us"), ctrPeriod: readInt(t, ctr, "cpu.cfs_period_us"),
+		ctrShares: readInt(t, ctr, "cpu.shares"),
+	}
+	pids, err := os.ReadFile(filepath.Join(ctr, "cgroup.procs"))
+	require.NoError(t, err)
+	for _, pid := range strings.Fields(string(pids)) {
+		h.procs = append(h.procs, readProc(t, pid))
+	}
+	require.NotEmpty(t, h.procs, "no process in %s", ctr)
+	return h
+}
+
+func readInt(t *testing.T, dir, file string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	require.NoError(t, err)
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	require.NoError(t, err)
+	return v
+}
+
+func readProc(t *testing.T, pid string) proc {
+	t.Helper()
+	status, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	require.NoError(t, err)
+	p := proc{pid: pid}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.Join(strings.Fields(v), " ")
+		switch k {
+		case "Uid":
+			p.uid = v
+		case "Gid":
+			p.gid = v
+		case "NoNewPrivs":
+			p.noNewPrivs = v
+		case "CapEff":
+			p.capEff = v
+		case "Seccomp":
+			p.seccomp = v
+		}
+	}
+	mounts, err := os.ReadFile(filepath.Join("/proc", pid, "mountinfo"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(mounts), "\n") {
+		if f := strings.Fields(line); len(f) > 5 && f[4] == "/" {
+			p.rootOptions = f[5]
+		}
+	}
+	return p
+}
+
+// sweep emits a sweep's Jobs into dir, applies them one configuration at a
+// time as the file's header says, reads each pod from the host while it
+// runs, and waits for each Job to end as want says (Complete or Failed).
+func (c cluster) sweep(t *testing.T, dir, id string, extra ...string) []onHost {
+	t.Helper()
+	file := filepath.Join(dir, id+".yaml")
+	c.tb(t, 0, append(append(append([]string{}, sweepArgs...), "--sweep-id", id, "-o", file), extra...)...)
+	var seen []onHost
+	for i := range limits {
+		sel := fmt.Sprintf("throttlebench/sweep=%s,throttlebench/config=%d", id, i)
+		c.k(t, "apply", "-f", file, "-l", sel)
+		var running corev1.Pod
+		until(t, "a running pod of "+sel, 2*time.Minute, func() bool {
+			for _, p := range c.pods(t, sel) {
+				for _, s := range p.Status.ContainerStatuses {
+					require.Nil(t, s.State.Terminated, "%s ended before the host could read it", p.Name)
+					if s.State.Running != nil {
+						running = p
+						return true
+					}
+				}
+			}
+			return false
+		})
+		h := readHost(t, running)
+		t.Logf("%s: pod %s, quota/period: pod %d/%d, container %d/%d, cpu.shares %d; %d processes",
+			sel, running.Name, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.ctrShares, len(h.procs))
+		seen = append(seen, h)
+		c.k(t, "wait", "job", "-l", sel, "--for=condition=Complete", "--timeout=2m")
+	}
+	return seen
+}
+
+// logs writes what kubectl logs prints for the pods of the sweeps named,
+// as docs/cluster.md has users do it.
+func (c cluster) logs(t *testing.T, dir, name string, sweeps ...string) string {
+	t.Helper()
+	out := c.k(t, "logs", "-l", "throttlebench/sweep in ("+strings.Join(sweeps, ",")+")",
+		"--prefix", "--tail=-1", "--ignore-errors")
+	file := filepath.Join(dir, name+".log")
+	require.NoError(t, os.WriteFile(file, []byte(out), 0o644))
+	return file
+}
+
+func readResults(t *testing.T, file string) []report.Report {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var rs []report.Report
+	require.NoError(t, json.Unmarshal(b, &rs))
+	return rs
+}
+
+// TestEmittedSweepOnARealNode: the Jobs run, each pod's cgroups carry the
+// quota asked, its processes the security context asked, and collect and
+// compare read the results back, a failed pod reported as failed.
+func TestEmittedSweepOnARealNode(t *testing.T) {
+	c := newCluster(t)
+	dir := t.TempDir()
+
+	seenA := c.sweep(t, dir, "a")
+	for i, h := range seenA {
+		want := limits[i] * cfsPeriod / 1000
+		// What the kubelet wrote, read from the files: the container's
+		// limit, and the pod's, the sum of its one container's.
+		assert.Equal(t, int64(cfsPeriod), h.ctrPeriod, "container's period, %dm", limits[i])
+		assert.Equal(t, want, h.ctrQuota, "container's quota, %dm", limits[i])
+		assert.Equal(t, int64(cfsPeriod), h.podPeriod, "pod's period, %dm", limits[i])
+		assert.Equal(t, want, h.podQuota, "pod's quota, %dm", limits[i])
+		assert.Equal(t, limits[i]*1024/1000, h.ctrShares, "container's cpu.shares (request × 1024), %dm", limits[i])
+		// The security context, as runc applied it: user and group 65534,
+		// no new privileges, no capabilities, seccomp filtering
+		// (RuntimeDefault), a read-only root.
+		for _, p := range h.procs {
+			assert.Equal(t, "65534 65534 65534 65534", p.uid, "pid %s's uids", p.pid)
+			assert.Equal(t, "65534 65534 65534 65534", p.gid, "pid %s's gids", p.pid)
+			assert.Equal(t, "1", p.noNewPrivs, "pid %s's NoNewPrivs", p.pid)
+			assert.Equal(t, "0000000000000000", p.capEff, "pid %s's effective capabilities", p.pid)
+			assert.Equal(t, "2", p.seccomp, "pid %s's seccomp mode (2: a filter)", p.pid)
+			assert.Contains(t, strings.Split(p.rootOptions, ","), "ro", "pid %s's / mount options", p.pid)
+		}
+	}
+
+	// collect: one result per configuration on the one node, nothing
+	// missing (exit 0).
+	a := filepath.Join(dir, "a.json")
+	_, summary := c.tb(t, 0, "collect", c.logs(t, dir, "a", "a"), "-o", a)
+	t.Log(strings.TrimSpace(summary))
+	assert.Contains(t, summary, "3 results from 3 pods")
+	results := readResults(t, a)
+	require.Len(t, results, len(limits))
+	for i, r := range results {
+		h := seenA[i]
+		assert.Equal(t, c.node, r.Host.Node, "config %d's node", i)
+		assert.Equal(t, "current", r.Cgroup.Mode)
+		assert.Equal(t, 1, r.Cgroup.Version)
+		require.NotNil(t, r.Cgroup.PeriodUs)
+		assert.Equal(t, h.ctrPeriod, *r.Cgroup.PeriodUs, "config %d's period as the pod read it", i)
+		assert.Equal(t, h.ctrQuota, r.Cgroup.QuotaUs, "config %d's quota as the pod read it", i)
+		// effective_cpus: the tighter of the pod's limit and the
+		// container's, as the host read them (the CPUs, 2, are more).
+		tight := min(float64(h.podQuota)/float64(h.podPeriod), float64(h.ctrQuota)/float64(h.ctrPeriod))
+		assert.InDelta(t, tight, r.Cgroup.EffectiveCPUs, 1e-9, "config %d's effective_cpus", i)
+		// Two spinning workers against at most one CPU: the quota binds,
+		// and the kernel's counters say so.
+		require.NotNil(t, r.Throttling.NrThrottled, "config %d's nr_throttled", i)
+		require.NotNil(t, r.Throttling.ThrottledMs, "config %d's throttled_ms", i)
+		assert.Positive(t, *r.Throttling.NrThrottled, "config %d's nr_throttled", i)
+		assert.Positive(t, *r.Throttling.ThrottledMs, "config %d's throttled_ms", i)
+	}
+
+	// A second sweep, and beside it a Job whose pod fails (its command is
+	// not in the image): collect writes the three results and lists the
+	// failed pod, exit 1.
+	c.sweep(t, dir, "b")
+	bad := filepath.Join(dir, "bad.yaml")
+	c.tb(t, 0, "sweep", "--cpus", "0.5", "--sweep-id", "bad", "--ttl", "0", "--image", "throttlebench:dev",
+		"--emit", "kubernetes", "-o", bad, "--", "/not-in-the-image")
+	c.k(t, "apply", "-f", bad)
+	c.k(t, "wait", "job", "-l", "throttlebench/sweep=bad", "--for=condition=Failed", "--timeout=2m")
+	pods := c.pods(t, "throttlebench/sweep=bad")
+	require.Len(t, pods, 1)
+	assert.Equal(t, corev1.PodFailed, pods[0].Status.Phase)
+	b := filepath.Join(dir, "b.json")
+	_, summary = c.tb(t, 1, "collect", c.logs(t, dir, "b", "b", "bad"), "-o", b)
+	t.Log(strings.TrimSpace(summary))
+	assert.Contains(t, summary, "no result from pod/"+pods[0].Name+"/throttlebench")
+	assert.Contains(t, summary, "3 results from 4 pods")
+	require.Len(t, readResults(t, b), len(limits))
+
+	// compare: the two collected sets, configuration by configuration on
+	// the node. Exit 3 would be a regression between two identical
+	// sweeps, which noise can make: the test asks only that every
+	// configuration was paired and judged.
+	out, errb, code := run(t, c.bin, "compare", "--format", "json", a, b)
+	require.Contains(t, []int{0, 3}, code, "compare: %s", errb)
+	var cmp struct {
+		Rows     []json.RawMessage `json:"rows"`
+		Verdicts map[string]int    `json:"verdicts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &cmp))
+	assert.Len(t, cmp.Rows, len(limits))
+	judged := 0
+	for _, n := range cmp.Verdicts {
+		judged += n
+	}
+	assert.Equal(t, len(limits), judged, "verdicts: %v", cmp.Verdicts)
+}

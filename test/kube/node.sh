@@ -1,0 +1,323 @@
+# node.sh: a single-node Kubernetes cluster on this host for make test-kube
+# (issue 37), sourced by run.sh: node_up starts it, node_down takes it all
+# down again, and host_state writes what must be the same before and after.
+#
+# From build.sh's upstream binaries and Debian's containerd, runc and CNI
+# plugins, everything on 127.0.0.1 with no CA work:
+#   etcd            127.0.0.1:23790 (peer 23800), data in $TBK/etcd
+#   kube-apiserver  127.0.0.1:64430, self-signed (--cert-dir), a token file,
+#                   AlwaysAllow
+#   controller-manager, scheduler: no leader election, no serving port
+#   containerd      a private instance: root, state, sockets and CNI
+#                   directories under $TBK, so a host's own containerd is
+#                   never touched; CRI's sandbox image is our pause
+#                   (pause/pause.c, FROM scratch: no image can be pulled here)
+#   kubelet         on that socket, the cgroupfs driver, root-dir and pod
+#                   logs under $TBK, port 10350 on 127.0.0.1, anonymous and
+#                   AlwaysAllow (only this host reaches it)
+#   CNI             one bridge of our own name (tbk0), no gateway, no
+#                   masquerade: nothing touches ip_forward or NAT; the pods
+#                   call nothing, but a node without a network stays NotReady
+# $TBK is short (/tmp/tbk.XXXXXX): a socket's path is at most 108 bytes.
+#
+# What the kubelet and the runtime change on the host, and how node_down puts
+# it back (host_state's sections; run.sh diffs them):
+#   sysctls   the kubelet sets vm.overcommit_memory, vm.panic_on_oom,
+#             kernel.panic, kernel.panic_on_oops and the root key quotas
+#             (protectKernelDefaults: true would refuse to start instead):
+#             written back from the values read before
+#   cgroups   /kubepods under every v1 controller: removed depth first, once
+#             nothing runs in it (node_up refuses a host that has one)
+#   iptables  the kubelet's canary and hint chains: the rules and chains not
+#             there before are deleted, with iptables-restore --noflush
+#   mounts    sandboxes' network namespaces (/run/netns/cni-*), rootfs and
+#             shm under $TBK: unmounted
+#   links     tbk0 and the pods' veths: deleted
+#   paths     /var/lib/cni (libcni's cache), /var/log/containers,
+#             /var/log/pods, /run/netns: removed where they were not there
+#   processes every one of ours, by the PID we started or, for containerd's
+#             shims, by $TBK in its command line
+#
+# Needs root, and the variables B (build.sh's directory) and TBK_IMAGES (OCI
+# or docker-save archives to import into CRI's k8s.io namespace).
+
+TBK_NODE=localhost # the apiserver dials the kubelet by this name: no DNS, no /etc/hosts
+TBK_API=https://127.0.0.1:64430
+TBK_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
+	kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward)
+TBK_PATHS=(/var/lib/cni /var/log/containers /var/log/pods /run/netns /etc/cni
+	/var/lib/kubelet /etc/kubernetes /var/run/kubernetes)
+TBK_PIDS=()     # started by node_up, in order
+TBK_BEFORE=     # host_state before node_up
+TBK=            # the state directory
+
+tbk_log() { echo "node.sh: $*" >&2; }
+
+# host_state: what must be the same after node_down as before node_up, one
+# line per fact under a section heading.
+host_state() {
+	local s t c
+	echo "## sysctls"
+	for s in "${TBK_SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s" 2>/dev/null)"; done
+	echo "## paths"
+	for s in "${TBK_PATHS[@]}"; do [ -e "$s" ] && echo "$s"; done
+	echo "## cgroups (top level of each v1 controller)"
+	for c in /sys/fs/cgroup/*/; do
+		[ -L "${c%/}" ] && continue
+		find "$c" -mindepth 1 -maxdepth 1 -type d 2>/dev/null
+	done | sort
+	echo "## mounts"
+	awk '{print $5}' /proc/self/mountinfo | sort
+	echo "## links"
+	ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort
+	for t in iptables ip6tables; do
+		echo "## $t"
+		"$t-save" 2>/dev/null | sed -e '/^#/d' -e 's/ \[[0-9]*:[0-9]*\]$//'
+	done
+	echo "## processes"
+	tbk_procs | sort
+}
+
+# tbk_procs: "PID EXE" of every process that is ours: its executable is one
+# of build.sh's, or its command line names $TBK (containerd and its shims).
+tbk_procs() {
+	local p exe
+	for p in /proc/[0-9]*; do
+		exe=$(readlink "$p/exe" 2>/dev/null) || continue
+		if [[ $exe == "$B"/* ]] || { [ -n "$TBK" ] && tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$TBK/"; }; then
+			echo "${p#/proc/} ${exe##*/}"
+		fi
+	done
+}
+
+tbk_wait() { # WHAT SECONDS CMD...: until CMD succeeds, every 0.25 s
+	local what=$1 secs=$2 i
+	shift 2
+	for ((i = 0; i < secs * 4; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.25
+	done
+	tbk_log "$what: not within ${secs}s"
+	tbk_logs
+	return 1
+}
+
+tbk_logs() {
+	local f
+	for f in "$TBK"/*.log; do
+		[ -f "$f" ] || continue
+		echo "--- $f (last 15 lines)" >&2
+		tail -15 "$f" >&2
+	done
+}
+
+tbk_start() { # NAME CMD...: in the background, its output in $TBK/NAME.log
+	local name=$1
+	shift
+	"$@" >"$TBK/$name.log" 2>&1 &
+	TBK_PIDS+=("$!")
+}
+
+kc() { "$B/kubectl" --kubeconfig "$TBK/kubeconfig" "$@"; }
+tbk_ctr() { ctr --address "$TBK/containerd.sock" -n k8s.io "$@"; }
+
+node_up() {
+	local c image
+	for c in /sys/fs/cgroup/*/kubepods; do
+		[ -e "$c" ] && { tbk_log "$c exists: another kubelet runs on this host; not starting a second"; return 1; }
+	done
+	if ip link show tbk0 >/dev/null 2>&1; then tbk_log "a link tbk0 exists already"; return 1; fi
+	TBK_BEFORE=$(host_state)
+	TBK=$(mktemp -d /tmp/tbk.XXXXXX)
+	mkdir -p "$TBK/certs" "$TBK/cni/net.d" "$TBK/kubelet" "$TBK/pod-logs"
+	openssl genrsa -out "$TBK/sa.key" 2048 2>/dev/null
+	echo "tb-token,admin,admin,system:masters" >"$TBK/tokens.csv"
+	cat >"$TBK/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: tb, cluster: {server: "$TBK_API", insecure-skip-tls-verify: true}}]
+users: [{name: admin, user: {token: tb-token}}]
+contexts: [{name: tb, context: {cluster: tb, user: admin}}]
+current-context: tb
+EOF
+	local start=$SECONDS
+	tbk_start etcd "$B/etcd" --data-dir "$TBK/etcd" \
+		--listen-client-urls http://127.0.0.1:23790 --advertise-client-urls http://127.0.0.1:23790 \
+		--listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
+		--initial-cluster default=http://127.0.0.1:23800
+	tbk_start apiserver "$B/kube-apiserver" --etcd-servers=http://127.0.0.1:23790 \
+		--bind-address=127.0.0.1 --secure-port=64430 --cert-dir="$TBK/certs" \
+		--token-auth-file="$TBK/tokens.csv" --authorization-mode=AlwaysAllow \
+		--kubelet-preferred-address-types=Hostname \
+		--service-cluster-ip-range=10.96.0.0/24 --service-account-issuer=https://kubernetes.default.svc \
+		--service-account-key-file="$TBK/sa.key" --service-account-signing-key-file="$TBK/sa.key"
+
+	# The runtime meanwhile.
+	cat >"$TBK/cni/net.d/10-tbk.conflist" <<EOF
+{"cniVersion": "0.4.0", "name": "tbk", "plugins": [{"type": "bridge", "bridge": "tbk0",
+ "isGateway": false, "ipMasq": false,
+ "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.213.0.0/24"}]], "dataDir": "$TBK/cni/ipam"}}]}
+EOF
+	cat >"$TBK/containerd.toml" <<EOF
+version = 2
+root = "$TBK/root"
+state = "$TBK/state"
+[grpc]
+  address = "$TBK/containerd.sock"
+[ttrpc]
+  address = "$TBK/containerd-ttrpc.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/throttlebench/pause:tb"
+  # The kubelet asks -998 for sandboxes and -997 for Guaranteed containers;
+  # a negative oom_score_adj needs CAP_SYS_RESOURCE, which root lacks where
+  # this host is itself sandboxed (ours: runc then fails with "can't get
+  # final child's PID from pipe: EOF"). No lower than containerd's own.
+  restrict_oom_score_adj = true
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = "/usr/lib/cni"
+  conf_dir = "$TBK/cni/net.d"
+EOF
+	tbk_start containerd containerd --config "$TBK/containerd.toml"
+	tbk_wait "containerd's socket" 30 test -S "$TBK/containerd.sock" || return 1
+	tbk_wait "containerd's CRI plugin" 30 bash -c "ctr --address '$TBK/containerd.sock' plugins ls | grep -q 'io.containerd.grpc.v1 *cri .* ok'" || return 1
+	for image in "${TBK_IMAGES[@]}"; do
+		tbk_ctr images import "$image" >/dev/null || { tbk_log "import $image failed"; return 1; }
+	done
+
+	tbk_wait "the apiserver's /readyz" 60 kc get --raw /readyz || return 1
+	tbk_log "apiserver ready after $((SECONDS - start)) s"
+	tbk_start controller-manager "$B/kube-controller-manager" --kubeconfig="$TBK/kubeconfig" \
+		--leader-elect=false --secure-port=0 --service-account-private-key-file="$TBK/sa.key" \
+		--use-service-account-credentials=false
+	tbk_start scheduler "$B/kube-scheduler" --kubeconfig="$TBK/kubeconfig" --leader-elect=false --secure-port=0
+
+	cat >"$TBK/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+containerRuntimeEndpoint: unix://$TBK/containerd.sock
+cgroupDriver: cgroupfs
+failSwapOn: false
+address: 127.0.0.1
+port: 10350
+readOnlyPort: 0
+healthzPort: 0
+authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+podLogsDir: $TBK/pod-logs
+resolvConf: ""
+# The images were imported, not pulled: image GC must never take them.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
+EOF
+	tbk_start kubelet "$B/kubelet" --kubeconfig="$TBK/kubeconfig" --config="$TBK/kubelet.yaml" \
+		--root-dir="$TBK/kubelet" --hostname-override="$TBK_NODE"
+	tbk_wait "node $TBK_NODE Ready" 120 kc wait node "$TBK_NODE" --for=condition=Ready --timeout=1s || return 1
+	tbk_log "node $TBK_NODE Ready after $((SECONDS - start)) s"
+}
+
+tbk_stop_pid() { # PID: SIGTERM, SIGKILL after 5 s
+	local p=$1
+	kill "$p" 2>/dev/null || return 0
+	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+
+# node_down: everything node_up did, undone, whatever state it got to; then
+# host_state against what it was. Returns 1 when something is left.
+node_down() {
+	[ -n "$TBK" ] || return 0
+	local i p rc=0 after s m c
+	# 1. The pods, by the kubelet that runs them, so that CRI stops each
+	#    sandbox and CNI gives back its address and its veth.
+	if [ ${#TBK_PIDS[@]} -ge 6 ] && kc get --raw /readyz >/dev/null 2>&1; then
+		kc delete jobs --all --wait=false >/dev/null 2>&1 || true
+		kc delete pods --all --timeout=60s >/dev/null 2>&1 || true
+		tbk_wait "the sandboxes' end" 60 bash -c "[ -z \"\$(ctr --address '$TBK/containerd.sock' -n k8s.io tasks ls -q)\" ]" || true
+	fi
+	# 2. The kubelet first (it would restart what is removed under it),
+	#    then whatever still runs in containerd, then the rest, last
+	#    started first.
+	for ((i = ${#TBK_PIDS[@]} - 1; i >= 0; i--)); do
+		p=${TBK_PIDS[i]}
+		if [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(command -v containerd)" ] && [ -S "$TBK/containerd.sock" ]; then
+			for c in $(tbk_ctr tasks ls -q 2>/dev/null); do
+				tbk_ctr tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true
+			done
+			for c in $(tbk_ctr containers ls -q 2>/dev/null); do
+				tbk_ctr tasks delete -f "$c" >/dev/null 2>&1 || true
+				tbk_ctr containers delete "$c" >/dev/null 2>&1 || true
+			done
+		fi
+		tbk_stop_pid "$p"
+	done
+	TBK_PIDS=()
+	# Shims outlive containerd where a task did: ours name $TBK.
+	while read -r p _; do
+		[ -n "$p" ] && tbk_stop_pid "$p"
+	done < <(tbk_procs)
+	# 3. Mounts: under $TBK, and network namespaces made since node_up.
+	while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" || rc=1
+	done < <(awk '{print $5}' /proc/self/mountinfo | grep -E "^($TBK/|/run/netns(/|\$))" | grep -vxF -f <(tbk_section "$TBK_BEFORE" mounts) | sort -r)
+	# 4. The kubelet's cgroups, once empty.
+	for c in /sys/fs/cgroup/*/kubepods; do
+		[ -d "$c" ] && ! [ -L "${c%/kubepods}" ] && { find "$c" -depth -type d -exec rmdir {} + 2>/dev/null || true; }
+		[ -d "$c" ] && ! [ -L "${c%/kubepods}" ] && { tbk_log "$c: cannot remove (still in use?)"; rc=1; }
+	done
+	# 5. The bridge (its veths went with the sandboxes' namespaces).
+	ip link show tbk0 >/dev/null 2>&1 && { ip link del tbk0 || rc=1; }
+	# 6. iptables: the rules, then the chains, that were not there before.
+	for s in iptables ip6tables; do
+		tbk_iptables_undo "$s" || rc=1
+	done
+	# 7. sysctls as they were.
+	while IFS='=' read -r s m; do
+		[ "$(sysctl -n "$s" 2>/dev/null)" = "$m" ] || sysctl -q -w "$s=$m" || rc=1
+	done < <(tbk_section "$TBK_BEFORE" sysctls)
+	# 8. Paths the kubelet, CRI or CNI made.
+	for s in "${TBK_PATHS[@]}"; do
+		if [ -e "$s" ] && ! tbk_section "$TBK_BEFORE" paths | grep -qxF "$s"; then
+			rm -rf "$s" || rc=1
+		fi
+	done
+	rm -rf "$TBK"
+	TBK=
+	after=$(host_state)
+	if [ "$after" != "$TBK_BEFORE" ]; then
+		tbk_log "left behind on the host (- before, + after):"
+		diff <(echo "$TBK_BEFORE") <(echo "$after") | grep '^[<>]' | sed -e 's/^</-/' -e 's/^>/+/' >&2
+		rc=1
+	fi
+	return $rc
+}
+
+# tbk_section STATE NAME: the lines of one host_state section.
+tbk_section() {
+	awk -v want="## $2" '/^## / { on = index($0, want) == 1; next } on' <<<"$1"
+}
+
+# tbk_iptables_undo iptables|ip6tables: delete the rules, then flush and
+# delete the chains, that were not in the table before node_up.
+tbk_iptables_undo() {
+	local t=$1 now before table line
+	now=$("$t-save" 2>/dev/null | sed -e '/^#/d' -e 's/ \[[0-9]*:[0-9]*\]$//') || return 0
+	before=$(tbk_section "$TBK_BEFORE" "$t")
+	[ "$now" = "$before" ] && return 0
+	{
+		table=
+		while read -r line; do
+			case $line in
+			\**) table=$line ;;
+			-A\ *) grep -qxF -- "$line" <<<"$before" || printf '%s\n-D %s\nCOMMIT\n' "$table" "${line#-A }" ;;
+			esac
+		done <<<"$now"
+		while read -r line; do
+			case $line in
+			\**) table=$line ;;
+			:*) grep -qxF -- "$line" <<<"$before" || printf '%s\n-F %s\n-X %s\nCOMMIT\n' "$table" "${line%% *}" "${line%% *}" | sed 's/^\(-[FX]\) :/\1 /' ;;
+			esac
+		done <<<"$now"
+	} | "$t-restore" --noflush
+}
