@@ -114,7 +114,12 @@ tbk_logs() {
 tbk_start() { # NAME CMD...: in the background, its output in $TBK/NAME.log
 	local name=$1
 	shift
-	"$@" >"$TBK/$name.log" 2>&1 &
+	# A session of its own: a Ctrl-C at the terminal reaches run.sh alone,
+	# which then takes the node down in order (with the daemons signalled
+	# too, the kubelet and containerd went first and left pods running).
+	# setsid execs in place (a background job is no group leader), so $! is
+	# the daemon's PID.
+	setsid "$@" >"$TBK/$name.log" 2>&1 &
 	TBK_PIDS+=("$!")
 }
 
@@ -257,26 +262,29 @@ node_down() {
 	while read -r p _; do
 		[ -n "$p" ] && tbk_stop_pid "$p"
 	done < <(tbk_procs)
-	# 3. Mounts: under $TBK, and network namespaces made since node_up.
+	# 3. Whatever still runs in the kubelet's cgroups (a pod whose runtime
+	#    died before it): ours, since node_up found no /kubepods.
+	tbk_kill_kubepods || rc=1
+	# 4. Mounts: under $TBK, and network namespaces made since node_up.
 	while read -r m; do
 		umount "$m" 2>/dev/null || umount -l "$m" || rc=1
 	done < <(awk '{print $5}' /proc/self/mountinfo | grep -E "^($TBK/|/run/netns(/|\$))" | grep -vxF -f <(tbk_section "$TBK_BEFORE" mounts) | sort -r)
-	# 4. The kubelet's cgroups, once empty.
+	# 5. The kubelet's cgroups, once empty.
 	for c in /sys/fs/cgroup/*/kubepods; do
 		[ -d "$c" ] && ! [ -L "${c%/kubepods}" ] && { find "$c" -depth -type d -exec rmdir {} + 2>/dev/null || true; }
 		[ -d "$c" ] && ! [ -L "${c%/kubepods}" ] && { tbk_log "$c: cannot remove (still in use?)"; rc=1; }
 	done
-	# 5. The bridge (its veths went with the sandboxes' namespaces).
+	# 6. The bridge (its veths went with the sandboxes' namespaces).
 	ip link show tbk0 >/dev/null 2>&1 && { ip link del tbk0 || rc=1; }
-	# 6. iptables: the rules, then the chains, that were not there before.
+	# 7. iptables: the rules, then the chains, that were not there before.
 	for s in iptables ip6tables; do
 		tbk_iptables_undo "$s" || rc=1
 	done
-	# 7. sysctls as they were.
+	# 8. sysctls as they were.
 	while IFS='=' read -r s m; do
 		[ "$(sysctl -n "$s" 2>/dev/null)" = "$m" ] || sysctl -q -w "$s=$m" || rc=1
 	done < <(tbk_section "$TBK_BEFORE" sysctls)
-	# 8. Paths the kubelet, CRI or CNI made.
+	# 9. Paths the kubelet, CRI or CNI made.
 	for s in "${TBK_PATHS[@]}"; do
 		if [ -e "$s" ] && ! tbk_section "$TBK_BEFORE" paths | grep -qxF "$s"; then
 			rm -rf "$s" || rc=1
@@ -291,6 +299,25 @@ node_down() {
 		rc=1
 	fi
 	return $rc
+}
+
+# tbk_kill_kubepods: SIGKILL every process in /kubepods, until none is left
+# (5 s at most).
+tbk_kill_kubepods() {
+	local f p left i
+	for ((i = 0; i < 50; i++)); do
+		left=
+		while read -r f; do
+			for p in $(cat "$f" 2>/dev/null); do
+				left=1
+				kill -KILL "$p" 2>/dev/null || true
+			done
+		done < <(find /sys/fs/cgroup/*/kubepods -name cgroup.procs 2>/dev/null)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	tbk_log "processes still in /kubepods after 5 s"
+	return 1
 }
 
 # tbk_section STATE NAME: the lines of one host_state section.
