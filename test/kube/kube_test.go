@@ -22,7 +22,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/testenv"
@@ -104,6 +108,26 @@ func until(t *testing.T, what string, limit time.Duration, cond func() bool) {
 			t.Fatalf("%s: not within %s", what, limit)
 		}
 	}
+}
+
+// runningPod waits for the pod a selector picks to run its container, and
+// fails where it ended first: the host reads it while it measures.
+func (c cluster) runningPod(t *testing.T, selector string) corev1.Pod {
+	t.Helper()
+	var running corev1.Pod
+	until(t, "a running pod of "+selector, 2*time.Minute, func() bool {
+		for _, p := range c.pods(t, selector) {
+			for _, s := range p.Status.ContainerStatuses {
+				require.Nil(t, s.State.Terminated, "%s ended before the host could read it", p.Name)
+				if s.State.Running != nil {
+					running = p
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return running
 }
 
 // onHost is what the host shows of one running pod.
@@ -193,19 +217,7 @@ func (c cluster) sweep(t *testing.T, dir, id string, extra ...string) []onHost {
 	for i := range limits {
 		sel := fmt.Sprintf("throttlebench/sweep=%s,throttlebench/config=%d", id, i)
 		c.k(t, "apply", "-f", file, "-l", sel)
-		var running corev1.Pod
-		until(t, "a running pod of "+sel, 2*time.Minute, func() bool {
-			for _, p := range c.pods(t, sel) {
-				for _, s := range p.Status.ContainerStatuses {
-					require.Nil(t, s.State.Terminated, "%s ended before the host could read it", p.Name)
-					if s.State.Running != nil {
-						running = p
-						return true
-					}
-				}
-			}
-			return false
-		})
+		running := c.runningPod(t, sel)
 		h := readHost(t, running)
 		t.Logf("%s: pod %s, quota/period: pod %d/%d, container %d/%d, cpu.shares %d; %d processes",
 			sel, running.Name, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.ctrShares, len(h.procs))
@@ -329,4 +341,59 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 		judged += n
 	}
 	assert.Equal(t, len(limits), judged, "verdicts: %v", cmp.Verdicts)
+}
+
+// TestPodLevelLimit: --cgroup current in a pod whose only CPU limit is the
+// pod's own (pod-level resources, beta and on by default in v1.34), the
+// nesting the emitted Jobs do not write. On cgroup v1 the container sees
+// its own cgroup only (runc mounts that directory alone), so what it can
+// count is what the kubelet wrote there: the pod's limit, applied to a
+// container that has none. The API refuses a container limit above the
+// pod's, so the container's quota is the tighter of the two.
+func TestPodLevelLimit(t *testing.T) {
+	c := newCluster(t)
+	dir := t.TempDir()
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")}
+	job := batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "tb-pod-level", Labels: map[string]string{"throttlebench/sweep": "pod-level"}},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: new(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"throttlebench/sweep": "pod-level"}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Resources:     &corev1.ResourceRequirements{Requests: res, Limits: res},
+					Containers: []corev1.Container{{
+						Name: "throttlebench", Image: "throttlebench:dev", Command: []string{"/throttlebench"},
+						Args: []string{"run", "--cgroup", "current", "--format", "json", "--workers", "2",
+							"--batch", "30", "--iterations", "5", "--min-time", "4s"},
+					}},
+				},
+			},
+		},
+	}
+	manifest, err := yaml.Marshal(job)
+	require.NoError(t, err)
+	file := filepath.Join(dir, "pod-level.yaml")
+	require.NoError(t, os.WriteFile(file, manifest, 0o644))
+	c.k(t, "apply", "-f", file)
+
+	sel := "throttlebench/sweep=pod-level"
+	running := c.runningPod(t, sel)
+	h := readHost(t, running)
+	t.Logf("pod-level 500m: quota/period: pod %d/%d, container %d/%d", h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod)
+	assert.Equal(t, int64(50000), h.podQuota, "the pod's quota")
+	assert.Equal(t, int64(50000), h.ctrQuota, "the container's quota: the pod's, applied by the kubelet")
+	c.k(t, "wait", "job", "tb-pod-level", "--for=condition=Complete", "--timeout=2m")
+
+	out := filepath.Join(dir, "pod-level.json")
+	c.tb(t, 0, "collect", c.logs(t, dir, "pod-level", "pod-level"), "-o", out)
+	results := readResults(t, out)
+	require.Len(t, results, 1)
+	r := results[0]
+	tight := min(float64(h.podQuota)/float64(h.podPeriod), float64(h.ctrQuota)/float64(h.ctrPeriod))
+	assert.InDelta(t, tight, r.Cgroup.EffectiveCPUs, 1e-9, "effective_cpus")
+	require.NotNil(t, r.Throttling.NrThrottled)
+	assert.Positive(t, *r.Throttling.NrThrottled, "nr_throttled: two workers against half a CPU")
 }
