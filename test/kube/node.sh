@@ -28,8 +28,11 @@
 #             written back from the values read before
 #   cgroups   /kubepods under every v1 controller: removed depth first, once
 #             nothing runs in it (node_up refuses a host that has one)
-#   iptables  the kubelet's canary and hint chains: the rules and chains not
-#             there before are deleted, with iptables-restore --noflush
+#   iptables  the kubelet's canary, firewall and hint chains: the rules and
+#             chains not there before are deleted, with iptables-restore
+#             --noflush; then the tables it made (iptables-nft makes the
+#             filter, nat and mangle tables of ip and ip6 on first use),
+#             where they were not there before and hold nothing else
 #   mounts    sandboxes' network namespaces (/run/netns/cni-*), rootfs and
 #             shm under $TBK: unmounted
 #   links     tbk0 and the pods' veths: deleted
@@ -48,6 +51,7 @@ TBK_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_o
 TBK_PATHS=(/var/lib/cni /var/log/containers /var/log/pods /run/netns /etc/cni
 	/var/lib/kubelet /etc/kubernetes /var/run/kubernetes)
 TBK_PIDS=()     # started by node_up, in order
+TBK_KUBELET=    # the kubelet's PID, once started
 TBK_BEFORE=     # host_state before node_up
 TBK=            # the state directory
 
@@ -74,6 +78,8 @@ host_state() {
 		echo "## $t"
 		"$t-save" 2>/dev/null | sed -e '/^#/d' -e 's/ \[[0-9]*:[0-9]*\]$//'
 	done
+	echo "## nft tables"
+	nft list tables 2>/dev/null | sort
 	echo "## processes"
 	tbk_procs | sort
 }
@@ -217,6 +223,7 @@ evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available:
 EOF
 	tbk_start kubelet "$B/kubelet" --kubeconfig="$TBK/kubeconfig" --config="$TBK/kubelet.yaml" \
 		--root-dir="$TBK/kubelet" --hostname-override="$TBK_NODE"
+	TBK_KUBELET=${TBK_PIDS[-1]}
 	tbk_wait "node $TBK_NODE Ready" 120 kc wait node "$TBK_NODE" --for=condition=Ready --timeout=1s || return 1
 	tbk_log "node $TBK_NODE Ready after $((SECONDS - start)) s"
 }
@@ -236,7 +243,7 @@ node_down() {
 	local i p rc=0 after s m c
 	# 1. The pods, by the kubelet that runs them, so that CRI stops each
 	#    sandbox and CNI gives back its address and its veth.
-	if [ ${#TBK_PIDS[@]} -ge 6 ] && kc get --raw /readyz >/dev/null 2>&1; then
+	if [ -n "$TBK_KUBELET" ] && kill -0 "$TBK_KUBELET" 2>/dev/null && kc get --raw /readyz >/dev/null 2>&1; then
 		kc delete jobs --all --wait=false >/dev/null 2>&1 || true
 		kc delete pods --all --timeout=60s >/dev/null 2>&1 || true
 		tbk_wait "the sandboxes' end" 60 bash -c "[ -z \"\$(ctr --address '$TBK/containerd.sock' -n k8s.io tasks ls -q)\" ]" || true
@@ -258,6 +265,7 @@ node_down() {
 		tbk_stop_pid "$p"
 	done
 	TBK_PIDS=()
+	TBK_KUBELET=
 	# Shims outlive containerd where a task did: ours name $TBK.
 	while read -r p _; do
 		[ -n "$p" ] && tbk_stop_pid "$p"
@@ -280,6 +288,7 @@ node_down() {
 	for s in iptables ip6tables; do
 		tbk_iptables_undo "$s" || rc=1
 	done
+	tbk_nft_undo || rc=1
 	# 8. sysctls as they were.
 	while IFS='=' read -r s m; do
 		[ "$(sysctl -n "$s" 2>/dev/null)" = "$m" ] || sysctl -q -w "$s=$m" || rc=1
@@ -290,7 +299,13 @@ node_down() {
 			rm -rf "$s" || rc=1
 		fi
 	done
-	rm -rf "$TBK"
+	# Nothing of ours may still be mounted below it when it goes.
+	if grep -qF " $TBK/" /proc/self/mountinfo; then
+		tbk_log "still mounted below $TBK: left in place"
+		rc=1
+	else
+		rm -rf "$TBK"
+	fi
 	TBK=
 	after=$(host_state)
 	if [ "$after" != "$TBK_BEFORE" ]; then
@@ -318,6 +333,23 @@ tbk_kill_kubepods() {
 	done
 	tbk_log "processes still in /kubepods after 5 s"
 	return 1
+}
+
+# tbk_nft_undo: delete the nftables tables that were not there before
+# node_up and that hold no rule and no chain but the built-in ones once the
+# iptables rules and chains are gone (iptables-nft's tables, made on the
+# kubelet's first use; an empty table filters nothing, but it was not there).
+tbk_nft_undo() {
+	command -v nft >/dev/null || return 0
+	local family name t rc=0
+	while read -r _ family name; do
+		tbk_section "$TBK_BEFORE" "nft tables" | grep -qxF "table $family $name" && continue
+		case $family in ip) t=iptables ;; ip6) t=ip6tables ;; *) continue ;; esac
+		# Built-in chains only (":CHAIN POLICY", never "-"), and no rule.
+		"$t-save" -t "$name" 2>/dev/null | grep -qE '^(-A |:[^ ]+ - )' && continue
+		nft delete table "$family" "$name" || rc=1
+	done < <(nft list tables 2>/dev/null)
+	return $rc
 }
 
 # tbk_section STATE NAME: the lines of one host_state section.

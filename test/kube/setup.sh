@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # setup.sh: what make test-kube's node needs from Debian (idempotent: no
 # apt when all is there): containerd (1.6, CRI v1) and runc, the CNI
-# plugins (the bridge and host-local), iptables (the kubelet's canary chains
-# are read and undone with it), openssl (the service-account key), gcc and a
+# plugins (the bridge and host-local), iptables and nftables (the kubelet's
+# chains, and the tables iptables-nft makes for them, are read and undone
+# with them), openssl (the service-account key), gcc and a
 # static libc (the pause image), python3 (its archive). The Docker engine
 # that builds throttlebench:dev comes from test/docker/engine.sh.
 set -euo pipefail
 need=()
 for p in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins \
-	iptables-save:iptables openssl:openssl gcc:gcc /usr/lib/x86_64-linux-gnu/libc.a:libc6-dev \
+	iptables-save:iptables nft:nftables openssl:openssl gcc:gcc /usr/lib/x86_64-linux-gnu/libc.a:libc6-dev \
 	python3:python3; do
 	what=${p%%:*}
 	if [[ $what == /* ]]; then [ -e "$what" ] && continue; else command -v "$what" >/dev/null && continue; fi
