@@ -36,7 +36,12 @@ import (
 // quota binds in every configuration. --batch 30 keeps an iteration's CPU
 // (about 60 ms) above 0.25 CPUs' 25 ms quota per period, and --min-time 4s
 // keeps each pod measuring long enough to be read from the host while it
-// runs (it reaches Running about a second after it is created).
+// runs. The read comes once the API says Running, which waits on the
+// kubelet's relist (1 s): beside a busy loop pinned to each CPU, 48 reads
+// (30 runs of TestPodLevelLimit, 3 of TestEmittedSweepOnARealNode) came
+// 0.39 to 1.26 s after the container's process started, median 0.91 s,
+// against at least 4 s of measuring after its warm-up: a read would need
+// three times the slowest seen to miss it.
 var (
 	limits    = []int64{250, 500, 1000} // millicores, as the pods ask
 	sweepArgs = []string{"sweep", "--cpus", "0.25,0.5,1", "--workers", "2", "--batch", "30",
@@ -110,6 +115,15 @@ func until(t *testing.T, what string, limit time.Duration, cond func() bool) {
 	}
 }
 
+// fresh deletes the Jobs, and their pods, of the sweeps named, left by an
+// earlier run of the test on the same cluster (go test -count): a Job
+// applied again unchanged would start no pod.
+func (c cluster) fresh(t *testing.T, sweeps ...string) {
+	t.Helper()
+	c.k(t, "delete", "jobs", "-l", "throttlebench/sweep in ("+strings.Join(sweeps, ",")+")",
+		"--cascade=foreground", "--wait", "--timeout=2m")
+}
+
 // runningPod waits for the pod a selector picks to run its container, and
 // fails where it ended first: the host reads it while it measures.
 func (c cluster) runningPod(t *testing.T, selector string) corev1.Pod {
@@ -141,6 +155,9 @@ type proc struct {
 	pid                                   string
 	uid, gid, noNewPrivs, capEff, seccomp string
 	rootOptions                           string // the mount options of its /
+	// age is how long it had run when it was read: the margin of the
+	// read against the run's length (--min-time and the warm-up).
+	age time.Duration
 }
 
 // readHost reads a running pod's cgroups (v1, the kubelet's cgroupfs
@@ -196,6 +213,7 @@ func readProc(t *testing.T, pid string) proc {
 			p.seccomp = v
 		}
 	}
+	p.age = age(t, pid)
 	mounts, err := os.ReadFile(filepath.Join("/proc", pid, "mountinfo"))
 	require.NoError(t, err)
 	for _, line := range strings.Split(string(mounts), "\n") {
@@ -204,6 +222,25 @@ func readProc(t *testing.T, pid string) proc {
 		}
 	}
 	return p
+}
+
+// age is how long a process has run: now (/proc/uptime) less its start
+// (field 22 of /proc/PID/stat, in clock ticks since boot: 100 a second on
+// Linux, as the kernel exports USER_HZ).
+func age(t *testing.T, pid string) time.Duration {
+	t.Helper()
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	require.NoError(t, err)
+	// The command name may hold spaces: the fields count from its ")".
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	require.Greater(t, len(f), 19)
+	ticks, err := strconv.ParseFloat(f[19], 64)
+	require.NoError(t, err)
+	up, err := os.ReadFile("/proc/uptime")
+	require.NoError(t, err)
+	secs, err := strconv.ParseFloat(strings.Fields(string(up))[0], 64)
+	require.NoError(t, err)
+	return time.Duration((secs - ticks/100) * float64(time.Second))
 }
 
 // sweep emits a sweep's Jobs into dir, applies them one configuration at a
@@ -219,8 +256,8 @@ func (c cluster) sweep(t *testing.T, dir, id string, extra ...string) []onHost {
 		c.k(t, "apply", "-f", file, "-l", sel)
 		running := c.runningPod(t, sel)
 		h := readHost(t, running)
-		t.Logf("%s: pod %s, quota/period: pod %d/%d, container %d/%d, cpu.shares %d; %d processes",
-			sel, running.Name, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.ctrShares, len(h.procs))
+		t.Logf("%s: pod %s, quota/period: pod %d/%d, container %d/%d, cpu.shares %d; %d processes, read %v after the container's start",
+			sel, running.Name, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.ctrShares, len(h.procs), h.procs[0].age.Round(time.Millisecond))
 		seen = append(seen, h)
 		c.k(t, "wait", "job", "-l", sel, "--for=condition=Complete", "--timeout=2m")
 	}
@@ -252,6 +289,7 @@ func readResults(t *testing.T, file string) []report.Report {
 // compare read the results back, a failed pod reported as failed.
 func TestEmittedSweepOnARealNode(t *testing.T) {
 	c := newCluster(t)
+	c.fresh(t, "a", "b", "bad")
 	dir := t.TempDir()
 
 	seenA := c.sweep(t, dir, "a")
@@ -352,6 +390,7 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 // pod's, so the container's quota is the tighter of the two.
 func TestPodLevelLimit(t *testing.T) {
 	c := newCluster(t)
+	c.fresh(t, "pod-level")
 	dir := t.TempDir()
 	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")}
 	job := batchv1.Job{
@@ -382,7 +421,8 @@ func TestPodLevelLimit(t *testing.T) {
 	sel := "throttlebench/sweep=pod-level"
 	running := c.runningPod(t, sel)
 	h := readHost(t, running)
-	t.Logf("pod-level 500m: quota/period: pod %d/%d, container %d/%d", h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod)
+	t.Logf("pod-level 500m: quota/period: pod %d/%d, container %d/%d, read %v after the container's start",
+		h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.procs[0].age.Round(time.Millisecond))
 	assert.Equal(t, int64(50000), h.podQuota, "the pod's quota")
 	assert.Equal(t, int64(50000), h.ctrQuota, "the container's quota: the pod's, applied by the kubelet")
 	c.k(t, "wait", "job", "tb-pod-level", "--for=condition=Complete", "--timeout=2m")
