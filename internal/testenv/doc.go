@@ -4,5 +4,6 @@
 // suite needs) a skip would hide a regression, so it fails instead.
 // Only tests import it.
 //
-// SkipOrFail and NeedRoot are the rule.
+// SkipOrFail and NeedRoot are the rule; Run runs a command for its output
+// and exit code, as the suites that drive the binary or kubectl do.
 package testenv

@@ -1,7 +1,10 @@
 package testenv
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -24,4 +27,23 @@ func NeedRoot(t testing.TB, why string) {
 	if os.Geteuid() != 0 {
 		SkipOrFail(t, "needs root "+why)
 	}
+}
+
+// Run runs cmd to completion and returns what it wrote to stdout and to
+// stderr and its exit code (-1 where a signal ended it); t fails where cmd
+// could not be run at all.
+func Run(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return out.String(), errb.String(), code
 }

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"os/exec"
 	"runtime"
 	"testing"
 
@@ -43,4 +44,14 @@ func TestSkipOrFail(t *testing.T) {
 	f = call("no thing")
 	assert.Empty(t, f.skipped, "in CI a missing precondition fails")
 	assert.Equal(t, "precondition missing in CI: %s", f.failed)
+}
+
+func TestRun(t *testing.T) {
+	out, errb, code := Run(t, exec.Command("sh", "-c", "echo out; echo err >&2; exit 3"))
+	if out != "out\n" || errb != "err\n" || code != 3 {
+		t.Errorf("Run = %q, %q, %d; want \"out\\n\", \"err\\n\", 3", out, errb, code)
+	}
+	if _, _, code := Run(t, exec.Command("sh", "-c", "kill -KILL $$")); code != -1 {
+		t.Errorf("killed by a signal: code %d, want -1", code)
+	}
 }

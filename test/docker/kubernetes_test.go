@@ -20,6 +20,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/throttlebench/throttlebench/internal/testenv"
 )
 
 // hostBinary is the throttlebench that emits, collects and compares on the
@@ -41,17 +43,7 @@ func hostBinary(t *testing.T) string {
 // tb runs the host binary; it returns stdout, stderr and the exit code.
 func tb(t *testing.T, bin string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return out.String(), errb.String(), code
+	return testenv.Run(t, exec.Command(bin, args...))
 }
 
 // jobsOf decodes the emitted YAML strictly into batch/v1 Jobs.

@@ -9,7 +9,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -212,16 +211,8 @@ func jsonByDefault(args []string) []string {
 // runCmd runs cmd to completion and collects its exit code and output.
 func runCmd(t testing.TB, cmd *exec.Cmd) outcome {
 	t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+	stdout, stderr, code := testenv.Run(t, cmd)
+	return outcome{code: code, stdout: stdout, stderr: stderr}
 }
 
 // tbJSON runs the binary, requires success and decodes its report.

@@ -9,7 +9,6 @@
 package kubetest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,17 +66,7 @@ func newCluster(t *testing.T) cluster {
 // run runs a command; it returns stdout, stderr and the exit code.
 func run(t *testing.T, name string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return out.String(), errb.String(), code
+	return testenv.Run(t, exec.Command(name, args...))
 }
 
 func (c cluster) k(t *testing.T, args ...string) string {
