@@ -234,7 +234,7 @@ func age(t *testing.T, pid string) time.Duration {
 
 // sweep emits a sweep's Jobs into dir, applies them one configuration at a
 // time as the file's header says, reads each pod from the host while it
-// runs, and waits for each Job to end as want says (Complete or Failed).
+// runs, and waits for each Job to complete.
 func (c cluster) sweep(t *testing.T, dir, id string, extra ...string) []onHost {
 	t.Helper()
 	file := filepath.Join(dir, id+".yaml")
