@@ -375,7 +375,9 @@ tbk_iptables_undo() {
 		while read -r line; do
 			case $line in
 			\**) table=$line ;;
-			:*) grep -qxF -- "$line" <<<"$before" || printf '%s\n-F %s\n-X %s\nCOMMIT\n' "$table" "${line%% *}" "${line%% *}" | sed 's/^\(-[FX]\) :/\1 /' ;;
+			# User chains only (":NAME -"): a built-in one (":INPUT ACCEPT")
+			# cannot be deleted, and legacy iptables-restore would stop at it.
+			:*\ -) grep -qxF -- "$line" <<<"$before" || { line=${line#:} && printf '%s\n-F %s\n-X %s\nCOMMIT\n' "$table" "${line%% *}" "${line%% *}"; } ;;
 			esac
 		done <<<"$now"
 	} | "$t-restore" --noflush
