@@ -60,7 +60,9 @@ func (r *fleetRun) dispatch(ctx context.Context) (int64, error) {
 	defer timer.Stop()
 	for {
 		now := r.now()
-		for next < len(sched) && r.t0+int64(sched[next]) <= now {
+		// A primed schedule's requests after the primer wait for its
+		// answer: they start from then, however long the cold start took.
+		for next < len(sched) && (!r.primed || next != 1 || r.primerDone(now)) && r.t0+int64(sched[next]) <= now {
 			r.reqs[next].arrival = r.t0 + int64(sched[next])
 			r.late = max(r.late, time.Duration(now-r.reqs[next].arrival))
 			r.apply(ctx, now, r.m.Arrive(time.Duration(now), next))
@@ -74,7 +76,7 @@ func (r *fleetRun) dispatch(ctx context.Context) (int64, error) {
 			break
 		}
 		wake, ok := int64(0), false
-		if next < len(sched) {
+		if next < len(sched) && (!r.primed || next != 1 || r.primerDone(now)) {
 			wake, ok = r.t0+int64(sched[next]), true
 		}
 		if d, has := r.m.Deadline(); has && (!ok || int64(d) < wake) {
@@ -110,6 +112,21 @@ func (r *fleetRun) dispatch(ctx context.Context) (int64, error) {
 	}
 	r.stop()
 	return end, nil
+}
+
+// primerDone says whether the primer (request 0 of a primed schedule) has
+// been answered or has failed. The first time it has, r.t0 moves so that
+// request 1 arrives now and the rest keep their gaps.
+func (r *fleetRun) primerDone(now int64) bool {
+	q := &r.reqs[0]
+	if q.reply == nil && q.failed == "" {
+		return false
+	}
+	if !r.rebased {
+		r.rebased = true
+		r.t0 = now - int64(r.sched[1])
+	}
+	return true
 }
 
 // apply carries out the machine's actions; one that fails (a send to an

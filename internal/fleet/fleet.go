@@ -126,12 +126,17 @@ func (f *Fleet) Run(ctx context.Context, o runner.Options) (*report.Latency, err
 		gmp = policy.Concurrency // an instance's workers are its slots
 	}
 	var floor *bench.Floor
+	warns := p.Notes()
 	if !fl.NoFloor {
-		if floor, err = fl.measureFloor(ctx, k, o, p, cal, gmp); err != nil {
+		var why string
+		if floor, why, err = fl.measureFloor(ctx, k, o, p, cal, gmp); err != nil {
 			return nil, err
 		}
+		if why != "" {
+			warns = append(warns, why)
+		}
 	}
-	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: p.Notes(), floor: floor,
+	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: warns, floor: floor,
 		init:   bench.InstanceInit{Init: spec.Init, InitMemory: spec.InitMemory, Concurrency: policy.Concurrency, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
@@ -172,8 +177,13 @@ type fleetRun struct {
 	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
 	warns  []string   // for the result's warnings
 
-	sched   []time.Duration // nil: the run's (bench.Schedule)
-	floor   *bench.Floor    // measured before the run (fleet_floor.go)
+	sched []time.Duration // nil: the run's (bench.Schedule)
+	// primed: sched[0] is a primer, and the rest of sched is dispatched
+	// from its answer on (measureFloor), so that no request but the
+	// primer waits for the instance's cold start.
+	primed  bool
+	rebased bool         // r.t0 moved to the primer's answer (primerDone)
+	floor   *bench.Floor // measured before the run (fleet_floor.go)
 	reqs    []reqRecord
 	t0      int64
 	late    time.Duration

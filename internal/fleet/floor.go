@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
@@ -14,48 +15,52 @@ import (
 // dispatcher's timer, the pipe to an instance in a slice of its own with
 // the run's limits, the instance's reply read back. One instance (shared,
 // one request at a time, no init) serves the floor's requests, which need
-// no work, spaced as the run's arrivals are (bench.FloorSchedule). Those
-// that arrived before it was ready and idle are left out: they measure its
-// cold start, which the run reports as its own. nil when none was served.
-func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Options, p *runner.Place, cal bench.Calibration, gmp int) (*bench.Floor, error) {
+// no work, spaced as the run's arrivals are (bench.FloorSchedule). A
+// primer goes first and starts the instance; the floor's requests are
+// dispatched from its answer on, so they all find the instance ready,
+// however long its cold start took (about a second under TCG, where the
+// floor once began before it and kept 1 of its 200 requests), and the
+// cold start stays the run's own to report. Any that still found the
+// instance busy or not ready (it failed and started again) are left out;
+// where fewer than half are left, the floor is nil with the reason why,
+// for the result's warnings.
+func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Options, p *runner.Place, cal bench.Calibration, gmp int) (*bench.Floor, string, error) {
 	begin := time.Now()
-	sched, kind, gap := bench.FloorSchedule(o.Open)
+	floorSched, kind, gap := bench.FloorSchedule(o.Open)
+	sched := append([]time.Duration{0}, floorSched...)
 	// Kept alive until the end: one instance for every floor request.
 	spec := bench.Instances{Policy: instances.Shared, Concurrency: 1, KeepAlive: time.Hour}
 	policy, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	fo := o
 	fo.Open.Work, fo.Open.Wait = 0, 0
 	fo.Open.Instances = &spec
 	fo.Trace, fo.TraceSink = false, nil // the tracer follows the run alone
-	r := &fleetRun{f: f, k: k, o: fo, place: p, started: begin, sched: sched,
+	r := &fleetRun{f: f, k: k, o: fo, place: p, started: begin, sched: sched, primed: true,
 		init:   bench.InstanceInit{Concurrency: 1, IterationsPerMs: cal.IterationsPerMs, GOMAXPROCS: gmp},
 		m:      instances.New(policy),
 		events: make(chan fleetEvent, 64), quit: make(chan struct{}), cal: cal}
 	if _, _, err := r.serve(ctx); err != nil {
-		return nil, err
-	}
-	// The instance's start-up: the requests until the first that arrived
-	// when it was ready and idle (those before it waited for the cold
-	// start, or behind the ones that did).
-	warm := len(r.reqs)
-	for i, q := range r.reqs {
-		if q.reply != nil && q.arrival >= r.insts[q.instance].readyAt && (i == 0 || q.arrival >= r.reqs[i-1].received) {
-			warm = i
-			break
-		}
+		return nil, "", err
 	}
 	var lat []time.Duration
-	for _, q := range r.reqs[warm:] {
-		if q.failed == "" && q.reply != nil {
+	for i, q := range r.reqs[1:] {
+		prev := r.reqs[i] // the one before q, the primer for the first
+		ready := q.instance >= 0 && q.arrival >= r.insts[q.instance].readyAt
+		if q.failed == "" && q.reply != nil && ready && q.arrival >= prev.received {
 			lat = append(lat, time.Duration(q.received-q.arrival))
 		}
 	}
-	if len(lat) == 0 {
-		return nil, nil
+	if len(lat) < len(floorSched)/2 {
+		why := fmt.Sprintf("no floor: %d of the floor's %d requests found its instance ready and idle (the rest waited behind a cold start or a busy instance, or failed), too few for a floor; floor_ms is null",
+			len(lat), len(floorSched))
+		if r.reqs[0].failed != "" {
+			why += "; its first request failed: " + r.reqs[0].failed
+		}
+		return nil, why, nil
 	}
 	fl := bench.FloorFrom(lat, kind, gap, time.Since(begin))
-	return &fl, nil
+	return &fl, "", nil
 }

@@ -85,9 +85,12 @@ func TestLatencyReportsTheFloor(t *testing.T) {
 }
 
 // A run on instances measures its floor too, before the run, on an
-// instance of its own whose slice is gone with the run's: 200 requests
-// that need no work, those that arrived before it was ready left out,
-// spaced as the run's arrivals (at 20 requests/s, the longest gap: 5 ms).
+// instance of its own whose slice is gone with the run's: a primer that
+// waits for the instance's cold start, then 200 requests that need no
+// work, spaced as the run's arrivals (at 20 requests/s, the longest gap:
+// 5 ms). None of them waits for the cold start, however long it takes
+// (about a second in the VM under TCG, which once left 1 request of 200
+// before the primer), so all or nearly all count.
 func TestInstancesReportTheFloor(t *testing.T) {
 	hier := needRoot(t)
 	parent := testParent(t, hier)
@@ -108,7 +111,7 @@ func TestInstancesReportTheFloor(t *testing.T) {
 	assert.True(t, 0 < f.P50 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= r.Floor.MaxMs, "%+v, max %v", *f, r.Floor.MaxMs)
 	assert.Equal(t, "fixed", r.Floor.Arrivals)
 	assert.InDelta(t, 5, r.Floor.IntervalMs, 1e-9)
-	assert.Greater(t, r.Floor.Wakeups, 50, "a cold start takes well under the floor's second, even in the VM (146-183 of 200 there)")
+	assert.GreaterOrEqual(t, r.Floor.Wakeups, 100, "at least half, or there would be no floor_ms")
 	assert.LessOrEqual(t, r.Floor.Wakeups, 200)
 	assert.GreaterOrEqual(t, r.Floor.TookMs, 199*5.0, "200 requests 5 ms apart")
 	assert.Less(t, f.P50, 20.0, "a request that needs no work comes back well within a request of 20 ms")
