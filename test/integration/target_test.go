@@ -413,6 +413,10 @@ func (s testServer) waitServed(t *testing.T, run *tbProcess) {
 			t.Fatalf("throttlebench exited before its server answered: %s", run.stderr.String())
 		}
 		if time.Now().After(deadline) {
+			// Its stderr is read once it has ended: exec's copy writes
+			// to the buffer until then.
+			run.cmd.Process.Kill()
+			<-run.done
 			t.Fatalf("the server answered no request within a minute: %s", run.stderr.String())
 		}
 	}
