@@ -7,7 +7,8 @@
 #   make run     build, then measure 0.1 CPUs (with sudo unless root or cpu is
 #                delegated to your systemd user manager)
 #   make check   quick loop: vet + unit tests, no root needed
-#   make test    everything CI runs (root): unit + host cgroups (test-host),
+#   make test    everything CI runs (root), each stage timed and all run
+#                (test/stages.sh): unit + host cgroups (test-host),
 #                six boundary fuzz targets for 3s each (test-fuzz), cgroup v2 in a VM
 #                (test-vm), a stock systemd guest (test-systemd), the
 #                Docker image (test-docker), a real Kubernetes node
@@ -102,8 +103,19 @@ test-host: build
 STRESS_N ?= 5
 STRESS_PKGS ?=
 STRESS_ARGS ?=
+# STRESS_VM=1: the VM lanes instead (the v2, tracer and systemd guests),
+# STRESS_N boots of each beside a busy loop on one CPU, then STRESS_N
+# beside one on every CPU (STRESS_LOADS=one or all for one of them), a
+# table of failures per test and each lane's times; consoles in
+# bin/stress-vm/.
+STRESS_VM ?=
+STRESS_LOADS ?= one,all
 test-stress: build
+ifeq ($(STRESS_VM),)
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) CI=true $(GO) run ./test/stress -n $(STRESS_N) -go $(GO) $(STRESS_ARGS) $(STRESS_PKGS)
+else
+	CI=true $(GO) run ./test/stress -vm -n $(STRESS_N) -loads $(STRESS_LOADS) $(STRESS_ARGS)
+endif
 
 # A few seconds each for the fuzz targets that guard a boundary where
 # outside input decides what root writes or what a user is told: the limit
@@ -163,10 +175,14 @@ test-docker:
 test-kube:
 	test/kube/run.sh
 
-# The VM boots' summary again as make test's last lines (test-docker prints
-# after test-vm), so that a CI log ends with every retry and its cause.
-test: test-host test-fuzz test-vm test-systemd test-docker test-kube
-	@echo "make test: the VM boots, one line per guest:"; cat $(VM_BOOTS)
+# Every stage of the above, one after another (test/stages.sh): each
+# prints its start, end and duration; a red stage does not stop the later
+# ones, so one run reports every lane, and make test fails at the end. The
+# last lines are the VM boots' summary (every retry and its cause) and a
+# table of the stages. STAGES="v2 tracer" runs some of them.
+STAGES ?=
+test:
+	MAKE='$(MAKE)' TB_VM_SUMMARY=$(CURDIR)/$(VM_BOOTS) bash test/stages.sh $(STAGES)
 
 # The fault soak (test/integration/soak_test.go): normal ends, SIGINT and
 # SIGTERM at random moments, SIGKILL of the child and of the parent, random
