@@ -6,10 +6,12 @@
 // run it before widening one (make test-stress, issue 32).
 //
 //	go run ./test/stress [-n 5] [-busy=true] [-run REGEXP] [packages]
+//	go run ./test/stress -vm [-n 5] [-loads one,all] [-lanes v2,tracer,systemd] [-log DIR]
 //
 // It runs `go test -count=1 -json` over the packages together (so that
 // they share the CPUs as in make test-host), -n times, and ends every
-// busy loop it started, by PID, on every way out.
+// busy loop it started, by PID, on every way out. With -vm it boots the VM
+// lanes' guests instead (vm.go), -n times under each load.
 package main
 
 import (
@@ -41,8 +43,14 @@ func main() {
 	goCmd := flag.String("go", "go", "the go command")
 	logDir := flag.String("log", "", "a directory to keep each run's test2json output in (run-N.json), for the figures the tests log")
 	only := flag.String("run", "", "run only the tests matching this regexp (go test -run), to measure one test's bound")
+	vm := flag.Bool("vm", false, "boot the VM lanes' guests instead of running packages' tests (root)")
+	loads := flag.String("loads", "one,all", "with -vm: the loads, in order, each -n runs: one (a busy loop on CPU 0), all (one on every CPU)")
+	lanes := flag.String("lanes", "v2,tracer,systemd", "with -vm: the guests to boot")
 	flag.Parse()
 	pkgs := flag.Args()
+	if *vm {
+		os.Exit(mainVM(*n, *loads, *lanes, *logDir))
+	}
 	if len(pkgs) == 0 {
 		pkgs = timingPackages
 	}
@@ -67,8 +75,8 @@ func run(n int, busy bool, goCmd, logDir, only string, pkgs []string) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	if busy {
 		for cpu := range runtime.NumCPU() {
-			c := exec.Command("taskset", "-c", fmt.Sprint(cpu), "sh", "-c", "while :; do :; done")
-			if err := c.Start(); err != nil {
+			c, err := busyLoop(cpu)
+			if err != nil {
 				fmt.Fprintf(os.Stderr, "stress: start a busy loop on CPU %d: %v\n", cpu, err)
 				return 1
 			}
@@ -132,6 +140,48 @@ func run(n int, busy bool, goCmd, logDir, only string, pkgs []string) int {
 		fmt.Printf("stress: run %d of %d in %v: %s\n", i+1, n, time.Since(started).Round(time.Second), verdict)
 	}
 	return t.print(n)
+}
+
+// busyLoop starts a shell loop pinned to cpu.
+func busyLoop(cpu int) (*exec.Cmd, error) {
+	c := exec.Command("taskset", "-c", fmt.Sprint(cpu), "sh", "-c", "while :; do :; done")
+	return c, c.Start()
+}
+
+// mainVM checks -vm's flags and runs the lanes.
+func mainVM(n int, loads, lanes, logDir string) int {
+	if n < 1 {
+		fmt.Fprintf(os.Stderr, "stress: invalid -n %d: want 1 or more\n", n)
+		return 2
+	}
+	var ls []string
+	for _, l := range strings.Split(loads, ",") {
+		if l != "one" && l != "all" {
+			fmt.Fprintf(os.Stderr, "stress: invalid -loads %q: want one, all or one,all\n", loads)
+			return 2
+		}
+		ls = append(ls, l)
+	}
+	var chosen []lane
+	for _, name := range strings.Split(lanes, ",") {
+		i := slices.IndexFunc(vmLanes, func(l lane) bool { return l.name == name })
+		if i < 0 {
+			fmt.Fprintf(os.Stderr, "stress: invalid -lanes %q: want some of v2, tracer, systemd\n", lanes)
+			return 2
+		}
+		chosen = append(chosen, vmLanes[i])
+	}
+	if logDir == "" {
+		logDir = filepath.Join("bin", "stress-vm") // beside make's other outputs, ignored by git
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "stress:", err)
+		return 1
+	}
+	fmt.Printf("stress: the guests' consoles go to %s\n", logDir)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	return runVM(n, ls, chosen, logDir, runtime.NumCPU(), busyLoop, sigs)
 }
 
 // event is the part of test2json's output read here.

@@ -32,3 +32,24 @@ not json
 	assert.Equal(t, 1, tl.print(2))
 	assert.Equal(t, 0, newTally().print(2))
 }
+
+// A guest's console: go test -v's leaves (a parent that failed with its
+// subtest is left out, a test failed twice counts once), a go test that
+// timed out, and the systemd guest's checks without their varying reason;
+// the kernel's timestamps and the console's carriage returns ignored.
+func TestGuestFailures(t *testing.T) {
+	console := "[    3.1] guest: kernel 6.1.0\r\n" +
+		"=== RUN   TestA\n" +
+		"    --- FAIL: TestA/sub (0.10s)\n" +
+		"--- FAIL: TestA (0.20s)\n" +
+		"--- PASS: TestB (0.01s)\n" +
+		"--- FAIL: TestC (1.00s)\r\n" +
+		"--- FAIL: TestC (1.00s)\n" +
+		"panic: test timed out after 10m0s\n" +
+		"PASS run: rc 0\n" +
+		"FAIL user with cpu: SIGINT rc 130: rc=1 scope=''\n" +
+		"FAILED to start\n"
+	assert.Equal(t, []string{"TestA/sub", "TestC", "go test timed out after 10m0s", "user with cpu: SIGINT rc 130"},
+		guestFailures(strings.NewReader(console)))
+	assert.Empty(t, guestFailures(strings.NewReader("--- PASS: TestA (0.1s)\nPASS\n")))
+}
