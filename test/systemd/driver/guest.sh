@@ -7,14 +7,17 @@
 # number of failures.
 tb=/payload/throttlebench
 fails=0
-pass() { echo "PASS $1"; }
-fail() {
-	echo "FAIL $1: $2"
-	fails=$((fails + 1))
-}
 # wait_for DEADLINE_S DESCRIPTION COMMAND... (test/vm/guestlib.sh): every
 # wait in this guest is for a condition, never for a stretch of time.
 . /payload/guestlib.sh
+# Each check says when it ended, in seconds of the guest's uptime: where a
+# boot ran out of time, the last line says which step took it.
+at() { up=$(uptime_cs); echo "$((up / 100)).$((up % 100 / 10))"; }
+pass() { echo "PASS $1 [$(at) s]"; }
+fail() {
+	echo "FAIL $1: $2 [$(at) s]"
+	fails=$((fails + 1))
+}
 # run_slice DIR: a run's slice exists under DIR ($slice: the first).
 # run_worker DIR: and holds a process, the run's workload (its limits are
 # written before the workload is placed in it). throttled: $slice's
