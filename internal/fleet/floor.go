@@ -20,10 +20,10 @@ import (
 // dispatched from its answer on, so they all find the instance ready,
 // however long its cold start took (about a second under TCG, where the
 // floor once began before it and kept 1 of its 200 requests), and the
-// cold start stays the run's own to report. Any that still found the
-// instance busy or not ready (it failed and started again) are left out;
-// where fewer than half are left, the floor is nil with the reason why,
-// for the result's warnings.
+// cold start stays the run's own to report. Those before the first that
+// found the instance ready and idle (it failed and started again) are left
+// out; where fewer than half are left, the floor is nil with the reason
+// why, for the result's warnings.
 func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Options, p *runner.Place, cal bench.Calibration, gmp int) (*bench.Floor, string, error) {
 	begin := time.Now()
 	floorSched, kind, gap := bench.FloorSchedule(o.Open)
@@ -45,16 +45,27 @@ func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Option
 	if _, _, err := r.serve(ctx); err != nil {
 		return nil, "", err
 	}
+	// From the first request that found the instance ready and idle on:
+	// the primer's answer makes that request 1, unless the instance
+	// failed and started again. Those after it that queued behind a slow
+	// answer count, as the run's would.
+	floor := r.reqs[1:]
+	warm := len(floor)
+	for i, q := range floor {
+		prev := r.reqs[i] // the one before q: the primer for the first
+		if q.reply != nil && q.instance >= 0 && q.arrival >= r.insts[q.instance].readyAt && q.arrival >= prev.received {
+			warm = i
+			break
+		}
+	}
 	var lat []time.Duration
-	for i, q := range r.reqs[1:] {
-		prev := r.reqs[i] // the one before q, the primer for the first
-		ready := q.instance >= 0 && q.arrival >= r.insts[q.instance].readyAt
-		if q.failed == "" && q.reply != nil && ready && q.arrival >= prev.received {
+	for _, q := range floor[warm:] {
+		if q.failed == "" && q.reply != nil {
 			lat = append(lat, time.Duration(q.received-q.arrival))
 		}
 	}
 	if len(lat) < len(floorSched)/2 {
-		why := fmt.Sprintf("no floor: %d of the floor's %d requests found its instance ready and idle (the rest waited behind a cold start or a busy instance, or failed), too few for a floor; floor_ms is null",
+		why := fmt.Sprintf("no floor: %d of the floor's %d requests were served once its instance was ready (the rest waited for a cold start, or failed), too few for a floor; floor_ms is null",
 			len(lat), len(floorSched))
 		if r.reqs[0].failed != "" {
 			why += "; its first request failed: " + r.reqs[0].failed
