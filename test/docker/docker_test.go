@@ -208,11 +208,20 @@ func TestPlotInsideContainer(t *testing.T) {
 // latency in a container: the open loop runs in the container's own cgroup
 // (current mode), its bursts throttled by the quota docker set. Each 750 ms
 // cycle's 34.5 requests of 5 ms arrive within 150 ms: 1.15 CPUs while they
-// arrive. A cycle of 7.5 periods moves the on-phase by half a period each
-// time, so of two cycles in a row one covers a whole period (115 ms of
-// work against the 100 ms quota) wherever the container's periods start.
+// arrive, 0.23 on average. The quota, 0.4 CPU, is below what the container
+// gets beside a busy loop on every CPU (half of each): at --cpus=1 the
+// neighbours decided instead, and beside a busy loop on one CPU the
+// workers never used more than 0.99 CPUs in any 100 ms, were never
+// throttled, and failed this test (a clean-clone CI run, issue 45). Any
+// 100 ms within an on-phase offers about 77 ms of work against 40 ms of
+// quota, wherever the container's periods start, and a backlog of 115 ms
+// clears within three periods, long before the next cycle. 30 runs beside
+// a busy loop on each CPU (test/docker/run.sh -run TestLatencyInsideContainer
+// -count 30): 14 to 17 periods throttled (median 16) against the bound of
+// more than none; cpu_utilisation 0.66 to 0.68 (mean 0.672, sd 0.008)
+// against 0.95, 35 deviations out.
 func TestLatencyInsideContainer(t *testing.T) {
-	out, _ := dockerRun(t, []string{"--cpus=1"}, "latency", "--workers", "4", "--rate", "46", "--work", "5ms",
+	out, _ := dockerRun(t, []string{"--cpus=0.4"}, "latency", "--workers", "4", "--rate", "46", "--work", "5ms",
 		"--arrivals", "onoff", "--on", "150ms", "--off", "600ms", "--duration", "3s", "--format", "json")
 	var r struct {
 		Cgroup struct {
@@ -232,14 +241,17 @@ func TestLatencyInsideContainer(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
 	assert.Equal(t, "current", r.Cgroup.Mode)
-	assert.Equal(t, int64(100000), r.Cgroup.QuotaUs)
+	assert.Equal(t, int64(40000), r.Cgroup.QuotaUs)
 	assert.Equal(t, 138, r.Offered, "4 cycles of 34.5")
 	assert.Equal(t, r.Offered, r.Completed)
 	require.NotNil(t, r.CPUUtilisation)
-	assert.Less(t, *r.CPUUtilisation, 0.5, "34.5 requests × 5 ms per 750 ms is 0.23 of a CPU")
+	// 34.5 requests × 5 ms per 750 ms is 0.23 of a CPU, 0.27 with the
+	// harness's own: 0.67 of the quota, an average over the window, where
+	// a throttled period's use is all of it.
+	assert.Less(t, *r.CPUUtilisation, 0.95)
 	require.NotNil(t, r.PeakCPUs100ms)
 	require.NotNil(t, r.Throttling.NrThrottled)
-	assert.Greater(t, *r.Throttling.NrThrottled, uint64(0), "115 ms of work in one period meets a 100 ms quota")
+	assert.Greater(t, *r.Throttling.NrThrottled, uint64(0), "77 ms of work offered in a period meets a 40 ms quota")
 	t.Logf("container latency: p99 %.1f ms, utilisation %.2f, peak %.2f CPUs per 100 ms, %d periods throttled",
 		r.LatencyMs.P99, *r.CPUUtilisation, *r.PeakCPUs100ms, *r.Throttling.NrThrottled)
 }

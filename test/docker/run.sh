@@ -2,7 +2,7 @@
 # run.sh — the container path, end to end (make test-docker): start a Docker
 # engine when none runs (stopping it again at the end), build the image
 # throttlebench:dev from bin/throttlebench, and run test/docker's Go tests
-# against it. Needs root.
+# against it. Needs root. Its arguments are go test's (-run, -count).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,4 +31,5 @@ size=$(docker image inspect -f '{{.Size}}' "$image")
 # test/docker/weigh.sh says what weighs.
 echo "run.sh: image $image is $size bytes ($(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }') MiB)"
 
-TB_DOCKER_IMAGE=$image go test -count=1 -v ./test/docker/
+# Arguments go to go test: run.sh -run TestName -count 30 measures a bound.
+TB_DOCKER_IMAGE=$image go test -count=1 -v "$@" ./test/docker/
