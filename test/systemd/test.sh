@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Build throttlebench (static) into a payload with one of test/systemd's
 # guests and boot it: bash test/systemd/test.sh [GUEST] [TIMEOUT]
-# GUEST is a directory here with a guest.sh (default: driver). Needs
+# GUEST is a directory here with a guest.sh (default: driver); TIMEOUT
+# (default TB_SYSTEMD_TIMEOUT, else 300) is the boot's deadline. Needs
 # setup.sh once; run it under flock /tmp/tb-heavy.lock on shared machines.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 GUEST=${1:-driver}
-TIMEOUT=${2:-300}
+TIMEOUT=${2:-${TB_SYSTEMD_TIMEOUT:-300}}
 [[ -f $HERE/$GUEST/guest.sh ]] || { echo "test.sh: no guest $HERE/$GUEST/guest.sh" >&2; exit 2; }
 PAYLOAD=$(mktemp -d "${TMPDIR:-/tmp}/tb-systemd.XXXXXX")
 trap 'rm -rf -- "$PAYLOAD"' EXIT
