@@ -16,7 +16,9 @@
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
 #   make test-stress  the timing-sensitive packages' tests STRESS_N (5)
 #                times beside a busy loop pinned to each CPU (root), and how
-#                often each test failed: run it before widening a bound
+#                often each test failed: run it before widening a bound;
+#                STRESS_VM=1 boots the v2, tracer and systemd guests instead,
+#                beside a busy loop on one CPU, then on every CPU
 #   make soak    fault trials, counted (root): every way a run ends, 20 times
 #                each at random moments, on this host and on cgroup v2 in the
 #                VM; fails on any leftover (make test runs 3 of each)

@@ -94,3 +94,24 @@ func TestFleetFloorTooFew(t *testing.T) {
 	assert.Contains(t, rep.Warnings[i], "of the floor's 200 requests were served once its instance was ready")
 	assert.Equal(t, 2, rep.Completed, "the run itself goes on")
 }
+
+// The floor's requests come 1 ms apart here and each takes 5 ms: they
+// queue behind each other, a queue of the floor's own schedule that would
+// grow to about 800 ms by the 200th. Each is timed from when the instance
+// was free to take it, so the floor is the 5 ms round trip and what the
+// dispatcher adds (its max 35 ms in 30 runs beside a busy loop on each
+// CPU, TestFleetFloor), not the queue.
+func TestFleetFloorLeavesOutItsOwnQueue(t *testing.T) {
+	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
+	f := w.fleet()
+	f.NoFloor = false
+	rep, err := f.Run(context.Background(), fleetOptions("per-request", 2, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	require.NotNil(t, rep.Floor)
+	require.NotNil(t, rep.FloorMs)
+	assert.Equal(t, 200, rep.Floor.Wakeups)
+	assert.GreaterOrEqual(t, rep.FloorMs.P50, 5.0, "the round trip itself")
+	assert.Less(t, rep.Floor.MaxMs, 400.0, "half the queue's end")
+	assert.GreaterOrEqual(t, rep.Floor.TookMs, 200*5.0, "the queue was there: 200 answers of 5 ms one after another")
+}
