@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // The instances' floor is measured before the run, on an instance of its
@@ -30,11 +32,7 @@ func TestFleetFloor(t *testing.T) {
 	// 150 ms, is 21 means out, past anything an exponential tail of that
 	// mean reaches in 10^9 runs.
 	w := &fleetWorld{coldStart: 300 * time.Millisecond} // served at once
-	f := w.fleet()
-	f.NoFloor = false
-	rep, err := f.Run(context.Background(), fleetOptions("per-request", 3, 1))
-	require.NoError(t, err)
-	w.allGone(t)
+	rep := runWithFloor(t, w, 3)
 
 	require.Len(t, w.created, 4, "the floor's slice, then the run's three")
 	require.Len(t, w.children, 4)
@@ -81,12 +79,7 @@ func TestFleetFloor(t *testing.T) {
 // next takes 300 ms to start, while the floor's 200 requests, 1 ms apart,
 // arrive and queue.
 func TestFleetFloorTooFew(t *testing.T) {
-	w := &fleetWorld{coldStart: 300 * time.Millisecond, crashAfter: map[int]int{0: 1}}
-	f := w.fleet()
-	f.NoFloor = false
-	rep, err := f.Run(context.Background(), fleetOptions("per-request", 2, 1))
-	require.NoError(t, err)
-	w.allGone(t)
+	rep := runWithFloor(t, &fleetWorld{coldStart: 300 * time.Millisecond, crashAfter: map[int]int{0: 1}}, 2)
 	assert.Nil(t, rep.FloorMs)
 	assert.Nil(t, rep.Floor)
 	i := slices.IndexFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "no floor: ") })
@@ -102,16 +95,23 @@ func TestFleetFloorTooFew(t *testing.T) {
 // dispatcher adds (its max 35 ms in 30 runs beside a busy loop on each
 // CPU, TestFleetFloor), not the queue.
 func TestFleetFloorLeavesOutItsOwnQueue(t *testing.T) {
-	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
-	f := w.fleet()
-	f.NoFloor = false
-	rep, err := f.Run(context.Background(), fleetOptions("per-request", 2, 1))
-	require.NoError(t, err)
-	w.allGone(t)
+	rep := runWithFloor(t, &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}, 2)
 	require.NotNil(t, rep.Floor)
 	require.NotNil(t, rep.FloorMs)
 	assert.Equal(t, 200, rep.Floor.Wakeups)
 	assert.GreaterOrEqual(t, rep.FloorMs.P50, 5.0, "the round trip itself")
 	assert.Less(t, rep.Floor.MaxMs, 400.0, "half the queue's end")
 	assert.GreaterOrEqual(t, rep.Floor.TookMs, 200*5.0, "the queue was there: 200 answers of 5 ms one after another")
+}
+
+// runWithFloor runs n requests on per-request instances of w with the
+// floor measured first, and checks that nothing was left.
+func runWithFloor(t *testing.T, w *fleetWorld, n int) *report.Latency {
+	t.Helper()
+	f := w.fleet()
+	f.NoFloor = false
+	rep, err := f.Run(context.Background(), fleetOptions("per-request", n, 1))
+	require.NoError(t, err)
+	w.allGone(t)
+	return rep
 }
