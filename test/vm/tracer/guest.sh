@@ -12,7 +12,16 @@ cd /payload
 echo "kernel: $(uname -r)"
 export CI=true
 [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 ] || { echo "guest: the BPF run-time stats are not on from boot"; exit 1; }
-./tracer.test -test.v -test.count=1 -test.timeout 3m
+# Each deadline is for a hang, twice the slowest of 3 boots beside a busy
+# loop on every host CPU (STRESS_VM=1 make test-stress, issue 45): the
+# tests took 96-140 s there (3m was their deadline), the benchmarks about
+# 100-115 s (120 s was theirs); quiet, about 60 s each. Each part says how
+# long it took, on the guest's clock.
+. /payload/guestlib.sh
+t0=$(uptime_cs)
+./tracer.test -test.v -test.count=1 -test.timeout 5m
 rc=$?
-timeout 120 ./tracer.test -test.run '^$' -test.bench . -test.benchtime 1s || rc=1
+t1=$(uptime_cs)
+timeout 240 ./tracer.test -test.run '^$' -test.bench . -test.benchtime 1s || rc=1
+echo "tracer guest: tests $(((t1 - t0) / 100)) s, benchmarks $((($(uptime_cs) - t1) / 100)) s"
 exit $rc

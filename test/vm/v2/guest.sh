@@ -50,7 +50,8 @@ cd /payload
 echo "guest: kernel $(uname -r); cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 run=$(echo "$tests" | awk 'NF { s = s (s == "" ? "" : "|") $1 } END { print s }')
 # -test.timeout is for a hang, not a bound on speed: twice the slowest
-# suite beside a busy loop on every host CPU (test/vm/README.md).
+# suite beside a busy loop on every host CPU, 126, 166 and 206 s on the
+# guest's clock in 3 boots (STRESS_VM=1 make test-stress, issue 45).
 rc=0
-THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.run "^($run)\$" -test.timeout 10m || rc=$?
+THROTTLEBENCH_BIN=/payload/throttlebench CI=true ./integration.test -test.v -test.count=1 -test.run "^($run)\$" -test.timeout 7m || rc=$?
 exit $rc
