@@ -4,6 +4,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -126,10 +128,16 @@ func TestTargetServePythonHTTPServer(t *testing.T) {
 // "ADDR WORK [noterm] [notify=PATH]", every request spending WORK of its
 // thread's CPU time (CLOCK_THREAD_CPUTIME_ID, so that time spent throttled
 // is not counted as work done) before a 200. With notify, PATH is made
-// once the first response has gone out (flushed to the client's socket):
-// the event a test waits for when it needs a run whose requests are
-// answered (waitServed), never the clock. A Go server built with the test, that runs
-// where the tests do (the VM has no Go toolchain, nor python3).
+// when a second request comes on a connection: the client, which sends a
+// request on a kept-alive connection only once it has read the answer
+// before, has a 200 in hand. It is the event a test waits for when it
+// needs a run whose requests are answered (waitServed), never the clock.
+// It was made once the first answer had been flushed, but the client may
+// not have read it yet: where the test then killed the server, the
+// kernel's reset took the unread answer with it, and a clean-clone CI run
+// beside a busy loop counted 0 answers of 309. A Go server built with the
+// test, that runs where the tests do (the VM has no Go toolchain, nor
+// python3).
 const serverEnv = "TB_IT_HTTP_SERVER"
 
 // serveHTTP is that server; it returns only when it cannot serve.
@@ -156,7 +164,14 @@ func serveHTTP(spec string) int {
 		_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
 		return time.Duration(ts.Nano())
 	}
-	err = http.ListenAndServe(addr, http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+	type answered struct{} // a connection's count of requests, in its context
+	srv := &http.Server{Addr: addr, ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, answered{}, new(atomic.Int64))
+	}}
+	srv.Handler = http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		if notify != "" && req.Context().Value(answered{}).(*atomic.Int64).Add(1) == 2 {
+			served.Do(func() { os.WriteFile(notify, nil, 0o644) })
+		}
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		x, start := uint64(1), threadCPU()
@@ -171,11 +186,8 @@ func serveHTTP(spec string) int {
 			rw.Write([]byte("0"))
 		}
 		rw.Write([]byte("ok\n"))
-		if notify != "" {
-			rw.(http.Flusher).Flush()
-			served.Do(func() { os.WriteFile(notify, nil, 0o644) })
-		}
-	}))
+	})
+	err = srv.ListenAndServe()
 	fmt.Fprintln(os.Stderr, err)
 	return 1
 }
@@ -294,8 +306,9 @@ func TestTargetServeFaults(t *testing.T) {
 	t.Run("exits in the middle", func(t *testing.T) {
 		srv := newTestServer(t, "0s")
 		out := filepath.Join(t.TempDir(), "result.json")
-		// The shell ends the server once it has answered (its notify
-		// file), with most of the 3 s of arrivals still to come.
+		// The shell ends the server once the client has an answer in
+		// hand (its notify file), with most of the 3 s of arrivals
+		// still to come.
 		script := shellJoin(srv.argv) + ` & while [ ! -e ` + shellJoin([]string{srv.notify}) + ` ]; do sleep 0.01; done; kill $!; echo bye >&2; exit 5`
 		o := tb(t, serve(srv.url, []string{"--rate", "100", "--duration", "3s", "-o", out}, "sh", "-c", script)...)
 		assert.Equal(t, 1, o.code, o.stderr)
