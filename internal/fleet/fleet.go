@@ -183,7 +183,7 @@ type fleetRun struct {
 	// primer waits for the instance's cold start.
 	primed  bool
 	rebased bool         // r.t0 moved to the primer's answer (primerDone)
-	floor   *bench.Floor // measured before the run (fleet_floor.go)
+	floor   *bench.Floor // measured before the run (floor.go)
 	reqs    []reqRecord
 	t0      int64
 	late    time.Duration
