@@ -84,7 +84,7 @@ func guestFailures(r io.Reader) []string {
 	return leaves
 }
 
-// load is where the busy loops go: "one" (CPU 0) or "all".
+// busyCPUs are the CPUs a load puts busy loops on: "one" (CPU 0) or "all".
 func busyCPUs(load string, ncpu int) []int {
 	if load == "one" {
 		return []int{0}
