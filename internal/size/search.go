@@ -24,7 +24,7 @@ type Window struct {
 	// mean), in the target's own unit; the search only carries it, for the
 	// drift guard and for the caller's table and plot. It must be finite
 	// (JSON has no NaN): a refused window without one carries 0.
-	Figure float64 `json:"figure"`
+	Figure float64 `json:"figure_ms"`
 	// Refused, when not empty, says why this window gives no verdict (the
 	// achieved rate fell short of the offered one, the machine was busy,
 	// the program failed): it is counted as neither pass nor fail, it

@@ -160,7 +160,7 @@ func (r *Result) busy(p Plan) {
 // their own median figure (a relative SLO's base). It gives the arm, that
 // figure and the arm's usage every 100 ms, its windows joined.
 func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, error) {
-	arm := Arm{Unlimited: true, QuotaUs: nil}
+	arm := Arm{Order: 1, Unlimited: true, QuotaUs: nil}
 	o, err := p.Options(math.Inf(1), 0)
 	if err != nil {
 		return arm, 0, usage.Trace{}, err

@@ -85,8 +85,11 @@ type Recommendation struct {
 
 // Arm is one setting measured: the unlimited arm (cpus null) or a level.
 type Arm struct {
-	CPUs      *float64 `json:"cpus"`
-	Unlimited bool     `json:"unlimited,omitempty"`
+	CPUs *float64 `json:"cpus"`
+	// Order is when the arm was first measured, 1 for the first (the
+	// unlimited arm's windows may be interleaved with the levels').
+	Order     int  `json:"order"`
+	Unlimited bool `json:"unlimited,omitempty"`
 	// Rule names the usage rule whose limit this arm measured, beside the
 	// search ("" for the search's own levels).
 	Rule       string       `json:"rule,omitempty"`
@@ -164,7 +167,7 @@ func rules(t usage.Trace) []Rule {
 func (r *Result) answer(p Plan, a size.Answer, windows [][]Window, burst time.Duration) {
 	for _, arm := range a.Arms {
 		ws := windows[arm.Level]
-		r.Arms = append(r.Arms, Arm{CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), BurstUs: burst.Microseconds(), Verdict: arm.Verdict,
+		r.Arms = append(r.Arms, Arm{Order: len(r.Arms) + 1, CPUs: ptr(arm.CPUs), QuotaUs: ptr(quotaUs(arm.CPUs, p.Grid.Period)), BurstUs: burst.Microseconds(), Verdict: arm.Verdict,
 			Confidence: arm.Confidence, Tally: arm.Tally, Drift: arm.Drift, Windows: ws})
 		r.Arms[len(r.Arms)-1].summarize()
 	}

@@ -24,7 +24,7 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 			rule.Verdict = ptr(arm.Verdict)
 			continue
 		}
-		arm := Arm{CPUs: ptr(cpus), QuotaUs: ptr(quotaUs(cpus, p.Grid.Period)), Rule: rule.Name, Verdict: size.Undecided}
+		arm := Arm{Order: len(r.Arms) + 1, CPUs: ptr(cpus), QuotaUs: ptr(quotaUs(cpus, p.Grid.Period)), Rule: rule.Name, Verdict: size.Undecided}
 		o, err := p.Options(cpus, 0)
 		if err != nil {
 			return err
