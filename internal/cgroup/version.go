@@ -43,6 +43,10 @@ type version interface {
 	// topRefuses says why the top of hier lets no slice have cpu limits:
 	// "" where it does.
 	topRefuses(hier Hierarchy) string
+	// threads lists the threads in c; pressure reads its CPU pressure,
+	// ok false where the kernel keeps none for a cgroup (waits_linux.go).
+	threads(c Cgroup) ([]int, error)
+	pressure(c Cgroup) (p Pressure, ok bool, err error)
 }
 
 // limitFile is one CFS bandwidth file and what it sets.

@@ -47,6 +47,8 @@ type Latency struct {
 	FloorMs    *FloorMs   `json:"floor_ms"`
 	Floor      *Floor     `json:"floor"`
 	Throttling Throttling `json:"throttling"`
+	// Contention is how much the work waited for CPUs others held.
+	Contention *Contention `json:"contention"`
 	// Usage is run's usage, from the same CPU time as CPUMs: cpu_ms
 	// against the quota over the periods counted, and where it was read.
 	Usage Usage     `json:"usage"`

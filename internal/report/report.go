@@ -48,6 +48,8 @@ type Report struct {
 	MBPerS     *float64   `json:"mb_per_s,omitempty"`
 	Throttling Throttling `json:"throttling"`
 	Usage      Usage      `json:"usage"`
+	// Contention is how much the work waited for CPUs others held.
+	Contention *Contention `json:"contention"`
 	// CPUs100ms is the slice's use in each whole 100 ms of the measured
 	// window, in CPUs, from a sampler outside it (created mode); not
 	// written (size computes the usage-based rules from it).

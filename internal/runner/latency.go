@@ -68,7 +68,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	tw := k.startTrace(o, slice.Cgroup().Dir)
 	defer tw.stop()
 	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Clock: k.SampleClock,
-		CPU: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) }}
+		CPU: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) }, Waits: k.WaitsOf(slice.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		if err := open(); err != nil {
 			return bench.LatencyResult{}, err
@@ -107,7 +107,8 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	}
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock}
+	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock,
+		Waits: k.WaitsOf(cg.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		return k.Open.RunOpenHere(ctx, o.Open, open)
 	}, nil)

@@ -99,7 +99,8 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	// result.
 	// The slice's usage is sampled too, every PeakInterval: size's usage
 	// rules are computed from that trace.
-	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock}
+	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock,
+		Waits: k.WaitsOf(slice.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		if err := open(); err != nil {
 			return bench.Result{}, err
@@ -183,7 +184,8 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	// against this process's own CPU time tells whether they did.
 	tw := k.startTrace(o, cg.Cgroup().Dir)
 	defer tw.stop()
-	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU}
+	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU,
+		Waits: k.WaitsOf(cg.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		return k.Closed.RunHere(ctx, o.Bench, open)
 	}, nil)

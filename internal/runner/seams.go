@@ -32,6 +32,9 @@ type Machine struct {
 	// of the workload's usage (the 100 ms peak).
 	PIDCPU      func(pid int) (time.Duration, error)
 	SampleClock func() usage.Clock
+	// SchedStat reads a thread's scheduler counters below a filesystem
+	// root (a window's waits).
+	SchedStat func(root string, tid int) (host.SchedStat, error)
 }
 
 func (m Machine) withDefaults() Machine {
@@ -52,6 +55,9 @@ func (m Machine) withDefaults() Machine {
 	}
 	if m.SampleClock == nil {
 		m.SampleClock = usage.NewClock
+	}
+	if m.SchedStat == nil {
+		m.SchedStat = host.ReadSchedStat
 	}
 	return m
 }

@@ -32,6 +32,9 @@ type Window struct {
 	// for the peak; nil for none.
 	CPU   func() (time.Duration, error)
 	Clock func() usage.Clock
+	// Waits reads the measured threads' waits (Machine.WaitsOf): the
+	// window's contention; nil for none.
+	Waits *Waits
 }
 
 // Measured is what a window read: the cgroup's counters' change, the
@@ -63,6 +66,8 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 		t0       time.Time
 		stopPeak = func() (*float64, []float64) { return nil, nil }
 		opened   bool
+		waits    = newWaitTracker(w.Waits)
+		stopWait = func() {}
 	)
 	res, err := run(func() error {
 		opened = true
@@ -74,6 +79,8 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 			}
 		}
 		bgBefore = read(w.HostCPU, w.Usage, w.Process)
+		waits.open()
+		stopWait = waits.every()
 		if w.CPU != nil {
 			if c, err := w.CPU(); err == nil {
 				cpu0 = &c
@@ -84,6 +91,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 		return nil
 	})
 	defer stopPeak()
+	defer stopWait()
 	if err == nil && !opened {
 		err = errors.New("the measured part never began")
 	}
@@ -92,6 +100,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 	}
 	m.Elapsed = time.Since(t0)
 	m.Peak, m.Intervals = stopPeak()
+	stopWait()
 	end := w.CPU
 	if cpuAtEnd != nil {
 		end = func() (time.Duration, error) { return cpuAtEnd(res) }
@@ -104,6 +113,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 	}
 	bgAfter := read(w.HostCPU, w.Usage, w.Process)
 	m.Background = background(bgBefore, bgAfter)
+	m.Background.Waits = waits.close()
 	var after cgroup.CPUStat
 	if w.Group != nil {
 		after, err = w.Group.Stat()

@@ -275,6 +275,9 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 	// This process's CPU time (the client's) beside the machine's: the
 	// busy-machine warning counts the client and the server as ours.
 	w := runner.Window{Group: g, Trace: tw, HostCPU: k.HostCPUOf(o), Process: k.ProcessCPU, CPU: counter, Clock: k.SampleClock}
+	if g != nil {
+		w.Waits = k.WaitsOf(cg, o.Host.Root) // the server's threads (or the --cgroup named)
+	}
 	res, m, err := runner.RunWindow(ctx, w, func(open func() error) (httpload.Result, error) {
 		if err := open(); err != nil {
 			return httpload.Result{}, err

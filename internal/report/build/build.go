@@ -158,6 +158,7 @@ func Build(in Input) *report.Report {
 
 	r.Throttling = throttling(in.Stat)
 	r.Usage = usage(in.Usage, in.UsageSource, in.Limits.Quota, in.Stat.NrPeriods)
+	r.Contention = Contend(in.Background, r.Throttling, ownCPU(r, in.Background), DefaultThresholds)
 	r.Warnings = append(r.Warnings, Check(r, in.Background, DefaultThresholds)...)
 	if m := in.Result.ThreadMoves; m > 0 {
 		r.Warnings = append(r.Warnings, threadMoves(m, len(in.Result.Iterations)))

@@ -100,6 +100,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 	if eff > 0 {
 		r.Model.OfferedLoad = r.Model.OfferedCPUs / eff
 	}
+	r.Contention = Contend(in.Background, r.Throttling, latencyOwn(r, in.Background), DefaultThresholds)
 	r.Warnings = append(r.Warnings, CheckLatency(r, in.Background, DefaultThresholds)...)
 	return r
 }
@@ -156,18 +157,26 @@ func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
 		w = append(w, msg)
 	}
-	if bg.MachineBusy != nil && bg.Window > 0 && r.CPUMs != nil {
-		own := time.Duration(*r.CPUMs * float64(time.Millisecond))
-		if bg.ProcessCPU != nil {
-			own = *bg.ProcessCPU
-		}
-		others := *bg.MachineBusy - own
-		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
-			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the workload: "+
-				"response times may come out high; measure on a quiet machine", float64(others)/float64(bg.Window)))
+	if own := latencyOwn(r, bg); own != nil {
+		if msg, ok := busyMachine(r.Contention, bg, others(bg, own), th, "response times"); ok {
+			w = append(w, msg)
 		}
 	}
 	return w
+}
+
+// latencyOwn is the measured work's CPU time: this process's where it
+// is measured (current mode; a client beside its server), else the
+// workload's; nil where neither is known.
+func latencyOwn(r *report.Latency, bg Background) *time.Duration {
+	if bg.ProcessCPU != nil {
+		return bg.ProcessCPU
+	}
+	if r.CPUMs == nil {
+		return nil
+	}
+	own := time.Duration(*r.CPUMs * float64(time.Millisecond))
+	return &own
 }
 
 // floorBlock is the floor's keys; nil where it was not measured.

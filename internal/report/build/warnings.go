@@ -31,6 +31,19 @@ type Background struct {
 	// in current mode, where the workload runs in this process.
 	CgroupUsage *time.Duration
 	ProcessCPU  *time.Duration
+	// Waits is what the measured cgroup's threads' scheduler counters
+	// said over Window; nil where they were not read.
+	Waits *Waits
+}
+
+// Waits is the measured threads' scheduler counters' change over a
+// window (runner's wait tracker): their run delay and time on CPU summed,
+// how many threads were read, and the cgroup's CPU pressure (v2; nil on
+// v1).
+type Waits struct {
+	Threads                    int
+	RunDelay, OnCPU            time.Duration
+	PressureSome, PressureFull *time.Duration
 }
 
 // Thresholds of the warnings, in one place; DefaultThresholds says why each
@@ -39,8 +52,12 @@ type Thresholds struct {
 	MinPeriods        float64       // fewer CFS periods in the measured window: phase matters
 	CgroupOthersShare float64       // others' share of the measured cgroup's CPU usage …
 	CgroupOthersMin   time.Duration // … and at least this much of it
-	BusyCPUs          float64       // other load on the machine, in CPUs on average
-	Alpha             float64       // the significance compare tests at
+	BusyCPUs          float64       // other load on the machine, in CPUs on average, where the waits were not read
+	// The work waited for CPUs others held for at least this share of the
+	// time it was runnable and not throttled, and at least ContendedMin.
+	ContendedShare float64
+	ContendedMin   time.Duration
+	Alpha          float64 // the significance compare tests at
 	// Throttled while the quota went unused (the fibtest signature): at
 	// least UnusedThrottledPeriods throttled periods, making up at least
 	// UnusedThrottledFraction of the periods, and a quota utilisation
@@ -69,6 +86,9 @@ var DefaultThresholds = Thresholds{
 	// of our 2-CPU machines: enough to take CPU time from a workload that
 	// uses every CPU, and to delay its wake-up when a period refills.
 	BusyCPUs: 0.2,
+	// TODO(measured)
+	ContendedShare: 0.1,
+	ContendedMin:   5 * time.Millisecond,
 	// compare's default --alpha.
 	Alpha: 0.05,
 	// A period ends throttled only once its quota (with burst, more) has
@@ -152,25 +172,32 @@ func Check(r *report.Report, bg Background, th Thresholds) []string {
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
 		w = append(w, msg)
 	}
-	if bg.MachineBusy != nil && bg.Window > 0 {
-		own := bg.ProcessCPU
-		if own == nil {
-			var sum time.Duration
-			for _, wk := range r.Workers {
-				sum += time.Duration(wk.CPUMs * float64(time.Millisecond))
-			}
-			own = &sum
-		}
-		others := *bg.MachineBusy - *own
-		// Judged by the least the counters allow, so that their rounding
-		// cannot raise the warning on its own.
-		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
-			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the measurement, "+
-				"competing with the workload for CPU time: durations and the model ratio may come out high; measure on a quiet machine",
-				float64(others)/float64(bg.Window)))
-		}
+	if msg, ok := busyMachine(r.Contention, bg, others(bg, ownCPU(r, bg)), th, "durations and the model ratio"); ok {
+		w = append(w, msg)
 	}
 	return w
+}
+
+// ownCPU is the measured work's CPU time over the window: this process's
+// in current mode (the workload runs in it), else its workers'.
+func ownCPU(r *report.Report, bg Background) *time.Duration {
+	if bg.ProcessCPU != nil {
+		return bg.ProcessCPU
+	}
+	var sum time.Duration
+	for _, wk := range r.Workers {
+		sum += time.Duration(wk.CPUMs * float64(time.Millisecond))
+	}
+	return &sum
+}
+
+// others is what other processes used of the machine over the window:
+// its busy time less own; 0 where either is not known.
+func others(bg Background, own *time.Duration) time.Duration {
+	if bg.MachineBusy == nil || own == nil {
+		return 0
+	}
+	return *bg.MachineBusy - *own
 }
 
 // sharedCgroup is the warning for a measured cgroup (current mode) in

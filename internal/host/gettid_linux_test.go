@@ -1,0 +1,7 @@
+//go:build linux
+
+package host
+
+import "golang.org/x/sys/unix"
+
+func gettid() int { return unix.Gettid() }

@@ -1,0 +1,69 @@
+package build
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/table"
+)
+
+// Contend is the window's contention: the measured threads' run delay
+// less the time the quota held them (the cgroup's throttled time over the
+// same window), against their time on CPU; own is the CPU time of what
+// was measured, for the others' share of the machine. Nil where the
+// threads' waits were not read.
+//
+// The run delay holds the throttled time (6.1 and 6.18 alike: a thread
+// held by the quota is runnable and not running), which cpu.stat counts
+// once per CPU's run queue; where several of the threads wait on one
+// throttled run queue the subtraction leaves some of the quota's hold in
+// wait_ms, never the other way round.
+func Contend(bg Background, t report.Throttling, own *time.Duration, th Thresholds) *report.Contention {
+	w := bg.Waits
+	if w == nil {
+		return nil
+	}
+	c := &report.Contention{Threads: w.Threads, RunDelayMs: ms(w.RunDelay), OnCPUMs: ms(w.OnCPU)}
+	if t.ThrottledMs != nil {
+		c.ThrottledMs = *t.ThrottledMs
+	}
+	c.WaitMs = max(0, c.RunDelayMs-c.ThrottledMs)
+	if c.WaitMs+c.OnCPUMs > 0 {
+		c.WaitShare = c.WaitMs / (c.WaitMs + c.OnCPUMs)
+	}
+	if bg.MachineBusy != nil && own != nil && bg.Window > 0 {
+		o := max(0, float64(*bg.MachineBusy-*own)/float64(bg.Window))
+		c.OthersCPUs = &o
+	}
+	if w.PressureSome != nil && w.PressureFull != nil {
+		some, full := ms(*w.PressureSome), ms(*w.PressureFull)
+		c.PressureSomeMs, c.PressureFullMs = &some, &full
+	}
+	c.Contended = c.WaitShare >= th.ContendedShare && c.WaitMs >= ms(th.ContendedMin)
+	return c
+}
+
+// busyMachine is the busy-machine warning, what may come out high named
+// by what: from the measured wait where it was read (c), else from the
+// machine's other load (others, over bg.Window).
+func busyMachine(c *report.Contention, bg Background, others time.Duration, th Thresholds, what string) (string, bool) {
+	if c != nil {
+		if !c.Contended {
+			return "", false
+		}
+		msg := fmt.Sprintf("busy machine: the work waited %s for CPUs that others held, %.0f%% of the time it was runnable and not held by its quota",
+			table.MsSpaced(c.WaitMs), 100*c.WaitShare)
+		if c.OthersCPUs != nil {
+			msg += fmt.Sprintf(" (other processes used %.2f CPUs on average)", *c.OthersCPUs)
+		}
+		return msg + ": " + what + " may come out high; the contention block says how much", true
+	}
+	// Judged by the least the counters allow, so that their rounding
+	// cannot raise the warning on its own.
+	if bg.MachineBusy == nil || bg.Window <= 0 || float64(others-bg.BusyResolution) < th.BusyCPUs*float64(bg.Window) {
+		return "", false
+	}
+	return fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the measurement, competing with the workload for CPU time: "+
+		"%s may come out high; measure on a quiet machine", float64(others)/float64(bg.Window), what), true
+}

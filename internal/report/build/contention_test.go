@@ -1,0 +1,44 @@
+package build
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+func TestContend(t *testing.T) {
+	d := func(n int) *time.Duration { x := time.Duration(n) * time.Millisecond; return &x }
+	f := func(x float64) *float64 { return &x }
+	assert.Nil(t, Contend(Background{}, report.Throttling{}, nil, DefaultThresholds), "no waits read")
+
+	// 600 ms of run delay, 400 of them the quota's hold: 200 ms waited,
+	// against 800 on CPU, a fifth of the runnable time.
+	bg := Background{Window: time.Second, MachineBusy: d(1500), Waits: &Waits{Threads: 4, RunDelay: 600 * time.Millisecond, OnCPU: 800 * time.Millisecond, PressureSome: d(700), PressureFull: d(300)}}
+	c := Contend(bg, report.Throttling{ThrottledMs: f(400)}, d(800), DefaultThresholds)
+	require.NotNil(t, c)
+	assert.InDelta(t, 200, c.WaitMs, 1e-9)
+	assert.InDelta(t, 0.2, c.WaitShare, 1e-9)
+	assert.InDelta(t, 0.7, *c.OthersCPUs, 1e-9)
+	assert.InDelta(t, 700, *c.PressureSomeMs, 1e-9)
+	assert.True(t, c.Contended)
+	msg, ok := busyMachine(c, bg, 700*time.Millisecond, DefaultThresholds, "response times")
+	assert.True(t, ok)
+	assert.Contains(t, msg, "busy machine: the work waited 200.0 ms for CPUs that others held, 20% of the time")
+
+	// Held by the quota more than it waited in all: no wait, no warning,
+	// however busy the machine was.
+	bg.Waits.RunDelay = 300 * time.Millisecond
+	c = Contend(bg, report.Throttling{ThrottledMs: f(400)}, d(800), DefaultThresholds)
+	assert.Zero(t, c.WaitMs)
+	assert.False(t, c.Contended)
+	_, ok = busyMachine(c, bg, 700*time.Millisecond, DefaultThresholds, "response times")
+	assert.False(t, ok, "others busy, the work not waiting: no warning")
+
+	// Without the waits, the machine's other load decides, as before.
+	_, ok = busyMachine(nil, bg, 700*time.Millisecond, DefaultThresholds, "response times")
+	assert.True(t, ok)
+}

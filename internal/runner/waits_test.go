@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/host"
+)
+
+// fakeThreads is a cgroup's threads whose counters a test sets between
+// samples.
+type fakeThreads struct {
+	stats    map[int]host.SchedStat
+	pressure cgroup.Pressure
+}
+
+func (f *fakeThreads) waits() *Waits {
+	return &Waits{
+		Threads: func() ([]int, error) {
+			var tids []int
+			for tid := range f.stats {
+				tids = append(tids, tid)
+			}
+			return tids, nil
+		},
+		SchedStat: func(tid int) (host.SchedStat, error) {
+			s, ok := f.stats[tid]
+			if !ok {
+				return host.SchedStat{}, errors.New("gone")
+			}
+			return s, nil
+		},
+		Pressure: func() (cgroup.Pressure, bool, error) { return f.pressure, true, nil },
+	}
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// A thread there throughout counts its change; one born in the window its
+// whole life; one that exits, up to its last sample; a TID reused with
+// smaller counters is left out rather than counted negative.
+func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
+	f := &fakeThreads{stats: map[int]host.SchedStat{
+		10: {OnCPU: ms(1000), RunDelay: ms(500)},
+		11: {OnCPU: ms(50), RunDelay: ms(40)},
+		12: {OnCPU: ms(900), RunDelay: ms(900)},
+	}, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10)}}
+	tr := newWaitTracker(f.waits())
+	tr.open()
+	f.stats[10] = host.SchedStat{OnCPU: ms(1100), RunDelay: ms(520)}
+	f.stats[11] = host.SchedStat{OnCPU: ms(70), RunDelay: ms(45)}
+	f.stats[13] = host.SchedStat{OnCPU: ms(30), RunDelay: ms(7)} // born
+	f.stats[12] = host.SchedStat{OnCPU: ms(1), RunDelay: ms(1)}  // exited, TID reused
+	tr.sample()
+	delete(f.stats, 11) // exits after the sample
+	f.stats[10] = host.SchedStat{OnCPU: ms(1200), RunDelay: ms(530)}
+	f.pressure = cgroup.Pressure{Some: ms(160), Full: ms(12)}
+	w := tr.close()
+	require.NotNil(t, w)
+	assert.Equal(t, 4, w.Threads)
+	assert.Equal(t, ms(200+20+30), w.OnCPU)
+	assert.Equal(t, ms(30+5+7), w.RunDelay)
+	require.NotNil(t, w.PressureSome)
+	assert.Equal(t, ms(60), *w.PressureSome)
+	assert.Equal(t, ms(2), *w.PressureFull)
+}
+
+// No thread list read: no waits (not zero waits); no tracker: nothing.
+func TestWaitTrackerWithoutThreads(t *testing.T) {
+	tr := newWaitTracker(&Waits{Threads: func() ([]int, error) { return nil, errors.New("no cgroup") }})
+	tr.open()
+	assert.Nil(t, tr.close())
+	var none *waitTracker = newWaitTracker(nil)
+	none.open()
+	none.every()()
+	assert.Nil(t, none.close())
+}
