@@ -22,6 +22,8 @@ const (
 	exitFailure    = 1 // the run failed at run time
 	exitUsage      = 2 // bad usage or invalid input; nothing was created
 	exitRegression = 3 // compare found a significant regression
+	exitNoLimit    = 4 // size decided that no limit meets the target
+	exitUndecided  = 5 // size could not decide (refused windows, --budget, a server that exited)
 	// A run ended by a signal exits 128+signal, as shells expect.
 )
 

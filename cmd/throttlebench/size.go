@@ -119,41 +119,39 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	if errors.Is(err, context.DeadlineExceeded) && s.Timeout > 0 {
 		return fmt.Errorf("size exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)
 	}
-	if err != nil {
+	if err != nil && len(res.Arms) == 0 {
 		return err
 	}
+	// What was measured is written on every path that measured something:
+	// Ctrl-C and a server that exited too, marked incomplete.
 	draw := p.Plot != "" && len(res.Arms) > 1
 	if p.Plot != "" && !draw {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("--plot %s not drawn: no level was measured", p.Plot))
 	}
-	if err := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); err != nil {
-		return err
+	if werr := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); werr != nil {
+		return werr
 	}
 	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))
 	if draw {
-		return plot.SaveSize(p.Plot, sizeChart(res, p.SLO.Stat))
+		if perr := plot.SaveSize(p.Plot, sizing.Chart(res)); perr != nil {
+			return perr
+		}
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	return sizeOutcome(res)
 }
 
-// sizeChart is the result's levels as --plot draws them: each counted
-// window's figure at its level (the unlimited arm has no CPUs to stand at).
-func sizeChart(r sizing.Result, stat string) plot.SizeChart {
-	c := plot.SizeChart{Title: "throttlebench size --slo '" + r.SLO + "'", Stat: stat, BoundMs: math.NaN(), PassCPUs: r.Bracket.PassCPUs, FailCPUs: r.Bracket.FailCPUs}
-	if r.BoundMs != nil {
-		c.BoundMs = *r.BoundMs
+// sizeOutcome is size's exit code, from what the search came to: 0 with a
+// recommendation, exitNoLimit where it decided that no limit meets the
+// target, exitUndecided where it could not tell.
+func sizeOutcome(r sizing.Result) error {
+	switch r.Outcome {
+	case sizing.OutcomeNoLimit:
+		return &codeError{exitNoLimit, errors.New("no recommendation: " + r.Why)}
+	case sizing.OutcomeUndecided:
+		return &codeError{exitUndecided, errors.New("no recommendation, undecided: " + r.Why)}
 	}
-	for _, a := range r.Arms {
-		if a.CPUs == nil {
-			continue
-		}
-		arm := plot.SizeArm{CPUs: *a.CPUs}
-		for _, w := range a.Windows {
-			if w.Refused == "" && w.Figure > 0 { // 0: no figure (nothing completed)
-				arm.Figures, arm.Passes = append(arm.Figures, w.Figure), append(arm.Passes, w.Pass)
-			}
-		}
-		c.Arms = append(c.Arms, arm)
-	}
-	return c
+	return nil
 }

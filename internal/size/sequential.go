@@ -146,3 +146,24 @@ func (s Sequential) MinWindows() int {
 	}
 	return math.MaxInt
 }
+
+// ShareBounds are one-sided Clopper–Pearson bounds, each at confidence c,
+// on the share of windows that meet the target, from passes of n counted
+// windows: with probability c the true share is at least lo, and with
+// probability c at most hi. It is what a verdict showed, in the terms a
+// user sets a margin by ("at least 74% of windows meet it"); the windows
+// are counted as if their number had been fixed in advance (a sequential
+// test stops early, which these bounds do not model). n = 0 gives 0 and 1.
+func ShareBounds(passes, n int, c float64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	lo, hi = 0, 1
+	if passes > 0 {
+		lo = distuv.Beta{Alpha: float64(passes), Beta: float64(n - passes + 1)}.Quantile(1 - c)
+	}
+	if passes < n {
+		hi = distuv.Beta{Alpha: float64(passes + 1), Beta: float64(n - passes)}.Quantile(c)
+	}
+	return lo, hi
+}

@@ -1,6 +1,7 @@
 package size
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,28 +125,65 @@ func TestSequentialErrorsExact(t *testing.T) {
 
 // Why not a Clopper–Pearson bound after every window: stopped on at the
 // first look where it clears, it passes a level whose windows meet the
-// target half of the time far more often than 1 − c.
+// target half of the time far more often than 1 − c; the product's test
+// (Sequential.Decide), looked at after every window the same way, does
+// not. Both are computed exactly over every path of up to cap windows.
 func TestRepeatedBoundIsNotAtItsLevel(t *testing.T) {
-	const cap, c = 20, 0.95
-	clears := func(k, n int) bool { // one-sided exact bound above 1/2
-		return distuv.Binomial{N: float64(n), P: 0.5}.Survival(float64(k-1)) <= 1-c
+	const c = 0.95
+	s := DefaultSequential()
+	repeated := func(k, n int) Verdict { // one-sided exact bound above 1/2
+		if (distuv.Binomial{N: float64(n), P: 0.5}).Survival(float64(k-1)) <= 1-c {
+			return Pass
+		}
+		return Undecided
 	}
-	crossed := 0.0
-	at := []float64{1}
+	naive := passChance(repeated, 0.5, s.LevelWindows)
+	ours := passChance(func(k, n int) Verdict { return s.Decide(k, n-k) }, 0.5, s.LevelWindows)
+	t.Logf("up to %d windows at p=1/2: P(pass) = %.3f with a bound after each, %.4f with Decide", s.LevelWindows, naive, ours)
+	assert.Greater(t, naive, 1.5*(1-c))
+	assert.LessOrEqual(t, ours, 1-c)
+}
+
+// passChance is the exact probability that decide, asked after each
+// window whose verdict passes with probability p, says Pass within cap
+// windows (a Fail ends the path too).
+func passChance(decide func(passes, n int) Verdict, p float64, cap int) float64 {
+	passed := 0.0
+	at := []float64{1} // at[k]: still undecided with k passes
 	for n := 0; n < cap; n++ {
 		next := make([]float64, n+2)
 		for k, pr := range at {
-			next[k+1] += pr / 2
-			next[k] += pr / 2
+			next[k+1] += pr * p
+			next[k] += pr * (1 - p)
 		}
 		for k := range next {
-			if clears(k, n+1) {
-				crossed += next[k]
+			switch decide(k, n+1) {
+			case Pass:
+				passed += next[k]
+				next[k] = 0
+			case Fail:
 				next[k] = 0
 			}
 		}
 		at = next
 	}
-	t.Logf("a bound after every window, up to %d: P(pass | p=1/2) = %.3f", cap, crossed)
-	assert.Greater(t, crossed, 1.5*(1-c))
+	return passed
+}
+
+// The bounds are Clopper–Pearson's: all 6 of 6 passing at 95% gives a
+// lower bound of 0.05^(1/6) = 0.607 (P(6 of 6 | p) = p⁶ = 0.05), none of 6
+// an upper bound of 1 − 0.607, and each side covers what the other leaves.
+func TestShareBounds(t *testing.T) {
+	lo, hi := ShareBounds(6, 6, 0.95)
+	assert.InDelta(t, math.Pow(0.05, 1.0/6), lo, 1e-9)
+	assert.Equal(t, 1.0, hi)
+	lo, hi = ShareBounds(0, 6, 0.95)
+	assert.Equal(t, 0.0, lo)
+	assert.InDelta(t, 1-math.Pow(0.05, 1.0/6), hi, 1e-9)
+	// 15 of 20: P(X ≥ 15 | p = lo) = 0.05 and P(X ≤ 15 | p = hi) = 0.05.
+	lo, hi = ShareBounds(15, 20, 0.95)
+	assert.InDelta(t, 0.05, 1-distuv.Binomial{N: 20, P: lo}.CDF(14), 1e-6)
+	assert.InDelta(t, 0.05, distuv.Binomial{N: 20, P: hi}.CDF(15), 1e-6)
+	lo, hi = ShareBounds(0, 0, 0.95)
+	assert.Equal(t, [2]float64{0, 1}, [2]float64{lo, hi})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -41,13 +42,13 @@ type Engine struct {
 // (its completed requests' percentiles hide those never served).
 const ShortRate = 0.95
 
-// ErrUnlimitedCut is the budget running out before the unlimited arm,
-// which every answer needs, was measured.
-var ErrUnlimitedCut = errors.New("--budget ran out while the unlimited arm was measured: give a longer one (the unlimited arm needs its windows before any level)")
-
-// Run measures the unlimited arm, then searches the grid. On --budget the
-// answer is the bracket reached so far (Result.Incomplete); a cancel of
-// ctx (Ctrl-C) returns ctx's error.
+// Run measures the unlimited arm, then searches the grid. It always
+// returns the result reached, with Outcome saying what it is: a
+// recommendation, decided that no limit meets the target, or undecided
+// (Why says why). On --budget the answer is the bracket reached so far
+// (Result.Incomplete); a cancel of ctx (Ctrl-C) returns the result so far
+// with ctx's error, and --serve's server exiting with a
+// *ServerExitedError.
 func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	parent := ctx
 	if p.Budget > 0 {
@@ -56,27 +57,20 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 		defer cancel()
 	}
 	r := newResult(p)
-	unl, figure, trace, err := e.unlimited(ctx, p)
-	if err != nil {
-		if parent.Err() == nil && ctx.Err() != nil {
-			return r, ErrUnlimitedCut
-		}
-		return r, err
-	}
+	unl, figure, trace, uans, err := e.unlimited(ctx, p)
 	r.UnlimitedMs, r.BoundMs = jsonNumber(figure), jsonNumber(p.SLO.BoundMs(figure))
 	r.floor(p, unl.Windows)
+	r.farBound(p, figure)
 	r.Arms, r.UsageRules, r.Windows = append(r.Arms, unl), rules(trace), len(unl.Windows)
 	if len(unl.Windows) > 0 {
 		r.Kernel = unl.Windows[0].kernel
 	}
+	if err != nil || uans.Incomplete {
+		return r.end(p, parent, uans.Stopped, err, "while the unlimited arm was measured")
+	}
 	if unl.Verdict != size.Pass {
 		r.Recommendation = nil
-		why := fmt.Sprintf("%s: %d of %d windows met it", unl.Verdict, unl.Passes, len(unl.Windows))
-		if unl.Refused > 0 {
-			why += fmt.Sprintf(", %d refused (%s)", unl.Refused, refusals(unl.Windows))
-		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm does not pass %s (%s): no limit can, so no level was searched", p.SLO, why))
-		r.busy(p)
+		r.unlimitedFails(p, unl, e.NumCPU)
 		return r, nil
 	}
 	rng := size.DefaultRange(trace, p.SLO.Slack(figure), e.NumCPU, p.Grid.Period)
@@ -86,23 +80,116 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	}
 	r.Range = &Range{MinCPUs: levels[0], MaxCPUs: levels[len(levels)-1], Default: rng.Why, Levels: levels}
 	for _, burst := range p.Bursts {
-		if err := e.search(ctx, p, &r, levels, burst, figure); err != nil {
-			return r, err
-		}
-		if parent.Err() != nil {
-			return r, parent.Err()
+		if err := e.search(ctx, p, &r, levels, burst, figure); err != nil || parent.Err() != nil {
+			return r.end(p, parent, r.Stopped, err, "")
 		}
 	}
 	r.recommend(p)
-	if err := e.ruleArms(ctx, p, &r, figure); err != nil {
-		return r, err
-	}
-	if parent.Err() != nil {
-		return r, parent.Err()
+	if err := e.ruleArms(ctx, p, &r, figure); err != nil || parent.Err() != nil {
+		return r.end(p, parent, r.Stopped, err, "")
 	}
 	r.busy(p)
+	r.contention(p)
 	return r, nil
 }
+
+// end closes a result that stopped before its answer: Ctrl-C, --serve's
+// server exiting, a budget spent (where, when before any level: the
+// unlimited arm), or another error. What was measured is kept, marked
+// incomplete, and undecided unless a level had passed already.
+func (r *Result) end(p Plan, parent context.Context, stopped string, err error, where string) (Result, error) {
+	var exited *ServerExitedError
+	switch {
+	case parent.Err() != nil:
+		err, stopped = parent.Err(), "interrupted"
+		if c := context.Cause(parent); c != nil && c != parent.Err() {
+			stopped = c.Error()
+		}
+	case errors.As(err, &exited):
+		stopped = exited.Error()
+	case err == nil && stopped != "":
+		stopped = "--budget " + p.Budget.String() + " ran out" // the only deadline inside the engine
+		if where != "" {
+			stopped += " " + where + ": give a longer one (the unlimited arm needs its windows before any level)"
+		}
+	}
+	r.Incomplete, r.Stopped = true, stopped
+	if r.Recommendation == nil && where == "" {
+		r.recommend(p)
+	}
+	if where != "" {
+		r.Recommendation = nil
+	}
+	if r.Recommendation == nil || r.Recommendation.Unlimited {
+		r.Recommendation = nil
+		r.Outcome, r.Why = OutcomeUndecided, stopped
+	}
+	r.busy(p)
+	r.contention(p)
+	return *r, err
+}
+
+// unlimitedFails says why there is no answer where the unlimited arm did
+// not pass: decided (it failed: no limit can meet the target), or
+// undecided (its windows were refused, or too few to tell), with the
+// cause; and where its usage shows work that never used more than about
+// one CPU while it failed, that it is serial.
+func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
+	counted := unl.Passes + unl.Fails
+	tally := fmt.Sprintf("%d of %s met it", unl.Passes, plural.N(counted, "counted window"))
+	if unl.Refused > 0 {
+		tally += fmt.Sprintf(", %d refused (%s)", unl.Refused, refusals(unl.Windows))
+	}
+	if unl.Verdict == size.Fail {
+		r.Outcome = OutcomeNoLimit
+		r.Why = fmt.Sprintf("the unlimited arm fails %s (%s): no limit can meet it", p.SLO, tally)
+		if peak, ok := peakCPUs(unl.Windows); ok && numCPU > 1 && peak <= SerialCPUs {
+			r.Why += fmt.Sprintf("; its usage never went above %.2f CPUs in any 100 ms while it failed: the work is serial, so more CPUs cannot help (make each request cheaper, or run more instances)", peak)
+		}
+	} else {
+		r.Outcome = OutcomeUndecided
+		r.Why = fmt.Sprintf("the unlimited arm is undecided on %s after %s (%s)", p.SLO, plural.N(len(unl.Windows), "window"), tally)
+		if n := contended(unl.Windows); n > 0 {
+			r.Why += fmt.Sprintf("; %d of its windows waited a median %.0f%% of their runnable time for CPUs others held", n, 100*medianWaitShare(unl.Windows))
+		}
+	}
+	r.busy(p)
+	r.contention(p)
+}
+
+// SerialCPUs is the most a failing unlimited arm may use in any 100 ms
+// and still be called serial: one CPU, and the sampler's jitter (a 100 ms
+// interval sampled 5 ms late reads 5% high).
+const SerialCPUs = 1.1
+
+// peakCPUs is the most the windows used in any whole 100 ms.
+func peakCPUs(ws []Window) (float64, bool) {
+	peak, ok := 0.0, false
+	for _, w := range ws {
+		for _, c := range w.cpus100ms {
+			peak, ok = max(peak, c), true
+		}
+	}
+	return peak, ok
+}
+
+// farBound warns of an absolute bound far above what the unlimited arm
+// shows: a unit slip (50s for 50ms) makes every level pass.
+func (r *Result) farBound(p Plan, unlimitedMs float64) {
+	if p.SLO.Relative() || r.BoundMs == nil || !(unlimitedMs > 0) {
+		return
+	}
+	if f := *r.BoundMs / unlimitedMs; f >= FarBound {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the bound %s ms is above the unlimited arm's %s (%s ms) by ×%.0f: every level near it passes; did you mean ms?",
+			table.Sig(*r.BoundMs, 3), p.SLO.Stat, table.Sig(unlimitedMs, 3), f))
+	}
+}
+
+// FarBound is how many times the unlimited arm's figure an absolute
+// bound may be before it is warned of: a limit at a tenth of the CPU the
+// work needs still runs it within 10× its unlimited figure, so above
+// 100× the bound says more about its unit than about the limit.
+const FarBound = 100
 
 // floor sets the harness's floor at the SLO's percentile from the
 // unlimited arm's windows, and warns where the bound is within
@@ -134,65 +221,127 @@ func (r *Result) floor(p Plan, ws []Window) {
 	}
 }
 
-// busy says how many windows ran on a busy machine: refused, how to count
-// them instead; counted, which way they lean.
+// busy says how many windows were contended: refused, how to count them
+// instead; counted, which way they lean.
 func (r *Result) busy(p Plan) {
 	n, of := 0, 0
 	for _, a := range r.Arms {
-		for _, w := range a.Windows {
-			of++
-			if w.Busy || w.Refused == "busy machine" {
-				n++
-			}
-		}
+		n, of = n+contended(a.Windows), of+len(a.Windows)
 	}
 	switch {
 	case n == 0:
 	case p.CountBusy:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows ran on a busy machine and were counted (--busy count): competition slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted (--busy count): contention slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
 	default:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because others kept the machine busy: measure on a quiet machine, or give --busy count where it never is", n, of))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(r.allWindows())))
 	}
 }
 
-// unlimited measures the unlimited arm: the fewest windows in which a level
-// can pass, not counting refused ones (up to a level's cap), judged against
-// their own median figure (a relative SLO's base). It gives the arm, that
-// figure and the arm's usage every 100 ms, its windows joined.
-func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, error) {
+// contention sums up the windows' contention, and warns where a relative
+// target's base (the unlimited arm) met more or less of it than the
+// levels it judges.
+func (r *Result) contention(p Plan) {
+	var unl, lv []Window
+	for _, a := range r.Arms {
+		if a.Unlimited {
+			unl = append(unl, a.Windows...)
+		} else {
+			lv = append(lv, a.Windows...)
+		}
+	}
+	all := r.allWindows()
+	c := ContentionSummary{ContendedWindows: contended(all), Windows: len(all)}
+	if x := medianWaitShare(unl); !math.IsNaN(x) {
+		c.UnlimitedWaitShare = &x
+	}
+	if x := medianWaitShare(lv); !math.IsNaN(x) {
+		c.LevelsWaitShare = &x
+	}
+	r.Contention = c
+	if p.SLO.Relative() && c.UnlimitedWaitShare != nil && c.LevelsWaitShare != nil &&
+		math.Abs(*c.UnlimitedWaitShare-*c.LevelsWaitShare) >= build.DefaultThresholds.ContendedShare/2 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm's windows waited a median %.0f%% of their runnable time for CPUs others held, the levels' %.0f%%: the relative bound's base was measured under other contention than the levels it judges",
+			100**c.UnlimitedWaitShare, 100**c.LevelsWaitShare))
+	}
+}
+
+func (r *Result) allWindows() []Window {
+	var ws []Window
+	for _, a := range r.Arms {
+		ws = append(ws, a.Windows...)
+	}
+	return ws
+}
+
+// contended counts the windows whose work waited for CPUs others held
+// (refused, or counted and marked busy).
+func contended(ws []Window) int {
+	n := 0
+	for _, w := range ws {
+		if c := w.Contention; c != nil && c.Contended {
+			n++
+		}
+	}
+	return n
+}
+
+// medianWaitShare is the median of the windows' wait shares; NaN where
+// none was read.
+func medianWaitShare(ws []Window) float64 {
+	var xs []float64
+	for _, w := range ws {
+		if w.Contention != nil {
+			xs = append(xs, w.Contention.WaitShare)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(xs)
+	return stats.Quantile(xs, 0.5)
+}
+
+// unlimited measures the unlimited arm as a level is measured (one
+// level loop: size.Search's, over a grid of one): its sequential test up
+// to a level's cap, each window judged against the median figure of the
+// arm's counted windows so far (a relative SLO's base), and all of them
+// judged again against the final median once it ends. It gives the arm,
+// that median, the arm's usage every 100 ms (its windows joined) and the
+// search's answer (its stop, its warnings).
+func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trace, size.Answer, error) {
 	arm := Arm{Order: 1, Unlimited: true, QuotaUs: nil}
 	o, err := p.Options(math.Inf(1), 0)
 	if err != nil {
-		return arm, 0, usage.Trace{}, err
+		return arm, 0, usage.Trace{}, size.Answer{}, err
 	}
-	n := p.Test.MinWindows()
-	var traces []usage.Trace
 	var figures []float64
-	for len(figures) < n && len(arm.Windows) < p.Test.LevelWindows {
-		m, err := e.Window(ctx, o)
-		if err != nil {
-			return arm, 0, usage.Trace{}, err
+	base := func() float64 {
+		if len(figures) == 0 {
+			return math.NaN()
 		}
-		w := p.record(m, math.NaN())
-		arm.Windows = append(arm.Windows, w)
+		xs := slices.Sorted(slices.Values(figures))
+		return stats.Quantile(xs, 0.5)
+	}
+	ans, err := e.level(ctx, p, o, &arm, func(w *Window) {
 		if w.Refused == "" && !(w.short && w.Figure == 0) { // 0: no figure
 			figures = append(figures, w.Figure)
 		}
-		if t, ok := w.trace(); ok {
-			traces = append(traces, t)
+		if w.Refused == "" {
+			w.Pass = !w.short && p.SLO.Meets(w.Figure, base())
 		}
-	}
-	figure := math.NaN()
-	if len(figures) > 0 {
-		slices.Sort(figures)
-		figure = stats.Quantile(figures, 0.5)
-	}
+	})
+	figure := base()
+	arm.Tally = size.Tally{}
+	var traces []usage.Trace
 	for i := range arm.Windows {
 		w := &arm.Windows[i]
 		if w.Refused == "" {
 			w.Pass = !w.short && p.SLO.Meets(w.Figure, figure)
 		}
 		arm.Count(w.Window)
+		if t, ok := w.trace(); ok {
+			traces = append(traces, t)
+		}
 	}
 	arm.Verdict = p.Test.Decide(arm.Passes, arm.Fails)
 	arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, arm.Passes, arm.Fails)
@@ -201,14 +350,48 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 	if len(traces) > 0 {
 		t = size.Join(traces...)
 	}
-	return arm, figure, t, nil
+	return arm, figure, t, ans, err
 }
+
+// level runs one setting's sequential test (o's limits) through
+// size.Search's level loop, over a grid of one, each window read by record
+// and then judged; its windows and verdict go into arm.
+func (e Engine) level(ctx context.Context, p Plan, o plan.Options, arm *Arm, judge func(w *Window)) (size.Answer, error) {
+	one := size.Search{CPUs: []float64{1}, Test: p.Test}
+	ans, err := one.Run(ctx, func(ctx context.Context, _ int) (size.Window, error) {
+		m, err := e.Window(ctx, o)
+		if err != nil {
+			return size.Window{}, err
+		}
+		w := p.record(m, math.NaN())
+		if w.exited != "" {
+			return size.Window{}, &ServerExitedError{Msg: w.exited}
+		}
+		judge(&w)
+		arm.Windows = append(arm.Windows, w)
+		return w.Window, nil
+	})
+	if len(ans.Arms) > 0 {
+		a := ans.Arms[0]
+		arm.Verdict, arm.Confidence, arm.Tally, arm.Drift = a.Verdict, a.Confidence, a.Tally, a.Drift
+	} else {
+		arm.Verdict = size.Undecided
+	}
+	arm.summarize()
+	return ans, err
+}
+
+// ServerExitedError is --serve's server exiting during a window: no
+// verdict on the quota, and no reason to go on, so it ends the search at
+// once; Msg says how, with the end of its stderr.
+type ServerExitedError struct{ Msg string }
+
+func (e *ServerExitedError) Error() string { return "the server exited: " + e.Msg }
 
 // record reads one window: its figure, whether it is refused, its
 // counters; and its verdict against unlimitedMs (NaN: judged later).
 func (p Plan) record(m Measured, unlimitedMs float64) Window {
 	var w Window
-	var warnings []string
 	switch {
 	case m.Latency != nil:
 		l := m.Latency
@@ -216,7 +399,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.GOMAXPROCS, w.Seed, w.CPUMs, w.WindowMs = l.Config.GOMAXPROCS, &l.Config.Seed, l.CPUMs, l.WindowMs
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
-		warnings, w.kernel, w.cpus100ms, w.floor = l.Warnings, l.Host.Kernel, l.CPUs100ms, l.FloorMs
+		w.kernel, w.cpus100ms, w.floor, w.Contention = l.Host.Kernel, l.CPUs100ms, l.FloorMs, l.Contention
 		// The window ends with its last response; on-off arrivals leave
 		// the rest of the schedule quiet, which a service's usage has too.
 		// Counted from the sampled intervals' end, to the nearest interval.
@@ -229,9 +412,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 			// failing; its exit is no verdict on the quota.
 			w.Short = build.TargetFailure(l, p.Rule)
 			w.short = w.short || w.Short != ""
-			if t.ServerExited != "" {
-				w.Refused = "the server exited: " + t.ServerExited
-			}
+			w.exited = t.ServerExited
 		}
 	case m.Run != nil:
 		r := m.Run
@@ -240,15 +421,16 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		for _, d := range r.DurationsMs {
 			w.WindowMs += d
 		}
-		warnings, w.kernel, w.cpus100ms = r.Warnings, r.Host.Kernel, r.CPUs100ms
+		w.kernel, w.cpus100ms, w.Contention = r.Host.Kernel, r.CPUs100ms, r.Contention
 	}
-	for _, s := range warnings {
-		if strings.HasPrefix(s, "busy machine") {
-			if p.CountBusy {
-				w.Busy = true
-			} else {
-				w.Refused = "busy machine"
-			}
+	// Refused (or counted, marked) only where the work measurably waited
+	// for CPUs others held: the contention block's rule, the busy-machine
+	// warning's too (build.DefaultThresholds.ContendedShare says why).
+	if c := w.Contention; c != nil && c.Contended {
+		if p.CountBusy {
+			w.Busy = true
+		} else {
+			w.Refused = RefusedContended
 		}
 	}
 	if math.IsNaN(w.Figure) || math.IsInf(w.Figure, 0) {
@@ -335,15 +517,15 @@ func (e Engine) search(ctx context.Context, p Plan, r *Result, levels []float64,
 			return size.Window{}, err
 		}
 		w := p.record(m, unlimitedMs)
+		if w.exited != "" {
+			return size.Window{}, &ServerExitedError{Msg: w.exited}
+		}
 		windows[level] = append(windows[level], w)
 		return w.Window, nil
 	})
-	if err != nil {
-		return err
-	}
 	r.answer(p, ans, windows, burst)
-	pair.PassCPUs, pair.FailCPUs, pair.Incomplete = ans.Bracket.PassCPUs, ans.Bracket.FailCPUs, ans.Incomplete
+	pair.PassCPUs, pair.FailCPUs, pair.Incomplete = ans.Bracket.PassCPUs, ans.Bracket.FailCPUs, ans.Incomplete || err != nil
 	r.Pairs = append(r.Pairs, pair)
 	r.Windows += ans.Windows
-	return nil
+	return err
 }

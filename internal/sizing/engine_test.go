@@ -233,7 +233,7 @@ func TestEngineGuards(t *testing.T) {
 	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
 	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
 		if c < 0.7 {
-			m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+			m.Latency.Contention = waitedFortyPercent()
 		}
 	}}
 	r, err := Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
@@ -244,7 +244,7 @@ func TestEngineGuards(t *testing.T) {
 			assert.NotEqual(t, size.Pass, a.Verdict)
 		}
 	}
-	assert.Contains(t, r.Warnings[0]+r.Warnings[len(r.Warnings)-1], "busy machine")
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1], "waited for CPUs others held (a median 40%")
 
 	short := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
 		if c < 0.5 {
@@ -267,7 +267,33 @@ func TestEngineGuards(t *testing.T) {
 	assert.Nil(t, r.Recommendation)
 	assert.Len(t, r.Arms, 1)
 	assert.Nil(t, r.Range)
-	assert.Len(t, never.limits, p.Test.MinWindows(), "only the unlimited arm ran")
+	assert.Equal(t, size.Fail, r.Arms[0].Verdict)
+	assert.Equal(t, OutcomeNoLimit, r.Outcome)
+	assert.Len(t, never.limits, failsAfter(p.Test), "only the unlimited arm ran, until its test failed")
+	assert.Contains(t, r.Why, "the unlimited arm fails p99<=50ms (0 of 2 counted windows met it)")
+	assert.Contains(t, r.Why, "never went above 0.50 CPUs in any 100 ms while it failed: the work is serial", "half a CPU of two used: more cannot help")
+
+	// Failing while using more than one CPU: not serial, said nothing of.
+	parallel := &fake{open: true, usedCPUs: 1.6, figure: func(float64) float64 { return 80 }}
+	r, err = Engine{Window: parallel.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Equal(t, OutcomeNoLimit, r.Outcome)
+	assert.NotContains(t, r.Why, "serial")
+}
+
+// failsAfter is the fewest windows, all failing, in which a test fails.
+func failsAfter(s size.Sequential) int {
+	n := 1
+	for s.Decide(0, n) != size.Fail {
+		n++
+	}
+	return n
+}
+
+// waitedFortyPercent is a window's contention where the work waited 40% of its
+// runnable time for CPUs others held.
+func waitedFortyPercent() *report.Contention {
+	return &report.Contention{Threads: 3, RunDelayMs: 200, OnCPUMs: 300, WaitMs: 200, WaitShare: 0.4, Contended: true}
 }
 
 // --budget ends the search with the bracket so far and no error; a cancel
@@ -288,8 +314,43 @@ func TestEngineBudgetAndCancel(t *testing.T) {
 	p.Budget = time.Nanosecond
 	time.Sleep(time.Millisecond)
 	f = &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }}
-	_, err = Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
-	assert.ErrorIs(t, err, ErrUnlimitedCut)
+	r, err = Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Contains(t, r.Why, "--budget 1ns ran out while the unlimited arm was measured: give a longer one")
+	assert.Nil(t, r.Recommendation)
+}
+
+// A cancel keeps what was measured, marked incomplete; --serve's server
+// exiting ends the search at once, with how it exited.
+func TestEngineKeepsWhatWasMeasured(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, _ *Measured) {
+		if !math.IsInf(c, 1) {
+			if n++; n == 3 {
+				cancel()
+			}
+		}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.True(t, r.Incomplete)
+	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.GreaterOrEqual(t, len(r.Arms), 2, "the unlimited arm and the level measured")
+	assert.Equal(t, p.Test.MinWindows(), len(r.Arms[0].Windows))
+
+	exits := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+		if c < 1 {
+			m.Latency.TargetResult = &report.TargetResult{ServerExited: "exit status 3: bind: address in use"}
+		}
+	}}
+	r, err = Engine{Window: exits.window, NumCPU: 2}.Run(context.Background(), p)
+	var se *ServerExitedError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, r.Stopped, "the server exited: exit status 3")
+	assert.Len(t, exits.limits, p.Test.MinWindows()+1, "the unlimited arm, then one window")
 }
 
 // The unlimited arm measures until it has the windows a level needs to
@@ -301,7 +362,7 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
 		if math.IsInf(c, 1) {
 			if n++; n <= 2 {
-				m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+				m.Latency.Contention = waitedFortyPercent()
 			}
 		}
 	}}
@@ -313,14 +374,16 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	assert.Len(t, unl.Windows, p.Test.MinWindows()+2)
 
 	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(_ float64, m *Measured) {
-		m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+		m.Latency.Contention = waitedFortyPercent()
 	}}
 	r, err = Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Len(t, r.Arms, 1)
 	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
-	assert.Contains(t, r.Warnings[0], "refused (busy machine)")
+	assert.Contains(t, r.Why, "undecided on p99<=50ms after 20 windows (0 of 0 counted windows met it, 20 refused (contended")
+	assert.Contains(t, r.Why, "20 of its windows waited a median 40% of their runnable time for CPUs others held")
 	assert.Contains(t, r.Warnings[len(r.Warnings)-1], "--busy count")
+	assert.Equal(t, OutcomeUndecided, r.Outcome)
 	assert.Nil(t, r.Recommendation)
 }
 
@@ -336,7 +399,7 @@ func TestBusyCount(t *testing.T) {
 		}
 		return 200
 	}, edit: func(_ float64, m *Measured) {
-		m.Latency.Warnings = []string{"busy machine: other processes kept 1.50 CPUs busy"}
+		m.Latency.Contention = waitedFortyPercent()
 	}}
 	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
@@ -349,7 +412,7 @@ func TestBusyCount(t *testing.T) {
 			assert.Empty(t, w.Refused)
 		}
 	}
-	assert.Contains(t, r.Warnings[len(r.Warnings)-1], fmt.Sprintf("%d of %d windows ran on a busy machine and were counted", r.Windows, r.Windows))
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1], fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted", r.Windows, r.Windows))
 	data, err := json.Marshal(r.Arms[0].Windows[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"busy":true`)
@@ -473,19 +536,6 @@ func TestBurstPairs(t *testing.T) {
 		}
 	}
 	assert.Contains(t, strings.Join(r.Warnings, "\n"), "the grid's 2 lowest levels hold less quota than the burst")
-}
-
-// A --serve server that exits refuses its window: no verdict on the quota.
-func TestServerExitRefusesWindow(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	l := &report.Latency{OfferedRPS: 100, AchievedRPS: 100, LatencyMs: report.LatencyMs{P99: 10},
-		TargetResult: &report.TargetResult{HTTP: report.HTTPCounts{Requests: 200, Responses: 200, Status2xx: 200}, ServerExited: "exit status 1"}}
-	w := p.record(Measured{Latency: l}, 10)
-	assert.Equal(t, "the server exited: exit status 1", w.Refused)
-	l.TargetResult.ServerExited = ""
-	w = p.record(Measured{Latency: l}, 10)
-	assert.Empty(t, w.Refused)
-	assert.True(t, w.Pass)
 }
 
 // The harness's floor is measured in the unlimited arm's windows only: a

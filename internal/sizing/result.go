@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -41,17 +44,53 @@ type Result struct {
 	// (cpus null, unlimited true) where none in the grid passed; null where
 	// not even the unlimited arm passed.
 	Recommendation *Recommendation `json:"recommendation"`
-	Bracket        size.Bracket    `json:"bracket"`
+	// Outcome is what the search came to (OutcomeRecommendation,
+	// OutcomeNoLimit, OutcomeUndecided; the exit code follows it), and Why
+	// says why there is no recommendation, "" where there is one.
+	Outcome string `json:"outcome"`
+	Why     string `json:"why,omitempty"`
+	// Shown is what the recommended level and the level below it showed
+	// of the share of windows that meet the target, in words too.
+	Shown   []Shown      `json:"shown"`
+	Bracket size.Bracket `json:"bracket"`
 	// Pairs are each --burst's bracket: the quota each burst needs.
 	Pairs []Pair `json:"pairs"`
 	// Arms: the unlimited arm first, then the levels in the order measured.
 	Arms       []Arm  `json:"arms"`
 	UsageRules []Rule `json:"usage_rules"`
 	// Windows counts every window measured, the unlimited arm's included.
-	Windows    int      `json:"windows"`
-	Incomplete bool     `json:"incomplete"`
-	Stopped    string   `json:"stopped,omitempty"`
-	Warnings   []string `json:"warnings"`
+	Windows int `json:"windows"`
+	// Contention is how much the windows waited for CPUs others held,
+	// the unlimited arm's against the levels'.
+	Contention ContentionSummary `json:"contention"`
+	Incomplete bool              `json:"incomplete"`
+	Stopped    string            `json:"stopped,omitempty"`
+	Warnings   []string          `json:"warnings"`
+}
+
+// What a search came to.
+const (
+	// OutcomeRecommendation: a level passed (recommendation.cpus), or the
+	// unlimited arm passed and no level of a complete search did
+	// (recommendation.unlimited).
+	OutcomeRecommendation = "recommendation"
+	// OutcomeNoLimit: decided, the unlimited arm failed: no limit meets it.
+	OutcomeNoLimit = "no_limit_meets"
+	// OutcomeUndecided: no answer either way: windows refused (contention),
+	// too few to tell, a budget spent, Ctrl-C, a server that exited.
+	OutcomeUndecided = "undecided"
+)
+
+// ContentionSummary is the windows' contention (report.Contention) taken
+// together: the median wait share of the unlimited arm's windows and of
+// the levels', and how many windows were contended. A relative target's
+// base is the unlimited arm's figure; where its windows waited more or
+// less than the levels', the comparison is biased, and a warning says so.
+type ContentionSummary struct {
+	UnlimitedWaitShare *float64 `json:"unlimited_wait_share"`
+	LevelsWaitShare    *float64 `json:"levels_wait_share"`
+	ContendedWindows   int      `json:"contended_windows"`
+	Windows            int      `json:"windows"`
 }
 
 // Pair is one burst's search: the smallest level that passed with it and
@@ -115,20 +154,28 @@ type Window struct {
 	Short string `json:"short,omitempty"`
 	// Busy marks a window that others competed with, counted (--busy
 	// count); refused, it says so in refused.
-	Busy        bool              `json:"busy,omitempty"`
-	short       bool              // set with Short
-	kernel      string            // the result's, for Result.Kernel
-	cpus100ms   []float64         // its use in each whole 100 ms, for the usage rules
-	floor       *report.FloorMs   // the harness's floor (the unlimited arm's windows)
-	idle100ms   int               // the schedule's quiet 100 ms after the window's last response
-	GOMAXPROCS  int               `json:"gomaxprocs"`
-	Seed        *uint64           `json:"seed,omitempty"`
-	CPUMs       *float64          `json:"cpu_ms"`
-	WindowMs    float64           `json:"window_ms"`
-	OfferedRPS  *float64          `json:"offered_rps,omitempty"`
-	AchievedRPS *float64          `json:"achieved_rps,omitempty"`
-	Throttling  report.Throttling `json:"throttling"`
+	Busy bool `json:"busy,omitempty"`
+	// Contention is how much the window's work waited for CPUs others
+	// held (report.Contention); null where it was not read.
+	Contention  *report.Contention `json:"contention"`
+	exited      string             // --serve's server exited: how (ends the search)
+	short       bool               // set with Short
+	kernel      string             // the result's, for Result.Kernel
+	cpus100ms   []float64          // its use in each whole 100 ms, for the usage rules
+	floor       *report.FloorMs    // the harness's floor (the unlimited arm's windows)
+	idle100ms   int                // the schedule's quiet 100 ms after the window's last response
+	GOMAXPROCS  int                `json:"gomaxprocs"`
+	Seed        *uint64            `json:"seed,omitempty"`
+	CPUMs       *float64           `json:"cpu_ms"`
+	WindowMs    float64            `json:"window_ms"`
+	OfferedRPS  *float64           `json:"offered_rps,omitempty"`
+	AchievedRPS *float64           `json:"achieved_rps,omitempty"`
+	Throttling  report.Throttling  `json:"throttling"`
 }
+
+// RefusedContended is why a window is refused where its work waited for
+// CPUs others held (its contention block says how much).
+const RefusedContended = "contended: the work waited for CPUs others held"
 
 // Rule is a usage-based recommender's limit, from the unlimited arm's
 // usage; Verdict is the SLO's at that limit (its arm in arms[]), null
@@ -146,7 +193,7 @@ func newResult(p Plan) Result {
 		loop = "open"
 	}
 	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
-		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}}
+		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}, Shown: []Shown{}}
 }
 
 // rules are the usage-based recommenders' limits for the unlimited arm's
@@ -199,12 +246,16 @@ func (r *Result) recommend(p Plan) {
 			r.Bracket.PassCPUs, r.Bracket.FailCPUs = r.Pairs[0].PassCPUs, r.Pairs[0].FailCPUs
 		}
 		rec.Unlimited = true
-		why := "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)"
 		if r.Incomplete {
-			why = "no level passed before the search stopped: the recommendation is no limit, so far (give a longer --budget)"
+			// Undecided: no level passed so far, and the unlimited arm's
+			// pass is no answer while the levels below were not all seen.
+			r.Recommendation = nil
+			r.Outcome, r.Why = OutcomeUndecided, "no level passed before the search stopped ("+r.Stopped+")"
+			return
 		}
-		r.Warnings = append(r.Warnings, why)
+		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
 		r.Recommendation = &rec
+		r.Outcome = OutcomeRecommendation
 		return
 	}
 	pr := r.Pairs[best]
@@ -213,6 +264,8 @@ func (r *Result) recommend(p Plan) {
 	rec.CPUs, rec.QuotaUs, rec.BurstUs = ptr(c), ptr(quotaUs(c, p.Grid.Period)), pr.BurstUs
 	rec.Kubernetes, rec.Docker = usage.KubernetesCPU(c), docker(c, p.Grid.Period)
 	r.Recommendation = &rec
+	r.Outcome, r.Why = OutcomeRecommendation, ""
+	r.shown()
 }
 
 // docker is the limit as docker run takes it: --cpus at its default
@@ -249,4 +302,87 @@ func (a *Arm) summarize() {
 	if lo, hi, ok := stats.QuantileCI(len(xs), 0.5, 0.95); ok {
 		a.FigureMsCI95 = &[2]float64{xs[lo-1], xs[hi-1]}
 	}
+}
+
+// Shown is what the windows at one level showed, in the terms a margin
+// is set by: a one-sided bound, at the result's confidence, on the share
+// of windows at that level that meet the target (size.ShareBounds): at
+// least MeetsAtLeast for the recommended level, at most MeetsAtMost for
+// the level below it.
+type Shown struct {
+	CPUs         float64  `json:"cpus"`
+	BurstUs      int64    `json:"burst_us"`
+	Passes       int      `json:"passes"`
+	Counted      int      `json:"counted"`
+	MeetsAtLeast *float64 `json:"meets_at_least,omitempty"`
+	MeetsAtMost  *float64 `json:"meets_at_most,omitempty"`
+	Text         string   `json:"text"`
+}
+
+// shown says what the recommended level and the level below it showed.
+func (r *Result) shown() {
+	r.Shown = []Shown{}
+	rec := r.Recommendation
+	if rec == nil || rec.CPUs == nil {
+		return
+	}
+	conf := strconv.FormatFloat(100*r.Confidence, 'f', -1, 64) + "% confidence"
+	each := func(cpus *float64, below bool) {
+		if cpus == nil {
+			return
+		}
+		a := r.armAt(*cpus, rec.BurstUs)
+		if a == nil {
+			return
+		}
+		n := a.Passes + a.Fails
+		lo, hi := size.ShareBounds(a.Passes, n, r.Confidence)
+		s := Shown{CPUs: *cpus, BurstUs: rec.BurstUs, Passes: a.Passes, Counted: n}
+		at := fmt.Sprintf("at %s %s, ", table.Sig(*cpus, 3), plural.Noun(*cpus, "CPU"))
+		met := fmt.Sprintf(" (%s; %d of %d windows met it)", conf, a.Passes, n)
+		if below {
+			s.MeetsAtMost = &hi
+			s.Text = at + fmt.Sprintf("at most %.0f%% of them do", 100*hi) + met
+		} else {
+			s.MeetsAtLeast = &lo
+			s.Text = at + fmt.Sprintf("at least %.0f%% of %s windows meet %s", 100*lo, r.Window, r.SLO) + met
+		}
+		r.Shown = append(r.Shown, s)
+	}
+	each(r.Bracket.PassCPUs, false)
+	each(r.Bracket.FailCPUs, true)
+}
+
+// armAt is the search's arm at cpus and burst, or nil.
+func (r *Result) armAt(cpus float64, burstUs int64) *Arm {
+	for i, a := range r.Arms {
+		if a.CPUs != nil && a.Rule == "" && a.BurstUs == burstUs && math.Abs(*a.CPUs-cpus) < 1e-9 {
+			return &r.Arms[i]
+		}
+	}
+	return nil
+}
+
+// Headline is the result in one line: the recommendation as Kubernetes
+// and Docker spell it, or why there is none.
+func (r Result) Headline() string {
+	rec := r.Recommendation
+	switch {
+	case r.Outcome == OutcomeNoLimit:
+		return "recommendation: none, decided: " + r.Why
+	case r.Outcome == OutcomeUndecided || rec == nil:
+		return "recommendation: none, undecided: " + r.Why
+	case rec.Unlimited:
+		return "recommendation: no limit: the unlimited arm meets " + r.SLO + " and no level of the grid did (search higher with --cpus-max)"
+	}
+	cpus := table.Sig(*rec.CPUs, 3)
+	s := fmt.Sprintf("recommendation: %s %s (quota %v per %v period): %s, %s", cpus, plural.Noun(*rec.CPUs, "CPU"),
+		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
+	if rec.BurstUs > 0 {
+		s += fmt.Sprintf("; burst %v (cpu.max.burst or cpu.cfs_burst_us: neither sets it)", time.Duration(rec.BurstUs)*time.Microsecond)
+	}
+	if r.Incomplete {
+		s += " (so far: " + r.Stopped + ")"
+	}
+	return s
 }

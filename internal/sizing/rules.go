@@ -29,22 +29,18 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 		if err != nil {
 			return err
 		}
-		for arm.Verdict == size.Undecided && len(arm.Windows) < p.Test.LevelWindows {
-			m, err := e.Window(ctx, o)
-			if ctx.Err() != nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("the %s rule's limit was not measured before the search stopped", rule.Name))
-				return nil
+		ans, err := e.level(ctx, p, o, &arm, func(w *Window) {
+			if w.Refused == "" {
+				w.Pass = !w.short && p.SLO.Meets(w.Figure, unlimitedMs)
 			}
-			if err != nil {
-				return err
-			}
-			w := p.record(m, unlimitedMs)
-			arm.Windows = append(arm.Windows, w)
-			arm.Count(w.Window)
-			arm.Verdict = p.Test.Decide(arm.Passes, arm.Fails)
+		})
+		if err != nil {
+			return err
 		}
-		arm.Confidence = p.Test.VerdictConfidence(arm.Verdict, arm.Passes, arm.Fails)
-		arm.summarize()
+		if ans.Incomplete && len(arm.Windows) == 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the %s rule's limit was not measured before the search stopped", rule.Name))
+			return nil
+		}
 		r.Windows += len(arm.Windows)
 		r.Arms = append(r.Arms, arm)
 		rule.Verdict = ptr(arm.Verdict)
