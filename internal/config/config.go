@@ -244,7 +244,7 @@ var batchParams = slices.Concat([]Param{
 	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
 		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
 	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Words: []string{"max"},
-		Help: "CPUs allowed, like docker --cpus: quota = cpus × period; max: no quota (as --quota max)", HelpList: ", max an unlimited arm beside the limited ones", parse: parseCPUs},
+		Help: "CPUs allowed, like docker --cpus or a pod's limit (0.5 or 500m): quota = cpus × period; max: no quota (as --quota max)", HelpList: ", max an unlimited arm beside the limited ones", parse: parseCPUs},
 	// Placement. The cpuset is no axis: its list format has commas.
 	{Name: "cpuset", For: Batch | Latency, Kind: Words, Limit: true,
 		Help:  "CPUs of the slice, in the kernel's list format such as 0-3,8 (the cpuset controller; default: all the parent has)",
@@ -471,6 +471,9 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 			return c, Usagef(name, "unknown parameter --%s", name)
 		}
 	}
+	if err := CheckUnits(values); err != nil {
+		return c, err
+	}
 	// burst depends on the quota: resolved after it, whatever the order.
 	order := ParamsFor(cmd)
 	slices.SortStableFunc(order, func(a, b Param) int {
@@ -625,6 +628,9 @@ func integer(name, v string, lo, hi int) (int, error) {
 // MicroDuration parses a Go duration that the kernel can take: whole
 // microseconds.
 func MicroDuration(name, v string) (time.Duration, error) {
+	if err := NeedsUnit(name, v); err != nil {
+		return 0, err
+	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return 0, Usagef(name, "invalid --%s %q: want a duration such as 100ms or 1.5ms", name, v)
@@ -721,9 +727,9 @@ func parseCPUs(c *Config, v string) error {
 		c.Limits.Quota = bandwidth.Unlimited
 		return nil
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f > 0) || f > MaxCPUs {
-		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, such as 0.5, or max", v, MaxCPUs)
+	f, ok := ParseCPUs(v)
+	if !ok || !(f > 0) || f > MaxCPUs {
+		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, %s, or max", v, MaxCPUs, CPUsExample)
 	}
 	q := time.Duration(math.Round(f*float64(c.Limits.Period/time.Microsecond))) * time.Microsecond
 	if q < MinQuota {

@@ -72,6 +72,9 @@ func parseRate(c *Config, v string) error {
 
 // span parses a duration within [lo, hi].
 func span(name, v string, lo, hi time.Duration) (time.Duration, error) {
+	if err := NeedsUnit(name, v); err != nil {
+		return 0, err
+	}
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil || d < lo || d > hi {
 		return 0, Usagef(name, "invalid --%s %q: want a duration between %v and %v", name, v, lo, hi)

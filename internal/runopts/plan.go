@@ -2,8 +2,11 @@ package runopts
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -29,9 +32,22 @@ func (o *Flags) Plan(ctx context.Context, command config.Command, changed func(s
 	if err != nil {
 		return s, nil, err
 	}
-	spec := sweep.SpecFor(command, o.Given(changed))
+	given := o.Given(changed)
+	cpus, hasCPUs := given["cpus"]
+	if hasCPUs {
+		given["cpus"] = config.CPUsList(cpus) // 500m as 0.5: the list's numbers
+	}
+	if err := config.CheckUnits(given); err != nil {
+		return s, nil, err
+	}
+	spec := sweep.SpecFor(command, given)
 	spec.MaxConfigs, spec.Options, spec.NumCPU = maxConfigs, s.Options, runtime.NumCPU()
 	steps, err := sweep.Plan(spec)
+	var ce *config.Error
+	if hasCPUs && errors.As(err, &ce) && ce.Param == "cpus" {
+		// The list as the user wrote it, not as rewritten.
+		ce.Msg = strings.Replace(ce.Msg, strconv.Quote(given["cpus"]), strconv.Quote(cpus), 1)
+	}
 	if err != nil || columns == nil {
 		return s, steps, err
 	}

@@ -97,3 +97,36 @@ func TestSettingsRefuses(t *testing.T) {
 	_, err = f.Settings(context.Background(), gave().Changed, io.Discard)
 	usage(t, err, "cgroup", "elsewhere")
 }
+
+// --cpus of sweep and latency takes CPUs as Kubernetes writes them, in
+// lists and ranges, and a bare number where a duration is wanted is
+// refused with a unit to try, before the list is expanded.
+func TestPlanReadsCPUQuantities(t *testing.T) {
+	plan := func(command config.Command, values map[string]string) ([]string, error) {
+		f := flags(values)
+		f.Version, f.Driver, f.Format = "auto", "cgroupfs", "text"
+		names := make([]string, 0, len(values))
+		for k := range values {
+			names = append(names, k)
+		}
+		_, steps, err := f.Plan(context.Background(), command, gave(names...).Changed, []string{"text"}, "", 100, nil, io.Discard)
+		var cpus []string
+		for _, s := range steps {
+			cpus = append(cpus, s.Config.Get("cpus"))
+		}
+		return cpus, err
+	}
+	cpus, err := plan(config.Batch, map[string]string{"cpus": "500m:1:250m,1500m"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0.5", "0.75", "1", "1.5"}, cpus)
+	cpus, err = plan(config.Latency, map[string]string{"cpus": "max,850m"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"max", "0.85"}, cpus)
+
+	_, err = plan(config.Latency, map[string]string{"cpus": "500m,x"})
+	usage(t, err, "cpus", `invalid --cpus "500m,x": "x" is not a number, nor max`)
+	_, err = plan(config.Latency, map[string]string{"work": "1ms,4"})
+	usage(t, err, "work", `invalid --work "1ms,4": 4 needs a unit: 4ms?`)
+	_, err = plan(config.Batch, map[string]string{"cpus": "0.5", "burst": "0:20:10ms"})
+	usage(t, err, "burst", `invalid --burst "0:20:10ms": 20 needs a unit: 20ms?`)
+}
