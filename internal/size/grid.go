@@ -28,19 +28,20 @@ type Step struct {
 	Percent float64
 }
 
-// ParseStep reads --step: a number of CPUs, or a percentage ending in %.
+// ParseStep reads --step: a number of CPUs (0.05, or 50m as Kubernetes
+// writes it), or a percentage ending in %.
 func ParseStep(v string) (Step, error) {
 	t := strings.TrimSpace(v)
 	if p, ok := strings.CutSuffix(t, "%"); ok {
 		pct, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(pct > 0 && pct <= MaxStepPercent) {
-			return Step{}, config.Usagef("step", "invalid --step %q: want a percentage above 0 and at most %d, such as 5%% (each level 5%% above the previous), or a number of CPUs such as 0.05", v, MaxStepPercent)
+			return Step{}, config.Usagef("step", "invalid --step %q: want a percentage above 0 and at most %d, such as 5%% (each level 5%% above the previous), or a number of CPUs such as 0.05 or 50m", v, MaxStepPercent)
 		}
 		return Step{Percent: pct}, nil
 	}
-	c, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(c > 0 && c <= config.MaxCPUs) {
-		return Step{}, config.Usagef("step", "invalid --step %q: want a number of CPUs above 0 and at most %d, such as 0.05, or a percentage such as 5%%", v, config.MaxCPUs)
+	c, ok := config.ParseCPUs(t)
+	if !ok || !(c > 0 && c <= config.MaxCPUs) {
+		return Step{}, config.Usagef("step", "invalid --step %q: want a number of CPUs above 0 and at most %d, such as 0.05 or 50m, or a percentage such as 5%%", v, config.MaxCPUs)
 	}
 	return Step{CPUs: c}, nil
 }
@@ -69,11 +70,11 @@ type Grid struct {
 	Period   time.Duration
 }
 
-// ParseGrid reads --cpus-min, --cpus-max ("" for not given) and --step at
-// period (already checked: config's 1ms–1s), refusing before anything runs
-// all it can: a bad number, an end whose quota is below the kernel's 1 ms,
-// ends out of order, a step finer than a microsecond of quota or one that
-// makes more than MaxLevels levels.
+// ParseGrid reads --cpus-min, --cpus-max ("" for not given; CPUs as
+// config.ParseCPUs reads them: 0.5, 500m) and --step at period (already
+// checked: config's 1ms–1s), refusing a bad number, an end whose quota is
+// below the kernel's 1 ms and a step finer than a microsecond of quota;
+// with both ends, what Check refuses of them too.
 func ParseGrid(cpusMin, cpusMax, step string, period time.Duration) (Grid, error) {
 	g := Grid{Period: period}
 	var err error
@@ -90,19 +91,89 @@ func ParseGrid(cpusMin, cpusMax, step string, period time.Duration) (Grid, error
 		return g, err
 	}
 	if g.Min > 0 && g.Max > 0 {
-		_, err = g.Levels(Range{})
+		err = g.Check(0)
 	}
 	return g, err
 }
+
+// Check refuses, before anything runs, every grid that Levels would refuse
+// whatever the default range turns out to be, numCPU being the machine's
+// CPUs (0: unknown), and the grids that say little:
+//
+//   - both ends given: ends out of order, more than MaxLevels levels, and a
+//     step wider than the range (--step 2 over 0.2–1, where Levels would
+//     make the two ends alone; a percentage whose first step passes the
+//     high end), which is no grid to search;
+//   - --cpus-min alone: one not below the highest default --cpus-max
+//     (DefaultRange's, at most numCPU or twice the kernel's minimum,
+//     rounded up to the step);
+//   - --cpus-max alone: one not above the lowest default --cpus-min (the
+//     kernel's minimum quota).
+//
+// Where one end is given, the other is measured: Levels can still find
+// the ends out of order once it is, and says which flag to give.
+func (g Grid) Check(numCPU int) error {
+	switch {
+	case g.Min > 0 && g.Max > 0:
+		if _, err := g.Levels(Range{}); err != nil {
+			return err
+		}
+		return g.checkWidth()
+	case g.Min > 0 && numCPU > 0:
+		if hi := g.Top(numCPU); !(g.Min < hi) {
+			return config.Usagef("cpus-min", "invalid --cpus-min %s: not below the default --cpus-max, at most %s CPUs (this machine has %d); give --cpus-max too, or a lower --cpus-min", fmtCPUs(g.Min), fmtCPUs(hi), numCPU)
+		}
+	case g.Max > 0:
+		if lo := MinCPUs(g.Period); !(lo < g.Max) {
+			return config.Usagef("cpus-max", "invalid --cpus-max %s: not above the default --cpus-min, at least %s CPUs (the kernel's 1ms of quota per %v period); give a higher --cpus-max", fmtCPUs(g.Max), fmtCPUs(lo), g.Period)
+		}
+	}
+	return nil
+}
+
+// Top is the highest level the grid can have on a machine of numCPU CPUs:
+// --cpus-max where given, else the highest default (DefaultRange's high
+// end, at most numCPU, or twice the kernel's minimum where that is more,
+// rounded up to the step); +Inf where numCPU is unknown (0).
+func (g Grid) Top(numCPU int) float64 {
+	if g.Max > 0 {
+		return g.Max
+	}
+	if numCPU <= 0 {
+		return math.Inf(1)
+	}
+	hi := math.Max(float64(numCPU), 2*MinCPUs(g.Period))
+	if g.Step.CPUs > 0 {
+		hi = math.Ceil(hi/g.Step.CPUs-1e-9) * g.Step.CPUs
+	}
+	return hi
+}
+
+// checkWidth refuses a step wider than the range between the given ends.
+func (g Grid) checkWidth() error {
+	width := g.Max - g.Min
+	switch {
+	case g.Step.CPUs > 0 && g.Step.CPUs > width+1e-9:
+		return config.Usagef("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s), so no grid; want a step of at most %s, such as %s",
+			g.Step, fmtCPUs(g.Min), fmtCPUs(g.Max), fmtCPUs(round6(width)), fmtCPUs(round6(width)), fmtCPUs(round6(width/4)))
+	case g.Step.Percent > 0 && g.Min*(1+g.Step.Percent/100) > g.Max*(1+1e-9):
+		most := 100 * (g.Max/g.Min - 1)
+		return config.Usagef("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s%% above the low end), which leaves only its two ends; want a step of at most %s%%",
+			g.Step, fmtCPUs(g.Min), fmtCPUs(g.Max), fmtCPUs(round6(most)), fmtCPUs(round6(most)))
+	}
+	return nil
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // parseEnd reads one end of the range: 0 for "".
 func parseEnd(flag, v string, period time.Duration) (float64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	c, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || !(c > 0 && c <= config.MaxCPUs) {
-		return 0, config.Usagef(flag, "invalid --%s %q: want a number of CPUs above 0 and at most %d, such as 0.5", flag, v, config.MaxCPUs)
+	c, ok := config.ParseCPUs(v)
+	if !ok || !(c > 0 && c <= config.MaxCPUs) {
+		return 0, config.Usagef(flag, "invalid --%s %q: want a number of CPUs above 0 and at most %d, %s", flag, v, config.MaxCPUs, config.CPUsExample)
 	}
 	if q := time.Duration(math.Round(quotaUs(c, period))) * time.Microsecond; q < config.MinQuota {
 		return 0, config.Usagef(flag, "invalid --%s %q: a quota of %v per %v period, below the kernel's 1ms minimum; want at least %s CPUs, or a longer --period", flag, v, q, period, fmtCPUs(MinCPUs(period)))

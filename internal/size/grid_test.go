@@ -3,6 +3,7 @@ package size
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,7 @@ func requireUsage(t *testing.T, err error, flag, want string) {
 func TestParseStep(t *testing.T) {
 	for in, want := range map[string]Step{
 		"0.05": {CPUs: 0.05}, " 1 ": {CPUs: 1}, "5%": {Percent: 5}, " 2.5 % ": {Percent: 2.5}, "100%": {Percent: 100},
+		"50m": {CPUs: 0.05}, "250m": {CPUs: 0.25},
 	} {
 		s, err := ParseStep(in)
 		require.NoError(t, err, in)
@@ -51,7 +53,9 @@ func TestParseStep(t *testing.T) {
 	assert.Equal(t, "0.05", Step{CPUs: 0.05}.String())
 
 	for in, want := range map[string]string{
-		"0":     `invalid --step "0": want a number of CPUs above 0 and at most 1024, such as 0.05, or a percentage such as 5%`,
+		"0":     `invalid --step "0": want a number of CPUs above 0 and at most 1024, such as 0.05 or 50m, or a percentage such as 5%`,
+		"0m":    `invalid --step "0m": want a number of CPUs above 0`,
+		"50 m":  `invalid --step "50 m"`,
 		"-0.05": `invalid --step "-0.05": want a number of CPUs above 0`,
 		"fine":  `invalid --step "fine"`,
 		"NaN":   "above 0",
@@ -84,6 +88,13 @@ func TestParseGridRefuses(t *testing.T) {
 		{"2", "1", "0.1", ms100, "cpus-min", "invalid --cpus-min 2: not below --cpus-max 1"},
 		{"0.01", "20", "0.01", ms100, "step", `invalid --step "0.01": more than 1000 levels from 0.01 to 20 CPUs; want a coarser step or a narrower range`},
 		{"0.01", "1000", "0.5%", ms100, "step", "more than 1000 levels"},
+		// A step wider than the range leaves only its ends: no grid.
+		{"0.2", "1", "2", ms100, "step", `invalid --step "2": wider than the range from 0.2 to 1 CPUs (0.8), so no grid; want a step of at most 0.8, such as 0.2`},
+		{"0.5", "0.6", "1", ms100, "step", "wider than the range from 0.5 to 0.6 CPUs (0.1)"},
+		{"0.2", "1", "0.81", ms100, "step", "want a step of at most 0.8"},
+		{"500m", "600m", "50%", ms100, "step", `invalid --step "50%": wider than the range from 0.5 to 0.6 CPUs (20% above the low end), which leaves only its two ends; want a step of at most 20%`},
+		{"0.5m", "1", "0.1", ms100, "cpus-min", `invalid --cpus-min "0.5m": a quota of 50µs per 100ms period`},
+		{"800m", "400m", "50m", ms100, "cpus-min", "invalid --cpus-min 0.8: not below --cpus-max 0.4"},
 		{"0.5", "1", "0", ms100, "step", `invalid --step "0"`},
 		// 0.000001 CPUs at 100 ms is a tenth of a microsecond of quota.
 		{"0.5", "0.6", "0.000001", ms100, "step", `invalid --step "0.000001": finer than the kernel's 1µs of quota per 100ms period (0.00001 CPUs)`},
@@ -94,6 +105,81 @@ func TestParseGridRefuses(t *testing.T) {
 	// What 100 ms refuses, a longer period takes.
 	_, err := ParseGrid("0.005", "1", "0.1", time.Second)
 	require.NoError(t, err)
+	// A step as wide as the range is taken, its multiples as ever.
+	g, err := ParseGrid("0.2", "1", "0.8", ms100)
+	require.NoError(t, err)
+	levels, err := g.Levels(Range{})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.2, 0.8, 1}, levels)
+	g, err = ParseGrid("0.5", "0.6", "20%", ms100)
+	require.NoError(t, err)
+	levels, err = g.Levels(Range{})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.5, 0.6}, levels)
+}
+
+// CPUs as Kubernetes writes them: 500m is 0.5, on either end and the step.
+func TestParseGridTakesQuantities(t *testing.T) {
+	g, err := ParseGrid("500m", "1", "100m", ms100)
+	require.NoError(t, err)
+	assert.Equal(t, Grid{Min: 0.5, Max: 1, Step: Step{CPUs: 0.1}, Period: ms100}, g)
+	levels, err := g.Levels(Range{})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1}, levels)
+}
+
+// Check refuses, before anything runs, every grid Levels would refuse
+// whatever the unlimited arm measures: with one end given, the other's
+// default can only lie so far.
+func TestGridCheck(t *testing.T) {
+	grid := func(lo, hi, step string) Grid {
+		g, err := ParseGrid(lo, hi, step, ms100)
+		require.NoError(t, err)
+		return g
+	}
+	for _, tc := range []struct {
+		g          Grid
+		numCPU     int
+		flag, want string
+	}{
+		// The default --cpus-max is at most the machine's CPUs.
+		{grid("4", "", "0.1"), 2, "cpus-min", "invalid --cpus-min 4: not below the default --cpus-max, at most 2 CPUs (this machine has 2); give --cpus-max too, or a lower --cpus-min"},
+		{grid("2", "", "0.1"), 2, "cpus-min", "not below the default --cpus-max, at most 2 CPUs"},
+		// ... rounded up to the step: 2 CPUs by 0.3 is up to 2.1.
+		{grid("2.1", "", "0.3"), 2, "cpus-min", "at most 2.1 CPUs"},
+		// The default --cpus-min is at least the kernel's minimum.
+		{grid("", "0.01", "0.1"), 2, "cpus-max", "invalid --cpus-max 0.01: not above the default --cpus-min, at least 0.01 CPUs (the kernel's 1ms of quota per 100ms period); give a higher --cpus-max"},
+		{Grid{Min: 0.2, Max: 1, Step: Step{CPUs: 2}, Period: ms100}, 2, "step", "wider than the range"},
+		{Grid{Min: 1, Max: 0.5, Step: Step{CPUs: 0.1}, Period: ms100}, 2, "cpus-min", "not below --cpus-max 0.5"},
+		{Grid{Min: 0.01, Max: 20, Step: Step{CPUs: 0.01}, Period: ms100}, 64, "step", "more than 1000 levels"},
+	} {
+		err := tc.g.Check(tc.numCPU)
+		requireUsage(t, err, tc.flag, tc.want)
+		// Each but the wide step (which Levels takes, making the two ends
+		// alone) is what Levels would have refused after the unlimited
+		// arm, at the widest default range the machine allows.
+		if !strings.Contains(tc.want, "wider") {
+			_, err = tc.g.Levels(Range{Min: MinCPUs(ms100), Max: float64(tc.numCPU), Why: "the widest"})
+			require.Error(t, err, "%+v", tc.g)
+		}
+	}
+	for _, tc := range []struct {
+		g      Grid
+		numCPU int
+	}{
+		{grid("1.9", "", "0.1"), 2},
+		{grid("", "0.02", "0.1"), 2},
+		{grid("", "", "0.01"), 64},
+		{grid("0.2", "1", "0.8"), 2},
+		{grid("4", "", "0.1"), 0}, // the machine unknown: the default can be anything
+	} {
+		require.NoError(t, tc.g.Check(tc.numCPU), "%+v", tc.g)
+	}
+	assert.Equal(t, 2.0, grid("", "", "0.1").Top(2))
+	assert.Equal(t, 2.1, grid("", "", "0.3").Top(2))
+	assert.Equal(t, 0.8, grid("", "0.8", "0.3").Top(2))
+	assert.Equal(t, 2.0, Grid{Step: Step{CPUs: 0.1}, Period: time.Millisecond}.Top(1), "twice the kernel's minimum, 1 CPU at 1ms")
+	assert.True(t, math.IsInf(grid("", "", "0.1").Top(0), 1))
 }
 
 func TestGridLevels(t *testing.T) {
@@ -105,7 +191,6 @@ func TestGridLevels(t *testing.T) {
 		{"0.1", "1", "0.1", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}},
 		// The high end is a level even off the step: it is the bracket's top.
 		{"0.5", "0.95", "0.1", []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95}},
-		{"0.5", "0.6", "1", []float64{0.5, 0.6}},
 		// Above a low end off the step, the step's multiples: the limits a
 		// person writes.
 		{"0.25", "1", "0.1", []float64{0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}},

@@ -46,9 +46,19 @@ const (
 const MinRuleWindows = 10
 
 // Rules are the usage-based recommenders' limits for the unlimited arm's
-// trace t: VPA's, krr's and sample's, in that order.
+// trace t: VPA's, krr's and sample's, in that order. A rule whose limit
+// would be 0 (the windows it reads used no CPU) sets none: a limit of 0 is
+// no limit to apply (docker run reads --cpus 0 as none), so it is NaN,
+// with a note that says so.
 func Rules(t usage.Trace) []Rule {
-	return []Rule{VPA(t), Krr(t), Sample(t)}
+	rules := []Rule{VPA(t), Krr(t), Sample(t)}
+	for i, r := range rules {
+		if r.Computed() && !(r.CPUs > 0) {
+			rules[i].CPUs = math.NaN()
+			rules[i].Note = "no CPU used: no limit to advise (" + r.Note + ")"
+		}
+	}
+	return rules
 }
 
 // span is how long the trace lasted, as read.

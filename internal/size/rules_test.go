@@ -2,6 +2,7 @@ package size
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,23 @@ func TestRules(t *testing.T) {
 	assert.False(t, rs[0].Computed())
 	assert.False(t, rs[1].Computed())
 	assert.True(t, rs[2].Computed())
+
+	// A program that used no CPU: no rule sets a limit of 0, which is no
+	// limit to apply (docker run --cpus 0 is none); each says so.
+	idle := make([]float64, 20)
+	rs = Rules(traceOf(ms100, idle...))
+	for _, r := range rs {
+		assert.False(t, r.Computed(), r.Name)
+		assert.True(t, math.IsNaN(r.CPUs), r.Name)
+	}
+	assert.Equal(t, "no CPU used: no limit to advise (at most 1% of the 100ms intervals above it, as sample's advice: 0 of 20 here, so its peak)", rs[2].Note)
+	assert.True(t, strings.HasPrefix(rs[0].Note, "no CPU used: no limit to advise (p90 of 10 windows"), rs[0].Note)
+	assert.Equal(t, "not computed: p96 of 1m15s windows needs at least 10 windows (12m30s of usage); the run has 2s", rs[1].Note, "not computed before: as it was")
+
+	// Some CPU in a few intervals: sample's rule is their peak, not 0.
+	idle[7] = 0.3
+	rs = Rules(traceOf(ms100, idle...))
+	assert.InDelta(t, 0.3, rs[2].CPUs, 1e-9)
 }
 
 func TestJoin(t *testing.T) {

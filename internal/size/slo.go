@@ -53,9 +53,12 @@ type SLO struct {
 	Factor float64       // the bound as a factor of the unlimited arm's; 0 when absolute
 }
 
-// ParseSLO reads --slo for windows that measure m: p99<=50ms, mean<=1.2x.
-// Spaces around the parts are allowed, p999 reads as p99.9; bad input is a
-// config.Error naming --slo, its value and what is allowed.
+// ParseSLO reads --slo for windows that measure m: p99<=50ms, mean<=1.2x;
+// < is strictly less (Meets). Spaces around the parts and between a
+// bound's number and its unit are allowed (p99 <= 50 ms), p999 reads as
+// p99.9; bad input is a config.Error naming --slo, its value and what is
+// allowed, and a bound without a unit says what it may have meant
+// ("50ms?", "1.5ms or 1.5x?").
 func ParseSLO(v string, m Metric) (SLO, error) {
 	i := strings.IndexAny(v, "<>=")
 	if i < 0 {
@@ -78,6 +81,12 @@ func ParseSLO(v string, m Metric) (SLO, error) {
 		return SLO{}, config.Usagef("slo", "invalid --slo %q: an SLO bounds %s from above; use <= (or <), as in %s<=50ms", v, s.Stat, s.Stat)
 	}
 	bound := strings.TrimSpace(rest)
+	if fs := strings.Fields(bound); len(fs) == 2 && isNumber(fs[0]) && !strings.ContainsAny(fs[1], "0123456789.") {
+		bound = fs[0] + fs[1] // "50 ms", "1.2 x": the number and its unit apart
+	}
+	if x, _ := strconv.ParseFloat(bound, 64); isNumber(bound) && x > 0 {
+		return SLO{}, config.Usagef("slo", "invalid --slo %q: a bound needs a unit: %s", v, unitHint(bound))
+	}
 	if f, ok := strings.CutSuffix(bound, "x"); ok {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(x > 1 && x <= maxFactor) {
@@ -93,6 +102,28 @@ func ParseSLO(v string, m Metric) (SLO, error) {
 	s.Limit = d
 	return s, nil
 }
+
+// isNumber says whether s is a plain decimal number: 50, 1.5, .5, 0.
+func isNumber(s string) bool {
+	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 {
+		return false
+	}
+	return strings.Trim(s, ".") != ""
+}
+
+// unitHint guesses what a bare bound n meant: a duration in ms, or, for a
+// number a factor is likely to be (above 1, below maxHintFactor), that or
+// a factor of the unlimited arm's: "50ms?", "1.5ms or 1.5x?".
+func unitHint(n string) string {
+	if x, _ := strconv.ParseFloat(n, 64); x > 1 && x < maxHintFactor {
+		return n + "ms or " + n + "x?"
+	}
+	return n + "ms?"
+}
+
+// maxHintFactor is where a bare bound stops reading as a likely factor:
+// 1.2 or 3 may be either, 50 is surely milliseconds.
+const maxHintFactor = 10
 
 func metricName(m Metric) string {
 	if m == ResponseTimes {

@@ -28,6 +28,10 @@ func TestParseSLO(t *testing.T) {
 		{"mean<=1.2x", Durations, SLO{Stat: "mean", Metric: Durations, Factor: 1.2}, "mean<=1.2x"},
 		{"mean <= 1.50 x", Durations, SLO{Stat: "mean", Metric: Durations, Factor: 1.5}, "mean<=1.5x"},
 		{"p99<=1.05x", ResponseTimes, SLO{Stat: "p99", Metric: ResponseTimes, Factor: 1.05}, "p99<=1.05x"},
+		// A space between the number and its unit, as people write it.
+		{"p99 <= 50 ms", ResponseTimes, SLO{Stat: "p99", Metric: ResponseTimes, Limit: 50 * time.Millisecond}, "p99<=50ms"},
+		{"mean < 1.2 x", Durations, SLO{Stat: "mean", Metric: Durations, Strict: true, Factor: 1.2}, "mean<1.2x"},
+		{"p99<50ms", ResponseTimes, SLO{Stat: "p99", Metric: ResponseTimes, Strict: true, Limit: 50 * time.Millisecond}, "p99<50ms"},
 	} {
 		s, err := ParseSLO(tc.in, tc.m)
 		require.NoError(t, err, tc.in)
@@ -73,7 +77,15 @@ func TestParseSLORefuses(t *testing.T) {
 		{"<=5ms", Durations, `"" is no statistic`},
 		{"p99<=0ms", ResponseTimes, `invalid --slo "p99<=0ms": want a bound above 0, a duration such as 50ms or a factor`},
 		{"p99<=-5ms", ResponseTimes, "want a bound above 0"},
-		{"p99<=50", ResponseTimes, "want a bound above 0"},
+		// A bound without a unit: what it may have meant.
+		{"p99<=50", ResponseTimes, `invalid --slo "p99<=50": a bound needs a unit: 50ms?`},
+		{"p99<=1.5", ResponseTimes, `invalid --slo "p99<=1.5": a bound needs a unit: 1.5ms or 1.5x?`},
+		{"mean<3", Durations, `invalid --slo "mean<3": a bound needs a unit: 3ms or 3x?`},
+		{"p99 <= 250", ResponseTimes, `invalid --slo "p99 <= 250": a bound needs a unit: 250ms?`},
+		{"p99<=1", ResponseTimes, "a bound needs a unit: 1ms?"},
+		{"p99<=0", ResponseTimes, `invalid --slo "p99<=0": want a bound above 0`},
+		{"p99<=5 0ms", ResponseTimes, "want a bound above 0, a duration such as 50ms"},
+		{"p99<=50 ms ms", ResponseTimes, "want a bound above 0, a duration such as 50ms"},
 		{"p99<=", ResponseTimes, "want a bound above 0"},
 		{"mean<=1x", Durations, `invalid --slo "mean<=1x": want a factor above 1 and at most 100, such as 1.2x (within 20% of the unlimited run's mean); a limit never makes a program faster`},
 		{"mean<=0.8x", Durations, "want a factor above 1"},
@@ -107,6 +119,17 @@ func TestSLOJudgesAWindow(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, strict.Meets(50, 1), "< fails at the bound")
 	assert.True(t, strict.Meets(49.9, 1))
+	assert.Equal(t, "p99<50ms", strict.String(), "printed as <, never as <=")
+
+	// Strictly less of a relative bound too: at 1.5 × 40 ms, <= passes, < fails.
+	le, err := ParseSLO("mean<=1.5x", Durations)
+	require.NoError(t, err)
+	lt, err := ParseSLO("mean<1.5x", Durations)
+	require.NoError(t, err)
+	assert.True(t, le.Meets(60, 40))
+	assert.False(t, lt.Meets(60, 40))
+	assert.True(t, lt.Meets(59.99, 40))
+	assert.Equal(t, "mean<1.5x", lt.String())
 
 	rel, err := ParseSLO("mean<=1.2x", Durations)
 	require.NoError(t, err)

@@ -2,11 +2,12 @@ package sizing
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
@@ -17,6 +18,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/target"
 	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
@@ -143,7 +145,11 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 		return p, err
 	}
 	p.given = f.Given(g.Changed)
-	if p.Bursts, err = bursts(p.given["burst"]); err != nil {
+	if err := config.CheckUnits(p.given); err != nil {
+		return p, err
+	}
+	burst := p.given["burst"]
+	if p.Bursts, err = bursts(burst); err != nil {
 		return p, err
 	}
 	delete(p.given, "burst")
@@ -175,8 +181,14 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 	if _, err := p.Settings.Options(c); err != nil {
 		return p, err
 	}
-	p.Grid, err = size.ParseGrid(o.CPUsMin, o.CPUsMax, o.Step, c.Limits.Period)
-	return p, err
+	if p.Grid, err = size.ParseGrid(o.CPUsMin, o.CPUsMax, o.Step, c.Limits.Period); err != nil {
+		return p, err
+	}
+	// What Levels would refuse once the unlimited arm has run, refused now.
+	if err := p.Grid.Check(runtime.NumCPU()); err != nil {
+		return p, err
+	}
+	return p, checkBursts(burst, p.Bursts, p.Grid, runtime.NumCPU())
 }
 
 // window reads --window into the parameter it stands for: --duration of
@@ -185,6 +197,9 @@ func (o *Flags) window(p *Plan) error {
 	if p.Open {
 		d, v := DefaultOpenWindow, o.Window
 		if v != "" {
+			if err := config.NeedsUnit("window", v); err != nil {
+				return err
+			}
 			var err error
 			if d, err = time.ParseDuration(v); err != nil || d < config.MinOpenDuration || d > config.MaxOpenDuration {
 				return config.Usagef("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
@@ -247,28 +262,48 @@ func (p Plan) Options(cpus float64, burst time.Duration) (plan.Options, error) {
 // Period is the grid's period.
 func (p Plan) Period() time.Duration { return p.Grid.Period }
 
-// bursts reads --burst: a list of bursts, each searched ("" is 0 alone).
+// bursts reads --burst as latency does (the same list or range, each value
+// checked by the same parameter): the bursts searched, ascending, each
+// once ("" is 0 alone).
 func bursts(v string) ([]time.Duration, error) {
 	if v == "" {
 		return []time.Duration{0}, nil
 	}
+	p, _ := config.Lookup("burst")
+	values, err := sweep.Expand(v, p.Kind, p.Words...)
+	if err != nil {
+		return nil, config.Usagef("burst", "invalid --burst %q: %v", v, err)
+	}
 	var out []time.Duration
-	for _, part := range strings.Split(v, ",") {
-		part = strings.TrimSpace(part)
-		d, err := time.ParseDuration(part)
-		if part == "0" {
-			d, err = 0, nil
+	for _, value := range values {
+		if err := p.Check(value); err != nil {
+			return nil, err
 		}
-		if err != nil || d < 0 || d > time.Second || d%time.Microsecond != 0 {
-			return nil, config.Usagef("burst", "invalid --burst %q: want a list of bursts from 0 to 1s, each searched, such as 0,20ms,50ms", v)
-		}
+		d, _ := time.ParseDuration(value) // checked
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
 	slices.Sort(out)
-	if len(out) > size.MaxLevels {
-		return nil, config.Usagef("burst", "invalid --burst %q: at most %d bursts", v, size.MaxLevels)
-	}
 	return out, nil
+}
+
+// checkBursts refuses a burst that no level of the grid can hold: the
+// kernel takes a burst up to the quota, and the highest level's is the
+// most there is (size.Grid.Top: --cpus-max, or the highest default). A
+// burst above only the lower levels' quota is searched above them.
+func checkBursts(spec string, bursts []time.Duration, g size.Grid, numCPU int) error {
+	top := g.Top(numCPU)
+	if math.IsInf(top, 1) {
+		return nil
+	}
+	most := time.Duration(math.Round(top*float64(g.Period/time.Microsecond))) * time.Microsecond
+	if b := bursts[len(bursts)-1]; b > most {
+		where := fmt.Sprintf("--cpus-max %s", strconv.FormatFloat(top, 'f', -1, 64))
+		if g.Max == 0 {
+			where = fmt.Sprintf("at most %s CPUs: the highest default --cpus-max on this %d-CPU machine", strconv.FormatFloat(top, 'f', -1, 64), numCPU)
+		}
+		return config.Usagef("burst", "invalid --burst %q: %v is above the quota of every level, at most %v per %v period (%s); the kernel takes a burst up to the quota", spec, b, most, g.Period, where)
+	}
+	return nil
 }
