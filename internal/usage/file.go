@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -144,6 +145,9 @@ func Build(rec Recording, m Meta) File {
 	}
 	f.Advice = advise(t, f.Advice, m.Period)
 	f.Warnings = append(f.Warnings, m.Warnings...)
+	if none := f.NoLimit(); none != "" {
+		f.Warnings = append(f.Warnings, none+" (advice.limit_cpus 0 is no limit to set: docker run reads --cpus 0 as no limit at all)")
+	}
 
 	if rec.CPUKnown {
 		cpu := ms(rec.CPU)
@@ -162,6 +166,21 @@ func Build(rec Recording, m Meta) File {
 	f.Sampler.LateUs.P50, f.Sampler.LateUs.P99, f.Sampler.LateUs.Max = ls.P50, ls.P99, ls.Max
 	f.Sampler.Missed = rec.Missed
 	return f
+}
+
+// NoLimit says why there is no limit to advise, where the advised limit
+// rounds to 0 millicores, the finest step a limit is set in: the cgroup
+// used no CPU, or no more than the target's share of its intervals did.
+// "" where there is a limit.
+func (f File) NoLimit() string {
+	if Millicores(f.Advice.LimitCPUs) > 0 {
+		return ""
+	}
+	if f.Summary.Interval.MaxCPUs == 0 {
+		return "no CPU used: no limit to advise"
+	}
+	return fmt.Sprintf("no more than %s of the intervals used any CPU (the busiest %s CPUs): no limit to advise at --target %s",
+		pct(f.Advice.TargetFraction), cpus(f.Summary.Interval.MaxCPUs), pct(f.Advice.TargetFraction))
 }
 
 // advise sizes the burst above a.BurstLimitCPUs and, where the kernel would

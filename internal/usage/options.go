@@ -61,6 +61,12 @@ type Options struct {
 func (f Flags) Resolve() (Options, error) {
 	o := Options{Cgroup: f.Cgroup, Format: f.Format, Output: f.Output, Plot: f.Plot, pid: f.PID,
 		Trace: f.Trace || f.TraceOut != "", TraceOut: f.TraceOut}
+	if err := config.NeedsUnit("interval", f.Interval); err != nil {
+		return o, err
+	}
+	if err := config.NeedsUnit("duration", f.Duration); err != nil {
+		return o, err
+	}
 	var err error
 	if o.Interval, err = time.ParseDuration(f.Interval); err != nil || o.Interval < MinInterval || o.Interval > MaxInterval {
 		return o, config.Usagef("interval", "invalid --interval %q: want a duration between %v and %v, such as 100ms", f.Interval, MinInterval, MaxInterval)
@@ -70,9 +76,9 @@ func (f Flags) Resolve() (Options, error) {
 		return o, config.Usagef("duration", "invalid --duration %q: want 0 (until Ctrl-C) or a duration between --interval %v and %v", f.Duration, o.Interval, MaxDuration)
 	}
 	if f.Limit != "" {
-		o.Limit, err = strconv.ParseFloat(strings.TrimSpace(f.Limit), 64)
-		if err != nil || !(o.Limit > 0 && o.Limit <= MaxLimitCPUs) {
-			return o, config.Usagef("limit", "invalid --limit %q: want a number of CPUs above 0 and at most %d, such as 4 or 0.5", f.Limit, MaxLimitCPUs)
+		var ok bool
+		if o.Limit, ok = config.ParseCPUs(f.Limit); !ok || !(o.Limit > 0 && o.Limit <= MaxLimitCPUs) {
+			return o, config.Usagef("limit", "invalid --limit %q: want a number of CPUs above 0 and at most %d, such as 4, 0.5 or 500m", f.Limit, MaxLimitCPUs)
 		}
 	}
 	if o.Period, err = config.MicroDuration("period", f.Period); err != nil {

@@ -30,6 +30,13 @@ func TestFlagsResolve(t *testing.T) {
 	assert.Equal(t, 0.025, o.Target)
 	assert.Equal(t, "/kube/pod1", o.Cgroup)
 
+	// A limit as a pod's spec writes it.
+	f = sampleDefaults()
+	f.Limit = "1500m"
+	o, err = f.Resolve()
+	require.NoError(t, err)
+	assert.Equal(t, 1.5, o.Limit)
+
 	f = sampleDefaults()
 	f.PID = "4242"
 	o, err = f.Resolve()
@@ -55,6 +62,10 @@ func TestFlagsRefuse(t *testing.T) {
 		{func(f *Flags) { f.Interval, f.Duration = "1s", "999ms" }, "duration", `invalid --duration "999ms": want 0 (until Ctrl-C) or a duration between --interval 1s and 24h0m0s`},
 		{func(f *Flags) { f.Duration = "25h" }, "duration", "24h0m0s"},
 		{func(f *Flags) { f.Limit = "NaN" }, "limit", "above 0 and at most 1024"},
+		{func(f *Flags) { f.Limit = "0m" }, "limit", `invalid --limit "0m": want a number of CPUs above 0 and at most 1024, such as 4, 0.5 or 500m`},
+		{func(f *Flags) { f.Interval = "100" }, "interval", `invalid --interval "100": a duration needs a unit: 100ms?`},
+		{func(f *Flags) { f.Duration = "30" }, "duration", `invalid --duration "30": a duration needs a unit: 30s?`},
+		{func(f *Flags) { f.Period = "250" }, "period", `invalid --period "250": a duration needs a unit: 250ms?`},
 		{func(f *Flags) { f.Period = "2s" }, "period", `invalid --period "2s": must be between 1ms and 1s`},
 		{func(f *Flags) { f.Period = "100.5us" }, "period", "whole microseconds"},
 		{func(f *Flags) { f.Target = "100%" }, "target", "between 0 and 100 (exclusive), such as 1 or 1%"},

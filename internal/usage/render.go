@@ -107,8 +107,17 @@ func writeText(w io.Writer, f File) error {
 // that makes room for it.
 func writeAdvice(w io.Writer, f File) {
 	a := f.Advice
-	fmt.Fprintf(w, "\nlimit for at most %s of %s intervals above it: %s CPUs\n", pct(a.TargetFraction), table.Ms(f.IntervalMs), cpus(a.LimitCPUs))
-	fmt.Fprintf(w, "  %s · %s\n", KubernetesCPU(a.LimitCPUs), DockerCPUs(a.LimitCPUs))
+	if none := f.NoLimit(); none != "" {
+		// Never "docker run --cpus 0", which Docker reads as no limit; a
+		// burst above no limit means nothing either, unless --limit gave one.
+		fmt.Fprintf(w, "\nlimit: %s\n", none)
+		if f.LimitCPUs == nil {
+			return
+		}
+	} else {
+		fmt.Fprintf(w, "\nlimit for at most %s of %s intervals above it: %s CPUs\n", pct(a.TargetFraction), table.Ms(f.IntervalMs), cpus(a.LimitCPUs))
+		fmt.Fprintf(w, "  %s · %s%s\n", KubernetesCPU(applicable(a.LimitCPUs)), DockerCPUs(applicable(a.LimitCPUs)), raised(a.LimitCPUs))
+	}
 	fmt.Fprintf(w, "burst that absorbs every spike above %s CPUs: %s of CPU time", cpus(a.BurstLimitCPUs), table.Ms(a.BurstMs))
 	period := duration(a.PeriodMs)
 	switch {
@@ -133,6 +142,21 @@ func writeAdvice(w io.Writer, f File) {
 			fmt.Fprintf(w, "%s, burst %s%s\n", DockerQuota(l, period), table.Ms(*a.FitBurstMs), noBurstFlag)
 		}
 	}
+}
+
+// applicable is a limit of cpus as one can be set at Docker's and the
+// kubelet's default period: at least the kernel's 1 ms of quota per 100 ms
+// (0.01 CPUs, Docker's least --cpus).
+func applicable(c float64) float64 {
+	return math.Max(c, float64(config.MinQuota)/float64(config.DefaultPeriod))
+}
+
+// raised says where applicable raised the limit.
+func raised(c float64) string {
+	if a := applicable(c); a != c {
+		return fmt.Sprintf(" (raised from %s CPUs to the kernel's least quota, %v per %v period)", strconv.FormatFloat(c, 'g', 3, 64), config.MinQuota, config.DefaultPeriod)
+	}
+	return ""
 }
 
 const noBurstFlag = " (docker run has no burst flag: cpu.cfs_burst_us, or cpu.max.burst on v2)"
