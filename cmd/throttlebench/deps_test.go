@@ -53,7 +53,7 @@ var machinery = []string{
 }
 
 func TestConfigurationPullsNoMachinery(t *testing.T) {
-	for _, pkg := range []string{"config", "compare", "bandwidth", "plan", "latency", "kube", "report/build", "sweep", "usage"} {
+	for _, pkg := range []string{"config", "compare", "bandwidth", "plan", "latency", "kube", "report/build", "sweep", "usage", "size"} {
 		out, err := exec.Command("go", "list", "-deps", "../../internal/"+pkg).Output()
 		require.NoError(t, err, "go list -deps internal/%s", pkg)
 		deps := strings.Fields(string(out))
@@ -81,7 +81,7 @@ var counterReaders = map[string][]string{
 	"parseUsageUsec": {"v2.parseUsage"},
 	"usageUsecOf":    {"v2.usageInPlace"},
 	"cg.Stat":        {"v1Slice.usage"}, // the library's v1 statistics
-	"m.StatFiltered": {"v2Slice.usage"}, // the library's v2 statistics
+	"m.StatFiltered": {"v2Slice.usage", "v2.pressure"}, // the library's v2 statistics: usage, cpu.pressure
 }
 
 // callsReader says whether one of the calls is to reader: by its name as
