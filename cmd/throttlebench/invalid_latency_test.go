@@ -34,6 +34,10 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		{[]string{"latency", "--quota", "20ms", "--burst", "30ms"}, []string{`--burst "30ms"`, "exceed the quota 20ms"}},
 		{[]string{"latency", "--burst", "5ms"}, []string{`--burst "5ms"`, "needs a quota"}},
 		{[]string{"latency", "--cpus", "0.005"}, []string{`--cpus "0.005"`, "1ms minimum"}},
+		{[]string{"latency", "--cpus", "5m"}, []string{`--cpus "0.005"`, "1ms minimum"}},
+		{[]string{"latency", "--work", "4"}, []string{`invalid --work "4": a duration needs a unit: 4ms?`}},
+		{[]string{"latency", "--work", "1ms,4"}, []string{`invalid --work "1ms,4": 4 needs a unit: 4ms?`}},
+		{[]string{"latency", "--duration", "10"}, []string{`invalid --duration "10": a duration needs a unit: 10s?`}},
 		{[]string{"latency", "--rate", "1000000", "--duration", "11s"}, []string{"--rate 1e+06 with --duration 11s", "11000000 requests, at most 10000000"}},
 		{[]string{"latency", "--rate", "0.01", "--duration", "10ms"}, []string{"--rate 0.01 with --duration 10ms", "no request would arrive"}},
 		// latency: settings

@@ -36,6 +36,11 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--cpus", "NaN"}, []string{`--cpus "NaN"`, "above 0 and at most 1024"}},
 		{[]string{"run", "--cpus", "Inf"}, []string{`--cpus "Inf"`, "at most 1024"}},
 		{[]string{"run", "--cpus", "1e308"}, []string{`--cpus "1e308"`, "at most 1024"}},
+		// Issue 46: CPUs as Kubernetes writes them; a duration's unit.
+		{[]string{"run", "--cpus", "5m"}, []string{`invalid --cpus "5m": gives a quota of 500µs per 100ms period, below the kernel's 1ms minimum`}},
+		{[]string{"run", "--cpus", "500 m"}, []string{`invalid --cpus "500 m": want a number of CPUs above 0 and at most 1024, such as 0.5 or 500m, or max`}},
+		{[]string{"run", "--period", "100"}, []string{`invalid --period "100": a duration needs a unit: 100ms?`}},
+		{[]string{"run", "--min-time", "10"}, []string{`invalid --min-time "10": a duration needs a unit: 10s?`}},
 		{[]string{"run", "--cpus", "0.005"}, []string{`--cpus "0.005"`, "1ms minimum"}},
 		{[]string{"run", "--cpus", "0.5", "--quota", "50ms"}, []string{`--cpus "0.5" conflicts with --quota "50ms"`}},
 		{[]string{"run", "--cpus", "0.5\nwith a second line", "--quota", "50ms"}, []string{`--cpus "0.5\nwith a second line" conflicts`}},

@@ -8,6 +8,8 @@ func invalidSweepCases(f invalidFiles) []invalidCase {
 		// sweep
 		{[]string{"sweep", "--cpus", "0.1:1:0"}, []string{`--cpus "0.1:1:0"`, "step"}},
 		{[]string{"sweep", "--cpus", "0.1,abc"}, []string{`--cpus "0.1,abc"`, `"abc" is not a number`}},
+		{[]string{"sweep", "--cpus", "500m,abc"}, []string{`invalid --cpus "500m,abc": "abc" is not a number, nor max`}},
+		{[]string{"sweep", "--cpus", "0.5", "--burst", "0:20:10ms"}, []string{`invalid --burst "0:20:10ms": 20 needs a unit: 20ms?`}},
 		{[]string{"sweep", "--cpus", "0,0.5"}, []string{`--cpus "0"`, "above 0"}},
 		{[]string{"sweep", "--cpus", "0.01:1:0.0001"}, []string{`--cpus "0.01:1:0.0001"`, "more than 1000 values"}},
 		{[]string{"sweep", "--period", "1ms:2s:*2"}, []string{`--period "1.024s"`, "1ms and 1s"}},
