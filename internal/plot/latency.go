@@ -85,7 +85,8 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	// it could use, the right end, labelled "max" above its p99, as in
 	// sweep's chart.
 	markMax := xFlag == "" && slices.ContainsFunc(ran, func(r latency.Row) bool { return r.Report.Cgroup.QuotaUs >= 0 })
-	var maxAt plotter.XYs
+	var marked plotter.XYs
+	var marks []string
 	var xs, ys []float64
 	for i, s := range all {
 		slices.SortStableFunc(s.pts, func(a, b latency.Row) int { return compare(x(a), x(b)) })
@@ -100,8 +101,9 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 				continue // no response: no point, never one at 0
 			}
 			p99 = append(p99, plotter.XY{X: x(r), Y: l.P99})
-			if markMax && r.Report.Cgroup.QuotaUs < 0 {
-				maxAt = append(maxAt, plotter.XY{X: x(r), Y: l.P99})
+			c := r.Report.Contention
+			if t := pointLabel(markMax && r.Report.Cgroup.QuotaUs < 0, c != nil && c.Contended); t != "" {
+				marked, marks = append(marked, plotter.XY{X: x(r), Y: l.P99}), append(marks, t)
 			}
 			p50 = append(p50, plotter.XY{X: x(r), Y: l.P50})
 			xs = append(xs, x(r))
@@ -117,9 +119,14 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	if len(xs) == 0 {
 		return nil, errors.New("nothing to plot: no configuration had a response")
 	}
-	if l := labelsAbove(maxAt, slices.Repeat([]string{"max"}, len(maxAt))); l != nil {
+	if l := labelsAbove(marked, marks); l != nil {
 		p.labels = append(p.labels, l)
-		p.x.label += "; max: the CPUs an unlimited slice may use"
+		if slices.ContainsFunc(marks, func(m string) bool { return strings.HasPrefix(m, "max") }) {
+			p.x.label += "; max: the CPUs an unlimited slice may use"
+		}
+		if slices.ContainsFunc(marks, func(m string) bool { return strings.HasSuffix(m, "contended") }) {
+			p.x.label += "; contended: the work waited for CPUs others held"
+		}
 	}
 	p.x.min, p.x.max = widen(slices.Min(xs), slices.Max(xs))
 	p.y.fitTimes(slices.Min(ys), slices.Max(ys))

@@ -229,3 +229,14 @@ func TestLatencyMarksTheUnlimitedArm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, p.labels, "unlimited alone: nothing to tell apart")
 }
+
+// A configuration measured under contention is labelled so above its p99.
+func TestLatencyMarksContendedPoints(t *testing.T) {
+	rows := latencyOverCPUs()
+	rows[1].Report.Contention = &report.Contention{WaitShare: 0.3, Contended: true}
+	p, err := latencyPanel(rows)
+	require.NoError(t, err)
+	require.Len(t, p.labels, 1)
+	assert.Equal(t, []string{"contended"}, p.labels[0].Labels)
+	assert.Contains(t, p.x.label, "contended: the work waited for CPUs others held")
+}

@@ -29,6 +29,9 @@ type Series struct {
 	// max, --quota max) beside limited ones on the share axis: each sits at
 	// the CPUs it could use, the right end, and is labelled "max".
 	Unlimited []bool
+	// Contended marks the points whose work waited for CPUs others held
+	// (the result's contention block): labelled "contended" above them.
+	Contended []bool
 }
 
 // Chart is what the picture shows.
@@ -94,6 +97,13 @@ func Build(rows []sweep.Row, title string) (Chart, error) {
 		}
 		s.Throttled = append(s.Throttled, th)
 		s.Unlimited = append(s.Unlimited, markMax && unlimited(r))
+		s.Contended = append(s.Contended, rep.Contention != nil && rep.Contention.Contended)
+	}
+	for _, sr := range c.Series {
+		if slices.Contains(sr.Contended, true) {
+			c.XLabel += "; contended: the work waited for CPUs others held"
+			break
+		}
 	}
 	return c, nil
 }
@@ -292,18 +302,36 @@ func spread(series []Series, get func(Series) []float64) float64 {
 	return hi / lo
 }
 
-// maxLabels are the "max" labels above s's unlimited points that are drawn
-// (y not NaN); nil when there are none.
+// maxLabels are the labels above s's points that are drawn (y not NaN):
+// "max" at an unlimited point, "contended" where the work waited for CPUs
+// others held, both where both; nil when there are none.
 func maxLabels(s Series, y []float64) *plotter.Labels {
 	var xys plotter.XYs
 	var texts []string
-	for i, u := range s.Unlimited {
-		if u && !math.IsNaN(y[i]) {
+	for i := range s.X {
+		if math.IsNaN(y[i]) {
+			continue
+		}
+		if t := pointLabel(i < len(s.Unlimited) && s.Unlimited[i], i < len(s.Contended) && s.Contended[i]); t != "" {
 			xys = append(xys, plotter.XY{X: s.X[i], Y: y[i]})
-			texts = append(texts, "max")
+			texts = append(texts, t)
 		}
 	}
 	return labelsAbove(xys, texts)
+}
+
+// pointLabel is what a point says above it: "max" for an unlimited one
+// beside limited ones, "contended" for one measured under contention.
+func pointLabel(max, contended bool) string {
+	switch {
+	case max && contended:
+		return "max, contended"
+	case max:
+		return "max"
+	case contended:
+		return "contended"
+	}
+	return ""
 }
 
 // labelsAbove are texts centred above the points xys; nil for none.

@@ -263,3 +263,20 @@ func TestBuildMarksTheUnlimitedArm(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, c.Series[0].Unlimited, true)
 }
+
+// A point whose work waited for CPUs others held is labelled "contended"
+// in every panel where it is drawn, beside "max" where it is both.
+func TestBuildMarksContendedPoints(t *testing.T) {
+	rows := []sweep.Row{row("1", "0.5", 0.5, 90), row("1", "1", 1, 45), row("1", "max", 2, 44)}
+	rows[0].Report.Cgroup.QuotaUs, rows[1].Report.Cgroup.QuotaUs, rows[2].Report.Cgroup.QuotaUs = 50000, 100000, -1
+	rows[1].Report.Contention = &report.Contention{WaitShare: 0.3, Contended: true}
+	rows[2].Report.Contention = &report.Contention{WaitShare: 0.4, Contended: true}
+	rows[0].Report.Contention = &report.Contention{WaitShare: 0.01}
+	c, err := Build(rows, "t")
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, true, true}, c.Series[0].Contended)
+	assert.Contains(t, c.XLabel, "contended: the work waited for CPUs others held")
+	l := maxLabels(c.Series[0], c.Series[0].Mean)
+	require.NotNil(t, l)
+	assert.Equal(t, []string{"contended", "max, contended"}, l.Labels)
+}
