@@ -35,7 +35,12 @@ both sides, 2 for bad usage or an unreadable file, 0 otherwise. Too few
 iterations to ever reach p < --alpha are not a failure: the comparison says
 so in the output (and on stderr where the output is not text on the
 terminal), and exits 0. When nothing pairs, the error says which --match
-would pair them.`,
+would pair them.
+
+Two size results are compared as what they answer: each side's
+recommendation, and at each level (cpus, burst) both measured, the share of
+counted windows that met the target and the level's verdict; no
+significance test is made, and it exits 0.`,
 		Example: `  sudo throttlebench run --cpus 0.5 --period 10ms --batch 20 --iterations 10 -o base.json     # before the change
   sudo throttlebench run --cpus 0.5 --period 10ms --batch 20 --iterations 10 -o change.json   # after it
   throttlebench compare base.json change.json                                 # exit 3 on a regression
@@ -72,15 +77,23 @@ would pair them.`,
 }
 
 func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer) error {
-	old, err := loadRuns("OLD", oldPath)
-	if err != nil {
-		return err
+	old, oerr := readSide("OLD", oldPath)
+	if oerr != nil && old.kind == "" {
+		return oerr
 	}
-	new, err := loadRuns("NEW", newPath)
-	if err != nil {
-		return err
+	new, nerr := readSide("NEW", newPath)
+	if new.kind != "" && (old.kind == "size") != (new.kind == "size") {
+		return config.Usagef("", "compare compares run and sweep results with each other, or two size results: OLD %q is a %s result, NEW %q a %s result", oldPath, old.kind, newPath, new.kind)
 	}
-	res := compare.Compare(old, new, r.Options)
+	for _, err := range []error{oerr, nerr} {
+		if err != nil {
+			return err
+		}
+	}
+	if old.kind == "size" {
+		return compareSizes(r, old.size, new.size, stdout, stderr)
+	}
+	res := compare.Compare(old.reps, new.reps, r.Options)
 	res.Old.Name, res.New.Name = oldPath, newPath
 	if err := writeOutput(r.Output, stdout, func(w io.Writer) error {
 		return compare.Write(w, res, r.Format, table.View{Columns: r.Columns, Width: tableWidth(r.Output, stdout)})
@@ -113,6 +126,22 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 	}
 	if err := res.Failed(r.FailOn); err != nil {
 		return &codeError{exitRegression, err}
+	}
+	return nil
+}
+
+// compareSizes compares two size results: no test, exit 0 (NoSizeTest).
+func compareSizes(r compare.Run, old, new compare.SizeSide, stdout, stderr io.Writer) error {
+	res := compare.CompareSize(old, new)
+	if err := writeOutput(r.Output, stdout, func(w io.Writer) error {
+		return compare.WriteSize(w, res, r.Format, table.View{Width: tableWidth(r.Output, stdout)})
+	}); err != nil {
+		return err
+	}
+	if r.Format != "text" || r.Output != "" {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w)
+		}
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--instances", "shared"}, []string{"unknown flag: --instances"}},
 		// latency: --columns, checked against the table's columns
 		{[]string{"latency", "--format", "text", "--burst", "0,10ms", "--cpus", "0.5", "--columns", "p99_ms,p95_ms"},
-			[]string{`invalid --columns "p99_ms,p95_ms": "p95_ms" is no column here`, "want all, or a list of burst, cpus, offered_rps,", "throttled, quota_util, bursts, offered_load, note"}},
+			[]string{`invalid --columns "p99_ms,p95_ms": "p95_ms" is no column here`, "want all, or a list of burst, cpus, offered_rps,", "throttled, quota_util, bursts, offered_load, wait_share, note"}},
 		{[]string{"latency", "--format", "json", "--columns", "p99_ms"}, []string{`--columns "p99_ms" applies to the tables (--format text, csv, markdown), not --format json`}},
 		{[]string{"latency", "--instances", "shared", "--format", "text", "--columns", "p90_ms"}, []string{`"p90_ms" is no column here`, "cold_starts", "instance_cpu_s"}},
 		{[]string{"run", "--columns", "all"}, []string{"unknown flag: --columns"}},

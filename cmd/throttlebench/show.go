@@ -25,19 +25,20 @@ func newCmdShow(stdout, stderr io.Writer) *cobra.Command {
 	o := &showOptions{}
 	cmd := &cobra.Command{
 		Use:   "show FILE",
-		Short: "Show a saved result (run, sweep, latency, sample, simulate) again as the table, or plot, that made it",
+		Short: "Show a saved result (run, sweep, latency, sample, simulate, size) again as the table, or plot, that made it",
 		Long: `show reads a result a command wrote (-o r.json, --format json) and renders it
 as that command did: a run's summary, a sweep's or a latency list's table, a
-sample's summary, simulate's cells, in --format, and with --plot the
-command's picture. The kind is read from the file itself: ` + show.KindNames() + `.`,
+sample's summary, simulate's cells, size's arms and recommendation, in
+--format, and with --plot the command's picture. The kind is read from the file itself: ` + show.KindNames() + `.`,
 		Example: `  throttlebench show r.json
   throttlebench show sweep.json --format markdown --plot sweep.svg
   throttlebench show latency.json --columns p50_ms,p99_ms
-  throttlebench show usage.json --plot usage.png`,
+  throttlebench show usage.json --plot usage.png
+  throttlebench show size.json --format markdown --plot size.svg`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				// As compare's: what it takes, not cobra's "accepts 1 arg(s)".
-				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got %s", plural.N(len(args), "argument"))
+				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got %s", plural.N(len(args), "argument"))
 			}
 			return nil
 		},
@@ -49,7 +50,7 @@ command's picture. The kind is read from the file itself: ` + show.KindNames() +
 	formatFlag(f, &o.format, showFormats)
 	f.Lookup("format").Usage = "output format: " + strings.Join(showFormats, ", ") + ", those the result's command writes; without it, what -o's extension names, else text"
 	f.StringVarP(&o.output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample, simulate)")
+	f.StringVar(&o.plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample, simulate, size)")
 	f.StringVar(&o.columns, "columns", "", columnsHelp)
 	return cmd
 }

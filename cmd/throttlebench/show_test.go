@@ -28,6 +28,7 @@ func TestShowEachKind(t *testing.T) {
 		"latency-target.json":    "client: this process, outside any slice",
 		"sample.json":            "usage (CPUs)",
 		"simulate.json":          "burst model: pareto demand",
+		"size.json":              "#  cpus             quota",
 	} {
 		code, stdout, stderr := runCLI("show", showFixture(file))
 		require.Equal(t, exitOK, code, "%s: %s", file, stderr)
@@ -49,10 +50,10 @@ func TestShowRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"show"}, "show takes one result file, FILE (what run, sweep, latency, sample or simulate wrote with -o); got 0 arguments"},
+		{[]string{"show"}, "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got 0 arguments"},
 		{[]string{"show", "a.json", "b.json"}, "show takes one result file, FILE"},
 		{[]string{"show", filepath.Join(dir, "missing.json")}, `cannot read "` + filepath.Join(dir, "missing.json")},
-		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate)`},
+		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate, size)`},
 		{[]string{"show", showFixture("run.json"), "--plot", svg}, `invalid --plot "` + svg + `": a run result has no picture to draw again`},
 		{[]string{"show", showFixture("run.json"), "--plot", "run.pdf"}, "want a file name ending in .svg or .png"},
 		{[]string{"show", showFixture("latency.json"), "--format", "gobench"}, `invalid --format "gobench": a latency result is shown as json, text, csv, markdown`},
@@ -61,6 +62,8 @@ func TestShowRefuses(t *testing.T) {
 		{[]string{"show", showFixture("sweep.json"), "--columns", "p99_ms", "--format", "json"}, "--columns \"p99_ms\": a sweep result's --format json has no table"},
 		{[]string{"show", showFixture("sweep.json"), "--columns", "nonsense"}, "nonsense"},
 		{[]string{"show", showFixture("sweep.json"), "--format", "yaml"}, `--format "yaml"`},
+		{[]string{"show", showFixture("size.json"), "--format", "gobench"}, `invalid --format "gobench": a size result is shown as text, json, csv, markdown`},
+		{[]string{"show", showFixture("size-busy.json"), "--plot", svg}, "this size result measured no level"},
 	} {
 		code, stdout, stderr := runCLI(c.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", c.args, stderr)
@@ -111,4 +114,28 @@ func TestShowSimulateIsWhatSimulatePrinted(t *testing.T) {
 	mask := func(s string) []string { return strings.Fields(speed.ReplaceAllString(s, "# million")) }
 	assert.Equal(t, mask(printed), mask(shown))
 	assert.Contains(t, shown, "inf")
+}
+
+// A size result (issue 46): its text, markdown and CSV, and --plot the
+// chart size drew; the warnings on stderr where the output does not show
+// them.
+func TestShowSize(t *testing.T) {
+	code, stdout, stderr := runCLI("show", showFixture("size.json"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "recommendation: 0.4 CPUs (quota 40ms per 100ms period)")
+	assert.Contains(t, stdout, "14.6 [13.8, 16.2] (1× refused: contended)")
+	assert.Empty(t, stderr, "the text shows the warnings")
+
+	svg := filepath.Join(t.TempDir(), "size.svg")
+	code, stdout, stderr = runCLI("show", showFixture("size.json"), "--format", "markdown", "--plot", svg)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "| # | cpus | quota | burst | windows | p99_ms | verdict | confidence |")
+	assert.Contains(t, stderr, "warning: 2 of 30 windows were refused")
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "<svg")
+
+	code, stdout, stderr = runCLI("show", showFixture("size-busy.json"), "--format", "csv")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "1,unlimited,max,0s,0/20,,,,undecided,0,,refused: contended", strings.Split(stdout, "\n")[1])
 }

@@ -144,7 +144,7 @@ func TestTextAt80(t *testing.T) {
 	require.NoError(t, Write(&b, readmeAB(), "text", true, table.View{Width: 80}))
 	out := b.String()
 	assert.Contains(t, out, "same in every row: workers=4, cpus=1, work=5ms, rate=46, offered_rps=46.9,\n"+
-		"  achieved_rps=46.9, completed=1173, dropped=0, offered_load=0.230; empty:\n  p999_ci95\n", "constants above the table, with their values")
+		"  achieved_rps=46.9, completed=1173, dropped=0, offered_load=0.230; empty:\n  p999_ci95, wait_share\n", "constants above the table, with their values")
 	assert.Contains(t, out, "left out to fit 80 columns: ")
 	assert.Contains(t, out, "--columns all shows them\n")
 	head := strings.Fields(strings.Split(out, "\n\n")[1])

@@ -104,9 +104,11 @@ func traced(rows []Row) string {
 // columns are the metrics of a row, after the swept values.
 // quota_util is usage.quota_utilisation: next to throttled, so that a run
 // throttled in many periods while using little of their quota shows.
+// wait_share is contention.wait_share: how much the work waited for CPUs
+// others held.
 // Each of p50, p99 and p99.9 has its 95% interval beside it (low–high).
 var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-	"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load"}
+	"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "wait_share"}
 
 // importance orders them for a narrow terminal: the first four, the
 // median, the tail, how sure it is and how often the quota ran out, are
@@ -115,7 +117,7 @@ var columns = []string{"offered_rps", "achieved_rps", "completed", "dropped", "c
 // last what the schedule fixed (the offered rate and load) or a total
 // says again.
 var importance = []string{"p50_ms", "p99_ms", "p99_ci95", "throttled",
-	"p999_ms", "p90_ms", "dropped", "quota_util", "bursts", "p50_ci95", "max_ms", "p999_ci95", "mean_ms", "achieved_rps",
+	"p999_ms", "p90_ms", "dropped", "wait_share", "quota_util", "bursts", "p50_ci95", "max_ms", "p999_ci95", "mean_ms", "achieved_rps",
 	"cpu_util", "peak_cpus_100ms", "offered_load", "completed", "offered_rps"}
 
 // build lays rows out: one column per swept parameter, the metrics and a
@@ -158,7 +160,20 @@ func metrics(rep *report.Latency, people bool) []string {
 		f(rep.OfferedRPS, 1), f(rep.AchievedRPS, 1), strconv.Itoa(rep.Completed), strconv.Itoa(rep.Dropped),
 		opt(rep.CPUUtilisation, 3), opt(rep.PeakCPUs100ms, 2),
 		lf(l.Mean), lf(l.P50), interval(ci.P50, people), lf(l.P90), lf(l.P99), interval(ci.P99, people), lf(l.P999), interval(ci.P999, people), lf(l.Max),
-		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3)}
+		throttled, opt(rep.Usage.QuotaUtilisation, 3), bursts, f(rep.Model.OfferedLoad, 3), waitShare(rep.Contention, people)}
+}
+
+// waitShare is contention.wait_share's cell: the share of the time the
+// work was runnable (and not throttled) that it waited for CPUs others
+// held; empty where it was not read.
+func waitShare(c *report.Contention, people bool) string {
+	if c == nil {
+		return ""
+	}
+	if people {
+		return fmt.Sprintf("%.0f%%", 100*c.WaitShare)
+	}
+	return strconv.FormatFloat(c.WaitShare, 'g', -1, 64)
 }
 
 // figure is a response time's cell: for people 2 decimals, and where there

@@ -99,7 +99,7 @@ func TestWriteCSV(t *testing.T) {
 	require.Len(t, recs, len(rows)+1)
 	head := recs[0]
 	assert.Equal(t, []string{"burst", "rate", "offered_rps", "achieved_rps", "completed", "dropped", "cpu_util", "peak_cpus_100ms",
-		"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "note"}, head)
+		"mean_ms", "p50_ms", "p50_ci95", "p90_ms", "p99_ms", "p99_ci95", "p999_ms", "p999_ci95", "max_ms", "throttled", "quota_util", "bursts", "offered_load", "wait_share", "note"}, head)
 	col := func(rec []string, name string) string {
 		i := slices.Index(head, name)
 		require.GreaterOrEqual(t, i, 0, name)
@@ -161,9 +161,9 @@ func TestWriteCSVUnknowns(t *testing.T) {
 func TestWriteMarkdown(t *testing.T) {
 	out := write(t, abRows(), "markdown", true)
 	lines := strings.Split(out, "\n")
-	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p50_ci95 | p90_ms | p99_ms | p99_ci95 | p999_ms | p999_ci95 | max_ms | throttled | quota_util | bursts | offered_load | note |", lines[0])
+	assert.Equal(t, "| burst | rate | offered_rps | achieved_rps | completed | dropped | cpu_util | peak_cpus_100ms | mean_ms | p50_ms | p50_ci95 | p90_ms | p99_ms | p99_ci95 | p999_ms | p999_ci95 | max_ms | throttled | quota_util | bursts | offered_load | wait_share | note |", lines[0])
 	assert.True(t, strings.HasPrefix(lines[1], "|---:|"), lines[1])
-	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 2.50–2.90 | 5.50 | 12.35 | 10.50–15.25 | 42.42 |  | 100.00 | 7/100 | 0.247 | 3 | 0.512 | few requests¹; dropped requests² |")
+	assert.Contains(t, lines[2], "| 0 | 100 | 100.1 | 99.0 | 800 | 5 | 0.123 | 1.23 | 3.14 | 2.72 | 2.50–2.90 | 5.50 | 12.35 | 10.50–15.25 | 42.42 |  | 100.00 | 7/100 | 0.247 | 3 | 0.512 |  | few requests¹; dropped requests² |")
 	assert.Contains(t, lines[3], "| 45.68 |")
 	assert.Contains(t, lines[3], "few requests¹ |", "the shared warning keeps its number")
 	assert.Contains(t, lines[5], `| 100ms | 200 |`)
@@ -265,4 +265,13 @@ func TestNoResponsesNoFigures(t *testing.T) {
 	for _, name := range []string{"mean_ms", "p50_ms", "p50_ci95", "p99_ms", "p999_ms", "max_ms"} {
 		assert.Empty(t, recs[1][slices.Index(recs[0], name)], name)
 	}
+}
+
+// wait_share is the contention block's share: a percentage for people,
+// the fraction in full for CSV, empty where it was not read.
+func TestWaitShareCell(t *testing.T) {
+	c := &report.Contention{WaitShare: 0.0312}
+	assert.Equal(t, "3%", waitShare(c, true))
+	assert.Equal(t, "0.0312", waitShare(c, false))
+	assert.Equal(t, "", waitShare(nil, true))
 }

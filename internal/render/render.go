@@ -132,6 +132,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		b.WriteString("\n")
 	}
 	b.WriteString(usageText(r.Usage, t))
+	b.WriteString(ContentionText(r.Contention))
 	b.WriteString(eventsText(r.ThrottleEvents, r.ThrottledMsPerIteration))
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %s → expected %s; measured/expected %.2f\n",
@@ -159,6 +160,24 @@ func writeText(w io.Writer, r *report.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ContentionText is the contention block's line: how long the work waited
+// for CPUs others held, against the time it was runnable, and what else
+// the kernel said; "" where it was not read.
+func ContentionText(c *report.Contention) string {
+	if c == nil {
+		return ""
+	}
+	s := fmt.Sprintf("  Contention:        waited %s for CPUs others held, %.1f%% of the time runnable and not throttled (run delay %s less %s throttled, %s)",
+		table.MsSpaced(c.WaitMs), 100*c.WaitShare, table.MsSpaced(c.RunDelayMs), table.MsSpaced(c.ThrottledMs), plural.N(c.Threads, "thread"))
+	if c.OthersCPUs != nil {
+		s += fmt.Sprintf("; others used %.2f CPUs", *c.OthersCPUs)
+	}
+	if c.PressureSomeMs != nil && c.PressureFullMs != nil {
+		s += fmt.Sprintf("; cpu.pressure some %s, full %s", table.MsSpaced(*c.PressureSomeMs), table.MsSpaced(*c.PressureFullMs))
+	}
+	return s + "\n"
 }
 
 func migrationsText(source string) string {

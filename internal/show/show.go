@@ -27,7 +27,7 @@ type Kind struct {
 }
 
 // Kinds are the kinds show reads, asked in this order.
-var Kinds = []Kind{runKind, sweepKind, latencyKind, sampleKind, simulateKind}
+var Kinds = []Kind{runKind, sweepKind, latencyKind, sampleKind, simulateKind, sizeKind}
 
 // Result is a result read back, as its command renders it.
 type Result interface {

@@ -237,8 +237,8 @@ func TestBadFiles(t *testing.T) {
 	for _, c := range []struct {
 		name, content, want string
 	}{
-		{"empty.json", "", "is no result show reads (run, sweep, latency, sample, simulate): it is empty"},
-		{"text.txt", "mean 5 ms\n", "is no result show reads (run, sweep, latency, sample, simulate): it is not JSON"},
+		{"empty.json", "", "is no result show reads (run, sweep, latency, sample, simulate, size): it is empty"},
+		{"text.txt", "mean 5 ms\n", "is no result show reads (run, sweep, latency, sample, simulate, size): it is not JSON"},
 		{"array.json", "[]", "an empty array"},
 		{"number.json", "42", "found 42 where a result object belongs"},
 		{"cut.json", `{"schema_version": 1, "config": {`, "its first object has none of their keys (it has config, schema_version), and is cut short"},
