@@ -40,7 +40,7 @@ func WriteSize(w io.Writer, res SizeResult, format string, v table.View) error {
 			return err
 		}
 		if only := res.onlyLines(); len(only) > 0 {
-			b.WriteString("\n" + strings.Join(only, "  \n") + "\n")
+			b.WriteString("\n" + strings.Join(only, "<br>\n") + "\n")
 		}
 		b.WriteString("\n<sub>" + metNote + ".<br>" + NoSizeTest + ".</sub>\n")
 		if len(res.Warnings) > 0 {

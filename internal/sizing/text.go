@@ -31,11 +31,11 @@ func Write(w io.Writer, r Result, format string, width int) error {
 		return table.CSV(w, ArmsTable(r, false))
 	case "markdown":
 		var b strings.Builder
-		b.WriteString(strings.ReplaceAll(strings.TrimSuffix(r.head(), "\n"), "\n", "  \n") + "\n\n")
+		b.WriteString(strings.ReplaceAll(strings.TrimSuffix(r.head(), "\n"), "\n", "<br>\n") + "\n\n")
 		if err := table.Markdown(&b, ArmsTable(r, true)); err != nil {
 			return err
 		}
-		b.WriteString("\n**" + strings.Replace(r.recommendationLine(), ":", ":**", 1) + "\n")
+		b.WriteString("\n**" + strings.Replace(strings.ReplaceAll(r.recommendationLine(), "\n", "<br>\n"), ":", ":**", 1) + "\n")
 		if len(r.Warnings) > 0 {
 			b.WriteString("\n")
 		}
