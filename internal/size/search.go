@@ -196,6 +196,10 @@ func (s Search) Run(ctx context.Context, measure Measure) (Answer, error) {
 	if s.Progress != nil {
 		s.Progress(a.Windows, a.Windows)
 	}
+	if err != nil && !a.Incomplete {
+		// A failed window ends the search where it stands, as a stop does.
+		a.Incomplete, a.Stopped = true, err.Error()
+	}
 	a.Bracket = s.bracket(lo, hi)
 	a.Warnings = append(a.Warnings, s.warnings(a)...)
 	return a, err

@@ -233,7 +233,13 @@ func (r *Result) busy(p Plan) {
 	case p.CountBusy:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted (--busy count): contention slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
 	default:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(r.allWindows())))
+		var refused []Window
+		for _, w := range r.allWindows() {
+			if w.Contention != nil && w.Contention.Contended {
+				refused = append(refused, w)
+			}
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time in those): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(refused)))
 	}
 }
 

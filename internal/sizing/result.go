@@ -26,6 +26,9 @@ type Result struct {
 	SchemaVersion int     `json:"schema_version"`
 	SLO           string  `json:"slo"`
 	Loop          string  `json:"loop"` // "open" or "closed"
+	// Target is --target's URL, the open loop's requests sent to a fresh
+	// --serve server in each window; "" for the built-in loops.
+	Target string `json:"target,omitempty"`
 	Window        string  `json:"window"`
 	PeriodUs      int64   `json:"period_us"`
 	Confidence    float64 `json:"confidence"`
@@ -192,7 +195,11 @@ func newResult(p Plan) Result {
 	if p.Open {
 		loop = "open"
 	}
-	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
+	target := ""
+	if p.Target != nil {
+		target = p.Target.HTTP.URL
+	}
+	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Target: target, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
 		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}, Shown: []Shown{}}
 }
 

@@ -62,7 +62,11 @@ func Write(w io.Writer, r Result, format string, width int) error {
 // head is what was asked: the target, the window, the bound and the grid.
 func (r Result) head() string {
 	var head strings.Builder
-	fmt.Fprintf(&head, "size %s on the %s loop: windows of %s, period %v, confidence %s%%\n", r.SLO, r.Loop, r.Window,
+	what := "on the " + r.Loop + " loop"
+	if r.Target != "" {
+		what = "against " + r.Target + " (a fresh --serve server each window)"
+	}
+	fmt.Fprintf(&head, "size %s %s: windows of %s, period %v, confidence %s%%\n", r.SLO, what, r.Window,
 		time.Duration(r.PeriodUs)*time.Microsecond, strconv.FormatFloat(100*r.Confidence, 'f', -1, 64))
 	if r.BoundMs != nil {
 		op := "≤"
