@@ -196,3 +196,28 @@ func TestSampleHelpCreates(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "It creates nothing and changes nothing (but with a command, below).")
 }
+
+// A cgroup that used no CPU is advised no limit of 0, which Docker reads
+// as none: the text and the JSON's warnings say there is nothing to
+// advise (issue 46).
+func TestSampleIdleAdvisesNoLimit(t *testing.T) {
+	dir := t.TempDir()
+	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/idle", Dir: dir}
+	ms := time.Millisecond
+	for _, format := range []string{"text", "json"} {
+		clk := &onTime{file: filepath.Join(dir, "cpuacct.usage"), stop: func() {},
+			used: []time.Duration{7 * time.Second, 0, 0, 0, 0, 0, 0}}
+		r := usage.Options{Interval: 100 * ms, Duration: 600 * ms, Target: 0.01, Format: format}
+		var out, errb bytes.Buffer
+		require.NoError(t, runSample(context.Background(), r, cg, cg, clk, nil, &out, &errb))
+		assert.NotContains(t, out.String(), "· docker run --cpus", format)
+		assert.NotContains(t, out.String(), "resources.limits.cpu: 0", format)
+		assert.Contains(t, out.String()+errb.String(), "no CPU used: no limit to advise", format)
+		if format == "json" {
+			var f usage.File
+			require.NoError(t, json.Unmarshal(out.Bytes(), &f))
+			require.NotEmpty(t, f.Warnings)
+			assert.Contains(t, f.Warnings[len(f.Warnings)-1], "no CPU used: no limit to advise")
+		}
+	}
+}
