@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,13 +15,11 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
-	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/sweep"
-	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 func newCmdSize(stdout, stderr io.Writer) *cobra.Command {
@@ -72,21 +71,17 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	}
 	local := runner.NewLocal()
 	defer local.Close()
-	env := s.Env()
+	// The open loop's engine is latency's own choice (the built-in loop,
+	// or --target with --serve), so a window is measured as latency
+	// measures it; the closed loop is run's.
+	open := runopts.LatencyRun{Settings: s, Target: p.Target, Rule: p.Rule}.Measure(local)
+	closed := runner.Bind(s.Env(), local.Run)
 	window := func(ctx context.Context, o plan.Options) (sizing.Measured, error) {
-		ro := runner.Options{Options: o, Env: env}
-		if p.Target != nil {
-			l, err := (&target.Engine{Local: local}).Run(ctx, ro, p.Target)
-			if err == nil {
-				build.JudgeTarget(l, p.Rule)
-			}
-			return sizing.Measured{Latency: l}, err
-		}
 		if p.Open {
-			l, err := local.Latency(ctx, ro)
+			l, err := open(ctx, o)
 			return sizing.Measured{Latency: l}, err
 		}
-		r, err := local.Run(ctx, ro)
+		r, err := closed(ctx, o)
 		return sizing.Measured{Run: r}, err
 	}
 	unl, err := p.Options(math.Inf(1), 0)
@@ -111,7 +106,9 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	}
 	res, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: unl}}, func(steps []sweep.Step) (sizing.Result, error) {
 		p.Settings.Parent = steps[0].Opts.Parent // the driver's place
-		return e.Run(ctx, p)
+		r, err := e.Run(ctx, p)
+		r.Warnings = append(slices.Clip(steps[0].Opts.Notes), r.Warnings...) // what making the place found
+		return r, err
 	})
 	if bar != nil {
 		bar.Done()
