@@ -80,7 +80,7 @@ var counterReaders = map[string][]string{
 	"usageInPlace":   {"UsageFile.Usage"},              // the sampler's, allocation-free
 	"parseUsageUsec": {"v2.parseUsage"},
 	"usageUsecOf":    {"v2.usageInPlace"},
-	"cg.Stat":        {"v1Slice.usage"}, // the library's v1 statistics
+	"cg.Stat":        {"v1Slice.usage"},                // the library's v1 statistics
 	"m.StatFiltered": {"v2Slice.usage", "v2.pressure"}, // the library's v2 statistics: usage, cpu.pressure
 }
 

@@ -23,16 +23,16 @@ const SchemaVersion = 1
 // fail_cpus}, arms[].{cpus,unlimited,burst_us,verdict,confidence,windows},
 // usage_rules[].{name,cpus,verdict}.
 type Result struct {
-	SchemaVersion int     `json:"schema_version"`
-	SLO           string  `json:"slo"`
-	Loop          string  `json:"loop"` // "open" or "closed"
+	SchemaVersion int    `json:"schema_version"`
+	SLO           string `json:"slo"`
+	Loop          string `json:"loop"` // "open" or "closed"
 	// Target is --target's URL, the open loop's requests sent to a fresh
 	// --serve server in each window; "" for the built-in loops.
-	Target string `json:"target,omitempty"`
-	Window        string  `json:"window"`
-	PeriodUs      int64   `json:"period_us"`
-	Confidence    float64 `json:"confidence"`
-	Kernel        string  `json:"kernel"`
+	Target     string  `json:"target,omitempty"`
+	Window     string  `json:"window"`
+	PeriodUs   int64   `json:"period_us"`
+	Confidence float64 `json:"confidence"`
+	Kernel     string  `json:"kernel"`
 	// UnlimitedMs is the unlimited arm's median figure; BoundMs the bound a
 	// window's figure must meet (a relative SLO's factor times it).
 	UnlimitedMs *float64 `json:"unlimited_ms"`
