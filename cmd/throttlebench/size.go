@@ -34,7 +34,12 @@ usage) for the smallest level whose windows meet --slo, a sequential test per
 level and a bisection across levels. An open-loop parameter (--rate, --work,
 …) measures latency's open loop, with --window the length of a window; else
 run's closed loop (a built-in workload, or a command after --), a window being
---window iterations. docs/size.md says how it decides.`,
+--window iterations. docs/size.md says how it decides.
+
+Exit codes: 0 a recommendation; 4 decided: no limit meets the target (the
+unlimited arm fails it); 5 undecided (windows refused for contention, too
+few, --budget spent); 1 a failure (the server exited); 2 bad input; 130 and
+143 interrupted, the result so far written.`,
 		Example: `  sudo throttlebench size --slo 'p99<=20ms' --rate 100 --work 5ms --workers 2 --format text
   sudo throttlebench size --slo 'mean<=1.2x' --budget 10m -- python3 -c 'sum(range(10**7))'`,
 		Args: cobra.ArbitraryArgs, // the command, after --

@@ -16,6 +16,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -418,7 +419,11 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 			// failing; its exit is no verdict on the quota.
 			w.Short = build.TargetFailure(l, p.Rule)
 			w.short = w.short || w.Short != ""
-			w.exited = t.ServerExited
+			if t.ServerExited != "" {
+				// How it exited, then the end of its stderr, as latency
+				// --serve says it (printed indented under the error).
+				w.exited = stderrtail.Append(t.ServerExited, strings.Join(t.ServerStderr, "\n"))
+			}
 		}
 	case m.Run != nil:
 		r := m.Run
