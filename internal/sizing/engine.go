@@ -223,8 +223,13 @@ func (r *Result) floor(p Plan, ws []Window) {
 }
 
 // busy says how many windows were contended: refused, how to count them
-// instead; counted, which way they lean.
+// instead; counted, which way they lean; and, under the refusal's share,
+// how many counted windows waited and how much.
 func (r *Result) busy(p Plan) {
+	if ws := waited(r.allWindows()); len(ws) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows waited for CPUs others held, a median %.0f%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU",
+			len(ws), len(r.allWindows()), 100*medianWaitShare(ws)))
+	}
 	n, of := 0, 0
 	for _, a := range r.Arms {
 		n, of = n+contended(a.Windows), of+len(a.Windows)
@@ -236,7 +241,7 @@ func (r *Result) busy(p Plan) {
 	default:
 		var refused []Window
 		for _, w := range r.allWindows() {
-			if w.Contention != nil && w.Contention.Contended {
+			if refusable(w.Contention) {
 				refused = append(refused, w)
 			}
 		}
@@ -280,16 +285,34 @@ func (r *Result) allWindows() []Window {
 	return ws
 }
 
-// contended counts the windows whose work waited for CPUs others held
-// (refused, or counted and marked busy).
+// refusable says a window's work waited for CPUs others held for a
+// share of its runnable time at which size refuses it.
+func refusable(c *report.Contention) bool {
+	return c != nil && c.Contended && c.WaitShare >= build.DefaultThresholds.RefuseShare
+}
+
+// contended counts the windows refused for their wait (or with --busy
+// count counted and marked busy).
 func contended(ws []Window) int {
 	n := 0
 	for _, w := range ws {
-		if c := w.Contention; c != nil && c.Contended {
+		if refusable(w.Contention) {
 			n++
 		}
 	}
 	return n
+}
+
+// waited are the windows counted whose work waited for CPUs others held
+// (contended, under the refusal's share).
+func waited(ws []Window) []Window {
+	var out []Window
+	for _, w := range ws {
+		if c := w.Contention; c != nil && c.Contended && !refusable(c) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // medianWaitShare is the median of the windows' wait shares; NaN where
@@ -435,9 +458,10 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.kernel, w.cpus100ms, w.Contention = r.Host.Kernel, r.CPUs100ms, r.Contention
 	}
 	// Refused (or counted, marked) only where the work measurably waited
-	// for CPUs others held: the contention block's rule, the busy-machine
-	// warning's too (build.DefaultThresholds.ContendedShare says why).
-	if c := w.Contention; c != nil && c.Contended {
+	// for CPUs others held nearly as long as it ran
+	// (build.DefaultThresholds.RefuseShare says why); a lesser wait is
+	// counted, and said.
+	if refusable(w.Contention) {
 		if p.CountBusy {
 			w.Busy = true
 		} else {

@@ -587,3 +587,28 @@ func TestFloorReported(t *testing.T) {
 		assert.Equal(t, c.warn, warned, "%s: %q", c.slo, r.Warnings)
 	}
 }
+
+// A wait under the refusal's share (a nice-19 loop on every CPU) is
+// counted, and said: the search answers, and a warning gives the wait.
+func TestLesserWaitIsCountedAndSaid(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.6 {
+			return 10
+		}
+		return 200
+	}, edit: func(_ float64, m *Measured) {
+		m.Latency.Contention = &report.Contention{WaitMs: 400, WaitShare: 0.28, Contended: true}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, r.Recommendation)
+	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
+	for _, a := range r.Arms {
+		assert.Zero(t, a.Refused)
+	}
+	assert.Contains(t, r.Warnings, fmt.Sprintf("%d of %d windows waited for CPUs others held, a median 28%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU", r.Windows, r.Windows))
+	require.NotNil(t, r.Contention.UnlimitedWaitShare)
+	assert.InDelta(t, 0.28, *r.Contention.UnlimitedWaitShare, 1e-9)
+	assert.Zero(t, r.Contention.ContendedWindows)
+}
