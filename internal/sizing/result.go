@@ -86,9 +86,11 @@ const (
 
 // ContentionSummary is the windows' contention (report.Contention) taken
 // together: the median wait share of the unlimited arm's windows and of
-// the levels', and how many windows were contended. A relative target's
-// base is the unlimited arm's figure; where its windows waited more or
-// less than the levels', the comparison is biased, and a warning says so.
+// the levels', and how many windows waited long enough to be refused
+// (build.DefaultThresholds.RefuseShare; with --busy count, counted busy).
+// A relative target's base is the unlimited arm's figure; where its
+// windows waited more or less than the levels', the comparison is biased,
+// and a warning says so.
 type ContentionSummary struct {
 	UnlimitedWaitShare *float64 `json:"unlimited_wait_share"`
 	LevelsWaitShare    *float64 `json:"levels_wait_share"`
