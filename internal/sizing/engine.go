@@ -85,6 +85,9 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 			return r.end(p, parent, r.Stopped, err, "")
 		}
 	}
+	if r.Incomplete && ctx.Err() != nil {
+		r.Stopped = budgetSpent(p) // the only deadline inside the engine
+	}
 	r.recommend(p)
 	if err := e.ruleArms(ctx, p, &r, figure); err != nil || parent.Err() != nil {
 		return r.end(p, parent, r.Stopped, err, "")
@@ -109,10 +112,12 @@ func (r *Result) end(p Plan, parent context.Context, stopped string, err error, 
 	case errors.As(err, &exited):
 		stopped = exited.Error()
 	case err == nil && stopped != "":
-		stopped = "--budget " + p.Budget.String() + " ran out" // the only deadline inside the engine
+		stopped = budgetSpent(p)
 		if where != "" {
 			stopped += " " + where + ": give a longer one (the unlimited arm needs its windows before any level)"
 		}
+	case err != nil:
+		stopped = err.Error()
 	}
 	r.Incomplete, r.Stopped = true, stopped
 	if r.Recommendation == nil && where == "" {
@@ -130,6 +135,9 @@ func (r *Result) end(p Plan, parent context.Context, stopped string, err error, 
 	return *r, err
 }
 
+// budgetSpent is why a search that --budget stopped stopped.
+func budgetSpent(p Plan) string { return "--budget " + p.Budget.String() + " ran out" }
+
 // unlimitedFails says why there is no answer where the unlimited arm did
 // not pass: decided (it failed: no limit can meet the target), or
 // undecided (its windows were refused, or too few to tell), with the
@@ -145,13 +153,13 @@ func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
 		r.Outcome = OutcomeNoLimit
 		r.Why = fmt.Sprintf("the unlimited arm fails %s (%s): no limit can meet it", p.SLO, tally)
 		if peak, ok := peakCPUs(unl.Windows); ok && numCPU > 1 && peak <= SerialCPUs {
-			r.Why += fmt.Sprintf("; its usage never went above %.2f CPUs in any 100 ms while it failed: the work is serial, so more CPUs cannot help (make each request cheaper, or run more instances)", peak)
+			r.Why += fmt.Sprintf("; its usage never went above %.2f CPUs in any 100 ms while it failed: the work is serial, so more CPUs cannot help (make it cheaper, or run more instances)", peak)
 		}
 	} else {
 		r.Outcome = OutcomeUndecided
 		r.Why = fmt.Sprintf("the unlimited arm is undecided on %s after %s (%s)", p.SLO, plural.N(len(unl.Windows), "window"), tally)
-		if n := contended(unl.Windows); n > 0 {
-			r.Why += fmt.Sprintf("; %d of its windows waited a median %.0f%% of their runnable time for CPUs others held", n, 100*medianWaitShare(unl.Windows))
+		if refused := contended(unl.Windows); len(refused) > 0 {
+			r.Why += fmt.Sprintf("; %d of its windows waited a median %.0f%% of their runnable time for CPUs others held", len(refused), 100*medianWaitShare(refused))
 		}
 	}
 	r.busy(p)
@@ -232,19 +240,14 @@ func (r *Result) busy(p Plan) {
 	}
 	n, of := 0, 0
 	for _, a := range r.Arms {
-		n, of = n+contended(a.Windows), of+len(a.Windows)
+		n, of = n+len(contended(a.Windows)), of+len(a.Windows)
 	}
 	switch {
 	case n == 0:
 	case p.CountBusy:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted (--busy count): contention slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
 	default:
-		var refused []Window
-		for _, w := range r.allWindows() {
-			if refusable(w.Contention) {
-				refused = append(refused, w)
-			}
-		}
+		refused := contended(r.allWindows())
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time in those): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(refused)))
 	}
 }
@@ -262,7 +265,7 @@ func (r *Result) contention(p Plan) {
 		}
 	}
 	all := r.allWindows()
-	c := ContentionSummary{ContendedWindows: contended(all), Windows: len(all)}
+	c := ContentionSummary{ContendedWindows: len(contended(all)), Windows: len(all)}
 	if x := medianWaitShare(unl); !math.IsNaN(x) {
 		c.UnlimitedWaitShare = &x
 	}
@@ -291,16 +294,16 @@ func refusable(c *report.Contention) bool {
 	return c != nil && c.Contended && c.WaitShare >= build.DefaultThresholds.RefuseShare
 }
 
-// contended counts the windows refused for their wait (or with --busy
+// contended are the windows refused for their wait (or with --busy
 // count counted and marked busy).
-func contended(ws []Window) int {
-	n := 0
+func contended(ws []Window) []Window {
+	var out []Window
 	for _, w := range ws {
 		if refusable(w.Contention) {
-			n++
+			out = append(out, w)
 		}
 	}
-	return n
+	return out
 }
 
 // waited are the windows counted whose work waited for CPUs others held

@@ -296,6 +296,9 @@ func ptr[T any](v T) *T { return &v }
 // interval, over the windows with a figure that counted (not refused, not
 // short); the interval is null with too few windows (under 6).
 func (a *Arm) summarize() {
+	if a.Windows == nil {
+		a.Windows = []Window{} // JSON: [], never null
+	}
 	var xs []float64
 	for _, w := range a.Windows {
 		if w.Refused == "" && !w.short {

@@ -38,6 +38,15 @@ func TestContend(t *testing.T) {
 	_, ok = busyMachine(c, bg, 700*time.Millisecond, DefaultThresholds, "response times")
 	assert.False(t, ok, "others busy, the work not waiting: no warning")
 
+	// A quiet machine: the work's threads waited for each other, not for
+	// others, who ran 20 ms; the wait is what they can have taken.
+	bg.Waits.RunDelay = 900 * time.Millisecond
+	bg.MachineBusy = d(820)
+	c = Contend(bg, report.Throttling{ThrottledMs: f(100)}, d(800), DefaultThresholds)
+	assert.InDelta(t, 20, c.WaitMs, 1e-9)
+	assert.InDelta(t, 20.0/820, c.WaitShare, 1e-9)
+	assert.False(t, c.Contended)
+
 	// Without the waits, the machine's other load decides, as before.
 	_, ok = busyMachine(nil, bg, 700*time.Millisecond, DefaultThresholds, "response times")
 	assert.True(t, ok)
