@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // SizeArm is one limited arm of a size search as its chart draws it.
@@ -16,6 +17,9 @@ type SizeArm struct {
 	// Figures are its counted windows' figures (ms), Passes their verdicts.
 	Figures []float64
 	Passes  []bool
+	// Contended marks the windows whose work waited for CPUs others held
+	// (their contention block): ringed on the chart.
+	Contended []bool
 }
 
 // SizeChart is size's --plot: the figure against the quota.
@@ -40,7 +44,7 @@ func SaveSize(path string, c SizeChart) error {
 }
 
 func sizePanel(c SizeChart) (*panel, error) {
-	var pass, fail plotter.XYs
+	var pass, fail, contended plotter.XYs
 	var xs, ys []float64
 	for _, a := range c.Arms {
 		for i, f := range a.Figures {
@@ -49,6 +53,9 @@ func sizePanel(c SizeChart) (*panel, error) {
 				pass = append(pass, pt)
 			} else {
 				fail = append(fail, pt)
+			}
+			if i < len(a.Contended) && a.Contended[i] {
+				contended = append(contended, pt)
 			}
 			xs, ys = append(xs, a.CPUs), append(ys, f)
 		}
@@ -66,6 +73,12 @@ func sizePanel(c SizeChart) (*panel, error) {
 	p.x.min, p.x.max = xlo-pad, xhi+pad
 	p.y.fitTimes(slices.Min(ys), slices.Max(ys))
 	p.lines = append(p.lines, dotsOnly(newLine("window met the target", pass, 0, true)), dotsOnly(newLine("window missed it", fail, 1, true)))
+	if len(contended) > 0 {
+		// A ring around the window's own marker: measured under contention.
+		ring := dotsOnly(newLine("contended: the window's work waited for CPUs others held", contended, 5, true))
+		ring.marks.Shape, ring.marks.Radius = draw.RingGlyph{}, 2*ring.marks.Radius
+		p.lines = append(p.lines, ring)
+	}
 	if !math.IsNaN(c.BoundMs) {
 		target := newLine(fmt.Sprintf("target: %s ≤ %.4g ms", c.Stat, c.BoundMs), plotter.XYs{{X: p.x.min, Y: c.BoundMs}, {X: p.x.max, Y: c.BoundMs}}, 2, false)
 		target.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func sizeChart() SizeChart {
@@ -49,4 +51,17 @@ func TestSaveSize(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<svg")
+}
+
+// A window measured under contention is ringed, one more legend entry.
+func TestSizePanelRingsContendedWindows(t *testing.T) {
+	c := sizeChart()
+	c.Arms[1].Contended = []bool{true, false}
+	p, err := sizePanel(c)
+	require.NoError(t, err)
+	require.Len(t, p.lines, 6)
+	ring := p.lines[2]
+	assert.Contains(t, ring.label, "contended")
+	assert.Equal(t, plotter.XYs{{X: 0.4, Y: 200}}, ring.XYs)
+	assert.IsType(t, draw.RingGlyph{}, ring.marks.Shape)
 }

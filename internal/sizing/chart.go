@@ -22,6 +22,7 @@ func Chart(r Result) plot.SizeChart {
 		for _, w := range a.Windows {
 			if w.Refused == "" && w.Figure > 0 { // 0: no figure (nothing completed)
 				arm.Figures, arm.Passes = append(arm.Figures, w.Figure), append(arm.Passes, w.Pass)
+				arm.Contended = append(arm.Contended, w.Contention != nil && w.Contention.Contended)
 			}
 		}
 		c.Arms = append(c.Arms, arm)
