@@ -612,3 +612,25 @@ func TestLesserWaitIsCountedAndSaid(t *testing.T) {
 	assert.InDelta(t, 0.28, *r.Contention.UnlimitedWaitShare, 1e-9)
 	assert.Zero(t, r.Contention.ContendedWindows)
 }
+
+// No level passing where the levels' windows were refused is no answer
+// either way: undecided, not "no limit".
+func TestNoPassWithRefusedLevelsIsUndecided(t *testing.T) {
+	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
+		if c >= 0.6 {
+			return 10
+		}
+		return 200
+	}, edit: func(c float64, m *Measured) {
+		if c >= 0.6 && !math.IsInf(c, 1) {
+			m.Latency.Contention = waitedFortyPercent()
+		}
+	}}
+	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Nil(t, r.Recommendation)
+	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Contains(t, r.Why, "no level passed, and")
+	assert.Contains(t, r.Why, "the levels left undecided did not fail")
+}

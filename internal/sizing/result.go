@@ -262,6 +262,14 @@ func (r *Result) recommend(p Plan) {
 			r.Outcome, r.Why = OutcomeUndecided, "no level passed before the search stopped ("+r.Stopped+")"
 			return
 		}
+		if n, of := r.refusedAtLevels(); n > 0 {
+			// A level left undecided by its refused windows did not fail:
+			// "no limit" would rest on windows never counted.
+			r.Recommendation = nil
+			r.Outcome = OutcomeUndecided
+			r.Why = fmt.Sprintf("no level passed, and %d of the levels' %d windows were refused (their work waited for CPUs others held nearly as long as it ran): the levels left undecided did not fail", n, of)
+			return
+		}
 		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
 		r.Recommendation = &rec
 		r.Outcome = OutcomeRecommendation
@@ -275,6 +283,17 @@ func (r *Result) recommend(p Plan) {
 	r.Recommendation = &rec
 	r.Outcome, r.Why = OutcomeRecommendation, ""
 	r.shown()
+}
+
+// refusedAtLevels counts the search's level windows refused, of all
+// its level windows (the unlimited arm and the usage rules' arms apart).
+func (r *Result) refusedAtLevels() (n, of int) {
+	for _, a := range r.Arms {
+		if a.CPUs != nil && a.Rule == "" {
+			n, of = n+a.Refused, of+len(a.Windows)
+		}
+	}
+	return n, of
 }
 
 // docker is the limit as docker run takes it: --cpus at its default
