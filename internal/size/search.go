@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -224,7 +225,7 @@ func (s Search) level(ctx context.Context, measure Measure, a *Answer, level, wo
 				a.Incomplete, a.Stopped = true, stop
 				break
 			}
-			return s.finish(arm), fmt.Errorf("window %d at %s: %w", len(arm.Windows)+1, plural.F(arm.CPUs, "CPU"), err)
+			return s.finish(arm), fmt.Errorf("window %d %s: %w", len(arm.Windows)+1, levelName(arm.CPUs), err)
 		}
 		arm.Windows = append(arm.Windows, w)
 		a.Windows++
@@ -252,6 +253,15 @@ func (s Search) finish(arm Arm) Arm {
 }
 
 // stopped says why ctx stopped the search, or "" while it runs.
+// levelName names a level in an error: "at 0.5 CPUs", or for a grid of
+// the unlimited setting alone (+Inf CPUs), "of the unlimited arm".
+func levelName(cpus float64) string {
+	if math.IsInf(cpus, 1) {
+		return "of the unlimited arm"
+	}
+	return "at " + plural.F(cpus, "CPU")
+}
+
 func stopped(ctx context.Context) string {
 	switch err := ctx.Err(); {
 	case err == nil:

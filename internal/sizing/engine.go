@@ -152,8 +152,13 @@ func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
 	if unl.Verdict == size.Fail {
 		r.Outcome = OutcomeNoLimit
 		r.Why = fmt.Sprintf("the unlimited arm fails %s (%s): no limit can meet it", p.SLO, tally)
-		if peak, ok := peakCPUs(unl.Windows); ok && numCPU > 1 && peak <= SerialCPUs {
+		switch peak, ok := peakCPUs(unl.Windows); {
+		case !ok || numCPU < 2:
+		case peak > SerialCPUs:
+		case peak >= 2-SerialCPUs:
 			r.Why += fmt.Sprintf("; its usage never went above %.2f CPUs in any 100 ms while it failed: the work is serial, so more CPUs cannot help (make it cheaper, or run more instances)", peak)
+		default:
+			r.Why += fmt.Sprintf("; its usage never went above %.2f CPUs in any 100 ms while it failed: it was not short of CPU, so no limit can help (the target is beyond what the work does with all the CPUs)", peak)
 		}
 	} else {
 		r.Outcome = OutcomeUndecided
@@ -168,7 +173,8 @@ func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
 
 // SerialCPUs is the most a failing unlimited arm may use in any 100 ms
 // and still be called serial: one CPU, and the sampler's jitter (a 100 ms
-// interval sampled 5 ms late reads 5% high).
+// interval sampled 5 ms late reads 5% high); from 2 − SerialCPUs on, it
+// used that one CPU whole. Below, it was not short of CPU at all.
 const SerialCPUs = 1.1
 
 // peakCPUs is the most the windows used in any whole 100 ms.
@@ -390,7 +396,11 @@ func (e Engine) unlimited(ctx context.Context, p Plan) (Arm, float64, usage.Trac
 // size.Search's level loop, over a grid of one, each window read by record
 // and then judged; its windows and verdict go into arm.
 func (e Engine) level(ctx context.Context, p Plan, o plan.Options, arm *Arm, judge func(w *Window)) (size.Answer, error) {
-	one := size.Search{CPUs: []float64{1}, Test: p.Test}
+	cpus := math.Inf(1) // the unlimited arm's, by which the search names it
+	if arm.CPUs != nil {
+		cpus = *arm.CPUs
+	}
+	one := size.Search{CPUs: []float64{cpus}, Test: p.Test}
 	ans, err := one.Run(ctx, func(ctx context.Context, _ int) (size.Window, error) {
 		m, err := e.Window(ctx, o)
 		if err != nil {

@@ -271,7 +271,13 @@ func TestEngineGuards(t *testing.T) {
 	assert.Equal(t, OutcomeNoLimit, r.Outcome)
 	assert.Len(t, never.limits, failsAfter(p.Test), "only the unlimited arm ran, until its test failed")
 	assert.Contains(t, r.Why, "the unlimited arm fails p99<=50ms (0 of 2 counted windows met it)")
-	assert.Contains(t, r.Why, "never went above 0.50 CPUs in any 100 ms while it failed: the work is serial", "half a CPU of two used: more cannot help")
+	assert.Contains(t, r.Why, "never went above 0.50 CPUs in any 100 ms while it failed: it was not short of CPU", "half a CPU of two used: more cannot help")
+
+	// Failing while using one CPU whole: serial work.
+	serial := &fake{open: true, usedCPUs: 1, figure: func(float64) float64 { return 80 }}
+	r, err = Engine{Window: serial.window, NumCPU: 2}.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Contains(t, r.Why, "never went above 1.00 CPUs in any 100 ms while it failed: the work is serial")
 
 	// Failing while using more than one CPU: not serial, said nothing of.
 	parallel := &fake{open: true, usedCPUs: 1.6, figure: func(float64) float64 { return 80 }}
