@@ -121,7 +121,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	if errors.Is(err, context.DeadlineExceeded) && s.Timeout > 0 {
 		return fmt.Errorf("size exceeded --timeout %v and was stopped; nothing left behind", s.Timeout)
 	}
-	if err != nil && len(res.Arms) == 0 {
+	if err != nil && res.Windows == 0 { // nothing measured: nothing to write
 		return err
 	}
 	// What was measured is written on every path that measured something:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,4 +136,48 @@ func TestSizeInterruptLeavesNothing(t *testing.T) {
 	assert.False(t, alive(child), "workload child %d survived", child)
 	assert.NoDirExists(t, slice)
 	assertNothingLeft(t, parent, tag, dir)
+}
+
+// Ctrl-C after a window keeps what was measured: -o holds the result so
+// far, marked incomplete and undecided, and nothing else is left.
+func TestSizeInterruptKeepsWhatWasMeasured(t *testing.T) {
+	hier := needRoot(t)
+	parent := testParent(t, hier)
+	dir := t.TempDir()
+	tag := newTag(t)
+	out := filepath.Join(dir, "size.json")
+	cmd, stderr := startTagged(t, tag, "size", "--cgroup", "create", "--parent", parent, "--slo", "p99<=100ms",
+		"--rate", "100", "--work", "1ms", "--window", "500ms", "-o", out)
+	first, _ := waitForChild(t, parent)
+	// The second window's slice: the first window has been measured.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		next, _ := waitForChild(t, parent)
+		if next != first {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no second window within a minute")
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	assert.Equal(t, 130, exitCode(t, cmd), stderr.String())
+	assertNothingLeft(t, parent, tag, dir, "size.json")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err, stderr.String())
+	var r struct {
+		Incomplete bool   `json:"incomplete"`
+		Stopped    string `json:"stopped"`
+		Outcome    string `json:"outcome"`
+		Windows    int    `json:"windows"`
+		Arms       []struct {
+			Unlimited bool              `json:"unlimited"`
+			Windows   []json.RawMessage `json:"windows"`
+		} `json:"arms"`
+	}
+	require.NoError(t, json.Unmarshal(data, &r), "%s", data)
+	assert.True(t, r.Incomplete)
+	assert.Equal(t, "interrupted by SIGINT", r.Stopped)
+	assert.Equal(t, "undecided", r.Outcome)
+	require.NotEmpty(t, r.Arms)
+	assert.True(t, r.Arms[0].Unlimited)
+	assert.GreaterOrEqual(t, len(r.Arms[0].Windows), 1)
+	assert.Equal(t, len(r.Arms[0].Windows), r.Windows)
 }
