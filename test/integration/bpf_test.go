@@ -122,7 +122,13 @@ func TestTracerProgramsCounted(t *testing.T) {
 		}
 		return false
 	}, time.Minute, 20*time.Millisecond, "the traced run's program is loaded and held by it")
-	assert.Empty(t, newSince(tracerPrograms(t), before), "a held program is not counted as left")
+	// A program the tracer closed on its way (the variant it did not
+	// attach) is unheld until the kernel frees it from a work queue, a
+	// moment later: in the 6.1 guest beside a busy loop one was still
+	// listed here once (issue 46). A held program stays held for the whole
+	// run, so one wrongly counted would still be counted after it.
+	assert.Eventually(t, func() bool { return len(newSince(tracerPrograms(t), before)) == 0 }, 5*time.Second, 10*time.Millisecond,
+		"a held program is not counted as left")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
 	case <-done:
