@@ -50,7 +50,7 @@ func TestContentionOfABusyLoopOnTheWorksCPU(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &r))
 	c := r.Contention
 	require.NotNil(t, c, "%s", data)
-	t.Logf("wait_share %.3f wait_ms %.1f threads %d", c.WaitShare, c.WaitMs, c.Threads)
+	t.Logf("wait_share %.3f wait_ms %.1f threads %d pressure_some_ms %v", c.WaitShare, c.WaitMs, c.Threads, fmtMs(c.PressureSomeMs))
 	assert.GreaterOrEqual(t, c.Threads, 1)
 	assert.Positive(t, c.OnCPUMs)
 	assert.GreaterOrEqual(t, c.WaitShare, 0.2, "%s", data)
