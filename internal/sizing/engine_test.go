@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"sync"
@@ -17,38 +16,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
 )
 
-// resolve is Flags.Resolve on flags given by name (no cobra, no kernel:
-// the cgroupfs driver asks nothing).
+// resolve is resolveFlags (flags_test.go) where the flags must resolve.
 func resolve(t *testing.T, o Flags, params map[string]string, args ...string) Plan {
 	t.Helper()
-	f := runopts.New()
-	f.Mode, f.Version, f.Driver, f.Format = "auto", "auto", "cgroupfs", "json"
-	for k, v := range params {
-		f.Values[k] = &v
-	}
-	o.Run = f
-	if o.Step == "" {
-		o.Step = "0.05"
-	}
-	if o.Confidence == 0 {
-		o.Confidence = size.DefaultConfidence
-	}
-	if o.Busy == "" {
-		o.Busy = "refuse"
-	}
-	changed := func(name string) bool { _, ok := params[name]; return ok }
-	dash := -1
-	if len(args) > 0 {
-		dash = 0
-	}
-	p, err := o.Resolve(context.Background(), modes.Given{Changed: changed, Value: f.Value}, args, dash, io.Discard)
+	p, err := resolveFlags(o, params, args...)
 	require.NoError(t, err)
 	return p
 }
@@ -285,6 +261,17 @@ func TestEngineGuards(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, OutcomeNoLimit, r.Outcome)
 	assert.NotContains(t, r.Why, "serial")
+}
+
+// needs is a plant whose p99 is 10 ms from cpus on (the unlimited arm
+// too), 200 ms below.
+func needs(cpus float64) func(float64) float64 {
+	return func(c float64) float64 {
+		if c >= cpus {
+			return 10
+		}
+		return 200
+	}
 }
 
 // failsAfter is the fewest windows, all failing, in which a test fails.
@@ -598,12 +585,7 @@ func TestFloorReported(t *testing.T) {
 // counted, and said: the search answers, and a warning gives the wait.
 func TestLesserWaitIsCountedAndSaid(t *testing.T) {
 	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
-		if c >= 0.6 {
-			return 10
-		}
-		return 200
-	}, edit: func(_ float64, m *Measured) {
+	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(_ float64, m *Measured) {
 		m.Latency.Contention = &report.Contention{WaitMs: 400, WaitShare: 0.28, Contended: true}
 	}}
 	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
@@ -623,12 +605,7 @@ func TestLesserWaitIsCountedAndSaid(t *testing.T) {
 // either way: undecided, not "no limit".
 func TestNoPassWithRefusedLevelsIsUndecided(t *testing.T) {
 	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
-		if c >= 0.6 {
-			return 10
-		}
-		return 200
-	}, edit: func(c float64, m *Measured) {
+	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(c float64, m *Measured) {
 		if c >= 0.6 && !math.IsInf(c, 1) {
 			m.Latency.Contention = waitedFortyPercent()
 		}
