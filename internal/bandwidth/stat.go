@@ -76,6 +76,10 @@ func (s CPUStat) Add(o CPUStat) CPUStat {
 type Level struct {
 	Dir    string
 	Limits Limits
+	// Weight is the cgroup's CPU weight on v2's scale (100 the kernel's
+	// default; v1's cpu.shares × 100 / 1024): what it gets beside its
+	// siblings when the CPUs are busy. 0 where it has none (the top).
+	Weight int
 }
 
 // EffectiveCPUs is the tightest CPU limit over a chain of levels and the

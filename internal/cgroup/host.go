@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,6 +156,24 @@ func (c Cgroup) Limits() (Limits, error) {
 	return l, errors.Join(errs...)
 }
 
+// Weight is c's CPU weight on v2's scale (Level.Weight); 0 where c has no
+// weight file (the top of the hierarchy).
+func (c Cgroup) Weight() (int, error) {
+	name, toV2 := c.version().weightFile()
+	data, err := readFile(filepath.Join(c.Dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %q", ErrParse, name, data)
+	}
+	return toV2(n), nil
+}
+
 // Stat reads the throttling counters of c.
 func (c Cgroup) Stat() (CPUStat, error) {
 	data, err := readFile(filepath.Join(c.Dir, "cpu.stat"))
@@ -197,7 +216,11 @@ func (c Cgroup) Chain() ([]Level, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Level{Dir: dir, Limits: l})
+		w, err := Cgroup{Hierarchy: c.Hierarchy, Dir: dir}.Weight()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Level{Dir: dir, Limits: l, Weight: w})
 		if dir == c.MountPoint || !strings.HasPrefix(dir, c.MountPoint+"/") {
 			return out, nil
 		}

@@ -665,3 +665,34 @@ func TestUsageMalformed(t *testing.T) {
 		os.Remove(filepath.Join(dir, c.file))
 	}
 }
+
+// A weight reads on v2's scale from either version's file, and a cgroup
+// without one (the top) has none.
+func TestWeightOnEachScale(t *testing.T) {
+	for _, c := range []struct {
+		version int
+		file    string
+		value   string
+		want    int
+	}{
+		{1, "cpu.shares", "1024\n", 100},
+		{1, "cpu.shares", "102400\n", 10000},
+		{1, "cpu.shares", "2\n", 1},
+		{1, "cpu.shares", "262144\n", 25600},
+		{2, "cpu.weight", "100\n", 100},
+		{2, "cpu.weight", "10000\n", 10000},
+		{2, "", "", 0},
+	} {
+		dir := t.TempDir()
+		if c.file != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.value), 0o644))
+		}
+		w, err := Cgroup{Hierarchy: Hierarchy{Version: c.version}, Dir: dir}.Weight()
+		require.NoError(t, err)
+		assert.Equal(t, c.want, w, "v%d %s %q", c.version, c.file, c.value)
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpu.weight"), []byte("heavy\n"), 0o644))
+	_, err := Cgroup{Hierarchy: Hierarchy{Version: 2}, Dir: dir}.Weight()
+	assert.ErrorIs(t, err, ErrParse)
+}

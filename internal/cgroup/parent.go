@@ -28,6 +28,25 @@ func (hier Hierarchy) DefaultParent() string {
 	return filepath.Join(hier.MountPoint, "throttlebench")
 }
 
+// DefaultParentWeight is the CPU weight (v2's scale; cpu.shares 102400 on
+// v1, the same weight to the kernel) throttlebench gives its own default
+// parent: the highest v2 allows, a hundred times the kernel's default, so
+// that other work at ordinary weight yields a CPU to the measured slices
+// and their quota, not their neighbours, is what is measured. It binds
+// only while both want a CPU; a slice's quota still caps it.
+//
+// The kernel's default weight is not enough beside other work, even at
+// nice 19: a slice that sleeps between requests wakes with its group's
+// weight decayed on that CPU and waits for a nice-19 loop's slice. On this
+// host's 6.18 (2 CPUs, cgroup v1), a thread waking every 10 ms for 5 ms of
+// work in a slice of a parent, beside a nice-19 loop pinned on each CPU,
+// three runs per weight: at cpu.shares 1024 it woke up to 3.5–4.2 ms late
+// at p99 and waited 386–456 ms per second on CPU (its run delay); at 4096,
+// 116–141 ms; at 16384, 30–39 ms; at 102400, 4–11 ms, the run delay of the
+// root cgroup's own tasks (issue 46's closing note has the probe;
+// test/integration's TestDefaultParentOutweighsANeighbour checks it).
+const DefaultParentWeight = 10000
+
 // ParentDir resolves where the user wants slices created to an existing
 // directory of this hierarchy. p is either a path on disk below the mount
 // point (symbolic links resolved) or, when no such path exists, a cgroup path

@@ -71,7 +71,8 @@ func (m *v1Slice) check(spec SliceSpec) error {
 	return nil
 }
 
-// setUp writes the slice's CFS period and quota and, where cpuacct is
+// setUp writes the slice's CFS period and quota (in the default parent,
+// after the parent's cpu.shares: DefaultParentWeight) and, where cpuacct is
 // mounted apart, makes its twin there, for the slice's own usage counter:
 // only in the default parent (ours) or in a parent the user named that has
 // a twin there already; a parent's twin is never made for a parent the
@@ -86,6 +87,15 @@ func (m *v1Slice) setUp(s *Slice, spec SliceSpec, group, _ string) error {
 		if _, err := os.Stat(twinParent); err == nil || spec.CreateParent {
 			mounts = append(mounts, v1Mount{cgroup1.Cpuacct, s.Acct})
 			s.acct = filepath.Join(s.Acct, group)
+		}
+	}
+	if spec.CreateParent {
+		// The default parent's weight (DefaultParentWeight), in cpu.shares.
+		shares := uint64(DefaultParentWeight) * 1024 / 100
+		parent := "/" + strings.TrimPrefix(strings.TrimPrefix(filepath.Clean(spec.Parent), s.MountPoint), "/")
+		res := &specs.LinuxResources{CPU: &specs.LinuxCPU{Shares: &shares}}
+		if _, err := newV1Group(parent, mounts[:1], res); err != nil {
+			return fmt.Errorf("weigh the default parent %s: %w", spec.Parent, err)
 		}
 	}
 	cg, err := newV1Group(group, mounts, v1CPU(spec.Limits))

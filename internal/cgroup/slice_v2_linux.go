@@ -68,7 +68,8 @@ func (*v2Slice) check(spec SliceSpec) error {
 // setUp writes the slice's cpu.max. In throttlebench's own default parent
 // it first enables the controllers the slice needs for the default
 // parent's children (cpu, and cpuset with --cpuset): a child has cpu.max
-// only when its parent enabled +cpu. Nothing else's cgroup.subtree_control
+// only when its parent enabled +cpu; and gives it its cpu.weight
+// (DefaultParentWeight). Nothing else's cgroup.subtree_control or weight
 // is written (check).
 func (v *v2Slice) setUp(s *Slice, spec SliceSpec, _, name string) error {
 	m, err := loadV2(filepath.Clean(spec.Parent), name)
@@ -82,6 +83,14 @@ func (v *v2Slice) setUp(s *Slice, spec SliceSpec, _, name string) error {
 		}
 		if err := m.ToggleControllers(ctrl, cgroup2.Enable); err != nil {
 			return err
+		}
+		parent, err := loadV2(filepath.Dir(filepath.Clean(spec.Parent)), filepath.Base(spec.Parent))
+		if err != nil {
+			return err
+		}
+		w := uint64(DefaultParentWeight)
+		if err := parent.Update(&cgroup2.Resources{CPU: &cgroup2.CPU{Weight: &w}}); err != nil {
+			return fmt.Errorf("weigh the default parent %s: %w", spec.Parent, err)
 		}
 	}
 	if err := m.Update(v2CPUMax(spec.Limits)); err != nil {

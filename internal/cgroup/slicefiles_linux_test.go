@@ -58,6 +58,8 @@ func TestCreateSliceV1WritesPeriodAndQuota(t *testing.T) {
 	assert.Equal(t, "100000", read(t, filepath.Join(s.Dir, "cpu.cfs_period_us")))
 	assert.Equal(t, "20000", read(t, filepath.Join(s.Dir, "cpu.cfs_quota_us")))
 	assert.NoFileExists(t, filepath.Join(s.Dir, "cpu.cfs_burst_us"), "no burst asked, none written")
+	assert.Equal(t, "102400", read(t, filepath.Join(hier.DefaultParent(), "cpu.shares")), "the default parent's weight, 10000 on v2's scale")
+	assert.NoFileExists(t, filepath.Join(s.Dir, "cpu.shares"), "the slice's own weight is the kernel's default")
 
 	s, err = hier.CreateSlice(SliceSpec{Parent: hier.DefaultParent(), CreateParent: true,
 		Limits: Limits{Period: 10 * time.Millisecond, Quota: Unlimited, Burst: 0}})
@@ -95,6 +97,9 @@ func TestCreateSliceV1AcctTwin(t *testing.T) {
 	require.NoError(t, s.Delete())
 	assert.NoDirExists(t, s.Dir)
 	assert.NoDirExists(t, s.acct)
+	assert.NoFileExists(t, filepath.Join(hier.Acct, "throttlebench", "cpu.shares"), "a weight only in the cpu hierarchy")
+	// The kernel's files go with the directory; the fake tree's must go first.
+	require.NoError(t, os.Remove(filepath.Join(hier.DefaultParent(), "cpu.shares")))
 	hier.RemoveDefaultParent()
 	assert.NoDirExists(t, hier.DefaultParent())
 	assert.NoDirExists(t, filepath.Join(hier.Acct, "throttlebench"))
@@ -104,6 +109,7 @@ func TestCreateSliceV1AcctTwin(t *testing.T) {
 	s, err = hier.CreateSlice(SliceSpec{Parent: mine, Limits: limits20of100})
 	require.NoError(t, err)
 	assert.Empty(t, s.acct, "the named parent has no twin: none is made")
+	assert.NoFileExists(t, filepath.Join(mine, "cpu.shares"), "a parent the user named keeps its weight")
 	assert.NoDirExists(t, filepath.Join(hier.Acct, "mine"))
 	_, err = s.Usage()
 	assert.ErrorIs(t, err, ErrNoUsage)
@@ -191,6 +197,7 @@ func TestCreateSliceV2DefaultParent(t *testing.T) {
 	s, err := hier.CreateSlice(spec)
 	require.NoError(t, err)
 	assert.Equal(t, "+cpu", read(t, filepath.Join(hier.DefaultParent(), "cgroup.subtree_control")))
+	assert.Equal(t, "10000", read(t, filepath.Join(hier.DefaultParent(), "cpu.weight")), "the default parent's weight")
 	assert.Equal(t, "cpu memory\n", read(t, top), "the top is not written")
 	assert.NoFileExists(t, filepath.Join(s.Dir, "cgroup.subtree_control"), "the slice's own children get nothing")
 	assert.Equal(t, "50000 100000", read(t, filepath.Join(s.Dir, "cpu.max")))
@@ -225,6 +232,7 @@ func TestCreateSliceV2NamedParentNeedsCPU(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "50000 100000", read(t, filepath.Join(s.Dir, "cpu.max")))
 	assert.Equal(t, "cpu memory\n", read(t, ctl), "still not changed")
+	assert.NoFileExists(t, filepath.Join(user, "cpu.weight"), "nor its weight")
 	assert.NoFileExists(t, filepath.Join(mp, "cgroup.subtree_control"))
 }
 

@@ -24,6 +24,13 @@ func (v1) limitFiles() []limitFile {
 	}
 }
 
+// weightFile: cpu.shares on the kernel's own scale, 1024 the default; the
+// kernel shows v2's cpu.weight as weight × 100 / 1024, rounded, and at
+// least 1 (v1's least, 2, is below v2's).
+func (v1) weightFile() (string, func(uint64) int) {
+	return "cpu.shares", func(s uint64) int { return max(1, int((s*100+512)/1024)) }
+}
+
 func (v1) bandwidthFiles() (string, string) { return "cpu.cfs_period_us", "cpu.cfs_burst_us" }
 
 func (v1) usageFile() string { return "cpuacct.usage" }

@@ -23,6 +23,10 @@ func (v2) limitFiles() []limitFile {
 
 func (v2) bandwidthFiles() (string, string) { return "cpu.max", "cpu.max.burst" }
 
+func (v2) weightFile() (string, func(uint64) int) {
+	return "cpu.weight", func(w uint64) int { return int(w) }
+}
+
 func (v2) usageFile() string { return "cpu.stat" }
 
 func (v2) parseUsage(data []byte) (time.Duration, error) { return parseUsageUsec(data) }

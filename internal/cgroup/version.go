@@ -47,6 +47,9 @@ type version interface {
 	// ok false where the kernel keeps none for a cgroup (waits_linux.go).
 	threads(c Cgroup) ([]int, error)
 	pressure(c Cgroup) (p Pressure, ok bool, err error)
+	// weightFile is the file of a cgroup's CPU weight and its value on
+	// v2's scale (cpu.weight: 1 to 10000, 100 the default).
+	weightFile() (name string, toV2 func(uint64) int)
 }
 
 // limitFile is one CFS bandwidth file and what it sets.

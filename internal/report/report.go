@@ -99,6 +99,12 @@ type Cgroup struct {
 	BurstUs       int64   `json:"burst_us"`
 	EffectiveCPUs float64 `json:"effective_cpus"`
 	Levels        []Level `json:"levels,omitempty"`
+	// ParentWeight is the CPU weight of a created slice's parent as the
+	// run read it, on v2's scale (100 the kernel's default; v1's
+	// cpu.shares × 100 / 1024): what the slice's work gets beside other
+	// work when the CPUs are busy. throttlebench's default parent has
+	// 10000 (docs/run.md, "Weight"). Absent in current mode.
+	ParentWeight int `json:"parent_weight,omitempty"`
 	// Cpuset is the slice's CPUs as the kernel took them, read back ("" for
 	// a slice without --cpuset, and in current mode). AllowedCPUs are the
 	// CPUs the workers could run on (their cpuset, a container's, taskset's,

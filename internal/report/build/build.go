@@ -220,6 +220,9 @@ func cgroupBlock(mode string, cg bandwidth.Group, limits bandwidth.Limits, chain
 	if limits.Quota > 0 {
 		c.QuotaUs = micros(limits.Quota)
 	}
+	if mode == "created" && len(chain) > 1 {
+		c.ParentWeight = chain[1].Weight
+	}
 	for _, l := range chain[min(1, len(chain)):] {
 		if l.Limits.Quota > 0 {
 			c.Levels = append(c.Levels, report.Level{Dir: l.Dir, PeriodUs: micros(l.Limits.Period), QuotaUs: micros(l.Limits.Quota)})
