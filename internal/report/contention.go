@@ -17,9 +17,13 @@ type Contention struct {
 	RunDelayMs float64 `json:"run_delay_ms"`
 	OnCPUMs    float64 `json:"on_cpu_ms"`
 	// ThrottledMs is the cgroup's throttled time over the same window
-	// (cpu.stat), WaitMs the run delay less it, at least 0 and at most the
-	// CPU time other processes ran over the window (what they can have
-	// taken): the time spent waiting for a CPU someone else held.
+	// (cpu.stat). WaitMs is the run delay beyond the quota's hold: each
+	// thread's, between samples 100 ms apart, less the cgroup's throttled
+	// time over them (which holds a thread's own hold), at most the CPU
+	// time other processes ran over the window (what they can have taken):
+	// the time spent waiting for a CPU someone else held, or the work's
+	// own threads beyond the CPUs. It errs low where a thread both waited
+	// and was held.
 	ThrottledMs float64 `json:"throttled_ms"`
 	WaitMs      float64 `json:"wait_ms"`
 	// WaitShare is WaitMs / (WaitMs + OnCPUMs): of the time the work was

@@ -80,3 +80,42 @@ func TestWaitTrackerWithoutThreads(t *testing.T) {
 	none.every()()
 	assert.Nil(t, none.close())
 }
+
+// The quota's hold is taken apart thread by thread between samples: in
+// an interval a thread is held at most the cgroup's throttled time over
+// it, and what its run delay grew beyond that is its wait. Four workers
+// held together are not three holds of waiting; a sample that could not
+// read the throttled time leaves no split at all.
+func TestWaitTrackerTakesTheHoldApartPerThread(t *testing.T) {
+	f := &fakeThreads{stats: map[int]host.SchedStat{
+		1: {RunDelay: ms(100)}, 2: {RunDelay: ms(100)}, 3: {RunDelay: ms(100)}, 4: {RunDelay: ms(100)},
+	}}
+	throttled, ok := ms(1000), true
+	w := f.waits()
+	w.Throttled = func() (time.Duration, bool, error) { return throttled, ok, nil }
+	tr := newWaitTracker(w)
+	tr.open()
+	// 50 ms throttled: all four held throughout, one of them also waited
+	// 30 ms for a CPU.
+	throttled += ms(50)
+	for tid := 1; tid <= 4; tid++ {
+		f.stats[tid] = host.SchedStat{RunDelay: ms(150)}
+	}
+	f.stats[1] = host.SchedStat{RunDelay: ms(180)}
+	tr.sample()
+	// Nothing throttled: every millisecond of run delay is a wait.
+	f.stats[2] = host.SchedStat{RunDelay: ms(160)}
+	f.stats[5] = host.SchedStat{RunDelay: ms(7)} // born
+	got := tr.close()
+	require.NotNil(t, got)
+	assert.Equal(t, ms(80+50*3+10+7), got.RunDelay)
+	require.NotNil(t, got.Waited)
+	assert.Equal(t, ms(30+10+7), *got.Waited)
+
+	ok = false
+	tr = newWaitTracker(w)
+	tr.open()
+	got = tr.close()
+	require.NotNil(t, got)
+	assert.Nil(t, got.Waited, "no throttled time read: no split")
+}

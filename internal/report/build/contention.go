@@ -9,16 +9,17 @@ import (
 )
 
 // Contend is the window's contention: the measured threads' run delay
-// less the time the quota held them (the cgroup's throttled time over the
-// same window), at most the CPU time others ran, against their time on
-// CPU; own is the CPU time of what was measured, for the others' share of
-// the machine. Nil where the threads' waits were not read.
+// beyond the time the quota held them, at most the CPU time others ran,
+// against their time on CPU; own is the CPU time of what was measured,
+// for the others' share of the machine. Nil where the threads' waits were
+// not read.
 //
 // The run delay holds the throttled time (6.1 and 6.18 alike: a thread
 // held by the quota is runnable and not running), which cpu.stat counts
-// once per CPU's run queue; where several of the threads wait on one
-// throttled run queue the subtraction leaves some of the quota's hold in
-// wait_ms, never the other way round.
+// once per CPU's run queue. The tracker takes it apart thread by thread
+// (Waits.Waited); where it could not, the window's throttled time is
+// taken off the sum, which leaves in wait_ms the hold of every thread but
+// one that waited on a throttled run queue.
 func Contend(bg Background, t report.Throttling, own *time.Duration, th Thresholds) *report.Contention {
 	w := bg.Waits
 	if w == nil {
@@ -29,6 +30,9 @@ func Contend(bg Background, t report.Throttling, own *time.Duration, th Threshol
 		c.ThrottledMs = *t.ThrottledMs
 	}
 	c.WaitMs = max(0, c.RunDelayMs-c.ThrottledMs)
+	if w.Waited != nil {
+		c.WaitMs = ms(*w.Waited)
+	}
 	if bg.MachineBusy != nil && own != nil && bg.Window > 0 {
 		others := max(0, *bg.MachineBusy-*own)
 		o := float64(others) / float64(bg.Window)

@@ -47,6 +47,16 @@ func TestContend(t *testing.T) {
 	assert.InDelta(t, 20.0/820, c.WaitShare, 1e-9)
 	assert.False(t, c.Contended)
 
+	// The tracker's split, where it has one, is the wait: the window's
+	// throttled time taken once off the sum would leave three of four
+	// threads' hold in it.
+	waited := 30 * time.Millisecond
+	bg.MachineBusy = d(2000)
+	bg.Waits = &Waits{Threads: 4, RunDelay: 1230 * time.Millisecond, OnCPU: 270 * time.Millisecond, Waited: &waited}
+	c = Contend(bg, report.Throttling{ThrottledMs: f(300)}, d(800), DefaultThresholds)
+	assert.InDelta(t, 30, c.WaitMs, 1e-9)
+	assert.InDelta(t, 0.1, c.WaitShare, 1e-9)
+
 	// Without the waits, the machine's other load decides, as before.
 	_, ok = busyMachine(nil, bg, 700*time.Millisecond, DefaultThresholds, "response times")
 	assert.True(t, ok)

@@ -41,8 +41,12 @@ type Background struct {
 // how many threads were read, and the cgroup's CPU pressure (v2; nil on
 // v1).
 type Waits struct {
-	Threads                    int
-	RunDelay, OnCPU            time.Duration
+	Threads         int
+	RunDelay, OnCPU time.Duration
+	// Waited is the run delay beyond the quota's hold, taken apart thread
+	// by thread between samples (runner's waitTracker says how); nil
+	// where the throttled time was not read at every sample.
+	Waited                     *time.Duration
 	PressureSome, PressureFull *time.Duration
 }
 
