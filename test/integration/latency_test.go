@@ -176,10 +176,17 @@ func assertNothingLeft(t *testing.T, parent, tag, outDir string, keep ...string)
 // configurations alike. The weight only decides who runs while both are
 // runnable; the quota and the burst, which the test is about, still bind.
 func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
+	return topParent(t, hier, true)
+}
+
+// topParent is a parent of slices at the top of the cpu hierarchy, as
+// boostedParent's, at the highest weight or (boost false) at the kernel's
+// default: where the user's own slices would be.
+func topParent(t *testing.T, hier cgroup.Hierarchy, boost bool) string {
 	t.Helper()
 	dir := filepath.Join(hier.MountPoint, fmt.Sprintf("throttlebench-it-%d-%s", os.Getpid(), sanitize(t.Name())))
 	file, weight := "cpu.shares", "262144"
-	if hier.Version == 2 {
+	if hier.Version == 2 && boost {
 		// cpu.weight exists when the top enables the cpu controller for
 		// its children (the slices' creation would enable it anyway).
 		writeFile(t, filepath.Join(hier.MountPoint, "cgroup.subtree_control"), "+cpu")
@@ -200,7 +207,9 @@ func boostedParent(t *testing.T, hier cgroup.Hierarchy) string {
 			t.Errorf("slices left behind under %s: %v", dir, left)
 		}
 	})
-	writeFile(t, filepath.Join(dir, file), weight)
+	if boost {
+		writeFile(t, filepath.Join(dir, file), weight)
+	}
 	return dir
 }
 

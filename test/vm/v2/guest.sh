@@ -26,7 +26,8 @@ TestCpusetInTheDefaultParent          +cpuset enabled in the default parent
 TestCpusetNeedsItInANamedParent       a --parent without +cpuset refused
 TestCpusetDefaultParentNeedsTheTop    the top must offer cpuset (v2 only)
 TestCpusetParentKilledThenCleanup     a killed run'"'"'s cpuset slices cleaned up
-TestContentionOfABusyLoopOnTheWorksCPU the threads read from cgroup.threads, and cpu.pressure (v2 only)
+TestContentionOfABusyLoopOnEachCPU    the threads read from cgroup.threads, and cpu.pressure (v2 only)
+TestDefaultParentOutweighsANeighbour  the default parent'"'"'s cpu.weight, written by the library
 TestSignalsLeaveNothingBehind         SIGINT and SIGTERM: v2 slices removed
 TestChildCrashLeavesNothingBehind     a crashed child: the same
 TestTimeoutLeavesNothingBehind        --timeout: the same
