@@ -93,23 +93,24 @@ var DefaultThresholds = Thresholds{
 	// of our 2-CPU machines: enough to take CPU time from a workload that
 	// uses every CPU, and to delay its wake-up when a period refills.
 	BusyCPUs: 0.2,
-	// The wait share of `latency --rate 100 --work 5ms --workers 1
-	// --duration 2s` (half a CPU of 5 ms requests) on our 2-CPU 6.18 host,
-	// unlimited and at 0.6 CPUs, 2026-11-29 (15 windows of each, both
-	// limits, per load; /tmp calib.sh in the issue 46 note):
-	//   quiet                                  0.010–0.031, p99 19 ms unlimited
-	//   a nice-0 loop on one of the two CPUs   0.028–0.178, p99 19 ms unlimited, 43 at 0.6 (39 quiet)
-	//   a nice-19 loop on each CPU             0.195–0.357, p99 51 ms unlimited, 55 at 0.6
-	//   a nice-0 loop on the work's only CPU   0.546–0.560, p99 180 ms
-	// Nice 19 does not keep a loop out of the way of work in a cgroup here:
-	// the same 5 ms requests from a process in the root cgroup woke at most
-	// 0.1 ms late (p99) beside the nice-19 loops, in a nested cgroup 3.3 ms.
-	// A tenth is three times the quiet machine's most: contended, warned.
-	// Size refuses at 0.4, between the nice-19 loops' most and the shared
-	// CPU's least: only where the work waited for others nearly as long as
-	// it ran does a window measure the neighbours more than the limit;
-	// below it the window counts, its wait said (a figure beside other work
-	// is still a figure).
+	// The wait share of the windows of the README's size example (four
+	// workers of 4 ms requests in bursts, unlimited and at 0.4–1.2 CPUs)
+	// on our 2-CPU 6.18 host, in the default parent (its weight,
+	// cgroup.DefaultParentWeight), 2026-11-29; median, 90th percentile and
+	// most:
+	//   quiet (3 runs, 110 windows)                 0.05, 0.07, 0.10
+	//   a nice-19 loop on each CPU (10 runs, 358)   0.19, 0.30, 0.66; p99 7.6 ms unlimited (5.6 quiet)
+	//   a nice-0 loop on one of the CPUs (5, 100)   0.49, 0.57, 0.61 (least 0.22); p99 18 ms
+	// In a parent at the kernel's default weight, half a CPU of 5 ms
+	// requests (`latency --rate 100 --work 5ms --workers 1`) waited
+	// 0.195–0.357 beside the nice-19 loops (p99 ×2.7) and 0.546–0.560
+	// beside a nice-0 loop on its only CPU (p99 ×9).
+	// A tenth is the quiet machine's most: contended, warned. Size refuses
+	// at 0.4, above nearly every window beside the nice-19 loops and below
+	// nearly every one beside the nice-0 loop: only where the work waited
+	// for others nearly as long as it ran does a window measure the
+	// neighbours more than the limit; below it the window counts, its wait
+	// said (a figure beside other work is still a figure).
 	ContendedShare: 0.1,
 	ContendedMin:   5 * time.Millisecond,
 	RefuseShare:    0.4,
