@@ -53,7 +53,7 @@ func TestCompareExitCodes(t *testing.T) {
 	}{
 		{"a regression exits 3", []string{fixture("base.jsonl"), fixture("regression.jsonl")}, exitRegression,
 			[]string{"+90.5% (p<0.001 n=10+10)", "~ (p=0.353 n=10+10)", "verdict: 1 regression"},
-			[]string{"significant regression in 1 of 2 configurations", "quota=5ms burst=0: +90.5% (p<0.001)"}, false},
+			[]string{"significant regression in 1 of 2 configurations", "quota=5ms burst=0: wall +90.5% (p<0.001)"}, false},
 		{"an improvement exits 0", []string{fixture("base.jsonl"), fixture("improvement.jsonl")}, exitOK,
 			[]string{"-39.7% (p=0.009 n=10+10)", "1 improvement"}, nil, true},
 		{"an improvement with --fail-on change exits 3", []string{"--fail-on", "change", fixture("base.jsonl"), fixture("improvement.jsonl")}, exitRegression,

@@ -33,7 +33,7 @@ func invalidOthersCases(f invalidFiles) []invalidCase {
 		{[]string{"compare", fixture("empty-durations.json"), f.base}, []string{`invalid OLD "testdata/compare/empty-durations.json"`, "no durations_ms: want one per measured iteration"}},
 		{[]string{"compare", f.base, fixture("no-durations.json")}, []string{`invalid NEW "testdata/compare/no-durations.json"`, "a run result without durations_ms"}},
 		{[]string{"compare", f.base, fixture("null-duration.json")}, []string{`invalid NEW "testdata/compare/null-duration.json"`, "durations_ms element 2 is null"}},
-		{[]string{"compare", "--columns", "median", f.base, f.reg}, []string{`invalid --columns "median": "median" is no column here`, "configuration, old, new, vs_old, throttled, model_ratio"}},
+		{[]string{"compare", "--columns", "median", f.base, f.reg}, []string{`invalid --columns "median": "median" is no column here`, "configuration, old, new, vs_old, cpu_vs_old, throttled, model_ratio"}},
 		{[]string{"compare", "--format", "json", "--columns", "all", f.base, f.reg}, []string{`--columns "all" applies to the tables`, "not --format json"}},
 		// collect
 		{[]string{"collect", "/nonexistent/pods.log"}, []string{`invalid input "/nonexistent/pods.log": no such file or directory`, "a log file, a results archive"}},

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -141,6 +142,9 @@ type Options struct {
 	// counts: a change must be statistically significant AND at least this
 	// large. 0 counts every significant change.
 	ThresholdPct float64
+	// Judge is what a change is judged by (JudgeCode, JudgeWall); ""
+	// means JudgeCode.
+	Judge string
 }
 
 // Verdict is the outcome for one configuration.
@@ -189,17 +193,30 @@ type Summary struct {
 	// ModelRatio is the model ratio (measured mean / expected) averaged
 	// over the pooled iterations; nil without a model.
 	ModelRatio *float64
+	// CPU is the pooled CPU time per iteration (counters_per_iteration),
+	// in file order; nil where a result lacks it.
+	CPU []float64
+	// Machine is what the machine's other work cost this side.
+	Machine Machine
 }
 
 // Row is one configuration found on both sides.
 type Row struct {
-	Key         string // the configuration as text: "workload=bcrypt cost=4 …"
-	Fields      []Field
-	Old, New    Summary
-	ChangePct   float64 // change of the median in percent, positive = slower; NaN when it cannot be computed
-	P           float64 // two-sided Mann-Whitney U test; NaN when no test could be made
-	Significant bool    // P < Alpha and |ChangePct| ≥ ThresholdPct
+	Key       string // the configuration as text: "workload=bcrypt cost=4 …"
+	Fields    []Field
+	Old, New  Summary
+	ChangePct float64 // change of the median wall time in percent, positive = slower; NaN when it cannot be computed
+	P         float64 // two-sided Mann-Whitney U test of the wall times; NaN when no test could be made
+	// WallSignificant: P < Alpha and |ChangePct| ≥ ThresholdPct.
+	WallSignificant bool
+	// CPU is the change of the CPU time per iteration, where both sides
+	// have it; nil where not.
+	CPU *Change
+	// Significant says the verdict is a change (Judge decides by what),
+	// Cause what moved (Row.Why says it in words).
+	Significant bool
 	Verdict     Verdict
+	Cause       Cause
 	Warnings    []string // about this comparison: too few iterations to reach Alpha, no iterations
 }
 
@@ -278,6 +295,9 @@ func Compare(old, new []report.Report, opts Options) Result {
 	if res.Options.Alpha == 0 {
 		res.Options.Alpha = DefaultAlpha
 	}
+	if res.Options.Judge == "" {
+		res.Options.Judge = JudgeCode
+	}
 	var keys []keyDef
 	for _, k := range keyDefs {
 		if slices.Contains(res.Options.Match, k.name) {
@@ -321,6 +341,9 @@ func Compare(old, new []report.Report, opts Options) Result {
 	if t := res.Suggest.Text(); t != "" {
 		hint = "; " + t
 	}
+	res.Warnings = append(res.Warnings, carried("old", old)...)
+	res.Warnings = append(res.Warnings, carried("new", new)...)
+	res.Warnings = append(res.Warnings, machinesDiffer(res.Rows)...)
 	if len(res.Rows) == 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: nothing was compared (matching on %s)%s", nothingCompared, strings.Join(res.Options.Match, ","), hint))
 	} else if len(res.OnlyOld)+len(res.OnlyNew) > 0 {
@@ -477,13 +500,12 @@ func compareGroups(o, n *group, opts Options) Row {
 		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
 			n1, n2, opts.Alpha, stats.UTestNeededN(opts.Alpha)))
 	}
-	row.Significant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
-	switch {
-	case row.Significant && row.ChangePct > 0:
-		row.Verdict = Regression
-	case row.Significant && row.ChangePct < 0:
-		row.Verdict = Improvement
+	row.WallSignificant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
+	if row.Old.CPU != nil && row.New.CPU != nil {
+		c := change(row.Old.CPU, row.New.CPU, opts)
+		row.CPU = &c
 	}
+	row.judge(opts.Judge)
 	return row
 }
 
@@ -507,6 +529,7 @@ func summarize(runs []*report.Report) Summary {
 		}
 	}
 	s.N = len(s.Values)
+	s.CPU, s.Machine = cpuOf(runs), machineOf(runs)
 	if counters && periods > 0 {
 		f := float64(throttled) / float64(periods)
 		s.ThrottledFraction = &f
@@ -578,4 +601,44 @@ func UTest(x, y []float64) float64 {
 		return math.NaN()
 	}
 	return min(r.P, 1)
+}
+
+// carried are the warnings of one side's results, each once, named by the
+// side and counted: a number one of them could not trust is not trusted
+// in the comparison either.
+func carried(side string, reps []report.Report) []string {
+	var order []string
+	count := map[string]int{}
+	for _, r := range reps {
+		seen := map[string]bool{}
+		for _, w := range r.Warnings {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w]++
+		}
+	}
+	out := make([]string, len(order))
+	for i, w := range order {
+		out[i] = fmt.Sprintf("%s (%d of %s): %s", side, count[w], plural.N(len(reps), "result"), w)
+	}
+	return out
+}
+
+// machinesDiffer warns where the two sides' machines were loaded
+// differently enough to move a wall time (Machine.Differs), each such
+// configuration named with its figures.
+func machinesDiffer(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Old.Machine.Differs(r.New.Machine) {
+			out = append(out, fmt.Sprintf("the machines differed (%s): %s; a wall time change may be theirs, and CPU per iteration is the code's",
+				cmp.Or(r.Key, "the configuration"), r.Old.Machine.Text(r.New.Machine)))
+		}
+	}
+	return out
 }

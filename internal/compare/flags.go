@@ -24,8 +24,8 @@ var FailOns = []string{FailOnRegression, FailOnChange, FailOnNever}
 
 // Flags are the compare command's choices as given.
 type Flags struct {
-	Alpha                                             float64
-	Threshold, FailOn, Format, Match, Output, Columns string
+	Alpha                                                    float64
+	Threshold, FailOn, Format, Match, Output, Columns, Judge string
 }
 
 // Run is what the flags resolve to: the comparison's options, and what
@@ -52,6 +52,9 @@ func (f Flags) Resolve() (Run, error) {
 	if err := config.Choice("format", f.Format, Formats); err != nil {
 		return Run{}, err
 	}
+	if err := config.Choice("judge", f.Judge, Judges); err != nil {
+		return Run{}, err
+	}
 	match, err := ParseMatch(f.Match)
 	if err != nil {
 		return Run{}, config.Usagef("match", "invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default",
@@ -64,7 +67,7 @@ func (f Flags) Resolve() (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t}, FailOn: f.FailOn, Format: f.Format, Output: f.Output,
+	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t, Judge: f.Judge}, FailOn: f.FailOn, Format: f.Format, Output: f.Output,
 		Columns: cols}, nil
 }
 
@@ -110,7 +113,8 @@ func (res Result) Failed(failOn string) error {
 			list = append(list, fmt.Sprintf("and %d more", len(flagged)-i))
 			break
 		}
-		list = append(list, fmt.Sprintf("%s: %+.1f%% (%s)", r.Key, r.ChangePct, pText(r.P)))
+		pct, p, what := r.Judged()
+		list = append(list, fmt.Sprintf("%s: %s %+.1f%% (%s)", r.Key, what, pct, pText(p)))
 	}
 	return fmt.Errorf("%s in %d of %d configurations: %s", what, len(flagged), len(res.Rows), strings.Join(list, "; "))
 }

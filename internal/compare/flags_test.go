@@ -12,13 +12,13 @@ import (
 )
 
 func compareDefaults() Flags {
-	return Flags{Alpha: DefaultAlpha, Threshold: "5%", FailOn: FailOnRegression, Format: "text", Match: "workload,cost"}
+	return Flags{Alpha: DefaultAlpha, Threshold: "5%", FailOn: FailOnRegression, Format: "text", Match: "workload,cost", Judge: JudgeCode}
 }
 
 func TestFlagsResolve(t *testing.T) {
 	r, err := compareDefaults().Resolve()
 	require.NoError(t, err)
-	assert.Equal(t, Run{Options: Options{Match: []string{"workload", "cost"}, Alpha: 0.05, ThresholdPct: 5}, FailOn: "regression", Format: "text"}, r)
+	assert.Equal(t, Run{Options: Options{Match: []string{"workload", "cost"}, Alpha: 0.05, ThresholdPct: 5, Judge: JudgeCode}, FailOn: "regression", Format: "text"}, r)
 
 	f := compareDefaults()
 	f.Threshold, f.Match = " 12.5 ", "-node"
@@ -79,8 +79,8 @@ func TestResultFailed(t *testing.T) {
 		return Row{Key: key, Verdict: v, ChangePct: pct, P: 0.001}
 	}
 	res := Result{Rows: []Row{row("a", Regression, 12), row("b", Improvement, -20), row("c", NoChange, 1)}}
-	assert.EqualError(t, res.Failed(FailOnRegression), "significant regression in 1 of 3 configurations: a: +12.0% (p=0.001)")
-	assert.EqualError(t, res.Failed(FailOnChange), "significant change in 2 of 3 configurations: a: +12.0% (p=0.001); b: -20.0% (p=0.001)")
+	assert.EqualError(t, res.Failed(FailOnRegression), "significant regression in 1 of 3 configurations: a: wall +12.0% (p=0.001)")
+	assert.EqualError(t, res.Failed(FailOnChange), "significant change in 2 of 3 configurations: a: wall +12.0% (p=0.001); b: wall -20.0% (p=0.001)")
 	assert.NoError(t, res.Failed(FailOnNever))
 	assert.NoError(t, Result{Rows: []Row{row("b", Improvement, -20)}}.Failed(FailOnRegression))
 
@@ -88,5 +88,10 @@ func TestResultFailed(t *testing.T) {
 	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7"} {
 		many.Rows = append(many.Rows, row(k, Regression, 10))
 	}
-	assert.ErrorContains(t, many.Failed(FailOnRegression), "5: +10.0% (p=0.001); and 2 more")
+	assert.ErrorContains(t, many.Failed(FailOnRegression), "5: wall +10.0% (p=0.001); and 2 more")
+
+	// A change of the code is named by its CPU time.
+	code := Row{Key: "d", Verdict: Regression, Cause: CauseCode, ChangePct: 4, P: 0.2, CPU: &Change{Pct: 21, P: 0.0001}}
+	assert.EqualError(t, Result{Rows: []Row{code}}.Failed(FailOnRegression),
+		"significant regression in 1 of 1 configurations: d: CPU per iteration +21.0% (p<0.001)")
 }

@@ -58,14 +58,14 @@ func prefixed(prefix string, msgs []string) []string {
 
 // cells is a row of the table in both human formats.
 type cells struct {
-	label, old, new, change, throttled, ratio string
-	bold                                      bool // a significant change
+	label, old, new, change, cpu, throttled, ratio string
+	bold                                           bool // a significant change
 }
 
-var header = cells{label: "configuration", old: "old time/iter", new: "new time/iter", change: "vs old", throttled: "throttled", ratio: "model ratio"}
+var header = cells{label: "configuration", old: "old time/iter", new: "new time/iter", change: "vs old", cpu: "CPU/iter vs old", throttled: "throttled", ratio: "model ratio"}
 
 // Columns are the names --columns takes, in the table's order.
-var Columns = []string{"configuration", "old", "new", "vs_old", "throttled", "model_ratio"}
+var Columns = []string{"configuration", "old", "new", "vs_old", "cpu_vs_old", "throttled", "model_ratio"}
 
 // columns are the table's: the label is the rows' key; the two sides and
 // the change are always shown, and a narrow terminal drops the model
@@ -74,6 +74,7 @@ func columns(text bool) []table.Column {
 	cols := []table.Column{
 		{Name: header.label, Kind: table.Key}, {Name: header.old, Align: table.Right, Headline: true},
 		{Name: header.new, Align: table.Right, Headline: true}, {Name: header.change, Headline: true},
+		{Name: header.cpu, Headline: true},
 		{Name: header.throttled, Align: table.Right, Rank: 1}, {Name: header.ratio, Align: table.Right, Rank: 2},
 	}
 	for i := range cols {
@@ -135,6 +136,10 @@ func makeLayout(res Result) layout {
 		c.old = summaryText(r.Old) + mark(&l.notes, r.Old.Notes...)
 		c.new = summaryText(r.New) + mark(&l.notes, r.New.Notes...)
 		c.change = changeText(r) + mark(&l.notes, prefixed("warning: ", r.Warnings)...)
+		c.cpu = cpuText(r)
+		if why := r.Why(); why != "" {
+			c.cpu += mark(&l.notes, why)
+		}
 		c.bold = r.Significant
 		c.throttled = pairText(r.Old.ThrottledFraction, r.New.ThrottledFraction, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 		c.ratio = pairText(r.Old.ModelRatio, r.New.ModelRatio, func(v float64) string { return fmt.Sprintf("%.2f", v) })
@@ -189,16 +194,30 @@ func verdictText(res Result) string {
 		}
 		return fmt.Sprintf("%d %s", n, many)
 	}
-	return fmt.Sprintf("%s, %s, %d without significant change, of %s compared",
+	machine := 0
+	for _, r := range res.Rows {
+		if r.Cause == CauseMachine {
+			machine++
+		}
+	}
+	none := fmt.Sprintf("%d without significant change", res.Count(NoChange))
+	if machine > 0 {
+		none = fmt.Sprintf("%d without significant change (%d of them moved by the machine only)", res.Count(NoChange), machine)
+	}
+	return fmt.Sprintf("%s, %s, %s, of %s compared",
 		plural(res.Count(Regression), "regression", "regressions"),
 		plural(res.Count(Improvement), "improvement", "improvements"),
-		res.Count(NoChange), plural(len(res.Rows), "configuration", "configurations"))
+		none, plural(len(res.Rows), "configuration", "configurations"))
 }
 
 func methodText(res Result) []string {
+	judged := "judged by CPU per iteration where both sides have it, a wall change it does not show being the machine's where the machines' other load differed (--judge code)"
+	if res.Options.Judge == JudgeWall {
+		judged = "judged by the wall time (--judge wall)"
+	}
 	return []string{
-		fmt.Sprintf("significant: p < %v (two-sided Mann-Whitney U test on the per-iteration durations) and |change| ≥ %v%%",
-			res.Options.Alpha, res.Options.ThresholdPct),
+		fmt.Sprintf("significant: p < %v (two-sided Mann-Whitney U test on the per-iteration figures) and |change| ≥ %v%%; %s",
+			res.Options.Alpha, res.Options.ThresholdPct, judged),
 		fmt.Sprintf("time/iter: median ± %.0f%% confidence interval of the median; throttled: throttled periods; model ratio: measured mean / CFS model", 100*Confidence),
 	}
 }
@@ -248,11 +267,12 @@ func tableText(l layout, alone bool, v table.View) string {
 	}
 	t := &table.Table{Columns: columns(true)}
 	for _, c := range l.rows {
-		t.Rows = append(t.Rows, []string{c.label, c.old, c.new, c.change, c.throttled, c.ratio})
+		t.Rows = append(t.Rows, []string{c.label, c.old, c.new, c.change, c.cpu, c.throttled, c.ratio})
 	}
 	if alone {
 		t = table.Pick(t, table.Columns{Names: Columns[1:]})
 	}
+	t = dropCPU(t, l)
 	f := table.Fit(t, v)
 	var b strings.Builder
 	b.WriteString(f.Header() + "\n")
@@ -276,19 +296,24 @@ func markdownTable(res Result, cols table.Columns) string {
 	if len(l.rows) > 0 {
 		t := &table.Table{Style: table.Style{Dashes: 2}, Columns: columns(false)}
 		for _, c := range l.rows {
-			change := c.change
-			if c.bold {
-				// Bold the number only: the markers and the p-value stay plain.
-				num, rest, _ := strings.Cut(change, " ")
-				change = "**" + num + "** " + rest
+			// Bold the judged number only: the markers and the p-value stay plain.
+			bold := func(s string) string {
+				num, rest, _ := strings.Cut(s, " ")
+				return "**" + num + "** " + rest
+			}
+			change, cpu := c.change, c.cpu
+			if c.bold && res.Rows[len(t.Rows)].Cause == CauseCode {
+				cpu = bold(cpu)
+			} else if c.bold {
+				change = bold(change)
 			}
 			label := c.label
 			if label != "" {
 				label = "`" + mdCode(label) + "`"
 			}
-			t.Rows = append(t.Rows, []string{label, c.old, c.new, change, c.throttled, c.ratio})
+			t.Rows = append(t.Rows, []string{label, c.old, c.new, change, cpu, c.throttled, c.ratio})
 		}
-		table.Markdown(&b, table.Pick(t, cols))
+		table.Markdown(&b, dropCPU(table.Pick(t, cols), l))
 		b.WriteString("\n")
 	}
 	if len(l.onlyOld) > 0 {
@@ -327,6 +352,25 @@ func markdownTable(res Result, cols table.Columns) string {
 	ms := methodText(res)
 	fmt.Fprintf(&b, "<sub>%s.<br>%s.</sub>\n", ms[0], ms[1])
 	return b.String()
+}
+
+// dropCPU leaves out the CPU column where no row has the CPU time on
+// both sides (results from before compare judged it): a column of dashes
+// would push the throttled periods and the model ratio, which explain a
+// wall change, off a narrow table.
+func dropCPU(t *table.Table, l layout) *table.Table {
+	for _, r := range l.rows {
+		if r.cpu != "–" {
+			return t
+		}
+	}
+	var keep []string
+	for _, c := range t.Columns {
+		if c.ID != "cpu_vs_old" {
+			keep = append(keep, c.ID)
+		}
+	}
+	return table.Pick(t, table.Columns{Names: keep})
 }
 
 // mdCode keeps backticks from ending a code span.
@@ -368,10 +412,25 @@ func changeText(r Row) string {
 	if math.IsNaN(r.P) {
 		return "? (" + n + ")"
 	}
-	if !r.Significant {
+	if !r.WallSignificant {
 		return fmt.Sprintf("~ (%s %s)", pText(r.P), n)
 	}
 	return fmt.Sprintf("%+.1f%% (%s %s)", r.ChangePct, pText(r.P), n)
+}
+
+// cpuText is the CPU time per iteration's change as changeText says the
+// wall time's; "–" where a side has none.
+func cpuText(r Row) string {
+	c := r.CPU
+	switch {
+	case c == nil:
+		return "–"
+	case math.IsNaN(c.P):
+		return "?"
+	case !c.Significant:
+		return fmt.Sprintf("~ (%s)", pText(c.P))
+	}
+	return fmt.Sprintf("%+.1f%% (%s)", c.Pct, pText(c.P))
 }
 
 func pText(p float64) string {
@@ -402,6 +461,7 @@ type jsonResult struct {
 	Match        []string       `json:"match"`
 	Alpha        float64        `json:"alpha"`
 	ThresholdPct float64        `json:"threshold_pct"`
+	Judge        string         `json:"judge"`
 	Center       string         `json:"center"`
 	Confidence   float64        `json:"confidence"` // of the interval around the centre
 	Test         string         `json:"test"`
@@ -418,15 +478,38 @@ type jsonSide struct {
 }
 
 type jsonRow struct {
-	Key         string         `json:"key"`
-	Config      map[string]any `json:"config"`
-	Old         jsonSummary    `json:"old"`
-	New         jsonSummary    `json:"new"`
-	ChangePct   *float64       `json:"change_pct"`
-	P           *float64       `json:"p"`
-	Significant bool           `json:"significant"`
-	Verdict     Verdict        `json:"verdict"`
-	Warnings    []string       `json:"warnings"`
+	Key       string         `json:"key"`
+	Config    map[string]any `json:"config"`
+	Old       jsonSummary    `json:"old"`
+	New       jsonSummary    `json:"new"`
+	ChangePct *float64       `json:"change_pct"`
+	P         *float64       `json:"p"`
+	// WallSignificant is the wall time's own significance; Significant
+	// the verdict's, by what --judge judges (cause says which moved).
+	WallSignificant bool        `json:"wall_significant"`
+	CPU             *jsonChange `json:"cpu"`
+	Significant     bool        `json:"significant"`
+	Verdict         Verdict     `json:"verdict"`
+	Cause           *Cause      `json:"cause"`
+	Why             string      `json:"why"`
+	Warnings        []string    `json:"warnings"`
+}
+
+// jsonChange is the CPU time per iteration's change.
+type jsonChange struct {
+	OldMedianMs *float64 `json:"old_median_ms"`
+	NewMedianMs *float64 `json:"new_median_ms"`
+	ChangePct   *float64 `json:"change_pct"`
+	ChangeLoPct *float64 `json:"change_lo_pct"`
+	ChangeHiPct *float64 `json:"change_hi_pct"`
+	P           *float64 `json:"p"`
+	Significant bool     `json:"significant"`
+}
+
+// jsonMachine is what the machine's other work cost a side.
+type jsonMachine struct {
+	WaitShare  *float64 `json:"wait_share"`
+	OthersCPUs *float64 `json:"others_cpus"`
 }
 
 type jsonSummary struct {
@@ -439,7 +522,11 @@ type jsonSummary struct {
 	ThrottledFraction *float64  `json:"throttled_fraction"`
 	ModelRatio        *float64  `json:"model_ratio"`
 	DurationsMs       []float64 `json:"durations_ms"`
-	Notes             []string  `json:"notes"`
+	// CPUMsPerIteration are the pooled CPU times per iteration; null
+	// where a result lacks them.
+	CPUMsPerIteration []float64   `json:"cpu_ms_per_iteration"`
+	Machine           jsonMachine `json:"machine"`
+	Notes             []string    `json:"notes"`
 }
 
 type jsonUnmatch struct {
@@ -484,7 +571,7 @@ func nonNil(s []string) []string {
 func toJSON(res Result) jsonResult {
 	j := jsonResult{
 		Old: jsonSide{res.Old.Name, res.Old.Results}, New: jsonSide{res.New.Name, res.New.Results},
-		Match: res.Options.Match, Alpha: res.Options.Alpha, ThresholdPct: res.Options.ThresholdPct,
+		Match: res.Options.Match, Alpha: res.Options.Alpha, ThresholdPct: res.Options.ThresholdPct, Judge: res.Options.Judge,
 		Center: "median", Test: "mann-whitney-u, two-sided", Confidence: Confidence,
 		Rows: []jsonRow{}, OnlyOld: []jsonUnmatch{}, OnlyNew: []jsonUnmatch{},
 		Verdicts: map[string]int{string(Regression): res.Count(Regression), string(Improvement): res.Count(Improvement), string(NoChange): res.Count(NoChange)},
@@ -492,7 +579,8 @@ func toJSON(res Result) jsonResult {
 	}
 	sum := func(s Summary) jsonSummary {
 		out := jsonSummary{Results: s.Runs, N: s.N, ThrottledFraction: numPtr(s.ThrottledFraction), ModelRatio: numPtr(s.ModelRatio),
-			DurationsMs: s.Values, Notes: nonNil(s.Notes)}
+			DurationsMs: s.Values, Notes: nonNil(s.Notes), CPUMsPerIteration: s.CPU,
+			Machine: jsonMachine{WaitShare: numPtr(s.Machine.WaitShare), OthersCPUs: numPtr(s.Machine.OthersCPUs)}}
 		if out.DurationsMs == nil {
 			out.DurationsMs = []float64{}
 		}
@@ -502,8 +590,18 @@ func toJSON(res Result) jsonResult {
 		return out
 	}
 	for _, r := range res.Rows {
-		j.Rows = append(j.Rows, jsonRow{Key: r.Key, Config: configJSON(r.Fields), Old: sum(r.Old), New: sum(r.New),
-			ChangePct: num(r.ChangePct), P: num(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: nonNil(r.Warnings)})
+		row := jsonRow{Key: r.Key, Config: configJSON(r.Fields), Old: sum(r.Old), New: sum(r.New),
+			ChangePct: num(r.ChangePct), P: num(r.P), WallSignificant: r.WallSignificant, Significant: r.Significant, Verdict: r.Verdict,
+			Why: r.Why(), Warnings: nonNil(r.Warnings)}
+		if r.Cause != "" {
+			c := r.Cause
+			row.Cause = &c
+		}
+		if c := r.CPU; c != nil {
+			row.CPU = &jsonChange{OldMedianMs: num(c.OldMs), NewMedianMs: num(c.NewMs), ChangePct: num(c.Pct),
+				ChangeLoPct: num(c.LoPct), ChangeHiPct: num(c.HiPct), P: num(c.P), Significant: c.Significant}
+		}
+		j.Rows = append(j.Rows, row)
 	}
 	for _, u := range res.OnlyOld {
 		j.OnlyOld = append(j.OnlyOld, jsonUnmatch{u.Key, configJSON(u.Fields), u.Results})

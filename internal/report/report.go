@@ -24,8 +24,11 @@ type Report struct {
 	// throttled time, durations_ms's twin: the union over CPUs of the
 	// traced throttles that overlapped it.
 	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration,omitempty"`
-	// CountersPerIteration (a command) is durations_ms's other twin: each
-	// measured run's CPU time and what the cgroup's cpu.stat moved over it.
+	// CountersPerIteration is durations_ms's other twin: each measured
+	// iteration's CPU time (the workers' threads, or a command's process
+	// tree) and, for a command, what the cgroup's cpu.stat moved over it.
+	// compare judges the CPU time beside the wall time: it moves with the
+	// code, hardly with the machine's other load.
 	CountersPerIteration []IterationCounters `json:"counters_per_iteration,omitempty"`
 	Stats                Stats               `json:"stats"`
 	Workers              []Worker            `json:"workers"`

@@ -90,11 +90,17 @@ func Build(in Input) *report.Report {
 	var cpuPerIter []float64
 	for _, it := range in.Result.Iterations {
 		r.DurationsMs = append(r.DurationsMs, ms(it.Wall))
-		if st := it.Stat; st != nil && len(it.Workers) == 1 {
-			c := report.IterationCounters{CPUMs: ms(it.Workers[0].CPU), NrPeriods: st.NrPeriods, NrThrottled: st.NrThrottled}
-			if st.ThrottledTime != nil {
-				t := ms(*st.ThrottledTime)
-				c.ThrottledMs = &t
+		if len(it.Workers) > 0 {
+			c := report.IterationCounters{}
+			for _, s := range it.Workers {
+				c.CPUMs += ms(s.CPU)
+			}
+			if st := it.Stat; st != nil {
+				c.NrPeriods, c.NrThrottled = st.NrPeriods, st.NrThrottled
+				if st.ThrottledTime != nil {
+					t := ms(*st.ThrottledTime)
+					c.ThrottledMs = &t
+				}
 			}
 			r.CountersPerIteration = append(r.CountersPerIteration, c)
 		}
