@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,11 +81,56 @@ func TestContentionOfABusyLoopOnEachCPU(t *testing.T) {
 	}
 }
 
+// The default parent's weight is written and read back as the result
+// says it: 10000 on v2's scale in throttlebench's own parent, the kernel's
+// default, 100, in a parent of the user's, which throttlebench leaves as
+// it is. No timing: this is what the v2 guest runs, where the weight is
+// cpu.weight written through the library.
+func TestDefaultParentWeighs(t *testing.T) {
+	hier := needRoot(t)
+	weight := func(parent string) int {
+		dir := t.TempDir()
+		tag := newTag(t)
+		out := filepath.Join(dir, "r.json")
+		args := []string{"run", "--cpus", "0.5", "--iterations", "1", "--batch", "1", "-o", out}
+		if parent != "" {
+			args = append(args, "--parent", parent)
+		}
+		o := runCmd(t, taggedCmd(tag, args...))
+		require.Equal(t, 0, o.code, o.stderr)
+		assertNothingLeft(t, parent, tag, dir, "r.json")
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		var r struct {
+			Cgroup struct {
+				ParentWeight int `json:"parent_weight"`
+			} `json:"cgroup"`
+		}
+		require.NoError(t, json.Unmarshal(data, &r))
+		return r.Cgroup.ParentWeight
+	}
+	assert.Equal(t, 10000, weight(""))
+	plain := topParent(t, hier, false)
+	assert.Equal(t, 100, weight(plain))
+	shares, sharesErr := os.ReadFile(filepath.Join(plain, "cpu.shares"))
+	w, weightErr := os.ReadFile(filepath.Join(plain, "cpu.weight"))
+	if hier.Version == 2 {
+		require.NoError(t, weightErr)
+		assert.Equal(t, "100", strings.TrimSpace(string(w)), "the user's parent is not changed")
+	} else {
+		require.NoError(t, sharesErr)
+		assert.Equal(t, "1024", strings.TrimSpace(string(shares)), "the user's parent is not changed")
+	}
+}
+
 // throttlebench's default parent outweighs the loops
 // (cgroup.DefaultParentWeight): beside the same loops the work waits a
 // small share of its runnable time. The same 30 runs: wait_share
 // 0.004–0.026, mean 0.012, sd 0.006; the bound, 0.1, is 14 sd above the
 // mean and below the least the default weight's parent waited (0.300).
+// Measured on this host's 6.18 (EEVDF) only: in the v2 guest's 6.1 under
+// emulation one run waited 0.269 here against 0.626 at the default weight
+// (a clean-clone CI run), so the guest runs TestDefaultParentWeighs.
 func TestDefaultParentOutweighsANeighbour(t *testing.T) {
 	needRoot(t)
 	c, _ := besideLoops(t, "")

@@ -27,7 +27,7 @@ TestCpusetNeedsItInANamedParent       a --parent without +cpuset refused
 TestCpusetDefaultParentNeedsTheTop    the top must offer cpuset (v2 only)
 TestCpusetParentKilledThenCleanup     a killed run'"'"'s cpuset slices cleaned up
 TestContentionOfABusyLoopOnEachCPU    the threads read from cgroup.threads, and cpu.pressure (v2 only)
-TestDefaultParentOutweighsANeighbour  the default parent'"'"'s cpu.weight, written by the library
+TestDefaultParentWeighs               the default parent'"'"'s cpu.weight written and read back, a named parent'"'"'s left
 TestSignalsLeaveNothingBehind         SIGINT and SIGTERM: v2 slices removed
 TestChildCrashLeavesNothingBehind     a crashed child: the same
 TestTimeoutLeavesNothingBehind        --timeout: the same
