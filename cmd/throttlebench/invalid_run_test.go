@@ -71,7 +71,7 @@ func invalidRunCases(f invalidFiles) []invalidCase {
 		{[]string{"run", "--gomaxprocs", "0"}, []string{`--gomaxprocs "0"`, "workers, runtime, floor or ceil"}},
 		{[]string{"run", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
 		{[]string{"run", "--gomaxprocs", "1000000000"}, []string{`--gomaxprocs "1000000000"`, "between 1 and 1024"}},
-		{[]string{"run", "--format", "yaml"}, []string{`--format "yaml"`, "json, text"}},
+		{[]string{"run", "--format", "yaml"}, []string{`--format "yaml"`, "json, text, gobench, github-action-benchmark, bmf, csv, markdown"}},
 		{[]string{"run", "--workload", "sha"}, []string{`--workload "sha"`, "bcrypt"}},
 		{[]string{"run", "--workload", "memtouch", "--memory", "old"}, []string{`--memory "old"`, "fresh, reuse"}},
 		{[]string{"run", "--workload", "memtouch", "--touch", "half"}, []string{`--touch "half"`, "all, page"}},

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the values --format accepts for a run.
-var Formats = []string{"json", "text", "gobench"}
+var Formats = slices.Concat([]string{"json", "text"}, CIFormats)
 
 // Write renders r in the given format.
 func Write(w io.Writer, r *report.Report, format string) error {
@@ -26,10 +26,24 @@ func Write(w io.Writer, r *report.Report, format string) error {
 		return report.WriteJSON(w, r)
 	case "text":
 		return writeText(w, r)
-	case "gobench":
-		return WriteGobench(w, []*report.Report{r})
 	}
-	return fmt.Errorf("unknown format %q", format)
+	return WriteRuns(w, []*report.Report{r}, format)
+}
+
+// WriteRuns writes reports in one of CIFormats.
+func WriteRuns(w io.Writer, reports []*report.Report, format string) error {
+	if format == Gobench {
+		return WriteGobench(w, reports)
+	}
+	return WriteMetrics(w, RunMetrics(reports), format)
+}
+
+// WriteLatencies writes latency results in one of CIFormats.
+func WriteLatencies(w io.Writer, reports []*report.Latency, format string) error {
+	if format == Gobench {
+		return WriteBenches(w, LatencyBenches(reports))
+	}
+	return WriteMetrics(w, LatencyMetrics(reports), format)
 }
 
 // workloadText names the workload with its own values, as it says.

@@ -137,8 +137,12 @@ func TestWriteFormats(t *testing.T) {
 		switch format {
 		case "json":
 			require.NoError(t, report.WriteJSON(&direct, sample()))
-		case "gobench":
+		case Gobench:
 			require.NoError(t, WriteGobench(&direct, []*report.Report{sample()}))
+		case GitHubActionBenchmark:
+			require.NoError(t, WriteGitHubActionBenchmark(&direct, RunMetrics([]*report.Report{sample()})))
+		case BMF:
+			require.NoError(t, WriteBMF(&direct, RunMetrics([]*report.Report{sample()})))
 		case "text":
 			require.NoError(t, writeText(&direct, sample()))
 		}
