@@ -43,7 +43,7 @@ func invalidLatencyCases(f invalidFiles) []invalidCase {
 		// latency: settings
 		{[]string{"latency", "--cpus", "0.5,1", "--trace-out", "e.json"}, []string{`--trace-out "e.json"`, "one configuration", "has 2"}},
 		{[]string{"latency", "--instances", "shared", "--plot", "t.svg"}, []string{`--plot "t.svg"`, "with --trace"}},
-		{[]string{"latency", "--format", "gobench"}, []string{`--format "gobench"`, "json, text, csv, markdown"}},
+		{[]string{"latency", "--format", "benchstat"}, []string{`--format "benchstat"`, "json, text, csv, markdown, gobench, github-action-benchmark, bmf"}},
 		{[]string{"latency", "--plot", "out.pdf"}, []string{`--plot "out.pdf"`, ".svg or .png"}},
 		{[]string{"latency", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
 		{[]string{"latency", "--cgroup", "current", "--cpus", "0.5"}, []string{`--cpus "0.5" cannot be used with --cgroup current`}},

@@ -57,7 +57,7 @@ func invalidSizeCases(f invalidFiles) []invalidCase {
 		{with("--busy", "ignore"), []string{`invalid --busy "ignore"`, "refuse, count"}},
 		{with("--budget", "-1s"), []string{"invalid --budget -1s"}},
 		{with("--cgroup", "current"), []string{`--cgroup "current" cannot be used with size`}},
-		{with("--format", "csv"), []string{`--format "csv"`, "text, json"}},
+		{with("--format", "csv"), []string{`--format "csv"`, "text, json, gobench, github-action-benchmark, bmf"}},
 		{with("--", "true"), []string{`unexpected command "true"`, "closed loop"}},
 		{[]string{"size", "--slo", "mean<=1.2x", "--work", "5ms", "--", "true"}, []string{`unexpected command "true"`, "an open-loop parameter (--rate, --work, …) was given"}},
 		{[]string{"size", "--slo", "mean<=1.2x", "--", "/nonexistent/cmd"}, []string{`invalid command "/nonexistent/cmd"`}},

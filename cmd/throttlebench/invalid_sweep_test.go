@@ -19,7 +19,7 @@ func invalidSweepCases(f invalidFiles) []invalidCase {
 		{[]string{"sweep", "--cost", "3,4"}, []string{"--cost 3"}},
 		{[]string{"sweep", "--gomaxprocs", "all"}, []string{`--gomaxprocs "all"`}},
 		{[]string{"sweep", "--quota", "10ms", "--cpus", "0.5"}, []string{"conflicts"}},
-		{[]string{"sweep", "--format", "xml"}, []string{`--format "xml"`, "csv, markdown, gobench"}},
+		{[]string{"sweep", "--format", "xml"}, []string{`--format "xml"`, "csv, markdown, gobench, github-action-benchmark, bmf"}},
 		{[]string{"sweep", "--plot", "out.pdf"}, []string{`--plot "out.pdf"`, ".svg or .png"}},
 		{[]string{"sweep", "--plot", "/nonexistent/x.svg"}, []string{`--plot "/nonexistent/x.svg"`, "does not exist"}},
 		{[]string{"sweep", "--cgroup", "current", "--cpus", "0.5,1"}, []string{"cannot be used with --cgroup current"}},

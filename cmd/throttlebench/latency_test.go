@@ -19,7 +19,7 @@ func TestLatencyHelpListsItsFlags(t *testing.T) {
 		assert.NotContains(t, stdout, f+" ")
 	}
 	assert.Contains(t, stdout, "worker threads serving requests from the queue", "workers' help in latency")
-	assert.Contains(t, stdout, `output format: json, text, csv, markdown; without it, what -o's extension names (.json, .txt, .csv, .md), else text (default "text")`)
+	assert.Contains(t, stdout, `output format: json, text, csv, markdown, gobench, github-action-benchmark, bmf; without it, what -o's extension names (.json, .txt, .csv, .md), else text (default "text")`)
 	assert.Contains(t, stdout, "max: no quota (as --quota max); a list or range, max an unlimited arm beside the limited ones")
 	assert.Contains(t, stdout, "send the requests to this http:// (or https://) URL", "https is taken too (issue 33)")
 	assert.Contains(t, stdout, "with --target and no --serve: the server's cgroup", "--cgroup PATH, which the help left out")

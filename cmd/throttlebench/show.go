@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -19,7 +20,7 @@ type showOptions struct {
 
 // showFormats are every format some result is shown in; each kind checks
 // its own.
-var showFormats = []string{"text", "json", "csv", "markdown", "gobench"}
+var showFormats = append([]string{"text", "json", "csv", "markdown"}, render.CIFormats...)
 
 func newCmdShow(stdout, stderr io.Writer) *cobra.Command {
 	o := &showOptions{}
@@ -94,10 +95,6 @@ func (o *showOptions) execute(path string, formatGiven bool, stdout, stderr io.W
 	if err := writeOutput(o.output, stdout, func(w io.Writer) error { return res.Write(w, o.format, v) }); err != nil {
 		return err
 	}
-	var ws []labelled
-	for _, w := range res.Warnings() {
-		ws = append(ws, w)
-	}
-	warnOnce(stderr, o.format, o.output, ws)
+	warnOnce(stderr, o.format, o.output, append(res.Warnings(), show.LeftOut(res, o.format)...))
 	return nil
 }

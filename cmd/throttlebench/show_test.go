@@ -56,13 +56,13 @@ func TestShowRefuses(t *testing.T) {
 		{[]string{"show", other}, `"` + other + `" is no result show reads (run, sweep, latency, sample, simulate, size)`},
 		{[]string{"show", showFixture("run.json"), "--plot", svg}, `invalid --plot "` + svg + `": a run result has no picture to draw again`},
 		{[]string{"show", showFixture("run.json"), "--plot", "run.pdf"}, "want a file name ending in .svg or .png"},
-		{[]string{"show", showFixture("latency.json"), "--format", "gobench"}, `invalid --format "gobench": a latency result is shown as json, text, csv, markdown`},
+		{[]string{"show", showFixture("sample.json"), "--format", "gobench"}, `invalid --format "gobench": a sample result is shown as json, text, csv`},
 		{[]string{"show", showFixture("sample.json"), "--columns", "p99_ms"}, `invalid --columns "p99_ms": a sample result's --format text has no table of configurations`},
 		{[]string{"show", showFixture("run.json"), "--columns", "p99_ms"}, "a run result's --format text has no table of configurations"},
 		{[]string{"show", showFixture("sweep.json"), "--columns", "p99_ms", "--format", "json"}, "--columns \"p99_ms\": a sweep result's --format json has no table"},
 		{[]string{"show", showFixture("sweep.json"), "--columns", "nonsense"}, "nonsense"},
 		{[]string{"show", showFixture("sweep.json"), "--format", "yaml"}, `--format "yaml"`},
-		{[]string{"show", showFixture("size.json"), "--format", "gobench"}, `invalid --format "gobench": a size result is shown as text, json, csv, markdown`},
+		{[]string{"show", showFixture("simulate.json"), "--format", "bmf"}, `invalid --format "bmf": a simulate result is shown as text, json, csv, markdown`},
 		{[]string{"show", showFixture("size-busy.json"), "--plot", svg}, "this size result measured no level"},
 	} {
 		code, stdout, stderr := runCLI(c.args...)

@@ -133,7 +133,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	if werr := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); werr != nil {
 		return werr
 	}
-	warnOnce(stderr, s.Format, s.Output, unlabelled(res.Warnings))
+	warnOnce(stderr, s.Format, s.Output, unlabelled(append(res.Warnings, res.LeftOut(s.Format)...)))
 	if draw {
 		if perr := plot.SaveSize(p.Plot, sizing.Chart(res)); perr != nil {
 			return perr

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -20,24 +21,28 @@ import (
 type Row = sweep.Outcome[*report.Latency]
 
 // Formats are latency's output formats.
-var Formats = []string{"json", "text", "csv", "markdown"}
+var Formats = append([]string{"json", "text", "csv", "markdown"}, render.CIFormats...)
 
 // Write writes rows in format. JSON is one object for a single
 // configuration given without lists, an array otherwise (list says which).
-// The tables show the columns v chooses; text fits v's width (table.Fit).
+// The formats CI tools read hold the configurations that ran, a
+// benchmark each. The tables show the columns v chooses; text fits v's
+// width (table.Fit).
 func Write(w io.Writer, rows []Row, format string, list bool, v table.View) error {
+	var reports []*report.Latency
+	for _, r := range rows {
+		if r.Report != nil {
+			reports = append(reports, r.Report)
+		}
+	}
 	switch format {
 	case "json":
-		var reports []*report.Latency
-		for _, r := range rows {
-			if r.Report != nil {
-				reports = append(reports, r.Report)
-			}
-		}
 		if !list && len(reports) == 1 {
 			return report.WriteJSON(w, reports[0])
 		}
 		return report.WriteJSON(w, reports)
+	case render.Gobench, render.GitHubActionBenchmark, render.BMF:
+		return render.WriteLatencies(w, reports, format)
 	}
 	layout, head := build, header
 	if onInstances(rows) {

@@ -51,3 +51,13 @@ func (s SizeResult) Plot(path string) error {
 	return plot.SaveSize(path, sizing.Chart(s.R))
 }
 func (s SizeResult) Warnings() []Warning { return unlabelled(s.R.Warnings) }
+
+// LeftOut says why format holds no figure of res, for stderr where a
+// kind's format may hold none: a size result without a recommendation in
+// the formats CI tools read.
+func LeftOut(res Result, format string) []Warning {
+	if s, ok := res.(SizeResult); ok {
+		return unlabelled(s.R.LeftOut(format))
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/golden"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -31,7 +32,7 @@ func TestShowSizeIsWhatSizePrinted(t *testing.T) {
 		res, err := Read(filepath.Join("testdata", f))
 		require.NoError(t, err, f)
 		assert.Equal(t, "size", res.Kind(), "recognised from its content")
-		assert.Equal(t, []string{"text", "json", "csv", "markdown"}, res.Formats())
+		assert.Equal(t, []string{"text", "json", "csv", "markdown", "gobench", "github-action-benchmark", "bmf"}, res.Formats())
 		data, err := os.ReadFile(filepath.Join("testdata", f))
 		require.NoError(t, err)
 		var r sizing.Result
@@ -112,4 +113,22 @@ func TestShowSizeBroken(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want, c.name)
 		assert.NotContains(t, err.Error(), "\n", c.name)
 	}
+}
+
+// A size result without a recommendation has no figure for the formats
+// CI tools read: show says why on stderr (LeftOut), and of one with a
+// recommendation, or of another kind, nothing.
+func TestShowSizeLeftOut(t *testing.T) {
+	busy, err := Read(filepath.Join("testdata", "size-busy.json"))
+	require.NoError(t, err)
+	why := texts(LeftOut(busy, render.Gobench))
+	require.Len(t, why, 1)
+	assert.Contains(t, why[0], "--format gobench holds no benchmark")
+	assert.Empty(t, LeftOut(busy, "text"))
+	answered, err := Read(filepath.Join("testdata", "size.json"))
+	require.NoError(t, err)
+	assert.Empty(t, LeftOut(answered, render.BMF))
+	run, err := Read(filepath.Join("testdata", "run.json"))
+	require.NoError(t, err)
+	assert.Empty(t, LeftOut(run, render.BMF))
 }

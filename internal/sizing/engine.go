@@ -64,7 +64,7 @@ func (e Engine) Run(ctx context.Context, p Plan) (Result, error) {
 	r.farBound(p, figure)
 	r.Arms, r.UsageRules, r.Windows = append(r.Arms, unl), rules(trace), len(unl.Windows)
 	if len(unl.Windows) > 0 {
-		r.Kernel = unl.Windows[0].kernel
+		r.Kernel, r.CgroupVersion = unl.Windows[0].kernel, unl.Windows[0].cgroupVersion
 	}
 	if err != nil || uans.Incomplete {
 		return r.end(p, parent, uans.Stopped, err, "while the unlimited arm was measured")
@@ -443,6 +443,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		w.OfferedRPS, w.AchievedRPS, w.Throttling = &l.OfferedRPS, &l.AchievedRPS, l.Throttling
 		w.short = l.Dropped > 0 || l.AchievedRPS < ShortRate*l.OfferedRPS
 		w.kernel, w.cpus100ms, w.floor, w.Contention = l.Host.Kernel, l.CPUs100ms, l.FloorMs, l.Contention
+		w.cgroupVersion = l.Cgroup.Version
 		// The window ends with its last response; on-off arrivals leave
 		// the rest of the schedule quiet, which a service's usage has too.
 		// Counted from the sampled intervals' end, to the nearest interval.
@@ -468,7 +469,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		for _, d := range r.DurationsMs {
 			w.WindowMs += d
 		}
-		w.kernel, w.cpus100ms, w.Contention = r.Host.Kernel, r.CPUs100ms, r.Contention
+		w.kernel, w.cpus100ms, w.Contention, w.cgroupVersion = r.Host.Kernel, r.CPUs100ms, r.Contention, r.Cgroup.Version
 	}
 	// Refused (or counted, marked) only where the work measurably waited
 	// for CPUs others held nearly as long as it ran

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
@@ -23,8 +24,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
 
-// Formats are what size writes.
-var Formats = []string{"text", "json"}
+// Formats are what size writes: its own, and the recommendation in the
+// formats CI tools read.
+var Formats = append([]string{"text", "json"}, render.CIFormats...)
 
 // BusyChoices are --busy's values: a window whose result says others kept
 // the machine busy is refused (no verdict, another taken in its place), or

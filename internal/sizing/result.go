@@ -33,6 +33,9 @@ type Result struct {
 	PeriodUs   int64   `json:"period_us"`
 	Confidence float64 `json:"confidence"`
 	Kernel     string  `json:"kernel"`
+	// CgroupVersion is the windows' cgroup version (1 or 2); absent in
+	// results written before it.
+	CgroupVersion int `json:"cgroup_version,omitempty"`
 	// UnlimitedMs is the unlimited arm's median figure; BoundMs the bound a
 	// window's figure must meet (a relative SLO's factor times it).
 	UnlimitedMs *float64 `json:"unlimited_ms"`
@@ -176,6 +179,8 @@ type Window struct {
 	OfferedRPS  *float64           `json:"offered_rps,omitempty"`
 	AchievedRPS *float64           `json:"achieved_rps,omitempty"`
 	Throttling  report.Throttling  `json:"throttling"`
+
+	cgroupVersion int // the result's, for Result.CgroupVersion
 }
 
 // RefusedContended is why a window is refused where its work waited for

@@ -15,13 +15,17 @@ import (
 
 // WriteFormats are what Write writes: size's own (Formats), and the arms
 // table as CSV and markdown, which show writes of a saved result.
-var WriteFormats = []string{"text", "json", "csv", "markdown"}
+var WriteFormats = slices.Insert(slices.Clone(Formats), 2, "csv", "markdown")
 
 // Write writes r as format (one of WriteFormats): json; text (what was
 // asked, the arms table, the recommendation, then the warnings), its lines
 // of prose wrapped at width (0: not wrapped); markdown, the same as a
-// page; csv, the arms table alone.
+// page; csv, the arms table alone; the formats CI tools read, the
+// recommendation (writeCI).
 func Write(w io.Writer, r Result, format string, width int) error {
+	if isCI(format) {
+		return writeCI(w, r, format)
+	}
 	switch format {
 	case "json":
 		e := json.NewEncoder(w)

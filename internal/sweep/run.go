@@ -448,11 +448,11 @@ func WriteRows(w io.Writer, rows []Row, format string, v table.View) error {
 		return WriteCSV(w, rows, v.Columns)
 	case "markdown":
 		return WriteMarkdown(w, rows, v.Columns)
-	case "gobench":
-		return render.WriteGobench(w, reports)
+	case render.Gobench, render.GitHubActionBenchmark, render.BMF:
+		return render.WriteRuns(w, reports, format)
 	}
 	return WriteText(w, rows, v)
 }
 
 // Formats are the sweep's output formats; a table for people by default.
-var Formats = []string{"json", "text", "csv", "markdown", "gobench"}
+var Formats = append([]string{"json", "text", "csv", "markdown"}, render.CIFormats...)
