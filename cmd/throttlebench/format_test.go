@@ -84,7 +84,7 @@ func TestOutputExtensionRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"sample", "--duration", "1s"}, "usage.md", "sample writes json, text, csv (.json, .txt, .csv), not markdown; give the file one of those extensions, or --format to write one of them under this name"},
-		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json (.txt, .md, .json), not csv; give the file one of those extensions, or --format"},
+		{[]string{"compare", fixture("run.json"), fixture("run.json")}, "c.csv", "compare writes text, markdown, json, github-action-benchmark, bmf (.txt, .md, .json), not csv; give the file one of those extensions, or --format"},
 		{[]string{"collect", "-"}, "results.csv", "collect writes json (.json), not csv; give the file that extension"},
 		{[]string{"collect", "-"}, "results.txt", "collect writes json (.json), not text"},
 		{[]string{"collect", "-"}, "results.md", "collect writes json (.json), not markdown"},

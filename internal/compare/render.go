@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // Formats lists the output formats of a comparison.
-var Formats = []string{"text", "markdown", "json"}
+var Formats = []string{"text", "markdown", "json", render.GitHubActionBenchmark, render.BMF}
 
 // Write renders res as text (a benchstat-like table), markdown (for a pull
 // request or a CI job summary) or json (for machines). The tables show the
@@ -32,6 +33,8 @@ func Write(w io.Writer, res Result, format string, v table.View) error {
 			return err
 		}
 		s = string(b) + "\n"
+	case render.GitHubActionBenchmark, render.BMF:
+		return render.WriteMetrics(w, metrics(res), format)
 	default:
 		return fmt.Errorf("unknown format %q", format)
 	}
