@@ -112,12 +112,12 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 	if r.Format != "text" || r.Output != "" {
 		for _, w := range res.Warnings {
 			if !compare.Unpaired(w) {
-				fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w)
+				fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w.Text)
 			}
 		}
 		for _, row := range res.Rows {
 			for _, w := range row.Warnings {
-				fmt.Fprintf(stderr, "throttlebench: warning: %s: %s\n", row.Key, w)
+				fmt.Fprintf(stderr, "throttlebench: warning: %s: %s\n", row.Key, w.Text)
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func compareSizes(r compare.Run, old, new compare.SizeSide, stdout, stderr io.Wr
 	}
 	if r.Format != "text" || r.Output != "" {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w)
+			fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w.Text)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/testenv"
 )
@@ -133,7 +134,9 @@ func TestShowOutputExtension(t *testing.T) {
 // Warnings reach a person once, in every format (issue 28): on stderr,
 // unless the text on stdout shows them already.
 func TestWarnOnce(t *testing.T) {
-	ws := []labelled{{Text: "few periods: raise --iterations"}, {Text: "few periods: raise --iterations"}, {Label: "cpus=0.5", Text: "busy machine"}}
+	few := report.Warning{Kind: report.KindFewPeriods, Text: "few periods: raise --iterations"}
+	busy := report.Warning{Kind: report.KindBusyMachine, Text: "busy machine"}
+	ws := []labelled{{Warning: few}, {Warning: few}, {Label: "cpus=0.5", Warning: busy}}
 	for _, c := range []struct {
 		format, output, want string
 	}{
@@ -147,21 +150,22 @@ func TestWarnOnce(t *testing.T) {
 		assert.Equal(t, c.want, b.String(), "%s to %q", c.format, c.output)
 	}
 
-	rows := []sweep.Outcome[[]string]{
-		{Config: sweep.Config{{Flag: "cpus", Value: "0.2"}}, Report: []string{"few periods"}},
+	same := func(r []report.Warning) []report.Warning { return r }
+	rows := []sweep.Outcome[[]report.Warning]{
+		{Config: sweep.Config{{Flag: "cpus", Value: "0.2"}}, Report: []report.Warning{few}},
 		{Config: sweep.Config{{Flag: "cpus", Value: "0.5"}}, Skipped: "the kernel refused"},
 	}
-	got := outcomeWarnings(rows, func(r []string) []string { return r })
+	got := outcomeWarnings(rows, same)
 	require.Len(t, got, 1, "a skipped configuration has no report")
 	assert.Equal(t, "cpus=0.2", got[0].Label, "several configurations: each warning says which")
-	assert.Equal(t, "few periods", got[0].Text)
-	assert.Empty(t, outcomeWarnings(rows[:1], func(r []string) []string { return r })[0].Label, "one configuration: no label")
+	assert.Equal(t, few, got[0].Warning)
+	assert.Empty(t, outcomeWarnings(rows[:1], same)[0].Label, "one configuration: no label")
 
 	// A warning every configuration that ran has is said once, unlabelled
 	// (issue 33: a sweep said "few iterations" once per row).
-	rows = append(rows, sweep.Outcome[[]string]{Config: sweep.Config{{Flag: "cpus", Value: "1"}}, Report: []string{"busy machine", "few periods"}})
-	got = outcomeWarnings(rows, func(r []string) []string { return r })
-	assert.Equal(t, []labelled{{Text: "few periods"}, {Label: "cpus=1", Text: "busy machine"}}, got)
+	rows = append(rows, sweep.Outcome[[]report.Warning]{Config: sweep.Config{{Flag: "cpus", Value: "1"}}, Report: []report.Warning{busy, few}})
+	got = outcomeWarnings(rows, same)
+	assert.Equal(t, []labelled{{Warning: few}, {Label: "cpus=1", Warning: busy}}, got)
 }
 
 // run writes what -o's extension names: CSV and markdown as the one-row

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -123,7 +124,8 @@ func TestSampleWholeMachine(t *testing.T) {
 	var f usage.File
 	require.NoError(t, json.Unmarshal([]byte(out), &f))
 	require.Len(t, f.Warnings, 1)
-	assert.Contains(t, f.Warnings[0], "cgroup / is the whole machine: every process's CPU is counted")
+	assert.Equal(t, report.KindWholeMachine, f.Warnings[0].Kind)
+	assert.Contains(t, f.Warnings[0].Text, "cgroup / is the whole machine: every process's CPU is counted")
 
 	out, err = sampleAt(t, "/job", r, context.Background(), func() {})
 	require.NoError(t, err)
@@ -217,7 +219,8 @@ func TestSampleIdleAdvisesNoLimit(t *testing.T) {
 			var f usage.File
 			require.NoError(t, json.Unmarshal(out.Bytes(), &f))
 			require.NotEmpty(t, f.Warnings)
-			assert.Contains(t, f.Warnings[len(f.Warnings)-1], "no CPU used: no limit to advise")
+			assert.Equal(t, report.KindNoLimitToAdvise, f.Warnings[len(f.Warnings)-1].Kind)
+			assert.Contains(t, f.Warnings[len(f.Warnings)-1].Text, "no CPU used: no limit to advise")
 		}
 	}
 }

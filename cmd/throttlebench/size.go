@@ -15,6 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
@@ -128,7 +129,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	// Ctrl-C and a server that exited too, marked incomplete.
 	draw := p.Plot != "" && len(res.Arms) > 1
 	if p.Plot != "" && !draw {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("--plot %s not drawn: no level was measured", p.Plot))
+		res.Warnings = append(res.Warnings, report.Warn(report.KindPlotNotDrawn, "--plot %s not drawn: no level was measured", p.Plot))
 	}
 	if werr := writeOutput(s.Output, stdout, func(w io.Writer) error { return sizing.Write(w, res, s.Format, tableWidth(s.Output, stdout)) }); werr != nil {
 		return werr

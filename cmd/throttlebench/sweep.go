@@ -95,7 +95,7 @@ func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, 
 	if err := save(rows); err != nil {
 		return err
 	}
-	warnOnce(stderr, s.Format, s.Output, outcomeWarnings(rows, func(r *report.Report) []string { return closedLoopWarnings(s.Format, r.Warnings) }))
+	warnOnce(stderr, s.Format, s.Output, outcomeWarnings(rows, func(r *report.Report) []report.Warning { return closedLoopWarnings(s.Format, r.Warnings) }))
 	if o.Plot == "" {
 		return nil
 	}

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
@@ -40,7 +38,7 @@ func warnOnce(stderr io.Writer, format, output string, warnings []labelled) {
 // format compare cannot read (text, CSV, markdown) without the note that
 // compare could never find a change in the result, which matters only
 // where a JSON result is kept to be compared.
-func closedLoopWarnings(format string, ws []string) []string {
+func closedLoopWarnings(format string, ws []report.Warning) []report.Warning {
 	if format == "json" {
 		return ws
 	}
@@ -52,17 +50,17 @@ func closedLoopWarnings(format string, ws []string) []string {
 type labelled = sweep.Warning
 
 // unlabelled are one result's warnings.
-func unlabelled(ws []string) []labelled {
+func unlabelled(ws []report.Warning) []labelled {
 	out := make([]labelled, len(ws))
 	for i, w := range ws {
-		out[i] = labelled{Text: w}
+		out[i] = labelled{Warning: w}
 	}
 	return out
 }
 
 // outcomeWarnings are a list's warnings as stderr says them
 // (sweep.Labelled).
-func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) []labelled {
+func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []report.Warning) []labelled {
 	return sweep.Labelled(rows, warnings)
 }
 
@@ -72,10 +70,10 @@ func outcomeWarnings[R any](rows []sweep.Outcome[R], warnings func(R) []string) 
 func latencyWarnings(rows []latency.Row) []labelled {
 	rest, shared := latency.SharedWarnings(rows)
 	var out []labelled
-	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []string { return r.Warnings })...) {
+	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []report.Warning { return r.Warnings })...) {
 		// A failed target's warning is the error's text (targetopts.Failed),
 		// said last: once, not twice.
-		if !strings.Contains(w.Text, build.FailedRunWarning) {
+		if w.Kind != report.KindFailedRun {
 			out = append(out, w)
 		}
 	}

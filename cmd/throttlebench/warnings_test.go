@@ -11,15 +11,18 @@ import (
 )
 
 // A warning every configuration has goes to stderr once, unlabelled; the
-// others with their configuration; the reports keep all of theirs.
+// others with their configuration; the reports keep all of theirs. A
+// failed target's warning is its error's to say, whatever its words.
 func TestLatencyWarningsOnce(t *testing.T) {
-	few := "few requests: p99.9 has no 95% interval"
-	row := func(rate string, ws ...string) latency.Row {
+	few := report.Warning{Kind: report.KindNoP999Interval, Text: "no p99.9 interval: p99.9 has no 95% interval"}
+	late := report.Warning{Kind: report.KindLateDispatch, Text: "late dispatch: 6 ms"}
+	failed := report.Warning{Kind: report.KindFailedRun, Text: "any words"}
+	row := func(rate string, ws ...report.Warning) latency.Row {
 		return latency.Row{Config: sweep.Config{{Flag: "rate", Value: rate}}, Report: &report.Latency{Warnings: ws}}
 	}
-	rows := []latency.Row{row("10", few, "late dispatch: 6 ms"), row("20", few), {Config: sweep.Config{{Flag: "rate", Value: "30"}}, Skipped: "no"}}
-	assert.Equal(t, []labelled{{Text: few}, {Label: "rate=10", Text: "late dispatch: 6 ms"}}, latencyWarnings(rows))
-	assert.Equal(t, []string{few, "late dispatch: 6 ms"}, rows[0].Report.Warnings, "not written to")
+	rows := []latency.Row{row("10", few, late, failed), row("20", few), {Config: sweep.Config{{Flag: "rate", Value: "30"}}, Skipped: "no"}}
+	assert.Equal(t, []labelled{{Warning: few}, {Label: "rate=10", Warning: late}}, latencyWarnings(rows))
+	assert.Equal(t, []report.Warning{few, late, failed}, rows[0].Report.Warnings, "not written to")
 	one := []latency.Row{row("10", few)}
-	assert.Equal(t, []labelled{{Text: few}}, latencyWarnings(one))
+	assert.Equal(t, []labelled{{Warning: few}}, latencyWarnings(one))
 }

@@ -217,7 +217,7 @@ type Row struct {
 	Significant bool
 	Verdict     Verdict
 	Cause       Cause
-	Warnings    []string // about this comparison: too few iterations to reach Alpha, no iterations
+	Warnings    []report.Warning // about this comparison: too few iterations to reach Alpha, no iterations
 }
 
 // Unmatched is a configuration found on one side only.
@@ -234,7 +234,7 @@ type Result struct {
 	Rows     []Row       // in the order the configurations first appear in old
 	OnlyOld  []Unmatched // configurations without a partner, listed rather than dropped
 	OnlyNew  []Unmatched
-	Warnings []string // about the whole comparison
+	Warnings []report.Warning // about the whole comparison
 	// Suggest, where configurations went unpaired, is a --match under
 	// which some of them pair without pooling configurations that are
 	// apart now; its zero value where there is none.
@@ -260,13 +260,10 @@ func (s Suggestion) Text() string {
 	return fmt.Sprintf("--match %s would pair %s", s.Match, plural.N(s.Pairs, "configuration"))
 }
 
-// nothingCompared begins the warning of a comparison that paired nothing.
-const nothingCompared = "no configuration is on both sides"
-
 // Unpaired says whether w is the warning that nothing was compared: the
 // text table's verdict and its "only in" lines say so, and the command's
 // error says why and what --match would pair them, once.
-func Unpaired(w string) bool { return strings.HasPrefix(w, nothingCompared) }
+func Unpaired(w report.Warning) bool { return w.Kind == report.KindNothingCompared }
 
 // Count is how many rows have each verdict.
 func (r Result) Count(v Verdict) int {
@@ -306,7 +303,7 @@ func Compare(old, new []report.Report, opts Options) Result {
 	}
 	for _, m := range res.Options.Match {
 		if !slices.Contains(Keys(), m) {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("unknown match key %q ignored", m))
+			res.Warnings = append(res.Warnings, report.Warn(report.KindUnknownMatchKey, "unknown match key %q ignored", m))
 		}
 	}
 	res.Options.Match = nil
@@ -345,9 +342,9 @@ func Compare(old, new []report.Report, opts Options) Result {
 	res.Warnings = append(res.Warnings, carried("new", new)...)
 	res.Warnings = append(res.Warnings, machinesDiffer(res.Rows)...)
 	if len(res.Rows) == 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: nothing was compared (matching on %s)%s", nothingCompared, strings.Join(res.Options.Match, ","), hint))
+		res.Warnings = append(res.Warnings, report.Warn(report.KindNothingCompared, "no configuration is on both sides: nothing was compared (matching on %s)%s", strings.Join(res.Options.Match, ","), hint))
 	} else if len(res.OnlyOld)+len(res.OnlyNew) > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d configuration(s) only in old and %d only in new were not compared (matching on %s)%s",
+		res.Warnings = append(res.Warnings, report.Warn(report.KindUnpaired, "%d configuration(s) only in old and %d only in new were not compared (matching on %s)%s",
 			len(res.OnlyOld), len(res.OnlyNew), strings.Join(res.Options.Match, ","), hint))
 	}
 	return res
@@ -489,7 +486,7 @@ func compareGroups(o, n *group, opts Options) Row {
 		ChangePct: math.NaN(), P: math.NaN(), Verdict: NoChange}
 	n1, n2 := row.Old.N, row.New.N
 	if n1 == 0 || n2 == 0 {
-		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d: a side without iterations cannot be compared", n1, n2))
+		row.Warnings = append(row.Warnings, report.Warn(report.KindNoIterations, "n=%d+%d: a side without iterations cannot be compared", n1, n2))
 		return row
 	}
 	if row.Old.Center != 0 {
@@ -497,7 +494,7 @@ func compareGroups(o, n *group, opts Options) Row {
 	}
 	row.P = UTest(row.Old.Values, row.New.Values)
 	if stats.UTestMinP(n1, n2) >= opts.Alpha {
-		row.Warnings = append(row.Warnings, fmt.Sprintf("n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
+		row.Warnings = append(row.Warnings, report.Warn(report.KindFewIterations, "n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
 			n1, n2, opts.Alpha, stats.UTestNeededN(opts.Alpha)))
 	}
 	row.WallSignificant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
@@ -605,12 +602,13 @@ func UTest(x, y []float64) float64 {
 
 // carried are the warnings of one side's results, each once, named by the
 // side and counted: a number one of them could not trust is not trusted
-// in the comparison either.
-func carried(side string, reps []report.Report) []string {
-	var order []string
-	count := map[string]int{}
+// in the comparison either. Each keeps its kind, so that a script acts on
+// a busy machine whichever side it was on.
+func carried(side string, reps []report.Report) []report.Warning {
+	var order []report.Warning
+	count := map[report.Warning]int{}
 	for _, r := range reps {
-		seen := map[string]bool{}
+		seen := map[report.Warning]bool{}
 		for _, w := range r.Warnings {
 			if seen[w] {
 				continue
@@ -622,9 +620,9 @@ func carried(side string, reps []report.Report) []string {
 			count[w]++
 		}
 	}
-	out := make([]string, len(order))
+	out := make([]report.Warning, len(order))
 	for i, w := range order {
-		out[i] = fmt.Sprintf("%s (%d of %s): %s", side, count[w], plural.N(len(reps), "result"), w)
+		out[i] = report.Warning{Kind: w.Kind, Side: side, Text: fmt.Sprintf("%s (%d of %s): %s", side, count[w], plural.N(len(reps), "result"), w.Text)}
 	}
 	return out
 }
@@ -632,11 +630,11 @@ func carried(side string, reps []report.Report) []string {
 // machinesDiffer warns where the two sides' machines were loaded
 // differently enough to move a wall time (Machine.Differs), each such
 // configuration named with its figures.
-func machinesDiffer(rows []Row) []string {
-	var out []string
+func machinesDiffer(rows []Row) []report.Warning {
+	var out []report.Warning
 	for _, r := range rows {
 		if r.Old.Machine.Differs(r.New.Machine) {
-			out = append(out, fmt.Sprintf("the machines differed (%s): %s; a wall time change may be theirs, and CPU per iteration is the code's",
+			out = append(out, report.Warn(report.KindMachinesDiffer, "the machines differed (%s): %s; a wall time change may be theirs, and CPU per iteration is the code's",
 				cmp.Or(r.Key, "the configuration"), r.Old.Machine.Text(r.New.Machine)))
 		}
 	}

@@ -108,12 +108,12 @@ func TestCompareTooFewIterationsWarn(t *testing.T) {
 	row := res.Rows[0]
 	assert.Equal(t, NoChange, row.Verdict, "p=0.1 at best: never significant")
 	assert.InDelta(t, 0.1, row.P, 1e-12)
-	assert.Equal(t, []string{"n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}, row.Warnings)
+	assert.Equal(t, []report.Warning{{Kind: report.KindFewIterations, Text: "n=3+3 cannot reach p<0.05; need at least 4 iterations on each side"}}, row.Warnings)
 
 	o := defaults()
 	o.Alpha = 0.01
 	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, o)
-	assert.Equal(t, []string{"n=4+4 cannot reach p<0.01; need at least 5 iterations on each side"}, res.Rows[0].Warnings)
+	assert.Equal(t, []string{"n=4+4 cannot reach p<0.01; need at least 5 iterations on each side"}, report.Texts(res.Rows[0].Warnings))
 
 	// 4+4 can reach 0.05.
 	res = Compare([]report.Report{rep(50000, series(4, 10)...)}, []report.Report{rep(50000, series(4, 20)...)}, defaults())
@@ -127,7 +127,7 @@ func TestCompareNoIterationsOnOneSide(t *testing.T) {
 	assert.Equal(t, NoChange, row.Verdict)
 	assert.True(t, math.IsNaN(row.P))
 	assert.True(t, math.IsNaN(row.ChangePct))
-	assert.Equal(t, []string{"n=0+3: a side without iterations cannot be compared"}, row.Warnings)
+	assert.Equal(t, []report.Warning{{Kind: report.KindNoIterations, Text: "n=0+3: a side without iterations cannot be compared"}}, row.Warnings)
 }
 
 func TestCompareMatchingListsUnmatched(t *testing.T) {
@@ -142,7 +142,8 @@ func TestCompareMatchingListsUnmatched(t *testing.T) {
 	assert.Contains(t, res.OnlyOld[0].Key, "quota=20ms")
 	require.Len(t, res.OnlyNew, 1)
 	assert.Contains(t, res.OnlyNew[0].Key, "quota=30ms")
-	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst,cpuset,pin,one-per-core,node)"}, res.Warnings)
+	assert.Equal(t, []string{"1 configuration(s) only in old and 1 only in new were not compared (matching on workload,cost,batch,workers,gomaxprocs,period,quota,burst,cpuset,pin,one-per-core,node)"}, report.Texts(res.Warnings))
+	assert.Equal(t, report.KindUnpaired, res.Warnings[0].Kind)
 	assert.Equal(t, 3, res.Old.Results)
 	assert.Equal(t, 3, res.New.Results)
 }
@@ -153,7 +154,8 @@ func TestCompareNothingMatchedWarns(t *testing.T) {
 	assert.Len(t, res.OnlyOld, 1)
 	assert.Len(t, res.OnlyNew, 1)
 	require.Len(t, res.Warnings, 1)
-	assert.Contains(t, res.Warnings[0], "no configuration is on both sides")
+	assert.Contains(t, res.Warnings[0].Text, "no configuration is on both sides")
+	assert.True(t, Unpaired(res.Warnings[0]), "known by its kind")
 }
 
 func TestCompareMatchKeysChooseWhatPairs(t *testing.T) {
@@ -361,7 +363,7 @@ func TestCompareUnknownMatchKeyInOptionsWarns(t *testing.T) {
 	o.Match = []string{"workload", "colour"}
 	res := Compare([]report.Report{rep(-1, 1)}, []report.Report{rep(-1, 1)}, o)
 	assert.Equal(t, []string{"workload"}, res.Options.Match)
-	assert.True(t, strings.Contains(strings.Join(res.Warnings, "\n"), `unknown match key "colour" ignored`))
+	assert.True(t, strings.Contains(strings.Join(report.Texts(res.Warnings), "\n"), `unknown match key "colour" ignored`))
 }
 
 // A run warns when its iterations are too few for compare at compare's
@@ -414,7 +416,7 @@ func TestCompareSuggestsMatch(t *testing.T) {
 	res := Compare([]report.Report{rep(5000, series(6, 20)...)}, []report.Report{rep(4000, series(6, 20)...)}, defaults())
 	require.Empty(t, res.Rows)
 	assert.Equal(t, Suggestion{Match: "-quota", Pairs: 1}, res.Suggest)
-	assert.Contains(t, res.Warnings[0], "; --match -quota would pair 1 configuration")
+	assert.Contains(t, res.Warnings[0].Text, "; --match -quota would pair 1 configuration")
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, res, "text", table.View{}))
 	assert.Contains(t, buf.String(), "verdict: nothing compared\n")

@@ -89,15 +89,16 @@ func TestJudgeCPUImprovement(t *testing.T) {
 // machines' difference is a warning of its own.
 func TestCompareCarriesWarnings(t *testing.T) {
 	a, b := measured(series(20, 300), series(20, 135), 0.9, 0.03), measured(series(20, 300), series(20, 135), 0.9, 0.03)
-	a.Warnings = []string{"busy machine: x"}
-	b.Warnings = []string{"busy machine: x", "few periods: y"}
+	a.Warnings = []report.Warning{{Kind: report.KindBusyMachine, Text: "busy machine: x"}}
+	b.Warnings = []report.Warning{{Kind: report.KindBusyMachine, Text: "busy machine: x"}, {Kind: report.KindUnknown, Text: "few periods: y"}}
 	n := measured(series(20, 316), series(20, 135), 1.4, 0.12)
 	res := Compare([]report.Report{a, b}, []report.Report{n}, defaults())
-	assert.Contains(t, res.Warnings, "old (2 of 2 results): busy machine: x")
-	assert.Contains(t, res.Warnings, "old (1 of 2 results): few periods: y")
+	assert.Contains(t, res.Warnings, report.Warning{Kind: report.KindBusyMachine, Side: "old", Text: "old (2 of 2 results): busy machine: x"}, "the input's kind kept")
+	assert.Contains(t, res.Warnings, report.Warning{Kind: report.KindUnknown, Side: "old", Text: "old (1 of 2 results): few periods: y"}, "an old result's too")
 	require.Len(t, res.Warnings, 3)
-	assert.Contains(t, res.Warnings[2], "the machines differed")
-	assert.Contains(t, res.Warnings[2], "other load 0.90 → 1.40 CPUs")
+	assert.Equal(t, report.KindMachinesDiffer, res.Warnings[2].Kind)
+	assert.Contains(t, res.Warnings[2].Text, "the machines differed")
+	assert.Contains(t, res.Warnings[2].Text, "other load 0.90 → 1.40 CPUs")
 }
 
 func TestMachineDiffers(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -138,7 +138,7 @@ func makeLayout(res Result) layout {
 		c := cells{label: label(r.Fields)}
 		c.old = summaryText(r.Old) + mark(&l.notes, r.Old.Notes...)
 		c.new = summaryText(r.New) + mark(&l.notes, r.New.Notes...)
-		c.change = changeText(r) + mark(&l.notes, prefixed("warning: ", r.Warnings)...)
+		c.change = changeText(r) + mark(&l.notes, prefixed("warning: ", report.Texts(r.Warnings))...)
 		c.cpu = cpuText(r)
 		if why := r.Why(); why != "" {
 			c.cpu += mark(&l.notes, why)
@@ -255,7 +255,7 @@ func textTable(res Result, v table.View) string {
 	tail.WriteString(table.TextNotes(l.notes.Texts()))
 	for _, w := range res.Warnings {
 		if !Unpaired(w) {
-			fmt.Fprintf(&tail, "warning: %s\n", w)
+			fmt.Fprintf(&tail, "warning: %s\n", w.Text)
 		}
 	}
 	return table.Wrap(head.String(), v.Width) + tableText(l, alone, v) + table.Wrap(tail.String(), v.Width)
@@ -336,10 +336,10 @@ func markdownTable(res Result, cols table.Columns) string {
 		b.WriteString("\n")
 	}
 	// Warnings stand out: GitHub renders this as an alert box.
-	warnings := slices.Clone(res.Warnings)
+	warnings := report.Texts(res.Warnings)
 	for i, r := range res.Rows {
 		for _, w := range r.Warnings {
-			warnings = append(warnings, fmt.Sprintf("`%s`: %s", mdCode(cmp.Or(l.rows[i].label, r.Key)), w))
+			warnings = append(warnings, fmt.Sprintf("`%s`: %s", mdCode(cmp.Or(l.rows[i].label, r.Key)), w.Text))
 		}
 	}
 	if len(warnings) > 0 {
@@ -459,20 +459,20 @@ func pairText(old, new *float64, f func(float64) string) string {
 // The JSON output: units in the names, null where a value does not exist.
 
 type jsonResult struct {
-	Old          jsonSide       `json:"old"`
-	New          jsonSide       `json:"new"`
-	Match        []string       `json:"match"`
-	Alpha        float64        `json:"alpha"`
-	ThresholdPct float64        `json:"threshold_pct"`
-	Judge        string         `json:"judge"`
-	Center       string         `json:"center"`
-	Confidence   float64        `json:"confidence"` // of the interval around the centre
-	Test         string         `json:"test"`
-	Verdicts     map[string]int `json:"verdicts"`
-	Rows         []jsonRow      `json:"rows"`
-	OnlyOld      []jsonUnmatch  `json:"only_old"`
-	OnlyNew      []jsonUnmatch  `json:"only_new"`
-	Warnings     []string       `json:"warnings"`
+	Old          jsonSide         `json:"old"`
+	New          jsonSide         `json:"new"`
+	Match        []string         `json:"match"`
+	Alpha        float64          `json:"alpha"`
+	ThresholdPct float64          `json:"threshold_pct"`
+	Judge        string           `json:"judge"`
+	Center       string           `json:"center"`
+	Confidence   float64          `json:"confidence"` // of the interval around the centre
+	Test         string           `json:"test"`
+	Verdicts     map[string]int   `json:"verdicts"`
+	Rows         []jsonRow        `json:"rows"`
+	OnlyOld      []jsonUnmatch    `json:"only_old"`
+	OnlyNew      []jsonUnmatch    `json:"only_new"`
+	Warnings     []report.Warning `json:"warnings"`
 }
 
 type jsonSide struct {
@@ -489,13 +489,13 @@ type jsonRow struct {
 	P         *float64       `json:"p"`
 	// WallSignificant is the wall time's own significance; Significant
 	// the verdict's, by what --judge judges (cause says which moved).
-	WallSignificant bool        `json:"wall_significant"`
-	CPU             *jsonChange `json:"cpu"`
-	Significant     bool        `json:"significant"`
-	Verdict         Verdict     `json:"verdict"`
-	Cause           *Cause      `json:"cause"`
-	Why             string      `json:"why"`
-	Warnings        []string    `json:"warnings"`
+	WallSignificant bool             `json:"wall_significant"`
+	CPU             *jsonChange      `json:"cpu"`
+	Significant     bool             `json:"significant"`
+	Verdict         Verdict          `json:"verdict"`
+	Cause           *Cause           `json:"cause"`
+	Why             string           `json:"why"`
+	Warnings        []report.Warning `json:"warnings"`
 }
 
 // jsonChange is the CPU time per iteration's change.
@@ -564,9 +564,9 @@ func configJSON(fs []Field) map[string]any {
 	return m
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // A size result is compared as what it answers: the recommendation, and at
@@ -102,7 +103,7 @@ type SizeResult struct {
 	Levels []SizeLevel
 	// OnlyOld and OnlyNew name the levels one side alone measured.
 	OnlyOld, OnlyNew []string
-	Warnings         []string
+	Warnings         []report.Warning
 }
 
 // NoSizeTest says what compare does not do with size results.
@@ -129,12 +130,12 @@ func CompareSize(old, new SizeSide) SizeResult {
 		{"periods", usText(old.PeriodUs), usText(new.PeriodUs)},
 	} {
 		if d.o != d.n {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the %s differ (old %s, new %s): each side answers its own question", d.what, d.o, d.n))
+			res.Warnings = append(res.Warnings, report.Warn(report.KindQuestionsDiffer, "the %s differ (old %s, new %s): each side answers its own question", d.what, d.o, d.n))
 		}
 	}
 	for _, s := range []SizeSide{old, new} {
 		if s.Incomplete {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s stopped before its search ended (%s): its recommendation is so far", s.Name, s.Stopped))
+			res.Warnings = append(res.Warnings, report.Warn(report.KindSearchStopped, "%s stopped before its search ended (%s): its recommendation is so far", s.Name, s.Stopped))
 		}
 	}
 	return res

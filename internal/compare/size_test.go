@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -110,10 +111,10 @@ func TestCompareSizeSaysWhatDiffers(t *testing.T) {
 		sizeArm(nil, 0, "", "pass", 6, 0, 0), sizeArm(cpus(0.8), 10_000, "", "pass", 6, 0, 0))
 	new.PeriodUs, new.Incomplete, new.Stopped = 50_000, true, "--budget 1m0s ran out"
 	res := CompareSize(old, new)
-	assert.Equal(t, []string{
-		"the targets differ (old p99<=50ms, new p99<=20ms): each side answers its own question",
-		"the periods differ (old 100ms, new 50ms): each side answers its own question",
-		"b.json stopped before its search ended (--budget 1m0s ran out): its recommendation is so far",
+	assert.Equal(t, []report.Warning{
+		{Kind: report.KindQuestionsDiffer, Text: "the targets differ (old p99<=50ms, new p99<=20ms): each side answers its own question"},
+		{Kind: report.KindQuestionsDiffer, Text: "the periods differ (old 100ms, new 50ms): each side answers its own question"},
+		{Kind: report.KindSearchStopped, Text: "b.json stopped before its search ended (--budget 1m0s ran out): its recommendation is so far"},
 	}, res.Warnings)
 	assert.True(t, math.IsNaN(res.RecommendationChange()))
 	assert.Equal(t, "recommendation: old none (not even the unlimited arm met p99<=50ms), new 0.8 CPUs burst 10ms (so far)", res.recommendationLine())

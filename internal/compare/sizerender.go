@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -30,7 +31,7 @@ func WriteSize(w io.Writer, res SizeResult, format string, v table.View) error {
 		}
 		tail += metNote + "\n" + NoSizeTest + "\n"
 		for _, s := range res.Warnings {
-			tail += "warning: " + s + "\n"
+			tail += "warning: " + s.Text + "\n"
 		}
 		b.WriteString(table.Wrap(tail, v.Width))
 	case "markdown":
@@ -47,7 +48,7 @@ func WriteSize(w io.Writer, res SizeResult, format string, v table.View) error {
 			b.WriteString("\n")
 		}
 		for _, s := range res.Warnings {
-			b.WriteString("- warning: " + s + "\n")
+			b.WriteString("- warning: " + s.Text + "\n")
 		}
 	case "json":
 		data, err := json.MarshalIndent(sizeJSON(res), "", "  ")
@@ -114,15 +115,15 @@ type sizeLevelJSON struct {
 }
 
 type sizeResultJSON struct {
-	Kind                 string          `json:"kind"`
-	SignificanceTest     string          `json:"significance_test"`
-	Old                  sizeSideJSON    `json:"old"`
-	New                  sizeSideJSON    `json:"new"`
-	RecommendationChange *float64        `json:"recommendation_change_cpus"`
-	Levels               []sizeLevelJSON `json:"levels"`
-	OnlyOld              []string        `json:"only_old"`
-	OnlyNew              []string        `json:"only_new"`
-	Warnings             []string        `json:"warnings"`
+	Kind                 string           `json:"kind"`
+	SignificanceTest     string           `json:"significance_test"`
+	Old                  sizeSideJSON     `json:"old"`
+	New                  sizeSideJSON     `json:"new"`
+	RecommendationChange *float64         `json:"recommendation_change_cpus"`
+	Levels               []sizeLevelJSON  `json:"levels"`
+	OnlyOld              []string         `json:"only_old"`
+	OnlyNew              []string         `json:"only_new"`
+	Warnings             []report.Warning `json:"warnings"`
 }
 
 func sizeJSON(res SizeResult) sizeResultJSON {

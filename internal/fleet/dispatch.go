@@ -217,7 +217,7 @@ func (r *fleetRun) awaitEnds(ctx context.Context) {
 	select {
 	case <-done:
 	case <-time.After(r.f.ExitWait):
-		r.warn(fmt.Sprintf("instances still running %v after they were retired: killed", r.f.ExitWait))
+		r.warn(report.Warn(report.KindKilled, "instances still running %v after they were retired: killed", r.f.ExitWait))
 	case <-ctx.Done():
 	}
 }

@@ -133,7 +133,7 @@ func (f *Fleet) Run(ctx context.Context, o runner.Options) (*report.Latency, err
 			return nil, err
 		}
 		if why != "" {
-			warns = append(warns, why)
+			warns = append(warns, report.Warning{Kind: report.KindNoFloor, Text: why})
 		}
 	}
 	r := &fleetRun{f: fl, k: k, o: o, place: p, started: started, warns: warns, floor: floor,
@@ -174,8 +174,8 @@ type fleetRun struct {
 	insts []*liveInstance
 	first *firstSlice
 
-	warnMu sync.Mutex // guards warns, added to by the instances' goroutines
-	warns  []string   // for the result's warnings
+	warnMu sync.Mutex       // guards warns, added to by the instances' goroutines
+	warns  []report.Warning // for the result's warnings
 
 	sched []time.Duration // nil: the run's (bench.Schedule)
 	// primed: sched[0] is a primer, and the rest of sched is dispatched

@@ -387,7 +387,7 @@ func TestFleetPerRequest(t *testing.T) {
 	assert.GreaterOrEqual(t, res.Bill.RequestMs, 150.0)
 	assert.InDelta(t, res.Bill.RequestMs/1000*12.0/1024, res.Bill.RequestGBs, 1e-9)
 	assert.InDelta(t, res.Bill.InstanceMs/1000*0.2, res.Bill.InstanceCPUs, 1e-9)
-	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "few requests: 10 served")
+	assert.Contains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "few requests: 10 served")
 }
 
 // Shared: one instance, never more than its concurrency in flight.
@@ -435,7 +435,9 @@ func TestFleetFailedColdStart(t *testing.T) {
 	}
 	require.Len(t, failed, 1)
 	assert.Regexp(t, `^cold start failed: instance \d+: workload process died: exit status 2$`, failed[0])
-	assert.True(t, slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, "failed cold starts: 1 of 4") }), "%q", rep.Warnings)
+	assert.True(t, slices.ContainsFunc(rep.Warnings, func(w report.Warning) bool {
+		return w.Kind == report.KindFailedColdStarts && strings.HasPrefix(w.Text, "failed cold starts: 1 of 4")
+	}), "%q", rep.Warnings)
 }
 
 // Shared, its one cold start failed: nothing is served, but the run is a
@@ -455,7 +457,7 @@ func TestFleetNothingServed(t *testing.T) {
 		assert.Equal(t, 0, res.ColdStarts, policy)
 		assert.Equal(t, report.LatencyMs{None: true}, rep.LatencyMs, "nothing served: no figure, null: %s", policy)
 		assert.Zero(t, res.Bill.RequestMs, policy)
-		h := strings.Join(rep.Warnings, "\n")
+		h := strings.Join(report.Texts(rep.Warnings), "\n")
 		assert.Contains(t, h, "nothing served: none of the 3 requests was served", policy)
 		assert.Contains(t, h, "failed requests: 3 of 3 were not served (cold start failed: instance 0: workload process died: exit status 2)", policy)
 		assert.Contains(t, h, "failed cold starts: 1 of 1", policy)
@@ -502,13 +504,13 @@ func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
 	rep := run(40 * time.Millisecond)
 	require.NotNil(t, rep.CPUMs)
 	assert.InDelta(t, 80, *rep.CPUMs, 1e-9, "each slice's usage, 40 ms, the most read")
-	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown")
+	assert.NotContains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "cpu partly unknown")
 
 	rep = run(0)
 	require.NotNil(t, rep.CPUMs, "the known instance's CPU, not null")
 	assert.InDelta(t, 30, *rep.CPUMs, 1e-9, "the retired instance's process clock")
 	assert.Nil(t, rep.InstancesResult.PerInstance[0].CPUMs)
-	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "cpu partly unknown: the CPU time of 1 of 2 instances could not be read")
+	assert.Contains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "cpu partly unknown: the CPU time of 1 of 2 instances could not be read")
 }
 
 // config.gomaxprocs is the value in force in the instances, as the first
@@ -643,5 +645,5 @@ func TestFleetKillsLingeringInstances(t *testing.T) {
 	rep, err := f.Run(context.Background(), fleetOptions("shared", 2, 1))
 	require.NoError(t, err)
 	w.allGone(t)
-	assert.Contains(t, rep.Warnings, "instances still running 20ms after they were retired: killed")
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindKilled, Text: "instances still running 20ms after they were retired: killed"})
 }

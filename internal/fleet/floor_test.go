@@ -49,9 +49,7 @@ func TestFleetFloor(t *testing.T) {
 	assert.Less(t, rep.Floor.MaxMs, 150.0, "none of the cold start")
 	t.Logf("floor: p50 %.3f p99 %.3f max %.3f ms, %d requests, took %.0f ms", rep.FloorMs.P50, rep.FloorMs.P99, rep.Floor.MaxMs, rep.Floor.Wakeups, rep.Floor.TookMs)
 	assert.GreaterOrEqual(t, rep.Floor.TookMs, 300.0+199, "the cold start, then 200 requests 1 ms apart")
-	for _, w := range rep.Warnings {
-		assert.NotContains(t, w, "no floor")
-	}
+	assert.False(t, report.HasKind(rep.Warnings, report.KindNoFloor), "%q", rep.Warnings)
 
 	// The run's own, as without the floor.
 	res := rep.InstancesResult
@@ -82,9 +80,10 @@ func TestFleetFloorTooFew(t *testing.T) {
 	rep := runWithFloor(t, &fleetWorld{coldStart: 300 * time.Millisecond, crashAfter: map[int]int{0: 1}}, 2)
 	assert.Nil(t, rep.FloorMs)
 	assert.Nil(t, rep.Floor)
-	i := slices.IndexFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "no floor: ") })
+	i := slices.IndexFunc(rep.Warnings, func(w report.Warning) bool { return w.Kind == report.KindNoFloor })
 	require.GreaterOrEqual(t, i, 0, "%q", rep.Warnings)
-	assert.Contains(t, rep.Warnings[i], "of the floor's 200 requests were served once its instance was ready")
+	assert.True(t, strings.HasPrefix(rep.Warnings[i].Text, "no floor: "))
+	assert.Contains(t, rep.Warnings[i].Text, "of the floor's 200 requests were served once its instance was ready")
 	assert.Equal(t, 2, rep.Completed, "the run itself goes on")
 }
 

@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
@@ -46,7 +47,7 @@ func (r *fleetRun) instance(li *liveInstance) {
 		}
 		li.mu.Unlock()
 		if err := slice.Delete(); err != nil {
-			r.warn(fmt.Sprintf("the slice of instance %d could not be removed: %v", li.id, err))
+			r.warn(report.Warn(report.KindSliceLeft, "the slice of instance %d could not be removed: %v", li.id, err))
 		}
 	}()
 	r.readFirst(slice)
@@ -120,7 +121,7 @@ func (li *liveInstance) kill() {
 }
 
 // warn adds a warning to the result, from any goroutine.
-func (r *fleetRun) warn(w string) {
+func (r *fleetRun) warn(w report.Warning) {
 	r.warnMu.Lock()
 	r.warns = append(r.warns, w)
 	r.warnMu.Unlock()

@@ -37,7 +37,7 @@ func abRow(burst string, m [8]float64, ci [4]float64, throttled, periods, bursts
 		LatencyMs:     report.LatencyMs{Mean: m[2], P50: m[3], P90: m[4], P99: m[5], P999: m[6], Max: m[7]},
 		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{ci[0], ci[1]}, P99: &[2]float64{ci[2], ci[3]}},
 		Model:         report.LoadModel{OfferedCPUs: 0.23, OfferedLoad: 0.2299},
-		Warnings:      []string{warning},
+		Warnings:      []report.Warning{{Kind: report.KindLateDispatch, Text: warning}},
 		Calibration: report.Calibration{Loop: "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept",
 			IterationsPerMs: 588670, Rounds: 9, Clock: "thread CPU time (CLOCK_THREAD_CPUTIME_ID)"},
 	}
@@ -68,7 +68,7 @@ func instRow(policy string, started, concurrency int, m [10]float64, throttled, 
 		Cgroup:  report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-13325-1604890-3a4bb016", EffectiveCPUs: 1},
 		Offered: 10, Completed: 10, CPUMs: f64(m[1]),
 		LatencyMs: report.LatencyMs{Mean: m[6], P50: m[7], P99: m[8], Max: m[9]},
-		Warnings:  warnings,
+		Warnings:  report.Of(report.KindUnknown, warnings...),
 		InstancesResult: &report.InstancesResult{InstancesStarted: started, ColdStarts: started, PeakInstances: started,
 			PeakRSSBytes: int64(m[0] * (1 << 20)), ColdStartMs: report.LatencyMs{Mean: m[2]},
 			Bill: report.Bill{RequestGBs: gbs, InstanceCPUs: cpus, CPUShare: 1},
@@ -167,7 +167,7 @@ func targetRow(burst string, p50, p99 float64, ci [4]float64, requests, failed i
 		OfferedRPS: 40, AchievedRPS: 40, Offered: requests, Completed: requests - failed,
 		LatencyMs:     report.LatencyMs{Mean: p50 * 1.2, P50: p50, P90: p99 / 2, P99: p99, P999: p99 * 1.1, Max: p99 * 1.2},
 		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{ci[0], ci[1]}, P99: &[2]float64{ci[2], ci[3]}},
-		Warnings:      warnings,
+		Warnings:      report.Of(report.KindUnknown, warnings...),
 		TargetResult:  &report.TargetResult{HTTP: report.HTTPCounts{Requests: requests, Responses: requests - failed, Status2xx: requests - failed, ConnectionErrors: failed, Failures: &failed}},
 	}
 	r.Throttling.NrPeriods, r.Throttling.NrThrottled = u64(270), u64(40)

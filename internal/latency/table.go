@@ -136,7 +136,7 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 // (from metrics, for a row that ran) and a note, laid out as a sweep's
 // (sweep.Lay).
 func lay(rows []Row, notes *table.Notes, columns []table.Column, metrics func(*report.Latency) []string) *table.Table {
-	return sweep.Lay(rows, notes, columns, func(rep *report.Latency) ([]string, []string) { return metrics(rep), rep.Warnings })
+	return sweep.Lay(rows, notes, columns, func(rep *report.Latency) ([]string, []string) { return metrics(rep), report.Texts(rep.Warnings) })
 }
 
 // metrics are an open loop's cells under columns; people get them rounded.

@@ -36,7 +36,7 @@ func rep(rate float64, p99 float64, warnings ...string) *report.Latency {
 		LatencyMs:     report.LatencyMs{Mean: 3.14159265, Min: 1, P50: 2.71828182, P90: 5.5, P99: p99, P999: 42.4242424, Max: 99.9999},
 		LatencyMsCI95: &report.LatencyCI95{P50: &[2]float64{2.5, 2.9}, P99: &[2]float64{10.5, 15.25}}, // p99.9: too few
 		Model:         report.LoadModel{OfferedCPUs: 0.5, OfferedLoad: 0.512345678},
-		Warnings:      warnings,
+		Warnings:      report.Of(report.KindFewRequests, warnings...),
 		Calibration:   report.Calibration{Loop: "xorshift", IterationsPerMs: 1234.4, Rounds: 9, Clock: "thread CPU clock"},
 	}
 	r.Throttling.NrPeriods, r.Throttling.NrThrottled, r.Throttling.NrBursts = u64(100), u64(7), u64(3)
@@ -75,7 +75,7 @@ func TestWriteJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(write(t, one, "json", false)), &obj), "one object")
 	assert.Equal(t, 100.0, obj["config"].(map[string]any)["rate"])
 	assert.Equal(t, 12.5, obj["latency_ms"].(map[string]any)["p99"])
-	assert.Equal(t, []any{fewRequests}, obj["warnings"])
+	assert.Equal(t, []any{map[string]any{"kind": report.KindFewRequests, "text": fewRequests}}, obj["warnings"], "a warning is its kind and its text")
 
 	var arr []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(write(t, one, "json", true)), &arr), "an array for a list of one")

@@ -123,9 +123,10 @@ func buildTarget(rows []Row, notes *table.Notes) *table.Table {
 }
 
 // SharedWarnings takes out of rows (copies: the reports are not written
-// to) the warnings every row that ran has, word for word, and returns
+// to) the warnings every row that ran has, word for word and of the same
+// kind, and returns
 // them apart, to be said once; one row keeps its own.
-func SharedWarnings(rows []Row) ([]Row, []string) {
+func SharedWarnings(rows []Row) ([]Row, []report.Warning) {
 	var ran []*report.Latency
 	for _, r := range rows {
 		if r.Report != nil {
@@ -135,7 +136,7 @@ func SharedWarnings(rows []Row) ([]Row, []string) {
 	if len(ran) < 2 {
 		return rows, nil
 	}
-	var shared []string
+	var shared []report.Warning
 	for _, w := range ran[0].Warnings {
 		if !slices.Contains(shared, w) && !slices.ContainsFunc(ran[1:], func(r *report.Latency) bool { return !slices.Contains(r.Warnings, w) }) {
 			shared = append(shared, w)
@@ -149,7 +150,7 @@ func SharedWarnings(rows []Row) ([]Row, []string) {
 		out[i] = r
 		if r.Report != nil {
 			cp := *r.Report
-			cp.Warnings = slices.DeleteFunc(slices.Clone(cp.Warnings), func(w string) bool { return slices.Contains(shared, w) })
+			cp.Warnings = slices.DeleteFunc(slices.Clone(cp.Warnings), func(w report.Warning) bool { return slices.Contains(shared, w) })
 			out[i].Report = &cp
 		}
 	}
@@ -162,7 +163,7 @@ func sharedWarnings(rows []Row) ([]Row, string) {
 	rows, shared := SharedWarnings(rows)
 	var b strings.Builder
 	for _, w := range shared {
-		b.WriteString("every configuration: " + w + "\n")
+		b.WriteString("every configuration: " + w.Text + "\n")
 	}
 	return rows, b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Modes of --cgroup.
@@ -31,7 +32,7 @@ type Options struct {
 	CPUs []int
 	// Notes are what the caller found on its way (the systemd driver's
 	// tidying of dead runs' scopes), for this result's warnings.
-	Notes []string
+	Notes []report.Warning
 	// Trace records the kernel's throttle events over the measured window
 	// (--trace).
 	Trace bool

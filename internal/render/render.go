@@ -54,19 +54,15 @@ func workloadText(c report.Config) string {
 	return c.Workload
 }
 
-// compareWarning begins the warning of a result with too few iterations
-// for compare ever to find a change (report/build's few-iterations rule).
-const compareWarning = "few iterations: compare can never find a change"
-
 // ForPeople are the warnings a table or summary for a person shows: all
 // but the one about comparing the result later, which means something only
 // where a result is kept (-o, JSON: the caller's warnings on stderr and
 // the file hold it) and which compare says again when it pairs two; on a
 // plain run that nobody compares it cried wolf (issue 33).
-func ForPeople(ws []string) []string {
-	var out []string
+func ForPeople(ws []report.Warning) []report.Warning {
+	var out []report.Warning
 	for _, w := range ws {
-		if !strings.HasPrefix(w, compareWarning) {
+		if w.Kind != report.KindFewIterations {
 			out = append(out, w)
 		}
 	}
@@ -170,7 +166,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		}
 	}
 	for _, warn := range ForPeople(r.Warnings) {
-		fmt.Fprintf(&b, "  warning: %s\n", warn)
+		fmt.Fprintf(&b, "  warning: %s\n", warn.Text)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -15,7 +15,7 @@ func WriteJSON(w io.Writer, v any) error {
 
 // AddWarning adds a warning found outside Build: how the run got to its
 // cgroup, or what it could not tidy afterwards.
-func (r *Report) AddWarning(w string) { r.Warnings = append(r.Warnings, w) }
+func (r *Report) AddWarning(w Warning) { r.Warnings = append(r.Warnings, w) }
 
 // AddWarning adds a warning found outside BuildLatency.
-func (r *Latency) AddWarning(w string) { r.Warnings = append(r.Warnings, w) }
+func (r *Latency) AddWarning(w Warning) { r.Warnings = append(r.Warnings, w) }

@@ -67,7 +67,7 @@ type Latency struct {
 	// ThrottleEvents (--trace) is what the kernel's throttle events said of
 	// the window; absent without --trace or where tracing failed.
 	ThrottleEvents *ThrottleEvents `json:"throttle_events,omitempty"`
-	Warnings       []string        `json:"warnings"`
+	Warnings       []Warning       `json:"warnings"`
 	// The instances' own keys (latency --instances); absent without them.
 	*InstancesResult
 	// The target's counts (latency --target); absent without it.

@@ -62,7 +62,7 @@ type Report struct {
 	// the measured window; absent without --trace or where tracing failed
 	// (the warnings say why).
 	ThrottleEvents *ThrottleEvents `json:"throttle_events,omitempty"`
-	Warnings       []string        `json:"warnings"`
+	Warnings       []Warning       `json:"warnings"`
 }
 
 type Config struct {

@@ -56,7 +56,7 @@ type ThrottleEvents struct {
 	// each by path.
 	Groups []ThrottleGroup `json:"groups,omitempty"`
 	// Warnings are for the result's warnings list, not serialised here.
-	Warnings []string `json:"-"`
+	Warnings []Warning `json:"-"`
 }
 
 // EventDurationsMs are the events' durations (clipped to the window), in ms, by

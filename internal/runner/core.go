@@ -59,7 +59,7 @@ func NoHierarchy(err error) (error, bool) {
 func (p *Place) Parent() string { return p.p.parent }
 
 // Notes are what placing found on its way, for the result's warnings.
-func (p *Place) Notes() []string { return p.p.notes }
+func (p *Place) Notes() []report.Warning { return p.p.notes }
 
 // OwnParent says the parent is the default one, made when missing, to be
 // removed (RemoveDefaultParents) once the run's last slice is gone.
@@ -125,7 +125,7 @@ func (k Local) TraceGroup(o Options, dir string) *TraceWindow {
 // comes as notes, and what could not be removed is a warning on R, or
 // joined to the error.
 func InSlice[R warned](k Local, ctx context.Context, o Options,
-	created func(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (R, error)) (R, error) {
+	created func(ctx context.Context, o Options, started time.Time, slice Slice, notes []report.Warning) (R, error)) (R, error) {
 	o.Mode = ModeCreate
 	return inCgroup(k, ctx, o, created, nil)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // A run in its cgroup: the slice made where the place says, the workload
@@ -19,8 +20,8 @@ import (
 // (stale slices tidied, a fallback to the current cgroup, a slice that
 // could not be removed) goes into its warnings: nothing here prints.
 func inCgroup[R warned](k Local, ctx context.Context, o Options,
-	created func(context.Context, Options, time.Time, Slice, []string) (R, error),
-	current func(context.Context, Options, time.Time, []string) (R, error)) (res R, err error) {
+	created func(context.Context, Options, time.Time, Slice, []report.Warning) (R, error),
+	current func(context.Context, Options, time.Time, []report.Warning) (R, error)) (res R, err error) {
 	var none R
 	started := time.Now()
 	if o.Mode == ModeCurrent {
@@ -29,14 +30,14 @@ func inCgroup[R warned](k Local, ctx context.Context, o Options,
 	p, err := k.placeSlices(ctx, o)
 	var nh *noHierarchy
 	if errors.As(err, &nh) && o.Mode == ModeAuto && !o.LimitsSet {
-		return current(ctx, o, started, []string{fmt.Sprintf("ran in the current cgroup: %v", nh.err)})
+		return current(ctx, o, started, []report.Warning{report.Warn(report.KindCurrentCgroup, "ran in the current cgroup: %v", nh.err)})
 	}
 	if err != nil {
 		return none, err
 	}
 	slice, err := p.create(k, o)
 	if errors.Is(err, cgroup.ErrPermission) && o.Mode == ModeAuto && !o.LimitsSet {
-		note := fmt.Sprintf("ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
+		note := report.Warn(report.KindCurrentCgroup, "ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
 		return current(ctx, o, started, append(p.notes, note))
 	}
 	if err != nil {
@@ -45,7 +46,7 @@ func inCgroup[R warned](k Local, ctx context.Context, o Options,
 	defer func() {
 		if derr := p.remove(k, slice); derr != nil {
 			if err == nil {
-				res.AddWarning(fmt.Sprintf("the slice could not be removed: %v", derr))
+				res.AddWarning(report.Warn(report.KindSliceLeft, "the slice could not be removed: %v", derr))
 			} else {
 				err = errors.Join(err, derr)
 			}
@@ -55,7 +56,7 @@ func inCgroup[R warned](k Local, ctx context.Context, o Options,
 }
 
 // warned is a report that takes the warnings found on the way to it.
-type warned interface{ AddWarning(string) }
+type warned interface{ AddWarning(report.Warning) }
 
 // placed is what placeAndWarm needs of a workload child, of either loop.
 type placed interface {

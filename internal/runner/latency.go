@@ -37,7 +37,7 @@ func (l *Local) Latency(ctx context.Context, o Options) (*report.Latency, error)
 
 // latencyReport builds the open loop's report from its window.
 func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, source, mode string, cg cgroup.Cgroup, limits cgroup.Limits,
-	chain []cgroup.Level, cpuset string, started time.Time, warnings []string, tw *traceWindow) *report.Latency {
+	chain []cgroup.Level, cpuset string, started time.Time, warnings []report.Warning, tw *traceWindow) *report.Latency {
 	rep := build.BuildLatency(build.LatencyInput{
 		Open: o.Open, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
@@ -49,7 +49,7 @@ func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, sou
 	return rep
 }
 
-func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Latency, error) {
+func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []report.Warning) (*report.Latency, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	return k.latencyReport(o, res, m, report.SourceProcess, "created", slice.Cgroup(), limits, chain, cpuset, started, notes, tw), nil
 }
 
-func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Latency, error) {
+func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time, warnings []report.Warning) (*report.Latency, error) {
 	cg, err := k.Cgroups.Self(o.Host, o.Version)
 	if err != nil {
 		return nil, fmt.Errorf("find the current cgroup: %w", err)

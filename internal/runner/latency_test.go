@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -381,7 +381,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	assert.Equal(t, 10, rep.Dropped)
 	assert.Equal(t, 20.0, rep.LatencyMs.P99)
 	assert.Nil(t, rep.PeakCPUs100ms, "the sampler never read")
-	assert.Contains(t, headlinesOf(rep.Warnings), "no 100 ms peak")
+	assert.True(t, report.HasKind(rep.Warnings, report.KindNoPeak))
 	// usage is the child's CPU time, as cpu_ms: 260 ms at its end − 100 ms
 	// at the start, against 20 ms × 15 periods.
 	require.NotNil(t, rep.Usage.CPUMs)
@@ -390,15 +390,6 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	assert.Equal(t, "process", *rep.Usage.Source)
 	require.NotNil(t, rep.Usage.QuotaUtilisation)
 	assert.InDelta(t, 160.0/(20*15), *rep.Usage.QuotaUtilisation, 1e-12)
-}
-
-func headlinesOf(ws []string) []string {
-	var out []string
-	for _, w := range ws {
-		h, _, _ := strings.Cut(w, ": ")
-		out = append(out, h)
-	}
-	return out
 }
 
 // What the runner itself fills in: the workload's CPU time over the
@@ -438,7 +429,7 @@ func TestLatencyReportFields(t *testing.T) {
 	assert.InEpsilon(t, 200/(rep.WindowMs*0.2), *rep.CPUUtilisation, 1e-9, "cpu / (window × effective CPUs)")
 	require.NotNil(t, rep.PeakCPUs100ms)
 	assert.InDelta(t, 1.0, *rep.PeakCPUs100ms, 1e-12)
-	assert.NotContains(t, headlinesOf(rep.Warnings), "no 100 ms peak")
+	assert.False(t, report.HasKind(rep.Warnings, report.KindNoPeak))
 	mu.Lock()
 	defer mu.Unlock()
 	require.NotEmpty(t, pids)
@@ -562,7 +553,7 @@ func TestLatencyPermissionDenied(t *testing.T) {
 	rep, err := newLatencyWorld(w).local().Latency(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
-	assert.Contains(t, rep.Warnings, "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench ("+denied.Error()+")")
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench (" + denied.Error() + ")"})
 	assert.NotContains(t, w.log, "delete", "nothing was created")
 	assert.NotContains(t, w.log, "start open /bin/tb")
 }

@@ -66,7 +66,7 @@ func (l *Local) Run(ctx context.Context, o Options) (*report.Report, error) {
 	return inCgroup(k, ctx, o, k.runCreated, k.runCurrent)
 }
 
-func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []string) (*report.Report, error) {
+func (k Local) runCreated(ctx context.Context, o Options, started time.Time, slice Slice, notes []report.Warning) (*report.Report, error) {
 	limits, chain, cpuset, err := readBackSlice(slice)
 	if err != nil {
 		return nil, err
@@ -142,11 +142,11 @@ func runsProcesses(cfg bench.Config) bool {
 }
 
 // killedNote is the warning about what a command left in its slice.
-func killedNote(n int, err error) string {
+func killedNote(n int, err error) report.Warning {
 	if err != nil {
-		return fmt.Sprintf("the command left processes in the slice that could not all be killed (%d killed): %v", n, err)
+		return report.Warn(report.KindKilled, "the command left processes in the slice that could not all be killed (%d killed): %v", n, err)
 	}
-	return fmt.Sprintf("the command left %s running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", plural.N(n, "process"))
+	return report.Warn(report.KindKilled, "the command left %s running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", plural.N(n, "process"))
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where
@@ -163,7 +163,7 @@ func cgroupUsage(bg build.Background, own *time.Duration) (*time.Duration, strin
 	return nil, ""
 }
 
-func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []string) (*report.Report, error) {
+func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, warnings []report.Warning) (*report.Report, error) {
 	cg, err := k.Cgroups.Self(o.Host, o.Version)
 	if err != nil {
 		return nil, fmt.Errorf("find the current cgroup: %w", err)
@@ -215,7 +215,7 @@ func usableCPUs(o Options) int {
 }
 
 func (k Local) build(o Options, started time.Time, mode string, cg cgroup.Cgroup, limits cgroup.Limits, chain []cgroup.Level,
-	res bench.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []string) *report.Report {
+	res bench.Result, stat cgroup.CPUStat, bg build.Background, use *time.Duration, source, cpuset string, warnings []report.Warning) *report.Report {
 	// build.Build adds the warnings about the numbers themselves. The
 	// CPUs the workers could use come with res; NumCPU where they do not.
 	return build.Build(build.Input{

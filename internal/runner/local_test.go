@@ -242,7 +242,7 @@ func TestCreatedRunOrder(t *testing.T) {
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
 	o.Stderr = &stderr
-	o.Notes = []string{"stopped 1 scope(s) left by runs that no longer live: throttlebench-1-2-x.scope"}
+	o.Notes = []report.Warning{{Kind: report.KindLeftovers, Text: "stopped 1 scope(s) left by runs that no longer live: throttlebench-1-2-x.scope"}}
 	rep, err := w.local().Run(context.Background(), o)
 	require.NoError(t, err)
 
@@ -255,7 +255,7 @@ func TestCreatedRunOrder(t *testing.T) {
 		"kill", "delete", "remove parent",
 	}, w.log)
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
-	assert.Contains(t, rep.Warnings, "removed 1 slice left by runs that no longer live")
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindLeftovers, Text: "removed 1 slice left by runs that no longer live"})
 	assert.Contains(t, rep.Warnings, o.Notes[0], "what the caller found (the driver's tidying) is in the warnings")
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
 
@@ -378,7 +378,7 @@ func TestFailedDeleteIsReported(t *testing.T) {
 	rep, err := w.local().Run(context.Background(), o)
 	require.NoError(t, err)
 	assert.NotNil(t, rep)
-	assert.Contains(t, rep.Warnings, "the slice could not be removed: busy")
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindSliceLeft, Text: "the slice could not be removed: busy"})
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
 	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.log[len(w.log)-3:])
 }
@@ -414,7 +414,7 @@ func TestPermissionDenied(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, "current", rep.Cgroup.Mode)
-			assert.Contains(t, rep.Warnings, "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench ("+denied.Error()+")")
+			assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench (" + denied.Error() + ")"})
 			assert.Empty(t, stderr.String(), "said in the warnings, not printed")
 			assert.Equal(t, []string{"remove parent", "self"}, w.log[slices.Index(w.log, "create")+1:][:2])
 		})
@@ -428,7 +428,7 @@ func TestNoHierarchy(t *testing.T) {
 	rep, err := w.local().Run(context.Background(), options(ModeAuto))
 	require.NoError(t, err)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
-	assert.Contains(t, rep.Warnings, "ran in the current cgroup: "+cgroup.ErrNoCPUController.Error())
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: " + cgroup.ErrNoCPUController.Error()})
 
 	w = &world{fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}
 	_, err = w.local().Run(context.Background(), options(ModeCreate))
@@ -575,7 +575,7 @@ func TestCpusetRunOrder(t *testing.T) {
 		"limits", "chain", "cpuset"}, w.log[:7])
 	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-4:])
 	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.spec.Cpuset)
-	assert.Contains(t, rep.Warnings, "removed 2 slices left by runs that no longer live", "the stale slice and its stale twin")
+	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindLeftovers, Text: "removed 2 slices left by runs that no longer live"}, "the stale slice and its stale twin")
 	assert.Equal(t, "1", rep.Config.Cpuset)
 	assert.Equal(t, "1", rep.Cgroup.Cpuset)
 

@@ -356,14 +356,14 @@ func (tw *traceWindow) events() []throttle.Event {
 // summary stops the tracer and describes the window, each throttled
 // group set against its own counter over it; the warnings are for the
 // result. nil, with the reason as a warning, where nothing was traced.
-func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
+func (tw *traceWindow) summary() (*report.ThrottleEvents, []report.Warning) {
 	if tw == nil {
 		return nil, nil
 	}
 	tw.close()
 	tw.stop()
 	if tw.why != nil {
-		return nil, []string{fmt.Sprintf("throttle events not traced: %v; the run went on without them", tw.why)}
+		return nil, []report.Warning{report.Warn(report.KindTraceIncomplete, "throttle events not traced: %v; the run went on without them", tw.why)}
 	}
 	tw.mu.Lock()
 	s := tw.col.Summarize(tw.lost, tw.t0, tw.t1)
@@ -371,10 +371,10 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 	tw.mu.Unlock()
 	s.Attaches = tw.attaches
 	if trackErr != nil {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events of some of the run's groups not traced: %v", trackErr))
+		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events of some of the run's groups not traced: %v", trackErr))
 	}
 	if tw.famWhy != nil {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events not set against cpu.stat: the counters of the traced cgroup "+
+		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceUnchecked, "throttle events not set against cpu.stat: the counters of the traced cgroup "+
 			"and the groups around it could not be read: %v", tw.famWhy))
 		return &s, s.Warnings
 	}
@@ -384,12 +384,12 @@ func (tw *traceWindow) summary() (*report.ThrottleEvents, []string) {
 
 // sinkTo hands the window, its events and spans to the sink, if any;
 // what it could not write is a warning.
-func (tw *traceWindow) sinkTo(spans []throttle.Span, what string) []string {
+func (tw *traceWindow) sinkTo(spans []throttle.Span, what string) []report.Warning {
 	if tw.sink == nil {
 		return nil
 	}
 	if err := tw.sink(throttle.Trace{T0: tw.t0, T1: tw.t1, Events: tw.events(), Spans: spans, What: what}); err != nil {
-		return []string{fmt.Sprintf("the trace could not be written: %v", err)}
+		return []report.Warning{report.Warn(report.KindTraceIncomplete, "the trace could not be written: %v", err)}
 	}
 	return nil
 }
@@ -486,7 +486,7 @@ func (t *TraceWindow) Stop() { t.inner().stop() }
 
 // Summary describes the window, each throttled group against its own
 // counter over it; the warnings are for the result.
-func (t *TraceWindow) Summary() (*report.ThrottleEvents, []string) {
+func (t *TraceWindow) Summary() (*report.ThrottleEvents, []report.Warning) {
 	s, warnings := t.inner().summary()
 	if s != nil {
 		warnings = append(warnings, t.tw.sinkTo(nil, "")...)

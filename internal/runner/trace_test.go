@@ -159,7 +159,7 @@ func TestTracedRun(t *testing.T) {
 	assert.Len(t, sunk.Events, 1)
 	assert.Len(t, sunk.Spans, 2, "the iterations, to draw")
 	assert.Equal(t, "iteration", sunk.What)
-	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "throttle events lost: 3")
+	assert.Contains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "throttle events lost: 3")
 }
 
 // Where tracing cannot start, the run goes on and says why, once; without
@@ -186,7 +186,7 @@ func TestTraceUnavailable(t *testing.T) {
 	assert.Nil(t, rep.ThrottledMsPerIteration)
 	n := 0
 	for _, w := range rep.Warnings {
-		if strings.HasPrefix(w, "throttle events not traced: loading the BPF program was refused") {
+		if w.Kind == report.KindTraceIncomplete && strings.HasPrefix(w.Text, "throttle events not traced: loading the BPF program was refused") {
 			n++
 		}
 	}
@@ -248,7 +248,7 @@ func TestTracedRunGroups(t *testing.T) {
 		assert.InDelta(t, 26, g.TracedMs, 1e-9, "%s: the window's 26 ms, one CPU", g.Path)
 		assert.Equal(t, want, g.CounterMs, "%s: its own counter's change; gone, removed within the window and never counted, unknown", g.Path)
 	}
-	ws := strings.Join(rep.Warnings, "\n")
+	ws := strings.Join(report.Texts(rep.Warnings), "\n")
 	assert.Contains(t, ws, "disagree for /throttlebench/tb-fake/in (descendant)")
 	assert.NotContains(t, ws, "disagree for /throttlebench/tb-fake (target)")
 	assert.Contains(t, ws, "26.0 ms of throttle events in 1 group checked against no counter (/throttlebench/tb-fake/gone 26.0 ms")

@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // ErrCommandExited is the cause of the context Watch's measure gets when
@@ -23,13 +24,13 @@ type Watched struct {
 	Exit string
 	// Stderr is the end of what it wrote on its stderr.
 	Stderr   string
-	Warnings []string
+	Warnings []report.Warning
 }
 
 // Failed says the command ended on its own, other than with exit status 0.
 func (w *Watched) Failed() bool { return w.Exit != "" && w.Exit != "exit status 0" }
 
-func (w *Watched) AddWarning(s string) { w.Warnings = append(w.Warnings, s) }
+func (w *Watched) AddWarning(s report.Warning) { w.Warnings = append(w.Warnings, s) }
 
 // Watchable is a command started as --serve's server is
 // (childproto.Server), and its end.
@@ -90,7 +91,7 @@ func QuoteArgv(a []string) string { return childproto.QuoteArgv(a) }
 func (l *Local) Watch(ctx context.Context, o Options, argv []string, measure Measure) (*Watched, error) {
 	k := l.withDefaults()
 	o.Mode = ModeCreate
-	return inCgroup(k, ctx, o, func(ctx context.Context, o Options, _ time.Time, slice Slice, notes []string) (*Watched, error) {
+	return inCgroup(k, ctx, o, func(ctx context.Context, o Options, _ time.Time, slice Slice, notes []report.Warning) (*Watched, error) {
 		return k.watch(ctx, o, slice, notes, argv, measure)
 	}, nil)
 }
@@ -98,7 +99,7 @@ func (l *Local) Watch(ctx context.Context, o Options, argv []string, measure Mea
 // Measure is what Watch runs while the command does (see Watch).
 type Measure func(ctx context.Context, slice cgroup.Cgroup, start func() error) error
 
-func (k Local) watch(ctx context.Context, o Options, slice Slice, notes, argv []string, measure Measure) (w *Watched, err error) {
+func (k Local) watch(ctx context.Context, o Options, slice Slice, notes []report.Warning, argv []string, measure Measure) (w *Watched, err error) {
 	w = &Watched{Warnings: notes}
 	c := k.Commands.withDefaults()
 	guard, err := c.StartGuard(o.Exe, slice.Cgroup().Dir)
@@ -117,7 +118,7 @@ func (k Local) watch(ctx context.Context, o Options, slice Slice, notes, argv []
 			if kerr != nil {
 				msg = fmt.Sprintf("the command left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
 			}
-			w.AddWarning(msg)
+			w.AddWarning(report.Warning{Kind: report.KindKilled, Text: msg})
 		}
 	}()
 	if err := slice.AddProc(cmd.Pid()); err != nil {

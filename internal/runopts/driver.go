@@ -6,6 +6,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -83,7 +84,7 @@ func WithDriver[T any](ctx context.Context, s Settings, steps []sweep.Step, f fu
 	}
 	// What making the place found is said once, in the first result.
 	if len(steps) > 0 {
-		steps[0].Opts.Notes = append(steps[0].Opts.Notes, place.Notes...)
+		steps[0].Opts.Notes = append(steps[0].Opts.Notes, report.Of(report.KindLeftovers, place.Notes...)...)
 	}
 	return f(steps)
 }

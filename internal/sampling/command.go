@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -25,7 +26,7 @@ type Sample func(ctx context.Context, cg cgroup.Cgroup, start func() error) erro
 // command exits, --duration passes or Ctrl-C; then the command is stopped
 // and the slice removed. A command that fails fails the run (exit 1),
 // after the sample is written. warnings are the run's, for stderr.
-func Command(ctx context.Context, r usage.Options, stderr io.Writer, sample Sample) (warnings []string, err error) {
+func Command(ctx context.Context, r usage.Options, stderr io.Writer, sample Sample) (warnings []report.Warning, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -59,7 +60,7 @@ func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.C
 		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
 		Warnings: r.WholeMachine(cgroupref.IsHostRoot(cg)),
 	})
-	var traceWarnings []string
+	var traceWarnings []report.Warning
 	f.ThrottleEvents, traceWarnings = tr.summary()
 	f.Warnings = append(f.Warnings, traceWarnings...)
 	switch {

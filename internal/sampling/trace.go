@@ -45,12 +45,12 @@ func (t *sampleTrace) stop() {
 	}
 }
 
-func (t *sampleTrace) summary() (*report.ThrottleEvents, []string) {
+func (t *sampleTrace) summary() (*report.ThrottleEvents, []report.Warning) {
 	switch {
 	case t == nil:
 		return nil, nil
 	case t.w == nil:
-		return nil, []string{t.why}
+		return nil, []report.Warning{{Kind: report.KindTraceIncomplete, Text: t.why}}
 	}
 	t.w.Close()
 	return t.w.Summary()

@@ -103,13 +103,13 @@ func (s sweepResult) Plot(path string) error {
 	return plot.Save(path, chart)
 }
 func (s sweepResult) Warnings() []Warning {
-	return sweep.Labelled(s.rows, func(r *report.Report) []string { return r.Warnings })
+	return sweep.Labelled(s.rows, func(r *report.Report) []report.Warning { return r.Warnings })
 }
 
-func unlabelled(ws []string) []Warning {
+func unlabelled(ws []report.Warning) []Warning {
 	out := make([]Warning, len(ws))
 	for i, w := range ws {
-		out[i] = Warning{Text: w}
+		out[i] = Warning{Warning: w}
 	}
 	return out
 }

@@ -133,5 +133,5 @@ func (l latencyResult) Write(w io.Writer, format string, v table.View) error {
 // needs the raw events, which the result does not hold.
 func (l latencyResult) Plot(path string) error { return plot.SaveLatency(path, l.rows) }
 func (l latencyResult) Warnings() []Warning {
-	return sweep.Labelled(l.rows, func(r *report.Latency) []string { return r.Warnings })
+	return sweep.Labelled(l.rows, func(r *report.Latency) []report.Warning { return r.Warnings })
 }

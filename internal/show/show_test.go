@@ -134,7 +134,8 @@ func TestShowIsWhatTheCommandPrinted(t *testing.T) {
 
 // Read loses nothing: its JSON holds every key and value of the file the
 // command wrote (byte for byte where this build wrote it: test/integration;
-// a fixture written before a key was added reads back with that key too).
+// a fixture written before a key was added reads back with that key too,
+// one written before warnings had kinds with its warnings' kind unknown).
 func TestShowJSONIsTheFile(t *testing.T) {
 	for _, f := range fixtures {
 		res, err := Read(filepath.Join("testdata", f.file))
@@ -173,6 +174,11 @@ func missing(at string, want, got any) []string {
 			out = append(out, missing(fmt.Sprintf("%s[%d]", at, i), w[i], g[i])...)
 		}
 		return out
+	}
+	// A warning of a file written before kinds reads back as kind unknown.
+	old := map[string]any{"kind": report.KindUnknown, "text": want}
+	if _, text := want.(string); text && strings.Contains(at, ".warnings[") && reflect.DeepEqual(old, got) {
+		return nil
 	}
 	if !reflect.DeepEqual(want, got) {
 		return []string{fmt.Sprintf("%s: %v, read back %v", at, want, got)}

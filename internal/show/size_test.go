@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -47,14 +48,14 @@ func TestShowSizeIsWhatSizePrinted(t *testing.T) {
 				golden.Check(t, strings.TrimSuffix(f, ".json")+"."+map[string]string{"text": "txt", "csv": "csv", "markdown": "md"}[format], got.String())
 			}
 		}
-		assert.Equal(t, r.Warnings, texts(res.Warnings()), f)
+		assert.Equal(t, r.Warnings, warnings(res.Warnings()), f)
 	}
 }
 
-func texts(ws []Warning) []string {
-	out := []string{}
+func warnings(ws []Warning) []report.Warning {
+	out := []report.Warning{}
 	for _, w := range ws {
-		out = append(out, w.Text)
+		out = append(out, w.Warning)
 	}
 	return out
 }
@@ -121,9 +122,10 @@ func TestShowSizeBroken(t *testing.T) {
 func TestShowSizeLeftOut(t *testing.T) {
 	busy, err := Read(filepath.Join("testdata", "size-busy.json"))
 	require.NoError(t, err)
-	why := texts(LeftOut(busy, render.Gobench))
+	why := warnings(LeftOut(busy, render.Gobench))
 	require.Len(t, why, 1)
-	assert.Contains(t, why[0], "--format gobench holds no benchmark")
+	assert.Equal(t, report.KindNoBenchmark, why[0].Kind)
+	assert.Contains(t, why[0].Text, "--format gobench holds no benchmark")
 	assert.Empty(t, LeftOut(busy, "text"))
 	answered, err := Read(filepath.Join("testdata", "size.json"))
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	mstats "github.com/aclements/go-moremath/stats"
 
 	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
 
@@ -104,9 +105,9 @@ type Answer struct {
 	// Incomplete is set when a budget or ctx stopped the search before the
 	// bracket closed: the bracket is the one reached so far. Stopped says
 	// why.
-	Incomplete bool     `json:"incomplete,omitempty"`
-	Stopped    string   `json:"stopped,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	Incomplete bool             `json:"incomplete,omitempty"`
+	Stopped    string           `json:"stopped,omitempty"`
+	Warnings   []report.Warning `json:"warnings,omitempty"`
 }
 
 // Arm is the arm measured at grid level level, or nil.
@@ -175,7 +176,7 @@ func (s Search) Run(ctx context.Context, measure Measure) (Answer, error) {
 	}
 	var a Answer
 	if m := s.Test.MinWindows(); m > s.Test.LevelWindows {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("no level can pass: %s per level are too few for confidence %v, which needs at least %d",
+		a.Warnings = append(a.Warnings, report.Warn(report.KindSearchUnsure, "no level can pass: %s per level are too few for confidence %v, which needs at least %d",
 			plural.N(s.Test.LevelWindows, "window"), s.Test.Confidence, m))
 	}
 	lo, hi := -1, len(s.CPUs)
@@ -286,8 +287,8 @@ func (s Search) bracket(lo, hi int) Bracket {
 }
 
 // warnings are what the answer's reader must know, beyond the bracket.
-func (s Search) warnings(a Answer) []string {
-	var ws []string
+func (s Search) warnings(a Answer) []report.Warning {
+	var ws []report.Warning
 	for _, arm := range a.Arms {
 		ws = append(ws, armWarnings(arm, s.Test)...)
 	}
@@ -295,24 +296,24 @@ func (s Search) warnings(a Answer) []string {
 	b := a.Bracket
 	switch {
 	case a.Incomplete:
-		ws = append(ws, "the search stopped before its bracket closed ("+a.Stopped+"): the bracket is the one reached so far")
+		ws = append(ws, report.Warn(report.KindSearchStopped, "the search stopped before its bracket closed (%s): the bracket is the one reached so far", a.Stopped))
 	case b.Pass == 0:
-		ws = append(ws, fmt.Sprintf("every level passed, down to the grid's lowest, %s: no failing level bounds the answer from below", plural.F(s.CPUs[0], "CPU")))
+		ws = append(ws, report.Warn(report.KindBracketOpen, "every level passed, down to the grid's lowest, %s: no failing level bounds the answer from below", plural.F(s.CPUs[0], "CPU")))
 	case b.Pass < 0:
-		ws = append(ws, fmt.Sprintf("no level passed, up to the grid's highest, %s", plural.F(s.CPUs[len(s.CPUs)-1], "CPU")))
+		ws = append(ws, report.Warn(report.KindBracketOpen, "no level passed, up to the grid's highest, %s", plural.F(s.CPUs[len(s.CPUs)-1], "CPU")))
 	}
 	if b.Fail >= 0 && b.Pass >= 0 {
 		if arm := a.Arm(b.Fail); arm != nil && arm.Verdict == Undecided {
-			ws = append(ws, fmt.Sprintf("the level below the answer, %s, is undecided, not failed: the answer may be a step higher than needed", plural.F(arm.CPUs, "CPU")))
+			ws = append(ws, report.Warn(report.KindSearchUnsure, "the level below the answer, %s, is undecided, not failed: the answer may be a step higher than needed", plural.F(arm.CPUs, "CPU")))
 		}
 	}
 	return ws
 }
 
 // armWarnings are one arm's refusals, cap and drift, each in one line.
-func armWarnings(arm Arm, t Sequential) []string {
+func armWarnings(arm Arm, t Sequential) []report.Warning {
 	at := plural.F(arm.CPUs, "CPU") + ": "
-	var ws []string
+	var ws []report.Warning
 	reasons := map[string]int{}
 	for _, w := range arm.Windows {
 		if w.Refused != "" {
@@ -320,14 +321,14 @@ func armWarnings(arm Arm, t Sequential) []string {
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(reasons)) {
-		ws = append(ws, fmt.Sprintf("%s%s refused: %s", at, plural.N(reasons[r], "window"), r))
+		ws = append(ws, report.Warn(report.KindWindowsRefused, "%s%s refused: %s", at, plural.N(reasons[r], "window"), r))
 	}
 	if arm.Verdict == Undecided && len(arm.Windows) >= t.LevelWindows {
-		ws = append(ws, fmt.Sprintf("%sundecided after %s (%d met the target, %d did not): too few windows for confidence %v",
+		ws = append(ws, report.Warn(report.KindSearchUnsure, "%sundecided after %s (%d met the target, %d did not): too few windows for confidence %v",
 			at, plural.N(len(arm.Windows), "window"), arm.Passes, arm.Fails, t.Confidence))
 	}
 	if p, ok := drift(arm.Windows, 1-t.Confidence); ok {
-		ws = append(ws, fmt.Sprintf("%sthe windows drift: the first third's figures differ from the last third's (U test p=%.2g)", at, p))
+		ws = append(ws, report.Warn(report.KindSearchUnsure, "%sthe windows drift: the first third's figures differ from the last third's (U test p=%.2g)", at, p))
 	}
 	return ws
 }
@@ -336,8 +337,8 @@ func armWarnings(arm Arm, t Sequential) []string {
 // level that failed above one that passed. The search alone never makes
 // one (a bisection measures only between its bounds); arms the caller
 // measured beside it (the usage rules' limits) can, so it takes any arms.
-func Contradictions(arms []Arm) []string {
-	var ws []string
+func Contradictions(arms []Arm) []report.Warning {
+	var ws []report.Warning
 	for _, hi := range arms {
 		if hi.Verdict != Fail {
 			continue
@@ -349,7 +350,7 @@ func Contradictions(arms []Arm) []string {
 			}
 		}
 		if len(below) > 0 {
-			ws = append(ws, fmt.Sprintf("%s failed, above %s, which passed: more CPU did worse here, so the limits do not order as the search assumes",
+			ws = append(ws, report.Warn(report.KindSearchUnsure, "%s failed, above %s, which passed: more CPU did worse here, so the limits do not order as the search assumes",
 				plural.F(hi.CPUs, "CPU"), strings.Join(below, ", ")))
 		}
 	}

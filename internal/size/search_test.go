@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // grid40 is 0.05 to 2 CPUs by 0.05.
@@ -28,12 +30,12 @@ func threshold(from int) Measure {
 	}
 }
 
-// anyContains says whether a line of ws holds every part.
-func anyContains(ws []string, parts ...string) bool {
+// anyContains says whether a warning of ws of kind holds every part.
+func anyContains(ws []report.Warning, kind string, parts ...string) bool {
 	for _, w := range ws {
-		all := true
+		all := w.Kind == kind
 		for _, p := range parts {
-			all = all && strings.Contains(w, p)
+			all = all && strings.Contains(w.Text, p)
 		}
 		if all {
 			return true
@@ -93,7 +95,7 @@ func TestSearchEveryLevelPasses(t *testing.T) {
 	assert.Equal(t, 0, a.Bracket.Pass)
 	assert.Equal(t, -1, a.Bracket.Fail)
 	assert.Nil(t, a.Bracket.FailCPUs)
-	assert.True(t, anyContains(a.Warnings, "every level passed", "0.05 CPUs"), "%q", a.Warnings)
+	assert.True(t, anyContains(a.Warnings, report.KindBracketOpen, "every level passed", "0.05 CPUs"), "%q", a.Warnings)
 }
 
 func TestSearchNoLevelPasses(t *testing.T) {
@@ -103,7 +105,7 @@ func TestSearchNoLevelPasses(t *testing.T) {
 	assert.Equal(t, -1, a.Bracket.Pass)
 	assert.Equal(t, 39, a.Bracket.Fail)
 	assert.Nil(t, a.Bracket.PassCPUs)
-	assert.True(t, anyContains(a.Warnings, "no level passed", "2 CPUs"), "%q", a.Warnings)
+	assert.True(t, anyContains(a.Warnings, report.KindBracketOpen, "no level passed", "2 CPUs"), "%q", a.Warnings)
 	// Bisection upwards: 19, 29, 34, 37, 38, 39, two windows each.
 	assert.Equal(t, 12, a.Windows)
 	out, err := json.Marshal(a.Bracket)
@@ -124,7 +126,7 @@ func TestSearchStopsOnItsBudget(t *testing.T) {
 	assert.Equal(t, 9, a.Bracket.Fail)
 	assert.Equal(t, Undecided, a.Arm(14).Verdict)
 	assert.Len(t, a.Arm(14).Windows, 2)
-	assert.True(t, anyContains(a.Warnings, "stopped before its bracket closed", "budget"), "%q", a.Warnings)
+	assert.True(t, anyContains(a.Warnings, report.KindSearchStopped, "stopped before its bracket closed", "budget"), "%q", a.Warnings)
 }
 
 func TestSearchStopsOnItsContext(t *testing.T) {
@@ -193,7 +195,7 @@ func TestRefusedWindowsCountNeither(t *testing.T) {
 	assert.Equal(t, 6, arm.Passes)
 	assert.Len(t, arm.Windows, 9)
 	assert.Equal(t, 0, a.Bracket.Pass)
-	assert.Contains(t, a.Warnings, "0.5 CPUs: 3 windows refused: the machine was busy")
+	assert.Contains(t, a.Warnings, report.Warning{Kind: report.KindWindowsRefused, Text: "0.5 CPUs: 3 windows refused: the machine was busy"})
 
 	// Nothing but refusals: every level ends undecided at its cap, and
 	// nothing passes.
@@ -207,7 +209,7 @@ func TestRefusedWindowsCountNeither(t *testing.T) {
 		assert.Equal(t, Undecided, arm.Verdict)
 		assert.Zero(t, arm.Passes+arm.Fails)
 	}
-	assert.True(t, anyContains(a.Warnings, "undecided after 5 windows"), "%q", a.Warnings)
+	assert.True(t, anyContains(a.Warnings, report.KindSearchUnsure, "undecided after 5 windows"), "%q", a.Warnings)
 }
 
 func TestTooFewWindowsForTheConfidence(t *testing.T) {
@@ -217,7 +219,7 @@ func TestTooFewWindowsForTheConfidence(t *testing.T) {
 	a, err := s.Run(context.Background(), threshold(0))
 	require.NoError(t, err)
 	assert.Equal(t, -1, a.Bracket.Pass)
-	assert.Contains(t, a.Warnings, "no level can pass: 5 windows per level are too few for confidence 0.95, which needs at least 6")
+	assert.Contains(t, a.Warnings, report.Warning{Kind: report.KindSearchUnsure, Text: "no level can pass: 5 windows per level are too few for confidence 0.95, which needs at least 6"})
 }
 
 func TestDriftFlagsALevel(t *testing.T) {
@@ -233,7 +235,7 @@ func TestDriftFlagsALevel(t *testing.T) {
 	require.Len(t, a.Arms, 1)
 	assert.Equal(t, Undecided, a.Arms[0].Verdict)
 	assert.True(t, a.Arms[0].Drift)
-	assert.True(t, anyContains(a.Warnings, "1 CPU: the windows drift"), "%q", a.Warnings)
+	assert.True(t, anyContains(a.Warnings, report.KindSearchUnsure, "1 CPU: the windows drift"), "%q", a.Warnings)
 
 	// The same verdicts with steady figures: no drift.
 	n = 0
@@ -253,8 +255,8 @@ func TestContradictions(t *testing.T) {
 		{CPUs: 0.5, Verdict: Fail},
 		{CPUs: 1.5, Verdict: Undecided},
 	}
-	assert.Equal(t, []string{
-		"1.2 CPUs failed, above 1 CPU, 0.8 CPUs, which passed: more CPU did worse here, so the limits do not order as the search assumes",
+	assert.Equal(t, []report.Warning{
+		{Kind: report.KindSearchUnsure, Text: "1.2 CPUs failed, above 1 CPU, 0.8 CPUs, which passed: more CPU did worse here, so the limits do not order as the search assumes"},
 	}, Contradictions(arms))
 	assert.Empty(t, Contradictions(arms[:2]))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // writeCI writes r in one of render.CIFormats: the recommendation, in
@@ -22,11 +23,11 @@ func writeCI(w io.Writer, r Result, format string) error {
 
 // LeftOut says why format holds no figure of r, a line for stderr; none
 // where it holds the recommendation, or is no format CI tools read.
-func (r Result) LeftOut(format string) []string {
+func (r Result) LeftOut(format string) []report.Warning {
 	if !isCI(format) || r.recommendedCPUs() != nil {
 		return nil
 	}
-	return []string{"--format " + format + " holds no benchmark: its figure is the recommendation in CPUs, and there is none (" + r.Headline() + ")"}
+	return []report.Warning{{Kind: report.KindNoBenchmark, Text: "--format " + format + " holds no benchmark: its figure is the recommendation in CPUs, and there is none (" + r.Headline() + ")"}}
 }
 
 func isCI(format string) bool { return slices.Contains(render.CIFormats, format) }

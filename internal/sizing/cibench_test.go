@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
 )
 
@@ -67,8 +68,9 @@ func TestSizeWithoutRecommendation(t *testing.T) {
 		for _, f := range render.CIFormats {
 			why := r.LeftOut(f)
 			require.Len(t, why, 1, f)
-			assert.True(t, strings.HasPrefix(why[0], "--format "+f+" holds no benchmark"), why[0])
-			assert.Contains(t, why[0], r.Headline(), "says why there is none")
+			assert.Equal(t, report.KindNoBenchmark, why[0].Kind)
+			assert.True(t, strings.HasPrefix(why[0].Text, "--format "+f+" holds no benchmark"), why[0].Text)
+			assert.Contains(t, why[0].Text, r.Headline(), "says why there is none")
 		}
 		assert.Empty(t, r.LeftOut("text"), "text says it itself")
 	}

@@ -110,7 +110,7 @@ func (r *Result) end(p Plan, parent context.Context, stopped string, err error, 
 			stopped = c.Error()
 		}
 	case errors.As(err, &exited):
-		stopped = exited.Error()
+		stopped, r.ServerExited = exited.Error(), true
 	case err == nil && stopped != "":
 		stopped = budgetSpent(p)
 		if where != "" {
@@ -195,7 +195,7 @@ func (r *Result) farBound(p Plan, unlimitedMs float64) {
 		return
 	}
 	if f := *r.BoundMs / unlimitedMs; f >= FarBound {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the bound %s ms is above the unlimited arm's %s (%s ms) by ×%.0f: every level near it passes; did you mean ms?",
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBoundUnit, "the bound %s ms is above the unlimited arm's %s (%s ms) by ×%.0f: every level near it passes; did you mean ms?",
 			table.Sig(*r.BoundMs, 3), p.SLO.Stat, table.Sig(unlimitedMs, 3), f))
 	}
 }
@@ -231,7 +231,7 @@ func (r *Result) floor(p Plan, ws []Window) {
 	f := stats.Quantile(xs, 0.5)
 	r.FloorMs = jsonNumber(f)
 	if r.BoundMs != nil && *r.BoundMs < build.FloorFactor*f {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the bound %s ms is under %g× the harness's own floor (%s %s ms, requests that need nothing): verdicts this close to it owe as much to this machine's timers as to the limit",
+		r.Warnings = append(r.Warnings, report.Warn(report.KindNearFloor, "the bound %s ms is under %g× the harness's own floor (%s %s ms, requests that need nothing): verdicts this close to it owe as much to this machine's timers as to the limit",
 			table.Sig(*r.BoundMs, 3), float64(build.FloorFactor), p.SLO.Stat, table.Sig(f, 3)))
 	}
 }
@@ -241,7 +241,7 @@ func (r *Result) floor(p Plan, ws []Window) {
 // how many counted windows waited and how much.
 func (r *Result) busy(p Plan) {
 	if ws := waited(r.allWindows()); len(ws) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows waited for CPUs others held, a median %.0f%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU",
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBusyMachine, "%d of %d windows waited for CPUs others held, a median %.0f%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU",
 			len(ws), len(r.allWindows()), 100*medianWaitShare(ws)))
 	}
 	n, of := 0, 0
@@ -251,10 +251,10 @@ func (r *Result) busy(p Plan) {
 	switch {
 	case n == 0:
 	case p.CountBusy:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted (--busy count): contention slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBusyMachine, "%d of %d windows were contended (the work waited for CPUs others held) and were counted (--busy count): contention slows a window at any limit, so an absolute target's answer errs towards more CPU, and a relative one's base (the unlimited arm) may be slow too", n, of))
 	default:
 		refused := contended(r.allWindows())
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time in those): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(refused)))
+		r.Warnings = append(r.Warnings, report.Warn(report.KindWindowsRefused, "%d of %d windows were refused because the work waited for CPUs others held (a median %.0f%% of its runnable time in those): measure where it competes less, or give --busy count to count them, marked", n, of, 100*medianWaitShare(refused)))
 	}
 }
 
@@ -281,7 +281,7 @@ func (r *Result) contention(p Plan) {
 	r.Contention = c
 	if p.SLO.Relative() && c.UnlimitedWaitShare != nil && c.LevelsWaitShare != nil &&
 		math.Abs(*c.UnlimitedWaitShare-*c.LevelsWaitShare) >= build.DefaultThresholds.ContendedShare/2 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the unlimited arm's windows waited a median %.0f%% of their runnable time for CPUs others held, the levels' %.0f%%: the relative bound's base was measured under other contention than the levels it judges",
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBaseContention, "the unlimited arm's windows waited a median %.0f%% of their runnable time for CPUs others held, the levels' %.0f%%: the relative bound's base was measured under other contention than the levels it judges",
 			100**c.UnlimitedWaitShare, 100**c.LevelsWaitShare))
 	}
 }
@@ -456,6 +456,13 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 			// failing; its exit is no verdict on the quota.
 			w.Short = build.TargetFailure(l, p.Rule)
 			w.short = w.short || w.Short != ""
+			if w.Short != "" {
+				// TargetFailure's own split: nothing sent, or too many failed.
+				w.Reason = ReasonFailed
+				if l.HTTP.Requests == l.HTTP.Cancelled {
+					w.Reason = ReasonNoRequestSent
+				}
+			}
 			if t.ServerExited != "" {
 				// How it exited, then the end of its stderr, as latency
 				// --serve says it (printed indented under the error).
@@ -479,7 +486,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		if p.CountBusy {
 			w.Busy = true
 		} else {
-			w.Refused = RefusedContended
+			w.Refused, w.Reason = RefusedContended, ReasonContended
 		}
 	}
 	if math.IsNaN(w.Figure) || math.IsInf(w.Figure, 0) {
@@ -488,8 +495,9 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 	switch {
 	case w.Short != "":
 	case w.short && w.Figure == 0:
-		w.Short = "no figure: nothing completed"
+		w.Short, w.Reason = "no figure: nothing completed", ReasonNoFigure
 	case w.short:
+		w.Reason = ReasonShortRate
 		w.Short = fmt.Sprintf("achieved %.4g of %.4g requests/s offered, %d dropped", *w.AchievedRPS, *w.OfferedRPS, m.Latency.Dropped)
 	}
 	if !math.IsNaN(unlimitedMs) && w.Refused == "" {
@@ -547,12 +555,12 @@ func (e Engine) search(ctx context.Context, p Plan, r *Result, levels []float64,
 	}
 	pair := Pair{BurstUs: burst.Microseconds()}
 	if len(cpus) == 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("--burst %v is above every level's quota: not searched", burst))
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBurstSkipped, "--burst %v is above every level's quota: not searched", burst))
 		r.Pairs = append(r.Pairs, pair)
 		return nil
 	}
 	if skipped := len(levels) - len(cpus); skipped > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("at --burst %v: the grid's %d lowest levels hold less quota than the burst, which the kernel refuses: searched from %.4g CPUs", burst, skipped, cpus[0]))
+		r.Warnings = append(r.Warnings, report.Warn(report.KindBurstSkipped, "at --burst %v: the grid's %d lowest levels hold less quota than the burst, which the kernel refuses: searched from %.4g CPUs", burst, skipped, cpus[0]))
 	}
 	windows := make([][]Window, len(cpus))
 	search := size.Search{CPUs: cpus, Test: p.Test, Progress: e.Progress}

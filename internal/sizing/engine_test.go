@@ -220,7 +220,8 @@ func TestEngineGuards(t *testing.T) {
 			assert.NotEqual(t, size.Pass, a.Verdict)
 		}
 	}
-	assert.Contains(t, r.Warnings[len(r.Warnings)-1], "waited for CPUs others held (a median 40%")
+	assert.Equal(t, report.KindWindowsRefused, r.Warnings[len(r.Warnings)-1].Kind)
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1].Text, "waited for CPUs others held (a median 40%")
 
 	short := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
 		if c < 0.5 {
@@ -375,7 +376,7 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
 	assert.Contains(t, r.Why, "undecided on p99<=50ms after 20 windows (0 of 0 counted windows met it, 20 refused (contended")
 	assert.Contains(t, r.Why, "20 of its windows waited a median 40% of their runnable time for CPUs others held")
-	assert.Contains(t, r.Warnings[len(r.Warnings)-1], "--busy count")
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1].Text, "--busy count")
 	assert.Equal(t, OutcomeUndecided, r.Outcome)
 	assert.Nil(t, r.Recommendation)
 }
@@ -405,7 +406,8 @@ func TestBusyCount(t *testing.T) {
 			assert.Empty(t, w.Refused)
 		}
 	}
-	assert.Contains(t, r.Warnings[len(r.Warnings)-1], fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted", r.Windows, r.Windows))
+	assert.Equal(t, report.KindBusyMachine, r.Warnings[len(r.Warnings)-1].Kind)
+	assert.Contains(t, r.Warnings[len(r.Warnings)-1].Text, fmt.Sprintf("%d of %d windows were contended (the work waited for CPUs others held) and were counted", r.Windows, r.Windows))
 	data, err := json.Marshal(r.Arms[0].Windows[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"busy":true`)
@@ -528,7 +530,7 @@ func TestBurstPairs(t *testing.T) {
 			assert.GreaterOrEqual(t, *a.QuotaUs, a.BurstUs)
 		}
 	}
-	assert.Contains(t, strings.Join(r.Warnings, "\n"), "the grid's 2 lowest levels hold less quota than the burst")
+	assert.Contains(t, strings.Join(report.Texts(r.Warnings), "\n"), "the grid's 2 lowest levels hold less quota than the burst")
 }
 
 // The harness's floor is measured in the unlimited arm's windows only: a
@@ -576,7 +578,7 @@ func TestFloorReported(t *testing.T) {
 		require.NoError(t, err, c.slo)
 		require.NotNil(t, r.FloorMs, c.slo)
 		assert.Equal(t, c.want, *r.FloorMs, c.slo)
-		warned := strings.Contains(strings.Join(r.Warnings, "\n"), "the harness's own floor")
+		warned := strings.Contains(strings.Join(report.Texts(r.Warnings), "\n"), "the harness's own floor")
 		assert.Equal(t, c.warn, warned, "%s: %q", c.slo, r.Warnings)
 	}
 }
@@ -595,7 +597,7 @@ func TestLesserWaitIsCountedAndSaid(t *testing.T) {
 	for _, a := range r.Arms {
 		assert.Zero(t, a.Refused)
 	}
-	assert.Contains(t, r.Warnings, fmt.Sprintf("%d of %d windows waited for CPUs others held, a median 28%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU", r.Windows, r.Windows))
+	assert.Contains(t, r.Warnings, report.Warn(report.KindBusyMachine, "%d of %d windows waited for CPUs others held, a median 28%% of their runnable time (their contention blocks say how long), and were counted: their figures include that wait, so an absolute target's answer errs towards more CPU", r.Windows, r.Windows))
 	require.NotNil(t, r.Contention.UnlimitedWaitShare)
 	assert.InDelta(t, 0.28, *r.Contention.UnlimitedWaitShare, 1e-9)
 	assert.Zero(t, r.Contention.ContendedWindows)

@@ -71,7 +71,10 @@ type Result struct {
 	Contention ContentionSummary `json:"contention"`
 	Incomplete bool              `json:"incomplete"`
 	Stopped    string            `json:"stopped,omitempty"`
-	Warnings   []string          `json:"warnings"`
+	// ServerExited says that --serve's server exiting stopped the search
+	// (Stopped says how).
+	ServerExited bool             `json:"server_exited,omitempty"`
+	Warnings     []report.Warning `json:"warnings"`
 }
 
 // What a search came to.
@@ -160,6 +163,10 @@ type Window struct {
 	// Short says why it failed whatever its figure: the open loop's
 	// achieved rate fell short of the offered one, or nothing completed.
 	Short string `json:"short,omitempty"`
+	// Reason is why the window was refused or failed whatever its figure,
+	// as one of the Reason words, for the tables to name without reading
+	// refused's or short's words; empty in results written before it.
+	Reason string `json:"reason,omitempty"`
 	// Busy marks a window that others competed with, counted (--busy
 	// count); refused, it says so in refused.
 	Busy bool `json:"busy,omitempty"`
@@ -182,6 +189,15 @@ type Window struct {
 
 	cgroupVersion int // the result's, for Result.CgroupVersion
 }
+
+// The reasons of a window (Window.Reason).
+const (
+	ReasonContended     = "contended"       // refused: the work waited for CPUs others held
+	ReasonNoFigure      = "no_figure"       // nothing completed
+	ReasonNoRequestSent = "no_request_sent" // --target: no request went out
+	ReasonShortRate     = "short_rate"      // the achieved rate fell short of the offered one
+	ReasonFailed        = "requests_failed" // --target: more requests failed than --max-failures allows
+)
 
 // RefusedContended is why a window is refused where its work waited for
 // CPUs others held (its contention block says how much).
@@ -207,7 +223,7 @@ func newResult(p Plan) Result {
 		target = p.Target.HTTP.URL
 	}
 	return Result{SchemaVersion: SchemaVersion, SLO: p.SLO.String(), Loop: loop, Target: target, Window: p.Window, PeriodUs: p.Grid.Period.Microseconds(),
-		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []string{}, Shown: []Shown{}}
+		Confidence: p.Test.Confidence, Bracket: size.Bracket{Pass: -1, Fail: -1}, Pairs: []Pair{}, Arms: []Arm{}, UsageRules: []Rule{}, Warnings: []report.Warning{}, Shown: []Shown{}}
 }
 
 // rules are the usage-based recommenders' limits for the unlimited arm's
@@ -238,7 +254,7 @@ func (r *Result) answer(p Plan, a size.Answer, windows [][]Window, burst time.Du
 	}
 	for _, w := range a.Warnings {
 		if burst > 0 {
-			w = fmt.Sprintf("at --burst %v: %s", burst, w)
+			w.Text = fmt.Sprintf("at --burst %v: %s", burst, w.Text)
 		}
 		r.Warnings = append(r.Warnings, w)
 	}
@@ -275,7 +291,7 @@ func (r *Result) recommend(p Plan) {
 			r.Why = fmt.Sprintf("no level passed, and %d of the levels' %d windows were refused (their work waited for CPUs others held nearly as long as it ran): the levels left undecided did not fail", n, of)
 			return
 		}
-		r.Warnings = append(r.Warnings, "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)")
+		r.Warnings = append(r.Warnings, report.Warning{Kind: report.KindNoLevelPassed, Text: "no level of the grid passed: the recommendation is no limit (or search higher, with --cpus-max)"})
 		r.Recommendation = &rec
 		r.Outcome = OutcomeRecommendation
 		return

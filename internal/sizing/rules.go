@@ -2,9 +2,9 @@ package sizing
 
 import (
 	"context"
-	"fmt"
 	"math"
 
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
 )
 
@@ -38,7 +38,7 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 			return err
 		}
 		if ans.Incomplete && len(arm.Windows) == 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the %s rule's limit was not measured before the search stopped", rule.Name))
+			r.Warnings = append(r.Warnings, report.Warn(report.KindRuleUnmeasured, "the %s rule's limit was not measured before the search stopped", rule.Name))
 			return nil
 		}
 		r.Windows += len(arm.Windows)

@@ -44,7 +44,7 @@ func Write(w io.Writer, r Result, format string, width int) error {
 			b.WriteString("\n")
 		}
 		for _, s := range r.Warnings {
-			b.WriteString("- warning: " + s + "\n")
+			b.WriteString("- warning: " + s.Text + "\n")
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -57,7 +57,7 @@ func Write(w io.Writer, r Result, format string, width int) error {
 	}
 	tail := "\n" + r.recommendationLine() + "\n"
 	for _, s := range r.Warnings {
-		tail += "warning: " + s + "\n"
+		tail += "warning: " + s.Text + "\n"
 	}
 	_, err := io.WriteString(w, table.Wrap(tail, width))
 	return err
@@ -114,7 +114,7 @@ func ArmsTable(r Result, people bool) *table.Table {
 	}
 	// A --serve server that exited ended the search in the arm measured
 	// last: its row says so (the headline says how).
-	crashed, last := strings.Contains(r.Stopped, "the server exited"), 0
+	crashed, last := r.ServerExited, 0
 	for i, a := range r.Arms {
 		last = max(last, cmp.Or(a.Order, i+1))
 	}
@@ -230,29 +230,25 @@ func (a Arm) why() string {
 	return strings.Join(reasons, ", ")
 }
 
-// why is a window's refusal or shortfall in a word or two, from the
-// engine's words (record): a busy machine, a server that exited, nothing
-// completed, a rate fallen short, requests that failed; another reason by
-// its first clause.
+// why is a window's refusal or shortfall in a word or two, by its reason
+// (Window.Reason); a result written before reasons says the first clause
+// of its refusal or shortfall.
 func (w Window) why() string {
 	head := func(s string) string { h, _, _ := strings.Cut(s, ":"); return h }
-	switch {
-	case w.Refused == "busy machine":
-		return "refused: busy"
-	case strings.HasPrefix(w.Refused, "the server exited"):
-		return "crashed"
-	case w.Refused != "":
-		return "refused: " + head(w.Refused)
-	case w.Short == "":
-		return ""
-	case strings.HasPrefix(w.Short, "no figure"):
+	switch w.Reason {
+	case ReasonContended:
+		return "refused: contended"
+	case ReasonNoFigure:
 		return "no response"
-	case strings.HasPrefix(w.Short, "no request was sent"):
+	case ReasonNoRequestSent:
 		return "no request sent"
-	case strings.HasPrefix(w.Short, "achieved "):
+	case ReasonShortRate:
 		return "short of the rate"
-	case strings.HasPrefix(w.Short, "no request succeeded"), strings.Contains(head(w.Short), " failed"):
+	case ReasonFailed:
 		return "requests failed"
+	}
+	if w.Refused != "" {
+		return "refused: " + head(w.Refused)
 	}
 	return head(w.Short)
 }

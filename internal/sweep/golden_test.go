@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/golden"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -37,7 +38,7 @@ func readmeNodes() []Row {
 // withSkipped adds a configuration the kernel refused, and warnings.
 func withSkipped() []Row {
 	rows := readmeNodes()[:3]
-	rows[0].Report.Warnings = []string{"few periods: an iteration spans 2 periods; raise --batch"}
+	rows[0].Report.Warnings = []report.Warning{{Kind: report.KindFewPeriods, Text: "few periods: an iteration spans 2 periods; raise --batch"}}
 	return append(rows, Row{Config: Config{{"node", "node-a"}, {"cpus", "0.001"}},
 		Skipped: `invalid --cpus "0.001": the quota would be 100µs at the period 100ms, below the kernel's 1ms minimum`})
 }

@@ -61,7 +61,7 @@ func build(rows []Row, notes *table.Notes) *table.Table {
 		if people {
 			warnings = render.ForPeople(rep.Warnings)
 		}
-		return cells, warnings
+		return cells, report.Texts(warnings)
 	})
 }
 

@@ -135,8 +135,8 @@ func TestWarningsAreFootnotes(t *testing.T) {
 	few := "few periods: the measured iterations span 300 ms, 3 CFS periods of 100ms; raise --iterations or use --min-time 1s"
 	short := "short iterations: an iteration needs 20.00 ms of CPU, less than the 50ms quota per 100ms period; use --batch 100 or more"
 	rows := sampleRows()
-	rows[0].Report.Warnings = []string{short, few}
-	rows[1].Report.Warnings = []string{few}
+	rows[0].Report.Warnings = []report.Warning{{Kind: report.KindShortIterations, Text: short}, {Kind: report.KindFewPeriods, Text: few}}
+	rows[1].Report.Warnings = []report.Warning{{Kind: report.KindFewPeriods, Text: few}}
 
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, rows, table.View{}))
@@ -172,7 +172,7 @@ func TestCommandRowsLeaveOutWhatMeansNothing(t *testing.T) {
 	rows := sampleRows()[:2]
 	for _, r := range rows {
 		r.Report.Config.Workload = "command"
-		r.Report.Warnings = []string{few}
+		r.Report.Warnings = []report.Warning{{Kind: report.KindFewIterations, Text: few}}
 	}
 	var buf bytes.Buffer
 	require.NoError(t, WriteText(&buf, rows, table.View{}))

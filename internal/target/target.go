@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -134,12 +133,12 @@ func (e *Engine) Run(ctx context.Context, o runner.Options, t *Target) (*report.
 		return r.window(ctx, o, t, started, g, counter, nil, floor, "named", nil)
 	}
 	// The server needs its slice: never the current cgroup.
-	return runner.InSlice(r.k, ctx, o, func(ctx context.Context, o runner.Options, started time.Time, slice runner.Slice, notes []string) (*report.Latency, error) {
+	return runner.InSlice(r.k, ctx, o, func(ctx context.Context, o runner.Options, started time.Time, slice runner.Slice, notes []report.Warning) (*report.Latency, error) {
 		return r.served(ctx, o, t, started, slice, notes)
 	})
 }
 
-func (r run) served(ctx context.Context, o runner.Options, given *Target, started time.Time, slice runner.Slice, notes []string) (rep *report.Latency, err error) {
+func (r run) served(ctx context.Context, o runner.Options, given *Target, started time.Time, slice runner.Slice, notes []report.Warning) (rep *report.Latency, err error) {
 	t := given
 	var env []string
 	if t.UsesPort() {
@@ -189,7 +188,7 @@ func (r run) served(ctx context.Context, o runner.Options, given *Target, starte
 			var se *serverError
 			switch {
 			case rep != nil:
-				rep.AddWarning(msg)
+				rep.AddWarning(report.Warning{Kind: report.KindKilled, Text: msg})
 			case errors.As(err, &se):
 				se.notes = append(se.notes, msg) // before its stderr's lines
 			case err != nil:
@@ -249,7 +248,7 @@ func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor
 // reading g's counters (nil: none) and sampling counter around it in one
 // runner.Window, and builds the report.
 func (r run) window(ctx context.Context, o runner.Options, t *Target, started time.Time, g runner.Group, counter func() (time.Duration, error),
-	srv Server, floor *bench.Floor, mode string, notes []string) (*report.Latency, error) {
+	srv Server, floor *bench.Floor, mode string, notes []report.Warning) (*report.Latency, error) {
 	k := r.k
 	sched := bench.Schedule(o.Open)
 	var err error
@@ -322,7 +321,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 		if how, exited := srv.Exited(); exited {
 			rep.ServerExited = how
 			rep.ServerStderr = stderrtail.Lines(srv.Stderr())
-			rep.AddWarning(fmt.Sprintf("the server %s exited during the run (%s; the end of its stderr is in server_stderr); the requests it left unanswered are counted: %d",
+			rep.AddWarning(report.Warn(report.KindServerExited, "the server %s exited during the run (%s; the end of its stderr is in server_stderr); the requests it left unanswered are counted: %d",
 				QuoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
 		}
 	}
@@ -351,19 +350,19 @@ func latencyResult(res httpload.Result, floor *bench.Floor, gomaxprocs int) benc
 // targetWarnings drops what the built-in open loop's warnings say that
 // does not apply to a client outside the slice, and says what is missing
 // without a cgroup.
-func targetWarnings(ws []string, cgroup bool, res httpload.Result) []string {
-	var out []string
+func targetWarnings(ws []report.Warning, cgroup bool, res httpload.Result) []report.Warning {
+	var out []report.Warning
 	for _, w := range ws {
-		if !cgroup && strings.HasPrefix(w, "no 100 ms peak") {
+		if !cgroup && w.Kind == report.KindNoPeak {
 			continue
 		}
 		out = append(out, w)
 	}
 	if !cgroup {
-		out = append(out, "no cgroup counters: the server's cgroup is not known (give --cgroup PATH, the cgroup it runs in, or start it with --serve); throttling, CPU usage and --trace are not reported")
+		out = append(out, report.Warning{Kind: report.KindNoCounters, Text: "no cgroup counters: the server's cgroup is not known (give --cgroup PATH, the cgroup it runs in, or start it with --serve); throttling, CPU usage and --trace are not reported"})
 	}
 	if res.Late > 5*time.Millisecond {
-		out = append(out, fmt.Sprintf("late sends: a request was sent up to %v after its scheduled arrival (this machine was busy, or every connection was); the response times include the delay, measured from the scheduled arrival",
+		out = append(out, report.Warn(report.KindLateDispatch, "late sends: a request was sent up to %v after its scheduled arrival (this machine was busy, or every connection was); the response times include the delay, measured from the scheduled arrival",
 			res.Late.Round(time.Microsecond)))
 	}
 	return out

@@ -19,6 +19,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 )
 
@@ -105,7 +106,7 @@ func TestTargetServedOrder(t *testing.T) {
 	require.NoError(t, err, "histogram_hdr decodes")
 	assert.Equal(t, int64(20), h.TotalCount())
 	assert.Empty(t, rep.ServerExited)
-	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "failed requests")
+	assert.NotContains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "failed requests")
 }
 
 // --gomaxprocs reaches --serve's server as its environment's GOMAXPROCS,
@@ -170,8 +171,9 @@ func TestTargetServerExited(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "exit status 2", rep.ServerExited)
 	assert.Equal(t, []string{"panic: boom", "", "goroutine 1 [running]:"}, rep.ServerStderr, "its stderr's lines")
-	all := strings.Join(rep.Warnings, "\n")
+	all := strings.Join(report.Texts(rep.Warnings), "\n")
 	assert.Contains(t, all, "the server `my-server --port 1` exited during the run (exit status 2; the end of its stderr is in server_stderr)")
+	assert.True(t, report.HasKind(rep.Warnings, report.KindServerExited))
 	assert.Equal(t, 20, rep.HTTP.Status4xx)
 	assert.Equal(t, 20, rep.HTTP.HTTPErrors)
 	// Which of them failed is --accept-status's to say: build.JudgeTarget's.
@@ -188,8 +190,9 @@ func TestTargetRunningNoCgroup(t *testing.T) {
 	assert.NotContains(t, w.log, "create")
 	assert.Nil(t, rep.Throttling.NrPeriods, "null, not 0")
 	assert.Equal(t, "none", rep.Cgroup.Mode)
-	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "no cgroup counters")
-	assert.NotContains(t, strings.Join(rep.Warnings, "\n"), "no 100 ms peak")
+	assert.Contains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "no cgroup counters")
+	assert.True(t, report.HasKind(rep.Warnings, report.KindNoCounters))
+	assert.False(t, report.HasKind(rep.Warnings, report.KindNoPeak), "a client outside the server's cgroup has no peak to miss")
 }
 
 func TestHostPort(t *testing.T) {

@@ -2,8 +2,9 @@ package throttle
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // Collector gathers a tracer's events in bounded memory: it keeps the
@@ -91,7 +92,7 @@ func (c *Collector) Summarize(lost uint64, t0, t1 int64) Summary {
 		addNotKept(&s, g, msOf(ns))
 	}
 	s.Truncated = tr
-	s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events not kept: past %d events, %d more (%.1f ms summed) were only counted; "+
+	s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events not kept: past %d events, %d more (%.1f ms summed) were only counted; "+
 		"count, total_ms and duration_ms describe the kept events, and throttles after %.1f ms into the window are missing from the requests' and iterations' throttled time",
 		c.Max, tr.EventsNotKept, tr.NotKeptSumMs, tr.FromMs))
 	return s

@@ -40,7 +40,7 @@ func TestCollectorBounded(t *testing.T) {
 	if !reflect.DeepEqual(s.Truncated, want) {
 		t.Errorf("truncated %+v, want %+v", s.Truncated, want)
 	}
-	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[1], "4 more") {
+	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[1].Text, "4 more") {
 		t.Errorf("warnings %q: want the lost one and one naming the 4 not kept", s.Warnings)
 	}
 	// The counter is compared with all the traced time, the not-kept

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // gev is an event of group g with times in ms.
@@ -72,8 +74,9 @@ func TestCompareEachGroupItsOwnCounter(t *testing.T) {
 	s = Summarize(s2events(), 0, 0, 1000*ms)
 	Compare(&s, []Counter{{ID: pod, Path: "/tbnest", Relation: RelationTarget, CounterMs: f64(112)}, {ID: a, Path: "/tbnest/a", Relation: RelationDescendant, CounterMs: f64(80)}}, false)
 	require.Len(t, s.Warnings, 1, "a's own figures part, the pod's do not")
+	assert.Equal(t, report.KindTraceDisagrees, s.Warnings[0].Kind)
 	assert.Equal(t, "throttle events and cpu.stat disagree for /tbnest/a (descendant): its traced intervals add up to 40.0 ms, "+
-		"its counter's throttled time to 80.0 ms (-50%); the counter is the measure of throttling", s.Warnings[0])
+		"its counter's throttled time to 80.0 ms (-50%); the counter is the measure of throttling", s.Warnings[0].Text)
 }
 
 func s2events() []Event {
@@ -107,8 +110,8 @@ func TestCompareAncestor(t *testing.T) {
 	s = Summarize([]Event{gev(0, pod, 0, 80)}, 0, 0, 1000*ms)
 	Compare(&s, []Counter{{ID: c, Relation: RelationTarget, CounterMs: f64(0)}, {ID: pod, Path: "/pod", Relation: RelationAncestor, CounterMs: f64(40)}}, false)
 	require.Len(t, s.Warnings, 1)
-	assert.Contains(t, s.Warnings[0], "/pod (ancestor)")
-	assert.Contains(t, s.Warnings[0], "(+100%)")
+	assert.Contains(t, s.Warnings[0].Text, "/pod (ancestor)")
+	assert.Contains(t, s.Warnings[0].Text, "(+100%)")
 }
 
 // A limited container in an unlimited pod, traced at the pod: the events
@@ -138,8 +141,9 @@ func TestCompareUnchecked(t *testing.T) {
 	assert.Equal(t, []string{RelationTarget, RelationDescendant, RelationUnknown},
 		[]string{s.Groups[0].Relation, s.Groups[1].Relation, s.Groups[2].Relation})
 	require.Len(t, s.Warnings, 1, "%q", s.Warnings)
+	assert.Equal(t, report.KindTraceUnchecked, s.Warnings[0].Kind)
 	assert.Equal(t, "25.0 ms of throttle events in 2 groups checked against no counter (/p/x 20.0 ms, cgroup id 0 5.0 ms): "+
-		"each group was not found at both ends of the window (made or removed within it) or its cpu.stat has no throttled time", s.Warnings[0])
+		"each group was not found at both ends of the window (made or removed within it) or its cpu.stat has no throttled time", s.Warnings[0].Text)
 	assert.Equal(t, 0.0, s.Agreement.TracedMs, "unchecked rows are not in the agreement")
 }
 
@@ -156,8 +160,8 @@ func TestCompareManyDisagreements(t *testing.T) {
 	s := Summarize(events, 0, 0, 1000*ms)
 	Compare(&s, counters, false)
 	require.Len(t, s.Warnings, maxGroupWarnings+1)
-	assert.Contains(t, s.Warnings[0], "/p/i7 (descendant)", "the furthest apart first")
-	assert.Equal(t, "throttle events and cpu.stat disagree for 3 more groups past 10% (throttle_events.groups has them)", s.Warnings[maxGroupWarnings])
+	assert.Contains(t, s.Warnings[0].Text, "/p/i7 (descendant)", "the furthest apart first")
+	assert.Equal(t, "throttle events and cpu.stat disagree for 3 more groups past 10% (throttle_events.groups has them)", s.Warnings[maxGroupWarnings].Text)
 }
 
 // The rows' keys name their units; an unknown counter is null, not 0.
@@ -180,7 +184,7 @@ func TestGroupUnderItsCounterNamesEmptyStretches(t *testing.T) {
 		s := Summarize([]Event{gev(0, 7, 0, int64(tracedMs))}, 0, 0, 1000*ms)
 		Compare(&s, []Counter{{ID: 7, Path: "/p", Relation: RelationTarget, CounterMs: f64(counterMs)}}, emptyCounted)
 		require.Len(t, s.Warnings, 1)
-		return s.Warnings[0]
+		return s.Warnings[0].Text
 	}
 	assert.Contains(t, warn(60, 100, true), why)
 	assert.NotContains(t, warn(140, 100, true), why)

@@ -84,7 +84,7 @@ func Summarize(events []Event, lost uint64, t0, t1 int64) Summary {
 		s.DurationMs = DurationMs{P50: nearestRank(ms, 0.50), P99: nearestRank(ms, 0.99), Max: ms[len(ms)-1]}
 	}
 	if lost > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("throttle events lost: %d held intervals the tracer could not pass on "+
+		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events lost: %d held intervals the tracer could not pass on "+
 			"(a full ring buffer or map, or still open when it stopped) are in no count or total, or ended late; "+
 			"a shorter window or fewer traced threads keeps them", lost))
 	}
@@ -206,20 +206,20 @@ func Compare(s *Summary, counters []Counter, emptyCounted bool) {
 	s.Agreement = own
 	s.Warnings = append(s.Warnings, disagreements(off, emptyCounted)...)
 	if w := uncheckedWarning(unchecked); w != "" {
-		s.Warnings = append(s.Warnings, w)
+		s.Warnings = append(s.Warnings, report.Warning{Kind: report.KindTraceUnchecked, Text: w})
 	}
 }
 
 // disagreements are the warnings of the groups whose figures part, the
 // furthest apart first, maxGroupWarnings of them and a count of the rest.
-func disagreements(off []Group, emptyCounted bool) []string {
+func disagreements(off []Group, emptyCounted bool) []report.Warning {
 	slices.SortStableFunc(off, func(a, b Group) int {
 		return cmp.Compare(math.Abs(b.TracedMs-*b.CounterMs), math.Abs(a.TracedMs-*a.CounterMs))
 	})
-	var out []string
+	var out []report.Warning
 	for i, g := range off {
 		if i == maxGroupWarnings {
-			out = append(out, fmt.Sprintf("throttle events and cpu.stat disagree for %d more groups past %.0f%% (throttle_events.groups has them)",
+			out = append(out, report.Warn(report.KindTraceDisagrees, "throttle events and cpu.stat disagree for %d more groups past %.0f%% (throttle_events.groups has them)",
 				len(off)-i, 100*AgreeBand))
 			break
 		}
@@ -232,7 +232,7 @@ func disagreements(off []Group, emptyCounted bool) []string {
 			w += "; this kernel's counter (before 6.8) also counts the stretches in which none of the group's threads " +
 				"was runnable, traced only where the group ran on that CPU again"
 		}
-		out = append(out, w+"; the counter is the measure of throttling")
+		out = append(out, report.Warning{Kind: report.KindTraceDisagrees, Text: w + "; the counter is the measure of throttling"})
 	}
 	return out
 }

@@ -95,7 +95,7 @@ func TestNearestRankMatchesEmpirical(t *testing.T) {
 
 func TestSummarizeLostCarriedAndWarned(t *testing.T) {
 	s := Summarize([]Event{ev(0, 1, 1, 2)}, 12, 0, 10*ms)
-	if s.EventsLost != 12 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "12") {
+	if s.EventsLost != 12 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Text, "12") {
 		t.Errorf("events_lost %d, warnings %q: want 12 and one warning naming it", s.EventsLost, s.Warnings)
 	}
 	if s := Summarize(nil, 0, 0, 10*ms); len(s.Warnings) != 0 {

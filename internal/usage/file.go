@@ -39,7 +39,7 @@ type File struct {
 	// ThrottleEvents (--trace) is what the kernel's throttle events said of
 	// the sampled window; Warnings what cannot be trusted or was not done.
 	ThrottleEvents *report.ThrottleEvents `json:"throttle_events,omitempty"`
-	Warnings       []string               `json:"warnings,omitempty"`
+	Warnings       []report.Warning       `json:"warnings,omitempty"`
 }
 
 // CgroupInfo names the cgroup whose counter was read.
@@ -107,7 +107,7 @@ type Meta struct {
 	Period time.Duration
 	// Warnings are the caller's findings about what was sampled
 	// (WholeMachine); the result's warnings begin with them.
-	Warnings []string
+	Warnings []report.Warning
 }
 
 // Build turns a recording into the File. The burst is sized for Limit when
@@ -146,7 +146,7 @@ func Build(rec Recording, m Meta) File {
 	f.Advice = advise(t, f.Advice, m.Period)
 	f.Warnings = append(f.Warnings, m.Warnings...)
 	if none := f.NoLimit(); none != "" {
-		f.Warnings = append(f.Warnings, none+" (advice.limit_cpus 0 is no limit to set: docker run reads --cpus 0 as no limit at all)")
+		f.Warnings = append(f.Warnings, report.Warning{Kind: report.KindNoLimitToAdvise, Text: none + " (advice.limit_cpus 0 is no limit to set: docker run reads --cpus 0 as no limit at all)"})
 	}
 
 	if rec.CPUKnown {

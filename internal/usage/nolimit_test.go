@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // A cgroup that used no CPU gets no limit of 0, which Docker reads as none
@@ -27,9 +29,9 @@ func TestNoLimitToAdvise(t *testing.T) {
 
 	var js bytes.Buffer
 	require.NoError(t, Write(&js, f, "json"))
-	var back struct{ Warnings []string }
+	var back struct{ Warnings []report.Warning }
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
-	assert.Contains(t, back.Warnings, "no CPU used: no limit to advise (advice.limit_cpus 0 is no limit to set: docker run reads --cpus 0 as no limit at all)")
+	assert.Contains(t, back.Warnings, report.Warning{Kind: report.KindNoLimitToAdvise, Text: "no CPU used: no limit to advise (advice.limit_cpus 0 is no limit to set: docker run reads --cpus 0 as no limit at all)"})
 
 	// With --limit given, the burst above it is still advised.
 	f = Build(Recording{Trace: trace(0, 0, 0)}, Meta{Target: 0.01, Limit: 0.5})

@@ -96,7 +96,7 @@ func writeText(w io.Writer, f File) error {
 	fmt.Fprintf(w, "late by %s mean, %s p99, %s max; %d instants missed\n",
 		table.Ms(s.LateUs.Mean/1000), table.Ms(s.LateUs.P99/1000), table.Ms(s.LateUs.Max/1000), s.Missed)
 	for _, warn := range f.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		fmt.Fprintf(w, "warning: %s\n", warn.Text)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // A sample of the host's top cgroup says what it counted, however it was
@@ -21,8 +23,9 @@ func TestWholeMachineWarning(t *testing.T) {
 	} {
 		w := tc.o.WholeMachine(true)
 		require.Len(t, w, 1)
-		assert.Contains(t, w[0], tc.want)
-		assert.Contains(t, w[0], "to sample one service, give it a cgroup of its own")
+		assert.Equal(t, report.KindWholeMachine, w[0].Kind)
+		assert.Contains(t, w[0].Text, tc.want)
+		assert.Contains(t, w[0].Text, "to sample one service, give it a cgroup of its own")
 	}
 	assert.Nil(t, Options{Cgroup: "/job"}.WholeMachine(false))
 

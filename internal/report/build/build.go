@@ -1,7 +1,6 @@
 package build
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -47,7 +46,7 @@ type Input struct {
 	Usage       *time.Duration
 	UsageSource string
 	Host        report.Host
-	Warnings    []string // found by the caller; Build adds those of Check
+	Warnings    []report.Warning // found by the caller; Build adds those of Check
 	// Background is what else was read around the measured iterations.
 	Background Background
 	// Cpuset is what --cpuset asked (nil: nothing); CgroupCpuset the
@@ -68,7 +67,7 @@ func Build(in Input) *report.Report {
 			Cpuset: topology.FormatList(in.Cpuset), Pin: in.Config.Pin, OnePerCore: in.Config.OnePerCore,
 		},
 		Host:     in.Host,
-		Warnings: append([]string{}, in.Warnings...),
+		Warnings: append([]report.Warning{}, in.Warnings...),
 	}
 	workloadConfig(&r.Config, in.Config)
 
@@ -174,8 +173,8 @@ func Build(in Input) *report.Report {
 
 // threadMoves is the warning of a lone worker that changed threads (see
 // bench.RunAlone) in m of n measured iterations.
-func threadMoves(m, n int) string {
-	return fmt.Sprintf("worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %s; "+
+func threadMoves(m, n int) report.Warning {
+	return report.Warn(report.KindWorkerMoved, "worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %s; "+
 		"their CPU time, faults and context switches are the whole workload process's (its Go runtime's threads too), their migrations the sampled ones: "+
 		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, plural.N(n, "iteration"))
 }

@@ -213,7 +213,7 @@ func TestBuildWarnsOfThreadMoves(t *testing.T) {
 	in.Result.ThreadMoves = 1
 	ws := Build(in).Warnings
 	require.Contains(t, headlines(ws), "worker changed threads")
-	assert.Contains(t, ws[len(ws)-1], fmt.Sprintf("in 1 of %d iterations", len(in.Result.Iterations)))
+	assert.Contains(t, ws[len(ws)-1].Text, fmt.Sprintf("in 1 of %d iterations", len(in.Result.Iterations)))
 }
 
 // The placement: what was asked, the CPUs read back, each worker's pinned

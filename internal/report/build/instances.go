@@ -1,7 +1,6 @@
 package build
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -87,7 +86,7 @@ func BuildInstances(in InstancesInput) *report.Latency {
 		Throttling:     throttling(in.Stat),
 		DispatchLateMs: ms(in.Late),
 		Calibration:    in.Calibration,
-		Warnings:       []string{},
+		Warnings:       []report.Warning{},
 	}
 	r.FloorMs, r.Floor = floorBlock(in.Floor)
 	if o.Onoff() {
@@ -184,37 +183,37 @@ func BuildInstances(in InstancesInput) *report.Latency {
 
 // CheckInstances judges a built report of a run on instances; cpuUnknown
 // instances' CPU time is missing from cpu_ms.
-func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnknown int, bg Background, th Thresholds) []string {
-	var w []string
+func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnknown int, bg Background, th Thresholds) []report.Warning {
+	var w []report.Warning
 	res := r.InstancesResult
 	if r.Completed == 0 {
-		w = append(w, fmt.Sprintf("nothing served: none of the %s was served; latency_ms, percentiles_ms and the per-request bill are 0", plural.N(r.Offered, "request")))
+		w = append(w, report.Warn(report.KindNothingServed, "nothing served: none of the %s was served; latency_ms, percentiles_ms and the per-request bill are 0", plural.N(r.Offered, "request")))
 	} else if r.Completed < 100 {
-		w = append(w, fmt.Sprintf("few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
+		w = append(w, report.Warn(report.KindFewRequests, "few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 			r.Completed))
 	}
 	if res.Failed > 0 {
-		w = append(w, fmt.Sprintf("failed requests: %d of %d were not served (%s); the response times cover served requests only",
+		w = append(w, report.Warn(report.KindFailedRequests, "failed requests: %d of %d were not served (%s); the response times cover served requests only",
 			res.Failed, r.Offered, firstFailure))
 	}
 	if res.FailedStarts > 0 {
-		w = append(w, fmt.Sprintf("failed cold starts: %d of %s never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
+		w = append(w, report.Warn(report.KindFailedColdStarts, "failed cold starts: %d of %s never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
 			res.FailedStarts, plural.N(res.InstancesStarted, "instance")))
 	}
 	if all := float64(res.PeakInstances) * r.Cgroup.EffectiveCPUs; numCPU > 0 && all > float64(numCPU)+1e-9 {
-		w = append(w, fmt.Sprintf("instances beyond the machine: up to %s at once, each allowed %.2f CPUs (%.2f in all), on %s: "+
+		w = append(w, report.Warn(report.KindInstancesOverMachine, "instances beyond the machine: up to %s at once, each allowed %.2f CPUs (%.2f in all), on %s: "+
 			"they compete for the machine's CPUs as well as their quotas, as on an oversubscribed host",
 			plural.N(res.PeakInstances, "instance"), r.Cgroup.EffectiveCPUs, all, plural.N(numCPU, "CPU")))
 	}
 	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
-		w = append(w, fmt.Sprintf("late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
+		w = append(w, report.Warn(report.KindLateDispatcher, "late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.DispatchLateMs)))
 	}
 	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindNearFloor, Text: msg})
 	}
 	if n := len(res.PerInstance); cpuUnknown > 0 && cpuUnknown < n {
-		w = append(w, fmt.Sprintf("cpu partly unknown: the CPU time of %d of %d instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other %d",
+		w = append(w, report.Warn(report.KindCPUUnknown, "cpu partly unknown: the CPU time of %d of %d instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other %d",
 			cpuUnknown, n, n-cpuUnknown))
 	}
 	// Busy machine: what the machine did beyond the instances' CPU, which
@@ -226,7 +225,7 @@ func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnkno
 		}
 		others := *bg.MachineBusy - own
 		if float64(others-bg.BusyResolution) >= th.BusyCPUs*float64(bg.Window) {
-			w = append(w, fmt.Sprintf("busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the instances: "+
+			w = append(w, report.Warn(report.KindBusyMachine, "busy machine: other processes kept %.2f CPUs busy on average during the run, competing with the instances: "+
 				"response times may come out high; measure on a quiet machine", float64(others)/float64(bg.Window)))
 		}
 	}

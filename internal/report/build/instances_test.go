@@ -1,7 +1,6 @@
 package build
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -91,7 +90,8 @@ func TestBuildInstances(t *testing.T) {
 		"failed requests: 1 of 4 were not served (cold start failed: instance 2: killed); the response times cover served requests only",
 		"failed cold starts: 1 of 3 instances never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
 		"cpu partly unknown: the CPU time of 1 of 3 instances could not be read (they ended before it was, and their slices have no usage counter); cpu_ms sums the other 2",
-	}, r.Warnings, "3 × 0.5 CPUs fit the machine's 2")
+	}, report.Texts(r.Warnings), "3 × 0.5 CPUs fit the machine's 2")
+	assert.Equal(t, []string{"few requests", "failed requests", "failed cold starts", "cpu partly unknown"}, headlines(r.Warnings), "each of its kind")
 
 	// None known: null, and no warning of a part.
 	in := instancesInput()
@@ -100,7 +100,7 @@ func TestBuildInstances(t *testing.T) {
 	}
 	r = BuildInstances(in)
 	assert.Nil(t, r.CPUMs)
-	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "cpu partly unknown")
+	assert.NotContains(t, headlines(r.Warnings), "cpu partly unknown")
 }
 
 func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
@@ -116,10 +116,7 @@ func TestBuildInstancesWarnsOfOversubscription(t *testing.T) {
 	r := BuildInstances(in)
 	require.NotNil(t, r.CPUMs)
 	assert.Equal(t, 300.0, *r.CPUMs)
-	var h []string
-	for _, w := range r.Warnings {
-		h = append(h, strings.SplitN(w, ":", 2)[0])
-	}
+	h := headlines(r.Warnings)
 	assert.Contains(t, h, "instances beyond the machine")
 	assert.Contains(t, h, "late dispatcher")
 	assert.Contains(t, h, "busy machine", "3 s busy, 0.3 s of it the instances': 1.08 CPUs of others")

@@ -65,9 +65,9 @@ func ci95(hist string, l report.LatencyMs) *report.LatencyCI95 {
 // fewForIntervals is the warning for percentiles with no interval: too
 // few responses. It says the same for every run with as few, so that a
 // list's rows share it (one footnote, said once).
-func fewForIntervals(r *report.Latency) (string, bool) {
+func fewForIntervals(r *report.Latency) (report.Warning, bool) {
 	if r.LatencyMs.None || r.Completed < 1 {
-		return "", false
+		return report.Warning{}, false
 	}
 	var none []string
 	for _, f := range []struct {
@@ -79,17 +79,17 @@ func fewForIntervals(r *report.Latency) (string, bool) {
 		}
 	}
 	if len(none) == 0 {
-		return "", false
+		return report.Warning{}, false
 	}
 	// p99.9 alone: the figures the table leads with (p50, p99) have their
 	// intervals, and the table shows p99.9's as empty; said apart from
 	// "few requests", which casts doubt on the run's headline figures
 	// (a user called it crying wolf on every row of a 900-request run).
 	if len(none) == 1 && none[0] == "p99.9" {
-		return fmt.Sprintf("no p99.9 interval: under %d responses p99.9 has no 95%% interval, so it is the max or next to it and says little more than max_ms; "+
+		return report.Warn(report.KindNoP999Interval, "no p99.9 interval: under %d responses p99.9 has no 95%% interval, so it is the max or next to it and says little more than max_ms; "+
 			"p50 and p99 have theirs; for p99.9's, raise --rate or --duration", ciMinP999), true
 	}
-	return fmt.Sprintf("few requests: %s %s no 95%% interval (under %d responses p99 has none, under %d p99.9): "+
+	return report.Warn(report.KindFewRequests, "few requests: %s %s no 95%% interval (under %d responses p99 has none, under %d p99.9): "+
 		"even the slowest response is not surely above it, so it is the max or next to it and says little more; raise --rate or --duration",
 		strings.Join(none, " and "), map[bool]string{true: "has", false: "have"}[len(none) == 1], ciMinP99, ciMinP999), true
 }

@@ -28,7 +28,7 @@ type LatencyInput struct {
 	CPU        *time.Duration // the workload's CPU time over Window
 	CPUSource  string         // where CPU was read: SourceCgroup, SourceProcess
 	Peak100    *float64       // CPUs
-	Warnings   []string
+	Warnings   []report.Warning
 	Background Background
 	// Cpuset is what --cpuset asked (nil: nothing); CgroupCpuset the
 	// slice's CPUs read back, which the workload process then had: they
@@ -64,7 +64,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		// The schema's Calibration is driver's field for field.
 		Calibration: res.Calibration,
 		Histogram:   res.Histogram,
-		Warnings:    append([]string{}, in.Warnings...),
+		Warnings:    append([]report.Warning{}, in.Warnings...),
 	}
 	r.Cgroup.Cpuset = in.CgroupCpuset
 	// No response: no figure, null rather than 0 (and no warning judges
@@ -116,50 +116,50 @@ const (
 )
 
 // CheckLatency judges a built latency report.
-func CheckLatency(r *report.Latency, bg Background, th Thresholds) []string {
-	var w []string
+func CheckLatency(r *report.Latency, bg Background, th Thresholds) []report.Warning {
+	var w []report.Warning
 	c := r.Config
 	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
-		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
+		w = append(w, report.Warn(report.KindGOMAXPROCS, "GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
 	}
 	if msg, ok := fewForIntervals(r); ok {
 		w = append(w, msg)
 	}
 	if r.Dropped > 0 {
-		w = append(w, fmt.Sprintf("dropped requests: %d of %d (%.1f%%) found the queue (--queue %d) full and were not served; the latencies cover completed requests only",
+		w = append(w, report.Warn(report.KindDroppedRequests, "dropped requests: %d of %d (%.1f%%) found the queue (--queue %d) full and were not served; the latencies cover completed requests only",
 			r.Dropped, r.Offered, 100*float64(r.Dropped)/float64(max(r.Offered, 1)), c.Queue))
 	}
 	if r.Model.OfferedLoad > 1 {
-		w = append(w, fmt.Sprintf("overload: the requests ask for %.2f CPUs (rate × work), more than the %.2f allowed: the queue grows for the whole run, so the latencies grow with --duration",
+		w = append(w, report.Warn(report.KindOverload, "overload: the requests ask for %.2f CPUs (rate × work), more than the %.2f allowed: the queue grows for the whole run, so the latencies grow with --duration",
 			r.Model.OfferedCPUs, r.Cgroup.EffectiveCPUs))
 	}
 	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
-		w = append(w, fmt.Sprintf("late dispatch: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
+		w = append(w, report.Warn(report.KindLateDispatch, "late dispatch: a request was dispatched up to %s after its scheduled arrival (the worker waiting for it, in the same slice, was throttled or preempted); "+
 			"the response times include the delay, measured from the scheduled arrival", table.MsSpaced(r.DispatchLateMs)))
 	}
 	if msg, ok := wideInterval(r, th); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindWideInterval, Text: msg})
 	}
 	if msg, ok := nearFloor(r.LatencyMs, r.FloorMs); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindNearFloor, Text: msg})
 	}
 	if r.PeakCPUs100ms == nil {
-		w = append(w, "no 100 ms peak: the window was shorter than two samples of the workload's CPU usage, or its counter could not be read")
+		w = append(w, report.Warning{Kind: report.KindNoPeak, Text: "no 100 ms peak: the window was shorter than two samples of the workload's CPU usage, or its counter could not be read"})
 	}
 	if r.Cgroup.PeriodUs != nil && r.Cgroup.QuotaUs > 0 && r.Throttling.NrPeriods != nil && float64(*r.Throttling.NrPeriods) < th.MinPeriods {
-		w = append(w, fmt.Sprintf("few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
+		w = append(w, report.Warn(report.KindFewPeriods, "few periods: the window spans %d CFS periods; the throttling counters of so short a run depend on where it falls in a period; raise --duration",
 			*r.Throttling.NrPeriods))
 	}
 	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindUnusedQuota, Text: msg})
 	}
 	// In current mode cpu_ms and cpu_utilisation are the whole cgroup's.
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindCgroupOthers, Text: msg})
 	}
 	if own := latencyOwn(r, bg); own != nil {
 		if msg, ok := busyMachine(r.Contention, bg, others(bg, own), th, "response times"); ok {
-			w = append(w, msg)
+			w = append(w, report.Warning{Kind: report.KindBusyMachine, Text: msg})
 		}
 	}
 	return w

@@ -206,13 +206,13 @@ func TestBuildLatencyUnknowns(t *testing.T) {
 // not written to.
 func TestBuildLatencyKeepsGivenWarnings(t *testing.T) {
 	in := quietLatency()
-	given := make([]string, 1, 4)
-	given[0] = "ran in the current cgroup: no cpu controller"
+	given := make([]report.Warning, 1, 4)
+	given[0] = report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: no cpu controller"}
 	in.Warnings = given
 	in.Peak100 = nil
 	r := BuildLatency(in)
 	assert.Equal(t, []string{"ran in the current cgroup", "no 100 ms peak"}, headlines(r.Warnings))
-	assert.Equal(t, []string{"ran in the current cgroup: no cpu controller"}, given)
+	assert.Equal(t, []report.Warning{{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: no cpu controller"}}, given)
 	assert.Empty(t, given[:2][1], "the caller's spare capacity is not written to")
 }
 
@@ -294,7 +294,7 @@ func TestCheckLatencyRules(t *testing.T) {
 			w := CheckLatency(r, bg, DefaultThresholds)
 			assert.Equal(t, tc.want, headlines(w), "%q", w)
 			if tc.text != "" && len(w) == 1 {
-				assert.Contains(t, w[0], tc.text)
+				assert.Contains(t, w[0].Text, tc.text)
 			}
 		})
 	}
@@ -322,7 +322,7 @@ func TestCheckLatencyAllRules(t *testing.T) {
 	assert.Equal(t, []string{"GOMAXPROCS 1 is below --workers 2", "few requests", "dropped requests", "overload",
 		"late dispatch", "near the floor", "no 100 ms peak", "few periods", "busy machine"}, headlines(w))
 	for _, m := range w {
-		assert.NotContains(t, m, "\n", "one line each")
+		assert.NotContains(t, m.Text, "\n", "one line each")
 	}
 }
 

@@ -183,7 +183,7 @@ func JudgeTarget(r *report.Latency, f FailureRule) {
 	allowed := f.allowed(r.HTTP.Requests - r.HTTP.Cancelled)
 	r.HTTP.Failures, r.HTTP.FailuresAllowed = &failed, &allowed
 	if why := TargetFailure(r, f); why != "" {
-		r.AddWarning(FailedRunWarning + why)
+		r.AddWarning(report.Warning{Kind: report.KindFailedRun, Text: FailedRunWarning + why})
 		return
 	}
 	// Failures within --max-failures: the run passes, and says what the
@@ -191,7 +191,7 @@ func JudgeTarget(r *report.Latency, f FailureRule) {
 	// rule knows which statuses are failures (an accepted 404 is none).
 	if failed > 0 {
 		_, kinds := targetFailures(r.HTTP, f)
-		r.AddWarning(fmt.Sprintf("failed requests: %d of %s failed (%s), within --max-failures %s (%d); the percentiles cover the %s, of any status",
+		r.AddWarning(report.Warn(report.KindFailedRequests, "failed requests: %d of %s failed (%s), within --max-failures %s (%d); the percentiles cover the %s, of any status",
 			failed, plural.N(r.HTTP.Requests-r.HTTP.Cancelled, "request"), strings.Join(kinds, ", "), f.MaxSpec, allowed, plural.N(r.HTTP.Responses, "response")))
 	}
 }

@@ -103,7 +103,7 @@ func TestJudgeTarget(t *testing.T) {
 	require.NotNil(t, r.HTTP.Failures)
 	assert.Equal(t, 10, *r.HTTP.Failures)
 	assert.Equal(t, 1, *r.HTTP.FailuresAllowed)
-	assert.Equal(t, []string{"failed run: 10 of 100 requests failed (10 responses 404), more than --max-failures 1% allows (1)"}, r.Warnings)
+	assert.Equal(t, []report.Warning{{Kind: report.KindFailedRun, Text: "failed run: 10 of 100 requests failed (10 responses 404), more than --max-failures 1% allows (1)"}}, r.Warnings)
 
 	ok := targetRun(report.HTTPCounts{Statuses: map[int]int{200: 100}})
 	JudgeTarget(ok, rule(t, DefaultAcceptStatus, DefaultMaxFailures))
@@ -119,5 +119,5 @@ func TestJudgeTarget(t *testing.T) {
 	// Failures within the rule: the run passes and says what its figures hold.
 	within := targetRun(report.HTTPCounts{Statuses: map[int]int{200: 199, 503: 1}})
 	JudgeTarget(within, rule(t, DefaultAcceptStatus, DefaultMaxFailures))
-	assert.Equal(t, []string{"failed requests: 1 of 200 requests failed (1 response 503), within --max-failures 1% (2); the percentiles cover the 200 responses, of any status"}, within.Warnings)
+	assert.Equal(t, []report.Warning{{Kind: report.KindFailedRequests, Text: "failed requests: 1 of 200 requests failed (1 response 503), within --max-failures 1% (2); the percentiles cover the 200 responses, of any status"}}, within.Warnings)
 }

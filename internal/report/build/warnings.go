@@ -142,11 +142,11 @@ var DefaultThresholds = Thresholds{
 // returns the warnings it deserves. Every warning starts with a short
 // headline ending in ": ", then says what is wrong, by how much, and what
 // to do about it: tables show the headlines, the JSON carries it all.
-func Check(r *report.Report, bg Background, th Thresholds) []string {
-	var w []string
+func Check(r *report.Report, bg Background, th Thresholds) []report.Warning {
+	var w []report.Warning
 	c := r.Config
 	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Workers {
-		w = append(w, fmt.Sprintf("GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
+		w = append(w, report.Warn(report.KindGOMAXPROCS, "GOMAXPROCS %d is below --workers %d: workers take turns even without a CPU limit", c.GOMAXPROCS, c.Workers))
 	}
 	var window float64 // ms: the measured iterations run back to back
 	for _, d := range r.DurationsMs {
@@ -167,7 +167,7 @@ func Check(r *report.Report, bg Background, th Thresholds) []string {
 			if counted {
 				noun = plural.Noun(periods, "CFS period")
 			}
-			w = append(w, fmt.Sprintf("few periods: the measured iterations span %s, %s %s of %v; "+
+			w = append(w, report.Warn(report.KindFewPeriods, "few periods: the measured iterations span %s, %s %s of %v; "+
 				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",
 				table.MsSpaced(window), n, noun, q.period, 100*ms(q.period)/window, time.Duration(th.MinPeriods)*q.period))
 		}
@@ -180,25 +180,25 @@ func Check(r *report.Report, bg Background, th Thresholds) []string {
 				// A command's iteration is one run: it has no batch.
 				fix = "read the mean (not the median) over many runs (--min-time), or give the command more work per run"
 			}
-			w = append(w, fmt.Sprintf("short iterations: an iteration needs %s of CPU, less than the %v quota per %v period: "+
+			w = append(w, report.Warn(report.KindShortIterations, "short iterations: an iteration needs %s of CPU, less than the %v quota per %v period: "+
 				"some run unthrottled, others wait out a throttled stretch, so the median and percentiles show the unthrottled speed "+
 				"and the mean depends on where iterations fall in the period (the model ratio drifts below 1); %s",
 				table.MsSpaced(cpu), q.quota, q.period, fix))
 		}
 	}
 	if need := stats.UTestNeededN(th.Alpha); r.Stats.N < need {
-		w = append(w, fmt.Sprintf("few iterations: compare can never find a change with %d+%d iterations (a two-sided U test needs %d on each side for p<%v); "+
+		w = append(w, report.Warn(report.KindFewIterations, "few iterations: compare can never find a change with %d+%d iterations (a two-sided U test needs %d on each side for p<%v); "+
 			"raise --iterations to %d or more (10 finds smaller changes), or pool several results",
 			r.Stats.N, r.Stats.N, need, th.Alpha, need))
 	}
 	if msg, ok := unusedQuota(r.Cgroup.Mode, r.Throttling, r.Usage, th); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindUnusedQuota, Text: msg})
 	}
 	if msg, ok := sharedCgroup(r.Cgroup.Path, bg, th); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindCgroupOthers, Text: msg})
 	}
 	if msg, ok := busyMachine(r.Contention, bg, others(bg, ownCPU(r, bg)), th, "durations and the model ratio"); ok {
-		w = append(w, msg)
+		w = append(w, report.Warning{Kind: report.KindBusyMachine, Text: msg})
 	}
 	return w
 }

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +34,31 @@ func quiet() *report.Report {
 // headline is what tables show of a warning.
 func headline(w string) string { h, _, _ := strings.Cut(w, ": "); return h }
 
-func headlines(ws []string) []string {
+// headlineKinds are the rules' headlines and the kind each carries:
+// headlines fails a test whose warning's words and kind have parted.
+var headlineKinds = map[string]string{
+	"few periods": report.KindFewPeriods, "short iterations": report.KindShortIterations,
+	"few iterations": report.KindFewIterations, "throttled below quota": report.KindUnusedQuota,
+	"shared cgroup": report.KindCgroupOthers, "busy machine": report.KindBusyMachine,
+	"worker changed threads": report.KindWorkerMoved, "few requests": report.KindFewRequests,
+	"no p99.9 interval": report.KindNoP999Interval, "wide interval": report.KindWideInterval,
+	"dropped requests": report.KindDroppedRequests, "overload": report.KindOverload,
+	"late dispatch": report.KindLateDispatch, "late dispatcher": report.KindLateDispatcher,
+	"near the floor": report.KindNearFloor, "no 100 ms peak": report.KindNoPeak,
+	"nothing served": report.KindNothingServed, "failed requests": report.KindFailedRequests,
+	"failed cold starts": report.KindFailedColdStarts, "instances beyond the machine": report.KindInstancesOverMachine,
+	"cpu partly unknown": report.KindCPUUnknown, "failed run": report.KindFailedRun,
+}
+
+// headlines are what tables show of ws, each checked against its kind.
+func headlines(ws []report.Warning) []string {
 	var out []string
 	for _, w := range ws {
-		out = append(out, headline(w))
+		h := headline(w.Text)
+		if k, ok := headlineKinds[h]; ok && k != w.Kind {
+			panic(fmt.Sprintf("warning %q has kind %q, its rule's is %q", w.Text, w.Kind, k))
+		}
+		out = append(out, h)
 	}
 	return out
 }
@@ -51,11 +73,11 @@ func TestFewPeriods(t *testing.T) {
 	r.Throttling.NrPeriods = u64(3)
 	w := Check(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"few periods"}, headlines(w))
-	assert.Contains(t, w[0], "span 2000.0 ms, 3 CFS periods of 100ms")
-	assert.Contains(t, w[0], "raise --iterations or use --min-time 1s")
+	assert.Contains(t, w[0].Text, "span 2000.0 ms, 3 CFS periods of 100ms")
+	assert.Contains(t, w[0].Text, "raise --iterations or use --min-time 1s")
 
 	r.Throttling.NrPeriods = u64(1)
-	assert.Contains(t, Check(r, Background{}, DefaultThresholds)[0], ", 1 CFS period of 100ms;")
+	assert.Contains(t, Check(r, Background{}, DefaultThresholds)[0].Text, ", 1 CFS period of 100ms;")
 
 	r.Throttling.NrPeriods = u64(10)
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "10 periods are enough")
@@ -67,8 +89,8 @@ func TestFewPeriods(t *testing.T) {
 	r.Stats.N = 3
 	w = Check(r, Background{}, DefaultThresholds)
 	require.Contains(t, headlines(w), "few periods")
-	assert.Contains(t, w[0], "span 450.0 ms, about 4.5 CFS periods of 100ms")
-	assert.Contains(t, w[0], "22% of it", "a period is 22% of 450 ms")
+	assert.Contains(t, w[0].Text, "span 450.0 ms, about 4.5 CFS periods of 100ms")
+	assert.Contains(t, w[0].Text, "22% of it", "a period is 22% of 450 ms")
 
 	// The binding quota is an ancestor's, with its own period: the leaf's
 	// count of 0 says nothing, the window does.
@@ -79,8 +101,8 @@ func TestFewPeriods(t *testing.T) {
 	r.Model.CPUMsPerIteration = 200 // more than the quota of 125 ms
 	w = Check(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"few periods"}, headlines(w))
-	assert.Contains(t, w[0], "about 8.0 CFS periods of 250ms")
-	assert.Contains(t, w[0], "--min-time 2.5s")
+	assert.Contains(t, w[0].Text, "about 8.0 CFS periods of 250ms")
+	assert.Contains(t, w[0].Text, "--min-time 2.5s")
 }
 
 // A quota that cannot bind (more CPUs than the run can use) and no quota
@@ -108,9 +130,9 @@ func TestShortIterations(t *testing.T) {
 	r.Model.CPUMsPerIteration = 20
 	w := Check(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"short iterations"}, headlines(w))
-	assert.Contains(t, w[0], "needs 20.00 ms of CPU, less than the 50ms quota per 100ms period")
-	assert.Contains(t, w[0], "model ratio drifts below 1")
-	assert.Contains(t, w[0], "use --batch 100 or more", "two periods' worth: 100 ms of CPU")
+	assert.Contains(t, w[0].Text, "needs 20.00 ms of CPU, less than the 50ms quota per 100ms period")
+	assert.Contains(t, w[0].Text, "model ratio drifts below 1")
+	assert.Contains(t, w[0].Text, "use --batch 100 or more", "two periods' worth: 100 ms of CPU")
 
 	r.Model.CPUMsPerIteration = 50
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds), "a whole quota's worth is a period long")
@@ -121,8 +143,8 @@ func TestFewIterationsForCompare(t *testing.T) {
 	r.Stats.N = 3
 	w := Check(r, Background{}, DefaultThresholds)
 	require.Equal(t, []string{"few iterations"}, headlines(w))
-	assert.Contains(t, w[0], "3+3 iterations")
-	assert.Contains(t, w[0], "needs 4 on each side for p<0.05")
+	assert.Contains(t, w[0].Text, "3+3 iterations")
+	assert.Contains(t, w[0].Text, "needs 4 on each side for p<0.05")
 
 	r.Stats.N = 4
 	assert.Empty(t, Check(r, Background{}, DefaultThresholds))
@@ -135,7 +157,7 @@ func TestGOMAXPROCSBelowWorkers(t *testing.T) {
 	r := quiet()
 	r.Config.Workers, r.Config.GOMAXPROCS = 3, 2
 	w := Check(r, Background{}, DefaultThresholds)
-	assert.Contains(t, w, "GOMAXPROCS 2 is below --workers 3: workers take turns even without a CPU limit")
+	assert.Contains(t, w, report.Warning{Kind: report.KindGOMAXPROCS, Text: "GOMAXPROCS 2 is below --workers 3: workers take turns even without a CPU limit"})
 }
 
 func TestSharedCgroup(t *testing.T) {
@@ -159,8 +181,8 @@ func TestSharedCgroup(t *testing.T) {
 			continue
 		}
 		require.Equal(t, []string{"shared cgroup"}, headlines(w), "%v", c)
-		assert.Contains(t, w[0], "other processes in /user.slice/app used")
-		assert.Contains(t, w[0], "10% of the cgroup's")
+		assert.Contains(t, w[0].Text, "other processes in /user.slice/app used")
+		assert.Contains(t, w[0].Text, "10% of the cgroup's")
 	}
 }
 
@@ -187,14 +209,14 @@ func TestBusyMachine(t *testing.T) {
 			continue
 		}
 		require.Equal(t, []string{"busy machine"}, headlines(w), c.name)
-		assert.Contains(t, w[0], c.want, c.name)
+		assert.Contains(t, w[0].Text, c.want, c.name)
 	}
 }
 
 // Build adds Check's warnings after the caller's own.
 func TestBuildChecks(t *testing.T) {
 	in := sample() // 3 iterations
-	in.Warnings = []string{"ran in the current cgroup: no cpu controller"}
+	in.Warnings = []report.Warning{{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: no cpu controller"}}
 	r := Build(in)
 	require.NotEmpty(t, r.Warnings)
 	assert.Equal(t, in.Warnings[0], r.Warnings[0])
@@ -246,9 +268,9 @@ func withUsage(r *report.Report, throttled, periods uint64, util float64) *repor
 func TestThrottledBelowQuota(t *testing.T) {
 	w := Check(withUsage(quiet(), 180, 200, 0.15), Background{}, DefaultThresholds)
 	require.Equal(t, []string{"throttled below quota"}, headlines(w))
-	assert.Contains(t, w[0], "throttled in 180 of 200 periods (90%) while using 15% of the quota over them (1500.0 ms of CPU of 10.00 s)")
-	assert.Contains(t, w[0], "at least about 90% of it")
-	assert.Contains(t, w[0], "fixed in 5.4")
+	assert.Contains(t, w[0].Text, "throttled in 180 of 200 periods (90%) while using 15% of the quota over them (1500.0 ms of CPU of 10.00 s)")
+	assert.Contains(t, w[0].Text, "at least about 90% of it")
+	assert.Contains(t, w[0].Text, "fixed in 5.4")
 }
 
 // The rule against the bound a legitimate run obeys: a throttled period
