@@ -220,12 +220,12 @@ func TestCommandFaults(t *testing.T) {
 
 	t.Run("grandchild in its group", func(t *testing.T) {
 		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--", "sh", "-c", "sleep 301.25 & exit 0")
-		assert.NotContains(t, strings.Join(r.Warnings, "\n"), "left")
+		assert.NotContains(t, r.Warnings.text(), "left")
 		noneLeft(t, "301.25")
 	})
 	t.Run("daemon out of its group", func(t *testing.T) {
 		r := commandJSON(t, "run", "--parent", parent, "--iterations", "2", "--", "sh", "-c", "setsid sleep 302.25 </dev/null >/dev/null 2>&1 & sleep 0.2")
-		assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 3 processes running in the slice", "one per run, warm-up included")
+		assert.Contains(t, r.Warnings.text(), "left 3 processes running in the slice", "one per run, warm-up included")
 		noneLeft(t, "302.25")
 	})
 	t.Run("crash", func(t *testing.T) {

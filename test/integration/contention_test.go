@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
 // contention is the contention block of a latency result.
@@ -27,7 +28,7 @@ type contention struct {
 // besideLoops runs the work beside a busy loop at nice 0 pinned on each
 // CPU, in parent ("" for throttlebench's default parent), and returns its
 // contention block and warnings.
-func besideLoops(t *testing.T, parent string) (*contention, []string) {
+func besideLoops(t *testing.T, parent string) (*contention, warnings) {
 	t.Helper()
 	for cpu := range runtime.NumCPU() {
 		loop := exec.Command("taskset", "-c", strconv.Itoa(cpu), "sh", "-c", "while :; do :; done")
@@ -48,7 +49,7 @@ func besideLoops(t *testing.T, parent string) (*contention, []string) {
 	require.NoError(t, err)
 	var r struct {
 		Contention *contention `json:"contention"`
-		Warnings   []string    `json:"warnings"`
+		Warnings   warnings    `json:"warnings"`
 	}
 	require.NoError(t, json.Unmarshal(data, &r))
 	require.NotNil(t, r.Contention, "%s", data)
@@ -75,6 +76,7 @@ func TestContentionOfABusyLoopOnEachCPU(t *testing.T) {
 	assert.GreaterOrEqual(t, c.WaitShare, 0.15)
 	assert.True(t, c.Contended)
 	assert.Contains(t, warningsText(warnings), "busy machine: the work waited")
+	assert.Contains(t, warnings.kinds(), tbreport.KindBusyMachine)
 	if hier.Version == 2 {
 		require.NotNil(t, c.PressureSomeMs, "v2 keeps the slice's cpu.pressure")
 		assert.Positive(t, *c.PressureSomeMs)
@@ -138,10 +140,4 @@ func TestDefaultParentOutweighsANeighbour(t *testing.T) {
 	assert.Less(t, c.WaitShare, 0.1)
 }
 
-func warningsText(ws []string) string {
-	s := ""
-	for _, w := range ws {
-		s += w + "\n"
-	}
-	return s
-}
+func warningsText(ws warnings) string { return ws.text() + "\n" }

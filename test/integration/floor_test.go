@@ -32,7 +32,7 @@ type floorReport struct {
 		MaxMs      float64 `json:"max_ms"`
 		TookMs     float64 `json:"took_ms"`
 	} `json:"floor"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 // Every latency result carries the floor its calibration measured before
@@ -75,7 +75,7 @@ func TestLatencyReportsTheFloor(t *testing.T) {
 			}
 
 			near := r.LatencyMs.P50 < 3*f.P50 || r.LatencyMs.P99 < 3*f.P99 || r.LatencyMs.P999 < 3*f.P999
-			assert.Equal(t, near, strings.Contains(strings.Join(r.Warnings, "\n"), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
+			assert.Equal(t, near, strings.Contains(r.Warnings.text(), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
 			if strings.Contains(tc.name, "100 ms") {
 				assert.False(t, near, "a response time of 100 ms of work is not near a floor of %+v ms", *f)
 			}
@@ -120,6 +120,6 @@ func TestInstancesReportTheFloor(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Floor.TookMs, 199*5.0, "200 requests 5 ms apart")
 	assert.Less(t, f.P50, 20.0, "a request that needs no work comes back well within a request of 20 ms")
 	near := r.LatencyMs.P50 < 3*f.P50 || r.LatencyMs.P99 < 3*f.P99 || r.LatencyMs.P999 < 3*f.P999
-	assert.Equal(t, near, strings.Contains(strings.Join(r.Warnings, "\n"), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
+	assert.Equal(t, near, strings.Contains(r.Warnings.text(), "near the floor"), "latency_ms %+v, floor_ms %+v: %q", r.LatencyMs, *f, r.Warnings)
 	t.Logf("instances' floor_ms %+v (%d requests, took %.0f ms); latency_ms %+v", *f, r.Floor.Wakeups, r.Floor.TookMs, r.LatencyMs)
 }

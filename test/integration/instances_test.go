@@ -67,7 +67,7 @@ type instancesResult struct {
 		PeakRSS     int64    `json:"peak_rss_bytes"`
 		Failed      string   `json:"failed"`
 	} `json:"per_instance"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 // sliceWatch records every slice that appears under parent while a run
@@ -386,7 +386,7 @@ func TestInstancesCrashedInstance(t *testing.T) {
 	}
 	require.Len(t, reasons, 1)
 	assert.Contains(t, reasons[0], "signal: killed")
-	assert.True(t, strings.HasPrefix(strings.Join(r.Warnings, "\n"), "few requests") && bytes.Contains(data, []byte("failed requests: 1 of 3")), "%q", r.Warnings)
+	assert.True(t, strings.HasPrefix(r.Warnings.text(), "few requests") && bytes.Contains(data, []byte("failed requests: 1 of 3")), "%q", r.Warnings)
 }
 
 // serving waits (20s at most) until every process in pids but the

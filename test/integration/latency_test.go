@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -65,7 +64,7 @@ type latencyResult struct {
 		IterationsPerMs float64 `json:"iterations_per_ms"`
 	} `json:"calibration"`
 	Histogram string   `json:"histogram_hdr"`
-	Warnings  []string `json:"warnings"`
+	Warnings  warnings `json:"warnings"`
 }
 
 // incomplete says what makes r less than a whole result, or "".
@@ -505,6 +504,6 @@ func TestLatencyCurrentMode(t *testing.T) {
 	assert.Equal(t, hier.Version, r.Cgroup.Version)
 	assert.Equal(t, self.Path, r.Cgroup.Path)
 	assert.Equal(t, self.Dir, r.Cgroup.Dir)
-	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "ran in the current cgroup", "asked for, not a fallback")
+	assert.NotContains(t, r.Warnings.text(), "ran in the current cgroup", "asked for, not a fallback")
 	t.Logf("current mode in %s: p99 %.1f ms, cpu_utilisation %s, warnings %q", r.Cgroup.Path, r.LatencyMs.P99, fmtPtr(r.CPUUtilisation, "%.3f"), r.Warnings)
 }

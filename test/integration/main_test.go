@@ -177,7 +177,7 @@ type result struct {
 		ExpectedMs float64 `json:"expected_ms"`
 		Ratio      float64 `json:"ratio"`
 	} `json:"model"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 type outcome struct {

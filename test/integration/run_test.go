@@ -217,5 +217,5 @@ func TestWithoutPrivilege(t *testing.T) {
 	var r result
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
 	assert.Equal(t, "current", r.Cgroup.Mode)
-	assert.Contains(t, strings.Join(r.Warnings, "\n"), "ran in the current cgroup", "the fallback is said in the warnings")
+	assert.Contains(t, r.Warnings.text(), "ran in the current cgroup", "the fallback is said in the warnings")
 }

@@ -127,7 +127,7 @@ func TestCleanupNeverKills(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	var r result
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
-	assert.Contains(t, strings.Join(r.Warnings, "\n"), "left 1 slice-like directory", "said in the warnings")
+	assert.Contains(t, r.Warnings.text(), "left 1 slice-like directory", "said in the warnings")
 	assert.NoDirExists(t, empty, "the empty slice of a dead run is removed")
 
 	o = tb(t, "cleanup", "--parent", parent)

@@ -26,7 +26,7 @@ type sampledCommand struct {
 	} `json:"cgroup"`
 	Interrupted bool      `json:"interrupted"`
 	UsageCPUs   []float64 `json:"usage_cpus"`
-	Warnings    []string  `json:"warnings"`
+	Warnings    warnings  `json:"warnings"`
 }
 
 // sample -- CMD starts the command in a slice of its own and samples that

@@ -18,6 +18,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cgroupref"
+	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
 // sampled is the part of sample's JSON the test looks at.
@@ -36,7 +37,7 @@ type sampled struct {
 			MeanCPUs float64 `json:"mean_cpus"`
 		} `json:"coarse"`
 	} `json:"summary"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 // A busy loop in a cgroup throttled to 0.2 CPUs, sampled for 1.5 s: the
@@ -122,7 +123,8 @@ func TestSampleWholeMachine(t *testing.T) {
 		return
 	}
 	require.Len(t, s.Warnings, 1, "%q", s.Warnings)
-	assert.Contains(t, s.Warnings[0], "cgroup / is the whole machine: every process's CPU is counted")
+	assert.Equal(t, tbreport.KindWholeMachine, s.Warnings[0].Kind)
+	assert.Contains(t, s.Warnings[0].Text, "cgroup / is the whole machine: every process's CPU is counted")
 	assert.Contains(t, o.stderr, "warning: cgroup / is the whole machine")
 
 	// The text shows it itself, once.

@@ -33,7 +33,7 @@ type sizeResult struct {
 		Verdict   string       `json:"verdict"`
 		Windows   []sizeWindow `json:"windows"`
 	} `json:"arms"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 type sizeWindow struct {

@@ -60,7 +60,7 @@ type targetResult struct {
 	ServerExited      string   `json:"server_exited"`
 	ServerStderr      []string `json:"server_stderr"`
 	ThrottledRequests *int     `json:"throttled_requests"`
-	Warnings          []string `json:"warnings"`
+	Warnings          warnings `json:"warnings"`
 }
 
 // freePort is a port nothing listens on, for a server of a test's.
@@ -323,7 +323,7 @@ func TestTargetServeFaults(t *testing.T) {
 		assert.Greater(t, r.HTTP.Status2xx, 0, "answered before it went")
 		assert.Greater(t, r.HTTP.ConnErrors, 0, "refused after")
 		assert.Equal(t, r.HTTP.Requests, r.HTTP.Status2xx+r.HTTP.ConnErrors+r.HTTP.Timeouts, "every request counted")
-		assert.Contains(t, strings.Join(r.Warnings, "\n"), "failed run: ", "more than --max-failures allows: the run fails (issue 33)")
+		assert.Contains(t, r.Warnings.text(), "failed run: ", "more than --max-failures allows: the run fails (issue 33)")
 		noServerLeft(t, srv.marker)
 	})
 	t.Run("timeout", func(t *testing.T) {
@@ -567,5 +567,5 @@ func TestTargetRunningServerNamedCgroup(t *testing.T) {
 	none := targetJSON(t, tb(t, "latency", "--target", url, "--rate", "50", "--duration", "1s", "--format", "json"))
 	assert.Nil(t, none.Throttling.NrPeriods, "no counters: null, not 0")
 	assert.Equal(t, "none", none.Cgroup.Mode)
-	assert.Contains(t, strings.Join(none.Warnings, "\n"), "no cgroup counters")
+	assert.Contains(t, none.Warnings.text(), "no cgroup counters")
 }

@@ -35,7 +35,7 @@ type traceRun struct {
 			Relation string `json:"relation"`
 		} `json:"groups"`
 	} `json:"throttle_events"`
-	Warnings []string `json:"warnings"`
+	Warnings warnings `json:"warnings"`
 }
 
 // startTogether starts one process per args, each held in a shell until

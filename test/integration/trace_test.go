@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
 // traced is what the --trace tests read of a result.
@@ -38,7 +40,7 @@ type traced struct {
 	ThrottledRequests       *int      `json:"throttled_requests"`
 	DurationsMs             []float64 `json:"durations_ms"`
 	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration"`
-	Warnings                []string  `json:"warnings"`
+	Warnings                warnings  `json:"warnings"`
 }
 
 // needTrace skips (in CI: fails) where this kernel cannot trace, saying why.
@@ -157,7 +159,7 @@ func TestTraceWithoutPrivilege(t *testing.T) {
 	assert.Nil(t, r.ThrottleEvents)
 	n := 0
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, "throttle events not traced: ") {
+		if w.Kind == tbreport.KindTraceIncomplete && strings.HasPrefix(w.Text, "throttle events not traced: ") {
 			n++
 		}
 	}

@@ -9,13 +9,33 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
 // headlines are the warnings' short names, the text before the first ": ".
-func headlines(ws []string) []string {
+// warnings are a result's as the binary writes them, each its kind and
+// its text; a result's JSON of before kinds reads too (tbreport.Warning).
+type warnings []tbreport.Warning
+
+// text is every warning's text, a line each, for assertions on the words
+// people read.
+func (ws warnings) text() string { return strings.Join(tbreport.Texts(ws), "\n") }
+
+// kinds are the warnings' kinds, in order.
+func (ws warnings) kinds() []string {
 	var out []string
 	for _, w := range ws {
-		h, _, _ := strings.Cut(w, ": ")
+		out = append(out, w.Kind)
+	}
+	return out
+}
+
+// headlines are what tables show of the warnings.
+func headlines(ws warnings) []string {
+	var out []string
+	for _, w := range ws {
+		h, _, _ := strings.Cut(w.Text, ": ")
 		out = append(out, h)
 	}
 	return out
