@@ -124,8 +124,7 @@ func buildTarget(rows []Row, notes *table.Notes) *table.Table {
 
 // SharedWarnings takes out of rows (copies: the reports are not written
 // to) the warnings every row that ran has, word for word and of the same
-// kind, and returns
-// them apart, to be said once; one row keeps its own.
+// kind, and returns them apart, to be said once; one row keeps its own.
 func SharedWarnings(rows []Row) ([]Row, []report.Warning) {
 	var ran []*report.Latency
 	for _, r := range rows {
