@@ -40,7 +40,12 @@
 #                --trace costs a run (traced/plain), the open-loop HTTP
 #                client's floor and highest rate beside vegeta's, and
 #                run -- CMD beside hyperfine -N (durations and each
-#                harness's cost per run; test/bench/setup.sh installs it).
+#                harness's cost per run; test/bench/setup.sh installs it),
+#                and compare as a CI gate beside a busy loop on one CPU and
+#                on each: false alarms in 100 pairs of one command, a 5%
+#                regression caught in 20, a 20% one read as the code's
+#                (BenchmarkCompareGate, about 25 minutes a count;
+#                BENCH_GATE_PAIRS and BENCH_GATE_REGRESSIONS shrink it).
 #                Every sample is kept: each go test runs through
 #                bin/benchhist, which shows its output and appends a line
 #                per benchmark to BENCH_HISTORY (bench/history/PKG/NAME.jsonl:
@@ -224,7 +229,7 @@ bench: build benchhist
 	bash test/bench/setup.sh
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -count $(or $(BENCH_COUNT),5) -timeout 30m ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),3) -timeout 30m ./internal/httpload
-	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),2) -timeout 90m ./test/integration
+	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),2) -timeout 150m ./test/integration
 
 # The newest run of each benchmark against its earlier runs (no root
 # needed): one table, exit 0 when nothing moved. When a metric moved,
