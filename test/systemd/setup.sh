@@ -81,8 +81,11 @@ initrd=$(link /initrd.img)
 /sbin/debugfs "$TMP/image.ext4" -R "cat /$initrd" >"$TMP/initrd.img" 2>/dev/null
 [[ -s $TMP/vmlinuz && -s $TMP/initrd.img ]] || tb_die 1 "could not read $kernel or $initrd out of the image"
 basename "$kernel" | sed 's/^vmlinuz-//' >"$TMP/kernel.release"
+# awk reads to the end: an early exit left debugfs writing into a closed
+# pipe, and pipefail made its SIGPIPE (141) the script's (a clean-clone CI
+# run, where the image was built afresh).
 /sbin/debugfs "$TMP/image.ext4" -R "cat /var/lib/dpkg/status" 2>/dev/null |
-	awk '/^Package: systemd$/ { p = 1 } p && /^Version:/ { print "systemd " $2; exit }' >"$TMP/systemd.version"
+	awk '/^Package: systemd$/ { p = 1 } p && !done && /^Version:/ { print "systemd " $2; done = 1 }' >"$TMP/systemd.version"
 # Read-only for everyone but root: run.sh needs no root and writes nothing.
 chmod 644 "$TMP"/image.ext4 "$TMP"/vmlinuz "$TMP"/initrd.img
 printf '%s\n' "$STAMP" >"$TMP/stamp"
