@@ -65,9 +65,10 @@ const maxWaitThreads = 1024
 // samples: in each interval a thread is held at most the cgroup's
 // throttled time over it (the sum over its run queues of their throttled
 // time, which holds the thread's own), and what its run delay grew beyond
-// that is the wait (waited). It errs low, never high: a thread that both
-// waited and was held in one interval on a machine where several run
-// queues were throttled counts part of its wait as held.
+// that is the wait (waited). The quota's part errs low, never high: a
+// thread that both waited and was held in one interval on a machine where
+// several run queues were throttled counts part of its wait as held. The
+// work's own threads waiting for each other stay in the wait, as before.
 type waitTracker struct {
 	w           *Waits
 	mu          sync.Mutex
