@@ -87,6 +87,9 @@ func FuzzLimitFlags(f *testing.F) {
 		{"", "", "1.8e8", ""},
 		{"", "4886h", "", "1h"},
 		{"1s", "", "1.7e7", "1ms"},
+		{"", "", "1 ", ""},
+		{"", "", "500m", ""},
+		{"", "", " 2.5k", ""},
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
@@ -123,9 +126,14 @@ func FuzzLimitFlags(f *testing.F) {
 			(l.Quota != bandwidth.Unlimited && (l.Burst > l.Quota || l.Quota+l.Burst > kernelMaxQuota)) {
 			t.Fatalf("%+v: burst %v with quota %v, want whole microseconds within 0–quota, quota+burst ≤ %v", fl, l.Burst, l.Quota, kernelMaxQuota)
 		}
-		if cpus != "" {
-			// quota = cpus × period, to the microsecond: not a product wrapped around.
-			c, _ := strconv.ParseFloat(cpus, 64)
+		if cpus != "" && l.Quota != bandwidth.Unlimited {
+			// quota = cpus × period, to the microsecond: not a product wrapped
+			// around. The number is read as --cpus reads it (spaces trimmed, a
+			// quantity such as 500m): a fuzzed "1 " once read here as 0 CPUs.
+			c, ok := ParseCPUs(cpus)
+			if !ok {
+				t.Fatalf("%+v: --cpus %q taken, but it is not a quantity", fl, cpus)
+			}
 			want := c * float64(l.Period/time.Microsecond)
 			if got := float64(l.Quota / time.Microsecond); math.Abs(got-want) > 0.5+want*1e-12 {
 				t.Fatalf("%+v: quota %v for %v CPUs × %v", fl, l.Quota, c, l.Period)
