@@ -25,10 +25,13 @@ in the per-iteration durations with a two-sided Mann-Whitney U test (as
 benchstat does). Several results of one configuration in a file are pooled.
 
 A change is significant when p < --alpha AND the median moved by at least
---threshold percent. With --judge code (the default) the CPU time per
-iteration decides where both sides have it: it moves with the code, hardly
-with the machine; a wall change without it, where the machines' other load
-differed, is the machine's and fails nothing. --judge wall judges the wall
+--threshold percent (--cpu-threshold for CPU time). With --judge code (the
+default) the CPU time per iteration decides where both sides have it: it
+moves with the code, hardly with the machine; a wall change without it,
+where the machines' other load differed, is the machine's and fails nothing.
+Measure the sides in alternating rounds on one machine, pooled per side
+(docs/ci.md): one after the other, a step in the machine's speed between
+them reads as the code's. --judge wall judges the wall
 time alone. The table shows each side's median ± a 95% confidence interval
 of the median, both changes ("~" when not significant), the throttled
 fraction and model ratio, and a note saying what moved.
@@ -68,7 +71,9 @@ significance test is made, and it exits 0.`,
 	f := cmd.Flags()
 	f.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test: a change needs p below it")
 	f.StringVar(&o.Threshold, "threshold", strconv.FormatFloat(compare.DefaultThresholdPct, 'g', -1, 64)+"%",
-		"smallest change of the median that counts, in percent (5 or 5%)")
+		"smallest change of the median wall time that counts, in percent (5 or 5%)")
+	f.StringVar(&o.CPUThreshold, "cpu-threshold", strconv.FormatFloat(compare.DefaultCPUThresholdPct, 'g', -1, 64)+"%",
+		"smallest change of the median CPU time per iteration that counts (--judge code)")
 	f.StringVar(&o.Judge, "judge", compare.JudgeCode, "what decides: code (CPU per iteration where both sides have it; a wall change the machine explains fails nothing) or wall")
 	f.StringVar(&o.FailOn, "fail-on", compare.FailOnRegression, "exit 3 on: regression (significantly slower), change (slower or faster), never")
 	formatFlag(f, &o.Format, compare.Formats)

@@ -23,6 +23,13 @@ import (
 const (
 	DefaultAlpha        = 0.05
 	DefaultThresholdPct = 5.0
+	// DefaultCPUThresholdPct is the CPU time per iteration's smallest
+	// change: the CPU clock moves with the code and far less with the
+	// machine than the wall time does. In A/A pairs of a ≈100 ms command
+	// at 0.5 CPUs, interleaved in five rounds a side beside a busy loop
+	// (BenchmarkCompareGate), it moved by at most about 1%; run one side
+	// after the other, in steps of about 3.5% that last seconds.
+	DefaultCPUThresholdPct = 3.0
 	// Confidence is the level of the interval shown as the spread.
 	Confidence = 0.95
 )
@@ -142,6 +149,8 @@ type Options struct {
 	// counts: a change must be statistically significant AND at least this
 	// large. 0 counts every significant change.
 	ThresholdPct float64
+	// CPUThresholdPct is ThresholdPct for the CPU time per iteration.
+	CPUThresholdPct float64
 	// Judge is what a change is judged by (JudgeCode, JudgeWall); ""
 	// means JudgeCode.
 	Judge string
@@ -338,8 +347,9 @@ func Compare(old, new []report.Report, opts Options) Result {
 	if t := res.Suggest.Text(); t != "" {
 		hint = "; " + t
 	}
-	res.Warnings = append(res.Warnings, carried("old", old)...)
-	res.Warnings = append(res.Warnings, carried("new", new)...)
+	pooled := pooledEnough(og, ng)
+	res.Warnings = append(res.Warnings, carried("old", old, pooled)...)
+	res.Warnings = append(res.Warnings, carried("new", new, pooled)...)
 	res.Warnings = append(res.Warnings, machinesDiffer(res.Rows)...)
 	if len(res.Rows) == 0 {
 		res.Warnings = append(res.Warnings, report.Warn(report.KindNothingCompared, "no configuration is on both sides: nothing was compared (matching on %s)%s", strings.Join(res.Options.Match, ","), hint))
@@ -499,7 +509,7 @@ func compareGroups(o, n *group, opts Options) Row {
 	}
 	row.WallSignificant = row.P < opts.Alpha && math.Abs(row.ChangePct) >= opts.ThresholdPct
 	if row.Old.CPU != nil && row.New.CPU != nil {
-		c := change(row.Old.CPU, row.New.CPU, opts)
+		c := change(row.Old.CPU, row.New.CPU, opts.Alpha, opts.CPUThresholdPct)
 		row.CPU = &c
 	}
 	row.judge(opts.Judge)
@@ -604,13 +614,16 @@ func UTest(x, y []float64) float64 {
 // side and counted: a number one of them could not trust is not trusted
 // in the comparison either. Each keeps its kind, so that a script acts on
 // a busy machine whichever side it was on.
-func carried(side string, reps []report.Report) []report.Warning {
+func carried(side string, reps []report.Report, pooled map[*report.Report]bool) []report.Warning {
 	var order []report.Warning
 	count := map[report.Warning]int{}
-	for _, r := range reps {
+	for i := range reps {
+		r := &reps[i]
 		seen := map[report.Warning]bool{}
 		for _, w := range r.Warnings {
-			if seen[w] {
+			// How many iterations a side needs is judged on the pool, in
+			// each row (compareGroups); so are the periods a pool spans.
+			if seen[w] || w.Kind == report.KindFewIterations || (w.Kind == report.KindFewPeriods && pooled[r]) {
 				continue
 			}
 			seen[w] = true
@@ -626,6 +639,38 @@ func carried(side string, reps []report.Report) []report.Warning {
 	}
 	return out
 }
+
+// pooledEnough is the results whose few_periods warning their pool
+// answers: those pooled with others of their configuration whose
+// iterations span at least minPooledPeriods of its period in all. A run
+// in rounds (docs/ci.md) is several short results, each warned, whose
+// pool is not short.
+func pooledEnough(groups ...[]*group) map[*report.Report]bool {
+	out := map[*report.Report]bool{}
+	for _, gs := range groups {
+		for _, g := range gs {
+			if len(g.runs) < 2 || g.runs[0].Cgroup.PeriodUs == nil || *g.runs[0].Cgroup.PeriodUs <= 0 {
+				continue
+			}
+			span := 0.0
+			for _, r := range g.runs {
+				for _, d := range r.DurationsMs {
+					span += d
+				}
+			}
+			if span >= minPooledPeriods*float64(*g.runs[0].Cgroup.PeriodUs)/1000 {
+				for _, r := range g.runs {
+					out[r] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// minPooledPeriods is build.DefaultThresholds.MinPeriods: the periods a
+// window spans before where it falls in one stops mattering.
+const minPooledPeriods = 10
 
 // machinesDiffer warns where the two sides' machines were loaded
 // differently enough to move a wall time (Machine.Differs), each such

@@ -441,5 +441,5 @@ func TestCompareSuggestsMatch(t *testing.T) {
 
 // defaults are the options of the compare command without flags.
 func defaults() Options {
-	return Options{Match: DefaultMatch, Alpha: DefaultAlpha, ThresholdPct: DefaultThresholdPct}
+	return Options{Match: DefaultMatch, Alpha: DefaultAlpha, ThresholdPct: DefaultThresholdPct, CPUThresholdPct: DefaultCPUThresholdPct}
 }

@@ -24,8 +24,8 @@ var FailOns = []string{FailOnRegression, FailOnChange, FailOnNever}
 
 // Flags are the compare command's choices as given.
 type Flags struct {
-	Alpha                                                    float64
-	Threshold, FailOn, Format, Match, Output, Columns, Judge string
+	Alpha                                                                  float64
+	Threshold, CPUThreshold, FailOn, Format, Match, Output, Columns, Judge string
 }
 
 // Run is what the flags resolve to: the comparison's options, and what
@@ -42,9 +42,13 @@ func (f Flags) Resolve() (Run, error) {
 	if !(f.Alpha > 0 && f.Alpha < 1) {
 		return Run{}, config.Usagef("alpha", "invalid --alpha %v: must be between 0 and 1 (exclusive), such as 0.05", f.Alpha)
 	}
-	t, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.Threshold), "%")), 64)
-	if err != nil || !(t >= 0) || math.IsInf(t, 0) {
-		return Run{}, config.Usagef("threshold", "invalid --threshold %q: want a percentage ≥ 0, such as 5 or 5%%", f.Threshold)
+	t, err := percent("threshold", f.Threshold, DefaultThresholdPct)
+	if err != nil {
+		return Run{}, err
+	}
+	ct, err := percent("cpu-threshold", f.CPUThreshold, DefaultCPUThresholdPct)
+	if err != nil {
+		return Run{}, err
 	}
 	if err := config.Choice("fail-on", f.FailOn, FailOns); err != nil {
 		return Run{}, err
@@ -67,8 +71,18 @@ func (f Flags) Resolve() (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t, Judge: f.Judge}, FailOn: f.FailOn, Format: f.Format, Output: f.Output,
+	return Run{Options: Options{Match: match, Alpha: f.Alpha, ThresholdPct: t, CPUThresholdPct: ct, Judge: f.Judge}, FailOn: f.FailOn, Format: f.Format, Output: f.Output,
 		Columns: cols}, nil
+}
+
+// percent reads a threshold flag: 5 or 5%, at least 0; def is its
+// default, for the example in the refusal.
+func percent(flag, v string, def float64) (float64, error) {
+	t, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "%")), 64)
+	if err != nil || !(t >= 0) || math.IsInf(t, 0) {
+		return 0, config.Usagef(flag, "invalid --%s %q: want a percentage ≥ 0, such as %v or %v%%", flag, v, def, def)
+	}
+	return t, nil
 }
 
 // LoadFile reads the results in one file, named which (OLD, NEW, --from)

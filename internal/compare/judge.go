@@ -53,8 +53,9 @@ type Change struct {
 	Significant  bool
 }
 
-// change compares two samples of one measure.
-func change(old, new []float64, opts Options) Change {
+// change compares two samples of one measure: significant at p < alpha
+// and |change| ≥ thresholdPct.
+func change(old, new []float64, alpha, thresholdPct float64) Change {
 	c := Change{Pct: math.NaN(), LoPct: math.NaN(), HiPct: math.NaN(), P: math.NaN(), OldMs: math.NaN(), NewMs: math.NaN()}
 	if len(old) == 0 || len(new) == 0 {
 		return c
@@ -67,7 +68,7 @@ func change(old, new []float64, opts Options) Change {
 		c.LoPct, c.HiPct = (nlo/ohi-1)*100, (nhi/olo-1)*100
 	}
 	c.P = UTest(old, new)
-	c.Significant = c.P < opts.Alpha && math.Abs(c.Pct) >= opts.ThresholdPct
+	c.Significant = c.P < alpha && math.Abs(c.Pct) >= thresholdPct
 	return c
 }
 

@@ -107,5 +107,56 @@ func TestMachineDiffers(t *testing.T) {
 	assert.True(t, m(0.9, 0.03).Differs(m(1.1, 0.03)), "a fifth of a CPU")
 	assert.True(t, m(0.9, 0.03).Differs(m(0.9, 0.08)), "five points of wait")
 	assert.False(t, Machine{}.Differs(m(2, 0.5)), "unknown on one side: not said to differ")
-	assert.True(t, math.IsNaN(change(nil, []float64{1}, defaults()).Pct))
+	assert.True(t, math.IsNaN(change(nil, []float64{1}, DefaultAlpha, DefaultCPUThresholdPct).Pct))
+}
+
+// The CPU time's own threshold: a 4% CPU change with the wall time moved
+// less than --threshold is the code's at the default 3%, and nothing at
+// --cpu-threshold 5.
+func TestJudgeCPUThreshold(t *testing.T) {
+	old, new := measured(series(20, 300), series(20, 150), 0.9, 0.03), measured(series(20, 306), series(20, 156), 0.9, 0.03)
+	row := judged(t, old, new, JudgeCode)
+	assert.False(t, row.WallSignificant, "wall +2%: below --threshold")
+	assert.Equal(t, Regression, row.Verdict)
+	assert.Equal(t, CauseCode, row.Cause)
+
+	o := defaults()
+	o.CPUThresholdPct = 5
+	res := Compare([]report.Report{old}, []report.Report{new}, o)
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, NoChange, res.Rows[0].Verdict)
+}
+
+// A side measured in rounds (docs/ci.md) is several short results, each
+// warned of its few iterations and periods; pooled, they are not few, and
+// compare carries neither warning. A lone short result keeps its
+// few_periods warning; how many iterations a row needs is the row's.
+func TestComparePooledRoundsAreNotFew(t *testing.T) {
+	short := func() report.Report {
+		r := measured(series(2, 300), series(2, 150), 0.9, 0.03)
+		r.Warnings = []report.Warning{{Kind: report.KindFewPeriods, Text: "few periods: 6 periods"}, {Kind: report.KindFewIterations, Text: "few iterations: 2+2"}}
+		return r
+	}
+	var old, new []report.Report
+	for range 5 {
+		old, new = append(old, short()), append(new, short())
+	}
+	res := Compare(old, new, defaults())
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, 10, res.Rows[0].Old.N)
+	assert.Empty(t, res.Warnings, "five rounds of 2 iterations of 300 ms span 30 periods of 100 ms")
+	assert.Empty(t, res.Rows[0].Warnings)
+
+	res = Compare(old[:1], new[:1], defaults())
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, []string{report.KindFewPeriods, report.KindFewPeriods}, kinds(res.Warnings), "one short result a side: its own warning")
+	assert.Equal(t, []string{report.KindFewIterations}, kinds(res.Rows[0].Warnings), "2+2 iterations: the row says so")
+}
+
+func kinds(ws []report.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Kind)
+	}
+	return out
 }

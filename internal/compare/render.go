@@ -214,7 +214,8 @@ func verdictText(res Result) string {
 }
 
 func methodText(res Result) []string {
-	judged := "judged by CPU per iteration where both sides have it, a wall change it does not show being the machine's where the machines' other load differed (--judge code)"
+	judged := fmt.Sprintf("judged by CPU per iteration where both sides have it (|change| ≥ %v%%), a wall change it does not show being the machine's where the machines' other load differed (--judge code)",
+		res.Options.CPUThresholdPct)
 	if res.Options.Judge == JudgeWall {
 		judged = "judged by the wall time (--judge wall)"
 	}
@@ -464,6 +465,7 @@ type jsonResult struct {
 	Match        []string         `json:"match"`
 	Alpha        float64          `json:"alpha"`
 	ThresholdPct float64          `json:"threshold_pct"`
+	CPUThreshold float64          `json:"cpu_threshold_pct"`
 	Judge        string           `json:"judge"`
 	Center       string           `json:"center"`
 	Confidence   float64          `json:"confidence"` // of the interval around the centre
@@ -574,7 +576,7 @@ func nonNil[T any](s []T) []T {
 func toJSON(res Result) jsonResult {
 	j := jsonResult{
 		Old: jsonSide{res.Old.Name, res.Old.Results}, New: jsonSide{res.New.Name, res.New.Results},
-		Match: res.Options.Match, Alpha: res.Options.Alpha, ThresholdPct: res.Options.ThresholdPct, Judge: res.Options.Judge,
+		Match: res.Options.Match, Alpha: res.Options.Alpha, ThresholdPct: res.Options.ThresholdPct, CPUThreshold: res.Options.CPUThresholdPct, Judge: res.Options.Judge,
 		Center: "median", Test: "mann-whitney-u, two-sided", Confidence: Confidence,
 		Rows: []jsonRow{}, OnlyOld: []jsonUnmatch{}, OnlyNew: []jsonUnmatch{},
 		Verdicts: map[string]int{string(Regression): res.Count(Regression), string(Improvement): res.Count(Improvement), string(NoChange): res.Count(NoChange)},
