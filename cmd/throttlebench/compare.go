@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/compare"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -56,7 +56,7 @@ significance test is made, and it exits 0.`,
   throttlebench compare --match -node node-a.json node-b.json                  # one node against another (collect --node)`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return config.Usagef("", "compare takes two result files, OLD and NEW; got %s", plural.N(len(args), "argument"))
+				return badinput.Errorf("", "compare takes two result files, OLD and NEW; got %s", plural.N(len(args), "argument"))
 			}
 			return nil
 		},
@@ -93,7 +93,7 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 	}
 	new, nerr := readSide("NEW", newPath)
 	if new.kind != "" && (old.kind == "size") != (new.kind == "size") {
-		return config.Usagef("", "compare compares run and sweep results with each other, or two size results: OLD %q is a %s result, NEW %q a %s result", oldPath, old.kind, newPath, new.kind)
+		return badinput.Errorf("", "compare compares run and sweep results with each other, or two size results: OLD %q is a %s result, NEW %q a %s result", oldPath, old.kind, newPath, new.kind)
 	}
 	for _, err := range []error{oerr, nerr} {
 		if err != nil {

@@ -3,7 +3,7 @@
 //
 // Each command has a file here that wires cobra to the packages: flags
 // into options, then a call; logic belongs in the packages. Exit codes are
-// mapped in one place (exit.go: bad input, a config.Error from whichever
+// mapped in one place (exit.go: bad input, a badinput.Error from whichever
 // package found it, exits 2). output.go holds the one format rule (text
 // unless --format or -o's extension says otherwise); warnings.go shows a
 // result's warnings on stderr once, wherever the output does not show

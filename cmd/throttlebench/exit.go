@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
 )
 
@@ -98,12 +98,12 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 		return 128 + int(sigErr.sig)
 	}
 	printError(stderr, err)
-	// Bad input, whichever command and room found it, is a config.Error
+	// Bad input, whichever command and room found it, is a badinput.Error
 	// (cobra's own flag errors become one in flagError); a --parent that
 	// is no place for slices is bad input too, found where slices are made.
 	var ce *codeError
 	var pe *cgroup.ParentError
-	var bad *config.Error
+	var bad *badinput.Error
 	switch {
 	case !started || errors.As(err, &bad) || errors.As(err, &pe):
 		return exitUsage

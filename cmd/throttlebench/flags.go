@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -27,13 +28,13 @@ var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
 func flagError(cmd *cobra.Command, err error) error {
 	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
 		if near := nearestFlag(cmd, m[1]); near != "" {
-			return config.Usagef(m[1], "%v; did you mean --%s?", err, near)
+			return badinput.Errorf(m[1], "%v; did you mean --%s?", err, near)
 		}
-		return config.Usagef(m[1], "%v (%s --help lists the flags)", err, cmd.CommandPath())
+		return badinput.Errorf(m[1], "%v (%s --help lists the flags)", err, cmd.CommandPath())
 	}
 	m := flagErrRE.FindStringSubmatch(err.Error())
 	if m == nil {
-		return config.Usagef("", "%v", err)
+		return badinput.Errorf("", "%v", err)
 	}
 	v, uerr := strconv.Unquote(m[1])
 	if uerr != nil {
@@ -51,9 +52,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	case "quiet":
 		want = "want true or false"
 	default:
-		return config.Usagef(flag, "%v", err)
+		return badinput.Errorf(flag, "%v", err)
 	}
-	return config.Usagef(flag, "invalid --%s %q: %s", flag, v, want)
+	return badinput.Errorf(flag, "invalid --%s %q: %s", flag, v, want)
 }
 
 // paramValue is a parameter's flag: the text as given, checked by config

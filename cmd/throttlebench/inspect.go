@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/inspect"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 )
@@ -45,7 +45,7 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
   throttlebench inspect --format json | jq .caveats`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := config.Choice("format", o.format, inspect.Formats); err != nil {
+			if err := badinput.Choice("format", o.format, inspect.Formats); err != nil {
 				return err
 			}
 			affinity, _ := inspect.Affinity() // unknown (nil) where there is none

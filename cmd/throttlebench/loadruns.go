@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/compare"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/show"
 )
@@ -52,6 +52,6 @@ func readSide(which, path string) (side, error) {
 }
 
 func otherKind(which, path, kind string) error {
-	return config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: a %s result, and only run and sweep results are read here; throttlebench show %s shows it",
+	return badinput.Errorf(strings.TrimPrefix(which, "--"), "invalid %s %q: a %s result, and only run and sweep results are read here; throttlebench show %s shows it",
 		which, path, kind, path)
 }

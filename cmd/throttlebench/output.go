@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -100,7 +100,7 @@ func formatFromOutput(cmd *cobra.Command) error {
 	if f != nil && len(writes) > 1 {
 		hint += ", or --format to write one of them under this name"
 	}
-	return config.Usagef("output", "invalid --output %q: %s writes %s (%s), not %s%s",
+	return badinput.Errorf("output", "invalid --output %q: %s writes %s (%s), not %s%s",
 		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
@@ -39,7 +40,7 @@ sample's summary, simulate's cells, size's arms and recommendation, in
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				// As compare's: what it takes, not cobra's "accepts 1 arg(s)".
-				return config.Usagef("", "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got %s", plural.N(len(args), "argument"))
+				return badinput.Errorf("", "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got %s", plural.N(len(args), "argument"))
 			}
 			return nil
 		},
@@ -57,7 +58,7 @@ sample's summary, simulate's cells, size's arms and recommendation, in
 }
 
 func (o *showOptions) execute(path string, formatGiven bool, stdout, stderr io.Writer) error {
-	if err := config.Choice("format", o.format, showFormats); err != nil {
+	if err := badinput.Choice("format", o.format, showFormats); err != nil {
 		return err
 	}
 	if err := config.Plot(o.plot); err != nil {
@@ -72,15 +73,15 @@ func (o *showOptions) execute(path string, formatGiven bool, stdout, stderr io.W
 	}
 	if !slices.Contains(res.Formats(), o.format) {
 		if !formatGiven { // from -o's extension
-			return config.Usagef("output", "invalid --output %q: a %s result is shown as %s; give --format", o.output, res.Kind(), strings.Join(res.Formats(), ", "))
+			return badinput.Errorf("output", "invalid --output %q: a %s result is shown as %s; give --format", o.output, res.Kind(), strings.Join(res.Formats(), ", "))
 		}
-		return config.Usagef("format", "invalid --format %q: a %s result is shown as %s", o.format, res.Kind(), strings.Join(res.Formats(), ", "))
+		return badinput.Errorf("format", "invalid --format %q: a %s result is shown as %s", o.format, res.Kind(), strings.Join(res.Formats(), ", "))
 	}
 	v := table.View{Width: tableWidth(o.output, stdout)}
 	if o.columns != "" {
 		names := res.Columns(o.format)
 		if names == nil {
-			return config.Usagef("columns", "invalid --columns %q: a %s result's --format %s has no table of configurations", o.columns, res.Kind(), o.format)
+			return badinput.Errorf("columns", "invalid --columns %q: a %s result's --format %s has no table of configurations", o.columns, res.Kind(), o.format)
 		}
 		if v.Columns, err = config.Columns(o.columns, o.format, names); err != nil {
 			return err

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // Sampled finds the cgroup whose counter o's sample reads. A cgroup or
-// process that does not exist is bad input (a config.Error); a host
+// process that does not exist is bad input (a badinput.Error); a host
 // without a usage counter is not.
 func Sampled(o usage.Options, h cgroup.Host) (cgroup.Cgroup, error) {
 	flag, value := "cgroup", o.Cgroup
@@ -25,7 +25,7 @@ func Sampled(o usage.Options, h cgroup.Host) (cgroup.Cgroup, error) {
 		cg, err = h.UsageCgroup(o.Cgroup)
 	}
 	if errors.Is(err, cgroup.ErrNoCgroup) || errors.Is(err, cgroup.ErrNoProcess) {
-		return cg, config.Usagef(flag, "invalid --%s %q: %v", flag, value, err)
+		return cg, badinput.Errorf(flag, "invalid --%s %q: %v", flag, value, err)
 	}
 	return cg, err
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -34,7 +34,7 @@ func TestSampled(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/job", cg.Path)
 
-	var e *config.Error
+	var e *badinput.Error
 	_, err = Sampled(pid(t, "12345"), h)
 	require.ErrorAs(t, err, &e)
 	assert.Contains(t, err.Error(), `invalid --pid "12345": `)

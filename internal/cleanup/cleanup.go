@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
@@ -30,7 +31,7 @@ type Result struct {
 }
 
 // Run removes what runs that no longer live left. A bad --parent or
-// --cgroup-version is a config.Error, found before anything is removed.
+// --cgroup-version is a badinput.Error, found before anything is removed.
 func Run(h cgroup.Host, f Flags) (Result, error) {
 	version, err := config.CgroupVersion(f.Version)
 	if err != nil {
@@ -43,7 +44,7 @@ func Run(h cgroup.Host, f Flags) (Result, error) {
 	parent := hier.DefaultParent()
 	if f.Parent != "" {
 		if parent, err = hier.ParentDir(f.Parent); err != nil {
-			return Result{}, config.Usagef("parent", "invalid --parent %q: %v", f.Parent, err)
+			return Result{}, badinput.Errorf("parent", "invalid --parent %q: %v", f.Parent, err)
 		}
 	}
 	var r Result

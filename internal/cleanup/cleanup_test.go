@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 // The lines come in the order the work was done: the parent's, then the
@@ -33,5 +33,5 @@ func TestResultWrite(t *testing.T) {
 // Bad input is refused before anything is looked at.
 func TestRunRefusesBadVersion(t *testing.T) {
 	_, err := Run(cgroup.Host{Root: t.TempDir()}, Flags{Version: "3"})
-	assert.ErrorAs(t, err, new(*config.Error))
+	assert.ErrorAs(t, err, new(*badinput.Error))
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/kube"
 )
@@ -23,7 +24,7 @@ type Options struct {
 }
 
 // Check refuses, before any input is read, flags and inputs collect
-// cannot take: bad input is a config.Error. An input is a file, a
+// cannot take: bad input is a badinput.Error. An input is a file, a
 // directory, or - for stdin (once).
 func (o Options) Check(inputs []string) error {
 	if err := config.Output("output", o.Output); err != nil {
@@ -31,7 +32,7 @@ func (o Options) Check(inputs []string) error {
 	}
 	for _, n := range o.Nodes {
 		if why := kube.NodeName(n); why != "" {
-			return config.Usagef("node", "invalid --node %q: %s", n, why)
+			return badinput.Errorf("node", "invalid --node %q: %s", n, why)
 		}
 	}
 	stdin := 0
@@ -41,14 +42,14 @@ func (o Options) Check(inputs []string) error {
 		}
 	}
 	if stdin > 1 {
-		return config.Usagef("", "invalid arguments: - (stdin) given %d times; stdin can be read once", stdin)
+		return badinput.Errorf("", "invalid arguments: - (stdin) given %d times; stdin can be read once", stdin)
 	}
 	for _, a := range inputs {
 		if a == "-" {
 			continue
 		}
 		if _, err := os.Stat(a); err != nil {
-			return config.Usagef("", "invalid input %q: %v; want a log file, a results archive, a directory, or - for stdin", a, config.PathCause(err))
+			return badinput.Errorf("", "invalid input %q: %v; want a log file, a results archive, a directory, or - for stdin", a, badinput.PathCause(err))
 		}
 	}
 	return nil
@@ -74,21 +75,21 @@ func (c *Collection) readInput(arg string, stdin io.Reader) error {
 	}
 	fi, err := os.Stat(arg)
 	if err != nil {
-		return badInput(arg, config.PathCause(err))
+		return badInput(arg, badinput.PathCause(err))
 	}
 	if fi.IsDir() {
 		return c.readDir(arg)
 	}
 	f, err := os.Open(arg)
 	if err != nil {
-		return badInput(arg, config.PathCause(err))
+		return badInput(arg, badinput.PathCause(err))
 	}
 	defer f.Close()
 	return c.read(arg, f)
 }
 
 func badInput(name string, err any) error {
-	return config.Usagef("", "invalid input %q: %v", name, err)
+	return badinput.Errorf("", "invalid input %q: %v", name, err)
 }
 
 // read tells an archive from a log by its first bytes.
@@ -135,7 +136,7 @@ func (c *Collection) readDir(dir string) error {
 		return nil
 	})
 	if err != nil {
-		return badInput(dir, config.PathCause(err))
+		return badInput(dir, badinput.PathCause(err))
 	}
 	read := 0
 	for _, p := range files {
@@ -147,7 +148,7 @@ func (c *Collection) readDir(dir string) error {
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return badInput(p, config.PathCause(err))
+			return badInput(p, badinput.PathCause(err))
 		}
 		if sonobuoy {
 			c.SonobuoyFile(filepath.ToSlash(rel), data)

@@ -9,12 +9,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // What collect cannot take is refused before any input is read, as bad
-// input (a config.Error) naming the flag or the input.
+// input (a badinput.Error) naming the flag or the input.
 func TestOptionsCheck(t *testing.T) {
 	log := filepath.Join("testdata", "single.log")
 	require.NoError(t, Options{}.Check([]string{"-", log, "testdata"}))
@@ -30,7 +29,7 @@ func TestOptionsCheck(t *testing.T) {
 		{Options{}, []string{"/nonexistent/pods.log"}, `invalid input "/nonexistent/pods.log": no such file or directory; want a log file, a results archive, a directory, or - for stdin`},
 	} {
 		err := tc.o.Check(tc.inputs)
-		var e *config.Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.want)
 		assert.Contains(t, err.Error(), tc.want)
 	}
@@ -85,7 +84,7 @@ func TestReadRefuses(t *testing.T) {
 		empty:  `invalid input "` + empty + `": no log files in it (and no plugins/<plugin>/results/<node>/ of a Sonobuoy archive)`,
 	} {
 		_, err := Read([]string{input}, strings.NewReader(""))
-		var e *config.Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, input)
 		assert.Contains(t, err.Error(), want)
 	}

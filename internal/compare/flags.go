@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -37,10 +38,10 @@ type Run struct {
 }
 
 // Resolve checks every flag before any file is read; bad input is a
-// config.Error.
+// badinput.Error.
 func (f Flags) Resolve() (Run, error) {
 	if !(f.Alpha > 0 && f.Alpha < 1) {
-		return Run{}, config.Usagef("alpha", "invalid --alpha %v: must be between 0 and 1 (exclusive), such as 0.05", f.Alpha)
+		return Run{}, badinput.Errorf("alpha", "invalid --alpha %v: must be between 0 and 1 (exclusive), such as 0.05", f.Alpha)
 	}
 	t, err := percent("threshold", f.Threshold, DefaultThresholdPct)
 	if err != nil {
@@ -50,18 +51,18 @@ func (f Flags) Resolve() (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	if err := config.Choice("fail-on", f.FailOn, FailOns); err != nil {
+	if err := badinput.Choice("fail-on", f.FailOn, FailOns); err != nil {
 		return Run{}, err
 	}
-	if err := config.Choice("format", f.Format, Formats); err != nil {
+	if err := badinput.Choice("format", f.Format, Formats); err != nil {
 		return Run{}, err
 	}
-	if err := config.Choice("judge", f.Judge, Judges); err != nil {
+	if err := badinput.Choice("judge", f.Judge, Judges); err != nil {
 		return Run{}, err
 	}
 	match, err := ParseMatch(f.Match)
 	if err != nil {
-		return Run{}, config.Usagef("match", "invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default",
+		return Run{}, badinput.Errorf("match", "invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default",
 			f.Match, strings.Join(Keys(), ", "))
 	}
 	if err := config.Output("output", f.Output); err != nil {
@@ -80,7 +81,7 @@ func (f Flags) Resolve() (Run, error) {
 func percent(flag, v string, def float64) (float64, error) {
 	t, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "%")), 64)
 	if err != nil || !(t >= 0) || math.IsInf(t, 0) {
-		return 0, config.Usagef(flag, "invalid --%s %q: want a percentage ≥ 0, such as %v or %v%%", flag, v, def, def)
+		return 0, badinput.Errorf(flag, "invalid --%s %q: want a percentage ≥ 0, such as %v or %v%%", flag, v, def, def)
 	}
 	return t, nil
 }
@@ -91,12 +92,12 @@ func percent(flag, v string, def float64) (float64, error) {
 func LoadFile(which, path string) ([]report.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v; want a result file written by throttlebench run or sweep", which, path, config.PathCause(err))
+		return nil, badinput.Errorf(strings.TrimPrefix(which, "--"), "invalid %s %q: %v; want a result file written by throttlebench run or sweep", which, path, badinput.PathCause(err))
 	}
 	defer f.Close()
 	reps, err := report.Load(f)
 	if err != nil {
-		return nil, config.Usagef(strings.TrimPrefix(which, "--"), "invalid %s %q: %v", which, path, err)
+		return nil, badinput.Errorf(strings.TrimPrefix(which, "--"), "invalid %s %q: %v", which, path, err)
 	}
 	return reps, nil
 }

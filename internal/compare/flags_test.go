@@ -7,8 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 func compareDefaults() Flags {
@@ -29,7 +28,7 @@ func TestFlagsResolve(t *testing.T) {
 	assert.NotContains(t, r.Match, "node")
 }
 
-// Every refusal is a config.Error (exit 2) naming the flag.
+// Every refusal is a badinput.Error (exit 2) naming the flag.
 func TestFlagsRefuse(t *testing.T) {
 	for _, tc := range []struct {
 		set  func(*Flags)
@@ -48,7 +47,7 @@ func TestFlagsRefuse(t *testing.T) {
 		f := compareDefaults()
 		tc.set(&f)
 		_, err := f.Resolve()
-		var e *config.Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.want)
 		assert.Equal(t, tc.flag, e.Param, err.Error())
 		assert.Contains(t, err.Error(), tc.want)
@@ -65,7 +64,7 @@ func TestLoadFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, reps, 2)
 
-	var e *config.Error
+	var e *badinput.Error
 	_, err = LoadFile("NEW", filepath.Join(dir, "missing.json"))
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, `invalid NEW "`+filepath.Join(dir, "missing.json")+`": no such file or directory; want a result file written by throttlebench run or sweep`, err.Error())

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -60,11 +60,11 @@ type SizeArm struct {
 func LoadSizeFile(which, path string) (SizeSide, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return SizeSide{}, config.Usagef("", "invalid %s %q: %v", which, path, config.PathCause(err))
+		return SizeSide{}, badinput.Errorf("", "invalid %s %q: %v", which, path, badinput.PathCause(err))
 	}
 	var s SizeSide
 	if err := json.Unmarshal(data, &s); err != nil {
-		return SizeSide{}, config.Usagef("", "invalid %s %q: a broken size result: %v", which, path, err)
+		return SizeSide{}, badinput.Errorf("", "invalid %s %q: a broken size result: %v", which, path, err)
 	}
 	s.Name = path
 	return s, nil

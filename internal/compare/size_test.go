@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -145,7 +145,7 @@ func TestLoadSizeFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(`{"slo": "p99<=50ms", "arms": {}}`), 0o644))
 	for path, want := range map[string]string{bad: `invalid NEW "` + bad + `": a broken size result`, filepath.Join(dir, "none.json"): "no such file"} {
 		_, err := LoadSizeFile("NEW", path)
-		var ce *config.Error
+		var ce *badinput.Error
 		require.ErrorAs(t, err, &ce)
 		assert.Contains(t, err.Error(), want)
 		assert.False(t, strings.Contains(err.Error(), "\n"))

@@ -1,14 +1,13 @@
 package config
 
 import (
-	"errors"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
@@ -25,12 +24,6 @@ const MaxTimeout = 30 * 24 * time.Hour
 // CgroupVersions are what --cgroup-version accepts.
 var CgroupVersions = []string{"auto", "1", "2"}
 
-// Choice refuses a value of flag that is not one of allowed.
-func Choice(flag, v string, allowed []string) error {
-	_, err := choice(flag, v, allowed)
-	return err
-}
-
 // Output refuses, before any work is done rather than after a long run, an
 // --output (or --plot, --trace-out) that is no place for a result: a
 // device, a directory, a missing or unwritable directory, a kernel
@@ -41,7 +34,7 @@ func Output(flag, path string) error {
 		return nil
 	}
 	if _, err := atomicfile.Target(path); err != nil {
-		return Usagef(flag, "invalid --%s %q: %v", flag, path, err)
+		return badinput.Errorf(flag, "invalid --%s %q: %v", flag, path, err)
 	}
 	return nil
 }
@@ -53,7 +46,7 @@ func Plot(path string) error {
 		return nil
 	}
 	if ext := strings.ToLower(path[max(0, strings.LastIndex(path, ".")):]); ext != ".svg" && ext != ".png" {
-		return Usagef("plot", "invalid --plot %q: want a file name ending in .svg or .png", path)
+		return badinput.Errorf("plot", "invalid --plot %q: want a file name ending in .svg or .png", path)
 	}
 	return Output("plot", path)
 }
@@ -61,7 +54,7 @@ func Plot(path string) error {
 // Timeout checks --timeout: 0 is no limit.
 func Timeout(d time.Duration) error {
 	if d < 0 || d > MaxTimeout {
-		return Usagef("timeout", "invalid --timeout %v: want a duration between 0 (no limit) and %v", d, MaxTimeout)
+		return badinput.Errorf("timeout", "invalid --timeout %v: want a duration between 0 (no limit) and %v", d, MaxTimeout)
 	}
 	return nil
 }
@@ -72,33 +65,22 @@ func Timeout(d time.Duration) error {
 func InCurrent(given map[string]string, parentGiven bool, parent string) error {
 	for _, p := range Params {
 		if v, ok := given[p.Name]; ok && p.Limit {
-			return Usagef(p.Name, "--%s %q cannot be used with --cgroup current: it measures the limits already in place", p.Name, v)
+			return badinput.Errorf(p.Name, "--%s %q cannot be used with --cgroup current: it measures the limits already in place", p.Name, v)
 		}
 	}
 	if parentGiven {
-		return Usagef("parent", "--parent %q cannot be used with --cgroup current: it measures the limits already in place", parent)
+		return badinput.Errorf("parent", "--parent %q cannot be used with --cgroup current: it measures the limits already in place", parent)
 	}
 	return nil
 }
 
 // CgroupVersion reads --cgroup-version: 1, 2, or 0 for auto.
 func CgroupVersion(v string) (int, error) {
-	if err := Choice("cgroup-version", v, CgroupVersions); err != nil {
+	if err := badinput.Choice("cgroup-version", v, CgroupVersions); err != nil {
 		return 0, err
 	}
 	n, _ := strconv.Atoi(v) // "auto" → 0
 	return n, nil
-}
-
-// PathCause is what went wrong with a path, without the path: the error
-// that quotes the flag's value names it already ("no such file or
-// directory", not "open x: no such file or directory").
-func PathCause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // TableFormats are the formats --columns applies to: the tables.
@@ -114,7 +96,7 @@ func Columns(v, format string, allowed []string) (table.Columns, error) {
 		return table.Columns{}, nil
 	}
 	if !slices.Contains(TableFormats, format) {
-		return table.Columns{}, Usagef("columns", "--columns %q applies to the tables (--format %s), not --format %s", v, strings.Join(TableFormats, ", "), format)
+		return table.Columns{}, badinput.Errorf("columns", "--columns %q applies to the tables (--format %s), not --format %s", v, strings.Join(TableFormats, ", "), format)
 	}
 	if strings.TrimSpace(v) == "all" {
 		return table.Columns{All: true}, nil
@@ -123,7 +105,7 @@ func Columns(v, format string, allowed []string) (table.Columns, error) {
 	for _, n := range strings.Split(v, ",") {
 		n = strings.TrimSpace(n)
 		if !slices.Contains(allowed, n) {
-			return table.Columns{}, Usagef("columns", "invalid --columns %q: %q is no column here; want all, or a list of %s", v, n, strings.Join(allowed, ", "))
+			return table.Columns{}, badinput.Errorf("columns", "invalid --columns %q: %q is no column here; want all, or a list of %s", v, n, strings.Join(allowed, ", "))
 		}
 		if !slices.Contains(names, n) {
 			names = append(names, n)

@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // The checks of the flags that are not parameters: each refusal is an
-// *Error of one line naming the flag and the value.
+// *badinput.Error of one line naming the flag and the value.
 func TestChecksOfOtherFlags(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, Choice("format", "csv", []string{"json", "csv"}))
-	err := Choice("format", "yaml", []string{"json", "csv"})
+	require.NoError(t, badinput.Choice("format", "csv", []string{"json", "csv"}))
+	err := badinput.Choice("format", "yaml", []string{"json", "csv"})
 	checkUsageError(t, err, "format")
 	assert.EqualError(t, err, `invalid --format "yaml": want one of json, csv`)
 
@@ -71,9 +72,9 @@ func TestInCurrent(t *testing.T) {
 
 func TestPathCause(t *testing.T) {
 	_, err := os.Open("/nonexistent/x")
-	assert.EqualError(t, PathCause(err), "no such file or directory")
+	assert.EqualError(t, badinput.PathCause(err), "no such file or directory")
 	other := assert.AnError
-	assert.Equal(t, other, PathCause(other))
+	assert.Equal(t, other, badinput.PathCause(other))
 }
 
 // --columns: nothing fits the width, all shows every column, a list those
@@ -97,7 +98,7 @@ func TestColumns(t *testing.T) {
 		"all,p50_ms": `"all" is no column here`,
 	} {
 		_, err := Columns(v, "text", allowed)
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, v)
 		assert.Equal(t, "columns", e.Param)
 		assert.Contains(t, err.Error(), want)

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
@@ -267,7 +267,7 @@ var batchParams = slices.Concat([]Param{
 func parseCpuset(c *Config, v string) error {
 	cpus, err := topology.ParseList(v)
 	if err != nil || len(cpus) == 0 {
-		return Usagef("cpuset", "invalid --cpuset %q: want CPU numbers 0–%d in the kernel's list format, such as 0-3,8", v, topology.MaxCPU)
+		return badinput.Errorf("cpuset", "invalid --cpuset %q: want CPU numbers 0–%d in the kernel's list format, such as 0-3,8", v, topology.MaxCPU)
 	}
 	c.Cpuset = cpus
 	return nil
@@ -285,7 +285,7 @@ func boolParam(name string, field func(*Config) *bool) func(*Config, string) err
 	return func(c *Config, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return Usagef(name, "invalid --%s %q: want true or false", name, v)
+			return badinput.Errorf(name, "invalid --%s %q: want true or false", name, v)
 		}
 		*field(c) = b
 		return nil
@@ -350,7 +350,7 @@ func workloadParams() []Param {
 					switch {
 					case wp.Kind != workload.Number:
 						if _, perr := wp.Parse(v); perr != nil {
-							err = Usagef(wp.Name, "invalid --%s: %v", wp.Name, perr)
+							err = badinput.Errorf(wp.Name, "invalid --%s: %v", wp.Name, perr)
 						}
 					case wp.Words != nil:
 						v, err = choice(wp.Name, v, wp.Words)
@@ -464,11 +464,11 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 	_, hasCPUs := values["cpus"]
 	_, hasQuota := values["quota"]
 	if hasCPUs && hasQuota {
-		return c, Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", values["cpus"], values["quota"])
+		return c, badinput.Errorf("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", values["cpus"], values["quota"])
 	}
 	for name := range values {
 		if p, ok := Lookup(name); !ok || !p.In(cmd) {
-			return c, Usagef(name, "unknown parameter --%s", name)
+			return c, badinput.Errorf(name, "unknown parameter --%s", name)
 		}
 	}
 	if err := CheckUnits(values); err != nil {
@@ -511,18 +511,18 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 func checkWorkload(c *Config, given map[string]string) error {
 	spec, err := workload.Lookup(c.Workload)
 	if err != nil {
-		return Usagef("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(workload.Names(), ", "))
+		return badinput.Errorf("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(workload.Names(), ", "))
 	}
 	if err := checkAlone(c, spec, given); err != nil {
 		return err
 	}
 	if c.Params, err = spec.Values(c.args); err != nil {
-		return Usagef("workload", "%v", err) // the flags were checked one by one: not reached
+		return badinput.Errorf("workload", "%v", err) // the flags were checked one by one: not reached
 	}
 	c.args = nil
 	if spec.Check != nil {
 		if flag, msg := spec.Check(c.Params, c.Batch); msg != "" {
-			return combinationf(flag, "%s", msg)
+			return badinput.Combinationf(flag, "%s", msg)
 		}
 	}
 	return nil
@@ -547,14 +547,14 @@ func checkAlone(c *Config, spec workload.Spec, given map[string]string) error {
 		o, isParam := owner[name]
 		switch {
 		case spec.Alone && (slices.Contains(loopKnobs, name) || isParam && o.Name != spec.Name):
-			return Usagef(name, "--%s is not for a command: it runs once per iteration, as one process (the flag is for built-in workloads)", name)
+			return badinput.Errorf(name, "--%s is not for a command: it runs once per iteration, as one process (the flag is for built-in workloads)", name)
 		case !spec.Alone && isParam && o.Alone:
-			return Usagef(name, "--%s is for a command, given after --: throttlebench run [flags] -- CMD [ARGS...]", name)
+			return badinput.Errorf(name, "--%s is for a command, given after --: throttlebench run [flags] -- CMD [ARGS...]", name)
 		}
 	}
 	if spec.Alone {
 		if _, ok := given["command"]; !ok {
-			return Usagef("workload", "--workload %s takes the command after --: throttlebench run [flags] -- CMD [ARGS...]", spec.Name)
+			return badinput.Errorf("workload", "--workload %s takes the command after --: throttlebench run [flags] -- CMD [ARGS...]", spec.Name)
 		}
 		c.Batch, c.Workers, c.Pin, c.OnePerCore = 1, 1, false, false
 		if _, ok := given["gomaxprocs"]; !ok {
@@ -579,35 +579,9 @@ func btoi(b bool) int {
 	return 0
 }
 
-// Error is bad input: one line naming the parameter, the value and what is
-// allowed. A Combination is bad only in how values combine (a burst above
-// the quota): a sweep skips such a configuration instead of stopping.
-type Error struct {
-	Param       string
-	Msg         string
-	Combination bool
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Usagef makes an Error about param.
-func Usagef(param, format string, a ...any) error {
-	return &Error{Param: param, Msg: fmt.Sprintf(format, a...)}
-}
-
-func combinationf(param, format string, a ...any) error {
-	return &Error{Param: param, Msg: fmt.Sprintf(format, a...), Combination: true}
-}
-
-// IsCombination says whether err is a combination that cannot be.
-func IsCombination(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Combination
-}
-
 func choice(name, v string, allowed []string) (string, error) {
-	if !slices.Contains(allowed, v) {
-		return "", Usagef(name, "invalid --%s %q: want one of %s", name, v, strings.Join(allowed, ", "))
+	if err := badinput.Choice(name, v, allowed); err != nil {
+		return "", err
 	}
 	return v, nil
 }
@@ -617,10 +591,10 @@ func choice(name, v string, allowed []string) (string, error) {
 func integer(name, v string, lo, hi int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil {
-		return 0, Usagef(name, "invalid --%s %q: want a whole number between %d and %d", name, v, lo, hi)
+		return 0, badinput.Errorf(name, "invalid --%s %q: want a whole number between %d and %d", name, v, lo, hi)
 	}
 	if n < lo || n > hi {
-		return 0, Usagef(name, "invalid --%s %d: must be between %d and %d", name, n, lo, hi)
+		return 0, badinput.Errorf(name, "invalid --%s %d: must be between %d and %d", name, n, lo, hi)
 	}
 	return n, nil
 }
@@ -633,10 +607,10 @@ func MicroDuration(name, v string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, Usagef(name, "invalid --%s %q: want a duration such as 100ms or 1.5ms", name, v)
+		return 0, badinput.Errorf(name, "invalid --%s %q: want a duration such as 100ms or 1.5ms", name, v)
 	}
 	if d%time.Microsecond != 0 {
-		return 0, Usagef(name, "invalid --%s %q: the kernel takes whole microseconds", name, v)
+		return 0, badinput.Errorf(name, "invalid --%s %q: the kernel takes whole microseconds", name, v)
 	}
 	return d, nil
 }
@@ -644,10 +618,10 @@ func MicroDuration(name, v string) (time.Duration, error) {
 func parseMinTime(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return Usagef("min-time", "invalid --min-time %q: want a duration between 0 (off) and %v, such as 10s", v, MaxMinTime)
+		return badinput.Errorf("min-time", "invalid --min-time %q: want a duration between 0 (off) and %v, such as 10s", v, MaxMinTime)
 	}
 	if d < 0 || d > MaxMinTime {
-		return Usagef("min-time", "invalid --min-time %v: want a duration between 0 (off) and 1h", d)
+		return badinput.Errorf("min-time", "invalid --min-time %v: want a duration between 0 (off) and 1h", d)
 	}
 	c.MinTime = d
 	return nil
@@ -656,7 +630,7 @@ func parseMinTime(c *Config, v string) error {
 func parseSleep(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d > workload.MaxSleep {
-		return Usagef("sleep", "invalid --sleep %q: want a duration between 0 (no sleeps) and %v, such as 10ms", v, workload.MaxSleep)
+		return badinput.Errorf("sleep", "invalid --sleep %q: want a duration between 0 (no sleeps) and %v, such as 10ms", v, workload.MaxSleep)
 	}
 	c.Sleep = d
 	return nil
@@ -670,10 +644,10 @@ func parseSlowWorkers(c *Config, v string) error {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 || n > MaxCPUs {
-		return Usagef("slow-workers", "invalid --slow-workers %q: want a number between 0 and %d, or all", v, MaxCPUs)
+		return badinput.Errorf("slow-workers", "invalid --slow-workers %q: want a number between 0 and %d, or all", v, MaxCPUs)
 	}
 	if n > c.Workers {
-		return combinationf("slow-workers", "invalid --slow-workers %d: more than the %s", n, plural.N(c.Workers, "worker"))
+		return badinput.Combinationf("slow-workers", "invalid --slow-workers %d: more than the %s", n, plural.N(c.Workers, "worker"))
 	}
 	c.SlowWorkers = n
 	return nil
@@ -684,7 +658,7 @@ func parseGOMAXPROCS(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		// GOMAXPROCS allocates per-P state: a huge value exhausts memory.
 		if err != nil || n < 1 || n > MaxCPUs {
-			return Usagef("gomaxprocs", "invalid --gomaxprocs %q: want a number between 1 and %d, workers, runtime, floor or ceil", v, MaxCPUs)
+			return badinput.Errorf("gomaxprocs", "invalid --gomaxprocs %q: want a number between 1 and %d, workers, runtime, floor or ceil", v, MaxCPUs)
 		}
 	}
 	c.GOMAXPROCS = v
@@ -697,7 +671,7 @@ func parsePeriod(c *Config, v string) error {
 		return err
 	}
 	if d < MinPeriod || d > MaxPeriod {
-		return Usagef("period", "invalid --period %q: must be between 1ms and 1s", v)
+		return badinput.Errorf("period", "invalid --period %q: must be between 1ms and 1s", v)
 	}
 	c.Limits.Period = d
 	return nil
@@ -710,13 +684,13 @@ func parseQuota(c *Config, v string) error {
 	}
 	d, err := MicroDuration("quota", v)
 	if err != nil {
-		return Usagef("quota", "invalid --quota %q: want a duration of at least 1ms such as 50ms or 1.5ms, or max", v)
+		return badinput.Errorf("quota", "invalid --quota %q: want a duration of at least 1ms such as 50ms or 1.5ms, or max", v)
 	}
 	if d < MinQuota {
-		return Usagef("quota", "invalid --quota %q: must be at least 1ms, or max", v)
+		return badinput.Errorf("quota", "invalid --quota %q: must be at least 1ms, or max", v)
 	}
 	if d > MaxCPUs*c.Limits.Period {
-		return combinationf("quota", "invalid --quota %q: at most %d CPUs' worth, %v per %v period", v, MaxCPUs, MaxCPUs*c.Limits.Period, c.Limits.Period)
+		return badinput.Combinationf("quota", "invalid --quota %q: at most %d CPUs' worth, %v per %v period", v, MaxCPUs, MaxCPUs*c.Limits.Period, c.Limits.Period)
 	}
 	c.Limits.Quota = d
 	return nil
@@ -729,11 +703,11 @@ func parseCPUs(c *Config, v string) error {
 	}
 	f, ok := ParseCPUs(v)
 	if !ok || !(f > 0) || f > MaxCPUs {
-		return Usagef("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, %s, or max", v, MaxCPUs, CPUsExample)
+		return badinput.Errorf("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, %s, or max", v, MaxCPUs, CPUsExample)
 	}
 	q := time.Duration(math.Round(f*float64(c.Limits.Period/time.Microsecond))) * time.Microsecond
 	if q < MinQuota {
-		return combinationf("cpus", "invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", v, q, c.Limits.Period)
+		return badinput.Combinationf("cpus", "invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", v, q, c.Limits.Period)
 	}
 	c.Limits.Quota = q
 	return nil
@@ -745,13 +719,13 @@ func parseBurst(c *Config, v string) error {
 		return err
 	}
 	if d < 0 {
-		return Usagef("burst", "invalid --burst %q: must not be negative", v)
+		return badinput.Errorf("burst", "invalid --burst %q: must not be negative", v)
 	}
 	if c.Limits.Quota == bandwidth.Unlimited && d > 0 {
-		return combinationf("burst", "invalid --burst %q: a burst needs a quota (--quota or --cpus)", v)
+		return badinput.Combinationf("burst", "invalid --burst %q: a burst needs a quota (--quota or --cpus)", v)
 	}
 	if d > c.Limits.Quota && c.Limits.Quota != bandwidth.Unlimited {
-		return combinationf("burst", "invalid --burst %q: must not exceed the quota %v", v, c.Limits.Quota)
+		return badinput.Combinationf("burst", "invalid --burst %q: must not exceed the quota %v", v, c.Limits.Quota)
 	}
 	c.Limits.Burst = d
 	return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -66,11 +67,11 @@ func TestResolveErrors(t *testing.T) {
 		{map[string]string{"one-per-core": "2"}, "one-per-core", `invalid --one-per-core "2": want true or false`, false},
 	} {
 		_, err := Resolve(tc.values)
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.values)
 		assert.Equal(t, tc.param, e.Param, tc.values)
 		assert.Contains(t, e.Msg, tc.msg)
-		assert.Equal(t, tc.combination, IsCombination(err), tc.values)
+		assert.Equal(t, tc.combination, badinput.IsCombination(err), tc.values)
 	}
 }
 
@@ -124,7 +125,7 @@ func TestResolveWorkloadsAndWaits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "reuse", "batch": "1025"})
 	checkUsageError(t, err, "batch")
-	assert.True(t, IsCombination(err), "a sweep over batch or buffer skips it")
+	assert.True(t, badinput.IsCombination(err), "a sweep over batch or buffer skips it")
 	assert.ErrorContains(t, err, "1025 MiB per worker")
 	_, err = Resolve(map[string]string{"workload": "memtouch", "memory": "fresh", "batch": "100000"})
 	assert.NoError(t, err, "fresh keeps none")
@@ -140,7 +141,7 @@ func TestResolveWorkloadsAndWaits(t *testing.T) {
 	assert.Equal(t, [2]int{0, 0}, [2]int{c.SleepEvery, c.SlowWorkers}, "no sleeps: no waits")
 
 	_, err = Resolve(map[string]string{"workers": "2", "slow-workers": "3", "sleep": "1ms"})
-	assert.True(t, IsCombination(err), "a sweep over workers skips what has fewer than the slow workers")
+	assert.True(t, badinput.IsCombination(err), "a sweep over workers skips what has fewer than the slow workers")
 }
 
 // The placement: a cpuset in the kernel's list format, kept as CPU ids (the

@@ -8,7 +8,7 @@
 // here, in one place, with errors that name the parameter, the value and
 // what is allowed.
 //
-// config.Error is the one error of bad input (Usagef builds it): whichever
+// badinput.Error is the one error of bad input (Usagef builds it): whichever
 // package resolves a command's options uses it, and the command exits 2
 // with its one line. An Error marked Combination is bad only in how values
 // combine: what a sweep skips. check.go holds the checks of flags that are

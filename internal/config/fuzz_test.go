@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 )
 
 // The fuzz targets below feed the parsers of duration and CPU parameters
-// arbitrary strings. Whatever the input: no panic; an error is an *Error
+// arbitrary strings. Whatever the input: no panic; an error is a *badinput.Error
 // (exit 2) of one line that names the flag; a success is limits the kernel
 // accepts.
 
@@ -23,11 +24,11 @@ import (
 // refuses cpu.cfs_quota_us 17592186044416 and takes 17592186044415).
 const kernelMaxQuota = (1<<44 - 1) * time.Microsecond
 
-// checkUsageError fails unless err is an *Error of one line that names one
+// checkUsageError fails unless err is a *badinput.Error of one line that names one
 // of flags ("--quota").
 func checkUsageError(t *testing.T, err error, flags ...string) {
 	t.Helper()
-	var ue *Error
+	var ue *badinput.Error
 	if !errors.As(err, &ue) {
 		t.Fatalf("error is not a usage error (exit 2): %T %v", err, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 )
@@ -72,7 +73,7 @@ var instanceParams = []Param{
 
 func parseInstances(c *Config, v string) error {
 	if _, err := instances.ParsePolicy(v, 1, 0); err != nil {
-		return Usagef("instances", "invalid --instances %q: %v", v, err)
+		return badinput.Errorf("instances", "invalid --instances %q: %v", v, err)
 	}
 	c.InstancesPolicy = v
 	return nil
@@ -81,7 +82,7 @@ func parseInstances(c *Config, v string) error {
 // parseInitMemory reads a size: whole bytes, or a number with a unit of
 // B, kB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024).
 func parseInitMemory(c *Config, v string) error {
-	bad := Usagef("init-memory", "invalid --init-memory %q: want a size between 0 and 1GiB, in bytes or such as 80MB or 64MiB", v)
+	bad := badinput.Errorf("init-memory", "invalid --init-memory %q: want a size between 0 and 1GiB, in bytes or such as 80MB or 64MiB", v)
 	s := strings.TrimSpace(v)
 	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	num, unit := s, ""
@@ -94,7 +95,7 @@ func parseInitMemory(c *Config, v string) error {
 		return bad
 	}
 	if mult == 1 && strings.Contains(num, ".") {
-		return Usagef("init-memory", "invalid --init-memory %q: a number of bytes is whole; give a unit for a fraction, such as 1.5MB", v)
+		return badinput.Errorf("init-memory", "invalid --init-memory %q: a number of bytes is whole; give a unit for a fraction, such as 1.5MB", v)
 	}
 	b := math.Round(f * mult)
 	if !(b >= 0) || b > bench.MaxInitMemory {
@@ -112,7 +113,7 @@ func resolveInstances(c *Config, given map[string]string) error {
 	if c.Arrivals == bench.ArrivalsOnce {
 		for _, name := range []string{"rate", "duration"} {
 			if v, ok := given[name]; ok {
-				return Usagef(name, "--%s %q does not apply to --arrivals once: --count requests arrive at the start", name, v)
+				return badinput.Errorf(name, "--%s %q does not apply to --arrivals once: --count requests arrive at the start", name, v)
 			}
 		}
 		if c.Count == 0 {
@@ -120,26 +121,26 @@ func resolveInstances(c *Config, given map[string]string) error {
 		}
 		c.Rate, c.Duration = 0, 0
 	} else if v, ok := given["count"]; ok {
-		return Usagef("count", "--count %q applies only to --arrivals once (--arrivals is %s)", v, c.Arrivals)
+		return badinput.Errorf("count", "--count %q applies only to --arrivals once (--arrivals is %s)", v, c.Arrivals)
 	}
 	if c.InstancesPolicy == "" {
 		for _, name := range instanceOnly {
 			if v, ok := given[name]; ok {
-				return Usagef(name, "--%s %q applies only with --instances", name, v)
+				return badinput.Errorf(name, "--%s %q applies only with --instances", name, v)
 			}
 		}
 		return nil
 	}
 	for _, name := range []string{"workers", "queue"} {
 		if v, ok := given[name]; ok {
-			return Usagef(name, "--%s %q does not apply with --instances: an instance serves up to --concurrency requests, and the rest wait at the dispatcher", name, v)
+			return badinput.Errorf(name, "--%s %q does not apply with --instances: an instance serves up to --concurrency requests, and the rest wait at the dispatcher", name, v)
 		}
 	}
 	// Each instance's slice gets the run's CFS limits; a cpuset twin per
 	// instance is not built (runner.Fleet), so --cpuset is refused rather
 	// than silently dropped.
 	if v, ok := given["cpuset"]; ok {
-		return Usagef("cpuset", "--cpuset %q does not apply with --instances: each instance's slice gets the CFS limits only; confine the instances with taskset around throttlebench instead", v)
+		return badinput.Errorf("cpuset", "--cpuset %q does not apply with --instances: each instance's slice gets the CFS limits only; confine the instances with taskset around throttlebench instead", v)
 	}
 	if _, ok := given["concurrency"]; !ok {
 		c.Concurrency = DefaultConcurrency
@@ -159,11 +160,11 @@ func resolveInstances(c *Config, given map[string]string) error {
 		if c.Arrivals == bench.ArrivalsOnce {
 			param, what = "count", fmt.Sprintf("--count %d", c.Count)
 		}
-		return combinationf(param, "invalid %s with --instances: %.0f requests, at most %d on instances", what, n, MaxInstanceRequests)
+		return badinput.Combinationf(param, "invalid %s with --instances: %.0f requests, at most %d on instances", what, n, MaxInstanceRequests)
 	}
 	p, err := instances.ParsePolicy(c.InstancesPolicy, c.Concurrency, c.KeepAlive)
 	if err != nil {
-		return Usagef("instances", "invalid --instances %q: %v", c.InstancesPolicy, err)
+		return badinput.Errorf("instances", "invalid --instances %q: %v", c.InstancesPolicy, err)
 	}
 	c.Workers, c.Queue = 0, 0
 	c.Instances = &bench.Instances{Policy: c.InstancesPolicy, Concurrency: p.Concurrency, Init: c.Init, InitMemory: c.InitMemory,

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
@@ -86,7 +87,7 @@ func TestResolveInstancesErrors(t *testing.T) {
 		{map[string]string{"instances": "shared", "arrivals": "once", "count": "100001"}, "count", `invalid --count 100001 with --instances`, true},
 	} {
 		_, err := ResolveFor(Latency, tc.values)
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, "%v", tc.values)
 		assert.Equal(t, tc.param, e.Param, "%v", tc.values)
 		assert.Contains(t, e.Msg, tc.msg, "%v", tc.values)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench"
 )
 
@@ -54,7 +55,7 @@ var openLoopParams = []Param{
 		parse: func(c *Config, v string) error {
 			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 			if err != nil {
-				return Usagef("seed", "invalid --seed %q: want a whole number between 0 and %d", v, uint64(math.MaxUint64))
+				return badinput.Errorf("seed", "invalid --seed %q: want a whole number between 0 and %d", v, uint64(math.MaxUint64))
 			}
 			c.Seed = n
 			return nil
@@ -64,7 +65,7 @@ var openLoopParams = []Param{
 func parseRate(c *Config, v string) error {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || !(f > 0) || f > MaxRate {
-		return Usagef("rate", "invalid --rate %q: want requests per second above 0 and at most %d, such as 200", v, MaxRate)
+		return badinput.Errorf("rate", "invalid --rate %q: want requests per second above 0 and at most %d, such as 200", v, MaxRate)
 	}
 	c.Rate = f
 	return nil
@@ -77,7 +78,7 @@ func span(name, v string, lo, hi time.Duration) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil || d < lo || d > hi {
-		return 0, Usagef(name, "invalid --%s %q: want a duration between %v and %v", name, v, lo, hi)
+		return 0, badinput.Errorf(name, "invalid --%s %q: want a duration between %v and %v", name, v, lo, hi)
 	}
 	return d, nil
 }
@@ -88,7 +89,7 @@ func checkOpenLoop(c Config, given map[string]string) error {
 	if c.Arrivals != bench.ArrivalsOnOff {
 		for _, name := range []string{"on", "off"} {
 			if v, ok := given[name]; ok {
-				return Usagef(name, "--%s %q applies only to --arrivals onoff (--arrivals is %s)", name, v, c.Arrivals)
+				return badinput.Errorf(name, "--%s %q applies only to --arrivals onoff (--arrivals is %s)", name, v, c.Arrivals)
 			}
 		}
 	}
@@ -102,12 +103,12 @@ func checkOpenLoop(c Config, given map[string]string) error {
 	}
 	switch {
 	case most > bench.MaxRequests:
-		return combinationf("rate", "invalid --rate %v with --duration %v: %.0f requests, at most %d (%s); lower the rate or shorten the run",
+		return badinput.Combinationf("rate", "invalid --rate %v with --duration %v: %.0f requests, at most %d (%s); lower the rate or shorten the run",
 			c.Rate, c.Duration, n, bench.MaxRequests, capNote(c.Arrivals))
 	// Only a short schedule can be empty (poisson's first gap may pass the
 	// end); a long one is not built twice.
 	case n < 100 && len(bench.Schedule(c.OpenLoop(0))) == 0:
-		return combinationf("rate", "invalid --rate %v with --duration %v: no request would arrive; raise the rate or lengthen the run", c.Rate, c.Duration)
+		return badinput.Combinationf("rate", "invalid --rate %v with --duration %v: no request would arrive; raise the rate or lengthen the run", c.Rate, c.Duration)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -54,7 +55,7 @@ func TestResolveLatencyValues(t *testing.T) {
 	assert.True(t, c.LimitsSet)
 }
 
-// Every bad value of the open loop's parameters is an *Error naming the
+// Every bad value of the open loop's parameters is a *badinput.Error naming the
 // parameter, one line, the flag in its message; only how values combine
 // (the rate × duration bound, a burst above its quota) is a Combination.
 func TestResolveLatencyErrors(t *testing.T) {
@@ -102,11 +103,11 @@ func TestResolveLatencyErrors(t *testing.T) {
 			continue
 		}
 		checkUsageError(t, err, tc.param)
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.values)
 		assert.Equal(t, tc.param, e.Param, tc.values)
 		assert.Contains(t, e.Msg, tc.msg, tc.values)
-		assert.Equal(t, tc.combination, IsCombination(err), tc.values)
+		assert.Equal(t, tc.combination, badinput.IsCombination(err), tc.values)
 	}
 }
 
@@ -121,18 +122,18 @@ func TestResolveLatencyMaxRequests(t *testing.T) {
 
 	// A poisson count may exceed its mean: it needs room for 6σ = 6√n.
 	_, err = ResolveFor(Latency, map[string]string{"rate": "1000000", "duration": "10s", "arrivals": "poisson"})
-	assert.True(t, IsCombination(err), "%v", err)
+	assert.True(t, badinput.IsCombination(err), "%v", err)
 	_, err = ResolveFor(Latency, map[string]string{"rate": "1000000", "duration": "9.98s", "arrivals": "poisson"})
 	assert.NoError(t, err, "9.98e6 + 6 × 3159 fits under 1e7")
 
 	_, err = ResolveFor(Latency, map[string]string{"rate": "1000000", "duration": "10001ms"})
-	var e *Error
+	var e *badinput.Error
 	require.ErrorAs(t, err, &e)
 	assert.True(t, e.Combination)
 	assert.Equal(t, "rate", e.Param)
 
 	_, err = ResolveFor(Latency, map[string]string{"rate": "500", "duration": "24h"})
-	assert.True(t, IsCombination(err), "43.2 million requests: %v", err)
+	assert.True(t, badinput.IsCombination(err), "43.2 million requests: %v", err)
 
 	rate, _ := Lookup("rate")
 	duration, _ := Lookup("duration")
@@ -145,7 +146,7 @@ func TestResolveLatencyMaxRequests(t *testing.T) {
 func TestResolveRefusesAnotherCommandsParameter(t *testing.T) {
 	for _, name := range []string{"batch", "cost", "iterations", "warmup", "min-time", "workload"} {
 		_, err := ResolveFor(Latency, map[string]string{name: "1"})
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, name)
 		assert.Equal(t, name, e.Param)
 		assert.Equal(t, "unknown parameter --"+name, e.Msg)
@@ -153,7 +154,7 @@ func TestResolveRefusesAnotherCommandsParameter(t *testing.T) {
 	}
 	for _, name := range []string{"rate", "arrivals", "on", "off", "work", "wait", "queue", "duration", "seed"} {
 		_, err := Resolve(map[string]string{name: "1"})
-		var e *Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, name)
 		assert.Equal(t, name, e.Param)
 		assert.Equal(t, "unknown parameter --"+name, e.Msg)

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // NeedsUnit refuses v, a value of flag that takes a duration, where it is
@@ -16,7 +18,7 @@ func NeedsUnit(flag, v string) error {
 	if !plainNumber(t) || strings.Trim(t, "0.") == "" {
 		return nil
 	}
-	return Usagef(flag, "invalid --%s %q: a duration needs a unit: %s%s?", flag, v, t, likelyUnit(flag))
+	return badinput.Errorf(flag, "invalid --%s %q: a duration needs a unit: %s%s?", flag, v, t, likelyUnit(flag))
 }
 
 // likelyUnit is the unit a bare number most likely meant for flag: seconds
@@ -57,7 +59,7 @@ func CheckUnits(given map[string]string) error {
 					return NeedsUnit(name, v)
 				}
 				// One value of a list or range: the hint names it.
-				return Usagef(name, "invalid --%s %q: %s needs a unit: %s%s?", name, v, t, t, likelyUnit(name))
+				return badinput.Errorf(name, "invalid --%s %q: %s needs a unit: %s%s?", name, v, t, t, likelyUnit(name))
 			}
 		}
 	}

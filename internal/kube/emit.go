@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
@@ -21,20 +22,20 @@ import (
 // as given, for the message), a cgroup mode other than the pods' own
 // (mode is --cgroup), a sweep without --cpus.
 func (f Flags) Check(changed func(string) bool, value func(string) string, mode string) error {
-	if err := config.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
+	if err := badinput.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
 		return err
 	}
 	if err := modes.Refuse(modes.SweepEmit, modes.Given{Changed: changed, Value: value}); err != nil {
 		return err
 	}
 	if mode == "create" {
-		return config.Usagef("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)
+		return badinput.Errorf("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)
 	}
-	if err := config.Choice("cgroup", mode, []string{"auto", "current"}); err != nil {
+	if err := badinput.Choice("cgroup", mode, []string{"auto", "current"}); err != nil {
 		return err
 	}
 	if !changed("cpus") {
-		return config.Usagef("cpus", "--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", f.Emit)
+		return badinput.Errorf("cpus", "--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", f.Emit)
 	}
 	return nil
 }
@@ -108,7 +109,7 @@ func (r Request) runs(o Options) ([]Run, error) {
 		cpus := st.Config.Get("cpus")
 		q, ok := CPULimit(cpus)
 		if !ok {
-			return nil, config.Usagef("cpus", "invalid --cpus %q for --emit: a pod's CPU limit is whole millicores (steps of 0.001 CPUs)", cpus)
+			return nil, badinput.Errorf("cpus", "invalid --cpus %q for --emit: a pod's CPU limit is whole millicores (steps of 0.001 CPUs)", cpus)
 		}
 		run := Run{Index: i, CPU: q, Args: []string{"run", "--cgroup", "current", "--format", "json"}}
 		if r.Flags.Emit == Sonobuoy {
@@ -132,7 +133,7 @@ func (r Request) runs(o Options) ([]Run, error) {
 		if c := r.Given["command"]; c != "" {
 			var argv []string
 			if err := json.Unmarshal([]byte(c), &argv); err != nil {
-				return nil, config.Usagef("command", "invalid command %s: %v", c, err)
+				return nil, badinput.Errorf("command", "invalid command %s: %v", c, err)
 			}
 			run.Args = append(append(run.Args, "--"), argv...)
 		}
@@ -145,7 +146,7 @@ func (r Request) runs(o Options) ([]Run, error) {
 		return nil, fmt.Errorf("%w (%d): nothing to emit", sweep.ErrAllSkipped, len(r.Steps))
 	}
 	if n := len(runs) * max(1, len(o.Nodes)); n > r.MaxConfigs {
-		return nil, config.Usagef("max-configs", "%s on %s are %s, more than --max-configs allows (%d); narrow the lists, or give --max-configs %d",
+		return nil, badinput.Errorf("max-configs", "%s on %s are %s, more than --max-configs allows (%d); narrow the lists, or give --max-configs %d",
 			plural.N(len(runs), "configuration"), plural.N(len(o.Nodes), "node"), plural.N(n, "Job"), r.MaxConfigs, n)
 	}
 	return runs, nil
@@ -170,7 +171,7 @@ func podFits(st sweep.Step, o Options) error {
 	}
 	need := int64(b.Workers)*kept*int64(buffer) + processMemory
 	if resource.NewQuantity(need, resource.BinarySI).Cmp(o.Memory) > 0 {
-		return config.Usagef("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (%s, and 64 MiB for the process); give --pod-memory %dMi or more",
+		return badinput.Errorf("pod-memory", "invalid --pod-memory %s: memtouch with --workers %d and --buffer %d needs about %d MiB (%s, and 64 MiB for the process); give --pod-memory %dMi or more",
 			o.Memory.String(), b.Workers, buffer, need>>20, what, (need+(1<<20)-1)>>20)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
@@ -34,11 +35,11 @@ func gave(flags ...string) func(string) bool {
 	}
 }
 
-// usage asserts a config.Error about flag that says want.
+// usage asserts a badinput.Error about flag that says want.
 func usage(t *testing.T, err error, flag, want string) {
 	t.Helper()
-	var ce *config.Error
-	require.True(t, errors.As(err, &ce), "a config.Error (exit 2): %v", err)
+	var ce *badinput.Error
+	require.True(t, errors.As(err, &ce), "a badinput.Error (exit 2): %v", err)
 	assert.Equal(t, flag, ce.Param)
 	assert.Contains(t, err.Error(), want)
 	assert.NotContains(t, err.Error(), "\n", "one line")

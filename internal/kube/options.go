@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -69,39 +70,39 @@ func (f Flags) options(changed func(string) bool, stdin io.Reader, timeout time.
 	// Printable and without blanks: JSON turns bytes that are not UTF-8
 	// into U+FFFD, and YAML reads some control characters as line breaks.
 	if f.Image == "" || !utf8.ValidString(f.Image) || strings.IndexFunc(f.Image, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
-		return o, config.Usagef("image", "invalid --image %q: want an image reference such as registry.example.com/throttlebench:dev", f.Image)
+		return o, badinput.Errorf("image", "invalid --image %q: want an image reference such as registry.example.com/throttlebench:dev", f.Image)
 	}
 	mem, err := resource.ParseQuantity(f.PodMemory)
 	if err != nil || mem.Cmp(minPodMemory) < 0 {
-		return o, config.Usagef("pod-memory", "invalid --pod-memory %q: want a quantity of at least 32Mi, such as 256Mi or 1Gi", f.PodMemory)
+		return o, badinput.Errorf("pod-memory", "invalid --pod-memory %q: want a quantity of at least 32Mi, such as 256Mi or 1Gi", f.PodMemory)
 	}
 	o.Memory = mem
 	if f.TTL != 0 && (f.TTL < time.Minute || f.TTL > maxTTL) {
-		return o, config.Usagef("ttl", "invalid --ttl %v: want 0 (keep finished Jobs until deleted) or between 1m and %v; a Job deleted before collect takes its pod's log with it", f.TTL, maxTTL)
+		return o, badinput.Errorf("ttl", "invalid --ttl %v: want 0 (keep finished Jobs until deleted) or between 1m and %v; a Job deleted before collect takes its pod's log with it", f.TTL, maxTTL)
 	}
 	if f.TTL%time.Second != 0 {
-		return o, config.Usagef("ttl", "invalid --ttl %v: want whole seconds", f.TTL)
+		return o, badinput.Errorf("ttl", "invalid --ttl %v: want whole seconds", f.TTL)
 	}
 	const maxDeadline = config.MaxTimeout + DeadlineMargin
 	o.Deadline = f.Deadline
 	if !changed("job-deadline") {
 		o.Deadline = max(DefaultDeadline, timeout+DeadlineMargin)
 	} else if f.Deadline < time.Minute || f.Deadline > maxDeadline || f.Deadline%time.Second != 0 {
-		return o, config.Usagef("job-deadline", "invalid --job-deadline %v: want whole seconds between 1m and %v", f.Deadline, maxDeadline)
+		return o, badinput.Errorf("job-deadline", "invalid --job-deadline %v: want whole seconds between 1m and %v", f.Deadline, maxDeadline)
 	} else if timeout > 0 && f.Deadline <= timeout {
-		return o, config.Usagef("job-deadline", "invalid --job-deadline %v: not longer than --timeout %v; the pod would be stopped before the run's own limit, with its result lost (give --job-deadline %v or more)", f.Deadline, timeout, timeout+DeadlineMargin)
+		return o, badinput.Errorf("job-deadline", "invalid --job-deadline %v: not longer than --timeout %v; the pod would be stopped before the run's own limit, with its result lost (give --job-deadline %v or more)", f.Deadline, timeout, timeout+DeadlineMargin)
 	}
 	if !changed("sweep-id") {
 		o.SweepID = now.UTC().Format("20060102-150405")
 	} else if why := sweepID(f.SweepID); why != "" {
-		return o, config.Usagef("sweep-id", "invalid --sweep-id %q: %s", f.SweepID, why)
+		return o, badinput.Errorf("sweep-id", "invalid --sweep-id %q: %s", f.SweepID, why)
 	}
 	if o.NodeSelector, err = nodeSelector(f.NodeSelector); err != nil {
 		return o, err
 	}
 	if f.Emit == Sonobuoy {
 		if len(o.NodeSelector) > 1 {
-			return o, config.Usagef("node-selector", "--emit sonobuoy takes one --node-selector (%d given): Sonobuoy releases before 2024 expect a result from every node that matches any one of a plugin's labels, while only nodes that match all get a pod; label the pool with one label, or use --emit kubernetes", len(o.NodeSelector))
+			return o, badinput.Errorf("node-selector", "--emit sonobuoy takes one --node-selector (%d given): Sonobuoy releases before 2024 expect a result from every node that matches any one of a plugin's labels, while only nodes that match all get a pod; label the pool with one label, or use --emit kubernetes", len(o.NodeSelector))
 		}
 		return o, nil
 	}
@@ -115,17 +116,17 @@ func nodeSelector(given []string) ([]Label, error) {
 	for _, s := range given {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return nil, config.Usagef("node-selector", "invalid --node-selector %q: want key=value, such as cloud.google.com/gke-nodepool=pool-a", s)
+			return nil, badinput.Errorf("node-selector", "invalid --node-selector %q: want key=value, such as cloud.google.com/gke-nodepool=pool-a", s)
 		}
 		if errs := content.IsLabelKey(k); len(errs) > 0 {
-			return nil, config.Usagef("node-selector", "invalid --node-selector %q: key %q: %s", s, k, strings.Join(errs, "; "))
+			return nil, badinput.Errorf("node-selector", "invalid --node-selector %q: key %q: %s", s, k, strings.Join(errs, "; "))
 		}
 		if errs := content.IsLabelValue(v); len(errs) > 0 {
-			return nil, config.Usagef("node-selector", "invalid --node-selector %q: value %q: %s", s, v, strings.Join(errs, "; "))
+			return nil, badinput.Errorf("node-selector", "invalid --node-selector %q: value %q: %s", s, v, strings.Join(errs, "; "))
 		}
 		for _, prev := range out {
 			if prev.Key == k {
-				return nil, config.Usagef("node-selector", "invalid --node-selector %q: the label %s is given twice (also %s=%s); a node has one value per label", s, k, k, prev.Value)
+				return nil, badinput.Errorf("node-selector", "invalid --node-selector %q: the label %s is given twice (also %s=%s); a node has one value per label", s, k, k, prev.Value)
 			}
 		}
 		out = append(out, Label{Key: k, Value: v})
@@ -137,13 +138,13 @@ func nodeSelector(given []string) ([]Label, error) {
 func (f Flags) nodes(changed func(string) bool, stdin io.Reader) ([]string, error) {
 	switch {
 	case f.PerNode && changed("nodes") && changed("nodes-from"):
-		return nil, config.Usagef("nodes", "--nodes %q conflicts with --nodes-from %q: give one of them", f.Nodes, f.NodesFrom)
+		return nil, badinput.Errorf("nodes", "--nodes %q conflicts with --nodes-from %q: give one of them", f.Nodes, f.NodesFrom)
 	case f.PerNode && !changed("nodes") && !changed("nodes-from"):
-		return nil, config.Usagef("per-node", "--per-node needs the nodes: --nodes a,b,c or --nodes-from FILE (kubectl get nodes -o name -l KEY=VALUE > FILE); emit cannot ask the cluster")
+		return nil, badinput.Errorf("per-node", "--per-node needs the nodes: --nodes a,b,c or --nodes-from FILE (kubectl get nodes -o name -l KEY=VALUE > FILE); emit cannot ask the cluster")
 	case !f.PerNode && changed("nodes"):
-		return nil, config.Usagef("nodes", "--nodes %q applies with --per-node", f.Nodes)
+		return nil, badinput.Errorf("nodes", "--nodes %q applies with --per-node", f.Nodes)
 	case !f.PerNode && changed("nodes-from"):
-		return nil, config.Usagef("nodes-from", "--nodes-from %q applies with --per-node", f.NodesFrom)
+		return nil, badinput.Errorf("nodes-from", "--nodes-from %q applies with --per-node", f.NodesFrom)
 	case !f.PerNode:
 		return nil, nil
 	}
@@ -155,7 +156,7 @@ func (f Flags) nodes(changed func(string) bool, stdin io.Reader) ([]string, erro
 		flag, value = "nodes-from", f.NodesFrom
 		var err error
 		if names, err = readNodes(f.NodesFrom, stdin); err != nil {
-			return nil, config.Usagef(flag, "invalid --nodes-from %q: %v", f.NodesFrom, err)
+			return nil, badinput.Errorf(flag, "invalid --nodes-from %q: %v", f.NodesFrom, err)
 		}
 	}
 	var out []string
@@ -163,7 +164,7 @@ func (f Flags) nodes(changed func(string) bool, stdin io.Reader) ([]string, erro
 	for _, n := range names {
 		n = strings.TrimPrefix(n, "node/")
 		if why := NodeName(n); why != "" {
-			return nil, config.Usagef(flag, "invalid --%s %q: node %q: %s", flag, value, n, why)
+			return nil, badinput.Errorf(flag, "invalid --%s %q: node %q: %s", flag, value, n, why)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -172,9 +173,9 @@ func (f Flags) nodes(changed func(string) bool, stdin io.Reader) ([]string, erro
 	}
 	switch {
 	case len(out) == 0:
-		return nil, config.Usagef(flag, "invalid --%s %q: no node named", flag, value)
+		return nil, badinput.Errorf(flag, "invalid --%s %q: no node named", flag, value)
 	case len(out) > maxNodes:
-		return nil, config.Usagef(flag, "invalid --%s %q: %d nodes, at most %d", flag, value, len(out), maxNodes)
+		return nil, badinput.Errorf(flag, "invalid --%s %q: %d nodes, at most %d", flag, value, len(out), maxNodes)
 	}
 	return out, nil
 }
@@ -186,7 +187,7 @@ func readNodes(path string, stdin io.Reader) ([]string, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, config.PathCause(err)
+			return nil, badinput.PathCause(err)
 		}
 		defer f.Close()
 		r = f

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // writePlugins writes one plugin definition per configuration into the
@@ -21,7 +21,7 @@ import (
 func writePlugins(output string, stdout io.Writer, o Options, runs []Run, commandLine string) error {
 	if output == "" {
 		if len(runs) > 1 {
-			return config.Usagef("output", "--emit sonobuoy writes one plugin file per configuration (%d here): give --output a directory", len(runs))
+			return badinput.Errorf("output", "--emit sonobuoy writes one plugin file per configuration (%d here): give --output a directory", len(runs))
 		}
 		o.Header = sonobuoyHeader(o, runs[0], len(runs), commandLine, "plugin.yaml")
 		return WriteSonobuoyPlugin(stdout, o, runs[0])
@@ -41,14 +41,14 @@ func writePlugins(output string, stdout io.Writer, o Options, runs []Run, comman
 	err := atomicfile.WriteDir(output, files, func(existing []string) error {
 		for _, n := range existing {
 			if strings.HasPrefix(n, "throttlebench-") && strings.HasSuffix(n, ".yaml") && !names[n] {
-				return config.Usagef("output", "invalid --output %q: it holds %s, a plugin that is not one of sweep %s's; a loop over its files would run it too: give a new or empty directory", output, n, o.SweepID)
+				return badinput.Errorf("output", "invalid --output %q: it holds %s, a plugin that is not one of sweep %s's; a loop over its files would run it too: give a new or empty directory", output, n, o.SweepID)
 			}
 		}
 		return nil
 	})
 	var te *atomicfile.TargetError
 	if errors.As(err, &te) {
-		return config.Usagef("output", "invalid --output %q: --emit sonobuoy writes its plugins, one file per configuration, into a directory; %v", output, te)
+		return badinput.Errorf("output", "invalid --output %q: --emit sonobuoy writes its plugins, one file per configuration, into a directory; %v", output, te)
 	}
 	return err
 }

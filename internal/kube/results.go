@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // run --sonobuoy-results DIR is how a Sonobuoy plugin's container runs
@@ -26,27 +26,27 @@ const SonobuoyErrorFile = "throttlebench-error.json"
 // written.
 func CheckResultsDir(dir, output, format string) error {
 	if output != "" {
-		return config.Usagef("output", "--output %q conflicts with --sonobuoy-results %q: the result goes to %s in it (and to stdout)", output, dir, SonobuoyResultFile)
+		return badinput.Errorf("output", "--output %q conflicts with --sonobuoy-results %q: the result goes to %s in it (and to stdout)", output, dir, SonobuoyResultFile)
 	}
 	if format != "json" {
-		return config.Usagef("format", "--format %q cannot be used with --sonobuoy-results: the plugin's raw result is the JSON result", format)
+		return badinput.Errorf("format", "--format %q cannot be used with --sonobuoy-results: the plugin's raw result is the JSON result", format)
 	}
 	// Named first: a link someone else planted says so, wherever it leads.
 	if err := atomicfile.CheckLinks(dir); err != nil {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
+		return badinput.Errorf("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v; want the plugin's results directory (Sonobuoy mounts it, %s by default)", dir, config.PathCause(err), SonobuoyResults)
+		return badinput.Errorf("sonobuoy-results", "invalid --sonobuoy-results %q: %v; want the plugin's results directory (Sonobuoy mounts it, %s by default)", dir, badinput.PathCause(err), SonobuoyResults)
 	}
 	if !fi.IsDir() {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: not a directory; want the plugin's results directory (%s by default)", dir, SonobuoyResults)
+		return badinput.Errorf("sonobuoy-results", "invalid --sonobuoy-results %q: not a directory; want the plugin's results directory (%s by default)", dir, SonobuoyResults)
 	}
 	// The directory is reached as an output file is (no link someone else
 	// planted is followed, here or at the write); the flag's value is
 	// the directory.
 	if _, err := atomicfile.Target(filepath.Join(dir, SonobuoyResultFile)); err != nil {
-		return config.Usagef("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
+		return badinput.Errorf("sonobuoy-results", "invalid --sonobuoy-results %q: %v", dir, err)
 	}
 	return nil
 }

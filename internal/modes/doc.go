@@ -6,7 +6,7 @@
 //
 // A mode's rules are checked in the order the table lists them, at the
 // point where the command's resolver asks (Refuse): the first flag given
-// that a rule names is refused with a config.Error (exit 2) before
+// that a rule names is refused with a badinput.Error (exit 2) before
 // anything is made. Refusals that depend on a value rather than on a flag
 // being given (--cgroup current with --instances, --concurrency with
 // per-request) stay with the check of that value.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
 
@@ -150,13 +151,13 @@ func Refuse(m Mode, g Given) error {
 	}
 	refuse := func(r Rule, name string) error {
 		if !strings.Contains(r.Why, "%[") {
-			return config.Usagef(name, "%s", r.Why)
+			return badinput.Errorf(name, "%s", r.Why)
 		}
 		value := ""
 		if g.Value != nil {
 			value = g.Value(name)
 		}
-		return config.Usagef(name, r.Why, name, value)
+		return badinput.Errorf(name, r.Why, name, value)
 	}
 	for _, r := range rules {
 		if r.Keep != nil {

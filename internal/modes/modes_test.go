@@ -7,8 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 func gave(names ...string) Given {
@@ -17,7 +16,7 @@ func gave(names ...string) Given {
 
 func refused(t *testing.T, err error, flag, msg string) {
 	t.Helper()
-	var ue *config.Error
+	var ue *badinput.Error
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, flag, ue.Param)
 	assert.Equal(t, msg, err.Error())

@@ -7,7 +7,7 @@
 // same for every engine.
 //
 // Everything is checked before anything is created: bad input is a
-// config.Error (exit 2) and nothing is made. The cgroup driver is chosen
+// badinput.Error (exit 2) and nothing is made. The cgroup driver is chosen
 // once (systemd's answer over D-Bus is cut by the command's context) and
 // its place is opened around the run and closed on every path
 // (WithDriver). A placement this machine cannot give is refused through

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -17,7 +17,7 @@ import (
 // --cgroup-version 1): those keep cgroupfs, as before. ctx cuts the wait
 // for systemd's answer (D-Bus, up to 5 s) on Ctrl-C.
 func (o *Flags) chooseDriver(ctx context.Context, changed func(string) bool, s *Settings) error {
-	if err := config.Choice("cgroup-driver", o.Driver, cgroup.Drivers); err != nil {
+	if err := badinput.Choice("cgroup-driver", o.Driver, cgroup.Drivers); err != nil {
 		return err
 	}
 	fixed := ""
@@ -31,7 +31,7 @@ func (o *Flags) chooseDriver(ctx context.Context, changed func(string) bool, s *
 	}
 	if fixed != "" {
 		if o.Driver == cgroup.DriverSystemd {
-			return config.Usagef("cgroup-driver", "--cgroup-driver systemd makes a scope for the slices, but %s: leave one of them out", fixed)
+			return badinput.Errorf("cgroup-driver", "--cgroup-driver systemd makes a scope for the slices, but %s: leave one of them out", fixed)
 		}
 		s.Driver, s.DriverWhy = cgroup.DriverCgroupfs, fixed
 		return nil
@@ -43,14 +43,14 @@ func (o *Flags) chooseDriver(ctx context.Context, changed func(string) bool, s *
 	name, why, err := cgroup.ChooseDriver(o.Driver, facts)
 	var nocpu *cgroup.NoCPUDelegated
 	if errors.As(err, &nocpu) {
-		return config.Usagef("cgroup-driver", "%v", err)
+		return badinput.Errorf("cgroup-driver", "%v", err)
 	}
 	if err != nil {
-		return config.Usagef("cgroup-driver", "--cgroup-driver systemd cannot work here: %v; use auto or cgroupfs", err)
+		return badinput.Errorf("cgroup-driver", "--cgroup-driver systemd cannot work here: %v; use auto or cgroupfs", err)
 	}
 	if name == cgroup.DriverSystemd && changed("cpuset") {
 		if err := cgroup.CpusetUndelegated(facts); err != nil {
-			return config.Usagef("cpuset", "--cpuset: %v", err)
+			return badinput.Errorf("cpuset", "--cpuset: %v", err)
 		}
 	}
 	s.Driver, s.DriverWhy = name, why

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // Flags are the flags run, sweep and latency share, as given: one per
@@ -69,13 +69,13 @@ func (o *Flags) TakeCommand(command string, args []string, dash int, changed fun
 		return nil
 	}
 	if dash != 0 {
-		return config.Usagef("command", "unexpected argument %q: a command to measure goes after --: throttlebench %s [flags] -- CMD [ARGS...]", args[0], command)
+		return badinput.Errorf("command", "unexpected argument %q: a command to measure goes after --: throttlebench %s [flags] -- CMD [ARGS...]", args[0], command)
 	}
 	if changed("workload") {
-		return config.Usagef("workload", "--workload %q conflicts with the command after --: give one of them", o.Value("workload"))
+		return badinput.Errorf("workload", "--workload %q conflicts with the command after --: give one of them", o.Value("workload"))
 	}
 	if _, err := exec.LookPath(args[0]); err != nil && local {
-		return config.Usagef("command", "invalid command %q: %v", args[0], errors.Unwrap(err))
+		return badinput.Errorf("command", "invalid command %q: %v", args[0], errors.Unwrap(err))
 	}
 	o.Argv = args
 	return nil

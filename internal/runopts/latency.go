@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/fleet"
 	"github.com/throttlebench/throttlebench/internal/latency"
@@ -74,10 +75,10 @@ func (o *Latency) Resolve(ctx context.Context, g modes.Given, args []string, das
 	// A single configuration that cannot be is bad input, as in run: there
 	// is no other to go on with.
 	if !r.List && r.Steps[0].Skip != "" {
-		return r, config.Usagef("", "%s", r.Steps[0].Skip)
+		return r, badinput.Errorf("", "%s", r.Steps[0].Skip)
 	}
 	if s := r.Settings; r.List && s.Out.Events != "" {
-		return r, config.Usagef("trace-out", "--trace-out %q takes the events of one configuration; this list has %d", s.Out.Events, len(r.Steps))
+		return r, badinput.Errorf("trace-out", "--trace-out %q takes the events of one configuration; this list has %d", s.Out.Events, len(r.Steps))
 	}
 	// Traced, one configuration's --plot is its timeline; a list's, the
 	// p99/p50 plot as without --trace.
@@ -109,10 +110,10 @@ func (o *Latency) checkInstances(run *Flags, onInstances bool, g modes.Given) er
 	}
 	spec := run.Value("instances")
 	if o.Plot != "" && !run.Trace && run.TraceOut == "" {
-		return config.Usagef("plot", "--plot %q does not apply with --instances but with --trace (the timeline): compare the instances' rows in the table", o.Plot)
+		return badinput.Errorf("plot", "--plot %q does not apply with --instances but with --trace (the timeline): compare the instances' rows in the table", o.Plot)
 	}
 	if run.Mode == runner.ModeCurrent {
-		return config.Usagef("instances", "--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)
+		return badinput.Errorf("instances", "--instances %q cannot be used with --cgroup current: every instance needs a slice of its own", spec)
 	}
 	if g.Changed("concurrency") {
 		perRequest := true
@@ -120,7 +121,7 @@ func (o *Latency) checkInstances(run *Flags, onInstances bool, g modes.Given) er
 			perRequest = perRequest && strings.TrimSpace(m) == "per-request"
 		}
 		if perRequest {
-			return config.Usagef("concurrency", "--concurrency %q does not apply to --instances per-request, whose instances serve one request at a time each: it applies to shared and pool:N",
+			return badinput.Errorf("concurrency", "--concurrency %q does not apply to --instances per-request, whose instances serve one request at a time each: it applies to shared and pool:N",
 				run.Value("concurrency"))
 		}
 	}

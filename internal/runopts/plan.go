@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
@@ -19,7 +20,7 @@ import (
 // nil where there is no table (sweep --emit).
 func (o *Flags) Plan(ctx context.Context, command config.Command, changed func(string) bool, formats []string, plotPath string, maxConfigs int,
 	columns func(keys []string) []string, stderr io.Writer) (Settings, []sweep.Step, error) {
-	if err := config.Choice("format", o.Format, formats); err != nil {
+	if err := badinput.Choice("format", o.Format, formats); err != nil {
 		return Settings{}, nil, err
 	}
 	if err := config.Plot(plotPath); err != nil {
@@ -43,7 +44,7 @@ func (o *Flags) Plan(ctx context.Context, command config.Command, changed func(s
 	spec := sweep.SpecFor(command, given)
 	spec.MaxConfigs, spec.Options, spec.NumCPU = maxConfigs, s.Options, runtime.NumCPU()
 	steps, err := sweep.Plan(spec)
-	var ce *config.Error
+	var ce *badinput.Error
 	if hasCPUs && errors.As(err, &ce) && ce.Param == "cpus" {
 		// The list as the user wrote it, not as rewritten.
 		ce.Msg = strings.Replace(ce.Msg, strconv.Quote(given["cpus"]), strconv.Quote(cpus), 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/kube"
 	"github.com/throttlebench/throttlebench/internal/plan"
@@ -23,7 +24,7 @@ type Run struct {
 // those run writes.
 func (o *Run) Resolve(ctx context.Context, changed func(string) bool, args []string, dash int, formats []string, stderr io.Writer) (Settings, plan.Options, error) {
 	f := o.Run
-	if err := config.Choice("format", f.Format, formats); err != nil {
+	if err := badinput.Choice("format", f.Format, formats); err != nil {
 		return Settings{}, plan.Options{}, err
 	}
 	if err := f.TakeCommand("run", args, dash, changed, true); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -20,7 +21,7 @@ func gave(names ...string) modes.Given {
 
 func usage(t *testing.T, err error, flag, msg string) {
 	t.Helper()
-	var ue *config.Error
+	var ue *badinput.Error
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, flag, ue.Param)
 	assert.Contains(t, err.Error(), msg)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
@@ -60,7 +61,7 @@ func (t *TraceOutputs) write(tr throttle.Trace) error {
 // anything is created.
 func (o *Flags) Settings(ctx context.Context, changed func(string) bool, stderr io.Writer) (Settings, error) {
 	s := Settings{Mode: o.Mode, Format: o.Format, Output: o.Output, Timeout: o.Timeout, Host: cgroup.Host{Root: "/"}, Stderr: stderr}
-	if err := config.Choice("cgroup", o.Mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
+	if err := badinput.Choice("cgroup", o.Mode, []string{runner.ModeAuto, runner.ModeCreate, runner.ModeCurrent}); err != nil {
 		return s, err
 	}
 	if o.Mode == runner.ModeCurrent {
@@ -79,7 +80,7 @@ func (o *Flags) Settings(ctx context.Context, changed func(string) bool, stderr 
 	if o.Parent != "" {
 		if hier, err := s.Host.CPUHierarchy(s.Version); err == nil {
 			if s.Parent, err = hier.ParentDir(o.Parent); err != nil {
-				return s, config.Usagef("parent", "invalid --parent %q: %v", o.Parent, err)
+				return s, badinput.Errorf("parent", "invalid --parent %q: %v", o.Parent, err)
 			}
 		}
 	}
@@ -99,7 +100,7 @@ func (o *Flags) Settings(ctx context.Context, changed func(string) bool, stderr 
 	s.Out = &TraceOutputs{Events: o.TraceOut}
 	if o.Plot != "" {
 		if !s.Trace {
-			return s, config.Usagef("plot", "--plot %q draws the traced window's timeline: add --trace", o.Plot)
+			return s, badinput.Errorf("plot", "--plot %q draws the traced window's timeline: add --trace", o.Plot)
 		}
 		if err := config.Plot(o.Plot); err != nil {
 			return s, err

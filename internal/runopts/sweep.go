@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/kube"
 	"github.com/throttlebench/throttlebench/internal/modes"
@@ -61,7 +62,7 @@ func (o *Sweep) CheckFrom(g modes.Given) error {
 	if err := modes.Refuse(modes.SweepFrom, g); err != nil {
 		return err
 	}
-	if err := config.Choice("format", o.Run.Format, sweep.Formats); err != nil {
+	if err := badinput.Choice("format", o.Run.Format, sweep.Formats); err != nil {
 		return err
 	}
 	if err := config.Plot(o.Plot); err != nil {
@@ -84,7 +85,7 @@ func (o *Sweep) EmitRequest(ctx context.Context, g modes.Given, stdin io.Reader,
 	}
 	if o.Run.Argv != nil && !changed("image") {
 		// The default image holds throttlebench alone (FROM scratch).
-		return kube.Request{}, config.Usagef("image", "a command in the Jobs (%s) needs --image naming an image that holds it and throttlebench at %s", o.Run.Argv[0], kube.Entrypoint)
+		return kube.Request{}, badinput.Errorf("image", "a command in the Jobs (%s) needs --image naming an image that holds it and throttlebench at %s", o.Run.Argv[0], kube.Entrypoint)
 	}
 	planned := *o.Run
 	planned.Mode, planned.Output = runner.ModeAuto, ""

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/render"
@@ -73,7 +74,7 @@ func (r runResult) Write(w io.Writer, format string, v table.View) error {
 	return WriteRun(w, r.rep, format, v)
 }
 func (runResult) Plot(path string) error {
-	return config.Usagef("plot", "invalid --plot %q: a run result has no picture to draw again: run's --plot is --trace's timeline, drawn from the raw throttle events, which --trace-out writes and the result does not hold", path)
+	return badinput.Errorf("plot", "invalid --plot %q: a run result has no picture to draw again: run's --plot is --trace's timeline, drawn from the raw throttle events, which --trace-out writes and the result does not hold", path)
 }
 func (r runResult) Warnings() []Warning { return unlabelled(r.rep.Warnings) }
 

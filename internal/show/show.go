@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -42,7 +42,7 @@ type Result interface {
 	// v's width.
 	Write(w io.Writer, format string, v table.View) error
 	// Plot draws what the command's --plot drew into path; an error that
-	// is a config.Error where there is no such picture.
+	// is a badinput.Error where there is no such picture.
 	Plot(path string) error
 	// Warnings are its warnings, each labelled with its configuration
 	// where there are several.
@@ -67,20 +67,20 @@ func KindNames() string {
 }
 
 // Read reads the result in path. A file that cannot be read, is of no kind
-// show knows, or is broken is bad input: a config.Error naming the file
+// show knows, or is broken is bad input: a badinput.Error naming the file
 // and, for the first two, the kinds show reads.
 func Read(path string) (Result, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, config.Usagef("", "cannot read %q: %v", path, errors.Unwrap(err))
+		return nil, badinput.Errorf("", "cannot read %q: %v", path, errors.Unwrap(err))
 	}
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
 	if err != nil {
-		return nil, config.Usagef("", "cannot read %q: %v", path, err)
+		return nil, badinput.Errorf("", "cannot read %q: %v", path, err)
 	}
 	if len(data) > maxBytes {
-		return nil, config.Usagef("", "%q is larger than %d MiB: no result show reads (%s) is", path, maxBytes>>20, KindNames())
+		return nil, badinput.Errorf("", "%q is larger than %d MiB: no result show reads (%s) is", path, maxBytes>>20, KindNames())
 	}
 	return Parse(path, data)
 }
@@ -89,7 +89,7 @@ func Read(path string) (Result, error) {
 func Parse(path string, data []byte) (Result, error) {
 	keys, list, cut, why := first(data)
 	if why != "" {
-		return nil, config.Usagef("", "%q is no result show reads (%s): %s", path, KindNames(), why)
+		return nil, badinput.Errorf("", "%q is no result show reads (%s): %s", path, KindNames(), why)
 	}
 	for _, k := range Kinds {
 		if !k.Claims(keys, list) {
@@ -97,7 +97,7 @@ func Parse(path string, data []byte) (Result, error) {
 		}
 		r, err := k.Load(data, list)
 		if err != nil {
-			return nil, config.Usagef("", "%q is a broken %s result: %s", path, k.Name, oneLine(err.Error()))
+			return nil, badinput.Errorf("", "%q is a broken %s result: %s", path, k.Name, oneLine(err.Error()))
 		}
 		return r, nil
 	}
@@ -105,7 +105,7 @@ func Parse(path string, data []byte) (Result, error) {
 	if cut != nil {
 		why += ", and is cut short: " + cut.Error()
 	}
-	return nil, config.Usagef("", "%q is no result show reads (%s): %s", path, KindNames(), why)
+	return nil, badinput.Errorf("", "%q is no result show reads (%s): %s", path, KindNames(), why)
 }
 
 // first is the keys of the first JSON object in data, and whether it is in

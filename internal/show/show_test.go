@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/model"
@@ -225,13 +226,13 @@ func TestPlotEachKind(t *testing.T) {
 	res, err := Read(filepath.Join("testdata", "run.json"))
 	require.NoError(t, err)
 	err = res.Plot(filepath.Join(dir, "run.svg"))
-	var ce *config.Error
+	var ce *badinput.Error
 	require.ErrorAs(t, err, &ce, "no picture in a run result is bad input")
 	assert.Contains(t, err.Error(), "--trace-out")
 	assert.NoFileExists(t, filepath.Join(dir, "run.svg"))
 }
 
-// A file of no kind show knows, or a broken one: a config.Error (exit 2),
+// A file of no kind show knows, or a broken one: a badinput.Error (exit 2),
 // one line naming the file, and for an unknown kind what show reads.
 func TestBadFiles(t *testing.T) {
 	run, err := os.ReadFile(filepath.Join("testdata", "run.json"))
@@ -261,7 +262,7 @@ func TestBadFiles(t *testing.T) {
 		path := filepath.Join(t.TempDir(), c.name)
 		require.NoError(t, os.WriteFile(path, []byte(c.content), 0o644))
 		_, err := Read(path)
-		var ce *config.Error
+		var ce *badinput.Error
 		require.True(t, errors.As(err, &ce), "%s: %v", c.name, err)
 		assert.Contains(t, err.Error(), path, c.name)
 		assert.Contains(t, err.Error(), c.want, c.name)
@@ -275,7 +276,7 @@ func TestBadFiles(t *testing.T) {
 	assert.Equal(t, "sweep", res.Kind())
 
 	_, err = Read(filepath.Join(t.TempDir(), "missing.json"))
-	var ce *config.Error
+	var ce *badinput.Error
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, err.Error(), "missing.json")
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -46,7 +46,7 @@ func (s SizeResult) Write(w io.Writer, format string, v table.View) error {
 // Plot draws size's --plot; size drew none where no level was measured.
 func (s SizeResult) Plot(path string) error {
 	if !s.R.HasLevels() {
-		return config.Usagef("plot", "invalid --plot %q: this size result measured no level (only the unlimited arm), so there is no picture to draw, as size drew none", path)
+		return badinput.Errorf("plot", "invalid --plot %q: this size result measured no level (only the unlimited arm), so there is no picture to draw, as size drew none", path)
 	}
 	return plot.SaveSize(path, sizing.Chart(s.R))
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -92,7 +92,7 @@ func TestShowSizePlot(t *testing.T) {
 	require.NoError(t, err)
 	none := filepath.Join(dir, "busy.svg")
 	err = res.Plot(none)
-	var ce *config.Error
+	var ce *badinput.Error
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, err.Error(), "measured no level")
 	assert.NoFileExists(t, none)
@@ -109,7 +109,7 @@ func TestShowSizeBroken(t *testing.T) {
 		{"size-cut.json", string(data[:len(data)/2]), "is a broken size result"},
 	} {
 		_, err := Parse(c.name, []byte(c.content))
-		var ce *config.Error
+		var ce *badinput.Error
 		require.ErrorAs(t, err, &ce, c.name)
 		assert.Contains(t, err.Error(), c.want, c.name)
 		assert.NotContains(t, err.Error(), "\n", c.name)

@@ -8,7 +8,7 @@
 // grid.go is the quota grid (--cpus-min, --cpus-max, --step at --period)
 // and its default range from the unlimited arm's usage; rules.go is what
 // usage-based recommenders (VPA, krr, sample's 1% rule) would set from
-// that usage, to measure beside the answer. Flag errors are config.Errors
+// that usage, to measure beside the answer. Flag errors are badinput.Errors
 // (exit 2). The search takes the grid as ascending CPUs.
 //
 // It is the core only: the size command that wires it to the runner (an

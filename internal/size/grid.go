@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -35,13 +36,13 @@ func ParseStep(v string) (Step, error) {
 	if p, ok := strings.CutSuffix(t, "%"); ok {
 		pct, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(pct > 0 && pct <= MaxStepPercent) {
-			return Step{}, config.Usagef("step", "invalid --step %q: want a percentage above 0 and at most %d, such as 5%% (each level 5%% above the previous), or a number of CPUs such as 0.05 or 50m", v, MaxStepPercent)
+			return Step{}, badinput.Errorf("step", "invalid --step %q: want a percentage above 0 and at most %d, such as 5%% (each level 5%% above the previous), or a number of CPUs such as 0.05 or 50m", v, MaxStepPercent)
 		}
 		return Step{Percent: pct}, nil
 	}
 	c, ok := config.ParseCPUs(t)
 	if !ok || !(c > 0 && c <= config.MaxCPUs) {
-		return Step{}, config.Usagef("step", "invalid --step %q: want a number of CPUs above 0 and at most %d, such as 0.05 or 50m, or a percentage such as 5%%", v, config.MaxCPUs)
+		return Step{}, badinput.Errorf("step", "invalid --step %q: want a number of CPUs above 0 and at most %d, such as 0.05 or 50m, or a percentage such as 5%%", v, config.MaxCPUs)
 	}
 	return Step{CPUs: c}, nil
 }
@@ -82,7 +83,7 @@ func ParseGrid(cpusMin, cpusMax, step string, period time.Duration) (Grid, error
 		return g, err
 	}
 	if g.Step.CPUs > 0 && math.Round(g.Step.CPUs*periodUs(period)) < 1 {
-		return g, config.Usagef("step", "invalid --step %q: finer than the kernel's 1µs of quota per %v period (%s CPUs)", step, period, fmtCPUs(1/periodUs(period)))
+		return g, badinput.Errorf("step", "invalid --step %q: finer than the kernel's 1µs of quota per %v period (%s CPUs)", step, period, fmtCPUs(1/periodUs(period)))
 	}
 	if g.Min, err = parseEnd("cpus-min", cpusMin, period); err != nil {
 		return g, err
@@ -121,11 +122,11 @@ func (g Grid) Check(numCPU int) error {
 		return g.checkWidth()
 	case g.Min > 0 && numCPU > 0:
 		if hi := g.Top(numCPU); !(g.Min < hi) {
-			return config.Usagef("cpus-min", "invalid --cpus-min %s: not below the default --cpus-max, at most %s CPUs (this machine has %d); give --cpus-max too, or a lower --cpus-min", fmtCPUs(g.Min), fmtCPUs(hi), numCPU)
+			return badinput.Errorf("cpus-min", "invalid --cpus-min %s: not below the default --cpus-max, at most %s CPUs (this machine has %d); give --cpus-max too, or a lower --cpus-min", fmtCPUs(g.Min), fmtCPUs(hi), numCPU)
 		}
 	case g.Max > 0:
 		if lo := MinCPUs(g.Period); !(lo < g.Max) {
-			return config.Usagef("cpus-max", "invalid --cpus-max %s: not above the default --cpus-min, at least %s CPUs (the kernel's 1ms of quota per %v period); give a higher --cpus-max", fmtCPUs(g.Max), fmtCPUs(lo), g.Period)
+			return badinput.Errorf("cpus-max", "invalid --cpus-max %s: not above the default --cpus-min, at least %s CPUs (the kernel's 1ms of quota per %v period); give a higher --cpus-max", fmtCPUs(g.Max), fmtCPUs(lo), g.Period)
 		}
 	}
 	return nil
@@ -154,11 +155,11 @@ func (g Grid) checkWidth() error {
 	width := g.Max - g.Min
 	switch {
 	case g.Step.CPUs > 0 && g.Step.CPUs > width+1e-9:
-		return config.Usagef("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s), so no grid; want a step of at most %s, such as %s",
+		return badinput.Errorf("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s), so no grid; want a step of at most %s, such as %s",
 			g.Step, fmtCPUs(g.Min), fmtCPUs(g.Max), fmtCPUs(round6(width)), fmtCPUs(round6(width)), fmtCPUs(round6(width/4)))
 	case g.Step.Percent > 0 && g.Min*(1+g.Step.Percent/100) > g.Max*(1+1e-9):
 		most := 100 * (g.Max/g.Min - 1)
-		return config.Usagef("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s%% above the low end), which leaves only its two ends; want a step of at most %s%%",
+		return badinput.Errorf("step", "invalid --step %q: wider than the range from %s to %s CPUs (%s%% above the low end), which leaves only its two ends; want a step of at most %s%%",
 			g.Step, fmtCPUs(g.Min), fmtCPUs(g.Max), fmtCPUs(round6(most)), fmtCPUs(round6(most)))
 	}
 	return nil
@@ -173,10 +174,10 @@ func parseEnd(flag, v string, period time.Duration) (float64, error) {
 	}
 	c, ok := config.ParseCPUs(v)
 	if !ok || !(c > 0 && c <= config.MaxCPUs) {
-		return 0, config.Usagef(flag, "invalid --%s %q: want a number of CPUs above 0 and at most %d, %s", flag, v, config.MaxCPUs, config.CPUsExample)
+		return 0, badinput.Errorf(flag, "invalid --%s %q: want a number of CPUs above 0 and at most %d, %s", flag, v, config.MaxCPUs, config.CPUsExample)
 	}
 	if q := time.Duration(math.Round(quotaUs(c, period))) * time.Microsecond; q < config.MinQuota {
-		return 0, config.Usagef(flag, "invalid --%s %q: a quota of %v per %v period, below the kernel's 1ms minimum; want at least %s CPUs, or a longer --period", flag, v, q, period, fmtCPUs(MinCPUs(period)))
+		return 0, badinput.Errorf(flag, "invalid --%s %q: a quota of %v per %v period, below the kernel's 1ms minimum; want at least %s CPUs, or a longer --period", flag, v, q, period, fmtCPUs(MinCPUs(period)))
 	}
 	return c, nil
 }
@@ -213,11 +214,11 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 	}
 	if math.Round(quotaUs(lo, g.Period)) < float64(config.MinQuota/time.Microsecond) {
 		// Only a default can be: ParseGrid refuses such a --cpus-min.
-		return nil, config.Usagef("cpus-min", "the default --cpus-min %s (%s) is below the kernel's 1ms of quota per %v period; give --cpus-min", fmtCPUs(lo), def.Why, g.Period)
+		return nil, badinput.Errorf("cpus-min", "the default --cpus-min %s (%s) is below the kernel's 1ms of quota per %v period; give --cpus-min", fmtCPUs(lo), def.Why, g.Period)
 	}
 	n := g.count(lo, hi)
 	if n > MaxLevels {
-		return nil, config.Usagef("step", "invalid --step %q: more than %d levels from %s to %s CPUs; want a coarser step or a narrower range", g.Step, MaxLevels, fmtCPUs(lo), fmtCPUs(hi))
+		return nil, badinput.Errorf("step", "invalid --step %q: more than %d levels from %s to %s CPUs; want a coarser step or a narrower range", g.Step, MaxLevels, fmtCPUs(lo), fmtCPUs(hi))
 	}
 	var out []float64
 	add := func(c float64) {
@@ -245,13 +246,13 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 func (g Grid) outOfOrder(lo, hi float64, def Range) error {
 	switch {
 	case g.Min > 0 && g.Max > 0:
-		return config.Usagef("cpus-min", "invalid --cpus-min %s: not below --cpus-max %s; want the low end below the high one", fmtCPUs(lo), fmtCPUs(hi))
+		return badinput.Errorf("cpus-min", "invalid --cpus-min %s: not below --cpus-max %s; want the low end below the high one", fmtCPUs(lo), fmtCPUs(hi))
 	case g.Min > 0:
-		return config.Usagef("cpus-min", "invalid --cpus-min %s: not below the default --cpus-max %s (%s); give --cpus-max too, or a lower --cpus-min", fmtCPUs(lo), fmtCPUs(hi), def.Why)
+		return badinput.Errorf("cpus-min", "invalid --cpus-min %s: not below the default --cpus-max %s (%s); give --cpus-max too, or a lower --cpus-min", fmtCPUs(lo), fmtCPUs(hi), def.Why)
 	case g.Max > 0:
-		return config.Usagef("cpus-max", "invalid --cpus-max %s: not above the default --cpus-min %s (%s); give --cpus-min too, or a higher --cpus-max", fmtCPUs(hi), fmtCPUs(lo), def.Why)
+		return badinput.Errorf("cpus-max", "invalid --cpus-max %s: not above the default --cpus-min %s (%s); give --cpus-min too, or a higher --cpus-max", fmtCPUs(hi), fmtCPUs(lo), def.Why)
 	}
-	return config.Usagef("cpus-min", "the default range from %s to %s CPUs is empty (%s); give --cpus-min and --cpus-max", fmtCPUs(lo), fmtCPUs(hi), def.Why)
+	return badinput.Errorf("cpus-min", "the default range from %s to %s CPUs is empty (%s); give --cpus-min and --cpus-max", fmtCPUs(lo), fmtCPUs(hi), def.Why)
 }
 
 // count is how many levels lie in [lo, hi], hi among them: those below hi

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -24,13 +25,13 @@ func traceOf(interval time.Duration, cpus ...float64) usage.Trace {
 	return t
 }
 
-// requireUsage asserts err is a one-line config.Error (exit 2) about flag
+// requireUsage asserts err is a one-line badinput.Error (exit 2) about flag
 // that says want.
 func requireUsage(t *testing.T, err error, flag, want string) {
 	t.Helper()
 	require.Error(t, err, want)
-	var ce *config.Error
-	require.True(t, errors.As(err, &ce), "%T is not a config.Error (exit 2): %v", err, err)
+	var ce *badinput.Error
+	require.True(t, errors.As(err, &ce), "%T is not a badinput.Error (exit 2): %v", err, err)
 	assert.Equal(t, flag, ce.Param, err.Error())
 	assert.Contains(t, err.Error(), want)
 	assert.Contains(t, err.Error(), "--"+flag)
@@ -326,7 +327,7 @@ func TestGridLevelsRefuseATinyDefault(t *testing.T) {
 	assert.Equal(t, 1.0, levels[0])
 }
 
-// Whatever the grid's flags are: no panic; an error is one config.Error
+// Whatever the grid's flags are: no panic; an error is one badinput.Error
 // line naming one of them; a success is increasing levels the kernel takes.
 func FuzzParseGrid(f *testing.F) {
 	f.Add("0.5", "1", "0.05", int64(100000))
@@ -363,8 +364,8 @@ func FuzzParseGrid(f *testing.F) {
 
 func checkGridUsage(t *testing.T, err error) {
 	t.Helper()
-	var ce *config.Error
-	require.True(t, errors.As(err, &ce), "%T is not a config.Error: %v", err, err)
+	var ce *badinput.Error
+	require.True(t, errors.As(err, &ce), "%T is not a badinput.Error: %v", err, err)
 	require.Contains(t, []string{"cpus-min", "cpus-max", "step"}, ce.Param)
 	requireUsage(t, err, ce.Param, "--"+ce.Param)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -56,20 +56,20 @@ type SLO struct {
 // ParseSLO reads --slo for windows that measure m: p99<=50ms, mean<=1.2x;
 // < is strictly less (Meets). Spaces around the parts and between a
 // bound's number and its unit are allowed (p99 <= 50 ms), p999 reads as
-// p99.9; bad input is a config.Error naming --slo, its value and what is
+// p99.9; bad input is a badinput.Error naming --slo, its value and what is
 // allowed, and a bound without a unit says what it may have meant
 // ("50ms?", "1.5ms or 1.5x?").
 func ParseSLO(v string, m Metric) (SLO, error) {
 	i := strings.IndexAny(v, "<>=")
 	if i < 0 {
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: want a statistic, <= and a bound, such as p99<=50ms, or mean<=1.2x for 1.2 times the unlimited run's", v)
+		return SLO{}, badinput.Errorf("slo", "invalid --slo %q: want a statistic, <= and a bound, such as p99<=50ms, or mean<=1.2x for 1.2 times the unlimited run's", v)
 	}
 	s := SLO{Stat: strings.ToLower(strings.TrimSpace(v[:i])), Metric: m}
 	if s.Stat == "p999" {
 		s.Stat = "p99.9"
 	}
 	if !slices.Contains(Allowed(m), s.Stat) {
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: %q is no statistic of %s; want one of %s", v, s.Stat, metricName(m), strings.Join(Allowed(m), ", "))
+		return SLO{}, badinput.Errorf("slo", "invalid --slo %q: %q is no statistic of %s; want one of %s", v, s.Stat, metricName(m), strings.Join(Allowed(m), ", "))
 	}
 	rest := v[i:]
 	switch {
@@ -78,26 +78,26 @@ func ParseSLO(v string, m Metric) (SLO, error) {
 	case strings.HasPrefix(rest, "<"):
 		s.Strict, rest = true, rest[1:]
 	default:
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: an SLO bounds %s from above; use <= (or <), as in %s<=50ms", v, s.Stat, s.Stat)
+		return SLO{}, badinput.Errorf("slo", "invalid --slo %q: an SLO bounds %s from above; use <= (or <), as in %s<=50ms", v, s.Stat, s.Stat)
 	}
 	bound := strings.TrimSpace(rest)
 	if fs := strings.Fields(bound); len(fs) == 2 && isNumber(fs[0]) && !strings.ContainsAny(fs[1], "0123456789.") {
 		bound = fs[0] + fs[1] // "50 ms", "1.2 x": the number and its unit apart
 	}
 	if x, _ := strconv.ParseFloat(bound, 64); isNumber(bound) && x > 0 {
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: a bound needs a unit: %s", v, unitHint(bound))
+		return SLO{}, badinput.Errorf("slo", "invalid --slo %q: a bound needs a unit: %s", v, unitHint(bound))
 	}
 	if f, ok := strings.CutSuffix(bound, "x"); ok {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(x > 1 && x <= maxFactor) {
-			return SLO{}, config.Usagef("slo", "invalid --slo %q: want a factor above 1 and at most %d, such as 1.2x (within 20%% of the unlimited run's %s); a limit never makes a program faster", v, maxFactor, s.Stat)
+			return SLO{}, badinput.Errorf("slo", "invalid --slo %q: want a factor above 1 and at most %d, such as 1.2x (within 20%% of the unlimited run's %s); a limit never makes a program faster", v, maxFactor, s.Stat)
 		}
 		s.Factor = x
 		return s, nil
 	}
 	d, err := time.ParseDuration(bound)
 	if err != nil || d <= 0 {
-		return SLO{}, config.Usagef("slo", "invalid --slo %q: want a bound above 0, a duration such as 50ms or a factor of the unlimited run's such as 1.2x", v)
+		return SLO{}, badinput.Errorf("slo", "invalid --slo %q: want a bound above 0, a duration such as 50ms or a factor of the unlimited run's such as 1.2x", v)
 	}
 	s.Limit = d
 	return s, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -57,7 +57,7 @@ func TestSLORoundTripsEveryStat(t *testing.T) {
 	}
 }
 
-// Each refusal is one line, a config.Error naming --slo, quoting the value
+// Each refusal is one line, a badinput.Error naming --slo, quoting the value
 // and saying what is allowed.
 func TestParseSLORefuses(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,8 +95,8 @@ func TestParseSLORefuses(t *testing.T) {
 	} {
 		_, err := ParseSLO(tc.in, tc.m)
 		require.Error(t, err, tc.in)
-		var ce *config.Error
-		require.True(t, errors.As(err, &ce), "%q: %T is not a config.Error (exit 2)", tc.in, err)
+		var ce *badinput.Error
+		require.True(t, errors.As(err, &ce), "%q: %T is not a badinput.Error (exit 2)", tc.in, err)
 		assert.Equal(t, "slo", ce.Param, tc.in)
 		assert.Contains(t, err.Error(), tc.want, tc.in)
 		assert.Contains(t, err.Error(), "--slo", tc.in)
@@ -170,7 +170,7 @@ func TestSLOReadsAWindowsFigure(t *testing.T) {
 	assert.True(t, math.IsNaN(p999.FromRun(r)))
 }
 
-// Whatever --slo is: no panic; an error is one config.Error line naming
+// Whatever --slo is: no panic; an error is one badinput.Error line naming
 // --slo; a success prints back canonically as the same SLO.
 func FuzzParseSLO(f *testing.F) {
 	for _, s := range []string{"p99<=50ms", "mean<=1.2x", "p99.9 < 2s", "p95>=1s", "p50<=", "<=", "p99<=1e308x", "p999<=-0s"} {

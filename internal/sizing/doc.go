@@ -1,5 +1,5 @@
 // Package sizing is `throttlebench size` wired to the runner: its flags
-// resolved (Flags.Resolve: bad input is one config.Error, exit 2, before
+// resolved (Flags.Resolve: bad input is one badinput.Error, exit 2, before
 // anything is made) and the engine (Engine.Run) that measures the unlimited
 // arm, derives the grid and the SLO's bound from it, and runs size.Search
 // with one window per call, each in a fresh slice at the level's quota.

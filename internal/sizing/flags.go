@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
@@ -96,7 +97,7 @@ type Plan struct {
 func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash int, stderr io.Writer) (Plan, error) {
 	f := o.Run
 	if o.SLO == "" {
-		return Plan{}, config.Usagef("slo", "--slo is required: the target each window must meet, such as p99<=50ms or mean<=1.2x (of the unlimited arm's)")
+		return Plan{}, badinput.Errorf("slo", "--slo is required: the target each window must meet, such as p99<=50ms or mean<=1.2x (of the unlimited arm's)")
 	}
 	if err := modes.Refuse(modes.Size, g); err != nil {
 		return Plan{}, err
@@ -110,7 +111,7 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 	}
 	if o.Target.URL != "" || g.Changed("target") {
 		if !o.Target.Serve {
-			return p, config.Usagef("target", "--target %q needs --serve -- CMD with size: a server already running keeps the limits it has, and size sets one per window", o.Target.URL)
+			return p, badinput.Errorf("target", "--target %q needs --serve -- CMD with size: a server already running keeps the limits it has, and size sets one per window", o.Target.URL)
 		}
 		tr, err := o.Target.Resolve(g, args, dash, targetopts.Run{Mode: f.Mode, Version: f.Version})
 		if err != nil {
@@ -125,13 +126,13 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 			return p, err
 		}
 		if len(args) > 0 {
-			return p, config.Usagef("command", "unexpected command %q: a command after -- is measured by the closed loop, and an open-loop parameter (--rate, --work, …) was given: give one loop's", args[0])
+			return p, badinput.Errorf("command", "unexpected command %q: a command after -- is measured by the closed loop, and an open-loop parameter (--rate, --work, …) was given: give one loop's", args[0])
 		}
 	}
 	if f.Mode == runner.ModeCurrent {
-		return p, config.Usagef("cgroup", "--cgroup %q cannot be used with size: each window runs at its own quota, in a slice of its own", f.Mode)
+		return p, badinput.Errorf("cgroup", "--cgroup %q cannot be used with size: each window runs at its own quota, in a slice of its own", f.Mode)
 	}
-	if err := config.Choice("format", f.Format, Formats); err != nil {
+	if err := badinput.Choice("format", f.Format, Formats); err != nil {
 		return p, err
 	}
 	if err := f.TakeCommand("size", args, dash, g.Changed, true); err != nil {
@@ -162,14 +163,14 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 		return p, err
 	}
 	if o.Budget < 0 {
-		return p, config.Usagef("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
+		return p, badinput.Errorf("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
 	}
 	p.Budget = o.Budget
 	if err := config.Plot(o.Plot); err != nil {
 		return p, err
 	}
 	p.Plot = o.Plot
-	if err := config.Choice("busy", o.Busy, BusyChoices); err != nil {
+	if err := badinput.Choice("busy", o.Busy, BusyChoices); err != nil {
 		return p, err
 	}
 	p.CountBusy = o.Busy == "count"
@@ -204,7 +205,7 @@ func (o *Flags) window(p *Plan) error {
 			}
 			var err error
 			if d, err = time.ParseDuration(v); err != nil || d < config.MinOpenDuration || d > config.MaxOpenDuration {
-				return config.Usagef("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
+				return badinput.Errorf("window", "invalid --window %q: want the open loop's window as a duration, %v–%v, such as 2s", v, config.MinOpenDuration, config.MaxOpenDuration)
 			}
 		}
 		p.given["duration"], p.Window, p.WindowLength = d.String(), d.String(), d
@@ -214,7 +215,7 @@ func (o *Flags) window(p *Plan) error {
 	if v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > bench.MaxIterations {
-			return config.Usagef("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, bench.MaxIterations)
+			return badinput.Errorf("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, bench.MaxIterations)
 		}
 	}
 	p.given["iterations"], p.Window = strconv.Itoa(n), strconv.Itoa(n)+" iterations"
@@ -226,13 +227,13 @@ func test(c float64) (size.Sequential, error) {
 	t := size.DefaultSequential()
 	t.Confidence = c
 	if !(c >= 0.5 && c < 1) {
-		return t, config.Usagef("confidence", "invalid --confidence %v: want a probability from 0.5 to below 1, such as 0.95", c)
+		return t, badinput.Errorf("confidence", "invalid --confidence %v: want a probability from 0.5 to below 1, such as 0.95", c)
 	}
 	if err := t.Check(); err != nil {
-		return t, config.Usagef("confidence", "invalid --confidence %v: %v", c, err)
+		return t, badinput.Errorf("confidence", "invalid --confidence %v: %v", c, err)
 	}
 	if t.MinWindows() > t.LevelWindows {
-		return t, config.Usagef("confidence", "invalid --confidence %v: a level would need %d windows to pass, above the cap of %d", c, t.MinWindows(), t.LevelWindows)
+		return t, badinput.Errorf("confidence", "invalid --confidence %v: a level would need %d windows to pass, above the cap of %d", c, t.MinWindows(), t.LevelWindows)
 	}
 	return t, nil
 }
@@ -274,7 +275,7 @@ func bursts(v string) ([]time.Duration, error) {
 	p, _ := config.Lookup("burst")
 	values, err := sweep.Expand(v, p.Kind, p.Words...)
 	if err != nil {
-		return nil, config.Usagef("burst", "invalid --burst %q: %v", v, err)
+		return nil, badinput.Errorf("burst", "invalid --burst %q: %v", v, err)
 	}
 	var out []time.Duration
 	for _, value := range values {
@@ -305,7 +306,7 @@ func checkBursts(spec string, bursts []time.Duration, g size.Grid, numCPU int) e
 		if g.Max == 0 {
 			where = fmt.Sprintf("at most %s CPUs: the highest default --cpus-max on this %d-CPU machine", strconv.FormatFloat(top, 'f', -1, 64), numCPU)
 		}
-		return config.Usagef("burst", "invalid --burst %q: %v is above the quota of every level, at most %v per %v period (%s); the kernel takes a burst up to the quota", spec, b, most, g.Period, where)
+		return badinput.Errorf("burst", "invalid --burst %q: %v is above the quota of every level, at most %v per %v period (%s); the kernel takes a burst up to the quota", spec, b, most, g.Period, where)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
@@ -60,7 +60,7 @@ func TestBurstAsLatencyReadsIt(t *testing.T) {
 }
 
 // Bad input of size's own flags is refused in Resolve, before the
-// unlimited arm runs: one config.Error line naming the flag.
+// unlimited arm runs: one badinput.Error line naming the flag.
 func TestResolveRefusesBeforeMeasuring(t *testing.T) {
 	open := map[string]string{"rate": "100"}
 	with := func(kv ...string) map[string]string {
@@ -95,7 +95,7 @@ func TestResolveRefusesBeforeMeasuring(t *testing.T) {
 		{"bare bound", Flags{SLO: "p99<=50"}, open, "slo", `invalid --slo "p99<=50": a bound needs a unit: 50ms?`},
 	} {
 		_, err := resolveFlags(tc.o, tc.params)
-		var ce *config.Error
+		var ce *badinput.Error
 		require.ErrorAs(t, err, &ce, tc.name)
 		assert.Equal(t, tc.flag, ce.Param, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
@@ -66,14 +67,14 @@ type Step struct {
 }
 
 // Plan expands the axes and resolves every configuration before any runs:
-// bad input stops the sweep with nothing created (a config.Error); a
+// bad input stops the sweep with nothing created (a badinput.Error); a
 // combination that cannot be (a burst above its quota) becomes a skipped
 // step.
 func Plan(s Spec) ([]Step, error) {
 	var axes []Axis
 	for name, spec := range s.Axes {
 		if p, ok := config.Lookup(name); !ok || !p.Axis || !p.In(s.command()) {
-			return nil, config.Usagef(name, "invalid --%s %q: it cannot take a list or a range", name, spec)
+			return nil, badinput.Errorf(name, "invalid --%s %q: it cannot take a list or a range", name, spec)
 		}
 	}
 	for _, p := range config.AxesFor(s.command()) {
@@ -95,7 +96,7 @@ func Plan(s Spec) ([]Step, error) {
 					}
 				}
 			}
-			return nil, config.Usagef(p.Name, "invalid --%s %q: %v", p.Name, spec, err)
+			return nil, badinput.Errorf(p.Name, "invalid --%s %q: %v", p.Name, spec, err)
 		}
 		for _, v := range values {
 			if err := p.Check(v); err != nil {
@@ -106,7 +107,7 @@ func Plan(s Spec) ([]Step, error) {
 	}
 	if _, ok := s.Axes["cpus"]; ok {
 		if q, ok := s.Axes["quota"]; ok {
-			return nil, config.Usagef("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", s.Axes["cpus"], q)
+			return nil, badinput.Errorf("cpus", "--cpus %q conflicts with --quota %q: give one of them (quota = cpus × period)", s.Axes["cpus"], q)
 		}
 	}
 	// Counted before any configuration is made: --cpus 0.01:1:0.001
@@ -119,7 +120,7 @@ func Plan(s Spec) ([]Step, error) {
 	for i, c := range configs {
 		opts, err := s.resolve(c)
 		switch {
-		case config.IsCombination(err):
+		case badinput.IsCombination(err):
 			steps[i] = Step{Config: c, Skip: err.Error()}
 		case err != nil:
 			return nil, err
@@ -155,7 +156,7 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 		sizes = append(sizes, fmt.Sprintf("--%s %d", a.Flag, len(a.Values)))
 	}
 	if !fits {
-		return config.Usagef("max-configs", "the sweep has more configurations than can be counted (%s values), more than --max-configs allows (%d); narrow the lists and ranges",
+		return badinput.Errorf("max-configs", "the sweep has more configurations than can be counted (%s values), more than --max-configs allows (%d); narrow the lists and ranges",
 			strings.Join(sizes, " × "), s.MaxConfigs)
 	}
 	// A seeded random sample: evenly spaced indices would alias with the
@@ -185,7 +186,7 @@ func (s Spec) tooBig(axes []Axis, n int, fits bool) error {
 	if n > MaxConfigs {
 		raise = fmt.Sprintf("at most %d can run in one sweep", MaxConfigs)
 	}
-	return config.Usagef("max-configs", "the sweep has %d configurations (%s values), %s by the CFS model, more than --max-configs allows (%d); narrow the lists and ranges, %s",
+	return badinput.Errorf("max-configs", "the sweep has %d configurations (%s values), %s by the CFS model, more than --max-configs allows (%d); narrow the lists and ranges, %s",
 		n, strings.Join(sizes, " × "), took, s.MaxConfigs, raise)
 }
 
@@ -195,7 +196,7 @@ const MaxConfigs = 1_000_000
 // CheckMaxConfigs checks --max-configs, before the plan is counted.
 func CheckMaxConfigs(n int) error {
 	if n < 1 || n > MaxConfigs {
-		return config.Usagef("max-configs", "invalid --max-configs %d: must be between 1 and %d", n, MaxConfigs)
+		return badinput.Errorf("max-configs", "invalid --max-configs %d: must be between 1 and %d", n, MaxConfigs)
 	}
 	return nil
 }

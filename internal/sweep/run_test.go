@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
@@ -65,7 +66,7 @@ func TestPlan(t *testing.T) {
 	// Bad input stops the plan: nothing would be created.
 	for _, axes := range []map[string]string{{"cpus": "0,0.5"}, {"workers": "1:x:1"}, {"cpus": "0.5", "quota": "5ms"}} {
 		_, err := Plan(Spec{Axes: axes, MaxConfigs: 1000, Options: func(config.Config) (plan.Options, error) { return plan.Options{}, nil }})
-		var e *config.Error
+		var e *badinput.Error
 		assert.ErrorAs(t, err, &e, "%v", axes)
 	}
 	_, err := Plan(Spec{Axes: map[string]string{"workers": "1:1000:1", "cpus": "0.1:1:0.1"}, MaxConfigs: 1000, NumCPU: 2,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -62,7 +63,7 @@ type SimulationRun struct {
 }
 
 // Resolve checks every flag (changed says which were given), and reads
-// the trace, before anything runs; bad input is a config.Error.
+// the trace, before anything runs; bad input is a badinput.Error.
 func (s Simulation) Resolve(changed func(string) bool) (SimulationRun, error) {
 	var r SimulationRun
 	if s.Grid {
@@ -76,7 +77,7 @@ func (s Simulation) Resolve(changed func(string) bool) (SimulationRun, error) {
 			}
 		}
 	}
-	if err := config.Choice("dist", s.Dist, model.Dists); err != nil {
+	if err := badinput.Choice("dist", s.Dist, model.Dists); err != nil {
 		return r, err
 	}
 	dist := model.Dist(slices.Index(model.Dists, s.Dist))
@@ -88,7 +89,7 @@ func (s Simulation) Resolve(changed func(string) bool) (SimulationRun, error) {
 	var us []float64
 	if auto {
 		if dist != model.Empirical {
-			return r, config.Usagef("util", "invalid --util %q: auto takes the utilisation from a trace: only with --dist empirical", s.Util)
+			return r, badinput.Errorf("util", "invalid --util %q: auto takes the utilisation from a trace: only with --dist empirical", s.Util)
 		}
 	} else if us, err = floats("util", s.Util, "a utilisation above 0 and below 1, such as 0.5", func(u float64) bool { return u > 0 && u < 1 }); err != nil {
 		return r, err
@@ -116,18 +117,18 @@ func (s Simulation) Resolve(changed func(string) bool) (SimulationRun, error) {
 		return r, err
 	}
 	if p.Periods < p.Replicas {
-		return r, config.Usagef("periods", "invalid --periods %d: want at least --replicas %d, one period per replica", p.Periods, p.Replicas)
+		return r, badinput.Errorf("periods", "invalid --periods %d: want at least --replicas %d, one period per replica", p.Periods, p.Replicas)
 	}
 	if p.Seed, err = strconv.ParseUint(strings.TrimSpace(s.Seed), 10, 64); err != nil {
-		return r, config.Usagef("seed", "invalid --seed %q: want a whole number between 0 and %d", s.Seed, uint64(math.MaxUint64))
+		return r, badinput.Errorf("seed", "invalid --seed %q: want a whole number between 0 and %d", s.Seed, uint64(math.MaxUint64))
 	}
 	if n := len(ms) * max(len(us), 1) * len(bs); n > maxSimCells {
-		return r, config.Usagef("cgroups", "--cgroups %q × --util %q × --buffer %q is %d cells: want at most %d", s.Cgroups, s.Util, s.Buffer, n, maxSimCells)
+		return r, badinput.Errorf("cgroups", "--cgroups %q × --util %q × --buffer %q is %d cells: want at most %d", s.Cgroups, s.Util, s.Buffer, n, maxSimCells)
 	}
 	if p.Cells, err = simCells(base, ms, us, bs, auto); err != nil {
 		return r, err
 	}
-	if err := config.Choice("format", s.Format, model.SimulateFormats); err != nil {
+	if err := badinput.Choice("format", s.Format, model.SimulateFormats); err != nil {
 		return r, err
 	}
 	if err := config.Output("output", s.Output); err != nil {
@@ -157,23 +158,23 @@ func (s Simulation) demand(dist model.Dist, changed func(string) bool) (model.Bu
 		{"from", s.From, dist == model.Empirical, "applies only to --dist empirical"},
 	} {
 		if changed(c.flag) && !c.ok {
-			return base, config.Usagef(c.flag, "--%s %q %s (--dist is %s)", c.flag, c.v, c.why, s.Dist)
+			return base, badinput.Errorf(c.flag, "--%s %q %s (--dist is %s)", c.flag, c.v, c.why, s.Dist)
 		}
 	}
 	var err error
 	if base.Shape, err = strconv.ParseFloat(strings.TrimSpace(s.Shape), 64); err != nil || !(base.Shape > 1 && base.Shape <= maxSimShape) {
-		return base, config.Usagef("pareto-shape", "invalid --pareto-shape %q: want a number above 1 and at most %d, such as 1.5 (at 1 or below the mean is infinite)", s.Shape, maxSimShape)
+		return base, badinput.Errorf("pareto-shape", "invalid --pareto-shape %q: want a number above 1 and at most %d, such as 1.5 (at 1 or below the mean is infinite)", s.Shape, maxSimShape)
 	}
 	if base.Cap, err = strconv.ParseFloat(strings.TrimSpace(s.Cap), 64); err != nil || !(base.Cap >= 1 && base.Cap <= maxSimCap) {
-		return base, config.Usagef("cap", "invalid --cap %q: want a number of quotas from 1 to %d, such as 5", s.Cap, maxSimCap)
+		return base, badinput.Errorf("cap", "invalid --cap %q: want a number of quotas from 1 to %d, such as 5", s.Cap, maxSimCap)
 	}
 	if dist == model.Empirical {
 		if s.From == "" {
-			return base, config.Usagef("from", "--dist empirical needs --from FILE: a trace written by throttlebench sample (its JSON)")
+			return base, badinput.Errorf("from", "--dist empirical needs --from FILE: a trace written by throttlebench sample (its JSON)")
 		}
 		f, err := usage.ReadFile(s.From)
 		if err != nil {
-			return base, config.Usagef("from", "invalid --from %q: %v", s.From, err)
+			return base, badinput.Errorf("from", "invalid --from %q: %v", s.From, err)
 		}
 		base.Trace = f.UsageCPUs
 	}
@@ -183,13 +184,13 @@ func (s Simulation) demand(dist model.Dist, changed func(string) bool) (model.Bu
 func simCgroups(spec string) ([]int, error) {
 	vs, err := Expand(spec, Int)
 	if err != nil {
-		return nil, config.Usagef("cgroups", "invalid --cgroups %q: %v", spec, err)
+		return nil, badinput.Errorf("cgroups", "invalid --cgroups %q: %v", spec, err)
 	}
 	var ms []int
 	for _, v := range vs {
 		m, err := strconv.Atoi(v)
 		if err != nil || m < 1 || m > maxSimCgroups {
-			return nil, config.Usagef("cgroups", "invalid --cgroups %q: want whole numbers between 1 and %d", v, maxSimCgroups)
+			return nil, badinput.Errorf("cgroups", "invalid --cgroups %q: want whole numbers between 1 and %d", v, maxSimCgroups)
 		}
 		ms = append(ms, m)
 	}
@@ -217,7 +218,7 @@ func simCells(base model.BurstParams, ms []int, us, bs []float64, auto bool) ([]
 			// period, so the CPU's utilisation is m × the trace's mean.
 			c.Util = float64(m) * stat.Mean(base.Trace, nil)
 			if !(c.Util < 1) {
-				return nil, config.Usagef("util", "--util auto with --cgroups %d: the trace's mean of %.4g CPUs × %d cgroups is a utilisation of %.4g: want below 1 (fewer --cgroups, or a --util to scale to)",
+				return nil, badinput.Errorf("util", "--util auto with --cgroups %d: the trace's mean of %.4g CPUs × %d cgroups is a utilisation of %.4g: want below 1 (fewer --cgroups, or a --util to scale to)",
 					m, c.Util/float64(m), m, c.Util)
 			}
 			cells = append(cells, c)
@@ -230,13 +231,13 @@ func simCells(base model.BurstParams, ms []int, us, bs []float64, auto bool) ([]
 func floats(flag, spec, want string, ok func(float64) bool, words ...string) ([]float64, error) {
 	vs, err := Expand(spec, Float, words...)
 	if err != nil {
-		return nil, config.Usagef(flag, "invalid --%s %q: %v", flag, spec, err)
+		return nil, badinput.Errorf(flag, "invalid --%s %q: %v", flag, spec, err)
 	}
 	out := make([]float64, len(vs))
 	for i, v := range vs {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || !ok(x) {
-			return nil, config.Usagef(flag, "invalid --%s %q: want %s (a list or range of them)", flag, v, want)
+			return nil, badinput.Errorf(flag, "invalid --%s %q: want %s (a list or range of them)", flag, v, want)
 		}
 		out[i] = x
 	}
@@ -247,7 +248,7 @@ func floats(flag, spec, want string, ok func(float64) bool, words ...string) ([]
 func wholeNumber(flag, v string, lo, hi float64) (int, error) {
 	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || x != math.Trunc(x) || !(x >= lo && x <= hi) {
-		return 0, config.Usagef(flag, "invalid --%s %q: want a whole number between %g and %g", flag, v, lo, hi)
+		return 0, badinput.Errorf(flag, "invalid --%s %q: want a whole number between %g and %g", flag, v, lo, hi)
 	}
 	return int(x), nil
 }

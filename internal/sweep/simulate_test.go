@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
@@ -84,7 +84,7 @@ func TestSimulationUtilFromTrace(t *testing.T) {
 	assert.EqualError(t, err, "--util auto with --cgroups 20: the trace's mean of 0.05 CPUs × 20 cgroups is a utilisation of 1: want below 1 (fewer --cgroups, or a --util to scale to)")
 }
 
-// Every refusal is a config.Error (exit 2) naming the flag.
+// Every refusal is a badinput.Error (exit 2) naming the flag.
 func TestSimulationRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		set   func(*Simulation)
@@ -114,7 +114,7 @@ func TestSimulationRefuses(t *testing.T) {
 		s := simDefaults()
 		tc.set(&s)
 		_, err := s.Resolve(given(tc.given...))
-		var e *config.Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.want)
 		assert.Equal(t, tc.flag, e.Param, err.Error())
 		assert.Contains(t, err.Error(), tc.want)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/config"
@@ -17,20 +18,20 @@ import (
 // request checks --method, --header and --body, reading the body once.
 func (t *Flags) request(c *httpload.Config) error {
 	if !httpload.IsToken(t.Method) {
-		return config.Usagef("method", "invalid --method %q: want an HTTP method such as GET or POST", t.Method)
+		return badinput.Errorf("method", "invalid --method %q: want an HTTP method such as GET or POST", t.Method)
 	}
 	c.Header = http.Header{}
 	for _, h := range t.Headers {
 		name, value, ok := httpload.ParseHeader(h)
 		if !ok {
-			return config.Usagef("header", `invalid --header %q: want "Name: value"`, h)
+			return badinput.Errorf("header", `invalid --header %q: want "Name: value"`, h)
 		}
 		c.Header.Add(name, value)
 	}
 	if t.Body != "" {
 		b, err := os.ReadFile(t.Body)
 		if err != nil {
-			return config.Usagef("body", "invalid --body %q: %v", t.Body, config.PathCause(err))
+			return badinput.Errorf("body", "invalid --body %q: %v", t.Body, badinput.PathCause(err))
 		}
 		c.Body = b
 	}
@@ -41,18 +42,18 @@ func (t *Flags) request(c *httpload.Config) error {
 // a slice of its own, so the mode it gives back is ModeCreate.
 func (t *Flags) serveCommand(args []string, dash int, mode string, tgt *target.Target) (string, error) {
 	if len(args) == 0 || dash != 0 {
-		return "", config.Usagef("serve", "--serve needs the server's command after --: throttlebench latency --target URL --serve -- CMD [ARGS...]")
+		return "", badinput.Errorf("serve", "--serve needs the server's command after --: throttlebench latency --target URL --serve -- CMD [ARGS...]")
 	}
 	if _, err := exec.LookPath(args[0]); err != nil {
-		return "", config.Usagef("serve", "invalid --serve command %q: %v", args[0], errors.Unwrap(err))
+		return "", badinput.Errorf("serve", "invalid --serve command %q: %v", args[0], errors.Unwrap(err))
 	}
 	if t.ServeReady <= 0 {
-		return "", config.Usagef("serve-ready", "invalid --serve-ready %v: want more than 0", t.ServeReady)
+		return "", badinput.Errorf("serve-ready", "invalid --serve-ready %v: want more than 0", t.ServeReady)
 	}
 	switch mode {
 	case runner.ModeAuto, runner.ModeCreate:
 	default:
-		return "", config.Usagef("cgroup", "--cgroup %q cannot be used with --serve: the server runs in a slice created for it (--cgroup create, the default)", mode)
+		return "", badinput.Errorf("cgroup", "--cgroup %q cannot be used with --serve: the server runs in a slice created for it (--cgroup create, the default)", mode)
 	}
 	if err := t.servePort(args); err != nil {
 		return "", err
@@ -70,12 +71,12 @@ func namedCgroup(run Run, tgt *target.Target) error {
 	case runner.ModeAuto:
 		return nil
 	case runner.ModeCreate, runner.ModeCurrent:
-		return config.Usagef("cgroup", "--cgroup %s cannot be used with --target without --serve: name the cgroup the server runs in (a directory, a cgroup path or a pid), or leave it out", spec)
+		return badinput.Errorf("cgroup", "--cgroup %s cannot be used with --target without --serve: name the cgroup the server runs in (a directory, a cgroup path or a pid), or leave it out", spec)
 	}
 	h := cgroup.Host{Root: "/"}
 	counted, err := cgroupref.Counted(h, spec)
 	if err != nil {
-		return config.Usagef("cgroup", "invalid --cgroup %q: %v", spec, err)
+		return badinput.Errorf("cgroup", "invalid --cgroup %q: %v", spec, err)
 	}
 	version, err := config.CgroupVersion(run.Version)
 	if err != nil {
@@ -83,13 +84,13 @@ func namedCgroup(run Run, tgt *target.Target) error {
 	}
 	cg, err := cgroupref.CPU(h, version, counted.Path)
 	if nh := (*cgroupref.NoHierarchy)(nil); errors.As(err, &nh) {
-		return config.Usagef("cgroup", "invalid --cgroup %q: no cpu hierarchy: %v", spec, nh.Err)
+		return badinput.Errorf("cgroup", "invalid --cgroup %q: no cpu hierarchy: %v", spec, nh.Err)
 	}
 	if err == nil {
 		_, err = os.Stat(cg.Dir)
 	}
 	if err != nil {
-		return config.Usagef("cgroup", "invalid --cgroup %q: its cgroup %s has no cpu cgroup: %v", spec, counted.Path, err)
+		return badinput.Errorf("cgroup", "invalid --cgroup %q: its cgroup %s has no cpu cgroup: %v", spec, counted.Path, err)
 	}
 	tgt.Cgroup, tgt.Counted, tgt.Named = cg, counted, spec
 	return nil

@@ -10,7 +10,7 @@
 // Everything is checked before anything is made: the URL, a port that is
 // free and on this machine for --serve (a server not ours is never
 // measured), the named cgroup (through internal/cgroupref). Bad input is
-// a config.Error (exit 2). It reads /proc and resolves the target's host
+// a badinput.Error (exit 2). It reads /proc and resolves the target's host
 // name; it writes nothing and prints nothing. What the flags a mode
 // cannot take are, is internal/modes' table.
 package targetopts

@@ -1,10 +1,9 @@
 package targetopts
 
 import (
-	"errors"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
@@ -55,16 +54,16 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 			return Resolved{}, err
 		}
 		if len(args) > 0 {
-			return Resolved{}, config.Usagef("", "unexpected argument %q: latency takes a command only with --target URL --serve -- CMD", args[0])
+			return Resolved{}, badinput.Errorf("", "unexpected argument %q: latency takes a command only with --target URL --serve -- CMD", args[0])
 		}
 		return Resolved{Mode: run.Mode}, nil
 	}
 	u, err := t.targetURL()
-	if errors.As(err, new(*config.Error)) {
+	if badinput.Is(err) {
 		return Resolved{}, err
 	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Resolved{}, config.Usagef("target", "invalid --target %q: want an http:// or https:// URL with a host, such as http://127.0.0.1:8080/", t.URL)
+		return Resolved{}, badinput.Errorf("target", "invalid --target %q: want an http:// or https:// URL with a host, such as http://127.0.0.1:8080/", t.URL)
 	}
 	mode := modes.LatencyTarget
 	if t.Serve {
@@ -78,10 +77,10 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 		return Resolved{}, err
 	}
 	if t.Connections < 1 || t.Connections > 10000 {
-		return Resolved{}, config.Usagef("connections", "invalid --connections %d: want 1 to 10000", t.Connections)
+		return Resolved{}, badinput.Errorf("connections", "invalid --connections %d: want 1 to 10000", t.Connections)
 	}
 	if t.RequestTimeout < 0 {
-		return Resolved{}, config.Usagef("request-timeout", "invalid --request-timeout %v: want 0 (never) or more", t.RequestTimeout)
+		return Resolved{}, badinput.Errorf("request-timeout", "invalid --request-timeout %v: want 0 (never) or more", t.RequestTimeout)
 	}
 	rule, err := t.failureRule()
 	if err != nil {
@@ -93,7 +92,7 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 		return r, err
 	}
 	if len(args) > 0 {
-		return Resolved{}, config.Usagef("serve", "unexpected argument %q: a server to start goes after --serve --: throttlebench latency --target URL --serve -- CMD [ARGS...]", args[0])
+		return Resolved{}, badinput.Errorf("serve", "unexpected argument %q: a server to start goes after --serve --: throttlebench latency --target URL --serve -- CMD [ARGS...]", args[0])
 	}
 	if err := modes.Refuse(modes.LatencyAttached, g); err != nil {
 		return Resolved{}, err
@@ -102,7 +101,7 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 		return Resolved{}, err
 	}
 	if tgt.Named == "" && run.Traced {
-		return Resolved{}, config.Usagef("trace", "--trace with --target needs the server's cgroup: --cgroup PATH (the one it runs in) or --serve")
+		return Resolved{}, badinput.Errorf("trace", "--trace with --target needs the server's cgroup: --cgroup PATH (the one it runs in) or --serve")
 	}
 	r.Mode = runner.ModeCurrent // nothing is made
 	return r, nil
@@ -112,11 +111,11 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 func (t *Flags) failureRule() (build.FailureRule, error) {
 	accept, err := build.ParseAcceptStatus(t.Accept)
 	if err != nil {
-		return build.FailureRule{}, config.Usagef("accept-status", "invalid --accept-status %q: %v", t.Accept, err)
+		return build.FailureRule{}, badinput.Errorf("accept-status", "invalid --accept-status %q: %v", t.Accept, err)
 	}
 	pct, share, count, err := build.ParseMaxFailures(t.MaxFailures)
 	if err != nil {
-		return build.FailureRule{}, config.Usagef("max-failures", "invalid --max-failures %q: %v", t.MaxFailures, err)
+		return build.FailureRule{}, badinput.Errorf("max-failures", "invalid --max-failures %q: %v", t.MaxFailures, err)
 	}
 	return build.FailureRule{Accept: accept, Percent: pct, MaxPercent: share, MaxCount: count, AcceptSpec: t.Accept, MaxSpec: t.MaxFailures}, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/netport"
 	"github.com/throttlebench/throttlebench/internal/target"
 )
@@ -20,11 +20,11 @@ func (t *Flags) targetURL() (*url.URL, error) {
 	raw := t.URL
 	if strings.Contains(raw, target.PortPlaceholder) {
 		if !t.Serve {
-			return nil, config.Usagef("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.URL, target.PortPlaceholder)
+			return nil, badinput.Errorf("target", "invalid --target %q: %s is a port that --serve picks; without --serve, give the server's own port", t.URL, target.PortPlaceholder)
 		}
 		raw = strings.ReplaceAll(raw, target.PortPlaceholder, "1")
 		if u, err := url.Parse(raw); err != nil || !strings.HasSuffix(u.Host, ":1") || strings.Count(t.URL, target.PortPlaceholder) != 1 {
-			return nil, config.Usagef("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.URL, target.PortPlaceholder, target.PortPlaceholder)
+			return nil, badinput.Errorf("target", "invalid --target %q: %s stands for the port, once: http://127.0.0.1:%s/", t.URL, target.PortPlaceholder, target.PortPlaceholder)
 		}
 	}
 	return url.Parse(raw)
@@ -41,23 +41,23 @@ const resolveTimeout = 5 * time.Second
 func (t *Flags) servePort(args []string) error {
 	inURL := strings.Contains(t.URL, target.PortPlaceholder)
 	if !inURL && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, target.PortPlaceholder) }) {
-		return config.Usagef("target", "invalid --target %q: the command's %s is a port throttlebench picks, and the requests go there only with %s in --target too, such as http://127.0.0.1:%s/",
+		return badinput.Errorf("target", "invalid --target %q: the command's %s is a port throttlebench picks, and the requests go there only with %s in --target too, such as http://127.0.0.1:%s/",
 			t.URL, target.PortPlaceholder, target.PortPlaceholder, target.PortPlaceholder)
 	}
 	hostport, err := target.HostPort(strings.ReplaceAll(t.URL, target.PortPlaceholder, "1"))
 	if err != nil {
-		return config.Usagef("target", "invalid --target %q: %v", t.URL, err)
+		return badinput.Errorf("target", "invalid --target %q: %v", t.URL, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
 	addrs, err := netport.Resolve(ctx, hostport)
 	if err != nil {
-		return config.Usagef("target", "invalid --target %q: %v", t.URL, err)
+		return badinput.Errorf("target", "invalid --target %q: %v", t.URL, err)
 	}
 	ifaddrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
 		if !netport.Local(a.Addr(), ifaddrs) {
-			return config.Usagef("target", "invalid --target %q: --serve starts the server on this machine, and %s is not one of its addresses", t.URL, a.Addr())
+			return badinput.Errorf("target", "invalid --target %q: --serve starts the server on this machine, and %s is not one of its addresses", t.URL, a.Addr())
 		}
 	}
 	if inURL {
@@ -75,5 +75,5 @@ func (t *Flags) servePort(args []string) error {
 			break
 		}
 	}
-	return config.Usagef("target", "--target: %s is in use%s; --serve starts its own server there (stop that one, or give %s for a free port)", hostport, by, target.PortPlaceholder)
+	return badinput.Errorf("target", "--target: %s is in use%s; --serve starts its own server there (stop that one, or give %s for a free port)", hostport, by, target.PortPlaceholder)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/modes"
@@ -23,7 +23,7 @@ func TestServePortFree(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	err = (&Flags{URL: "http://" + addr + "/", Serve: true}).servePort([]string{"true"})
-	var ue *config.Error
+	var ue *badinput.Error
 	require.ErrorAs(t, err, &ue, "taken")
 	l.Close()
 	require.NoError(t, (&Flags{URL: "http://" + addr + "/", Serve: true}).servePort([]string{"true"}), "free once closed")

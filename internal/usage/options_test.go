@@ -6,8 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // sampleDefaults are sample's flags at their defaults.
@@ -50,7 +49,7 @@ func TestFlagsResolve(t *testing.T) {
 	assert.Equal(t, []string{"sh", "-c", "true"}, o.Command)
 }
 
-// Every refusal is a config.Error (exit 2) naming the flag.
+// Every refusal is a badinput.Error (exit 2) naming the flag.
 func TestFlagsRefuse(t *testing.T) {
 	for _, tc := range []struct {
 		set  func(*Flags)
@@ -82,7 +81,7 @@ func TestFlagsRefuse(t *testing.T) {
 		f := sampleDefaults()
 		tc.set(&f)
 		_, err := f.Resolve()
-		var e *config.Error
+		var e *badinput.Error
 		require.ErrorAs(t, err, &e, tc.want)
 		assert.Equal(t, tc.flag, e.Param, err.Error())
 		assert.Contains(t, err.Error(), tc.want)

@@ -5,6 +5,6 @@
 //
 // Facts are read once per command (Read) and held as plain values, so the
 // arithmetic (Facts.Check) is tested on fakes. What is not known is not
-// held against the user. Refusals are config.Errors naming the flag (exit
+// held against the user. Refusals are badinput.Errors naming the flag (exit
 // 2); a layout that cannot be read is an ordinary error.
 package placement

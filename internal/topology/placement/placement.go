@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/topology"
@@ -65,7 +66,7 @@ func (f *Facts) Check(c config.Config) error {
 					may = "none: the cpuset its slice would be made in has no CPUs"
 				}
 			}
-			return config.Usagef("cpuset", "invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
+			return badinput.Errorf("cpuset", "invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
 				topology.FormatList(c.Cpuset), topology.FormatList(outside), may)
 		}
 	}
@@ -82,7 +83,7 @@ func (f *Facts) Check(c config.Config) error {
 			return fmt.Errorf("--one-per-core: read the CPU layout: %w", err)
 		}
 		if len(t.OnePerCore(base)) == 0 {
-			return config.Usagef("one-per-core", "invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
+			return badinput.Errorf("one-per-core", "invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
 				topology.FormatList(base), topology.FormatList(t.Online))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
@@ -24,7 +25,7 @@ func TestCPUFactsCheck(t *testing.T) {
 	bad := func(c config.Config, msg string) {
 		t.Helper()
 		err := f.Check(c)
-		var ue *config.Error
+		var ue *badinput.Error
 		require.ErrorAs(t, err, &ue, "%+v", c)
 		assert.Equal(t, msg, err.Error())
 	}
