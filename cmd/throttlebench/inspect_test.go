@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/inspect"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // inspect on this machine, as root or not: it runs, and the CPUs it reports
@@ -29,7 +29,7 @@ func TestInspectThisHost(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &r), stdout)
 	b, err := os.ReadFile("/sys/devices/system/cpu/online")
 	require.NoError(t, err)
-	online, err := topology.ParseList(string(b))
+	online, err := cpulist.Parse(string(b))
 	require.NoError(t, err)
 	assert.Equal(t, online, r.CPUs.Online)
 	assert.Equal(t, inspect.SchemaVersion, r.SchemaVersion)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -54,7 +55,7 @@ func (pl placer) place(cfg Config) (pinning, error) {
 		}
 		allowed := cpus
 		if cpus = t.OnePerCore(allowed); len(cpus) == 0 {
-			return pinning{}, fmt.Errorf("one per core: none of the CPUs %s this process may use is online", topology.FormatList(allowed))
+			return pinning{}, fmt.Errorf("one per core: none of the CPUs %s this process may use is online", cpulist.Format(allowed))
 		}
 	}
 	return pinning{cpus: cpus, pin: cfg.Pin, own: own, set: pl.setAffinity}, nil

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/topology"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 )
 
 // ErrNoCpuset says the cpuset controller is not there: no v1 hierarchy
@@ -100,7 +100,7 @@ func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		cpus, err := topology.ParseList(s)
+		cpus, err := cpulist.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}

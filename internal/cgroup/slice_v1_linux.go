@@ -14,7 +14,7 @@ import (
 	"github.com/containerd/cgroups/v3/cgroup1"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
-	"github.com/throttlebench/throttlebench/internal/topology"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 )
 
 // v1Slice is a slice on cgroup v1, through containerd/cgroups' cgroup1:
@@ -112,7 +112,7 @@ func (m *v1Slice) setUp(s *Slice, spec SliceSpec, group, _ string) error {
 // together.
 func (m *v1Slice) placeCpuset(s *Slice, spec SliceSpec, name string) error {
 	cs := spec.Cpuset
-	list := topology.FormatList(cs.CPUs)
+	list := cpulist.Format(cs.CPUs)
 	own := filepath.Join(cs.Parent, name)
 	group := "/" + strings.TrimPrefix(strings.TrimPrefix(own, cs.Hier.MountPoint), "/")
 	res := &specs.LinuxResources{CPU: &specs.LinuxCPU{Cpus: list}}

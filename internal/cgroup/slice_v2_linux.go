@@ -13,7 +13,7 @@ import (
 
 	"github.com/containerd/cgroups/v3/cgroup2"
 
-	"github.com/throttlebench/throttlebench/internal/topology"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 )
 
 // v2Slice is a slice on cgroup v2, through containerd/cgroups' cgroup2
@@ -102,7 +102,7 @@ func (v *v2Slice) setUp(s *Slice, spec SliceSpec, _, name string) error {
 
 // placeCpuset writes the CPUs asked in the slice's own cpuset.cpus.
 func (v *v2Slice) placeCpuset(s *Slice, spec SliceSpec, _ string) error {
-	list := topology.FormatList(spec.Cpuset.CPUs)
+	list := cpulist.Format(spec.Cpuset.CPUs)
 	if err := v.m.Update(&cgroup2.Resources{CPU: &cgroup2.CPU{Cpus: list}}); err != nil {
 		return fmt.Errorf("write CPUs %s to %s: %w", list, filepath.Join(s.Dir, "cpuset.cpus"), err)
 	}

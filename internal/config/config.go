@@ -13,9 +13,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
@@ -265,9 +265,9 @@ var batchParams = slices.Concat([]Param{
 // parseCpuset reads a CPU list; which CPUs exist here is for the command
 // to check (it touches the system), before anything is created.
 func parseCpuset(c *Config, v string) error {
-	cpus, err := topology.ParseList(v)
+	cpus, err := cpulist.Parse(v)
 	if err != nil || len(cpus) == 0 {
-		return badinput.Errorf("cpuset", "invalid --cpuset %q: want CPU numbers 0–%d in the kernel's list format, such as 0-3,8", v, topology.MaxCPU)
+		return badinput.Errorf("cpuset", "invalid --cpuset %q: want CPU numbers 0–%d in the kernel's list format, such as 0-3,8", v, cpulist.MaxCPU)
 	}
 	c.Cpuset = cpus
 	return nil

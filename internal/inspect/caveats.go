@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report/build"
@@ -30,14 +31,14 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		add("SMT on: more workers than cores (%d) will run at uneven speed, as two threads of one core share it; --one-per-core uses one thread of each core", cores)
 	}
 	if len(c.Offline) > 0 {
-		msg := fmt.Sprintf("offline CPUs %s: %d of the %s run nothing", topology.FormatList(c.Offline), len(c.Offline), plural.N(len(c.Offline)+len(c.Online), "CPU"))
+		msg := fmt.Sprintf("offline CPUs %s: %d of the %s run nothing", cpulist.Format(c.Offline), len(c.Offline), plural.N(len(c.Offline)+len(c.Online), "CPU"))
 		if lo, hi := threadRange(c.Siblings); lo != hi {
 			msg += fmt.Sprintf("; cores run %d to %d online threads, as some lost a sibling", lo, hi)
 		}
 		add("%s", msg)
 	}
 	if c.Affinity != nil && len(allowed) < len(c.Online) {
-		add("affinity %s: this process, and any workload it starts, may run on %d of the %d online CPUs", topology.FormatList(c.Affinity), len(allowed), len(c.Online))
+		add("affinity %s: this process, and any workload it starts, may run on %d of the %d online CPUs", cpulist.Format(c.Affinity), len(allowed), len(c.Online))
 	}
 
 	// The level whose quota makes effective_cpus, if a quota does.

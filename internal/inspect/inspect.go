@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -249,9 +250,9 @@ func gatherCgroup(root string, c CPUs) (Cgroup, cgroup.Cgroup, []cgroup.Level) {
 
 	if cs, err := h.SelfCpuset(); err == nil {
 		set := &Cpuset{Version: cs.Version, Path: cs.Path, Dir: show(root, cs.Dir)}
-		set.CPUs, err = topology.ParseList(cs.CPUs)
+		set.CPUs, err = cpulist.Parse(cs.CPUs)
 		errs = append(errs, err)
-		set.Effective, err = topology.ParseList(cs.Effective)
+		set.Effective, err = cpulist.Parse(cs.Effective)
 		errs = append(errs, err)
 		set.CPUs, set.Effective = nonNil(set.CPUs), nonNil(set.Effective)
 		out.Cpuset = set

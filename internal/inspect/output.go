@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/plural"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Formats are the output formats, the default first.
@@ -209,5 +209,5 @@ func list(ids []int) string {
 	if len(ids) == 0 {
 		return "none"
 	}
-	return topology.FormatList(ids)
+	return cpulist.Format(ids)
 }

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Formats lists the values --format accepts for a run.
@@ -244,7 +244,7 @@ func cpuList(cpus []int) string {
 	if len(cpus) == 0 {
 		return "-"
 	}
-	return topology.FormatList(cpus)
+	return cpulist.Format(cpus)
 }
 
 // placementText says where the workers ran: the cpuset as the kernel took

@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // noHierarchy is why no cpu hierarchy was found: a run in auto mode
@@ -63,7 +63,7 @@ func (k Local) placeSlices(ctx context.Context, o Options) (slicePlace, error) {
 	}
 	if o.CPUs != nil {
 		if p.cpusetErr != nil {
-			return p, fmt.Errorf("--cpuset %s: %w", topology.FormatList(o.CPUs), p.cpusetErr)
+			return p, fmt.Errorf("--cpuset %s: %w", cpulist.Format(o.CPUs), p.cpusetErr)
 		}
 		p.cpuset = &cgroup.CpusetSpec{Hier: p.cpusets, Parent: p.hier.TwinDir(p.cpusets, p.parent), CPUs: o.CPUs}
 	}

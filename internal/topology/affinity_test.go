@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 )
 
 // The calling thread's affinity is read, narrowed and read back; the thread
@@ -38,5 +40,5 @@ func TestAffinityRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, all, again, "another thread keeps its own")
 
-	assert.Error(t, SetAffinity([]int{MaxCPU + 1}))
+	assert.Error(t, SetAffinity([]int{cpulist.MaxCPU + 1}))
 }

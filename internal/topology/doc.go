@@ -9,6 +9,6 @@
 // The filesystem root is injected, so the parsers are tested on fixture
 // trees (testdata/) as well as on this machine.
 //
-// It only reads. OnePerCore picks one thread of each core, ParseList reads the
-// kernel's CPU list format.
+// It only reads. OnePerCore picks one thread of each core; the kernel's CPU
+// list format is internal/cpulist's.
 package topology

@@ -9,10 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 )
 
-// ErrParse is wrapped by every error about a malformed sysfs file.
-var ErrParse = errors.New("cannot parse")
+// ErrParse is wrapped by every error about a malformed sysfs file: the
+// list parser's own, which a malformed list file wraps too.
+var ErrParse = cpulist.ErrParse
 
 // CPU is one online logical CPU.
 type CPU struct {
@@ -82,7 +85,7 @@ func Read(root string) (*Topology, error) {
 		if !slices.Contains(siblings, id) {
 			return nil, fmt.Errorf("%w %s: cpu%d is not among its own siblings %v", ErrParse, top, id, siblings)
 		}
-		key := FormatList(siblings)
+		key := cpulist.Format(siblings)
 		core, ok := coreOf[key]
 		if !ok {
 			core = len(t.Cores)
@@ -182,7 +185,7 @@ func readList(path string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := ParseList(string(b))
+	l, err := cpulist.Parse(string(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -11,39 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestParseList(t *testing.T) {
-	for in, want := range map[string][]int{
-		"0-3,8,10-11\n": {0, 1, 2, 3, 8, 10, 11},
-		"5":             {5},
-		"3,1,2-3":       {1, 2, 3}, // cpuset.cpus as a person writes it: sorted, deduplicated
-		"":              nil,
-		"\n":            nil,
-		"8191":          {8191},
-	} {
-		got, err := ParseList(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, "%q", in)
-	}
-	for _, in := range []string{"a", "1-", "-1", "3-1", "1,,2", "0-8192", "+1", "1-2-3", "1 2"} {
-		_, err := ParseList(in)
-		assert.ErrorIs(t, err, ErrParse, "%q", in)
-	}
-}
-
-func TestFormatList(t *testing.T) {
-	for want, ids := range map[string][]int{
-		"0-3,8,10-11": {0, 1, 2, 3, 8, 10, 11},
-		"5":           {5},
-		"":            nil,
-		"0,2,4":       {0, 2, 4},
-	} {
-		assert.Equal(t, want, FormatList(ids))
-		back, err := ParseList(want)
-		require.NoError(t, err)
-		assert.Equal(t, ids, back)
-	}
-}
-
 func TestReadSeed16(t *testing.T) {
 	top, err := Read("testdata/seed16")
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -64,7 +65,7 @@ func ownCPUs(t *testing.T) []int {
 	cpus, err := topology.Affinity()
 	require.NoError(t, err)
 	if len(cpus) < 2 {
-		skipOrFail(t, "placement tests need 2 CPUs, this process may use "+topology.FormatList(cpus))
+		skipOrFail(t, "placement tests need 2 CPUs, this process may use "+cpulist.Format(cpus))
 	}
 	return cpus
 }
@@ -295,7 +296,7 @@ func TestPinWorkers(t *testing.T) {
 	parent := cpusetParent(t, hier)
 	r := placedRun(t, "--cgroup", "create", "--parent", parent, "--pin", "--workers", "2")
 	assert.True(t, r.Config.Pin)
-	assert.Equal(t, topology.FormatList(own), r.Cgroup.AllowedCPUs)
+	assert.Equal(t, cpulist.Format(own), r.Cgroup.AllowedCPUs)
 	require.Len(t, r.Workers, 2)
 	for i, w := range r.Workers {
 		require.NotNil(t, w.PinnedCPU, "worker %d", i)
@@ -321,22 +322,22 @@ func TestOnePerCore(t *testing.T) {
 	own := ownCPUs(t)
 	layout, err := topology.Read("/")
 	require.NoError(t, err)
-	want := topology.FormatList(layout.OnePerCore(own))
-	t.Logf("CPUs %s, one per core %s", topology.FormatList(own), want)
+	want := cpulist.Format(layout.OnePerCore(own))
+	t.Logf("CPUs %s, one per core %s", cpulist.Format(own), want)
 
 	r := placedRun(t, "--cgroup", "create", "--parent", testParent(t, hier), "--one-per-core", "--workers", "2")
 	assert.True(t, r.Config.OnePerCore)
 	assert.Equal(t, want, r.Cgroup.AllowedCPUs)
 	// Read apart from the topology package: no two of them siblings, and
 	// every CPU of ours a sibling of one of them.
-	allowed, err := topology.ParseList(r.Cgroup.AllowedCPUs)
+	allowed, err := cpulist.Parse(r.Cgroup.AllowedCPUs)
 	require.NoError(t, err)
 	covered := map[int]bool{}
 	for _, c := range allowed {
 		data, err := os.ReadFile("/sys/devices/system/cpu/cpu" + strconv.Itoa(c) + "/topology/thread_siblings_list")
 		siblings := []int{c}
 		if err == nil {
-			siblings, err = topology.ParseList(string(data))
+			siblings, err = cpulist.Parse(string(data))
 			require.NoError(t, err)
 		}
 		for _, sib := range siblings {

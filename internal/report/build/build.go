@@ -7,11 +7,11 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // usage is the Usage of cpu (nil: not known), read from source, against
@@ -64,7 +64,7 @@ func Build(in Input) *report.Report {
 			Workload: in.Config.Workload, Batch: in.Config.Batch,
 			Iterations: in.Config.Iterations, MinTimeMs: ms(in.Config.MinTime), Warmup: in.Config.Warmup, Workers: in.Config.Workers,
 			GOMAXPROCS: in.Result.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy,
-			Cpuset: topology.FormatList(in.Cpuset), Pin: in.Config.Pin, OnePerCore: in.Config.OnePerCore,
+			Cpuset: cpulist.Format(in.Cpuset), Pin: in.Config.Pin, OnePerCore: in.Config.OnePerCore,
 		},
 		Host:     in.Host,
 		Warnings: append([]report.Warning{}, in.Warnings...),
@@ -79,7 +79,7 @@ func Build(in Input) *report.Report {
 	}
 	eff := bandwidth.EffectiveCPUs(in.Chain, allowed)
 	r.Cgroup = cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff)
-	r.Cgroup.Cpuset, r.Cgroup.AllowedCPUs = in.CgroupCpuset, topology.FormatList(in.Result.AllowedCPUs)
+	r.Cgroup.Cpuset, r.Cgroup.AllowedCPUs = in.CgroupCpuset, cpulist.Format(in.Result.AllowedCPUs)
 
 	n := in.Config.Workers
 	perWorker := make([][]float64, n)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // LatencyInput is everything a latency report is built from.
@@ -41,7 +41,7 @@ type LatencyInput struct {
 func BuildLatency(in LatencyInput) *report.Latency {
 	o, res := in.Open, in.Result
 	allowed := in.NumCPU
-	if cpus, err := topology.ParseList(in.CgroupCpuset); err == nil && len(cpus) > 0 {
+	if cpus, err := cpulist.Parse(in.CgroupCpuset); err == nil && len(cpus) > 0 {
 		allowed = len(cpus)
 	}
 	eff := bandwidth.EffectiveCPUs(in.Chain, allowed)
@@ -49,7 +49,7 @@ func BuildLatency(in LatencyInput) *report.Latency {
 		SchemaVersion: report.SchemaVersion,
 		Config: report.LatencyConfig{Rate: o.Rate, Arrivals: o.Arrivals, Count: o.Count, WorkMs: ms(o.Work), WaitMs: ms(o.Wait),
 			Workers: o.Workers, Queue: o.Queue, DurationS: o.Duration.Seconds(), Seed: o.Seed,
-			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy, Cpuset: topology.FormatList(in.Cpuset)},
+			GOMAXPROCS: res.GOMAXPROCS, GOMAXPROCSPolicy: in.Policy, Cpuset: cpulist.Format(in.Cpuset)},
 		Cgroup:    cgroupBlock(in.Mode, in.Cgroup, in.Limits, in.Chain, eff),
 		Host:      in.Host,
 		Offered:   res.Offered,

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
-	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
 // Background is what the harness read around the measured iterations,
@@ -298,7 +298,7 @@ func bindingQuota(r *report.Report) (quota, bool) {
 		return quota{}, false
 	}
 	cpus := r.Host.NumCPU
-	if allowed, err := topology.ParseList(r.Cgroup.AllowedCPUs); err == nil && len(allowed) > 0 {
+	if allowed, err := cpulist.Parse(r.Cgroup.AllowedCPUs); err == nil && len(allowed) > 0 {
 		cpus = len(allowed)
 	}
 	free := model.Parallelism(r.Config.Workers, r.Config.GOMAXPROCS, float64(cpus))

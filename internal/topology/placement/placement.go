@@ -7,6 +7,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -59,7 +60,7 @@ func (f *Facts) Check(c config.Config) error {
 			}
 		}
 		if len(outside) > 0 {
-			may := topology.FormatList(allowed)
+			may := cpulist.Format(allowed)
 			if len(allowed) == 0 {
 				may = "none"
 				if f.Parent != nil && len(f.Parent) == 0 {
@@ -67,7 +68,7 @@ func (f *Facts) Check(c config.Config) error {
 				}
 			}
 			return badinput.Errorf("cpuset", "invalid --cpuset %q: CPU(s) %s are not among the CPUs this process may use, %s",
-				topology.FormatList(c.Cpuset), topology.FormatList(outside), may)
+				cpulist.Format(c.Cpuset), cpulist.Format(outside), may)
 		}
 	}
 	if c.OnePerCore {
@@ -84,7 +85,7 @@ func (f *Facts) Check(c config.Config) error {
 		}
 		if len(t.OnePerCore(base)) == 0 {
 			return badinput.Errorf("one-per-core", "invalid --one-per-core: it leaves no CPU of %s (none of them is an online CPU the layout knows, online %s)",
-				topology.FormatList(base), topology.FormatList(t.Online))
+				cpulist.Format(base), cpulist.Format(t.Online))
 		}
 	}
 	return nil

@@ -1,21 +1,29 @@
-package topology
+// Package cpulist is the kernel's CPU list format ("0-3,8,10-11", as in
+// /sys/devices/system/cpu/online and cpuset.cpus): Parse reads it, Format
+// writes it. A leaf, so that cgroup, topology, config and the report share
+// it without importing one another.
+package cpulist
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 )
 
+// ErrParse is wrapped by every error about a malformed list.
+var ErrParse = errors.New("cannot parse")
+
 // MaxCPU bounds the CPU ids a list may name: the kernel's NR_CPUS is at
 // most 8192 on every configuration shipped, and a bound keeps "0-999999999"
 // from allocating a billion ints.
 const MaxCPU = 8191
 
-// ParseList parses the kernel's CPU list format ("0-3,8,10-11", as in
+// Parse parses the kernel's CPU list format ("0-3,8,10-11", as in
 // /sys/devices/system/cpu/online and cpuset.cpus): ascending, without
 // duplicates. An empty list (an empty file) is valid and empty.
-func ParseList(s string) ([]int, error) {
+func Parse(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
@@ -55,9 +63,9 @@ func cpuID(s, list string) (int, error) {
 	return v, nil
 }
 
-// FormatList writes ids in the kernel's list format, runs as ranges:
+// Format writes ids in the kernel's list format, runs as ranges:
 // [0 1 2 3 8] → "0-3,8". ids must be ascending without duplicates.
-func FormatList(ids []int) string {
+func Format(ids []int) string {
 	var b strings.Builder
 	for i := 0; i < len(ids); {
 		j := i
