@@ -705,7 +705,7 @@ func parseCPUs(c *Config, v string) error {
 	if !ok || !(f > 0) || f > MaxCPUs {
 		return badinput.Errorf("cpus", "invalid --cpus %q: want a number of CPUs above 0 and at most %d, %s, or max", v, MaxCPUs, CPUsExample)
 	}
-	q := time.Duration(math.Round(f*float64(c.Limits.Period/time.Microsecond))) * time.Microsecond
+	q := bandwidth.Quota(f, c.Limits.Period)
 	if q < MinQuota {
 		return badinput.Combinationf("cpus", "invalid --cpus %q: gives a quota of %v per %v period, below the kernel's 1ms minimum; use more CPUs or a longer --period", v, q, c.Limits.Period)
 	}

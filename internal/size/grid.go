@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -82,7 +83,7 @@ func ParseGrid(cpusMin, cpusMax, step string, period time.Duration) (Grid, error
 	if g.Step, err = ParseStep(step); err != nil {
 		return g, err
 	}
-	if g.Step.CPUs > 0 && math.Round(g.Step.CPUs*periodUs(period)) < 1 {
+	if g.Step.CPUs > 0 && bandwidth.Quota(g.Step.CPUs, period) < time.Microsecond {
 		return g, badinput.Errorf("step", "invalid --step %q: finer than the kernel's 1µs of quota per %v period (%s CPUs)", step, period, fmtCPUs(1/periodUs(period)))
 	}
 	if g.Min, err = parseEnd("cpus-min", cpusMin, period); err != nil {
@@ -176,7 +177,7 @@ func parseEnd(flag, v string, period time.Duration) (float64, error) {
 	if !ok || !(c > 0 && c <= config.MaxCPUs) {
 		return 0, badinput.Errorf(flag, "invalid --%s %q: want a number of CPUs above 0 and at most %d, %s", flag, v, config.MaxCPUs, config.CPUsExample)
 	}
-	if q := time.Duration(math.Round(quotaUs(c, period))) * time.Microsecond; q < config.MinQuota {
+	if q := bandwidth.Quota(c, period); q < config.MinQuota {
 		return 0, badinput.Errorf(flag, "invalid --%s %q: a quota of %v per %v period, below the kernel's 1ms minimum; want at least %s CPUs, or a longer --period", flag, v, q, period, fmtCPUs(MinCPUs(period)))
 	}
 	return c, nil
@@ -212,7 +213,7 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 	if !(lo < hi) {
 		return nil, g.outOfOrder(lo, hi, def)
 	}
-	if math.Round(quotaUs(lo, g.Period)) < float64(config.MinQuota/time.Microsecond) {
+	if bandwidth.Quota(lo, g.Period) < config.MinQuota {
 		// Only a default can be: ParseGrid refuses such a --cpus-min.
 		return nil, badinput.Errorf("cpus-min", "the default --cpus-min %s (%s) is below the kernel's 1ms of quota per %v period; give --cpus-min", fmtCPUs(lo), def.Why, g.Period)
 	}
@@ -222,7 +223,7 @@ func (g Grid) Levels(def Range) ([]float64, error) {
 	}
 	var out []float64
 	add := func(c float64) {
-		c = math.Round(quotaUs(c, g.Period)) / periodUs(g.Period)
+		c = bandwidth.QuotaCPUs(c, g.Period)
 		if len(out) == 0 || c > out[len(out)-1] {
 			out = append(out, c)
 		}
@@ -277,8 +278,6 @@ func (g Grid) level(lo float64, i int) float64 {
 }
 
 func periodUs(period time.Duration) float64 { return float64(period / time.Microsecond) }
-
-func quotaUs(cpus float64, period time.Duration) float64 { return cpus * periodUs(period) }
 
 func fmtCPUs(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
@@ -300,7 +301,7 @@ func checkBursts(spec string, bursts []time.Duration, g size.Grid, numCPU int) e
 	if math.IsInf(top, 1) {
 		return nil
 	}
-	most := time.Duration(math.Round(top*float64(g.Period/time.Microsecond))) * time.Microsecond
+	most := bandwidth.Quota(top, g.Period)
 	if b := bursts[len(bursts)-1]; b > most {
 		where := fmt.Sprintf("--cpus-max %s", strconv.FormatFloat(top, 'f', -1, 64))
 		if g.Max == 0 {

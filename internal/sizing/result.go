@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
@@ -327,7 +328,7 @@ func docker(cpus float64, period time.Duration) string {
 }
 
 func quotaUs(cpus float64, period time.Duration) int64 {
-	return int64(math.Round(cpus * float64(period.Microseconds())))
+	return bandwidth.Quota(cpus, period).Microseconds()
 }
 
 func ptr[T any](v T) *T { return &v }

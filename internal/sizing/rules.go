@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
 )
@@ -56,10 +57,9 @@ func (e Engine) ruleArms(ctx context.Context, p Plan, r *Result, unlimitedMs flo
 }
 
 // ruleCPUs is a rule's limit as the kernel takes it at the period: a whole
-// microsecond of quota, at least its minimum.
+// microsecond of quota (bandwidth.QuotaCPUs), at least its minimum.
 func ruleCPUs(cpus float64, p Plan) float64 {
-	period := float64(p.Grid.Period.Microseconds())
-	return math.Max(math.Round(cpus*period), float64(size.MinCPUs(p.Grid.Period)*period)) / period
+	return math.Max(bandwidth.QuotaCPUs(cpus, p.Grid.Period), size.MinCPUs(p.Grid.Period))
 }
 
 // levelArm is the search's arm at cpus, or nil.

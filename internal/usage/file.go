@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
@@ -173,7 +174,7 @@ func Build(rec Recording, m Meta) File {
 // used no CPU, or no more than the target's share of its intervals did.
 // "" where there is a limit.
 func (f File) NoLimit() string {
-	if Millicores(f.Advice.LimitCPUs) > 0 {
+	if bandwidth.Millicores(f.Advice.LimitCPUs) > 0 {
 		return ""
 	}
 	if f.Summary.Interval.MaxCPUs == 0 {

@@ -4,12 +4,19 @@ import (
 	"math"
 	"time"
 
+	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 // BurstCap is the most burst the kernel accepts beside a limit of cpus at
 // period: the quota per period (cpu.cfs_burst_us ≤ cpu.cfs_quota_us, and
 // cpu.max.burst likewise), rounded to the nanosecond.
+//
+// It differs from bandwidth.Quota, the quota of a limit the user gives, on
+// purpose: it is the bound a replayed burst (in nanoseconds) is held
+// against, not a value written to the kernel, and sample's burst_cap_ms
+// reports it unrounded. At a whole millicore and a period of whole
+// milliseconds (what FitLimit and FitPeriod try) the two agree.
 func BurstCap(cpus float64, period time.Duration) time.Duration {
 	return time.Duration(math.Round(cpus * float64(period)))
 }
@@ -41,7 +48,7 @@ func FitPeriod(burst time.Duration, cpus float64) (time.Duration, bool) {
 // always does where the peak is below that).
 func FitLimit(t Trace, from float64, period time.Duration) (cpus float64, burst time.Duration, ok bool) {
 	fits := func(m int64) bool { return Burst(t, milli(m)) <= BurstCap(milli(m), period) }
-	lo := max(Millicores(from), 1)
+	lo := max(bandwidth.Millicores(from), 1)
 	hi := int64(MaxLimitCPUs * 1000)
 	if lo > hi || !fits(hi) {
 		return 0, 0, false
@@ -56,11 +63,5 @@ func FitLimit(t Trace, from float64, period time.Duration) (cpus float64, burst 
 	}
 	return milli(lo), Burst(t, milli(lo)), true
 }
-
-// Millicores is cpus rounded up to a whole millicore: the unit Kubernetes
-// spells a CPU limit in, rounded up so that a limit advised as enough is not
-// spelled as a little less. The 1e-6 keeps 1.05 (1050.0000000000002 as a
-// float product) at 1050.
-func Millicores(cpus float64) int64 { return int64(math.Ceil(cpus*1000 - 1e-6)) }
 
 func milli(m int64) float64 { return float64(m) / 1000 }
