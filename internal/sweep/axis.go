@@ -23,10 +23,6 @@ const (
 	Words    = config.Words    // --gomaxprocs: integers, or the words its parameter declares
 )
 
-// MaxValues bounds one axis, so that a typo in a step cannot start a sweep
-// of a million configurations.
-const MaxValues = 1000
-
 // Expand turns a spec into the list of values it names. A spec is a comma
 // separated list whose items are single values or ranges:
 //
@@ -74,8 +70,8 @@ func Expand(spec string, kind Kind, words ...string) ([]string, error) {
 		default:
 			return nil, fmt.Errorf("%q is neither a value nor a range start:stop:step", item)
 		}
-		if len(out) > MaxValues {
-			return nil, fmt.Errorf("more than %d values", MaxValues)
+		if len(out) > config.MaxValues {
+			return nil, fmt.Errorf("more than %d values", config.MaxValues)
 		}
 	}
 	return out, nil
@@ -188,8 +184,8 @@ func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 		}
 		for v := start; v <= stop+eps; v *= k {
 			out = append(out, format(v, kind))
-			if len(out) > MaxValues {
-				return nil, fmt.Errorf("more than %d values", MaxValues)
+			if len(out) > config.MaxValues {
+				return nil, fmt.Errorf("more than %d values", config.MaxValues)
 			}
 		}
 		return dedupe(out), nil
@@ -198,12 +194,12 @@ func expandRange(startS, stopS, stepS string, kind Kind) ([]string, error) {
 	if err != nil || !(step > 0) {
 		return nil, fmt.Errorf("step %q must be above 0", stepS)
 	}
-	if (stop-start)/step > MaxValues {
-		return nil, fmt.Errorf("more than %d values", MaxValues)
+	if (stop-start)/step > config.MaxValues {
+		return nil, fmt.Errorf("more than %d values", config.MaxValues)
 	}
 	// Bounded by the count too: a step below the float spacing at start
 	// (1e300:1e300:1) never moves v, and dedupe folds its repeats into one.
-	for i := 0; i <= MaxValues; i++ {
+	for i := 0; i <= config.MaxValues; i++ {
 		v := start + float64(i)*step
 		if v > stop+eps {
 			break

@@ -1,6 +1,6 @@
 // Package sweep plans a list of configurations and runs it: it expands
 // parameter lists and ranges into configurations (axis.go, at most
-// MaxValues per axis), turns each into a step that is plain data
+// config.MaxValues per axis), turns each into a step that is plain data
 // (plan.Options, through Spec.Options), runs the steps one after another
 // on a Runner (Loop: a configuration the machine cannot give is skipped
 // with its reason; an interrupted list keeps what it measured), estimates

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/config"
 )
 
 // expandWithin runs Expand with a deadline: a range whose values stop
@@ -34,7 +36,7 @@ func expandWithin(spec string, kind Kind) ([]string, error) {
 	}
 }
 
-// FuzzExpand: whatever the spec, Expand returns quickly, at most MaxValues
+// FuzzExpand: whatever the spec, Expand returns quickly, at most config.MaxValues
 // values, each of which is a value of its kind that expands to itself, lies
 // within the item that named it, and Expand of the spec is the values of its
 // items one after another.
@@ -66,8 +68,8 @@ func FuzzExpand(f *testing.F) {
 			}
 			return
 		}
-		if len(values) == 0 || len(values) > MaxValues {
-			t.Fatalf("Expand(%q, %d) gave %d values, want 1 to %d", spec, kind, len(values), MaxValues)
+		if len(values) == 0 || len(values) > config.MaxValues {
+			t.Fatalf("Expand(%q, %d) gave %d values, want 1 to %d", spec, kind, len(values), config.MaxValues)
 		}
 		var concat []string
 		for _, item := range strings.Split(spec, ",") {
