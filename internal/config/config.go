@@ -32,6 +32,10 @@ const (
 	MaxMinTime = time.Hour
 )
 
+// MaxValues bounds a list of values, a sweep's axis and size's grid of
+// quotas alike: a typo in a step cannot start a million runs.
+const MaxValues = 1000
+
 // DefaultPeriod is the kernel's and Docker's default CFS period.
 const DefaultPeriod = 100 * time.Millisecond
 

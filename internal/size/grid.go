@@ -10,13 +10,12 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// MaxLevels bounds the grid, as sweep bounds an axis: a typo in --step
-// cannot start a search over a million quotas.
-const MaxLevels = sweep.MaxValues
+// MaxLevels bounds the grid, as a sweep's axis is bounded: a typo in
+// --step cannot start a search over a million quotas.
+const MaxLevels = config.MaxValues
 
 // MaxStepPercent bounds a geometric step: beyond doubling per level the
 // grid says little about where the answer is.
