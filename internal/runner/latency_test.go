@@ -172,8 +172,8 @@ func TestSamplePeak(t *testing.T) {
 	assert.InDelta(t, 1.0, *peak, 1e-12)
 	assert.InDeltaSlice(t, []float64{0.5, 1.0, 0.1}, cpus, 1e-12, "each whole interval's use")
 	assert.Equal(t, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, clk.instants(),
-		"read on absolute instants PeakInterval apart")
-	assert.Equal(t, 100*time.Millisecond, PeakInterval)
+		"read on absolute instants usage.PeakInterval apart")
+	assert.Equal(t, 100*time.Millisecond, usage.PeakInterval)
 	again, _ := stop()
 	assert.Same(t, peak, again, "stop may be called again, with the same answer")
 }

@@ -97,7 +97,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
-	// The slice's usage is sampled too, every PeakInterval: size's usage
+	// The slice's usage is sampled too, every usage.PeakInterval: size's usage
 	// rules are computed from that trace.
 	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock,
 		Waits: k.WaitsOf(slice.Cgroup(), o.Host.Root)}

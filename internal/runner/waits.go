@@ -7,6 +7,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
 // Waits reads what the measured threads waited for: the threads of the
@@ -42,13 +43,13 @@ func (m Machine) WaitsOf(g cgroup.Cgroup, root string) *Waits {
 }
 
 // maxWaitThreads is the most threads a window's waits are read for, every
-// PeakInterval: a created slice holds a few dozen; current mode in a
+// usage.PeakInterval: a created slice holds a few dozen; current mode in a
 // cgroup as wide as a host's session can hold thousands, whose reading
 // would load the machine it measures (the waits are then not read).
 const maxWaitThreads = 1024
 
 // waitTracker follows the measured threads' run delay over a window. The
-// threads are read at its start, every PeakInterval and at its end, and
+// threads are read at its start, every usage.PeakInterval and at its end, and
 // each keeps the first and the last counters read: a thread that exits
 // (a command's process, a server's worker) is counted to its last sample,
 // one that appears from its start (its whole life is in the window).
@@ -148,7 +149,7 @@ func (t *waitTracker) open() {
 	}
 }
 
-// every samples every PeakInterval until the returned stop is called.
+// every samples every usage.PeakInterval until the returned stop is called.
 func (t *waitTracker) every() (stop func()) {
 	if t == nil || t.w == nil {
 		return func() {}
@@ -156,7 +157,7 @@ func (t *waitTracker) every() (stop func()) {
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		tick := time.NewTicker(PeakInterval)
+		tick := time.NewTicker(usage.PeakInterval)
 		defer tick.Stop()
 		for {
 			select {

@@ -28,7 +28,7 @@ type Window struct {
 	// (current mode; a client beside its server).
 	HostCPU        func() (host.CPUTimes, error)
 	Usage, Process func() (time.Duration, error)
-	// CPU is the workload's CPU time, sampled every PeakInterval on Clock
+	// CPU is the workload's CPU time, sampled every usage.PeakInterval on Clock
 	// for the peak; nil for none.
 	CPU   func() (time.Duration, error)
 	Clock func() usage.Clock
@@ -39,8 +39,8 @@ type Window struct {
 
 // Measured is what a window read: the cgroup's counters' change, the
 // machine's background, how long it lasted, the workload's CPU time over
-// it, its peak in any whole PeakInterval (nil where not known) and its
-// use in each whole PeakInterval, in CPUs (the trace size's usage rules
+// it, its peak in any whole usage.PeakInterval (nil where not known) and its
+// use in each whole usage.PeakInterval, in CPUs (the trace size's usage rules
 // are computed from).
 type Measured struct {
 	Stat       cgroup.CPUStat
@@ -181,11 +181,7 @@ func background(before, after reading) build.Background {
 	return bg
 }
 
-// PeakInterval is the window of peak_cpus_100ms: the bandwidth
-// controller's default period, the scale at which a quota bites.
-const PeakInterval = 100 * time.Millisecond
-
-// samplePeak samples the counter every PeakInterval on clk until the
+// samplePeak samples the counter every usage.PeakInterval on clk until the
 // returned stop is called, which returns the highest usage in any whole
 // interval, in CPUs, or nil when there was none, and the usage in each
 // whole interval. stop may be called again.
@@ -193,7 +189,7 @@ func samplePeak(ctx context.Context, clk usage.Clock, counter func() (time.Durat
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan usage.Recording, 1)
 	go func() {
-		done <- usage.Sampler{Counter: counterFunc(counter), Clock: clk, Interval: PeakInterval}.Run(ctx)
+		done <- usage.Sampler{Counter: counterFunc(counter), Clock: clk, Interval: usage.PeakInterval}.Run(ctx)
 	}()
 	var (
 		peak    *float64

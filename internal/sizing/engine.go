@@ -13,7 +13,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/stderrtail"
@@ -448,8 +447,8 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 		// the rest of the schedule quiet, which a service's usage has too.
 		// Counted from the sampled intervals' end, to the nearest interval.
 		if p.WindowLength > time.Duration(l.WindowMs*float64(time.Millisecond)) {
-			tail := p.WindowLength - time.Duration(len(l.CPUs100ms))*runner.PeakInterval
-			w.idle100ms = int(math.Round(float64(tail) / float64(runner.PeakInterval)))
+			tail := p.WindowLength - time.Duration(len(l.CPUs100ms))*usage.PeakInterval
+			w.idle100ms = int(math.Round(float64(tail) / float64(usage.PeakInterval)))
 		}
 		if t := l.TargetResult; t != nil {
 			// The server's own failures under a quota are the window's
@@ -507,7 +506,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 }
 
 // trace is the window's usage every 100 ms, as the runner sampled it
-// (runner.PeakInterval), the scale at which a quota bites and the usage
+// (usage.PeakInterval), the scale at which a quota bites and the usage
 // rules' finest grain, then the schedule's quiet tail as idle intervals:
 // without them on-off arrivals would look busier to the rules than the
 // service they stand for is.
@@ -515,11 +514,11 @@ func (w Window) trace() (usage.Trace, bool) {
 	if len(w.cpus100ms) == 0 {
 		return usage.Trace{}, false
 	}
-	t := usage.Trace{Interval: runner.PeakInterval, Samples: []usage.Sample{{}}}
+	t := usage.Trace{Interval: usage.PeakInterval, Samples: []usage.Sample{{}}}
 	var used time.Duration
 	for i, c := range append(slices.Clip(w.cpus100ms), make([]float64, w.idle100ms)...) {
-		used += time.Duration(c * float64(runner.PeakInterval))
-		t.Samples = append(t.Samples, usage.Sample{At: time.Duration(i+1) * runner.PeakInterval, Usage: used})
+		used += time.Duration(c * float64(usage.PeakInterval))
+		t.Samples = append(t.Samples, usage.Sample{At: time.Duration(i+1) * usage.PeakInterval, Usage: used})
 	}
 	return t, true
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -130,7 +129,7 @@ func (o *Flags) Resolve(ctx context.Context, g modes.Given, args []string, dash 
 			return p, badinput.Errorf("command", "unexpected command %q: a command after -- is measured by the closed loop, and an open-loop parameter (--rate, --work, …) was given: give one loop's", args[0])
 		}
 	}
-	if f.Mode == runner.ModeCurrent {
+	if f.Mode == plan.ModeCurrent {
 		return p, badinput.Errorf("cgroup", "--cgroup %q cannot be used with size: each window runs at its own quota, in a slice of its own", f.Mode)
 	}
 	if err := badinput.Choice("format", f.Format, Formats); err != nil {

@@ -21,6 +21,12 @@ type Clock interface {
 	SleepUntil(ctx context.Context, t time.Duration) error
 }
 
+// PeakInterval is the window of a run's peak_cpus_100ms and of its usage
+// in each interval (the runner samples the workload every PeakInterval):
+// the bandwidth controller's default period, the scale at which a quota
+// bites.
+const PeakInterval = 100 * time.Millisecond
+
 // Sampler reads Counter at start + k × Interval, k = 0, 1, …, until
 // Duration has passed (0: until ctx ends). The instants are absolute, so a
 // late wake-up does not delay the ones after it.
