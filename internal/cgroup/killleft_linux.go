@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/host"
 )
 
 // KillLeft kills what is left in the slice but except (its workload
@@ -53,7 +54,7 @@ func (h Host) KillIn(dir string, except int) (int, error) {
 			if err != nil {
 				continue // gone already
 			}
-			if killedAlready(h.Root, p) {
+			if killedAlready(h.Root, pid) {
 				// Killed already (the command's process group, a moment
 				// before) and on its way out: waited for, not counted as
 				// left (under TCG such a one was still listed here).
@@ -76,29 +77,20 @@ func (h Host) KillIn(dir string, except int) (int, error) {
 
 // killedAlready says the process pid is on its way out already: exiting
 // (PF_EXITING in root/proc/<pid>/stat's flags) or with a SIGKILL pending
-// (SigPnd or ShdPnd in its status); gone counts too.
-func killedAlready(root, pid string) bool {
-	stat, err1 := readFile(filepath.Join(root, "/proc", pid, "stat"))
-	status, err2 := readFile(filepath.Join(root, "/proc", pid, "status"))
+// (in its status, read by host's one reader of it); gone counts too.
+func killedAlready(root string, pid int) bool {
+	stat, err1 := readFile(filepath.Join(root, "/proc", strconv.Itoa(pid), "stat"))
+	status, err2 := host.ReadProcStatus(root, pid)
 	if err1 != nil || err2 != nil {
 		return true
 	}
-	return dyingFrom(string(stat), string(status))
+	return dyingFrom(string(stat), status)
 }
 
-// dyingFrom is killedAlready on the two files' text.
-func dyingFrom(stat, status string) bool {
+// dyingFrom is killedAlready on the stat file's text and the status.
+func dyingFrom(stat string, status host.ProcStatus) bool {
 	if st, err := parseProcStat([]byte(stat)); err == nil && (st.dead() || st.exiting()) {
 		return true
 	}
-	for _, line := range strings.Split(status, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || (k != "SigPnd" && k != "ShdPnd") {
-			continue
-		}
-		if mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && mask&(1<<(unix.SIGKILL-1)) != 0 {
-			return true
-		}
-	}
-	return false
+	return status.SignalPending(unix.SIGKILL)
 }

@@ -60,7 +60,9 @@ type Fleet struct {
 // NewFleet returns the fleet on this machine's kernel.
 func NewFleet() *Fleet { return &Fleet{} }
 
-func (f Fleet) withDefaults() Fleet {
+// withDefaults fills the seams left nil with this machine's, reading
+// /proc below root (the run's injected root).
+func (f Fleet) withDefaults(root string) Fleet {
 	if f.Local == nil {
 		f.Local = &runner.Local{}
 	}
@@ -68,7 +70,7 @@ func (f Fleet) withDefaults() Fleet {
 		f.StartInstance = startInstance
 	}
 	if f.ProcMemory == nil {
-		f.ProcMemory = host.ProcMemory
+		f.ProcMemory = func(pid int) (host.Memory, error) { return host.ProcMemory(root, pid) }
 	}
 	if f.Monotonic == nil {
 		f.Monotonic = bench.Monotonic
@@ -93,7 +95,7 @@ var ErrInstancesNeedSlices = errors.New("--instances needs slices of its own")
 // its report. Whatever happens, every slice it created is removed and
 // every instance it started has ended when it returns.
 func (f *Fleet) Run(ctx context.Context, o runner.Options) (*report.Latency, error) {
-	fl := f.withDefaults()
+	fl := f.withDefaults(o.Host.Root)
 	if f.Local == nil {
 		defer fl.Local.Close() // a Local of this run's own
 	}

@@ -6,5 +6,7 @@
 //
 // Info is a result's host block (kernel, CPU model, CPUs, Go, hostname,
 // node), read below an injected root; PIDCPU and ProcMemory read one
-// process's CPU time and memory from outside it.
+// process's CPU time and memory from outside it. ReadProcStatus is the one
+// reader of /proc/PID/status (ProcMemory's, and internal/cgroup's for the
+// signals pending on a process it may kill), below the injected root.
 package host
