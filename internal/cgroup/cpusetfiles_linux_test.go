@@ -23,9 +23,9 @@ var cpusetLimits = Limits{Period: 100 * time.Millisecond, Quota: Unlimited}
 // CPUs 0-3 and memory node 0.
 func fakeV1(t *testing.T) (cpu, cpuset Hierarchy) {
 	t.Helper()
-	base := t.TempDir()
-	cpu = Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpu"), MountRoot: "/"}
-	cpuset = Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpuset"), MountRoot: "/"}
+	base := fixtureRoot(t, t.TempDir())
+	cpu = Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpu"), MountRoot: "/", Root: base}
+	cpuset = Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpuset"), MountRoot: "/", Root: base}
 	require.NoError(t, os.MkdirAll(cpu.MountPoint, 0o755))
 	require.NoError(t, os.MkdirAll(cpuset.MountPoint, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(cpuset.MountPoint, "cpuset.cpus"), []byte("0-3\n"), 0o644))
@@ -143,7 +143,7 @@ func TestCreateSliceV1CoMounted(t *testing.T) {
 // parent the user named must have it enabled.
 func TestCreateSliceV2Cpuset(t *testing.T) {
 	mp := fakeMount(t)
-	v2 := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"}
+	v2 := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
 	def := SliceSpec{Parent: v2.DefaultParent(), CreateParent: true, Limits: cpusetLimits,
 		Cpuset: &CpusetSpec{Hier: v2, Parent: v2.DefaultParent(), CPUs: []int{0, 2, 3}}}
 	// The top does not enable cpuset: the default parent could not, so

@@ -37,5 +37,8 @@
 // the user named (only the default parent and its twins are made), or
 // write a cgroup it did not make: on v2 it writes cgroup.subtree_control
 // only in its default parent and, under the systemd driver, in its own
-// scope, which systemd delegated to it. Nothing here prints.
+// scope, which systemd delegated to it. What it writes itself (a slice's
+// directory, burst, cgroup.procs and cgroup.subtree_control under the
+// systemd driver) is opened beneath the hierarchy's mount point, as runc
+// opens cgroup files (cgroupfs_linux.go). Nothing here prints.
 package cgroup

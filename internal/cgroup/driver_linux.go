@@ -106,9 +106,10 @@ type systemdDriver struct {
 	user   bool // through the user's own manager, on the user bus
 	conn   *sddbus.Conn
 	unit   string
-	scope  string // the scope's directory
-	origin string // our cgroup's directory before the scope
-	top    string // the hierarchy's top
+	scope  string   // the scope's directory
+	origin string   // our cgroup's directory before the scope
+	top    string   // the hierarchy's top
+	cgfs   cgroupfs // the hierarchy's mount point, for the scope's files
 }
 
 func (d *systemdDriver) Name() string { return DriverSystemd }
@@ -148,7 +149,7 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	if d.origin, err = d.selfDir(hier); err != nil {
 		return p, err
 	}
-	d.top = hier.MountPoint
+	d.top, d.cgfs = hier.MountPoint, hier.cgroupfs()
 	name, err := d.scopeName()
 	if err != nil {
 		return p, err
@@ -200,10 +201,10 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	// Into the leaf, then the controllers for the slices: the scope may
 	// enable them for its children only once no process sits in it.
 	self := filepath.Join(d.scope, scopeSelf)
-	if err = os.Mkdir(self, 0o755); err != nil {
+	if err = d.cgfs.mkdir(self, 0o755); err != nil {
 		return p, fmt.Errorf("systemd: %w", err)
 	}
-	if err = writeProcs(self, os.Getpid()); err != nil {
+	if err = d.writeProcs(self, os.Getpid()); err != nil {
 		return p, fmt.Errorf("systemd: move this process into %s: %w", self, err)
 	}
 	have, err := readFile(filepath.Join(d.scope, "cgroup.controllers"))
@@ -217,16 +218,17 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 		}
 	}
 	if len(enable) > 0 {
-		if err = os.WriteFile(filepath.Join(d.scope, "cgroup.subtree_control"), []byte(strings.Join(enable, " ")), 0); err != nil {
+		if err = d.cgfs.writeFile(filepath.Join(d.scope, "cgroup.subtree_control"), []byte(strings.Join(enable, " "))); err != nil {
 			return p, fmt.Errorf("systemd: enable %s in %s: %w", strings.Join(enable, " "), d.scope, err)
 		}
 	}
 	return Place{Driver: DriverSystemd, Parent: d.scope, Unit: name, Notes: notes}, nil
 }
 
-// writeProcs moves a process (all its threads, on cgroup v2) into dir.
-func writeProcs(dir string, pid int) error {
-	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+// writeProcs moves a process (all its threads, on cgroup v2) into dir,
+// below the hierarchy's mount point.
+func (d *systemdDriver) writeProcs(dir string, pid int) error {
+	return d.cgfs.writeFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)))
 }
 
 // Close moves this process back to where it was, removes the scope's leaf
@@ -244,14 +246,14 @@ func (d *systemdDriver) Close() error {
 	if d.scope != "" {
 		// Back to where we came from; if that is gone, to the top, which
 		// root may always enter.
-		if err := writeProcs(d.origin, os.Getpid()); err != nil && d.user {
+		if err := d.writeProcs(d.origin, os.Getpid()); err != nil && d.user {
 			// A user may move a process only within their manager's
 			// subtree: from a login session (runuser, ssh) we stay in the
 			// leaf, and the user's manager stops the scope, and removes the
 			// leaf, once we exit.
 			return nil
 		} else if err != nil {
-			if err2 := writeProcs(d.top, os.Getpid()); err2 != nil {
+			if err2 := d.writeProcs(d.top, os.Getpid()); err2 != nil {
 				// Stopping the scope with us in it would kill us: leave it,
 				// systemd stops it once we exit.
 				return fmt.Errorf("systemd: leave %s: %w", d.scope, errors.Join(err, err2))

@@ -19,6 +19,11 @@ import (
 // and cpuset_linux.go: names, which parents may be made or written, the
 // checks before anything is made, waiting for a slice to empty, never
 // killing.
+//
+// The library opens the files it writes by path, not beneath the mount
+// point's descriptor as ours are (cgroupfs_linux.go). That is safe: the
+// paths handed to it are the slice's, below a parent ParentDir resolved
+// beneath the mount point, and cgroupfs holds no links to lead them out.
 
 // v1Controller is the library's controller for the v1 hierarchy that
 // holds name, mounted at mount.

@@ -144,14 +144,16 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	// The directory is made here, before the library runs, so that a failure
 	// to make it (no rights) is told apart from a limit the kernel refuses.
 	// Another run may remove an empty default parent between our mkdirs
-	// (RemoveDefaultParent): then make it again.
+	// (RemoveDefaultParent): then make it again. Both are made beneath the
+	// mount point's descriptor (cgroupfs_linux.go): a parent swapped for a
+	// link since ParentDir resolved it is refused, as bad as it was named.
 	for attempt := 0; ; attempt++ {
 		if spec.CreateParent {
-			if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := hier.cgroupfs().mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 				return nil, permissionError(fmt.Errorf("create parent %s: %w", parent, err))
 			}
 		}
-		err := os.Mkdir(dir, 0o755)
+		err := hier.cgroupfs().mkdir(dir, 0o755)
 		if err == nil {
 			break
 		}
@@ -160,6 +162,9 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("%s does not exist", parent)}
+		}
+		if errors.Is(err, errNotCgroupfs) && !spec.CreateParent {
+			return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("create %s: %v", dir, err)}
 		}
 		return nil, permissionError(fmt.Errorf("create %s: %w", dir, err))
 	}
@@ -213,7 +218,7 @@ func permissionError(err error) error {
 func (s *Slice) writeBurst(burst time.Duration) error {
 	_, name := s.version().bandwidthFiles()
 	v := strconv.FormatInt(int64(burst/time.Microsecond), 10)
-	if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(v), 0); err != nil {
+	if err := s.cgroupfs().writeFile(filepath.Join(s.Dir, name), []byte(v)); err != nil {
 		return fmt.Errorf("write burst %sµs: %w", v, err)
 	}
 	return nil

@@ -17,10 +17,11 @@ import (
 // what is written where; the integration tests check that the kernel takes it).
 
 // fakeMount makes <tmp>/cg with the slice directory dirs below it and returns
-// the mount point.
+// the mount point; <tmp> is a fixture's root (fixtureRoot), the Root of its
+// hierarchy.
 func fakeMount(t *testing.T, dirs ...string) string {
 	t.Helper()
-	mp := filepath.Join(t.TempDir(), "cg")
+	mp := filepath.Join(fixtureRoot(t, t.TempDir()), "cg")
 	for _, d := range append(dirs, "") {
 		require.NoError(t, os.MkdirAll(filepath.Join(mp, d), 0o755))
 	}
@@ -40,8 +41,8 @@ var limits20of100 = Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Mill
 // it) in a fresh directory.
 func fakeV1Hier(t *testing.T, acct bool) Hierarchy {
 	t.Helper()
-	base := t.TempDir()
-	hier := Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpu"), MountRoot: "/"}
+	base := fixtureRoot(t, t.TempDir())
+	hier := Hierarchy{Version: 1, MountPoint: filepath.Join(base, "cpu"), MountRoot: "/", Root: base}
 	require.NoError(t, os.Mkdir(hier.MountPoint, 0o755))
 	if acct {
 		hier.Acct = filepath.Join(base, "cpuacct")
@@ -153,7 +154,7 @@ func TestSliceStatAndUsageV1(t *testing.T) {
 func TestSliceStatAndUsageV2(t *testing.T) {
 	mp := fakeMount(t)
 	require.NoError(t, os.WriteFile(filepath.Join(mp, "cgroup.subtree_control"), []byte("cpu\n"), 0o644))
-	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"}
+	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
 	fakeOwnParent(t, hier)
 	s, err := hier.CreateSlice(SliceSpec{Parent: hier.DefaultParent(), CreateParent: true, Limits: limits20of100})
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func fakeOwnParent(t *testing.T, hier Hierarchy) {
 // must enable it for the default parent already, and is never written.
 func TestCreateSliceV2DefaultParent(t *testing.T) {
 	mp := fakeMount(t)
-	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"}
+	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
 	top := filepath.Join(mp, "cgroup.subtree_control")
 	require.NoError(t, os.WriteFile(top, []byte("memory\n"), 0o644))
 	spec := SliceSpec{Parent: hier.DefaultParent(), CreateParent: true, Limits: Limits{Period: 100 * time.Millisecond, Quota: 50 * time.Millisecond}}
@@ -214,7 +215,7 @@ func TestCreateSliceV2DefaultParent(t *testing.T) {
 // when it does not.
 func TestCreateSliceV2NamedParentNeedsCPU(t *testing.T) {
 	mp := fakeMount(t, "user")
-	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"}
+	hier := Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
 	user := filepath.Join(mp, "user")
 	ctl := filepath.Join(user, "cgroup.subtree_control")
 	require.NoError(t, os.WriteFile(ctl, []byte("memory\n"), 0o644))
