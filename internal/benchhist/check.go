@@ -86,7 +86,7 @@ type Row struct {
 	// ChangePct is the change of the median in percent; NaN when there is
 	// no baseline or its median is 0.
 	ChangePct float64
-	// P is compare.UTest's two-sided p of the newest samples against the
+	// P is stats.UTest's two-sided p of the newest samples against the
 	// baseline; NaN without a baseline.
 	P float64
 	// Judged says a verdict could be given: a baseline on a matching
@@ -136,7 +136,7 @@ func (r Result) Moved() int {
 // Check tests the newest run of each benchmark against the earlier runs
 // of its history, metric by metric: the newest samples against the pooled
 // samples of the earlier runs that match it (Options.Match), with
-// compare.UTest; the change is that of the median.
+// stats.UTest, compare's; the change is that of the median.
 func Check(hs []History, opts Options) Result {
 	if opts.Alpha == 0 {
 		opts.Alpha = compare.DefaultAlpha
@@ -226,7 +226,7 @@ func checkOne(h History, opts Options) []Row {
 			judged = false
 		}
 		if len(ev) > 0 && len(nv) > 0 {
-			row.P = compare.UTest(ev, nv)
+			row.P = stats.UTest(ev, nv)
 			if row.Earlier.Median != 0 {
 				row.ChangePct = (row.Newest.Median/row.Earlier.Median - 1) * 100
 			} else {

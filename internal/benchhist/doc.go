@@ -5,7 +5,7 @@
 // before it.
 //
 // Reading go test's output is golang.org/x/perf/benchfmt's (Parse); the
-// test is compare.UTest, the project's Mann-Whitney U test; the rest is
+// test is stats.UTest, the project's Mann-Whitney U test; the rest is
 // plain data: a Line, where its file goes (Path), appending it whole
 // (Append), reading a history back (Load), judging it (Check) and its
 // table (Write). Nothing here prints; warnings are data.

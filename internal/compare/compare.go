@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	mstats "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/config"
@@ -502,7 +501,7 @@ func compareGroups(o, n *group, opts Options) Row {
 	if row.Old.Center != 0 {
 		row.ChangePct = (row.New.Center/row.Old.Center - 1) * 100
 	}
-	row.P = UTest(row.Old.Values, row.New.Values)
+	row.P = stats.UTest(row.Old.Values, row.New.Values)
 	if stats.UTestMinP(n1, n2) >= opts.Alpha {
 		row.Warnings = append(row.Warnings, report.Warn(report.KindFewIterations, "n=%d+%d cannot reach p<%v; need at least %d iterations on each side",
 			n1, n2, opts.Alpha, stats.UTestNeededN(opts.Alpha)))
@@ -560,14 +559,12 @@ func summarize(runs []*report.Report) Summary {
 	sorted := slices.Clone(s.Values)
 	slices.Sort(sorted)
 	s.Center = stats.Quantile(sorted, 0.5)
-	ci := mstats.QuantileCI(s.N, 0.5, Confidence)
-	if ci.LoOrder >= 1 && ci.HiOrder <= s.N {
-		s.Lo, s.Hi, s.Confidence = sorted[ci.LoOrder-1], sorted[ci.HiOrder-1], ci.Confidence
-	} else {
-		// Too few values for the interval: show the range, which covers
-		// the median with probability 1 - 2·0.5ⁿ, and say so.
-		s.Lo, s.Hi = sorted[0], sorted[s.N-1]
-		s.Confidence = 1 - 2*math.Pow(0.5, float64(s.N))
+	// benchstat's interval, not stats.QuantileCI's: they differ on purpose
+	// (stats.MedianCI says how).
+	var ok bool
+	if s.Lo, s.Hi, s.Confidence, ok = stats.MedianCI(sorted, Confidence); !ok {
+		// Too few values for the interval: the range, which covers the
+		// median with probability 1 - 2·0.5ⁿ; say so.
 		s.Notes = append(s.Notes, fmt.Sprintf("n=%d: ± is the full range, a %.0f%% confidence interval of the median; %.0f%% needs at least %d iterations",
 			s.N, math.Floor(100*s.Confidence), 100*Confidence, minCIN()))
 	}
@@ -593,21 +590,6 @@ func minCIN() int {
 		n++
 	}
 	return n
-}
-
-// UTest is the two-sided p-value of the Mann-Whitney U test of x against y:
-// exact for small samples (with or without ties), the normal approximation
-// with tie and continuity correction for large ones. Identical samples (all
-// values equal) give 1; an empty sample gives NaN.
-func UTest(x, y []float64) float64 {
-	r, err := mstats.MannWhitneyUTest(x, y, mstats.LocationDiffers)
-	switch {
-	case errors.Is(err, mstats.ErrSamplesEqual):
-		return 1
-	case err != nil:
-		return math.NaN()
-	}
-	return min(r.P, 1)
 }
 
 // carried are the warnings of one side's results, each once, named by the

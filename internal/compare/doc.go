@@ -7,7 +7,8 @@
 // command's choices are resolved here too (flags.go: Flags.Resolve,
 // LoadFile, Result.Failed), with config's errors.
 //
-// The U test (UTest) and the median's interval are go-moremath's; the
-// test's bounds (UTestMinP, UTestNeededN) internal/stats'. Matching keys
+// The U test (stats.UTest), the median's interval (stats.MedianCI,
+// benchstat's, not stats.QuantileCI: they differ on purpose) and the test's
+// bounds (UTestMinP, UTestNeededN) are internal/stats'. Matching keys
 // are the ones the configuration declares, the node among them.
 package compare

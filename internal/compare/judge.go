@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	mstats "github.com/aclements/go-moremath/stats"
-
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 )
@@ -67,23 +65,20 @@ func change(old, new []float64, alpha, thresholdPct float64) Change {
 		c.Pct = (nc/oc - 1) * 100
 		c.LoPct, c.HiPct = (nlo/ohi-1)*100, (nhi/olo-1)*100
 	}
-	c.P = UTest(old, new)
+	c.P = stats.UTest(old, new)
 	c.Significant = c.P < alpha && math.Abs(c.Pct) >= thresholdPct
 	return c
 }
 
 // medianCI is the median of values and its Confidence interval, the range
-// where there are too few values for one.
+// where there are too few values for one: benchstat's interval, as the
+// summaries' (stats.MedianCI, which differs from stats.QuantileCI on
+// purpose).
 func medianCI(values []float64) (center, lo, hi float64) {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
-	n := len(sorted)
-	center = stats.Quantile(sorted, 0.5)
-	ci := mstats.QuantileCI(n, 0.5, Confidence)
-	if ci.LoOrder >= 1 && ci.HiOrder <= n {
-		return center, sorted[ci.LoOrder-1], sorted[ci.HiOrder-1]
-	}
-	return center, sorted[0], sorted[n-1]
+	lo, hi, _, _ = stats.MedianCI(sorted, Confidence)
+	return stats.Quantile(sorted, 0.5), lo, hi
 }
 
 // Machine is what the machine's other work cost one side, averaged over

@@ -63,8 +63,8 @@
 // # Guards
 //
 // Refused windows (their reasons, counted), drift (a level's first third
-// of windows against its last third, a Mann-Whitney U test through
-// go-moremath, at 1 − c: Arm.Drift), and too few windows for the
+// of windows against its last third, stats.UTest's Mann-Whitney U test,
+// at 1 − c: Arm.Drift), and too few windows for the
 // confidence asked (a cap below Sequential.MinWindows, or a level left
 // undecided at its cap) each become a warning line; none changes a
 // verdict except the refusal, which removes its window from the count.

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	mstats "github.com/aclements/go-moremath/stats"
-
 	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
@@ -358,11 +356,12 @@ func Contradictions(arms []Arm) []report.Warning {
 }
 
 // drift tests the figures of the first third of a level's counted windows
-// against those of the last third (a two-sided Mann-Whitney U test, through
-// go-moremath): a level whose windows change as it is measured (a warming
-// cache, a neighbour arriving) says little about its quota. ok is set when
-// p < alpha; thirds too small to ever reach alpha are not tested (a level
-// decided in a few windows cannot show drift, one measured long can).
+// against those of the last third (stats.UTest, compare's two-sided
+// Mann-Whitney U test): a level whose windows change as it is measured (a
+// warming cache, a neighbour arriving) says little about its quota. ok is
+// set when p < alpha; thirds too small to ever reach alpha are not tested
+// (a level decided in a few windows cannot show drift, one measured long
+// can).
 func drift(ws []Window, alpha float64) (p float64, ok bool) {
 	var figs []float64
 	for _, w := range ws {
@@ -374,9 +373,6 @@ func drift(ws []Window, alpha float64) (p float64, ok bool) {
 	if stats.UTestMinP(n, n) >= alpha {
 		return 1, false
 	}
-	r, err := mstats.MannWhitneyUTest(figs[:n], figs[len(figs)-n:], mstats.LocationDiffers)
-	if err != nil { // ErrSamplesEqual: no drift
-		return 1, false
-	}
-	return r.P, r.P < alpha
+	p = stats.UTest(figs[:n], figs[len(figs)-n:]) // 1 where all are equal: no drift
+	return p, p < alpha
 }

@@ -8,5 +8,7 @@
 //
 // Summaries take mean and variance from gonum/stat; Quantile is R-7, which
 // gonum has no method for (summary.go says why); QuantileCI is exact, from
-// gonum's binomial CDF. It may not know what a cgroup is.
+// gonum's binomial CDF. MedianCI, compare's, is benchstat's interval and
+// UTest benchstat's Mann-Whitney U test, both go-moremath's. It may not
+// know what a cgroup is.
 package stats

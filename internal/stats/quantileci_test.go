@@ -120,3 +120,25 @@ func TestQuantileCILargeN(t *testing.T) {
 		assert.InDelta(t, float64(c.n)*c.q, float64(hi), 2.5*sd+2)
 	}
 }
+
+// MedianCI is benchstat's interval, go-moremath's ranks, and differs from
+// QuantileCI's on purpose: at n = 8 it ends a rank lower. With too few
+// values it is the whole range, at the range's confidence.
+func TestMedianCI(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	lo, hi, conf, ok := MedianCI(xs, 0.95)
+	assert.True(t, ok)
+	assert.Equal(t, []float64{1, 7}, []float64{lo, hi})
+	assert.InDelta(t, 0.9609375, conf, 1e-12)
+	qlo, qhi, _ := QuantileCI(len(xs), 0.5, 0.95)
+	assert.Equal(t, []int{1, 8}, []int{qlo, qhi}, "QuantileCI is equal-tailed")
+
+	lo, hi, conf, ok = MedianCI(xs[:5], 0.95)
+	assert.False(t, ok, "5 values are too few at 95%")
+	assert.Equal(t, []float64{1, 5}, []float64{lo, hi})
+	assert.Equal(t, 1-2*math.Pow(0.5, 5), conf)
+
+	lo, hi, _, ok = MedianCI(nil, 0.95)
+	assert.False(t, ok)
+	assert.True(t, math.IsNaN(lo) && math.IsNaN(hi))
+}

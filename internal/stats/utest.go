@@ -1,5 +1,12 @@
 package stats
 
+import (
+	"errors"
+	"math"
+
+	mstats "github.com/aclements/go-moremath/stats"
+)
+
 // The Mann-Whitney U test's smallest p-value. A rank test on n1 and n2
 // values cannot give a p-value below the one of fully separated samples,
 // however large the change: too few iterations can never show a change.
@@ -28,4 +35,22 @@ func UTestNeededN(alpha float64) int {
 		n++
 	}
 	return n
+}
+
+// UTest is the two-sided p-value of the Mann-Whitney U test of x against y,
+// go-moremath's (the test benchstat uses): exact for small samples (with or
+// without ties), the normal approximation with tie and continuity
+// correction for large ones. Identical samples (all values equal) give 1;
+// an empty sample gives NaN. compare tests two sides with it, size a
+// level's first windows against its last (drift), benchhist a benchmark's
+// newest run against its history.
+func UTest(x, y []float64) float64 {
+	r, err := mstats.MannWhitneyUTest(x, y, mstats.LocationDiffers)
+	switch {
+	case errors.Is(err, mstats.ErrSamplesEqual):
+		return 1
+	case err != nil:
+		return math.NaN()
+	}
+	return min(r.P, 1)
 }
