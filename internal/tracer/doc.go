@@ -1,7 +1,7 @@
 // Package tracer records, from the kernel, what the scheduler did to the
 // threads of the traced cgroups while CFS bandwidth throttled them, and
 // hands each held interval to a callback as a throttle.Event. It is
-// Linux-only; elsewhere Probe and Start say so.
+// Linux-only; elsewhere Probe and New say so.
 //
 // What is attached: a BPF program on each of the scheduler's
 // sched_switch, sched_wakeup and sched_wakeup_new tracepoints (tp_btf,
@@ -22,9 +22,11 @@
 // before counting.
 //
 // throttle.bpf.c is compiled by bpf2go into committed Go and objects (`make
-// generate`; TestObjectFresh checks the source's hash). Start, Track,
+// generate`; TestObjectFresh checks the source's hash). New, Track,
 // Untrack, Sync and Stop load, attach, change, read and detach through
-// cilium/ebpf; Probe is inspect's question. It may not pin anything, leave
+// cilium/ebpf (session_linux.go; the loading and attaching in
+// load_linux.go); Probe is inspect's question, and what the kernel offers
+// is read from its BTF (probe_linux.go). It may not pin anything, leave
 // a program or link loaded on any path, or decide what the records mean
 // (internal/throttle does).
 package tracer

@@ -10,7 +10,7 @@ import (
 
 var errLinuxOnly = errors.New("tracing throttle events is Linux-only (eBPF on the scheduler's tracepoints)")
 
-// Tracer is Linux-only; see tracer_linux.go.
+// Tracer is Linux-only; see session_linux.go.
 type Tracer struct{}
 
 // Probe says that throttle events cannot be traced here.
@@ -24,11 +24,6 @@ func CountsEmptyStretches() bool { return true }
 
 // ExactStarts: nor starts.
 func ExactStarts() bool { return false }
-
-// Start fails: tracing is Linux-only.
-func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
-	return nil, errLinuxOnly
-}
 
 // New fails: tracing is Linux-only.
 func New(onEvent func(throttle.Event)) (*Tracer, error) { return nil, errLinuxOnly }

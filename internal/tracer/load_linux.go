@@ -1,0 +1,190 @@
+//go:build linux
+
+package tracer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// The attach points, in the order tried: the BTF-typed tracepoint first,
+// the raw one for kernels that refuse tp_btf. Same C body behind both.
+const (
+	AttachBTF = "tp_btf/sched_switch"
+	AttachRaw = "raw_tp/sched_switch"
+)
+
+var attachOrder = []string{AttachBTF, AttachRaw}
+
+// tracepoints are the scheduler's tracepoints the programs attach to, in
+// the order of objects.progs.
+var tracepoints = []string{"sched_switch", "sched_wakeup", "sched_wakeup_new"}
+
+// objects are what one tracer loads: the programs of its attach point
+// (tracepoints' order), the maps and the variables, as bpf2go typed them.
+type objects struct {
+	progs [3]*ebpf.Program
+	throttleMaps
+	throttleVariables
+}
+
+// btfObjects and rawObjects are the objects of each attach point, for
+// LoadAndAssign, which loads only what they name.
+type btfObjects struct {
+	Switch    *ebpf.Program `ebpf:"sched_switch_btf"`
+	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_btf"`
+	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_btf"`
+	throttleMaps
+	throttleVariables
+}
+
+type rawObjects struct {
+	Switch    *ebpf.Program `ebpf:"sched_switch_raw"`
+	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_raw"`
+	throttleMaps
+	throttleVariables
+}
+
+func (o *objects) Close() error {
+	errs := []error{o.throttleMaps.Close()}
+	for _, p := range o.progs {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// btfPath is where the kernel publishes its own BTF; CO-RE needs it.
+const btfPath = "/sys/kernel/btf/vmlinux"
+
+// attachAll attaches the programs (tracepoints' order) to their
+// tracepoints, typed or raw as attach says; on error it closes what it
+// attached.
+func attachAll(attach string, progs []*ebpf.Program) ([]link.Link, error) {
+	var links []link.Link
+	for i, p := range progs {
+		var l link.Link
+		var err error
+		if attach == AttachBTF {
+			l, err = link.AttachTracing(link.TracingOptions{Program: p, AttachType: ebpf.AttachTraceRawTp})
+		} else {
+			l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: tracepoints[i], Program: p})
+		}
+		if err != nil {
+			for _, l := range links {
+				l.Close()
+			}
+			return nil, fmt.Errorf("trace throttle events: attach %s to %s: %w", attach, tracepoints[i], err)
+		}
+		links = append(links, l)
+	}
+	return links, nil
+}
+
+// load loads the programs, tracing no group yet, for the first of the
+// attach points the kernel accepts. It returns them with
+// their maps and variables, and the attach point; errors are worded for
+// the user.
+func load(attaches []string) (*objects, string, error) {
+	if _, err := os.Stat(btfPath); err != nil {
+		return nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF), and %s is missing: %w", btfPath, err)
+	}
+	kernel, err := btf.LoadKernelSpec()
+	if err != nil {
+		return nil, "", fmt.Errorf("tracing throttle events needs the kernel's BTF: read %s: %w", btfPath, err)
+	}
+	if err := switchHasPrevState(kernel); err != nil {
+		return nil, "", err
+	}
+	// Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK; later
+	// ones to the cgroup, and then this does nothing.
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, "", explain(err)
+	}
+	var first error
+	var rest []string
+	for _, a := range attaches {
+		objs, err := loadOne(kernel, a)
+		if err == nil {
+			return objs, a, nil
+		}
+		if isPerm(err) {
+			// Every attach point needs the same privileges: no next try.
+			return nil, "", explain(err)
+		}
+		if first == nil {
+			first = explain(err)
+		} else {
+			rest = append(rest, fmt.Sprintf("; %s: %v", a, err))
+		}
+	}
+	// The first attach point's error, for the user; then the others'.
+	return nil, "", fmt.Errorf("%w%s (tried %s)", first, strings.Join(rest, ""), strings.Join(attaches, ", "))
+}
+
+// loadOne loads the programs of attach point a (tracepoints' order) and
+// the maps they use, with this kernel's rules (kernel: its BTF) set in the
+// program's read-only data before the load, so that the verifier drops
+// the code of the rules it does not get.
+func loadOne(kernel *btf.Spec, a string) (*objects, error) {
+	spec, err := loadThrottle()
+	if err != nil {
+		return nil, err
+	}
+	var vars throttleVariableSpecs
+	if err := spec.Assign(&vars); err != nil {
+		return nil, err
+	}
+	if err := vars.TaskBased.Set(hasMember(kernel, "task_struct", "throttled")); err != nil {
+		return nil, err
+	}
+	clock := endClock(kernel)
+	for v, c := range map[*ebpf.VariableSpec]string{vars.SelfClock: "self", vars.PeltClock: "pelt", vars.TaskClock: "task"} {
+		if err := v.Set(clock == c); err != nil {
+			return nil, err
+		}
+	}
+	switch a {
+	case AttachBTF:
+		var o btfObjects
+		if err := spec.LoadAndAssign(&o, nil); err != nil {
+			return nil, err
+		}
+		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
+	case AttachRaw:
+		var o rawObjects
+		if err := spec.LoadAndAssign(&o, nil); err != nil {
+			return nil, err
+		}
+		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
+	}
+	return nil, fmt.Errorf("unknown attach point %q", a)
+}
+
+func isPerm(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)
+}
+
+// explain words a load error for the user: what is missing, then the
+// kernel's own words.
+func explain(err error) error {
+	var verr *ebpf.VerifierError
+	switch {
+	case isPerm(err):
+		return fmt.Errorf("tracing throttle events needs root or CAP_BPF and CAP_PERFMON: loading the BPF program was refused (%w)", err)
+	case errors.As(err, &verr):
+		return fmt.Errorf("tracing throttle events: the kernel's verifier refused the BPF program: %w", err)
+	case errors.Is(err, ebpf.ErrNotSupported):
+		return fmt.Errorf("tracing throttle events: this kernel does not support what the BPF program needs: %w", err)
+	default:
+		return fmt.Errorf("tracing throttle events: loading the BPF program failed: %w", err)
+	}
+}
