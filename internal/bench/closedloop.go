@@ -236,52 +236,13 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		return rn.runProcess(ctx, cfg, pw, res, beforeMeasure)
 	}
 
-	type done struct {
-		id     int
-		end    time.Time
-		sample WorkerSample // but Wall
-		moved  bool         // a lone worker changed threads
-		err    error
-	}
 	starts := make([]chan time.Time, cfg.Workers)
-	results := make(chan done, cfg.Workers)
+	results := make(chan batchDone, cfg.Workers)
 	placed := make(chan error, cfg.Workers)
 	for i := range starts {
 		starts[i] = make(chan time.Time)
-		go func(id int, start <-chan time.Time) {
-			if !free {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-			}
-			placed <- pins.apply(id)
-			var where placement
-			var sched schedFile
-			for range start {
-				// The file read and the system calls stay outside the
-				// operations; only getcpu (and a lone worker's gettid)
-				// runs between them.
-				r0 := rn.threads.begin(&sched, free)
-				where.reset()
-				where.observe(getCPU())
-				var err error
-				ops, moved := 0, false
-				for ops < cfg.Batch {
-					if err = ctx.Err(); err != nil {
-						break
-					}
-					if err = ws[id].Do(); err != nil {
-						break
-					}
-					ops++
-					where.observe(getCPU())
-					moved = moved || free && rn.threads.tid() != r0.tid
-				}
-				end := time.Now()
-				s := rn.threads.end(&sched, free).sample(r0, moved)
-				s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
-				results <- done{id: id, end: end, sample: s, moved: moved, err: err}
-			}
-		}(i, starts[i])
+		w := worker{rn: rn, id: i, w: ws[i], batch: cfg.Batch, free: free, pins: pins}
+		go w.run(ctx, starts[i], placed, results)
 	}
 	defer func() {
 		for _, s := range starts {
@@ -359,6 +320,71 @@ func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error
 		res.MeasuredCPU = *cpu1 - *cpu0
 	}
 	return res, nil
+}
+
+// batchDone is one worker's report of one iteration's batch.
+type batchDone struct {
+	id     int
+	end    time.Time
+	sample WorkerSample // but Wall
+	moved  bool         // a lone worker changed threads
+	err    error
+}
+
+// worker is one of the closed loop's workers: worker id of the run, w its
+// workload, batch the operations it runs per iteration; free says it is a
+// lone worker, not locked to its thread (RunAlone), pins where it runs.
+type worker struct {
+	rn    runner
+	id    int
+	w     workload.Workload
+	batch int
+	free  bool
+	pins  pinning
+}
+
+// run is the worker's goroutine: it places its thread (the outcome to
+// placed), then, for each start received until start is closed, runs one
+// batch and reports it to results.
+func (wk worker) run(ctx context.Context, start <-chan time.Time, placed chan<- error, results chan<- batchDone) {
+	if !wk.free {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	placed <- wk.pins.apply(wk.id)
+	var where placement
+	var sched schedFile
+	for range start {
+		results <- wk.batchOnce(ctx, &where, &sched)
+	}
+}
+
+// batchOnce runs one batch: up to batch operations, fewer where ctx ends
+// or an operation fails. The file read and the system calls stay outside
+// the operations; only getcpu (and a lone worker's gettid) runs between
+// them.
+func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFile) batchDone {
+	threads := wk.rn.threads
+	r0 := threads.begin(sched, wk.free)
+	where.reset()
+	where.observe(getCPU())
+	var err error
+	ops, moved := 0, false
+	for ops < wk.batch {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		if err = wk.w.Do(); err != nil {
+			break
+		}
+		ops++
+		where.observe(getCPU())
+		moved = moved || wk.free && threads.tid() != r0.tid
+	}
+	end := time.Now()
+	s := threads.end(sched, wk.free).sample(r0, moved)
+	s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
+	return batchDone{id: wk.id, end: end, sample: s, moved: moved, err: err}
 }
 
 // runProcess is the closed loop of a workload that runs a process per
