@@ -18,6 +18,23 @@ var ErrNoCgroup = errors.New("no such cgroup")
 // ErrNoProcess says the process the user named does not exist.
 var ErrNoProcess = errors.New("no such process")
 
+// UsageCounter names the counter c's usage is read from, as a person reads
+// it: cpuacct.usage on v1, cpu.stat's usage_usec on v2.
+func (c Cgroup) UsageCounter() string { return c.version().usageCounter() }
+
+// IsHostRoot says whether c is the top of its hierarchy on the host, not
+// only in this cgroup namespace (a container's / is its own cgroup): the
+// kernel gives v1's release_agent to the true top alone, and v2's
+// cgroup.type to every cgroup but the top.
+func (c Cgroup) IsHostRoot() bool {
+	if c.Path != "/" {
+		return false
+	}
+	file, atTop := c.version().hostTopMark()
+	_, err := os.Stat(filepath.Join(c.Dir, file))
+	return !errors.Is(err, fs.ErrNotExist) == atTop
+}
+
 // usageMounts are the hierarchies involved in reading a cgroup's CPU usage:
 // acct holds the counter (v1 cpuacct, else cgroup2) and named are those a
 // user may name the cgroup in by its directory (acct, and on v1 the cpu

@@ -116,3 +116,38 @@ func TestUsageCgroupNoCounter(t *testing.T) {
 	_, err := Host{Root: root}.UsageCgroup("job")
 	assert.ErrorIs(t, err, ErrNoUsage)
 }
+
+// cgroupDir is a cgroup of version v at path whose directory holds files.
+func cgroupDir(t *testing.T, v int, path string, files ...string) Cgroup {
+	dir := t.TempDir()
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	return Cgroup{Hierarchy: Hierarchy{Version: v}, Path: path, Dir: dir}
+}
+
+// IsHostRoot: the host's top has v1's release_agent, or lacks v2's
+// cgroup.type; a cgroup namespace's / is the other way round.
+func TestIsHostRoot(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cg   Cgroup
+		want bool
+	}{
+		{"v1 top", cgroupDir(t, 1, "/", "cpuacct.usage", "release_agent"), true},
+		// A cgroup namespace's /: the kernel gives release_agent to the
+		// host's top alone.
+		{"v1 namespace top", cgroupDir(t, 1, "/", "cpuacct.usage"), false},
+		{"v2 top", cgroupDir(t, 2, "/", "cpu.stat"), true},
+		{"v2 namespace top", cgroupDir(t, 2, "/", "cpu.stat", "cgroup.type"), false},
+		{"v1 child", cgroupDir(t, 1, "/job", "cpuacct.usage", "release_agent"), false},
+		{"v2 child", cgroupDir(t, 2, "/job", "cpu.stat"), false},
+	} {
+		assert.Equal(t, tc.want, tc.cg.IsHostRoot(), tc.name)
+	}
+}
+
+func TestUsageCounter(t *testing.T) {
+	assert.Equal(t, "cpuacct.usage", Cgroup{Hierarchy: Hierarchy{Version: 1}}.UsageCounter())
+	assert.Equal(t, "cpu.stat usage_usec", Cgroup{Hierarchy: Hierarchy{Version: 2}}.UsageCounter())
+}

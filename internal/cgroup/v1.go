@@ -51,6 +51,10 @@ func (v1) usageInPlace(data []byte) (time.Duration, error) {
 	return time.Duration(ns), nil
 }
 
+func (v1) usageCounter() string { return "cpuacct.usage" }
+
+func (v1) hostTopMark() (string, bool) { return "release_agent", true }
+
 func (v1) noCounter(cgPath, dir string) error {
 	return fmt.Errorf("%w: cgroup %s has no cpuacct cgroup (no directory %s), so its CPU usage is not counted apart", ErrNoCgroup, cgPath, dir)
 }

@@ -33,6 +33,10 @@ func (v2) parseUsage(data []byte) (time.Duration, error) { return parseUsageUsec
 
 func (v2) usageInPlace(data []byte) (time.Duration, error) { return usageUsecOf(data) }
 
+func (v2) usageCounter() string { return "cpu.stat usage_usec" }
+
+func (v2) hostTopMark() (string, bool) { return "cgroup.type", false }
+
 func (v2) noCounter(cgPath, dir string) error {
 	return fmt.Errorf("%w: cgroup %s does not exist (no directory %s)", ErrNoCgroup, cgPath, dir)
 }

@@ -29,8 +29,14 @@ type version interface {
 	parseUsage(data []byte) (time.Duration, error)
 	usageInPlace(data []byte) (time.Duration, error)
 	// noCounter is why a cgroup the user named, with no directory at dir
-	// in the usage hierarchy, has no usage counter.
+	// in the usage hierarchy, has no usage counter; usageCounter names
+	// the counter as a person reads it (Cgroup.UsageCounter).
 	noCounter(cgPath, dir string) error
+	usageCounter() string
+	// hostTopMark is the file that tells the host's top cgroup from a
+	// cgroup namespace's / (Cgroup.IsHostRoot): atTop says the kernel
+	// gives it to the host's top alone, else to every cgroup but the top.
+	hostTopMark() (file string, atTop bool)
 	// cpusetFiles are the CPUs asked for, the CPUs in force (the asked
 	// ones the parent has) and the memory nodes, which a v1 cpuset must
 	// have before it takes a process.

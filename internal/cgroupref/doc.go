@@ -5,7 +5,8 @@
 // v1 these can be two hierarchies, cpuacct and cpu).
 //
 // It is the one resolver of a named cgroup: latency --target --cgroup
-// PATH, sample --cgroup/--pid (Sampled, with IsHostRoot: is it the whole
-// machine) and sample --trace all go through it. It reads and never writes;
-// the errors are plain, and the caller words them for its flag.
+// PATH, sample --cgroup/--pid (Sampled; cgroup.Cgroup.IsHostRoot says
+// whether it is the whole machine) and sample --trace all go through it.
+// It reads and never writes; the errors are plain, and the caller words
+// them for its flag.
 package cgroupref

@@ -2,9 +2,6 @@ package cgroupref
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
@@ -28,22 +25,4 @@ func Sampled(o usage.Options, h cgroup.Host) (cgroup.Cgroup, error) {
 		return cg, badinput.Errorf(flag, "invalid --%s %q: %v", flag, value, err)
 	}
 	return cg, err
-}
-
-// IsHostRoot says whether cg is the top of its hierarchy on the host, not
-// only in this cgroup namespace (a container's / is its own cgroup): the
-// kernel gives v1's release_agent to the true top alone, and v2's
-// cgroup.type to every cgroup but the top.
-func IsHostRoot(cg cgroup.Cgroup) bool {
-	if cg.Path != "/" {
-		return false
-	}
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(cg.Dir, name))
-		return !errors.Is(err, fs.ErrNotExist)
-	}
-	if cg.Version == 2 {
-		return !exists("cgroup.type")
-	}
-	return exists("release_agent")
 }

@@ -52,31 +52,3 @@ func TestSampled(t *testing.T) {
 	require.ErrorIs(t, err, cgroup.ErrNoUsage)
 	assert.False(t, errors.As(err, &e), "not bad input: %v", err)
 }
-
-// cgroupDir is a cgroup of version v at path whose directory holds files.
-func cgroupDir(t *testing.T, v int, path string, files ...string) cgroup.Cgroup {
-	dir := t.TempDir()
-	for _, f := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
-	}
-	return cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: v}, Path: path, Dir: dir}
-}
-
-func TestIsHostRoot(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cg   cgroup.Cgroup
-		want bool
-	}{
-		{"v1 top", cgroupDir(t, 1, "/", "cpuacct.usage", "release_agent"), true},
-		// A cgroup namespace's /: the kernel gives release_agent to the
-		// host's top alone.
-		{"v1 namespace top", cgroupDir(t, 1, "/", "cpuacct.usage"), false},
-		{"v2 top", cgroupDir(t, 2, "/", "cpu.stat"), true},
-		{"v2 namespace top", cgroupDir(t, 2, "/", "cpu.stat", "cgroup.type"), false},
-		{"v1 child", cgroupDir(t, 1, "/job", "cpuacct.usage", "release_agent"), false},
-		{"v2 child", cgroupDir(t, 2, "/job", "cpu.stat"), false},
-	} {
-		assert.Equal(t, tc.want, IsHostRoot(tc.cg), tc.name)
-	}
-}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -33,10 +32,6 @@ func Notice(r usage.Options, cg cgroup.Cgroup) string {
 // an error, or cut short by a signal with --duration (the exit code,
 // 130/143, says it is shorter than asked).
 func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.Counter, clock usage.Clock, begin func() error) (f usage.File, after, err error) {
-	counterName := "cpuacct.usage"
-	if cg.Version == 2 {
-		counterName = "cpu.stat usage_usec"
-	}
 	started := time.Now()
 	tr := startTrace(r, cg)
 	defer tr.stop()
@@ -56,9 +51,9 @@ func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.C
 		return f, nil, fmt.Errorf("stopped before the first interval of %v ended: nothing to write", r.Interval)
 	}
 	f = usage.Build(rec, usage.Meta{
-		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: counterName},
+		Cgroup:    usage.CgroupInfo{Version: cg.Version, Path: cg.Path, Dir: cg.Dir, Counter: cg.UsageCounter()},
 		StartedAt: started, Limit: r.Limit, Target: r.Target, Period: r.Period,
-		Warnings: r.WholeMachine(cgroupref.IsHostRoot(cg)),
+		Warnings: r.WholeMachine(cg.IsHostRoot()),
 	})
 	var traceWarnings []report.Warning
 	f.ThrottleEvents, traceWarnings = tr.summary()

@@ -7,7 +7,7 @@ import (
 )
 
 // WholeMachine is the warning for a sample of the host's top cgroup
-// (hostRoot, locate.IsHostRoot; nil for any other): its counter holds
+// (hostRoot, cgroup.Cgroup.IsHostRoot; nil for any other): its counter holds
 // every process's CPU time, so neither the usage nor the advice is one
 // service's.
 func (o Options) WholeMachine(hostRoot bool) []report.Warning {

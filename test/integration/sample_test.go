@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/cgroupref"
 	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -118,7 +117,7 @@ func TestSampleWholeMachine(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	var s sampled
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &s), o.stdout)
-	if !cgroupref.IsHostRoot(top) {
+	if !top.IsHostRoot() {
 		assert.Empty(t, s.Warnings, "a cgroup namespace's / is one container")
 		return
 	}
