@@ -20,13 +20,15 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
 )
 
-// fleetWorld fakes the kernel and the instances of a Fleet: slices that
-// count their creation and removal, children that take coldStart to
-// start and service to serve a request, on real (short) time. It is used
-// from many goroutines.
+// fleetWorld fakes the kernel and the instances of a Fleet: runnertest's
+// kernel, whose slices are numbered and removed only once their process is
+// gone, and children that take coldStart to start and service to serve a
+// request, on real (short) time. It is used from many goroutines.
 type fleetWorld struct {
+	runnertest.Kernel
 	mu        sync.Mutex
 	coldStart time.Duration
 	service   time.Duration
@@ -40,7 +42,8 @@ type fleetWorld struct {
 	sendFail, badReply map[int]bool
 	// usage is every slice's usage counter once its process has ended
 	// (0: the slices have none, as v1 with cpuacct apart).
-	usage     time.Duration
+	usage time.Duration
+	// createErr refuses every slice after the first.
 	createErr error
 	// onReady runs when an instance is ready (a cancel, say).
 	onReady func()
@@ -50,80 +53,26 @@ type fleetWorld struct {
 	// lingers makes a retired instance run on until it is killed.
 	lingers bool
 
-	created, deleted []string
-	children         []*fakeInstance
-	log              []string
+	children []*fakeInstance
 }
 
-func (w *fleetWorld) note(format string, a ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.log = append(w.log, fmt.Sprintf(format, a...))
-}
-
-func (w *fleetWorld) CPUHierarchy(cgroup.Host, int) (cgroup.Hierarchy, error) { return fakeHier, nil }
-func (w *fleetWorld) CpusetHierarchy(_ cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error) {
-	return cpu, nil
-}
-func (w *fleetWorld) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
-	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
-}
-func (w *fleetWorld) CleanStale(cgroup.Hierarchy, string) ([]string, []cgroup.Skipped, error) {
-	return nil, nil, nil
-}
-func (w *fleetWorld) RemoveDefaultParent(cgroup.Hierarchy) { w.note("remove parent") }
-func (w *fleetWorld) Self(cgroup.Host, int) (runner.Current, error) {
-	return nil, errors.New("no current cgroup")
-}
-
-func (w *fleetWorld) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (runner.Slice, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.createErr != nil && len(w.created) > 0 {
-		return nil, w.createErr
-	}
-	dir := fmt.Sprintf("%s/tb-%d", spec.Parent, len(w.created))
-	w.created = append(w.created, dir)
-	return &fleetSlice{w: w, cg: cgroup.Cgroup{Hierarchy: hier, Path: "/" + dir, Dir: dir}}, nil
-}
-
-type fleetSlice struct {
-	w     *fleetWorld
-	cg    cgroup.Cgroup
-	procs []int
-}
-
-func (s *fleetSlice) Cgroup() cgroup.Cgroup   { return s.cg }
-func (s *fleetSlice) Cpuset() (string, error) { return "", nil }
-func (s *fleetSlice) Usage() (time.Duration, error) {
-	if s.w.usage == 0 {
-		return 0, errors.New("no usage counter")
-	}
-	return s.w.usage, nil
-}
-func (s *fleetSlice) Limits() (cgroup.Limits, error) { return keptLimits, nil }
-func (s *fleetSlice) Chain() ([]cgroup.Level, error) {
-	return []cgroup.Level{{Dir: s.cg.Dir, Limits: keptLimits}}, nil
-}
-func (s *fleetSlice) Stat() (cgroup.CPUStat, error) {
-	p, th := uint64(10), uint64(2)
-	return cgroup.CPUStat{NrPeriods: &p, NrThrottled: &th}, nil
-}
-func (s *fleetSlice) AddProc(pid int) error {
-	s.w.note("move %d into %s", pid, s.cg.Dir)
-	return nil
-}
-func (s *fleetSlice) KillLeft(int) (int, error) { return 0, nil }
-func (s *fleetSlice) Delete() error {
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	// A slice is removed only once its process is gone.
-	for _, c := range s.w.children {
-		if c.dir == s.cg.Dir && !c.isDead() {
-			return fmt.Errorf("%s still holds %d", s.cg.Dir, c.pid)
+// refuse is the kernel's hook: createErr, and a slice removed while its
+// process lives.
+func (w *fleetWorld) refuse(event, dir string) error {
+	switch event {
+	case "create":
+		if w.createErr != nil && len(w.Created()) > 0 {
+			return w.createErr
+		}
+	case "delete":
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, c := range w.children {
+			if w.Into(c.pid) == dir && !c.isDead() {
+				return fmt.Errorf("%s still holds %d", dir, c.pid)
+			}
 		}
 	}
-	s.w.deleted = append(s.w.deleted, s.cg.Dir)
 	return nil
 }
 
@@ -131,7 +80,6 @@ func (s *fleetSlice) Delete() error {
 type fakeInstance struct {
 	w       *fleetWorld
 	n, pid  int
-	dir     string
 	out     chan fakeWord
 	mu      sync.Mutex
 	dead    bool
@@ -165,7 +113,7 @@ func (w *fleetWorld) start(_ string, init bench.InstanceInit, _ io.Writer) (Inst
 	}
 	// The slice it goes to is the last created: StartInstance follows
 	// CreateSlice in the same goroutine, but others may interleave, so
-	// the test looks it up by the move instead (see AddProc's log).
+	// the test looks it up by the move instead (Kernel.Into).
 	w.children = append(w.children, c)
 	return c, nil
 }
@@ -279,12 +227,23 @@ func (c *fakeInstance) Retire() {
 func (c *fakeInstance) Kill() { c.die(errors.New("killed")) }
 
 func (w *fleetWorld) fleet() *Fleet {
+	w.Numbered, w.Hook = true, w.refuse
+	w.Fail = map[string]error{"self": errors.New("no current cgroup")}
+	if w.usage > 0 {
+		w.UsageAt = func() time.Duration { return w.usage }
+	} else {
+		w.Fail["usage"] = errors.New("no usage counter")
+	}
+	w.StatAt = func() cgroup.CPUStat {
+		p, th := uint64(10), uint64(2)
+		return cgroup.CPUStat{NrPeriods: &p, NrThrottled: &th}
+	}
 	return &Fleet{
 		Local: &runner.Local{Machine: runner.Machine{
-			Cgroups:    w,
-			HostCPU:    func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, nil },
-			ProcessCPU: func() (time.Duration, error) { return 0, nil },
-			HostInfo:   func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
+			Cgroups:    runnertest.Cgroups[runner.Slice, runner.Current]{Kernel: &w.Kernel},
+			HostCPU:    w.HostCPU,
+			ProcessCPU: w.ProcessCPU,
+			HostInfo:   w.HostInfo,
 			PIDCPU:     func(pid int) (time.Duration, error) { return 30 * time.Millisecond, nil },
 		}},
 		StartInstance: w.start,
@@ -294,12 +253,6 @@ func (w *fleetWorld) fleet() *Fleet {
 		NoFloor:       true, // TestFleetFloor measures it
 	}
 }
-
-// fleetWorld's hierarchy, and the limits its slices say the kernel took.
-var (
-	fakeHier   = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
-	keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond}
-)
 
 func fleetOptions(policy string, n, concurrency int) runner.Options {
 	o := runner.Options{Options: plan.Options{
@@ -317,9 +270,9 @@ func fleetOptions(policy string, n, concurrency int) runner.Options {
 // ended.
 func (w *fleetWorld) allGone(t *testing.T) {
 	t.Helper()
+	assert.ElementsMatch(t, w.Created(), w.Deleted(), "every slice created is removed")
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	assert.ElementsMatch(t, w.created, w.deleted, "every slice created is removed")
 	for _, c := range w.children {
 		assert.True(t, c.isDead(), "instance %d ended", c.n)
 	}
@@ -332,15 +285,16 @@ func TestFleetPerRequest(t *testing.T) {
 	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 10, 80))
 	require.NoError(t, err)
 	w.allGone(t)
-	assert.Len(t, w.created, 10)
+	assert.Len(t, w.Created(), 10)
 	moves := 0
-	for _, l := range w.log {
+	log := w.Log()
+	for _, l := range log {
 		if strings.HasPrefix(l, "move ") {
 			moves++
 		}
 	}
 	assert.Equal(t, 10, moves, "each instance in a slice")
-	assert.Equal(t, "remove parent", w.log[len(w.log)-1], "the default parent last")
+	assert.Equal(t, "remove parent", log[len(log)-1], "the default parent last")
 
 	res := rep.InstancesResult
 	require.NotNil(t, res)
@@ -363,7 +317,7 @@ func TestFleetPerRequest(t *testing.T) {
 	// The report names the slice whose limits were read back first: the
 	// ten start at once, so any of them (tb-1 in a CI run, where tb-0 was
 	// expected).
-	assert.Contains(t, w.created, rep.Cgroup.Dir)
+	assert.Contains(t, w.Created(), rep.Cgroup.Dir)
 	assert.Equal(t, int64(20_000), rep.Cgroup.QuotaUs)
 
 	ids := map[int]bool{}
@@ -598,7 +552,7 @@ func TestFleetCancelled(t *testing.T) {
 	_, err := w.fleet().Run(ctx, fleetOptions("per-request", 6, 1))
 	assert.ErrorIs(t, err, context.Canceled)
 	w.allGone(t)
-	assert.NotEmpty(t, w.created)
+	assert.NotEmpty(t, w.Created())
 }
 
 // A slice the kernel refuses stops the run (a list skips it): nothing of
@@ -608,7 +562,7 @@ func TestFleetSliceRefused(t *testing.T) {
 	_, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
 	assert.ErrorIs(t, err, cgroup.ErrLimitsRefused)
 	w.allGone(t)
-	assert.Len(t, w.created, 1)
+	assert.Len(t, w.Created(), 1)
 }
 
 // Instances never run in the current cgroup.
@@ -618,7 +572,7 @@ func TestFleetRefusesCurrent(t *testing.T) {
 	o.Mode = runner.ModeCurrent
 	_, err := w.fleet().Run(context.Background(), o)
 	assert.ErrorIs(t, err, ErrInstancesNeedSlices)
-	assert.Empty(t, w.created)
+	assert.Empty(t, w.Created())
 }
 
 // Keep-alive 0 on steady arrivals: every request a new instance, each

@@ -34,7 +34,7 @@ func TestFleetFloor(t *testing.T) {
 	w := &fleetWorld{coldStart: 300 * time.Millisecond} // served at once
 	rep := runWithFloor(t, w, 3)
 
-	require.Len(t, w.created, 4, "the floor's slice, then the run's three")
+	require.Len(t, w.Created(), 4, "the floor's slice, then the run's three")
 	require.Len(t, w.children, 4)
 	floorInst := w.children[0]
 	// The primer, then 200 requests 1 ms apart (--arrivals once: the
@@ -64,11 +64,12 @@ func TestFleetFloor(t *testing.T) {
 	// it was the first moved into a slice, the first slice made, and
 	// that slice the first removed. (The run's instances start in
 	// parallel, their slices in any order.)
-	require.NotEmpty(t, w.log)
-	assert.Equal(t, "move 1000 into "+w.created[0], w.log[0], "log: %v", w.log)
-	w.mu.Lock()
-	assert.Equal(t, w.created[0], w.deleted[0], "the floor's slice removed first")
-	w.mu.Unlock()
+	log := w.Log()
+	first := slices.IndexFunc(log, func(e string) bool { return strings.HasPrefix(e, "move ") })
+	require.GreaterOrEqual(t, first, 0, "log: %v", log)
+	assert.Equal(t, "move 1000", log[first], "log: %v", log)
+	assert.Equal(t, w.Created()[0], w.Into(1000))
+	assert.Equal(t, w.Created()[0], w.Deleted()[0], "the floor's slice removed first")
 }
 
 // A floor whose requests mostly waited for a cold start is no floor:

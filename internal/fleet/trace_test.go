@@ -50,11 +50,9 @@ func (f *fleetTracer) Untrack(id uint64) error {
 	defer f.mu.Unlock()
 	delete(f.tracked, id)
 	dir := fleetDirOf(id)
-	f.w.mu.Lock()
-	if slices.Contains(f.w.deleted, dir) {
+	if slices.Contains(f.w.Deleted(), dir) {
 		f.late = append(f.late, dir)
 	}
-	f.w.mu.Unlock()
 	return nil
 }
 
@@ -121,7 +119,7 @@ func TestFleetTracesItsOwnSlices(t *testing.T) {
 	assert.Empty(t, ft.tracked, "every slice untracked")
 	assert.Empty(t, ft.late, "untracked before their removal")
 	var want []uint64
-	for _, dir := range w.created {
+	for _, dir := range w.Created() {
 		id, err := fleetIDOf(dir)
 		require.NoError(t, err)
 		want = append(want, id)

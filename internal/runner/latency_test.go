@@ -16,10 +16,11 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// Local.Latency on the fakes of local_test.go (world, fakeGroup,
+// Local.Latency on the fakes of local_test.go (world: runnertest.Kernel,
 // fakeChild), with the open loop's seams: an OpenChild, the pid's CPU clock
 // and the sampler's clock.
 
@@ -267,7 +268,7 @@ type fakeOpenChild struct {
 }
 
 func (c fakeOpenChild) WaitLatency(ctx context.Context) (bench.LatencyResult, error) {
-	if err := c.w.step("wait latency"); err != nil {
+	if err := c.w.Step("wait latency"); err != nil {
 		return bench.LatencyResult{}, err
 	}
 	if c.before != nil {
@@ -308,7 +309,7 @@ type latencyWorld struct {
 func newLatencyWorld(w *world) *latencyWorld {
 	lw := &latencyWorld{world: w, clock: stalledClock{}, res: openResult}
 	lw.pidCPU = func(pid int) (time.Duration, error) {
-		return 100 * time.Millisecond, w.step(fmt.Sprintf("pid cpu %d", pid))
+		return 100 * time.Millisecond, w.Step(fmt.Sprintf("pid cpu %d", pid))
 	}
 	return lw
 }
@@ -317,20 +318,20 @@ func (lw *latencyWorld) local() *Local {
 	l := lw.world.local()
 	l.Open.StartOpen = func(exe string, o bench.OpenLoop, _ io.Writer) (OpenChild, error) {
 		lw.started = append(lw.started, o)
-		if err := lw.step("start open " + exe); err != nil {
+		if err := lw.Step("start open " + exe); err != nil {
 			return nil, err
 		}
 		return fakeOpenChild{fakeChild: fakeChild{lw.world}, res: lw.res, before: lw.before}, nil
 	}
 	l.Open.RunOpenHere = func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
 		lw.started = append(lw.started, o)
-		if err := lw.step("warm here"); err != nil {
+		if err := lw.Step("warm here"); err != nil {
 			return bench.LatencyResult{}, err
 		}
 		if err := beforeStart(); err != nil {
 			return bench.LatencyResult{}, err
 		}
-		if err := lw.step("measure here"); err != nil {
+		if err := lw.Step("measure here"); err != nil {
 			return bench.LatencyResult{}, err
 		}
 		return lw.res, ctx.Err()
@@ -346,7 +347,7 @@ func (lw *latencyWorld) local() *Local {
 // once it is calibrated and before the first request, and the child is
 // gone before the slice is removed, the default parent last.
 func TestLatencyCreatedOrder(t *testing.T) {
-	w := &world{removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, stats: []uint64{10, 25}}
+	w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 	lw := newLatencyWorld(w)
 	o := openOptions(ModeCreate)
 	rep, err := lw.local().Latency(context.Background(), o)
@@ -359,8 +360,8 @@ func TestLatencyCreatedOrder(t *testing.T) {
 		"start open /bin/tb", "move 4242", "go", "warm",
 		"stat", "host cpu", "pid cpu 4242", "measure", "wait latency", "host cpu", "stat",
 		"kill", "delete", "remove parent",
-	}, w.log)
-	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
+	}, w.Log())
+	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.Spec())
 	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started, "the child runs the open loop it was given")
 
 	assert.Equal(t, "created", rep.Cgroup.Mode)
@@ -401,7 +402,7 @@ func TestLatencyReportFields(t *testing.T) {
 	ms := time.Millisecond
 	clk := newScriptedClock(300 * ms)
 	cpuAt := counterAt(clk, map[time.Duration]time.Duration{0: 100 * ms, 100 * ms: 150 * ms, 200 * ms: 250 * ms, 300 * ms: 260 * ms})
-	w := &world{stats: []uint64{10, 25}}
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25}}}
 	lw := newLatencyWorld(w)
 	lw.clock = clk
 	var pids []int
@@ -449,7 +450,7 @@ func TestLatencyWithoutTheWorkloadsCPUTime(t *testing.T) {
 	assert.Nil(t, rep.CPUMs)
 	assert.Nil(t, rep.CPUUtilisation)
 	assert.Nil(t, rep.PeakCPUs100ms)
-	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.log[len(w.log)-3:])
+	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.Log()[len(w.Log())-3:])
 }
 
 // A child that reports no CPU time leaves the CPU time and the utilisation
@@ -486,36 +487,36 @@ func TestLatencyEveryFailureCleansUp(t *testing.T) {
 		{step: "wait latency", created: true, started: true},
 	} {
 		t.Run(tc.step, func(t *testing.T) {
-			w := &world{fail: map[string]error{tc.step: boom}}
+			w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{tc.step: boom}}}
 			lw := newLatencyWorld(w)
 			clk := &countingClock{}
 			lw.clock = clk
 			if tc.step == "measure" || tc.step == "wait latency" {
 				// The sampler runs by then: wait for it to ask for its
 				// first instant, so that an unstopped one shows.
-				w.on = map[string]func(){tc.step: func() { clk.waitStarted(t, 1) }}
+				w.On = map[string]func(){tc.step: func() { clk.waitStarted(t, 1) }}
 			}
 			rep, err := lw.local().Latency(context.Background(), openOptions(ModeCreate))
 			require.ErrorIs(t, err, boom)
 			assert.Nil(t, rep)
-			assertCleanedUp(t, w.log, tc.created, tc.started)
+			assertCleanedUp(t, w.Log(), tc.created, tc.started)
 			waiting, _ := clk.counts()
 			assert.Zero(t, waiting, "the sampler is stopped on every path")
-			assert.Equal(t, 1, count(w.log, tc.step), "the run stops at the failing step")
-			if i := slices.Index(w.log, tc.step); tc.step != "create" && i >= 0 {
-				assert.NotContains(t, w.log[i+1:], "measure", "nothing goes on after %s", tc.step)
+			assert.Equal(t, 1, count(w.Log(), tc.step), "the run stops at the failing step")
+			if i := slices.Index(w.Log(), tc.step); tc.step != "create" && i >= 0 {
+				assert.NotContains(t, w.Log()[i+1:], "measure", "nothing goes on after %s", tc.step)
 			}
 		})
 	}
 	// cpu.stat that cannot be read after the requests fails the run too.
 	t.Run("stat after", func(t *testing.T) {
-		w := &world{fail: map[string]error{}}
-		w.on = map[string]func(){"wait latency": func() { w.fail["stat"] = boom }}
+		w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{}}}
+		w.On = map[string]func(){"wait latency": func() { w.Fail["stat"] = boom }}
 		rep, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCreate))
 		require.ErrorIs(t, err, boom)
 		assert.Nil(t, rep)
-		assert.Equal(t, 2, count(w.log, "stat"))
-		assertCleanedUp(t, w.log, true, true)
+		assert.Equal(t, 2, count(w.Log(), "stat"))
+		assertCleanedUp(t, w.Log(), true, true)
 	})
 }
 
@@ -528,34 +529,34 @@ func TestLatencyCancelled(t *testing.T) {
 		w := &world{}
 		_, err := newLatencyWorld(w).local().Latency(ctx, openOptions(ModeCreate))
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench"}, w.log)
+		assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench"}, w.Log())
 	})
 	t.Run("during the requests", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		w := &world{on: map[string]func(){"wait latency": cancel}}
+		w := &world{Kernel: runnertest.Kernel{On: map[string]func(){"wait latency": cancel}}}
 		_, err := newLatencyWorld(w).local().Latency(ctx, openOptions(ModeCreate))
 		require.ErrorIs(t, err, context.Canceled)
-		assertCleanedUp(t, w.log, true, true)
+		assertCleanedUp(t, w.Log(), true, true)
 	})
 }
 
 // No right to create a slice: the same policy as Run.
 func TestLatencyPermissionDenied(t *testing.T) {
 	denied := fmt.Errorf("%w: mkdir: permission denied", cgroup.ErrPermission)
-	w := &world{fail: map[string]error{"create": denied}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": denied}}}
 	_, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCreate))
 	require.ErrorIs(t, err, ErrNeedsPrivilege)
-	assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:], "nothing runs after the refusal but the default parent's removal")
+	assert.Equal(t, []string{"create", "remove parent"}, w.Log()[len(w.Log())-2:], "nothing runs after the refusal but the default parent's removal")
 
-	w = &world{fail: map[string]error{"create": denied}}
+	w = &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": denied}}}
 	o := openOptions(ModeAuto)
 	rep, err := newLatencyWorld(w).local().Latency(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench (" + denied.Error() + ")"})
-	assert.NotContains(t, w.log, "delete", "nothing was created")
-	assert.NotContains(t, w.log, "start open /bin/tb")
+	assert.NotContains(t, w.Log(), "delete", "nothing was created")
+	assert.NotContains(t, w.Log(), "start open /bin/tb")
 }
 
 // Current mode runs the open loop in this process: the cgroup's cpu.stat
@@ -567,7 +568,7 @@ func TestLatencyPermissionDenied(t *testing.T) {
 func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
 	for _, mode := range []string{ModeCreate, ModeCurrent} {
 		for rule, want := range map[string]int{bench.RuleFloor: 1, bench.RuleCeil: 2} {
-			w := &world{removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, stats: []uint64{10, 25}}
+			w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 			lw := newLatencyWorld(w)
 			o := openOptions(mode)
 			o.Policy, o.Open.GOMAXPROCS, o.CPUs = rule, 0, []int{0, 1, 2, 3}
@@ -580,7 +581,7 @@ func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
 }
 
 func TestLatencyCurrentOrder(t *testing.T) {
-	w := &world{stats: []uint64{3, 7}}
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 7}}}
 	lw := newLatencyWorld(w)
 	o := openOptions(ModeCurrent)
 	rep, err := lw.local().Latency(context.Background(), o)
@@ -589,9 +590,9 @@ func TestLatencyCurrentOrder(t *testing.T) {
 		"self", "limits", "chain", "usage", "warm here",
 		"stat", "host cpu", "usage", "process cpu", "usage", "measure here",
 		"usage", "host cpu", "usage", "process cpu", "stat",
-	}, w.log)
-	assert.NotContains(t, w.log, "create")
-	assert.NotContains(t, w.log, "pid cpu 4242")
+	}, w.Log())
+	assert.NotContains(t, w.Log(), "create")
+	assert.NotContains(t, w.Log(), "pid cpu 4242")
 	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Equal(t, "/user.slice", rep.Cgroup.Path)
@@ -604,13 +605,13 @@ func TestLatencyCurrentOrder(t *testing.T) {
 
 // Without the cgroup's usage, current mode counts this process's CPU time.
 func TestLatencyCurrentWithoutUsage(t *testing.T) {
-	w := &world{fail: map[string]error{"usage": cgroup.ErrNoUsage}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"usage": cgroup.ErrNoUsage}}}
 	rep, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCurrent))
 	require.NoError(t, err)
-	i := slices.Index(w.log, "measure here")
+	i := slices.Index(w.Log(), "measure here")
 	require.Positive(t, i)
-	assert.Equal(t, "process cpu", w.log[i-1], "the start read from this process: %v", w.log)
-	assert.Equal(t, "process cpu", w.log[i+1], "and the end: %v", w.log)
+	assert.Equal(t, "process cpu", w.Log()[i-1], "the start read from this process: %v", w.Log())
+	assert.Equal(t, "process cpu", w.Log()[i+1], "and the end: %v", w.Log())
 	require.NotNil(t, rep.CPUMs)
 	require.NotNil(t, rep.Usage.Source)
 	assert.Equal(t, "process", *rep.Usage.Source)
@@ -622,22 +623,22 @@ func TestLatencyCurrentFailures(t *testing.T) {
 	boom := errors.New("boom")
 	for _, step := range []string{"stat", "warm here", "measure here"} {
 		t.Run(step, func(t *testing.T) {
-			w := &world{fail: map[string]error{step: boom}}
+			w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{step: boom}}}
 			lw := newLatencyWorld(w)
 			clk := &countingClock{}
 			lw.clock = clk
 			if step == "measure here" {
-				w.on = map[string]func(){step: func() { clk.waitStarted(t, 1) }}
+				w.On = map[string]func(){step: func() { clk.waitStarted(t, 1) }}
 			}
 			rep, err := lw.local().Latency(context.Background(), openOptions(ModeCurrent))
 			require.ErrorIs(t, err, boom)
 			assert.Nil(t, rep)
-			assert.Equal(t, step, w.log[len(w.log)-1], "log %v", w.log)
+			assert.Equal(t, step, w.Log()[len(w.Log())-1], "log %v", w.Log())
 			waiting, _ := clk.counts()
 			assert.Zero(t, waiting, "the sampler is stopped on every path")
 		})
 	}
-	w := &world{fail: map[string]error{"self": boom}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"self": boom}}}
 	_, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCurrent))
 	require.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "find the current cgroup")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,165 +16,40 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// world fakes the kernel, the child and the clocks behind a Local. Every
-// call appends an event to log; fail makes the step of that name return
-// its error; on runs a hook at a step (a cancel, say) before it answers.
+// world fakes the kernel, the child and the clocks behind a Local: the
+// kernel is runnertest's, whose log the child's steps go into too.
 type world struct {
-	// mu guards log: a target run's sampler reads the usage counter (a
-	// step) on a goroutine of its own while the run goes on.
-	mu      sync.Mutex
-	log     []string
-	fail    map[string]error
-	on      map[string]func()
-	spec    cgroup.SliceSpec // what CreateSlice was asked for
-	removed []string         // stale slices CleanStale reports
-	stats   []uint64         // nr_periods of successive cpu.stat reads
-	// usageAt and processAt, when set, are the cgroup's usage counter and
-	// this process's CPU clock (0 otherwise); measured is the CPU time the
-	// child reports over its measured iterations.
-	usageAt, processAt func() time.Duration
-	measured           time.Duration
-	// cpusets is where the cpusets live (nil: with cpu, as where v1
-	// mounts them together); cpusetErr says there are none.
-	cpusets   *cgroup.Hierarchy
-	cpusetErr error
-	cpuset    string // what a slice's cpuset reads back
+	runnertest.Kernel
+	// measured is the CPU time the child reports over its measured
+	// iterations.
+	measured time.Duration
 }
-
-// happened says whether the log holds event: what a counter has counted
-// depends on how far the workload has gone.
-func (w *world) happened(event string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Contains(w.log, event)
-}
-
-var fakeHier = cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpu", MountRoot: "/"}
 
 const fakePid = 4242
-
-func (w *world) step(name string) error {
-	w.mu.Lock()
-	w.log = append(w.log, name)
-	w.mu.Unlock()
-	if f := w.on[name]; f != nil {
-		f()
-	}
-	return w.fail[name]
-}
-
-func (w *world) CPUHierarchy(_ cgroup.Host, version int) (cgroup.Hierarchy, error) {
-	return fakeHier, w.step("hierarchy")
-}
-
-// CpusetHierarchy is a lookup that changes nothing: no event.
-func (w *world) CpusetHierarchy(_ cgroup.Host, cpu cgroup.Hierarchy) (cgroup.Hierarchy, error) {
-	if w.cpusets != nil {
-		return *w.cpusets, w.cpusetErr
-	}
-	return cpu, w.cpusetErr
-}
-
-func (w *world) ParentDir(hier cgroup.Hierarchy, p string) (string, error) {
-	if err := w.step("parent"); err != nil {
-		return "", err
-	}
-	return hier.MountPoint + "/" + strings.Trim(p, "/"), nil
-}
-
-func (w *world) CleanStale(_ cgroup.Hierarchy, parent string) ([]string, []cgroup.Skipped, error) {
-	return w.removed, nil, w.step("clean " + parent)
-}
-
-func (w *world) CreateSlice(hier cgroup.Hierarchy, spec cgroup.SliceSpec) (Slice, error) {
-	w.spec = spec
-	if err := w.step("create"); err != nil {
-		return nil, err
-	}
-	return fakeGroup{w, cgroup.Cgroup{Hierarchy: hier, Path: "/tb-fake", Dir: spec.Parent + "/tb-fake"}}, nil
-}
-
-func (w *world) RemoveDefaultParent(hier cgroup.Hierarchy) {
-	if hier.MountPoint != fakeHier.MountPoint {
-		w.step("remove parent " + hier.MountPoint)
-		return
-	}
-	w.step("remove parent")
-}
-
-func (w *world) Self(cgroup.Host, int) (Current, error) {
-	if err := w.step("self"); err != nil {
-		return nil, err
-	}
-	return fakeGroup{w, cgroup.Cgroup{Hierarchy: fakeHier, Path: "/user.slice", Dir: "/fake/cpu/user.slice"}}, nil
-}
-
-// fakeGroup is both the created slice and the current cgroup. Its limits
-// are what the "kernel" took: 20 ms per 100 ms, whatever was asked.
-type fakeGroup struct {
-	w  *world
-	cg cgroup.Cgroup
-}
-
-var keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: 20 * time.Millisecond}
-
-func (g fakeGroup) Cgroup() cgroup.Cgroup { return g.cg }
-
-func (g fakeGroup) Limits() (cgroup.Limits, error) { return keptLimits, g.w.step("limits") }
-
-func (g fakeGroup) Chain() ([]cgroup.Level, error) {
-	return []cgroup.Level{{Dir: g.cg.Dir, Limits: keptLimits}}, g.w.step("chain")
-}
-
-func (g fakeGroup) Stat() (cgroup.CPUStat, error) {
-	var n uint64
-	if len(g.w.stats) > 0 {
-		n, g.w.stats = g.w.stats[0], g.w.stats[1:]
-	}
-	return cgroup.CPUStat{NrPeriods: &n}, g.w.step("stat")
-}
-
-func (g fakeGroup) AddProc(pid int) error { return g.w.step(fmt.Sprintf("move %d", pid)) }
-
-func (g fakeGroup) Delete() error { return g.w.step("delete") }
-
-func (g fakeGroup) KillLeft(int) (int, error) { return 0, g.w.step("kill left") }
-
-func (g fakeGroup) Usage() (time.Duration, error) {
-	if err := g.w.step("usage"); err != nil {
-		return 0, err
-	}
-	if g.w.usageAt == nil {
-		return 0, nil
-	}
-	return g.w.usageAt(), nil
-}
-
-func (g fakeGroup) Cpuset() (string, error) { return g.w.cpuset, g.w.step("cpuset") }
 
 // fakeChild answers like the real child; Kill may come more than once.
 type fakeChild struct{ w *world }
 
 func (c fakeChild) Pid() int       { return fakePid }
-func (c fakeChild) Go() error      { return c.w.step("go") }
-func (c fakeChild) Kill()          { c.w.step("kill") }
-func (c fakeChild) Measure() error { return c.w.step("measure") }
+func (c fakeChild) Go() error      { return c.w.Step("go") }
+func (c fakeChild) Kill()          { c.w.Step("kill") }
+func (c fakeChild) Measure() error { return c.w.Step("measure") }
 
 func (c fakeChild) WaitWarm(ctx context.Context) error {
-	if err := c.w.step("warm"); err != nil {
+	if err := c.w.Step("warm"); err != nil {
 		return err
 	}
 	return ctx.Err()
 }
 
 func (c fakeChild) Wait(ctx context.Context) (bench.Result, error) {
-	if err := c.w.step("wait"); err != nil {
+	if err := c.w.Step("wait"); err != nil {
 		return bench.Result{}, err
 	}
 	res := result
@@ -192,34 +66,29 @@ var result = bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
 func (w *world) local() *Local {
 	return &Local{
 		Machine: Machine{
-			Cgroups: w,
-			HostCPU: func(string) (host.CPUTimes, error) { return host.CPUTimes{CPUs: 2}, w.step("host cpu") },
-			ProcessCPU: func() (time.Duration, error) {
-				if err := w.step("process cpu"); err != nil || w.processAt == nil {
-					return 0, err
-				}
-				return w.processAt(), nil
-			},
-			HostInfo: func(string, time.Time) report.Host { return report.Host{Kernel: "fake"} },
+			Cgroups:    runnertest.Cgroups[Slice, Current]{Kernel: &w.Kernel},
+			HostCPU:    w.HostCPU,
+			ProcessCPU: w.ProcessCPU,
+			HostInfo:   w.HostInfo,
 			// The 100 ms sampler waits for ever: its reads would fall
 			// among the others at the scheduler's whim.
 			SampleClock: func() usage.Clock { return stalledClock{} },
 		},
 		Closed: ClosedLoop{
 			StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
-				if err := w.step("start " + exe); err != nil {
+				if err := w.Step("start " + exe); err != nil {
 					return nil, err
 				}
 				return fakeChild{w}, nil
 			},
 			RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
-				if err := w.step("warm here"); err != nil {
+				if err := w.Step("warm here"); err != nil {
 					return bench.Result{}, err
 				}
 				if err := beforeMeasure(); err != nil {
 					return bench.Result{}, err
 				}
-				return result, w.step("measure here")
+				return result, w.Step("measure here")
 			},
 		},
 	}
@@ -238,7 +107,7 @@ func options(mode string) Options {
 // counters frame the measured iterations alone, and the child is gone
 // before the slice is removed, the default parent last.
 func TestCreatedRunOrder(t *testing.T) {
-	w := &world{removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, stats: []uint64{10, 25}}
+	w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
 	o.Stderr = &stderr
@@ -253,8 +122,8 @@ func TestCreatedRunOrder(t *testing.T) {
 		// CPU time the 100 ms sampler's trace starts from and ends at.
 		"stat", "host cpu", "usage", "usage", "measure", "wait", "usage", "host cpu", "usage", "stat",
 		"kill", "delete", "remove parent",
-	}, w.log)
-	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.spec)
+	}, w.Log())
+	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.Spec())
 	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindLeftovers, Text: "removed 1 slice left by runs that no longer live"})
 	assert.Contains(t, rep.Warnings, o.Notes[0], "what the caller found (the driver's tidying) is in the warnings")
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
@@ -275,10 +144,10 @@ func TestUserParentIsNeverCreated(t *testing.T) {
 	o.Parent = "/user.slice/mine"
 	_, err := w.local().Run(context.Background(), o)
 	require.NoError(t, err)
-	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/user.slice/mine", Limits: o.Limits}, w.spec)
-	assert.Equal(t, []string{"hierarchy", "parent", "clean /fake/cpu/user.slice/mine", "create"}, w.log[:4])
-	assert.NotContains(t, w.log, "remove parent")
-	assert.Equal(t, "delete", w.log[len(w.log)-1])
+	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/user.slice/mine", Limits: o.Limits}, w.Spec())
+	assert.Equal(t, []string{"hierarchy", "parent", "clean /fake/cpu/user.slice/mine", "create"}, w.Log()[:4])
+	assert.NotContains(t, w.Log(), "remove parent")
+	assert.Equal(t, "delete", w.Log()[len(w.Log())-1])
 }
 
 // Whichever step fails, the child that was started is killed and the
@@ -304,12 +173,12 @@ func TestEveryFailureCleansUp(t *testing.T) {
 		{step: "wait", created: true, started: true},
 	} {
 		t.Run(tc.step, func(t *testing.T) {
-			w := &world{fail: map[string]error{tc.step: boom}}
+			w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{tc.step: boom}}}
 			rep, err := w.local().Run(context.Background(), options(ModeCreate))
 			require.ErrorIs(t, err, boom)
 			assert.Nil(t, rep)
-			assertCleanedUp(t, w.log, tc.created, tc.started)
-			assert.Equal(t, 1, count(w.log, tc.step), "the run stops at the failing step")
+			assertCleanedUp(t, w.Log(), tc.created, tc.started)
+			assert.Equal(t, 1, count(w.Log(), tc.step), "the run stops at the failing step")
 		})
 	}
 }
@@ -356,22 +225,22 @@ func TestCancelledRunCleansUp(t *testing.T) {
 		w := &world{}
 		_, err := w.local().Run(ctx, options(ModeCreate))
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench"}, w.log)
+		assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench"}, w.Log())
 	})
 	t.Run("during wait", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		w := &world{on: map[string]func(){"wait": cancel}}
+		w := &world{Kernel: runnertest.Kernel{On: map[string]func(){"wait": cancel}}}
 		_, err := w.local().Run(ctx, options(ModeCreate))
 		require.ErrorIs(t, err, context.Canceled)
-		assertCleanedUp(t, w.log, true, true)
+		assertCleanedUp(t, w.Log(), true, true)
 	})
 }
 
 // A slice that cannot be removed is reported in the warnings; the
 // measurement stands, and the default parent is still tried.
 func TestFailedDeleteIsReported(t *testing.T) {
-	w := &world{fail: map[string]error{"delete": errors.New("busy")}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"delete": errors.New("busy")}}}
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
 	o.Stderr = &stderr
@@ -380,7 +249,7 @@ func TestFailedDeleteIsReported(t *testing.T) {
 	assert.NotNil(t, rep)
 	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindSliceLeft, Text: "the slice could not be removed: busy"})
 	assert.Empty(t, stderr.String(), "the runner prints nothing")
-	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.log[len(w.log)-3:])
+	assert.Equal(t, []string{"kill", "delete", "remove parent"}, w.Log()[len(w.Log())-3:])
 }
 
 // No right to create a slice: auto mode without limits measures the
@@ -399,16 +268,16 @@ func TestPermissionDenied(t *testing.T) {
 		{name: "create fails", mode: ModeCreate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &world{fail: map[string]error{"create": denied}}
+			w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": denied}}}
 			var stderr bytes.Buffer
 			o := options(tc.mode)
 			o.LimitsSet, o.Stderr = tc.limitsSet, &stderr
 			rep, err := w.local().Run(context.Background(), o)
-			assert.NotContains(t, w.log, "delete", "nothing was created")
+			assert.NotContains(t, w.Log(), "delete", "nothing was created")
 			if !tc.fallBack {
 				require.ErrorIs(t, err, ErrNeedsPrivilege)
 				assert.ErrorContains(t, err, denied.Error(), "the cause stays visible")
-				assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:],
+				assert.Equal(t, []string{"create", "remove parent"}, w.Log()[len(w.Log())-2:],
 					"nothing runs after the refusal but the default parent's removal, should it have been made")
 				return
 			}
@@ -416,7 +285,7 @@ func TestPermissionDenied(t *testing.T) {
 			assert.Equal(t, "current", rep.Cgroup.Mode)
 			assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: cannot create a slice under /fake/cpu/throttlebench (" + denied.Error() + ")"})
 			assert.Empty(t, stderr.String(), "said in the warnings, not printed")
-			assert.Equal(t, []string{"remove parent", "self"}, w.log[slices.Index(w.log, "create")+1:][:2])
+			assert.Equal(t, []string{"remove parent", "self"}, w.Log()[slices.Index(w.Log(), "create")+1:][:2])
 		})
 	}
 }
@@ -424,30 +293,30 @@ func TestPermissionDenied(t *testing.T) {
 // Without a cpu hierarchy, auto mode without limits measures where it is;
 // otherwise the error is the hierarchy's, for the caller to tell apart.
 func TestNoHierarchy(t *testing.T) {
-	w := &world{fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}}
 	rep, err := w.local().Run(context.Background(), options(ModeAuto))
 	require.NoError(t, err)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: " + cgroup.ErrNoCPUController.Error()})
 
-	w = &world{fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}
+	w = &world{Kernel: runnertest.Kernel{Fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}}
 	_, err = w.local().Run(context.Background(), options(ModeCreate))
 	require.ErrorIs(t, err, cgroup.ErrNoCPUController)
-	assert.Equal(t, []string{"hierarchy"}, w.log)
+	assert.Equal(t, []string{"hierarchy"}, w.Log())
 }
 
 // Current mode runs the workload in this process: the cgroup's counters and
 // the usage readings (for the shared-cgroup warning) frame the measured
 // iterations, after the warm-up.
 func TestCurrentRunOrder(t *testing.T) {
-	w := &world{stats: []uint64{3, 7}}
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 7}}}
 	rep, err := w.local().Run(context.Background(), options(ModeCurrent))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"self", "limits", "chain", "warm here",
 		"stat", "host cpu", "usage", "process cpu", "measure here",
 		"host cpu", "usage", "process cpu", "stat",
-	}, w.log)
+	}, w.Log())
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Equal(t, "/user.slice", rep.Cgroup.Path)
 	require.NotNil(t, rep.Throttling.NrPeriods)
@@ -459,12 +328,12 @@ func TestCurrentRunOrder(t *testing.T) {
 // was looking for.
 func TestCurrentRunFailures(t *testing.T) {
 	boom := errors.New("boom")
-	w := &world{fail: map[string]error{"stat": boom}}
+	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"stat": boom}}}
 	_, err := w.local().Run(context.Background(), options(ModeCurrent))
 	require.ErrorIs(t, err, boom)
-	assert.NotContains(t, w.log, "measure here")
+	assert.NotContains(t, w.Log(), "measure here")
 
-	w = &world{fail: map[string]error{"self": boom}}
+	w = &world{Kernel: runnertest.Kernel{Fail: map[string]error{"self": boom}}}
 	_, err = w.local().Run(context.Background(), options(ModeCurrent))
 	require.ErrorIs(t, err, boom)
 	assert.ErrorContains(t, err, "find the current cgroup")
@@ -476,13 +345,13 @@ func TestCurrentRunFailures(t *testing.T) {
 // once they are done; only those count. Against the 20 ms quota over the
 // 15 periods counted in the same window, 150 ms is 0.5 of it.
 func TestCreatedUsageFromTheSlice(t *testing.T) {
-	w := &world{stats: []uint64{10, 25}, measured: 120 * time.Millisecond}
-	w.usageAt = func() time.Duration {
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25}}, measured: 120 * time.Millisecond}
+	w.UsageAt = func() time.Duration {
 		var u time.Duration
-		if w.happened("warm") {
+		if w.Happened("warm") {
 			u += 40 * time.Millisecond
 		}
-		if w.happened("wait") {
+		if w.Happened("wait") {
 			u += 150 * time.Millisecond
 		}
 		return u
@@ -502,8 +371,8 @@ func TestCreatedUsageFromTheSlice(t *testing.T) {
 // the child's CPU time over its measured iterations, as it reports it;
 // without that too, the usage is unknown and the run stands.
 func TestCreatedUsageFromTheChild(t *testing.T) {
-	w := &world{stats: []uint64{10, 25}, measured: 120 * time.Millisecond,
-		fail: map[string]error{"usage": fmt.Errorf("%w: no cpuacct.usage", cgroup.ErrNoUsage)}}
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25},
+		Fail: map[string]error{"usage": fmt.Errorf("%w: no cpuacct.usage", cgroup.ErrNoUsage)}}, measured: 120 * time.Millisecond}
 	rep, err := w.local().Run(context.Background(), options(ModeCreate))
 	require.NoError(t, err)
 	u := rep.Usage
@@ -514,31 +383,31 @@ func TestCreatedUsageFromTheChild(t *testing.T) {
 	require.NotNil(t, u.QuotaUtilisation)
 	assert.InDelta(t, 0.4, *u.QuotaUtilisation, 1e-12, "120 ms / (20 ms × 15 periods)")
 
-	w = &world{stats: []uint64{10, 25}, fail: map[string]error{"usage": cgroup.ErrNoUsage}}
+	w = &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25}, Fail: map[string]error{"usage": cgroup.ErrNoUsage}}}
 	rep, err = w.local().Run(context.Background(), options(ModeCreate))
 	require.NoError(t, err)
 	assert.Equal(t, report.Usage{}, rep.Usage)
-	assert.Equal(t, "delete", w.log[len(w.log)-2])
+	assert.Equal(t, "delete", w.Log()[len(w.Log())-2])
 }
 
 // Current mode: the cgroup's counter over the measured iterations (after
 // the warm-up); without it, this process's CPU time over the same window.
 func TestCurrentUsage(t *testing.T) {
-	w := &world{stats: []uint64{3, 13}}
+	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 13}}}
 	progress := func(warm, measured time.Duration) func() time.Duration {
 		return func() time.Duration {
 			var u time.Duration
-			if w.happened("warm here") {
+			if w.Happened("warm here") {
 				u += warm
 			}
-			if w.happened("measure here") {
+			if w.Happened("measure here") {
 				u += measured
 			}
 			return u
 		}
 	}
-	w.usageAt = progress(30*time.Millisecond, 100*time.Millisecond)
-	w.processAt = progress(30*time.Millisecond, 80*time.Millisecond)
+	w.UsageAt = progress(30*time.Millisecond, 100*time.Millisecond)
+	w.ProcessAt = progress(30*time.Millisecond, 80*time.Millisecond)
 	rep, err := w.local().Run(context.Background(), options(ModeCurrent))
 	require.NoError(t, err)
 	u := rep.Usage
@@ -548,7 +417,8 @@ func TestCurrentUsage(t *testing.T) {
 	require.NotNil(t, u.QuotaUtilisation)
 	assert.InDelta(t, 0.5, *u.QuotaUtilisation, 1e-12, "100 ms / (20 ms × 10 periods)")
 
-	w.log, w.stats, w.fail = nil, []uint64{3, 13}, map[string]error{"usage": cgroup.ErrNoUsage}
+	w.ClearLog()
+	w.Stats, w.Fail = []uint64{3, 13}, map[string]error{"usage": cgroup.ErrNoUsage}
 	rep, err = w.local().Run(context.Background(), options(ModeCurrent))
 	require.NoError(t, err)
 	u = rep.Usage
@@ -563,8 +433,8 @@ func TestCurrentUsage(t *testing.T) {
 // was asked and what the kernel took.
 func TestCpusetRunOrder(t *testing.T) {
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
-	w := &world{cpusets: &cpusets, cpuset: "1", stats: []uint64{10, 25},
-		removed: []string{"/fake/cpuset/throttlebench/tb-1-2-deadbeef"}}
+	w := &world{Kernel: runnertest.Kernel{Cpusets: &cpusets, Cpuset: "1", Stats: []uint64{10, 25},
+		Removed: []string{"/fake/cpuset/throttlebench/tb-1-2-deadbeef"}}}
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
 	o.Stderr, o.CPUs = &stderr, []int{1}
@@ -572,22 +442,22 @@ func TestCpusetRunOrder(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, []string{"hierarchy", "clean /fake/cpu/throttlebench", "clean /fake/cpuset/throttlebench", "create",
-		"limits", "chain", "cpuset"}, w.log[:7])
-	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-4:])
-	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.spec.Cpuset)
+		"limits", "chain", "cpuset"}, w.Log()[:7])
+	assert.Equal(t, []string{"kill", "delete", "remove parent", "remove parent /fake/cpuset"}, w.Log()[len(w.Log())-4:])
+	assert.Equal(t, &cgroup.CpusetSpec{Hier: cpusets, Parent: "/fake/cpuset/throttlebench", CPUs: []int{1}}, w.Spec().Cpuset)
 	assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindLeftovers, Text: "removed 2 slices left by runs that no longer live"}, "the stale slice and its stale twin")
 	assert.Equal(t, "1", rep.Config.Cpuset)
 	assert.Equal(t, "1", rep.Cgroup.Cpuset)
 
 	// A parent the user names: its twin is where the slice's goes; neither
 	// is ever removed.
-	w = &world{cpusets: &cpusets}
+	w = &world{Kernel: runnertest.Kernel{Cpusets: &cpusets}}
 	o.Parent = "/user.slice/mine"
 	_, err = w.local().Run(context.Background(), o)
 	require.NoError(t, err)
-	assert.Equal(t, "/fake/cpuset/user.slice/mine", w.spec.Cpuset.Parent)
-	assert.Contains(t, w.log, "clean /fake/cpuset/user.slice/mine")
-	assert.NotContains(t, strings.Join(w.log, ","), "remove parent")
+	assert.Equal(t, "/fake/cpuset/user.slice/mine", w.Spec().Cpuset.Parent)
+	assert.Contains(t, w.Log(), "clean /fake/cpuset/user.slice/mine")
+	assert.NotContains(t, strings.Join(w.Log(), ","), "remove parent")
 }
 
 // A slice that cannot be created (limits refused, a cpuset the kernel will
@@ -599,25 +469,25 @@ func TestFailedCreateRemovesTheDefaultParents(t *testing.T) {
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
 	for _, failure := range []error{cgroup.ErrLimitsRefused, errors.New("write CPUs 1: invalid argument"), cgroup.ErrPermission} {
 		t.Run(failure.Error(), func(t *testing.T) {
-			w := &world{cpusets: &cpusets, fail: map[string]error{"create": failure}}
+			w := &world{Kernel: runnertest.Kernel{Cpusets: &cpusets, Fail: map[string]error{"create": failure}}}
 			o := options(ModeCreate)
 			o.CPUs = []int{1}
 			_, err := w.local().Run(context.Background(), o)
 			require.ErrorContains(t, err, failure.Error())
-			assert.Equal(t, []string{"create", "remove parent", "remove parent /fake/cpuset"}, w.log[len(w.log)-3:])
+			assert.Equal(t, []string{"create", "remove parent", "remove parent /fake/cpuset"}, w.Log()[len(w.Log())-3:])
 
 			// Where cpusets live with cpu (v2), the one default parent.
-			w = &world{fail: map[string]error{"create": failure}}
+			w = &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": failure}}}
 			_, err = w.local().Run(context.Background(), o)
 			require.ErrorContains(t, err, failure.Error())
-			assert.Equal(t, []string{"create", "remove parent"}, w.log[len(w.log)-2:])
+			assert.Equal(t, []string{"create", "remove parent"}, w.Log()[len(w.Log())-2:])
 
-			w = &world{cpusets: &cpusets, fail: map[string]error{"create": failure}}
+			w = &world{Kernel: runnertest.Kernel{Cpusets: &cpusets, Fail: map[string]error{"create": failure}}}
 			o.Parent = "/user.slice/mine"
 			_, err = w.local().Run(context.Background(), o)
 			require.ErrorContains(t, err, failure.Error())
-			assert.NotContains(t, strings.Join(w.log, ","), "remove parent")
-			assert.Equal(t, "create", w.log[len(w.log)-1])
+			assert.NotContains(t, strings.Join(w.Log(), ","), "remove parent")
+			assert.Equal(t, "create", w.Log()[len(w.Log())-1])
 		})
 	}
 }
@@ -626,39 +496,37 @@ func TestFailedCreateRemovesTheDefaultParents(t *testing.T) {
 // cpusets apart, stale twins are still tidied.
 func TestNoCpuset(t *testing.T) {
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
-	w := &world{cpusets: &cpusets}
+	w := &world{Kernel: runnertest.Kernel{Cpusets: &cpusets}}
 	rep, err := w.local().Run(context.Background(), options(ModeCreate))
 	require.NoError(t, err)
-	assert.Nil(t, w.spec.Cpuset)
-	assert.Contains(t, w.log, "clean /fake/cpuset/throttlebench")
+	assert.Nil(t, w.Spec().Cpuset)
+	assert.Contains(t, w.Log(), "clean /fake/cpuset/throttlebench")
 	assert.Equal(t, "", rep.Config.Cpuset)
 
 	// No cpuset controller anywhere: no matter, unless --cpuset asks.
-	w = &world{cpusetErr: cgroup.ErrNoCpuset}
+	w = &world{Kernel: runnertest.Kernel{CpusetErr: cgroup.ErrNoCpuset}}
 	_, err = w.local().Run(context.Background(), options(ModeCreate))
 	require.NoError(t, err)
 	o := options(ModeCreate)
 	o.CPUs = []int{0}
-	w = &world{cpusetErr: cgroup.ErrNoCpuset}
+	w = &world{Kernel: runnertest.Kernel{CpusetErr: cgroup.ErrNoCpuset}}
 	_, err = w.local().Run(context.Background(), o)
 	require.ErrorIs(t, err, cgroup.ErrNoCpuset)
 	assert.ErrorContains(t, err, "--cpuset 0")
-	assert.NotContains(t, w.log, "create", "nothing created")
+	assert.NotContains(t, w.Log(), "create", "nothing created")
 }
 
 // The report counts the CPUs the workload process could use, as it says,
 // not this machine's: effective_cpus and the model.
 func TestEffectiveCPUsFromTheChild(t *testing.T) {
-	w := &world{}
+	// What the kernel took: no quota.
+	w := &world{Kernel: runnertest.Kernel{Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}}}
 	l := w.local()
 	res := result
 	res.AllowedCPUs = []int{3}
 	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
 	o := options(ModeCreate)
 	o.Limits.Quota = cgroup.Unlimited
-	keep := keptLimits
-	keptLimits = cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}
-	defer func() { keptLimits = keep }()
 	rep, err := l.Run(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, rep.Cgroup.EffectiveCPUs)

@@ -47,7 +47,7 @@ func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t 
 func (f *fakeTrace) attach(onEvent func(throttle.Event)) (TraceHandle, error) {
 	f.onEvent = onEvent
 	if f.w != nil {
-		f.w.step("attach")
+		f.w.Step("attach")
 	}
 	return f, nil
 }
@@ -56,7 +56,7 @@ func (f *fakeTrace) Track(id uint64) error {
 	f.ids = append(f.ids, id)
 	f.start = f.clock.now()
 	if f.w != nil {
-		f.w.step(fmt.Sprintf("track %d", id))
+		f.w.Step(fmt.Sprintf("track %d", id))
 	}
 	return nil
 }
@@ -64,7 +64,7 @@ func (f *fakeTrace) Track(id uint64) error {
 func (f *fakeTrace) Untrack(id uint64) error {
 	f.ids = slices.DeleteFunc(f.ids, func(x uint64) bool { return x == id })
 	if f.w != nil {
-		f.w.step(fmt.Sprintf("untrack %d", id))
+		f.w.Step(fmt.Sprintf("untrack %d", id))
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (f *fakeTrace) LostSoFar() uint64 { return 3 * uint64(f.synced) }
 func (f *fakeTrace) Stop() (uint64, error) {
 	f.stopped++
 	if f.w != nil {
-		f.w.step("detach")
+		f.w.Step("detach")
 	}
 	return 0, nil
 }
@@ -118,7 +118,7 @@ func (c tracedChild) Wait(ctx context.Context) (bench.Result, error) {
 	return bench.Result{GOMAXPROCS: 1, Iterations: []bench.Iteration{
 		{Wall: 10 * time.Millisecond, StartMono: t, Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
 		{Wall: 10 * time.Millisecond, StartMono: t + int64(10*time.Millisecond), Workers: []bench.WorkerSample{{Wall: 10 * time.Millisecond}}},
-	}}, c.w.step("wait")
+	}}, c.w.Step("wait")
 }
 
 // --trace: the tracer follows the slice over the measured window; its
@@ -295,19 +295,19 @@ func TestTracedListAttachesOnce(t *testing.T) {
 	o := options(ModeCreate)
 	o.Trace = true
 	for i := range 3 {
-		w.log = nil
+		w.ClearLog()
 		rep, err := l.Run(context.Background(), o)
 		require.NoError(t, err)
 		require.NotNil(t, rep.ThrottleEvents, "run %d: %q", i, rep.Warnings)
 		assert.Equal(t, 1, rep.ThrottleEvents.Attaches, "run %d", i)
 		assert.Equal(t, uint64(3), rep.ThrottleEvents.EventsLost, "run %d: its own losses, not the list's", i)
-		at := func(e string) int { return slices.Index(w.log, e) }
+		at := func(e string) int { return slices.Index(w.Log(), e) }
 		if i == 0 {
 			assert.Less(t, at("create"), at("attach"), "attached at the first traced run, once its slice is made")
 		} else {
 			assert.Equal(t, -1, at("attach"), "run %d: no second attach", i)
 		}
-		assert.Less(t, at("create"), at("track 10"), "run %d: %q", i, w.log)
+		assert.Less(t, at("create"), at("track 10"), "run %d: %q", i, w.Log())
 		assert.Less(t, at("track 10"), at("untrack 10"), "run %d", i)
 		assert.Less(t, at("untrack 10"), at("delete"), "run %d: untracked before its removal", i)
 		assert.Equal(t, -1, at("detach"), "run %d: kept attached", i)
@@ -317,7 +317,7 @@ func TestTracedListAttachesOnce(t *testing.T) {
 	require.NoError(t, l.Close())
 	assert.Equal(t, 1, ft.stopped, "a second Close does nothing")
 
-	w.log = nil
+	w.ClearLog()
 	rep, err := l.Run(context.Background(), o)
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.ThrottleEvents.Attaches, "after Close, attached again")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/plan"
+	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
 )
 
 // fakeWatched is sample -- CMD's command on the world's log; done is
@@ -27,25 +28,20 @@ type fakeWatched struct {
 const fakeServerPid = 4343
 
 func (c *fakeWatched) Pid() int               { return fakeServerPid }
-func (c *fakeWatched) Go() error              { return c.w.step("server go") }
+func (c *fakeWatched) Go() error              { return c.w.Step("server go") }
 func (c *fakeWatched) Exited() (string, bool) { return c.exited, c.exited != "" }
-func (c *fakeWatched) Stop(time.Duration)     { c.w.step("server stop") }
+func (c *fakeWatched) Stop(time.Duration)     { c.w.Step("server stop") }
 func (c *fakeWatched) Stderr() string         { return "" }
 func (c *fakeWatched) Done() <-chan struct{}  { return c.done }
-
-// fakeGuard is the slice's guard on the world's log.
-type fakeGuard struct{ w *world }
-
-func (g fakeGuard) Done() { g.w.step("guard done") }
 
 // watching is the world's Local with c as the command and a fake guard.
 func watching(c *fakeWatched) *Local {
 	l := c.w.local()
 	l.Commands = Commands{
 		StartCommand: func(exe string, argv []string) (Watchable, error) {
-			return c, c.w.step("command start " + strings.Join(argv, " "))
+			return c, c.w.Step("command start " + strings.Join(argv, " "))
 		},
-		StartGuard: func(exe, dir string) (Guard, error) { return fakeGuard{c.w}, c.w.step("guard " + dir) },
+		StartGuard: func(exe, dir string) (Guard, error) { return c.w.Guard(), c.w.Step("guard " + dir) },
 	}
 	return l
 }
@@ -59,7 +55,7 @@ func TestWatchOrder(t *testing.T) {
 	var cause error
 	got, err := watching(c).Watch(context.Background(), Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app", "-x"},
 		func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
-			w.step("measure " + cg.Dir)
+			w.Step("measure " + cg.Dir)
 			require.NoError(t, start())
 			c.exited = "exit status 3"
 			close(c.done)
@@ -71,16 +67,16 @@ func TestWatchOrder(t *testing.T) {
 	assert.ErrorIs(t, cause, ErrCommandExited)
 	assert.Equal(t, "exit status 3", got.Exit)
 	assert.True(t, got.Failed())
-	assert.Equal(t, cgroup.Limits{}, w.spec.Limits, "sample measures: no limits")
+	assert.Equal(t, cgroup.Limits{}, w.Spec().Limits, "sample measures: no limits")
 
-	slice := fakeHier.DefaultParent() + "/tb-fake"
-	at := func(e string) int { return slices.Index(w.log, e) }
+	slice := runnertest.Hier.DefaultParent() + "/tb-fake"
+	at := func(e string) int { return slices.Index(w.Log(), e) }
 	order := []string{"create", "guard " + slice, "command start app -x", fmt.Sprintf("move %d", fakeServerPid), "measure " + slice,
 		"server go", "server stop", "kill left", "guard done", "delete"}
 	for i, e := range order {
-		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.log)
+		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.Log())
 		if i > 0 {
-			assert.Less(t, at(order[i-1]), at(e), "%s before %s: %q", order[i-1], e, w.log)
+			assert.Less(t, at(order[i-1]), at(e), "%s before %s: %q", order[i-1], e, w.Log())
 		}
 	}
 }
@@ -90,15 +86,15 @@ func TestWatchOrder(t *testing.T) {
 // the command go included, still removes the slice.
 func TestWatchStopsOnEveryPath(t *testing.T) {
 	for _, fail := range []string{"", "server go", "move 4343", "measure"} {
-		w := &world{fail: map[string]error{}}
+		w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{}}}
 		if fail != "" {
-			w.fail[fail] = errors.New("boom")
+			w.Fail[fail] = errors.New("boom")
 		}
 		c := &fakeWatched{w: w, done: make(chan struct{})}
 		ctx, cancel := context.WithCancel(context.Background())
 		got, err := watching(c).Watch(ctx, Options{Options: plan.Options{Mode: ModeAuto}, Env: Env{Exe: "/tb"}}, []string{"app"},
 			func(ctx context.Context, cg cgroup.Cgroup, start func() error) error {
-				if err := w.step("measure"); err != nil {
+				if err := w.Step("measure"); err != nil {
 					return err
 				}
 				if err := start(); err != nil {
@@ -117,10 +113,10 @@ func TestWatchStopsOnEveryPath(t *testing.T) {
 			require.ErrorContains(t, err, "boom", fail)
 		}
 		for _, e := range []string{"server stop", "kill left", "delete", "guard done"} {
-			assert.Contains(t, w.log, e, "%q: %q", fail, w.log)
+			assert.Contains(t, w.Log(), e, "%q: %q", fail, w.Log())
 		}
 		if fail == "measure" {
-			assert.NotContains(t, w.log, "server go", "never let go")
+			assert.NotContains(t, w.Log(), "server go", "never let go")
 		}
 	}
 }

@@ -92,7 +92,7 @@ func TestOwnProbeReal(t *testing.T) {
 // {port}: a free port per configuration, in the URL and the command,
 // and PORT in the server's environment; the result keeps them as given.
 func TestTargetPortPlaceholder(t *testing.T) {
-	w := &world{stats: []uint64{10, 12}}
+	w := newWorld(10, 12)
 	srv := &fakeServer{w: w}
 	o, tgt, addr := targetOptions(t)
 	_, port, err := net.SplitHostPort(addr)
@@ -104,8 +104,8 @@ func TestTargetPortPlaceholder(t *testing.T) {
 	tgt.Serve = []string{"my-server", "--listen=:{port}"}
 	rep, err := e.Run(context.Background(), o, tgt)
 	require.NoError(t, err)
-	assert.Contains(t, w.log, "server start my-server --listen=:"+port)
-	assert.Contains(t, w.log, "server ready 127.0.0.1:"+port)
+	assert.Contains(t, w.Log(), "server start my-server --listen=:"+port)
+	assert.Contains(t, w.Log(), "server ready 127.0.0.1:"+port)
 	assert.Equal(t, []string{"PORT=" + port}, srv.env)
 	assert.Equal(t, 20, rep.HTTP.Status2xx, "sent to the port picked")
 	assert.Equal(t, "http://127.0.0.1:{port}/", rep.Config.Target, "as given")

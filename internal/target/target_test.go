@@ -21,6 +21,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
 )
 
 // fakeServer is --serve's process on the world's log: it serves nothing
@@ -37,10 +38,10 @@ type fakeServer struct {
 const fakeServerPid = 4343
 
 func (s *fakeServer) Pid() int  { return fakeServerPid }
-func (s *fakeServer) Go() error { return s.w.step("server go") }
+func (s *fakeServer) Go() error { return s.w.Step("server go") }
 func (s *fakeServer) Ready(ctx context.Context, addr string, _ time.Duration, ours func() (bool, error)) error {
 	s.ours = ours
-	if err := s.w.step("server ready " + addr); err != nil {
+	if err := s.w.Step("server ready " + addr); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -49,13 +50,8 @@ func (s *fakeServer) Ready(ctx context.Context, addr string, _ time.Duration, ou
 	return s.ready
 }
 func (s *fakeServer) Exited() (string, bool) { return s.exited, s.exited != "" }
-func (s *fakeServer) Stop(time.Duration)     { s.w.step("server stop") }
+func (s *fakeServer) Stop(time.Duration)     { s.w.Step("server stop") }
 func (s *fakeServer) Stderr() string         { return s.stderr }
-
-// fakeGuard is the slice's guard on the world's log.
-type fakeGuard struct{ w *world }
-
-func (g fakeGuard) Done() { g.w.step("guard done") }
 
 func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -76,20 +72,20 @@ func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 // measured, and stopped before the slice goes; every request is counted
 // and in the histogram, from its scheduled arrival.
 func TestTargetServedOrder(t *testing.T) {
-	w := &world{stats: []uint64{10, 12}}
+	w := newWorld(10, 12)
 	srv := &fakeServer{w: w}
 	o, tgt, addr := targetOptions(t)
 	rep, err := w.engine(srv).Run(context.Background(), o, tgt)
 	require.NoError(t, err)
-	at := func(e string) int { return slices.Index(w.log, e) }
-	for _, e := range []string{"create", "guard " + fakeHier.DefaultParent() + "/tb-fake", "guard done", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
-		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.log)
+	at := func(e string) int { return slices.Index(w.Log(), e) }
+	for _, e := range []string{"create", "guard " + runnertest.Hier.DefaultParent() + "/tb-fake", "guard done", "server start my-server --port 1", fmt.Sprintf("move %d", fakeServerPid), "server go", "server ready " + addr, "server stop", "kill left", "delete"} {
+		require.GreaterOrEqual(t, at(e), 0, "%s in %q", e, w.Log())
 	}
 	assert.Less(t, at(fmt.Sprintf("move %d", fakeServerPid)), at("server go"), "in the slice before it runs")
 	assert.Less(t, at("server ready "+addr), at("stat"), "the window opens once it is ready")
 	assert.Less(t, at("server stop"), at("delete"), "stopped before the slice goes")
 	assert.Less(t, at("kill left"), at("delete"))
-	assert.Less(t, at("guard "+fakeHier.DefaultParent()+"/tb-fake"), at("server start my-server --port 1"), "guarded before the server starts")
+	assert.Less(t, at("guard "+runnertest.Hier.DefaultParent()+"/tb-fake"), at("server start my-server --port 1"), "guarded before the server starts")
 	assert.Less(t, at("kill left"), at("guard done"), "told all is well once nothing is left")
 
 	require.NotNil(t, rep.TargetResult)
@@ -118,7 +114,7 @@ func TestTargetServerGOMAXPROCS(t *testing.T) {
 		policy string
 		want   int
 	}{{"floor", 1}, {"ceil", 2}, {"3", 3}, {"runtime", 0}, {"workers", 0}} {
-		w := &world{stats: []uint64{10, 12}}
+		w := newWorld(10, 12)
 		srv := &fakeServer{w: w}
 		o, tgt, _ := targetOptions(t)
 		o.Policy, o.CPUs = c.policy, []int{0, 1, 2, 3}
@@ -137,33 +133,33 @@ func TestTargetServerGOMAXPROCS(t *testing.T) {
 }
 
 func TestTargetServerNeverReady(t *testing.T) {
-	w := &world{}
+	w := newWorld()
 	srv := &fakeServer{w: w, ready: errors.New("did not listen"), stderr: "line 1\naddress already in use\n"}
 	o, tgt, _ := targetOptions(t)
 	_, err := w.engine(srv).Run(context.Background(), o, tgt)
 	require.Error(t, err)
 	assert.Equal(t, "the server `my-server --port 1` did not listen; its stderr ends:\n    line 1\n    address already in use", err.Error())
-	assert.NotContains(t, w.log, "stat", "no window")
-	assert.Less(t, slices.Index(w.log, "server stop"), slices.Index(w.log, "delete"))
+	assert.NotContains(t, w.Log(), "stat", "no window")
+	assert.Less(t, slices.Index(w.Log(), "server stop"), slices.Index(w.Log(), "delete"))
 }
 
 func TestTargetCancelledWhileWaiting(t *testing.T) {
-	w := &world{}
+	w := newWorld()
 	ctx, cancel := context.WithCancel(context.Background())
-	w.on = map[string]func(){}
+	w.On = map[string]func(){}
 	srv := &fakeServer{w: w}
 	o, tgt, addr := targetOptions(t)
-	w.on["server ready "+addr] = cancel
+	w.On["server ready "+addr] = cancel
 	_, err := w.engine(srv).Run(ctx, o, tgt)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Contains(t, w.log, "server stop")
-	assert.Contains(t, w.log, "delete")
+	assert.Contains(t, w.Log(), "server stop")
+	assert.Contains(t, w.Log(), "delete")
 }
 
 // A server that exited on its own during the run: said, with its status,
 // and the requests it did not answer counted.
 func TestTargetServerExited(t *testing.T) {
-	w := &world{stats: []uint64{1, 2}}
+	w := newWorld(1, 2)
 	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom\n\ngoroutine 1 [running]:\n"}
 	o, tgt, _ := targetOptions(t)
 	tgt.HTTP.URL += "teapot"
@@ -182,12 +178,12 @@ func TestTargetServerExited(t *testing.T) {
 
 // Without --serve and --cgroup: no slice, no counters, and a warning.
 func TestTargetRunningNoCgroup(t *testing.T) {
-	w := &world{}
+	w := newWorld()
 	o, tgt, _ := targetOptions(t)
 	tgt.Serve = nil
 	rep, err := w.engine(&fakeServer{w: w}).Run(context.Background(), o, tgt)
 	require.NoError(t, err)
-	assert.NotContains(t, w.log, "create")
+	assert.NotContains(t, w.Log(), "create")
 	assert.Nil(t, rep.Throttling.NrPeriods, "null, not 0")
 	assert.Equal(t, "none", rep.Cgroup.Mode)
 	assert.Contains(t, strings.Join(report.Texts(rep.Warnings), "\n"), "no cgroup counters")
