@@ -278,6 +278,10 @@ func (w *fleetWorld) allGone(t *testing.T) {
 	}
 }
 
+// Tests whose assertions hang on the fake's real, short times (cold starts
+// against arrivals, the keep-alive's timer, the floor's latencies) run
+// alone; the others in parallel.
+
 // Per-request, ten at once: ten slices, ten instances, ten cold starts,
 // each moved into its own slice before it runs; all removed at the end.
 func TestFleetPerRequest(t *testing.T) {
@@ -372,6 +376,7 @@ func TestFleetShared(t *testing.T) {
 // A cold start that fails: the request that waited for it fails with the
 // reason, the others are served, the slice goes.
 func TestFleetFailedColdStart(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 10 * time.Millisecond, service: 5 * time.Millisecond, failStart: map[int]bool{2: true}}
 	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 4, 1))
 	require.NoError(t, err)
@@ -398,6 +403,7 @@ func TestFleetFailedColdStart(t *testing.T) {
 // result (completed 0) whose warnings say why, not an error that would
 // abort a list.
 func TestFleetNothingServed(t *testing.T) {
+	t.Parallel()
 	for _, policy := range []string{"shared", "pool:1"} {
 		w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, failStart: map[int]bool{0: true}}
 		rep, err := w.fleet().Run(context.Background(), fleetOptions(policy, 3, 4))
@@ -421,6 +427,7 @@ func TestFleetNothingServed(t *testing.T) {
 
 // An instance that dies while serving fails its requests in flight.
 func TestFleetCrash(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 10 * time.Millisecond, crashAfter: map[int]int{0: 1}}
 	rep, err := w.fleet().Run(context.Background(), fleetOptions("shared", 3, 1))
 	require.NoError(t, err)
@@ -437,6 +444,7 @@ func TestFleetCrash(t *testing.T) {
 // from its slice's usage counter, read once it has ended; without one,
 // cpu_ms sums the instances that are known, and a warning says so.
 func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
+	t.Parallel()
 	// Shared, concurrency 1: instance 0 dies with its first request, and
 	// instance 1 takes the rest and is retired (measured) at the end.
 	run := func(usage time.Duration) *report.Latency {
@@ -470,6 +478,7 @@ func TestFleetCPUOfAnInstanceThatDiedUnsampled(t *testing.T) {
 // config.gomaxprocs is the value in force in the instances, as the first
 // ready one reports it, not the one asked (0: the runtime's default).
 func TestFleetGOMAXPROCSInForce(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, gomaxprocs: 7}
 	o := fleetOptions("shared", 2, 2)
 	o.Policy, o.Open.GOMAXPROCS = "", 0
@@ -506,6 +515,7 @@ func TestFleetKeepAliveExpires(t *testing.T) {
 // A send that fails (the instance's pipe broke): the instance is killed,
 // its request fails with the reason, and the run goes on.
 func TestFleetSendFails(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, sendFail: map[int]bool{0: true}}
 	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 2, 1))
 	require.NoError(t, err)
@@ -528,6 +538,7 @@ func TestFleetSendFails(t *testing.T) {
 // A reply to a request the instance was not serving: the instance is
 // killed and what it held fails; the others are served.
 func TestFleetBadReply(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond, badReply: map[int]bool{1: true}}
 	rep, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
 	require.NoError(t, err)
@@ -546,6 +557,7 @@ func TestFleetBadReply(t *testing.T) {
 // Cancelled while instances start and serve: every slice goes, every
 // instance ends, and the error is the context's.
 func TestFleetCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: time.Hour, onReady: cancel}
@@ -558,6 +570,7 @@ func TestFleetCancelled(t *testing.T) {
 // A slice the kernel refuses stops the run (a list skips it): nothing of
 // it is left.
 func TestFleetSliceRefused(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 50 * time.Millisecond, service: 5 * time.Millisecond, createErr: cgroup.ErrLimitsRefused}
 	_, err := w.fleet().Run(context.Background(), fleetOptions("per-request", 3, 1))
 	assert.ErrorIs(t, err, cgroup.ErrLimitsRefused)
@@ -567,6 +580,7 @@ func TestFleetSliceRefused(t *testing.T) {
 
 // Instances never run in the current cgroup.
 func TestFleetRefusesCurrent(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{}
 	o := fleetOptions("shared", 1, 1)
 	o.Mode = runner.ModeCurrent
@@ -593,6 +607,7 @@ func TestFleetKeepAliveZero(t *testing.T) {
 // An instance that does not end once retired is killed after ExitWait, and
 // the result says so: nothing is printed.
 func TestFleetKillsLingeringInstances(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{lingers: true}
 	f := w.fleet()
 	f.ExitWait = 20 * time.Millisecond

@@ -86,6 +86,7 @@ func fleetDirOf(id uint64) string { return fmt.Sprintf("%s/tb-%d", fleetParent, 
 // which other runs' slices share); the parent's family read keeps its
 // ancestors and the run's own slices, not another run's slice beside them.
 func TestFleetTracesItsOwnSlices(t *testing.T) {
+	t.Parallel()
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	ft := &fleetTracer{w: w}
 	fl := w.fleet()

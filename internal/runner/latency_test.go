@@ -162,6 +162,7 @@ func (c *scriptedClock) waitExhausted(t *testing.T) {
 // samplePeak's peak is the most CPU in any whole 100 ms interval: usage
 // 0, 50, 150, 160 ms at 0, 100, 200, 300 ms is 0.5, 1.0 and 0.1 CPUs.
 func TestSamplePeak(t *testing.T) {
+	t.Parallel()
 	clk := newScriptedClock(300 * time.Millisecond)
 	ms := time.Millisecond
 	stop := samplePeak(context.Background(), clk, counterAt(clk, map[time.Duration]time.Duration{
@@ -182,6 +183,7 @@ func TestSamplePeak(t *testing.T) {
 // A burst above a CPU shows as more than 1: the counter is the workload's
 // CPU time, summed over its threads.
 func TestSamplePeakAboveOneCPU(t *testing.T) {
+	t.Parallel()
 	clk := newScriptedClock(200 * time.Millisecond)
 	ms := time.Millisecond
 	stop := samplePeak(context.Background(), clk, counterAt(clk, map[time.Duration]time.Duration{
@@ -196,6 +198,7 @@ func TestSamplePeakAboveOneCPU(t *testing.T) {
 // No whole interval, no peak: stopped before the second sample, or with
 // no sample at all.
 func TestSamplePeakWithoutAnInterval(t *testing.T) {
+	t.Parallel()
 	clk := newScriptedClock(0) // one sample, at 0
 	stop := samplePeak(context.Background(), clk, counterAt(clk, map[time.Duration]time.Duration{0: 0}))
 	clk.waitExhausted(t)
@@ -216,6 +219,7 @@ func TestSamplePeakWithoutAnInterval(t *testing.T) {
 // A counter that fails (the child has exited) ends the sampling; the
 // intervals read before it still count.
 func TestSamplePeakKeepsWhatWasReadBeforeAnError(t *testing.T) {
+	t.Parallel()
 	clk := newScriptedClock(time.Second)
 	ms := time.Millisecond
 	// Nothing scripted at 200 ms: the third read fails.
@@ -243,6 +247,7 @@ func TestSamplePeakKeepsWhatWasReadBeforeAnError(t *testing.T) {
 
 // The run's context ending stops the sampler too; stop still answers.
 func TestSamplePeakStopsWithItsContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := samplePeak(ctx, stalledClock{}, func() (time.Duration, error) { return 0, nil })
 	cancel()
@@ -347,6 +352,7 @@ func (lw *latencyWorld) local() *Local {
 // once it is calibrated and before the first request, and the child is
 // gone before the slice is removed, the default parent last.
 func TestLatencyCreatedOrder(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 	lw := newLatencyWorld(w)
 	o := openOptions(ModeCreate)
@@ -399,6 +405,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 // limit in it (20 ms per 100 ms, read back: 0.2 CPUs), and the 100 ms peak
 // from the sampler reading the pid's clock (0.5, 1.0 and 0.1 CPUs).
 func TestLatencyReportFields(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	clk := newScriptedClock(300 * ms)
 	cpuAt := counterAt(clk, map[time.Duration]time.Duration{0: 100 * ms, 100 * ms: 150 * ms, 200 * ms: 250 * ms, 300 * ms: 260 * ms})
@@ -442,6 +449,7 @@ func TestLatencyReportFields(t *testing.T) {
 // A CPU clock that cannot be read leaves the CPU time and the utilisation
 // unknown (null), and the peak with them; it never fails the run.
 func TestLatencyWithoutTheWorkloadsCPUTime(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	lw := newLatencyWorld(w)
 	lw.pidCPU = func(int) (time.Duration, error) { return 0, errors.New("no such process") }
@@ -456,6 +464,7 @@ func TestLatencyWithoutTheWorkloadsCPUTime(t *testing.T) {
 // A child that reports no CPU time leaves the CPU time and the utilisation
 // unknown; the run stands.
 func TestLatencyWithoutTheChildsCPUTime(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	lw := newLatencyWorld(w)
 	lw.res.ProcessCPU = 0
@@ -469,6 +478,7 @@ func TestLatencyWithoutTheChildsCPUTime(t *testing.T) {
 // Whichever step fails, the child that was started is killed and the
 // slice that was created is deleted, and the step's error comes back.
 func TestLatencyEveryFailureCleansUp(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		step    string
@@ -523,6 +533,7 @@ func TestLatencyEveryFailureCleansUp(t *testing.T) {
 // A run cancelled before its slice exists creates nothing; one cancelled
 // while the requests run ends the child and removes the slice.
 func TestLatencyCancelled(t *testing.T) {
+	t.Parallel()
 	t.Run("before create", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -543,6 +554,7 @@ func TestLatencyCancelled(t *testing.T) {
 
 // No right to create a slice: the same policy as Run.
 func TestLatencyPermissionDenied(t *testing.T) {
+	t.Parallel()
 	denied := fmt.Errorf("%w: mkdir: permission denied", cgroup.ErrPermission)
 	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": denied}}}
 	_, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCreate))
@@ -566,6 +578,7 @@ func TestLatencyPermissionDenied(t *testing.T) {
 // read back (20 ms per 100 ms: floor 1; ceil 2 of 4 CPUs), created or
 // current, as they reach the closed loop.
 func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{ModeCreate, ModeCurrent} {
 		for rule, want := range map[string]int{bench.RuleFloor: 1, bench.RuleCeil: 2} {
 			w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
@@ -581,6 +594,7 @@ func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
 }
 
 func TestLatencyCurrentOrder(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 7}}}
 	lw := newLatencyWorld(w)
 	o := openOptions(ModeCurrent)
@@ -605,6 +619,7 @@ func TestLatencyCurrentOrder(t *testing.T) {
 
 // Without the cgroup's usage, current mode counts this process's CPU time.
 func TestLatencyCurrentWithoutUsage(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"usage": cgroup.ErrNoUsage}}}
 	rep, err := newLatencyWorld(w).local().Latency(context.Background(), openOptions(ModeCurrent))
 	require.NoError(t, err)
@@ -620,6 +635,7 @@ func TestLatencyCurrentWithoutUsage(t *testing.T) {
 // In current mode a failure before the requests (the cgroup's cpu.stat)
 // or of the open loop itself comes back, and nothing runs after it.
 func TestLatencyCurrentFailures(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	for _, step := range []string{"stat", "warm here", "measure here"} {
 		t.Run(step, func(t *testing.T) {

@@ -107,6 +107,7 @@ func options(mode string) Options {
 // counters frame the measured iterations alone, and the child is gone
 // before the slice is removed, the default parent last.
 func TestCreatedRunOrder(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
@@ -139,6 +140,7 @@ func TestCreatedRunOrder(t *testing.T) {
 
 // A parent the user names is resolved, never created, and never removed.
 func TestUserParentIsNeverCreated(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	o := options(ModeCreate)
 	o.Parent = "/user.slice/mine"
@@ -154,6 +156,7 @@ func TestUserParentIsNeverCreated(t *testing.T) {
 // slice that was created is deleted (after the kill: a slice with a
 // process in it cannot be removed), and the step's error comes back.
 func TestEveryFailureCleansUp(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		step    string
@@ -219,6 +222,7 @@ func count(log []string, event string) int {
 // while the child works ends the child and removes the slice. Either way
 // the error says it was cancelled, which is what stops a sweep.
 func TestCancelledRunCleansUp(t *testing.T) {
+	t.Parallel()
 	t.Run("before create", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -240,6 +244,7 @@ func TestCancelledRunCleansUp(t *testing.T) {
 // A slice that cannot be removed is reported in the warnings; the
 // measurement stands, and the default parent is still tried.
 func TestFailedDeleteIsReported(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"delete": errors.New("busy")}}}
 	var stderr bytes.Buffer
 	o := options(ModeCreate)
@@ -256,6 +261,7 @@ func TestFailedDeleteIsReported(t *testing.T) {
 // current cgroup and says so; asked for a slice, or for limits, it fails
 // with ErrNeedsPrivilege and runs nothing.
 func TestPermissionDenied(t *testing.T) {
+	t.Parallel()
 	denied := fmt.Errorf("%w: mkdir: permission denied", cgroup.ErrPermission)
 	for _, tc := range []struct {
 		name      string
@@ -293,6 +299,7 @@ func TestPermissionDenied(t *testing.T) {
 // Without a cpu hierarchy, auto mode without limits measures where it is;
 // otherwise the error is the hierarchy's, for the caller to tell apart.
 func TestNoHierarchy(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"hierarchy": cgroup.ErrNoCPUController}}}
 	rep, err := w.local().Run(context.Background(), options(ModeAuto))
 	require.NoError(t, err)
@@ -309,6 +316,7 @@ func TestNoHierarchy(t *testing.T) {
 // the usage readings (for the shared-cgroup warning) frame the measured
 // iterations, after the warm-up.
 func TestCurrentRunOrder(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 7}}}
 	rep, err := w.local().Run(context.Background(), options(ModeCurrent))
 	require.NoError(t, err)
@@ -327,6 +335,7 @@ func TestCurrentRunOrder(t *testing.T) {
 // run in current mode too; one that cannot find the cgroup says what it
 // was looking for.
 func TestCurrentRunFailures(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"stat": boom}}}
 	_, err := w.local().Run(context.Background(), options(ModeCurrent))
@@ -345,6 +354,7 @@ func TestCurrentRunFailures(t *testing.T) {
 // once they are done; only those count. Against the 20 ms quota over the
 // 15 periods counted in the same window, 150 ms is 0.5 of it.
 func TestCreatedUsageFromTheSlice(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25}}, measured: 120 * time.Millisecond}
 	w.UsageAt = func() time.Duration {
 		var u time.Duration
@@ -371,6 +381,7 @@ func TestCreatedUsageFromTheSlice(t *testing.T) {
 // the child's CPU time over its measured iterations, as it reports it;
 // without that too, the usage is unknown and the run stands.
 func TestCreatedUsageFromTheChild(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{10, 25},
 		Fail: map[string]error{"usage": fmt.Errorf("%w: no cpuacct.usage", cgroup.ErrNoUsage)}}, measured: 120 * time.Millisecond}
 	rep, err := w.local().Run(context.Background(), options(ModeCreate))
@@ -393,6 +404,7 @@ func TestCreatedUsageFromTheChild(t *testing.T) {
 // Current mode: the cgroup's counter over the measured iterations (after
 // the warm-up); without it, this process's CPU time over the same window.
 func TestCurrentUsage(t *testing.T) {
+	t.Parallel()
 	w := &world{Kernel: runnertest.Kernel{Stats: []uint64{3, 13}}}
 	progress := func(warm, measured time.Duration) func() time.Duration {
 		return func() time.Duration {
@@ -432,6 +444,7 @@ func TestCurrentUsage(t *testing.T) {
 // twin's default parent goes after the slice, and the report says what
 // was asked and what the kernel took.
 func TestCpusetRunOrder(t *testing.T) {
+	t.Parallel()
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
 	w := &world{Kernel: runnertest.Kernel{Cpusets: &cpusets, Cpuset: "1", Stats: []uint64{10, 25},
 		Removed: []string{"/fake/cpuset/throttlebench/tb-1-2-deadbeef"}}}
@@ -466,6 +479,7 @@ func TestCpusetRunOrder(t *testing.T) {
 // it: they are removed when empty, as after a run. A parent the user named
 // is not.
 func TestFailedCreateRemovesTheDefaultParents(t *testing.T) {
+	t.Parallel()
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
 	for _, failure := range []error{cgroup.ErrLimitsRefused, errors.New("write CPUs 1: invalid argument"), cgroup.ErrPermission} {
 		t.Run(failure.Error(), func(t *testing.T) {
@@ -495,6 +509,7 @@ func TestFailedCreateRemovesTheDefaultParents(t *testing.T) {
 // Without --cpuset nothing of the cpuset is asked for; where v1 keeps
 // cpusets apart, stale twins are still tidied.
 func TestNoCpuset(t *testing.T) {
+	t.Parallel()
 	cpusets := cgroup.Hierarchy{Version: 1, MountPoint: "/fake/cpuset", MountRoot: "/"}
 	w := &world{Kernel: runnertest.Kernel{Cpusets: &cpusets}}
 	rep, err := w.local().Run(context.Background(), options(ModeCreate))
@@ -519,6 +534,7 @@ func TestNoCpuset(t *testing.T) {
 // The report counts the CPUs the workload process could use, as it says,
 // not this machine's: effective_cpus and the model.
 func TestEffectiveCPUsFromTheChild(t *testing.T) {
+	t.Parallel()
 	// What the kernel took: no quota.
 	w := &world{Kernel: runnertest.Kernel{Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: cgroup.Unlimited}}}
 	l := w.local()

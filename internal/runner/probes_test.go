@@ -17,6 +17,7 @@ func seq[T any](vals ...T) func() (T, error) {
 }
 
 func TestBackgroundBetweenTwoReadings(t *testing.T) {
+	t.Parallel()
 	hostCPU := seq(host.CPUTimes{CPUs: 2, Idle: 10 * time.Second}, host.CPUTimes{CPUs: 2, Idle: 11 * time.Second})
 	usage := seq(5*time.Second, 5*time.Second+800*time.Millisecond)
 	process := seq(time.Second, time.Second+600*time.Millisecond)
@@ -38,6 +39,7 @@ func TestBackgroundBetweenTwoReadings(t *testing.T) {
 // A probe that fails, or that is not there (a created slice has no usage
 // of ours to compare), leaves its number unknown; it never fails the run.
 func TestFailingProbesLeaveNumbersUnknown(t *testing.T) {
+	t.Parallel()
 	fail := func() (host.CPUTimes, error) { return host.CPUTimes{}, errors.New("no /proc") }
 	before := read(fail, nil, func() (time.Duration, error) { return 0, errors.New("no clock") })
 	after := read(fail, nil, seq(time.Second))

@@ -125,6 +125,7 @@ func (c tracedChild) Wait(ctx context.Context) (bench.Result, error) {
 // events become throttle_events and each iteration's throttled time; the
 // raw events go to the sink; the tracer is stopped once, on the way out.
 func TestTracedRun(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
@@ -165,6 +166,7 @@ func TestTracedRun(t *testing.T) {
 // Where tracing cannot start, the run goes on and says why, once; without
 // --trace nothing is attached.
 func TestTraceUnavailable(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	l := w.local()
 	calls := 0
@@ -199,6 +201,7 @@ func TestTraceUnavailable(t *testing.T) {
 // over the window; a group the window's end no longer finds is set
 // against its last reading before its removal (counted).
 func TestTracedRunGroups(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
@@ -260,6 +263,7 @@ func TestTracedRunGroups(t *testing.T) {
 // counted: a group below the traced cgroup, read before its removal,
 // replaces the window's end reading of it; one elsewhere is ignored.
 func TestTraceWindowCounted(t *testing.T) {
+	t.Parallel()
 	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
 	tw := &traceWindow{dir: "/cg/parent", id: func(dir string) (uint64, error) {
 		return map[string]uint64{"/cg/parent/i1": 5, "/cg/other": 6}[dir], nil
@@ -285,6 +289,7 @@ func ptrF(v float64) *float64 { return &v }
 // result says 1 attach; Close detaches it, and a run after it attaches
 // again.
 func TestTracedListAttachesOnce(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	l := w.local()
 	clock := &fakeMono{t: int64(time.Hour)}
@@ -331,6 +336,7 @@ func TestTracedListAttachesOnce(t *testing.T) {
 // run's slice under the same parent is not its own, at either end of the
 // window, nor when its counters are read before its removal.
 func TestTraceWindowOwnFamily(t *testing.T) {
+	t.Parallel()
 	ids := map[string]uint64{"/cg/tb/mine": 5, "/cg/tb/other": 6}
 	ft := &fakeTrace{clock: &fakeMono{}}
 	l := &Local{Tracing: Tracing{NewTracer: ft.attach, CgroupID: func(dir string) (uint64, error) { return ids[dir], nil }}}

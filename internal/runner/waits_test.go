@@ -45,6 +45,7 @@ func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 // whole life; one that exits, up to its last sample; a TID reused with
 // smaller counters is left out rather than counted negative.
 func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
+	t.Parallel()
 	f := &fakeThreads{stats: map[int]host.SchedStat{
 		10: {OnCPU: ms(1000), RunDelay: ms(500)},
 		11: {OnCPU: ms(50), RunDelay: ms(40)},
@@ -72,6 +73,7 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 
 // No thread list read: no waits (not zero waits); no tracker: nothing.
 func TestWaitTrackerWithoutThreads(t *testing.T) {
+	t.Parallel()
 	tr := newWaitTracker(&Waits{Threads: func() ([]int, error) { return nil, errors.New("no cgroup") }})
 	tr.open()
 	assert.Nil(t, tr.close())
@@ -87,6 +89,7 @@ func TestWaitTrackerWithoutThreads(t *testing.T) {
 // held together are not three holds of waiting; a sample that could not
 // read the throttled time leaves no split at all.
 func TestWaitTrackerTakesTheHoldApartPerThread(t *testing.T) {
+	t.Parallel()
 	f := &fakeThreads{stats: map[int]host.SchedStat{
 		1: {RunDelay: ms(100)}, 2: {RunDelay: ms(100)}, 3: {RunDelay: ms(100)}, 4: {RunDelay: ms(100)},
 	}}

@@ -50,6 +50,7 @@ func watching(c *fakeWatched) *Local {
 // until it exits (the context's cause says so), then stopped, what it
 // left killed, and its slice removed.
 func TestWatchOrder(t *testing.T) {
+	t.Parallel()
 	w := &world{}
 	c := &fakeWatched{w: w, done: make(chan struct{})}
 	var cause error
@@ -85,6 +86,7 @@ func TestWatchOrder(t *testing.T) {
 // which has not exited; a failure anywhere, measure's own before it let
 // the command go included, still removes the slice.
 func TestWatchStopsOnEveryPath(t *testing.T) {
+	t.Parallel()
 	for _, fail := range []string{"", "server go", "move 4343", "measure"} {
 		w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{}}}
 		if fail != "" {

@@ -33,6 +33,7 @@ func (g *statGroup) Stat() (cgroup.CPUStat, error) {
 // workload's CPU time at the end comes from the result where the engine
 // says so.
 func TestRunWindowFramesTheMeasuredPart(t *testing.T) {
+	t.Parallel()
 	var log []string
 	g := &statGroup{log: &log, reads: []uint64{10, 25}}
 	cpu := time.Duration(0)
@@ -60,6 +61,7 @@ func TestRunWindowFramesTheMeasuredPart(t *testing.T) {
 
 // A run that fails, or never opens its window, measures nothing.
 func TestRunWindowWithoutAMeasuredPart(t *testing.T) {
+	t.Parallel()
 	var log []string
 	g := &statGroup{log: &log, reads: []uint64{1, 2}}
 	boom := errors.New("boom")

@@ -21,6 +21,7 @@ import (
 // the slice, and no other; another's listener fails the run at once,
 // named, however well it answers.
 func TestJudgeListeners(t *testing.T) {
+	t.Parallel()
 	sock := func(in uint64) netport.Socket {
 		return netport.Socket{Addr: netip.MustParseAddrPort("127.0.0.1:8081"), Inode: in}
 	}
@@ -92,6 +93,7 @@ func TestOwnProbeReal(t *testing.T) {
 // {port}: a free port per configuration, in the URL and the command,
 // and PORT in the server's environment; the result keeps them as given.
 func TestTargetPortPlaceholder(t *testing.T) {
+	t.Parallel()
 	w := newWorld(10, 12)
 	srv := &fakeServer{w: w}
 	o, tgt, addr := targetOptions(t)
@@ -123,6 +125,7 @@ func TestTargetPortPlaceholder(t *testing.T) {
 // A server that fails before it is ready: its stderr's lines after the
 // message, and what the run adds on its way out before them.
 func TestServerErrorLines(t *testing.T) {
+	t.Parallel()
 	e := &serverError{msg: "the server `x` exited (exit status 1) before it listened on 127.0.0.1:1", exited: true,
 		stderr: "Traceback (most recent call last):\n  File \"s.py\", line 1\nOSError: [Errno 98] Address already in use\n"}
 	e.notes = append(e.notes, "the server left 1 process(es) in its slice")

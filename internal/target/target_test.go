@@ -72,6 +72,7 @@ func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 // measured, and stopped before the slice goes; every request is counted
 // and in the histogram, from its scheduled arrival.
 func TestTargetServedOrder(t *testing.T) {
+	t.Parallel()
 	w := newWorld(10, 12)
 	srv := &fakeServer{w: w}
 	o, tgt, addr := targetOptions(t)
@@ -110,29 +111,34 @@ func TestTargetServedOrder(t *testing.T) {
 // report says what the server was given; left to the server, nothing is
 // set and the report says runtime, 0, as this process cannot see it.
 func TestTargetServerGOMAXPROCS(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		policy string
 		want   int
 	}{{"floor", 1}, {"ceil", 2}, {"3", 3}, {"runtime", 0}, {"workers", 0}} {
-		w := newWorld(10, 12)
-		srv := &fakeServer{w: w}
-		o, tgt, _ := targetOptions(t)
-		o.Policy, o.CPUs = c.policy, []int{0, 1, 2, 3}
-		o.Limits = bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 150 * time.Millisecond}
-		rep, err := w.engine(srv).Run(context.Background(), o, tgt)
-		require.NoError(t, err, c.policy)
-		assert.Equal(t, c.want, rep.Config.GOMAXPROCS, c.policy)
-		if c.want > 0 {
-			assert.Contains(t, srv.env, fmt.Sprintf("GOMAXPROCS=%d", c.want), c.policy)
-			assert.Equal(t, c.policy, rep.Config.GOMAXPROCSPolicy)
-		} else {
-			assert.NotContains(t, strings.Join(srv.env, " "), "GOMAXPROCS", c.policy)
-			assert.Equal(t, "runtime", rep.Config.GOMAXPROCSPolicy)
-		}
+		t.Run(c.policy, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(10, 12)
+			srv := &fakeServer{w: w}
+			o, tgt, _ := targetOptions(t)
+			o.Policy, o.CPUs = c.policy, []int{0, 1, 2, 3}
+			o.Limits = bandwidth.Limits{Period: 100 * time.Millisecond, Quota: 150 * time.Millisecond}
+			rep, err := w.engine(srv).Run(context.Background(), o, tgt)
+			require.NoError(t, err, c.policy)
+			assert.Equal(t, c.want, rep.Config.GOMAXPROCS, c.policy)
+			if c.want > 0 {
+				assert.Contains(t, srv.env, fmt.Sprintf("GOMAXPROCS=%d", c.want), c.policy)
+				assert.Equal(t, c.policy, rep.Config.GOMAXPROCSPolicy)
+			} else {
+				assert.NotContains(t, strings.Join(srv.env, " "), "GOMAXPROCS", c.policy)
+				assert.Equal(t, "runtime", rep.Config.GOMAXPROCSPolicy)
+			}
+		})
 	}
 }
 
 func TestTargetServerNeverReady(t *testing.T) {
+	t.Parallel()
 	w := newWorld()
 	srv := &fakeServer{w: w, ready: errors.New("did not listen"), stderr: "line 1\naddress already in use\n"}
 	o, tgt, _ := targetOptions(t)
@@ -144,6 +150,7 @@ func TestTargetServerNeverReady(t *testing.T) {
 }
 
 func TestTargetCancelledWhileWaiting(t *testing.T) {
+	t.Parallel()
 	w := newWorld()
 	ctx, cancel := context.WithCancel(context.Background())
 	w.On = map[string]func(){}
@@ -159,6 +166,7 @@ func TestTargetCancelledWhileWaiting(t *testing.T) {
 // A server that exited on its own during the run: said, with its status,
 // and the requests it did not answer counted.
 func TestTargetServerExited(t *testing.T) {
+	t.Parallel()
 	w := newWorld(1, 2)
 	srv := &fakeServer{w: w, exited: "exit status 2", stderr: "panic: boom\n\ngoroutine 1 [running]:\n"}
 	o, tgt, _ := targetOptions(t)
@@ -178,6 +186,7 @@ func TestTargetServerExited(t *testing.T) {
 
 // Without --serve and --cgroup: no slice, no counters, and a warning.
 func TestTargetRunningNoCgroup(t *testing.T) {
+	t.Parallel()
 	w := newWorld()
 	o, tgt, _ := targetOptions(t)
 	tgt.Serve = nil
@@ -192,6 +201,7 @@ func TestTargetRunningNoCgroup(t *testing.T) {
 }
 
 func TestHostPort(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"http://127.0.0.1:8080/x": "127.0.0.1:8080", "http://example.com/": "example.com:80",
 		"https://example.com": "example.com:443", "http://[::1]:9/": "[::1]:9",
