@@ -2,17 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/throttlebench/throttlebench/internal/golden"
+)
 
 // The fixtures under testdata/compare are real results of this host (2
 // vCPUs), batch 20, 10 iterations: base.jsonl holds --cpus 0.5 --period
@@ -32,14 +30,7 @@ func fixture(name string) string { return filepath.Join("testdata", "compare", n
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := fixture(name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -run Compare -update creates it")
-	assert.Equal(t, string(want), got, "differs from %s; go test -run Compare -update rewrites it", path)
+	golden.Check(t, filepath.Join("compare", name), got)
 }
 
 func TestCompareExitCodes(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"sigs.k8s.io/yaml"
+
+	"github.com/throttlebench/throttlebench/internal/golden"
 )
 
 // The examples under examples/sonobuoy are the golden files of
@@ -30,7 +32,7 @@ func TestEmitSonobuoy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
-			golden := filepath.Join("..", "..", "examples", "sonobuoy", c.golden)
+			dir := filepath.Join("..", "..", "examples", "sonobuoy", c.golden)
 			out := filepath.Join(t.TempDir(), c.golden)
 			code, stdout, stderr := runCLI(append([]string{"sweep", "--emit", "sonobuoy", "--sweep-id", "example", "-o", out}, c.args...)...)
 			require.Equal(t, exitOK, code, stderr)
@@ -42,15 +44,15 @@ func TestEmitSonobuoy(t *testing.T) {
 				files = append(files, filepath.Join(out, e.Name()))
 			}
 			require.Len(t, files, c.files)
-			if *update {
-				require.NoError(t, os.RemoveAll(golden))
-				require.NoError(t, os.Mkdir(golden, 0o755))
+			if *golden.Update {
+				require.NoError(t, os.RemoveAll(dir))
+				require.NoError(t, os.Mkdir(dir, 0o755))
 			}
 			for i, f := range files {
 				got, err := os.ReadFile(f)
 				require.NoError(t, err)
-				want := filepath.Join(golden, filepath.Base(f))
-				if *update {
+				want := filepath.Join(dir, filepath.Base(f))
+				if *golden.Update {
 					require.NoError(t, os.WriteFile(want, got, 0o644))
 				}
 				wantData, err := os.ReadFile(want)

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/throttlebench/throttlebench/internal/golden"
 )
 
 // The examples under examples/kubernetes are the golden files: what
@@ -70,7 +72,7 @@ func TestEmitKubernetes(t *testing.T) {
 			assert.Empty(t, stderr)
 			got, err := os.ReadFile(out)
 			require.NoError(t, err)
-			if *update {
+			if *golden.Update {
 				require.NoError(t, os.WriteFile(path, got, 0o644))
 			}
 			want, err := os.ReadFile(path)

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Update is -update: rewrite the golden files instead of comparing.
+// Update is -update: rewrite the golden files instead of comparing. It is
+// the one -update flag: tests whose goldens lie elsewhere (cmd's examples)
+// read it too.
 var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // Check compares got with testdata/name, or rewrites it with -update.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/throttlebench/throttlebench/internal/golden"
+)
 
 // machine builds a fixture machine: a CPU layout from the topology
 // package's fixtures and a cgroup tree from the cgroup package's, laid over
@@ -114,13 +113,7 @@ func TestSeed16Golden(t *testing.T) {
 	for _, format := range Formats {
 		var b bytes.Buffer
 		require.NoError(t, Write(&b, r, format))
-		golden := filepath.Join("testdata", "seed16-hybrid."+format)
-		if *update {
-			require.NoError(t, os.WriteFile(golden, b.Bytes(), 0o644))
-		}
-		want, err := os.ReadFile(golden)
-		require.NoError(t, err, "go test ./internal/inspect -run Golden -update writes it")
-		assert.Equal(t, string(want), b.String(), format)
+		golden.Check(t, "seed16-hybrid."+format, b.String())
 	}
 }
 
