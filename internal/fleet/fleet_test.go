@@ -600,8 +600,22 @@ func TestFleetKeepAliveZero(t *testing.T) {
 	require.NoError(t, err)
 	w.allGone(t)
 	assert.Equal(t, 4, rep.Completed)
-	assert.Equal(t, 4, rep.InstancesResult.InstancesStarted)
-	assert.Equal(t, 1, rep.InstancesResult.PeakInstances)
+	res := rep.InstancesResult
+	assert.Equal(t, 4, res.InstancesStarted)
+	require.Len(t, res.PerInstance, 4)
+	// One at a time, unless an instance's cold start and reply outlasted
+	// the 50 ms to the next arrival: a stalled goroutine on a loaded host
+	// (2 of 30 runs under -race here) makes two live at once for real.
+	overlapped := false
+	for _, in := range res.PerInstance {
+		assert.Equal(t, 1, in.Served, "keep-alive 0: an instance serves one request")
+		overlapped = overlapped || in.LifetimeMs >= 50
+	}
+	if !overlapped {
+		assert.Equal(t, 1, res.PeakInstances)
+	} else {
+		assert.LessOrEqual(t, res.PeakInstances, 2)
+	}
 }
 
 // An instance that does not end once retired is killed after ExitWait, and

@@ -73,6 +73,20 @@ func (cg throttledCgroup) limit(t testing.TB) {
 	}
 }
 
+// weigh gives the cgroup the weight throttlebench gives its default
+// parent (cgroup.DefaultParentWeight), so that other work on the machine
+// yields the CPU to what runs in it and its quotas, not the neighbours,
+// decide how much it runs: beside a host loaded 14 deep, three children of
+// a parent at the default weight got less CPU than their 10 ms quotas and
+// one was never throttled.
+func (cg throttledCgroup) weigh(t testing.TB) {
+	if cg.hier.Version == 1 {
+		cg.write(t, "cpu.shares", strconv.Itoa(cgroup.DefaultParentWeight*1024/100))
+	} else {
+		cg.write(t, "cpu.weight", strconv.Itoa(cgroup.DefaultParentWeight))
+	}
+}
+
 // limitedChild makes a sub-cgroup limited to 10 ms per 100 ms of its own.
 func (cg throttledCgroup) limitedChild(t testing.TB, name string) throttledCgroup {
 	kid := throttledCgroup{hier: cg.hier, dir: cg.child(t, name)}

@@ -286,6 +286,7 @@ func TestTraceSiblingGroups(t *testing.T) {
 // groups the events name, and their union against the summed counters.
 func traceSiblings(t testing.TB) (int, traced) {
 	parent := newCgroup(t, false)
+	parent.weigh(t)
 	var kids []throttledCgroup
 	for i := range 3 {
 		kid := parent.limitedChild(t, fmt.Sprintf("kid%d", i))
