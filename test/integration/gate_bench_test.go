@@ -43,7 +43,18 @@ import (
 // 20% read 15.0–23.8%; beside a loop on each CPU, 0, 3 of 20 and
 // 18.4–19.5%. The CPU time per iteration of runs one after the other moved
 // in steps of about 3.5% that last seconds: hence the rounds, and
-// --cpu-threshold's 3%.
+// --cpu-threshold's 3%. In rounds (2026-11-29, while other work loaded the
+// machine 5–16 deep besides): beside one loop, 0 false alarms in 100 (the
+// A/A CPU change -0.91% to +1.13%, sd 0.30%), 20 of 20 caught at 5%, 20%
+// read 17.2–20.5%; beside a loop on each CPU, 0 in 100 (-1.73% to +1.30%,
+// sd 0.55%), 20 of 20, 18.1–20.0%; the busier machine failed no pair.
+// Again on the quiet machine (BENCH_GATE_PAIRS=1): 20 of 20 caught and
+// 18.5–19.9% beside one loop, 20 of 20 and 18.9–19.6% beside a loop on
+// each; the busier machine failed none and was named in 20 of 20 beside
+// one loop (other load 1.02 → 1.51 CPUs) but in 5 of 20 beside a loop on
+// each CPU, where the added loops changed neither the others' CPU time
+// (1.51 → 1.50: the CPUs were full already) nor, under the default
+// parent's weight, the work's waits: nothing moved for it to name.
 func BenchmarkCompareGate(b *testing.B) {
 	needRoot(b)
 	dir := b.TempDir()
