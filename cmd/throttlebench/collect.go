@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/collect"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 func newCmdCollect(stdout, stderr io.Writer) *cobra.Command {
@@ -60,7 +60,7 @@ func runCollect(o collect.Options, args []string, stdin io.Reader, stdout, stder
 	}
 	if unnamed := c.Unnamed(); len(unnamed) > 0 {
 		fmt.Fprintf(stderr, "throttlebench: collect: warning: %s without a node (%s unset in the pod: not a pod of sweep --emit?): %s\n",
-			plural.N(len(unnamed), "result"), report.NodeEnv, strings.Join(unnamed, ", "))
+			words.N(len(unnamed), "result"), report.NodeEnv, strings.Join(unnamed, ", "))
 	}
 	reps := c.Reports()
 	kept := collect.OnNodes(reps, o.Nodes)

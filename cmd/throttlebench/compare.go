@@ -10,8 +10,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/compare"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 func newCmdCompare(stdout, stderr io.Writer) *cobra.Command {
@@ -56,7 +56,7 @@ significance test is made, and it exits 0.`,
   throttlebench compare --match -node node-a.json node-b.json                  # one node against another (collect --node)`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return badinput.Errorf("", "compare takes two result files, OLD and NEW; got %s", plural.N(len(args), "argument"))
+				return badinput.Errorf("", "compare takes two result files, OLD and NEW; got %s", words.N(len(args), "argument"))
 			}
 			return nil
 		},

@@ -13,7 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Exit codes, in one place.
@@ -115,12 +115,12 @@ func execute(args []string, stdout, stderr io.Writer, stopSignals bool) int {
 
 // printError prints an error on one line, then the end of a failed
 // process's stderr, if it carries one, as lines of their own, indented
-// (stderrtail).
+// (words.SplitStderr).
 func printError(w io.Writer, err error) {
-	text, tail := stderrtail.Split(err.Error())
+	text, tail := words.SplitStderr(err.Error())
 	fmt.Fprintf(w, "throttlebench: %s\n", text)
 	for _, l := range tail {
-		fmt.Fprintf(w, "%s%s\n", stderrtail.Indent, l)
+		fmt.Fprintf(w, "%s%s\n", words.StderrIndent, l)
 	}
 }
 

@@ -9,10 +9,10 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 type showOptions struct {
@@ -40,7 +40,7 @@ sample's summary, simulate's cells, size's arms and recommendation, in
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				// As compare's: what it takes, not cobra's "accepts 1 arg(s)".
-				return badinput.Errorf("", "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got %s", plural.N(len(args), "argument"))
+				return badinput.Errorf("", "show takes one result file, FILE (what run, sweep, latency, sample, simulate or size wrote with -o); got %s", words.N(len(args), "argument"))
 			}
 			return nil
 		},

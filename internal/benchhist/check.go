@@ -11,8 +11,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/throttlebench/throttlebench/internal/compare"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // The keys a run's baseline may be matched on (Options.Match): runs
@@ -272,7 +272,7 @@ func matchWords(keys []string) string {
 	return strings.Join(keys, ", ") + " and GOMAXPROCS"
 }
 
-func runsWord(n int) string { return plural.N(n, "earlier run") }
+func runsWord(n int) string { return words.N(n, "earlier run") }
 
 // countRuns counts the distinct times of ls.
 func countRuns(ls []Line) int {

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/perf/benchunit"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Formats are Write's: text for a terminal, markdown for a pull request or
@@ -86,7 +86,7 @@ func Write(w io.Writer, res Result, module, format string) error {
 			fmt.Fprintf(&b, "warning: %s\n", w)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d of %s moved; %d judged, %d not\n", res.Moved(), plural.N(len(res.Rows), "metric"), judged, len(res.Rows)-judged)
+	fmt.Fprintf(&b, "\n%d of %s moved; %d judged, %d not\n", res.Moved(), words.N(len(res.Rows), "metric"), judged, len(res.Rows)-judged)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

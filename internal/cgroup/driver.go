@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // The cgroup drivers: who makes the place a run's slices go in. cgroupfs
@@ -162,7 +162,7 @@ var scopeNameRE = regexp.MustCompile(`^throttlebench-(\d+)-(\d+)-[0-9a-f]{8}\.sc
 func scopeNotes(stopped []string, skipped []Skipped) []string {
 	var notes []string
 	if len(stopped) > 0 {
-		notes = append(notes, fmt.Sprintf("stopped %s left by runs that no longer live: %s", plural.N(len(stopped), "scope"), strings.Join(stopped, ", ")))
+		notes = append(notes, fmt.Sprintf("stopped %s left by runs that no longer live: %s", words.N(len(stopped), "scope"), strings.Join(stopped, ", ")))
 	}
 	var left []string
 	for _, sk := range skipped {
@@ -173,7 +173,7 @@ func scopeNotes(stopped []string, skipped []Skipped) []string {
 		}
 	}
 	if len(left) > 0 {
-		notes = append(notes, fmt.Sprintf("left %s of runs that no longer live running: %s: a cgroup in each holds processes we did not start (throttlebench cleanup says which)", plural.N(len(left), "scope"), strings.Join(left, ", ")))
+		notes = append(notes, fmt.Sprintf("left %s of runs that no longer live running: %s: a cgroup in each holds processes we did not start (throttlebench cleanup says which)", words.N(len(left), "scope"), strings.Join(left, ", ")))
 	}
 	return notes
 }

@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Defaults, in one place.
@@ -263,9 +263,9 @@ func (s Suggestion) Text() string {
 	case s.Pairs == 0:
 		return ""
 	case s.Match == "":
-		return fmt.Sprintf("the default --match would pair %s", plural.N(s.Pairs, "configuration"))
+		return fmt.Sprintf("the default --match would pair %s", words.N(s.Pairs, "configuration"))
 	}
-	return fmt.Sprintf("--match %s would pair %s", s.Match, plural.N(s.Pairs, "configuration"))
+	return fmt.Sprintf("--match %s would pair %s", s.Match, words.N(s.Pairs, "configuration"))
 }
 
 // Unpaired says whether w is the warning that nothing was compared: the
@@ -546,11 +546,11 @@ func summarize(runs []*report.Report) Summary {
 		s.ModelRatio = &r
 	}
 	if s.Runs > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %s", s.Runs, plural.N(s.N, "iteration")))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d results pooled: %s", s.Runs, words.N(s.N, "iteration")))
 	}
 	if nodes := nodesOf(runs); len(nodes) > 1 {
 		s.Notes = append(s.Notes, fmt.Sprintf("pooled from %s (%s); add node to --match (+node) to compare them one by one",
-			plural.N(len(nodes), "node"), strings.Join(nodes, ", ")))
+			words.N(len(nodes), "node"), strings.Join(nodes, ", ")))
 	}
 	if s.N == 0 {
 		s.Center, s.Lo, s.Hi = math.NaN(), math.NaN(), math.NaN()
@@ -617,7 +617,7 @@ func carried(side string, reps []report.Report, pooled map[*report.Report]bool) 
 	}
 	out := make([]report.Warning, len(order))
 	for i, w := range order {
-		out[i] = report.Warning{Kind: w.Kind, Side: side, Text: fmt.Sprintf("%s (%d of %s): %s", side, count[w], plural.N(len(reps), "result"), w.Text)}
+		out[i] = report.Warning{Kind: w.Kind, Side: side, Text: fmt.Sprintf("%s (%d of %s): %s", side, count[w], words.N(len(reps), "result"), w.Text)}
 	}
 	return out
 }

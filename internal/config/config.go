@@ -14,8 +14,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Kernel limits on CFS bandwidth settings (Documentation/scheduler/sched-bwc.rst).
@@ -651,7 +651,7 @@ func parseSlowWorkers(c *Config, v string) error {
 		return badinput.Errorf("slow-workers", "invalid --slow-workers %q: want a number between 0 and %d, or all", v, MaxCPUs)
 	}
 	if n > c.Workers {
-		return badinput.Combinationf("slow-workers", "invalid --slow-workers %d: more than the %s", n, plural.N(c.Workers, "worker"))
+		return badinput.Combinationf("slow-workers", "invalid --slow-workers %d: more than the %s", n, words.N(c.Workers, "worker"))
 	}
 	c.SlowWorkers = n
 	return nil

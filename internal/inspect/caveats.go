@@ -11,9 +11,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/host"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/topology"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // caveats are what follows from the report for numbers measured here, one
@@ -31,7 +31,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		add("SMT on: more workers than cores (%d) will run at uneven speed, as two threads of one core share it; --one-per-core uses one thread of each core", cores)
 	}
 	if len(c.Offline) > 0 {
-		msg := fmt.Sprintf("offline CPUs %s: %d of the %s run nothing", cpulist.Format(c.Offline), len(c.Offline), plural.N(len(c.Offline)+len(c.Online), "CPU"))
+		msg := fmt.Sprintf("offline CPUs %s: %d of the %s run nothing", cpulist.Format(c.Offline), len(c.Offline), words.N(len(c.Offline)+len(c.Online), "CPU"))
 		if lo, hi := threadRange(c.Siblings); lo != hi {
 			msg += fmt.Sprintf("; cores run %d to %d online threads, as some lost a sibling", lo, hi)
 		}
@@ -92,7 +92,7 @@ func caveats(r *Report, top *topology.Topology, chain []cgroup.Level) []string {
 		others := m.BusyCPUs - float64(2*host.Tick)/float64(window)
 		if others >= build.DefaultThresholds.BusyCPUs {
 			add("busy machine: %.2f of %s were busy on average over %v while inspect waited: other load will compete with a benchmark here",
-				m.BusyCPUs, plural.N(len(c.Online), "CPU"), window)
+				m.BusyCPUs, words.N(len(c.Online), "CPU"), window)
 		}
 	}
 	return out

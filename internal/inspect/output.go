@@ -8,7 +8,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
-	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Formats are the output formats, the default first.
@@ -51,7 +51,7 @@ func Text(r *Report) string {
 	if c.SMT {
 		smt = "SMT on"
 	}
-	threads := plural.N(c.ThreadsPerCore, "thread") + " each"
+	threads := words.N(c.ThreadsPerCore, "thread") + " each"
 	if lo, hi := threadRange(c.Siblings); lo != hi {
 		threads = fmt.Sprintf("%d to %d threads", lo, hi)
 	}
@@ -161,7 +161,7 @@ func Text(r *Report) string {
 		row("tracing", "throttle events cannot be traced (--trace): %s", r.Tracing.Why)
 	}
 	if m := r.Machine; m != nil {
-		row("busy", "%.2f of %s on average over %vms", m.BusyCPUs, plural.N(len(c.Online), "CPU"), m.WindowMs)
+		row("busy", "%.2f of %s on average over %vms", m.BusyCPUs, words.N(len(c.Online), "CPU"), m.WindowMs)
 	}
 
 	b.WriteString("caveats\n")

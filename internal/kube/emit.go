@@ -13,8 +13,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Check refuses, before the sweep is planned, what cannot be emitted: an
@@ -147,7 +147,7 @@ func (r Request) runs(o Options) ([]Run, error) {
 	}
 	if n := len(runs) * max(1, len(o.Nodes)); n > r.MaxConfigs {
 		return nil, badinput.Errorf("max-configs", "%s on %s are %s, more than --max-configs allows (%d); narrow the lists, or give --max-configs %d",
-			plural.N(len(runs), "configuration"), plural.N(len(o.Nodes), "node"), plural.N(n, "Job"), r.MaxConfigs, n)
+			words.N(len(runs), "configuration"), words.N(len(o.Nodes), "node"), words.N(n, "Job"), r.MaxConfigs, n)
 	}
 	return runs, nil
 }

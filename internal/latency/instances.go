@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // onInstances says whether rows ran on instances (latency --instances):
@@ -93,7 +93,7 @@ func instancesHeader(rows []Row) string {
 		arr := fmt.Sprintf("%s arrivals for %gs (seed %d)", c.Arrivals, c.DurationS, c.Seed)
 		switch c.Arrivals {
 		case "once":
-			arr = fmt.Sprintf("%s at the same instant (--arrivals once)", plural.N(c.Count, "request"))
+			arr = fmt.Sprintf("%s at the same instant (--arrivals once)", words.N(c.Count, "request"))
 		case "onoff":
 			arr = fmt.Sprintf("onoff (%v on, %v off) arrivals for %gs", table.MsSpaced(c.OnMs), table.MsSpaced(c.OffMs), c.DurationS)
 		}

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Row is one configuration's outcome: a report, or why it was skipped
@@ -88,13 +88,13 @@ func traced(rows []Row) string {
 			continue
 		}
 		e := rep.ThrottleEvents
-		line := fmt.Sprintf("%s on %s, %s in total", plural.N(e.Count, "throttle event"), plural.N(len(e.CPUs), "CPU"), table.MsSpaced(e.TotalMs))
+		line := fmt.Sprintf("%s on %s, %s in total", words.N(e.Count, "throttle event"), words.N(len(e.CPUs), "CPU"), table.MsSpaced(e.TotalMs))
 		if a := e.Agreement; a != nil {
 			line += fmt.Sprintf(" (cpu.stat: %s)", table.MsSpaced(a.CounterMs))
 		}
 		if rep.RequestThrottles != nil {
 			if l := throttle.Line(*rep.RequestThrottles); l != "" {
-				line += fmt.Sprintf("; %d of %s met one; %s", rep.ThrottledRequests, plural.N(rep.Completed, "request"), l)
+				line += fmt.Sprintf("; %d of %s met one; %s", rep.ThrottledRequests, words.N(rep.Completed, "request"), l)
 			}
 		}
 		what := "traced"
@@ -223,7 +223,7 @@ func header(rows []Row) string {
 		return fmt.Sprintf("open loop: %s arrivals for %gs (seed %d), %s, queue %d, wait %v per request\n"+
 			"work: a loop run until the thread's CPU clock has advanced by --work; one iteration is a %s, %.0f per ms (median of %d rounds timed by %s)\n"+
 			"%s; response time = completion − scheduled arrival\n",
-			arr, c.DurationS, c.Seed, plural.N(c.Workers, "worker"), c.Queue, time.Duration(c.WaitMs*float64(time.Millisecond)),
+			arr, c.DurationS, c.Seed, words.N(c.Workers, "worker"), c.Queue, time.Duration(c.WaitMs*float64(time.Millisecond)),
 			cal.Loop, cal.IterationsPerMs, cal.Rounds, cal.Clock, where)
 	}
 	return ""

@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/argv"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // targetHeader says, above the text table of latency --target, what every
@@ -34,7 +33,7 @@ func targetHeader(rows []Row) string {
 		var where string
 		switch {
 		case len(t.Serve) > 0:
-			where = fmt.Sprintf("server: %s, started in a slice created for each configuration (cgroup v%d; the first: %s)", argv.Line(t.Serve), rep.Cgroup.Version, rep.Cgroup.Path)
+			where = fmt.Sprintf("server: %s, started in a slice created for each configuration (cgroup v%d; the first: %s)", words.Argv(t.Serve), rep.Cgroup.Version, rep.Cgroup.Path)
 		case t.TargetCgroup != "":
 			where = fmt.Sprintf("server: already running, in cgroup v%d %s (read, never written)", rep.Cgroup.Version, rep.Cgroup.Path)
 		default:
@@ -48,7 +47,7 @@ func targetHeader(rows []Row) string {
 		}
 		return fmt.Sprintf("open loop: %s arrivals%s for %gs (seed %d); %s %s over %s, timeout %s per request\n"+
 			"client: this process, outside any slice; %s; response time = end of the response − scheduled arrival\n",
-			arr, rate, c.DurationS, c.Seed, t.Method, t.Target, plural.N(t.Connections, "connection"), timeout, where)
+			arr, rate, c.DurationS, c.Seed, t.Method, t.Target, words.N(t.Connections, "connection"), timeout, where)
 	}
 	return ""
 }

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // ErrParse is a line of proc/net/tcp that is not as the kernel writes it.
@@ -266,7 +266,7 @@ func (l Listener) Describe() string {
 	case 1:
 		return l.Holders[0].String()
 	}
-	return fmt.Sprintf("%s and %s", l.Holders[0], plural.N(len(l.Holders)-1, "other process"))
+	return fmt.Sprintf("%s and %s", l.Holders[0], words.N(len(l.Holders)-1, "other process"))
 }
 
 // Local says whether a connection to a stays on this machine: a loopback

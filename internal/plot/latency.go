@@ -10,10 +10,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/latency"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // SaveLatency draws throttlebench latency's rows into path (.svg or .png):
@@ -140,7 +139,7 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 func latencyTitle(c report.LatencyConfig, rateFixed bool) string {
 	t := c.TargetConfig
 	if t == nil {
-		return fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s", c.Arrivals, c.WorkMs, plural.N(c.Workers, "worker"))
+		return fmt.Sprintf("throttlebench latency: %s arrivals, %g ms work per request, %s", c.Arrivals, c.WorkMs, words.N(c.Workers, "worker"))
 	}
 	rate := ""
 	if rateFixed {
@@ -148,7 +147,7 @@ func latencyTitle(c report.LatencyConfig, rateFixed bool) string {
 	}
 	server := "a server already running"
 	if len(t.Serve) > 0 {
-		server = "server: " + argv.Line(t.Serve)
+		server = "server: " + words.Argv(t.Serve)
 		if r := []rune(server); len(r) > 60 {
 			server = string(r[:59]) + "…"
 		}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Formats lists the values --format accepts for a run.
@@ -101,7 +101,7 @@ func writeText(w io.Writer, r *report.Report) error {
 			workloadText(c), c.Workers, c.Batch, iterations, c.Warmup, c.GOMAXPROCS)
 	}
 	if c.SleepMs > 0 {
-		fmt.Fprintf(&b, "  waits:             %d of %s sleep %v after every %d ops\n", c.SlowWorkers, plural.N(c.Workers, "worker"),
+		fmt.Fprintf(&b, "  waits:             %d of %s sleep %v after every %d ops\n", c.SlowWorkers, words.N(c.Workers, "worker"),
 			time.Duration(c.SleepMs*float64(time.Millisecond)), c.SleepEvery)
 	}
 	if r.MBPerS != nil {
@@ -111,7 +111,7 @@ func writeText(w io.Writer, r *report.Report) error {
 	if c.Cpuset != "" || c.Pin || c.OnePerCore {
 		fmt.Fprintf(&b, "  placement:         %s\n", placementText(r))
 	}
-	fmt.Fprintf(&b, "  limit:             %s, effective %s\n", limitText(cg), plural.F(roundSig(cg.EffectiveCPUs, 3), "CPU"))
+	fmt.Fprintf(&b, "  limit:             %s, effective %s\n", limitText(cg), words.F(roundSig(cg.EffectiveCPUs, 3), "CPU"))
 	fmt.Fprintf(&b, "  Time (mean ± σ):   %s ± %s   (CoV %.1f%%)\n", table.MsSpaced(s.MeanMs), table.MsSpaced(s.StddevMs), 100*s.CoV)
 	fmt.Fprintf(&b, "  Range (min … max): %s … %s\n", table.MsSpaced(s.MinMs), table.MsSpaced(s.MaxMs))
 	fmt.Fprintf(&b, "  Percentiles:       p50 %s   p90 %s   p99 %s\n", table.MsSpaced(s.P50Ms), table.MsSpaced(s.P90Ms), table.MsSpaced(s.P99Ms))
@@ -127,7 +127,7 @@ func writeText(w io.Writer, r *report.Report) error {
 	case t.ThrottledFraction == nil:
 		fmt.Fprintf(&b, "  Throttled:         no bandwidth periods ran (no quota)\n")
 	default:
-		fmt.Fprintf(&b, "  Throttled:         %d of %s (%.1f%%)", *t.NrThrottled, plural.N(int(*t.NrPeriods), "period"), 100**t.ThrottledFraction)
+		fmt.Fprintf(&b, "  Throttled:         %d of %s (%.1f%%)", *t.NrThrottled, words.N(int(*t.NrPeriods), "period"), 100**t.ThrottledFraction)
 		if t.ThrottledMs != nil {
 			fmt.Fprintf(&b, ", %s in total", table.MsSpaced(*t.ThrottledMs))
 		}
@@ -146,7 +146,7 @@ func writeText(w io.Writer, r *report.Report) error {
 	b.WriteString(eventsText(r.ThrottleEvents, r.ThrottledMsPerIteration))
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %s → expected %s; measured/expected %.2f\n",
-		table.MsSpaced(m.CPUMsPerIteration), plural.F(roundSig(m.Parallelism, 3), "CPU"), table.MsSpaced(m.ExpectedMs), m.Ratio)
+		table.MsSpaced(m.CPUMsPerIteration), words.F(roundSig(m.Parallelism, 3), "CPU"), table.MsSpaced(m.ExpectedMs), m.Ratio)
 	// One worker has no one to be uneven with: no spread line then.
 	if len(r.Workers) > 1 {
 		fmt.Fprintf(&b, "  Spread:            slowest worker's ops/s %.2f × the fastest's, CoV %.1f%%\n",
@@ -158,7 +158,7 @@ func writeText(w io.Writer, r *report.Report) error {
 		// were never sampled, "-"), its context switches alone.
 		w := r.Workers[0]
 		fmt.Fprintf(&b, "  Switches:          %d voluntary, %d involuntary over the %s\n",
-			w.CtxSwitchesVoluntary, w.CtxSwitchesInvoluntary, plural.N(w.Ops, "run"))
+			w.CtxSwitchesVoluntary, w.CtxSwitchesInvoluntary, words.N(w.Ops, "run"))
 	case len(r.Workers) > 0:
 		fmt.Fprintf(&b, "  Workers:           migrations %s\n", migrationsText(r.MigrationsSource))
 		if err := table.Text(&b, workersTable(r)); err != nil {
@@ -180,7 +180,7 @@ func ContentionText(c *report.Contention) string {
 		return ""
 	}
 	s := fmt.Sprintf("  Contention:        waited %s for CPUs others held, %.1f%% of the time runnable and not throttled (run delay %s less %s throttled, %s)",
-		table.MsSpaced(c.WaitMs), 100*c.WaitShare, table.MsSpaced(c.RunDelayMs), table.MsSpaced(c.ThrottledMs), plural.N(c.Threads, "thread"))
+		table.MsSpaced(c.WaitMs), 100*c.WaitShare, table.MsSpaced(c.RunDelayMs), table.MsSpaced(c.ThrottledMs), words.N(c.Threads, "thread"))
 	if c.OthersCPUs != nil {
 		s += fmt.Sprintf("; others used %.2f CPUs", *c.OthersCPUs)
 	}
@@ -296,7 +296,7 @@ func usageText(u report.Usage, t report.Throttling) string {
 	from := map[string]string{report.SourceCgroup: "the cgroup's counter", report.SourceProcess: "the workload process's CPU clock"}[*u.Source]
 	s := fmt.Sprintf("  Usage:             %s of CPU (%s)", table.MsSpaced(*u.CPUMs), cmp.Or(from, *u.Source))
 	if u.QuotaUtilisation != nil && t.NrPeriods != nil {
-		s += fmt.Sprintf(", %.1f%% of the quota over %s", 100**u.QuotaUtilisation, plural.N(int(*t.NrPeriods), "period"))
+		s += fmt.Sprintf(", %.1f%% of the quota over %s", 100**u.QuotaUtilisation, words.N(int(*t.NrPeriods), "period"))
 	}
 	return s + "\n"
 }
@@ -308,7 +308,7 @@ func eventsText(e *report.ThrottleEvents, perIteration []float64) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  Throttle events:   %d on %s, %s in total (eBPF)", e.Count, plural.N(len(e.CPUs), "CPU"), table.MsSpaced(e.TotalMs))
+	fmt.Fprintf(&b, "  Throttle events:   %d on %s, %s in total (eBPF)", e.Count, words.N(len(e.CPUs), "CPU"), table.MsSpaced(e.TotalMs))
 	if a := e.Agreement; a != nil && a.Ratio != nil {
 		fmt.Fprintf(&b, "; cpu.stat %s, events/counter %.2f", table.MsSpaced(a.CounterMs), *a.Ratio)
 	}
@@ -329,7 +329,7 @@ func eventsText(e *report.ThrottleEvents, perIteration []float64) string {
 			hi = max(hi, v)
 			hit++
 		}
-		fmt.Fprintf(&b, "  Per iteration:     %d of %s throttled", hit, plural.N(len(perIteration), "iteration"))
+		fmt.Fprintf(&b, "  Per iteration:     %d of %s throttled", hit, words.N(len(perIteration), "iteration"))
 		if hit > 0 {
 			fmt.Fprintf(&b, ", %s … %s of each", table.MsSpaced(lo), table.MsSpaced(hi))
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/host"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Local runs a configuration on this machine. Its zero value uses the real
@@ -146,7 +146,7 @@ func killedNote(n int, err error) report.Warning {
 	if err != nil {
 		return report.Warn(report.KindKilled, "the command left processes in the slice that could not all be killed (%d killed): %v", n, err)
 	}
-	return report.Warn(report.KindKilled, "the command left %s running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", plural.N(n, "process"))
+	return report.Warn(report.KindKilled, "the command left %s running in the slice after its last iteration (a daemon outside its process group): killed, so that the slice could be removed", words.N(n, "process"))
 }
 
 // cgroupUsage is the measured cgroup's CPU time over the window and where

@@ -8,8 +8,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // noHierarchy is why no cpu hierarchy was found: a run in auto mode
@@ -76,10 +76,10 @@ func (k Local) placeSlices(ctx context.Context, o Options) (slicePlace, error) {
 		removed, skipped = append(removed, r...), append(skipped, s...)
 	}
 	if len(removed) > 0 {
-		p.notes = append(p.notes, report.Warn(report.KindLeftovers, "removed %s left by runs that no longer live", plural.N(len(removed), "slice")))
+		p.notes = append(p.notes, report.Warn(report.KindLeftovers, "removed %s left by runs that no longer live", words.N(len(removed), "slice")))
 	}
 	if len(skipped) > 0 {
-		p.notes = append(p.notes, report.Warn(report.KindLeftovers, "left %d slice-like %s under %s alone: they hold processes we did not start (throttlebench cleanup says which)", len(skipped), plural.Noun(float64(len(skipped)), "directory"), p.parent))
+		p.notes = append(p.notes, report.Warn(report.KindLeftovers, "left %d slice-like %s under %s alone: they hold processes we did not start (throttlebench cleanup says which)", len(skipped), words.Noun(float64(len(skipped)), "directory"), p.parent))
 	}
 	// A run cancelled already (a signal, a --timeout of microseconds, the
 	// next configuration of an interrupted sweep) creates nothing. Only here,

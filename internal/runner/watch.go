@@ -8,8 +8,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // ErrCommandExited is the cause of the context Watch's measure gets when
@@ -114,7 +114,7 @@ func (k Local) watch(ctx context.Context, o Options, slice Slice, notes []report
 	defer func() {
 		cmd.Stop(childproto.StopGrace)
 		if n, kerr := slice.KillLeft(0); n > 0 || kerr != nil {
-			msg := fmt.Sprintf("the command left %s in its slice after it was stopped: killed, so that the slice could be removed", plural.N(n, "process"))
+			msg := fmt.Sprintf("the command left %s in its slice after it was stopped: killed, so that the slice could be removed", words.N(n, "process"))
 			if kerr != nil {
 				msg = fmt.Sprintf("the command left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
 			}

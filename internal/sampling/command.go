@@ -12,8 +12,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Sample samples the cgroup given (where the slice's usage is counted)
@@ -46,7 +46,7 @@ func Command(ctx context.Context, r usage.Options, stderr io.Writer, sample Samp
 		return nil, err
 	}
 	if w.Failed() {
-		failed := errors.New(stderrtail.Append(fmt.Sprintf("the command %s ended with %s", runner.QuoteArgv(r.Command), w.Exit), w.Stderr))
+		failed := errors.New(words.WithStderr(fmt.Sprintf("the command %s ended with %s", runner.QuoteArgv(r.Command), w.Exit), w.Stderr))
 		return w.Warnings, errors.Join(failed, err)
 	}
 	return w.Warnings, err

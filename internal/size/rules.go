@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Rule is what one usage-based recommender would set, computed from the
@@ -85,7 +85,7 @@ func VPA(t usage.Trace) Rule {
 	r := Rule{Name: "vpa", CPUs: math.NaN()}
 	k := min(t.Per(vpaSample), t.Len()/MinRuleWindows)
 	if k < 1 {
-		r.Note = fmt.Sprintf("not computed: p90 needs at least %s; the run has %s", plural.N(MinRuleWindows, "usage interval"), plural.N(t.Len(), "interval"))
+		r.Note = fmt.Sprintf("not computed: p90 needs at least %s; the run has %s", words.N(MinRuleWindows, "usage interval"), words.N(t.Len(), "interval"))
 		return r
 	}
 	p, n := windowPercentile(t, k, vpaPercentile)
@@ -96,7 +96,7 @@ func VPA(t usage.Trace) Rule {
 		these = fmt.Sprintf("%.0f× shorter", float64(vpaSample)/float64(w))
 	}
 	r.Note = fmt.Sprintf("p90 of %s of %v × 1.15, VPA's target (a request: VPA keeps the limit:request ratio); VPA samples each %v (these are %s) over about 8 days (this run is %v, 1/%.0f of that)%s",
-		plural.N(n, "window"), w, vpaSample, these, run, float64(vpaHistory)/float64(run), topTwo(n, vpaPercentile))
+		words.N(n, "window"), w, vpaSample, these, run, float64(vpaHistory)/float64(run), topTwo(n, vpaPercentile))
 	return r
 }
 
@@ -107,14 +107,14 @@ func Krr(t usage.Trace) Rule {
 	k := t.Per(krrWindow)
 	n := t.Len() / k
 	if t.Interval <= 0 || n < MinRuleWindows {
-		r.Note = fmt.Sprintf("not computed: p96 of %v windows needs at least %s (%v of usage); the run has %v", krrWindow, plural.N(MinRuleWindows, "window"), MinRuleWindows*krrWindow, span(t))
+		r.Note = fmt.Sprintf("not computed: p96 of %v windows needs at least %s (%v of usage); the run has %v", krrWindow, words.N(MinRuleWindows, "window"), MinRuleWindows*krrWindow, span(t))
 		return r
 	}
 	p, n := windowPercentile(t, k, krrPercentile)
 	r.CPUs = p
 	run := span(t)
 	r.Note = fmt.Sprintf("p96 of %s of %v, krr's simple-limit; krr looks back 14 days (this run is %v, 1/%.0f of that)%s",
-		plural.N(n, "window"), krrWindow, run, float64(krrHistory)/float64(run), topTwo(n, krrPercentile))
+		words.N(n, "window"), krrWindow, run, float64(krrHistory)/float64(run), topTwo(n, krrPercentile))
 	return r
 }
 
@@ -141,7 +141,7 @@ func topTwo(n int, p float64) string {
 	if float64(n-1)*p < float64(n-2) {
 		return ""
 	}
-	return fmt.Sprintf("; of %s, p%.0f lies between the two busiest", plural.N(n, "window"), 100*p)
+	return fmt.Sprintf("; of %s, p%.0f lies between the two busiest", words.N(n, "window"), 100*p)
 }
 
 // Join makes one trace of the unlimited arm's windows, each sampled in a

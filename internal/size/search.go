@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Window is the unit of evidence: one window measured at one level. The
@@ -175,7 +175,7 @@ func (s Search) Run(ctx context.Context, measure Measure) (Answer, error) {
 	var a Answer
 	if m := s.Test.MinWindows(); m > s.Test.LevelWindows {
 		a.Warnings = append(a.Warnings, report.Warn(report.KindSearchUnsure, "no level can pass: %s per level are too few for confidence %v, which needs at least %d",
-			plural.N(s.Test.LevelWindows, "window"), s.Test.Confidence, m))
+			words.N(s.Test.LevelWindows, "window"), s.Test.Confidence, m))
 	}
 	lo, hi := -1, len(s.CPUs)
 	var err error
@@ -211,7 +211,7 @@ func (s Search) level(ctx context.Context, measure Measure, a *Answer, level, wo
 	arm := Arm{Level: level, CPUs: s.CPUs[level], Verdict: Undecided}
 	for len(arm.Windows) < s.Test.LevelWindows {
 		if s.MaxWindows > 0 && a.Windows >= s.MaxWindows {
-			a.Incomplete, a.Stopped = true, fmt.Sprintf("the budget of %s was spent", plural.N(s.MaxWindows, "window"))
+			a.Incomplete, a.Stopped = true, fmt.Sprintf("the budget of %s was spent", words.N(s.MaxWindows, "window"))
 			break
 		}
 		if stop := stopped(ctx); stop != "" {
@@ -258,7 +258,7 @@ func levelName(cpus float64) string {
 	if math.IsInf(cpus, 1) {
 		return "of the unlimited arm"
 	}
-	return "at " + plural.F(cpus, "CPU")
+	return "at " + words.F(cpus, "CPU")
 }
 
 func stopped(ctx context.Context) string {
@@ -296,13 +296,13 @@ func (s Search) warnings(a Answer) []report.Warning {
 	case a.Incomplete:
 		ws = append(ws, report.Warn(report.KindSearchStopped, "the search stopped before its bracket closed (%s): the bracket is the one reached so far", a.Stopped))
 	case b.Pass == 0:
-		ws = append(ws, report.Warn(report.KindBracketOpen, "every level passed, down to the grid's lowest, %s: no failing level bounds the answer from below", plural.F(s.CPUs[0], "CPU")))
+		ws = append(ws, report.Warn(report.KindBracketOpen, "every level passed, down to the grid's lowest, %s: no failing level bounds the answer from below", words.F(s.CPUs[0], "CPU")))
 	case b.Pass < 0:
-		ws = append(ws, report.Warn(report.KindBracketOpen, "no level passed, up to the grid's highest, %s", plural.F(s.CPUs[len(s.CPUs)-1], "CPU")))
+		ws = append(ws, report.Warn(report.KindBracketOpen, "no level passed, up to the grid's highest, %s", words.F(s.CPUs[len(s.CPUs)-1], "CPU")))
 	}
 	if b.Fail >= 0 && b.Pass >= 0 {
 		if arm := a.Arm(b.Fail); arm != nil && arm.Verdict == Undecided {
-			ws = append(ws, report.Warn(report.KindSearchUnsure, "the level below the answer, %s, is undecided, not failed: the answer may be a step higher than needed", plural.F(arm.CPUs, "CPU")))
+			ws = append(ws, report.Warn(report.KindSearchUnsure, "the level below the answer, %s, is undecided, not failed: the answer may be a step higher than needed", words.F(arm.CPUs, "CPU")))
 		}
 	}
 	return ws
@@ -310,7 +310,7 @@ func (s Search) warnings(a Answer) []report.Warning {
 
 // armWarnings are one arm's refusals, cap and drift, each in one line.
 func armWarnings(arm Arm, t Sequential) []report.Warning {
-	at := plural.F(arm.CPUs, "CPU") + ": "
+	at := words.F(arm.CPUs, "CPU") + ": "
 	var ws []report.Warning
 	reasons := map[string]int{}
 	for _, w := range arm.Windows {
@@ -319,11 +319,11 @@ func armWarnings(arm Arm, t Sequential) []report.Warning {
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(reasons)) {
-		ws = append(ws, report.Warn(report.KindWindowsRefused, "%s%s refused: %s", at, plural.N(reasons[r], "window"), r))
+		ws = append(ws, report.Warn(report.KindWindowsRefused, "%s%s refused: %s", at, words.N(reasons[r], "window"), r))
 	}
 	if arm.Verdict == Undecided && len(arm.Windows) >= t.LevelWindows {
 		ws = append(ws, report.Warn(report.KindSearchUnsure, "%sundecided after %s (%d met the target, %d did not): too few windows for confidence %v",
-			at, plural.N(len(arm.Windows), "window"), arm.Passes, arm.Fails, t.Confidence))
+			at, words.N(len(arm.Windows), "window"), arm.Passes, arm.Fails, t.Confidence))
 	}
 	if p, ok := drift(arm.Windows, 1-t.Confidence); ok {
 		ws = append(ws, report.Warn(report.KindSearchUnsure, "%sthe windows drift: the first third's figures differ from the last third's (U test p=%.2g)", at, p))
@@ -344,12 +344,12 @@ func Contradictions(arms []Arm) []report.Warning {
 		var below []string
 		for _, lo := range arms {
 			if lo.Verdict == Pass && lo.CPUs < hi.CPUs {
-				below = append(below, plural.F(lo.CPUs, "CPU"))
+				below = append(below, words.F(lo.CPUs, "CPU"))
 			}
 		}
 		if len(below) > 0 {
 			ws = append(ws, report.Warn(report.KindSearchUnsure, "%s failed, above %s, which passed: more CPU did worse here, so the limits do not order as the search assumes",
-				plural.F(hi.CPUs, "CPU"), strings.Join(below, ", ")))
+				words.F(hi.CPUs, "CPU"), strings.Join(below, ", ")))
 		}
 	}
 	return ws

@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/plan"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Measured is one window's result: the open loop's (Latency) or the
@@ -144,7 +143,7 @@ func budgetSpent(p Plan) string { return "--budget " + p.Budget.String() + " ran
 // one CPU while it failed, that it is serial.
 func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
 	counted := unl.Passes + unl.Fails
-	tally := fmt.Sprintf("%d of %s met it", unl.Passes, plural.N(counted, "counted window"))
+	tally := fmt.Sprintf("%d of %s met it", unl.Passes, words.N(counted, "counted window"))
 	if unl.Refused > 0 {
 		tally += fmt.Sprintf(", %d refused (%s)", unl.Refused, refusals(unl.Windows))
 	}
@@ -161,7 +160,7 @@ func (r *Result) unlimitedFails(p Plan, unl Arm, numCPU int) {
 		}
 	} else {
 		r.Outcome = OutcomeUndecided
-		r.Why = fmt.Sprintf("the unlimited arm is undecided on %s after %s (%s)", p.SLO, plural.N(len(unl.Windows), "window"), tally)
+		r.Why = fmt.Sprintf("the unlimited arm is undecided on %s after %s (%s)", p.SLO, words.N(len(unl.Windows), "window"), tally)
 		if refused := contended(unl.Windows); len(refused) > 0 {
 			r.Why += fmt.Sprintf("; %d of its windows waited a median %.0f%% of their runnable time for CPUs others held", len(refused), 100*medianWaitShare(refused))
 		}
@@ -465,7 +464,7 @@ func (p Plan) record(m Measured, unlimitedMs float64) Window {
 			if t.ServerExited != "" {
 				// How it exited, then the end of its stderr, as latency
 				// --serve says it (printed indented under the error).
-				w.exited = stderrtail.Append(t.ServerExited, strings.Join(t.ServerStderr, "\n"))
+				w.exited = words.WithStderr(t.ServerExited, strings.Join(t.ServerStderr, "\n"))
 			}
 		}
 	case m.Run != nil:

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // SchemaVersion is the version of Result's JSON.
@@ -391,7 +391,7 @@ func (r *Result) shown() {
 		n := a.Passes + a.Fails
 		lo, hi := size.ShareBounds(a.Passes, n, r.Confidence)
 		s := Shown{CPUs: *cpus, BurstUs: rec.BurstUs, Passes: a.Passes, Counted: n}
-		at := fmt.Sprintf("at %s %s, ", table.Sig(*cpus, 3), plural.Noun(*cpus, "CPU"))
+		at := fmt.Sprintf("at %s %s, ", table.Sig(*cpus, 3), words.Noun(*cpus, "CPU"))
 		met := fmt.Sprintf(" (%s; %d of %d windows met it)", conf, a.Passes, n)
 		if below {
 			s.MeetsAtMost = &hi
@@ -429,7 +429,7 @@ func (r Result) Headline() string {
 		return "recommendation: no limit: the unlimited arm meets " + r.SLO + " and no level of the grid did (search higher with --cpus-max)"
 	}
 	cpus := table.Sig(*rec.CPUs, 3)
-	s := fmt.Sprintf("recommendation: %s %s (quota %v per %v period): %s, %s", cpus, plural.Noun(*rec.CPUs, "CPU"),
+	s := fmt.Sprintf("recommendation: %s %s (quota %v per %v period): %s, %s", cpus, words.Noun(*rec.CPUs, "CPU"),
 		time.Duration(*rec.QuotaUs)*time.Microsecond, time.Duration(rec.PeriodUs)*time.Microsecond, rec.Kubernetes, rec.Docker)
 	if rec.BurstUs > 0 {
 		s += fmt.Sprintf("; burst %v (cpu.max.burst or cpu.cfs_burst_us: neither sets it)", time.Duration(rec.BurstUs)*time.Microsecond)

@@ -16,10 +16,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Runner runs one configuration into a result R: the local harness on a
@@ -307,9 +307,9 @@ func announce(what string, steps []Step, est *Estimator, numCPU int) string {
 	if seconds, known := estimate(steps, est, numCPU); known {
 		took = "about " + humanDuration(seconds)
 	}
-	line := fmt.Sprintf("throttlebench: %s of %s, %s", what, plural.N(run, "configuration"), took)
+	line := fmt.Sprintf("throttlebench: %s of %s, %s", what, words.N(run, "configuration"), took)
 	if skip > 0 {
-		line += fmt.Sprintf("; %d more %s skipped (limits the kernel refuses)", skip, plural.Noun(float64(skip), "configuration"))
+		line += fmt.Sprintf("; %d more %s skipped (limits the kernel refuses)", skip, words.Noun(float64(skip), "configuration"))
 	}
 	return line
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/netport"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // PortPlaceholder, in --serve's command and in --target's URL, is a free
@@ -141,7 +141,7 @@ func (e *foreignListener) Error() string {
 
 // serverError is a --serve server that failed to start or to become
 // ready: the message, what the run adds on its way out, then the end of
-// the server's stderr as lines (stderrtail).
+// the server's stderr as lines (words.WithStderr).
 type serverError struct {
 	msg    string
 	notes  []string
@@ -157,5 +157,5 @@ func (e *serverError) Error() string {
 	if e.stderr == "" && !e.exited {
 		return msg
 	}
-	return stderrtail.Append(msg, e.stderr)
+	return words.WithStderr(msg, e.stderr)
 }

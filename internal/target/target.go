@@ -18,12 +18,11 @@ import (
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/netport"
 	"github.com/throttlebench/throttlebench/internal/plan"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Target is a plan.Target with the cgroup its server runs in resolved:
@@ -181,7 +180,7 @@ func (r run) served(ctx context.Context, o runner.Options, given *Target, starte
 	defer func() {
 		srv.Stop(ServeGrace)
 		if n, kerr := slice.KillLeft(0); n > 0 || kerr != nil {
-			msg := fmt.Sprintf("the server left %s in its slice after it was stopped: killed, so that the slice could be removed", plural.N(n, "process"))
+			msg := fmt.Sprintf("the server left %s in its slice after it was stopped: killed, so that the slice could be removed", words.N(n, "process"))
 			if kerr != nil {
 				msg = fmt.Sprintf("the server left processes in its slice that could not all be killed (%d killed): %v", n, kerr)
 			}
@@ -320,7 +319,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 	if srv != nil {
 		if how, exited := srv.Exited(); exited {
 			rep.ServerExited = how
-			rep.ServerStderr = stderrtail.Lines(srv.Stderr())
+			rep.ServerStderr = words.StderrLines(srv.Stderr())
 			rep.AddWarning(report.Warn(report.KindServerExited, "the server %s exited during the run (%s; the end of its stderr is in server_stderr); the requests it left unanswered are counted: %d",
 				QuoteArgv(t.Serve), how, rep.HTTP.Unanswered()))
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/report/build"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
 	"github.com/throttlebench/throttlebench/internal/sweep"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Failed is the run's failure, nil when every configuration passed its
@@ -47,7 +47,7 @@ func serverExited(rows []latency.Row) error {
 			if d := sweep.Describe(r.Config); d != "" && len(rows) > 1 {
 				msg = fmt.Sprintf("the server exited during the run of %s (%s)", d, r.Report.ServerExited)
 			}
-			return errors.New(stderrtail.Append(msg, strings.Join(r.Report.ServerStderr, "\n")))
+			return errors.New(words.WithStderr(msg, strings.Join(r.Report.ServerStderr, "\n")))
 		}
 	}
 	return nil

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Summarize describes events over the window [t0, t1) (see Summary); lost
@@ -255,7 +255,7 @@ func uncheckedWarning(gs []Group) string {
 		names = append(names, fmt.Sprintf("%d more", len(gs)-3))
 	}
 	return fmt.Sprintf("%.1f ms of throttle events in %s checked against no counter (%s): each group was not found at both ends "+
-		"of the window (made or removed within it) or its cpu.stat has no throttled time", ms, plural.N(len(gs), "group"), strings.Join(names, ", "))
+		"of the window (made or removed within it) or its cpu.stat has no throttled time", ms, words.N(len(gs), "group"), strings.Join(names, ", "))
 }
 
 // groupName is a group's path, or its id where the path is not known.

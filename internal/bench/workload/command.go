@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/argv"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/stderrtail"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // The command: someone else's program, run once per iteration from a
@@ -60,7 +59,7 @@ func CommandArgv(ps report.Params) []string {
 // CommandLine is the command as a person would type it: each argument
 // that a shell would split or expand quoted.
 func CommandLine(ps report.Params) string {
-	return argv.Line(CommandArgv(ps))
+	return words.Argv(CommandArgv(ps))
 }
 
 // Process is what an iteration of a workload that runs a process
@@ -88,7 +87,7 @@ type ProcessWorkload interface {
 }
 
 // tailBytes is how much of a failed command's stderr is read for its
-// error's last lines (stderrtail.MaxLines of them).
+// error's last lines (words.StderrMaxLines of them).
 const tailBytes = 8192
 
 type commandWork struct {
@@ -203,7 +202,7 @@ func (w *commandWork) run(ctx context.Context, path string, argv []string, timed
 	if w.show { // its stderr went to ours
 		return p, errors.New(st.failure)
 	}
-	return p, errors.New(stderrtail.Append(st.failure, w.tail()))
+	return p, errors.New(words.WithStderr(st.failure, w.tail()))
 }
 
 // exit is how a run ended, as wait4 said.

@@ -9,9 +9,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // usage is the Usage of cpu (nil: not known), read from source, against
@@ -176,7 +176,7 @@ func Build(in Input) *report.Report {
 func threadMoves(m, n int) report.Warning {
 	return report.Warn(report.KindWorkerMoved, "worker changed threads: the lone worker, which runs unlocked, was found on another OS thread in %d of %s; "+
 		"their CPU time, faults and context switches are the whole workload process's (its Go runtime's threads too), their migrations the sampled ones: "+
-		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, plural.N(n, "iteration"))
+		"run again, or with --gomaxprocs 2, under which every worker is locked to its thread", m, words.N(n, "iteration"))
 }
 
 // workloadConfig fills the chosen workload's own values (each default

@@ -8,9 +8,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -187,7 +187,7 @@ func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnkno
 	var w []report.Warning
 	res := r.InstancesResult
 	if r.Completed == 0 {
-		w = append(w, report.Warn(report.KindNothingServed, "nothing served: none of the %s was served; latency_ms, percentiles_ms and the per-request bill are 0", plural.N(r.Offered, "request")))
+		w = append(w, report.Warn(report.KindNothingServed, "nothing served: none of the %s was served; latency_ms, percentiles_ms and the per-request bill are 0", words.N(r.Offered, "request")))
 	} else if r.Completed < 100 {
 		w = append(w, report.Warn(report.KindFewRequests, "few requests: %d served; a percentile is a request's own time (nearest rank), so p99 is the max below 100 requests and p90 below 10",
 			r.Completed))
@@ -198,12 +198,12 @@ func CheckInstances(r *report.Latency, numCPU int, firstFailure string, cpuUnkno
 	}
 	if res.FailedStarts > 0 {
 		w = append(w, report.Warn(report.KindFailedColdStarts, "failed cold starts: %d of %s never became ready; the requests that waited for them failed (see requests[].error), and were not sent elsewhere",
-			res.FailedStarts, plural.N(res.InstancesStarted, "instance")))
+			res.FailedStarts, words.N(res.InstancesStarted, "instance")))
 	}
 	if all := float64(res.PeakInstances) * r.Cgroup.EffectiveCPUs; numCPU > 0 && all > float64(numCPU)+1e-9 {
 		w = append(w, report.Warn(report.KindInstancesOverMachine, "instances beyond the machine: up to %s at once, each allowed %.2f CPUs (%.2f in all), on %s: "+
 			"they compete for the machine's CPUs as well as their quotas, as on an oversubscribed host",
-			plural.N(res.PeakInstances, "instance"), r.Cgroup.EffectiveCPUs, all, plural.N(numCPU, "CPU")))
+			words.N(res.PeakInstances, "instance"), r.Cgroup.EffectiveCPUs, all, words.N(numCPU, "CPU")))
 	}
 	if late := time.Duration(r.DispatchLateMs * float64(time.Millisecond)); late > lateWarn {
 		w = append(w, report.Warn(report.KindLateDispatcher, "late dispatcher: a request was handled up to %s after its scheduled arrival (the parent, outside the slices, was preempted); "+

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // The rule a latency --target run is judged by, as the flags say it by
@@ -113,7 +113,7 @@ func targetFailures(h report.HTTPCounts, f FailureRule) (int, []string) {
 	for _, code := range codes {
 		if c := h.Statuses[code]; !f.accepts(code) && c > 0 {
 			n += c
-			kinds = append(kinds, fmt.Sprintf("%s %d", plural.N(c, "response"), code))
+			kinds = append(kinds, fmt.Sprintf("%s %d", words.N(c, "response"), code))
 		}
 	}
 	for _, k := range []struct {
@@ -121,7 +121,7 @@ func targetFailures(h report.HTTPCounts, f FailureRule) (int, []string) {
 		what string
 	}{{h.ConnectionErrors, "connection error"}, {h.Timeouts, "timeout"}, {h.Failed, "failed request"}} {
 		if k.n > 0 {
-			kinds = append(kinds, plural.N(k.n, k.what))
+			kinds = append(kinds, words.N(k.n, k.what))
 		}
 	}
 	return n, kinds
@@ -145,7 +145,7 @@ func TargetFailure(r *report.Latency, f FailureRule) string {
 	if requests == 0 {
 		return "no request was sent"
 	}
-	msg := fmt.Sprintf("%d of %s failed%s", failed, plural.N(requests, "request"), what)
+	msg := fmt.Sprintf("%d of %s failed%s", failed, words.N(requests, "request"), what)
 	if failed > allowed {
 		msg += fmt.Sprintf(", more than --max-failures %s allows (%d)", f.MaxSpec, allowed)
 	}
@@ -192,6 +192,6 @@ func JudgeTarget(r *report.Latency, f FailureRule) {
 	if failed > 0 {
 		_, kinds := targetFailures(r.HTTP, f)
 		r.AddWarning(report.Warn(report.KindFailedRequests, "failed requests: %d of %s failed (%s), within --max-failures %s (%d); the percentiles cover the %s, of any status",
-			failed, plural.N(r.HTTP.Requests-r.HTTP.Cancelled, "request"), strings.Join(kinds, ", "), f.MaxSpec, allowed, plural.N(r.HTTP.Responses, "response")))
+			failed, words.N(r.HTTP.Requests-r.HTTP.Cancelled, "request"), strings.Join(kinds, ", "), f.MaxSpec, allowed, words.N(r.HTTP.Responses, "response")))
 	}
 }

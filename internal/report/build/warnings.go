@@ -8,10 +8,10 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
-	"github.com/throttlebench/throttlebench/internal/plural"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Background is what the harness read around the measured iterations,
@@ -163,9 +163,9 @@ func Check(r *report.Report, bg Background, th Thresholds) []report.Warning {
 			if counted {
 				n = fmt.Sprintf("%.0f", periods)
 			}
-			noun := plural.Noun(2, "CFS period")
+			noun := words.Noun(2, "CFS period")
 			if counted {
-				noun = plural.Noun(periods, "CFS period")
+				noun = words.Noun(periods, "CFS period")
 			}
 			w = append(w, report.Warn(report.KindFewPeriods, "few periods: the measured iterations span %s, %s %s of %v; "+
 				"where they start and end within a period can shift their total by up to a period, %.0f%% of it; raise --iterations or use --min-time %v",

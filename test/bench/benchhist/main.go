@@ -32,7 +32,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/benchhist"
 	"github.com/throttlebench/throttlebench/internal/compare"
-	"github.com/throttlebench/throttlebench/internal/plural"
+	"github.com/throttlebench/throttlebench/internal/words"
 )
 
 // Exit statuses of check (record passes COMMAND's on).
@@ -155,7 +155,7 @@ func record(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	}
 	files, err := benchhist.AppendAll(benches, env, *history, module())
 	if err != nil {
-		fmt.Fprintf(stderr, "benchhist record: %v (%d of %s recorded)\n", err, len(files), plural.N(len(benches), "benchmark"))
+		fmt.Fprintf(stderr, "benchhist record: %v (%d of %s recorded)\n", err, len(files), words.N(len(benches), "benchmark"))
 		return max(status, exitFailure)
 	}
 	commit := "no commit"
@@ -166,7 +166,7 @@ func record(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 		commit += ", dirty"
 	}
 	fmt.Fprintf(stderr, "benchhist record: %s of run %s (%s) appended below %s\n",
-		plural.N(len(files), "benchmark"), env.Time, commit, *history)
+		words.N(len(files), "benchmark"), env.Time, commit, *history)
 	return status
 }
 

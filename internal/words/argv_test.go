@@ -1,4 +1,4 @@
-package argv
+package words
 
 import (
 	"os/exec"
@@ -19,14 +19,14 @@ func TestLine(t *testing.T) {
 		{[]string{"echo", "it's"}, `echo 'it'\''s'`},
 		{[]string{"ls", "*.go"}, "ls '*.go'"},
 	} {
-		assert.Equal(t, c.want, Line(c.argv))
+		assert.Equal(t, c.want, Argv(c.argv))
 	}
 }
 
 // What Line writes, a shell reads back as the same arguments.
 func TestLineRoundTrip(t *testing.T) {
 	args := []string{"a b", "it's", `back\slash`, "$HOME", "`x`", "", "tab\there", "new\nline", "!bang", "~"}
-	out, err := exec.Command("sh", "-c", `for a in `+Line(args)+`; do printf '%s\0' "$a"; done`).Output()
+	out, err := exec.Command("sh", "-c", `for a in `+Argv(args)+`; do printf '%s\0' "$a"; done`).Output()
 	require.NoError(t, err)
 	var got []string
 	start := 0

@@ -1,24 +1,24 @@
-package stderrtail
+package words
 
 import (
 	"strings"
 	"unicode"
 )
 
-// MaxLines is how many of the last lines a message keeps.
-const MaxLines = 20
+// StderrMaxLines is how many of the last lines a message keeps.
+const StderrMaxLines = 20
 
 // maxLine bounds one line (a minified stack trace can be one line of
 // megabytes).
 const maxLine = 300
 
-// Indent starts each line of the tail in a message.
-const Indent = "    "
+// StderrIndent starts each line of the tail in a message.
+const StderrIndent = "    "
 
-// Lines are the last MaxLines lines of s, trailing spaces, carriage
+// StderrLines are the last StderrMaxLines lines of s, trailing spaces, carriage
 // returns and blank lines at either end dropped, control characters
 // (terminal escapes) shown as '?', each line cut to maxLine bytes.
-func Lines(s string) []string {
+func StderrLines(s string) []string {
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	for i, l := range lines {
 		l = strings.Map(func(r rune) rune {
@@ -38,17 +38,17 @@ func Lines(s string) []string {
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) > MaxLines {
-		lines = lines[len(lines)-MaxLines:]
+	if len(lines) > StderrMaxLines {
+		lines = lines[len(lines)-StderrMaxLines:]
 	}
 	return lines
 }
 
-// Append is msg with the end of stderr after it: "msg; its stderr
-// ends:" and the lines, each "\n" + Indent + line; with an empty
+// WithStderr is msg with the end of stderr after it: "msg; its stderr
+// ends:" and the lines, each "\n" + StderrIndent + line; with an empty
 // stderr, "msg; its stderr was empty".
-func Append(msg, stderr string) string {
-	lines := Lines(stderr)
+func WithStderr(msg, stderr string) string {
+	lines := StderrLines(stderr)
 	if len(lines) == 0 {
 		return msg + "; its stderr was empty"
 	}
@@ -56,22 +56,22 @@ func Append(msg, stderr string) string {
 	b.WriteString(msg)
 	b.WriteString("; its stderr ends:")
 	for _, l := range lines {
-		b.WriteString("\n" + Indent + l)
+		b.WriteString("\n" + StderrIndent + l)
 	}
 	return b.String()
 }
 
-// Split takes a message apart: its text, on one line (what a caller
+// SplitStderr takes a message apart: its text, on one line (what a caller
 // wrapped around the tail rejoined to it), and the tail's lines, without
 // their indent. A message without a tail is all text.
-func Split(msg string) (text string, tail []string) {
-	before, rest, ok := strings.Cut(msg, "\n"+Indent)
+func SplitStderr(msg string) (text string, tail []string) {
+	before, rest, ok := strings.Cut(msg, "\n"+StderrIndent)
 	if !ok {
 		return oneLine(msg), nil
 	}
 	var after []string
-	for i, l := range strings.Split(Indent+rest, "\n") {
-		if t, ok := strings.CutPrefix(l, Indent); ok && len(after) == 0 {
+	for i, l := range strings.Split(StderrIndent+rest, "\n") {
+		if t, ok := strings.CutPrefix(l, StderrIndent); ok && len(after) == 0 {
 			tail = append(tail, t)
 			continue
 		}

@@ -1,4 +1,4 @@
-package argv
+package words
 
 import "strings"
 
@@ -6,9 +6,9 @@ import "strings"
 // end an argument.
 const special = " \t\n'\"\\$`*?[]{}()<>|&;#~!"
 
-// Line is argv joined by spaces, each argument that a shell would split
+// Argv is argv joined by spaces, each argument that a shell would split
 // or expand in single quotes (a quote inside as '\”).
-func Line(argv []string) string {
+func Argv(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		out[i] = Quote(a)
