@@ -52,14 +52,31 @@ var machinery = []string{
 	"github.com/godbus/dbus/v5",
 }
 
+// engine is the measuring engine and the machine's clocks: only the
+// report's builder, which reads the engine's results, may link them among
+// the packages below (issue 48: config imported internal/bench for its
+// plain types, so size and plan linked the engine and internal/host).
+var engine = []string{
+	"github.com/throttlebench/throttlebench/internal/bench",
+	"github.com/throttlebench/throttlebench/internal/host",
+}
+
 func TestConfigurationPullsNoMachinery(t *testing.T) {
-	for _, pkg := range []string{"config", "compare", "bandwidth", "plan", "latency", "kube", "report/build", "sweep", "usage", "size"} {
+	for _, pkg := range []string{"config", "runspec", "compare", "bandwidth", "plan", "latency", "kube", "report/build", "sweep", "usage", "size"} {
 		out, err := exec.Command("go", "list", "-deps", "../../internal/"+pkg).Output()
 		require.NoError(t, err, "go list -deps internal/%s", pkg)
 		deps := strings.Fields(string(out))
 		for _, m := range machinery {
 			if slices.Contains(deps, m) {
 				t.Errorf("internal/%s imports %s: plans and results are plain values (internal/plan, internal/bandwidth); keep the machinery out of them", pkg, m)
+			}
+		}
+		if pkg == "report/build" {
+			continue
+		}
+		for _, m := range engine {
+			if slices.Contains(deps, m) {
+				t.Errorf("internal/%s imports %s: what a run is asked is plain data (internal/runspec); keep the engine out of it", pkg, m)
 			}
 		}
 	}

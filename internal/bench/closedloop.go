@@ -12,44 +12,8 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
-
-// Config is what one closed-loop run executes. All counts are validated by
-// the caller.
-type Config struct {
-	Workload string `json:"workload"`
-	// Params are the workload's own values as its result's config holds
-	// them (workload.Spec: bcrypt's cost, memtouch's buffer_bytes…); one
-	// left out takes its default.
-	Params report.Params `json:"params,omitempty"`
-	// CPU with waits: the first SlowWorkers workers sleep Sleep after every
-	// SleepEvery operations (workload.WithWaits); Sleep 0 = none.
-	Sleep       time.Duration `json:"sleep_ns,omitempty"`
-	SleepEvery  int           `json:"sleep_every,omitempty"`
-	SlowWorkers int           `json:"slow_workers,omitempty"`
-	Batch       int           `json:"batch"`      // operations per worker per iteration
-	Iterations  int           `json:"iterations"` // measured iterations, at least
-	Warmup      int           `json:"warmup"`     // iterations run first and discarded
-	Workers     int           `json:"workers"`
-	// MinTime: after Iterations, keep measuring until the measured
-	// iterations span at least this long (0 = off), at most MaxIterations.
-	MinTime time.Duration `json:"min_time_ns"`
-	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
-	GOMAXPROCS int `json:"gomaxprocs"`
-	// StatDir is the cgroup directory whose cpu.stat a command's loop
-	// reads around each run (the workload child's slice); Stat, when set,
-	// is that reader (the caller opens it: bench knows no cgroup).
-	StatDir string                   `json:"stat_dir,omitempty"`
-	Stat    func() (IterStat, error) `json:"-"`
-	// GOMAXPROCSRule, when set (RuleFloor, RuleCeil), is computed into
-	// GOMAXPROCS from the cgroup's quota once it is known (WithQuota).
-	GOMAXPROCSRule string `json:"gomaxprocs_rule,omitempty"`
-	// Placement (placement.go): OnePerCore keeps the workers on one SMT
-	// sibling of each core the process may use; Pin puts worker i on the
-	// i-th of those CPUs.
-	Pin        bool `json:"pin,omitempty"`
-	OnePerCore bool `json:"one_per_core,omitempty"`
-}
 
 // WorkerSample is one worker's share of one iteration.
 type WorkerSample struct {
@@ -78,17 +42,9 @@ type WorkerSample struct {
 	KernelMigrations bool   `json:"kernel_migrations"`
 }
 
-// IterStat is the kernel's throttling counters of the cgroup at one
-// moment (cpu.stat), nil where the kernel has none.
-type IterStat struct {
-	NrPeriods     *uint64        `json:"nr_periods,omitempty"`
-	NrThrottled   *uint64        `json:"nr_throttled,omitempty"`
-	ThrottledTime *time.Duration `json:"throttled_ns,omitempty"`
-}
-
-// sub is what the counters moved from before to s; nil where either
+// subStat is what the counters moved from before to s; nil where either
 // lacks one.
-func (s IterStat) sub(before IterStat) IterStat {
+func subStat(s, before runspec.IterStat) runspec.IterStat {
 	u := func(a, b *uint64) *uint64 {
 		if a == nil || b == nil || *a < *b {
 			return nil
@@ -96,7 +52,7 @@ func (s IterStat) sub(before IterStat) IterStat {
 		d := *a - *b
 		return &d
 	}
-	var out IterStat
+	var out runspec.IterStat
 	out.NrPeriods, out.NrThrottled = u(s.NrPeriods, before.NrPeriods), u(s.NrThrottled, before.NrThrottled)
 	if s.ThrottledTime != nil && before.ThrottledTime != nil && *s.ThrottledTime >= *before.ThrottledTime {
 		d := *s.ThrottledTime - *before.ThrottledTime
@@ -108,10 +64,10 @@ func (s IterStat) sub(before IterStat) IterStat {
 // Iteration is one measured iteration.
 type Iteration struct {
 	// Stat is what the cgroup's throttling counters moved over the
-	// iteration (a command's run, with Config.Stat); nil otherwise.
-	Stat    *IterStat      `json:"stat,omitempty"`
-	Wall    time.Duration  `json:"wall_ns"` // from start until the last worker finished
-	Workers []WorkerSample `json:"workers"`
+	// iteration (a command's run, with runspec.ClosedLoop.Stat); nil otherwise.
+	Stat    *runspec.IterStat `json:"stat,omitempty"`
+	Wall    time.Duration     `json:"wall_ns"` // from start until the last worker finished
+	Workers []WorkerSample    `json:"workers"`
 	// StartMono is the iteration's start on CLOCK_MONOTONIC, the clock the
 	// kernel stamps throttle events with: it ends at StartMono + Wall.
 	StartMono int64 `json:"start_mono_ns,omitempty"`
@@ -138,10 +94,6 @@ type Result struct {
 	ThreadMoves int `json:"thread_moves,omitempty"`
 }
 
-// MaxIterations bounds the measured iterations of a run, --min-time's too:
-// however short an iteration, a run ends.
-const MaxIterations = 1_000_000
-
 // ApplyGOMAXPROCS sets GOMAXPROCS as cfg asks and returns the value in force.
 // 0 restores the runtime's default, which Go ≥ 1.25 derives from the CPU
 // limit of the cgroup the process is in now.
@@ -156,7 +108,7 @@ func ApplyGOMAXPROCS(n int) int {
 
 // Run executes cfg in the calling process: cfg.Warmup discarded iterations,
 // then cfg.Iterations measured ones, and more while the measured ones span
-// less than cfg.MinTime (up to MaxIterations). Each worker is a goroutine locked to its
+// less than cfg.MinTime (up to runspec.MaxIterations). Each worker is a goroutine locked to its
 // own OS thread, so its thread CPU clock measures its work alone, and so do
 // its getrusage counters (faults, context switches) and the kernel's count
 // of its migrations, all read around each batch; where it ran is sampled at
@@ -166,8 +118,8 @@ func ApplyGOMAXPROCS(n int) int {
 // beforeMeasure, when not nil, is called between the warm-up and the first
 // measured iteration, so the caller can take the kernel's counters over the
 // measured iterations alone.
-func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
-	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer}.run(ctx, cfg, beforeMeasure)
+func Run(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: workload.New, maxIterations: runspec.MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer}.run(ctx, cfg, beforeMeasure)
 }
 
 // RunAlone is Run in a process that runs nothing but the workload (the
@@ -175,22 +127,10 @@ func Run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, e
 // locked to its thread, which spares the slice two thread hand-offs at
 // every preemption (threads.go says why, and why its thread's counters are
 // still its own).
-func RunAlone(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
-	return runner{newWorkload: workload.New, maxIterations: MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer,
+func RunAlone(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (Result, error) {
+	return runner{newWorkload: workload.New, maxIterations: runspec.MaxIterations, processCPU: host.ProcessCPU, placer: kernelPlacer,
 		alone: true}.run(ctx, cfg, beforeMeasure)
 }
-
-// WithQuota is cfg with its GOMAXPROCSRule computed from the quota of the
-// cgroup it runs in (cpus, +Inf for none) and the CPUs it may use.
-func (cfg Config) WithQuota(cpus float64, ncpu int) Config {
-	if cfg.GOMAXPROCSRule != "" {
-		cfg.GOMAXPROCS = RuleGOMAXPROCS(cfg.GOMAXPROCSRule, cpus, ncpu)
-	}
-	return cfg
-}
-
-// Slow says whether worker id runs with the waits.
-func (cfg Config) Slow(id int) bool { return cfg.Sleep > 0 && id < cfg.SlowWorkers }
 
 // runner holds what tests replace: the workload, the bound on
 // iterations, the process's CPU clock (nil: not read), the placement's
@@ -205,7 +145,7 @@ type runner struct {
 	alone         bool
 }
 
-func (rn runner) run(ctx context.Context, cfg Config, beforeMeasure func() error) (Result, error) {
+func (rn runner) run(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (Result, error) {
 	res := Result{GOMAXPROCS: ApplyGOMAXPROCS(cfg.GOMAXPROCS)}
 	if rn.placer.affinity == nil {
 		rn.placer = kernelPlacer
@@ -393,7 +333,7 @@ func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFi
 // (hyperfine's way: nothing back to back, no hand-off between threads
 // around it), its CPU time and faults wait4's. GOMAXPROCS, when set, is
 // the process's environment.
-func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.ProcessWorkload, res Result, beforeMeasure func() error) (Result, error) {
+func (rn runner) runProcess(ctx context.Context, cfg runspec.ClosedLoop, pw workload.ProcessWorkload, res Result, beforeMeasure func() error) (Result, error) {
 	// The command's parent-death signal follows the thread that forked it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -403,7 +343,7 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 	base, baseMono := time.Now(), Monotonic()
 	var window time.Duration
 	var cpu0 *time.Duration
-	var last *IterStat // the counters after the last run
+	var last *runspec.IterStat // the counters after the last run
 	for it := 0; it < cfg.Warmup+cfg.Iterations || window < cfg.MinTime && it-cfg.Warmup < rn.maxIterations; it++ {
 		if it == cfg.Warmup {
 			if beforeMeasure != nil {
@@ -414,7 +354,7 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 			cpu0 = rn.readCPU()
 		}
 		err := ctx.Err()
-		var st0, st1 IterStat
+		var st0, st1 runspec.IterStat
 		var stErr error
 		if err == nil {
 			var prepared bool
@@ -454,7 +394,7 @@ func (rn runner) runProcess(ctx context.Context, cfg Config, pw workload.Process
 			Workers: []WorkerSample{{Wall: wall, CPU: p.CPU, Ops: 1, FaultsMinor: p.FaultsMinor, FaultsMajor: p.FaultsMajor,
 				CtxVoluntary: p.CtxVoluntary, CtxInvoluntary: p.CtxInvoluntary}}})
 		if cfg.Stat != nil && stErr == nil {
-			d := st1.sub(st0)
+			d := subStat(st1, st0)
 			res.Iterations[len(res.Iterations)-1].Stat = &d
 		}
 		window += wall

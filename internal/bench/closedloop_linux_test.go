@@ -18,6 +18,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Where each worker ran, on the real host: every sample's CPUs are CPUs
@@ -25,7 +26,7 @@ import (
 // worker's sleeps show as voluntary context switches.
 func TestPlacementOnTheHost(t *testing.T) {
 	const batch, every = 20, 5
-	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: batch, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	cfg := runspec.ClosedLoop{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: batch, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 2 * time.Millisecond, SleepEvery: every, SlowWorkers: 1}
 	res, err := Run(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -141,7 +142,7 @@ func schedRun(t *testing.T) (time.Duration, bool) {
 // clock measures the work.
 func TestLoneWorkerKeepsItsThread(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 500), Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	cfg := runspec.ClosedLoop{Workload: "spin", Params: report.Params{}.With("units", 500), Batch: 60, Iterations: 4, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 	res, err := RunAlone(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Zero(t, res.ThreadMoves)
@@ -177,15 +178,15 @@ func TestOnlyTheLoneWorkerIsUnlocked(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		alone    bool
-		cfg      Config
+		cfg      runspec.ClosedLoop
 		unlocked bool
 	}{
-		{"RunAlone, one worker", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, true},
-		{"Run, one worker", false, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, false},
-		{"RunAlone, GOMAXPROCS 2", true, Config{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 2}, false},
+		{"RunAlone, one worker", true, runspec.ClosedLoop{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, true},
+		{"Run, one worker", false, runspec.ClosedLoop{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, false},
+		{"RunAlone, GOMAXPROCS 2", true, runspec.ClosedLoop{Workload: "spin", Batch: 20, Iterations: 2, Workers: 1, GOMAXPROCS: 2}, false},
 	} {
 		var same atomic.Int64
-		rn := runner{maxIterations: MaxIterations, alone: tc.alone,
+		rn := runner{maxIterations: runspec.MaxIterations, alone: tc.alone,
 			newWorkload: func(string, report.Params, int) (workload.Workload, error) { return yieldWork{&same}, nil }}
 		_, err := rn.run(context.Background(), tc.cfg, nil)
 		require.NoError(t, err, tc.name)

@@ -15,10 +15,11 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 func TestRunShapesTheResult(t *testing.T) {
-	cfg := Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 3, Iterations: 4, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
+	cfg := runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(4), Batch: 3, Iterations: 4, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
 	warm := 0
 	res, err := Run(context.Background(), cfg, func() error { warm++; return nil })
 	require.NoError(t, err)
@@ -51,7 +52,7 @@ func TestRunShapesTheResult(t *testing.T) {
 // Each cost step doubles bcrypt's work; thread CPU time must show it.
 func TestCostScalesCPUTime(t *testing.T) {
 	cpu := func(cost int) time.Duration {
-		res, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(cost), Batch: 4, Iterations: 3, Workers: 1, GOMAXPROCS: 1}, nil)
+		res, err := Run(context.Background(), runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(cost), Batch: 4, Iterations: 3, Workers: 1, GOMAXPROCS: 1}, nil)
 		require.NoError(t, err)
 		var sum time.Duration
 		for _, it := range res.Iterations {
@@ -67,14 +68,14 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Run(ctx, Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1000000, Iterations: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+	_, err := Run(ctx, runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1000000, Iterations: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
 func TestBeforeMeasureErrorStopsTheRun(t *testing.T) {
 	boom := errors.New("boom")
-	_, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Warmup: 1, Workers: 1, GOMAXPROCS: 1},
+	_, err := Run(context.Background(), runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Warmup: 1, Workers: 1, GOMAXPROCS: 1},
 		func() error { return boom })
 	assert.ErrorIs(t, err, boom)
 }
@@ -89,7 +90,7 @@ func TestGOMAXPROCSRuntimeDefault(t *testing.T) {
 // iteration runs.
 func TestRunRefusesABadWorkload(t *testing.T) {
 	called := false
-	_, err := Run(context.Background(), Config{Workload: "bcrypt", Params: bcryptAt(3), Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
+	_, err := Run(context.Background(), runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(3), Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
 		func() error { called = true; return nil })
 	assert.ErrorIs(t, err, workload.ErrBadConfig)
 	assert.False(t, called)
@@ -122,8 +123,8 @@ func window(res Result) time.Duration {
 // sleep, and with 100 ms two stretched sleeps had spanned it already.
 func TestMinTimeExtendsTheRun(t *testing.T) {
 	const op = 10 * time.Millisecond
-	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2, MinTime: 500 * time.Millisecond}
-	res, err := sleeping(op, MaxIterations).run(context.Background(), cfg, nil)
+	cfg := runspec.ClosedLoop{Workload: "sleep", Batch: 1, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2, MinTime: 500 * time.Millisecond}
+	res, err := sleeping(op, runspec.MaxIterations).run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	w := window(res)
 	assert.GreaterOrEqual(t, w, cfg.MinTime)
@@ -135,20 +136,20 @@ func TestMinTimeExtendsTheRun(t *testing.T) {
 // --iterations stays a minimum: a --min-time that the asked iterations
 // already cover changes nothing.
 func TestMinTimeBelowTheIterationsChangesNothing(t *testing.T) {
-	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 5, Workers: 1, GOMAXPROCS: 1, MinTime: time.Millisecond}
-	res, err := sleeping(2*time.Millisecond, MaxIterations).run(context.Background(), cfg, nil)
+	cfg := runspec.ClosedLoop{Workload: "sleep", Batch: 1, Iterations: 5, Workers: 1, GOMAXPROCS: 1, MinTime: time.Millisecond}
+	res, err := sleeping(2*time.Millisecond, runspec.MaxIterations).run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 5)
 
 	cfg.MinTime = 0
-	res, err = sleeping(2*time.Millisecond, MaxIterations).run(context.Background(), cfg, nil)
+	res, err = sleeping(2*time.Millisecond, runspec.MaxIterations).run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 5, "0 = off")
 }
 
 // However long --min-time, the run ends at the bound on iterations.
 func TestMinTimeStopsAtTheIterationBound(t *testing.T) {
-	cfg := Config{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1, MinTime: time.Hour}
+	cfg := runspec.ClosedLoop{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1, MinTime: time.Hour}
 	res, err := sleeping(time.Millisecond, 7).run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 7)
@@ -156,10 +157,10 @@ func TestMinTimeStopsAtTheIterationBound(t *testing.T) {
 
 // The child receives --min-time with the rest of the configuration.
 func TestConfigCarriesMinTime(t *testing.T) {
-	in := Config{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Workers: 1, MinTime: 1500 * time.Millisecond}
+	in := runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(4), Batch: 1, Iterations: 1, Workers: 1, MinTime: 1500 * time.Millisecond}
 	data, err := json.Marshal(in)
 	require.NoError(t, err)
-	var out Config
+	var out runspec.ClosedLoop
 	require.NoError(t, json.Unmarshal(data, &out))
 	assert.Equal(t, in, out)
 }
@@ -168,7 +169,7 @@ func TestConfigCarriesMinTime(t *testing.T) {
 // sleeps (10 operations, a sleep after every 5: two of 15 ms), its CPU time
 // does not; the fast worker sleeps not at all.
 func TestSlowWorkersSleep(t *testing.T) {
-	cfg := Config{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: 10, Iterations: 2, Workers: 2, GOMAXPROCS: 2,
+	cfg := runspec.ClosedLoop{Workload: "spin", Params: report.Params{}.With("units", 1), Batch: 10, Iterations: 2, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 15 * time.Millisecond, SleepEvery: 5, SlowWorkers: 1}
 	assert.True(t, cfg.Slow(0))
 	assert.False(t, cfg.Slow(1))
@@ -195,7 +196,7 @@ func TestWorkerFaults(t *testing.T) {
 		memory, touch string
 		want          float64
 	}{{"fresh", "all", pages}, {"fresh", "page", pages}, {"reuse", "all", 0}, {"reuse", "page", 0}} {
-		res, err := Run(context.Background(), Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", c.memory).With("touch", c.touch),
+		res, err := Run(context.Background(), runspec.ClosedLoop{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", c.memory).With("touch", c.touch),
 			Batch: 4, Iterations: 2, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 		require.NoError(t, err)
 		for _, it := range res.Iterations {
@@ -215,11 +216,11 @@ func TestConfigParamsReachTheWorkload(t *testing.T) {
 	ps := report.Params{}.With("buffer_bytes", 8192).With("memory", "reuse").With("touch", "page")
 	var got report.Params
 	var batch int
-	rn := runner{maxIterations: MaxIterations, newWorkload: func(_ string, p report.Params, b int) (workload.Workload, error) {
+	rn := runner{maxIterations: runspec.MaxIterations, newWorkload: func(_ string, p report.Params, b int) (workload.Workload, error) {
 		got, batch = p, b
 		return countWork{new(atomic.Int64)}, nil
 	}}
-	_, err := rn.run(context.Background(), Config{Workload: "memtouch", Params: ps, Batch: 3, Iterations: 1, Workers: 1, GOMAXPROCS: 1}, nil)
+	_, err := rn.run(context.Background(), runspec.ClosedLoop{Workload: "memtouch", Params: ps, Batch: 3, Iterations: 1, Workers: 1, GOMAXPROCS: 1}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, ps, got)
 	assert.Equal(t, 3, batch)
@@ -240,10 +241,10 @@ func TestMeasuredCPUCoversTheMeasuredIterations(t *testing.T) {
 	var clock atomic.Int64
 	rn := runner{
 		newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return tickWork{&clock}, nil },
-		maxIterations: MaxIterations,
+		maxIterations: runspec.MaxIterations,
 		processCPU:    func() (time.Duration, error) { return time.Duration(clock.Load()), nil },
 	}
-	cfg := Config{Workload: "tick", Batch: 4, Iterations: 3, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
+	cfg := runspec.ClosedLoop{Workload: "tick", Batch: 4, Iterations: 3, Warmup: 2, Workers: 2, GOMAXPROCS: 2}
 	res, err := rn.run(context.Background(), cfg, func() error {
 		assert.Equal(t, int64(2*4*2*time.Millisecond), clock.Load(), "the warm-up is done")
 		clock.Add(int64(100 * time.Millisecond)) // the caller's pause
@@ -263,9 +264,9 @@ func TestMeasuredCPUCoversTheMeasuredIterations(t *testing.T) {
 // A clock that cannot be read leaves the CPU time unknown: 0, never a
 // guess; the run stands.
 func TestMeasuredCPUUnknown(t *testing.T) {
-	rn := sleeping(time.Millisecond, MaxIterations)
+	rn := sleeping(time.Millisecond, runspec.MaxIterations)
 	rn.processCPU = func() (time.Duration, error) { return 0, errors.New("no clock") }
-	res, err := rn.run(context.Background(), Config{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, nil)
+	res, err := rn.run(context.Background(), runspec.ClosedLoop{Workload: "sleep", Batch: 1, Iterations: 2, Workers: 1, GOMAXPROCS: 1}, nil)
 	require.NoError(t, err)
 	assert.Zero(t, res.MeasuredCPU)
 	assert.Len(t, res.Iterations, 2)
@@ -274,7 +275,7 @@ func TestMeasuredCPUUnknown(t *testing.T) {
 // The real clock: a CPU-bound run's process CPU time is at least its
 // workers' thread CPU time over the same iterations.
 func TestMeasuredCPUOfARealRun(t *testing.T) {
-	res, err := Run(context.Background(), Config{Workload: "spin", Params: report.Params{}.With("units", 1000), Batch: 20, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
+	res, err := Run(context.Background(), runspec.ClosedLoop{Workload: "spin", Params: report.Params{}.With("units", 1000), Batch: 20, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2}, nil)
 	require.NoError(t, err)
 	var threads time.Duration
 	for _, it := range res.Iterations {

@@ -7,7 +7,7 @@
 // measure is how long a fixed amount of work takes under the limit.
 //
 // openloop.go is the latency driver: requests arrive on a schedule fixed up
-// front (schedule.go), each needs calibrated CPU work (calibrate.go), and
+// front (runspec.Schedule), each needs calibrated CPU work (calibrate.go), and
 // each is timed from its scheduled arrival, so that a throttled stretch
 // shows as queueing delay instead of being hidden by a sender that stalled
 // with the workers. There is no generator thread: an idle worker claims
@@ -26,6 +26,7 @@
 //
 // It may not know about cgroups: the slice is the caller's. The closed
 // loop's workloads come through workload.Spec and workload.Workload, their
-// values as Config.Params as they are; the open loop's CPU work is the spin
-// workload's loop (workload.SpinLoop).
+// values as runspec.ClosedLoop.Params as they are; the open loop's CPU
+// work is the spin workload's loop (workload.SpinLoop). What a run is
+// asked to do is plain data in internal/runspec, below config.
 package bench

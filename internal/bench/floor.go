@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/quietgc"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Floor is the smallest response time the open loop can report on this
@@ -43,32 +44,32 @@ const (
 // them, poisson when o's are (from o's seed), else fixed, their mean gap
 // that of o's arrivals while they arrive (an on/off schedule's during its
 // on stretch) kept within [floorGapMin, floorGapMax].
-func FloorSchedule(o OpenLoop) (sched []time.Duration, kind string, gap time.Duration) {
+func FloorSchedule(o runspec.OpenLoop) (sched []time.Duration, kind string, gap time.Duration) {
 	rate := o.Rate
 	if o.Onoff() && o.On > 0 && o.Off > 0 {
 		rate *= float64(o.On+o.Off) / float64(o.On)
 	}
 	gap = floorGapMin
-	if o.Arrivals != ArrivalsOnce && rate > 0 && !math.IsInf(rate, 0) {
+	if o.Arrivals != runspec.ArrivalsOnce && rate > 0 && !math.IsInf(rate, 0) {
 		gap = min(max(time.Duration(float64(time.Second)/rate), floorGapMin), floorGapMax)
 	}
-	if o.Arrivals == ArrivalsPoisson {
+	if o.Arrivals == runspec.ArrivalsPoisson {
 		// Three times the mean length: 200 exponential gaps add up to
 		// more than that about never (the sum's deviation is 14 gaps).
-		s := poissonSchedule(float64(time.Second)/float64(gap), 3*floorWakeups*gap, o.Seed)
-		return s[:min(len(s), floorWakeups)], ArrivalsPoisson, gap
+		s := runspec.Schedule(runspec.OpenLoop{Rate: float64(time.Second) / float64(gap), Arrivals: runspec.ArrivalsPoisson, Duration: 3 * floorWakeups * gap, Seed: o.Seed})
+		return s[:min(len(s), floorWakeups)], runspec.ArrivalsPoisson, gap
 	}
 	sched = make([]time.Duration, floorWakeups)
 	for i := range sched {
 		sched[i] = time.Duration(i) * gap
 	}
-	return sched, ArrivalsFixed, gap
+	return sched, runspec.ArrivalsFixed, gap
 }
 
 // measureFloor runs the floor's schedule for o through the open loop with
 // workers workers serving requests that do nothing, the collector quiet
 // as in a run's window.
-func measureFloor(ctx context.Context, clk clock, workers int, o OpenLoop) (Floor, error) {
+func measureFloor(ctx context.Context, clk clock, workers int, o runspec.OpenLoop) (Floor, error) {
 	begin := time.Now()
 	sched, kind, gap := FloorSchedule(o)
 	var restore func()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/throttlebench/throttlebench/internal/quietgc"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // oversleepingClock wakes each sleep late by the next of lates, in turn:
@@ -39,11 +40,11 @@ func TestMeasureFloor(t *testing.T) {
 		lates[10], lates[50], lates[90], lates[150] = 400*time.Microsecond, 400*time.Microsecond, 400*time.Microsecond, 900*time.Microsecond
 		n := 0
 		start := time.Now()
-		f, err := measureFloor(t.Context(), oversleepingClock{lates: lates, n: &n}, 1, OpenLoop{Rate: 500, Arrivals: ArrivalsFixed})
+		f, err := measureFloor(t.Context(), oversleepingClock{lates: lates, n: &n}, 1, runspec.OpenLoop{Rate: 500, Arrivals: runspec.ArrivalsFixed})
 		require.NoError(t, err)
 		assert.Equal(t, floorWakeups, f.Wakeups)
 		assert.Equal(t, 2*time.Millisecond, f.Interval)
-		assert.Equal(t, ArrivalsFixed, f.Arrivals)
+		assert.Equal(t, runspec.ArrivalsFixed, f.Arrivals)
 		assert.InEpsilon(t, 30*time.Microsecond, f.P50, 0.001)
 		assert.InEpsilon(t, 400*time.Microsecond, f.P99, 0.001, "the 198th of 200")
 		assert.InEpsilon(t, 900*time.Microsecond, f.P999, 0.001)
@@ -57,7 +58,7 @@ func TestMeasureFloorStopsWithTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 		defer cancel()
-		_, err := measureFloor(ctx, goClock{}, 2, OpenLoop{Rate: 1000, Arrivals: ArrivalsFixed})
+		_, err := measureFloor(ctx, goClock{}, 2, runspec.OpenLoop{Rate: 1000, Arrivals: runspec.ArrivalsFixed})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
@@ -67,19 +68,19 @@ func TestMeasureFloorStopsWithTheContext(t *testing.T) {
 func TestFloorSchedule(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
-		o    OpenLoop
+		o    runspec.OpenLoop
 		kind string
 		gap  time.Duration
 	}{
-		{OpenLoop{Rate: 200, Arrivals: ArrivalsPoisson, Seed: 7}, ArrivalsPoisson, 5 * ms},
-		{OpenLoop{Rate: 500, Arrivals: ArrivalsFixed}, ArrivalsFixed, 2 * ms},
-		{OpenLoop{Rate: 10, Arrivals: ArrivalsFixed}, ArrivalsFixed, 5 * ms},
-		{OpenLoop{Rate: 1e5, Arrivals: ArrivalsPoisson}, ArrivalsPoisson, ms},
+		{runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsPoisson, Seed: 7}, runspec.ArrivalsPoisson, 5 * ms},
+		{runspec.OpenLoop{Rate: 500, Arrivals: runspec.ArrivalsFixed}, runspec.ArrivalsFixed, 2 * ms},
+		{runspec.OpenLoop{Rate: 10, Arrivals: runspec.ArrivalsFixed}, runspec.ArrivalsFixed, 5 * ms},
+		{runspec.OpenLoop{Rate: 1e5, Arrivals: runspec.ArrivalsPoisson}, runspec.ArrivalsPoisson, ms},
 		// 46/s over a 750 ms cycle, all in its first 150 ms: 230/s then.
-		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms, Off: 600 * ms}, ArrivalsFixed, 4347826},
-		{OpenLoop{Rate: 46, Arrivals: ArrivalsOnOff, On: 150 * ms}, ArrivalsFixed, 5 * ms},
-		{OpenLoop{Arrivals: ArrivalsOnce, Count: 100}, ArrivalsFixed, ms},
-		{OpenLoop{Rate: 0, Arrivals: ArrivalsFixed}, ArrivalsFixed, ms},
+		{runspec.OpenLoop{Rate: 46, Arrivals: runspec.ArrivalsOnOff, On: 150 * ms, Off: 600 * ms}, runspec.ArrivalsFixed, 4347826},
+		{runspec.OpenLoop{Rate: 46, Arrivals: runspec.ArrivalsOnOff, On: 150 * ms}, runspec.ArrivalsFixed, 5 * ms},
+		{runspec.OpenLoop{Arrivals: runspec.ArrivalsOnce, Count: 100}, runspec.ArrivalsFixed, ms},
+		{runspec.OpenLoop{Rate: 0, Arrivals: runspec.ArrivalsFixed}, runspec.ArrivalsFixed, ms},
 	} {
 		sched, kind, gap := FloorSchedule(tc.o)
 		assert.Equal(t, tc.kind, kind, "%+v", tc.o)
@@ -87,7 +88,7 @@ func TestFloorSchedule(t *testing.T) {
 		require.Len(t, sched, floorWakeups)
 		assert.True(t, slices.IsSorted(sched))
 		mean := float64(sched[len(sched)-1]) / float64(len(sched)-1)
-		if kind == ArrivalsFixed {
+		if kind == runspec.ArrivalsFixed {
 			assert.InDelta(t, float64(gap), mean, 1)
 		} else {
 			assert.InEpsilon(t, float64(gap), mean, 0.25, "the mean of 200 exponential gaps")
@@ -119,9 +120,9 @@ func TestFloorFrom(t *testing.T) {
 	for i := 1; i <= 1000; i++ {
 		lat = append(lat, time.Duration(i)*time.Microsecond)
 	}
-	f := FloorFrom(lat, ArrivalsFixed, 5*time.Millisecond, time.Second)
+	f := FloorFrom(lat, runspec.ArrivalsFixed, 5*time.Millisecond, time.Second)
 	assert.Equal(t, 1000, f.Wakeups)
-	assert.Equal(t, ArrivalsFixed, f.Arrivals)
+	assert.Equal(t, runspec.ArrivalsFixed, f.Arrivals)
 	assert.Equal(t, 5*time.Millisecond, f.Interval)
 	assert.Equal(t, time.Second, f.Took)
 	assert.InDelta(t, 500*time.Microsecond, f.P50, float64(time.Microsecond))
@@ -129,7 +130,7 @@ func TestFloorFrom(t *testing.T) {
 	assert.InDelta(t, 999*time.Microsecond, f.P999, float64(time.Microsecond))
 	assert.Equal(t, 1000*time.Microsecond, f.Max)
 
-	none := FloorFrom(nil, ArrivalsPoisson, time.Millisecond, 0)
+	none := FloorFrom(nil, runspec.ArrivalsPoisson, time.Millisecond, 0)
 	assert.Zero(t, none.Wakeups)
 	assert.Zero(t, none.P50)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/host"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // An instance (latency --instances) is a workload child that pays a cold
@@ -18,22 +19,6 @@ import (
 // and end of its service on CLOCK_MONOTONIC, the system-wide clock the
 // parent reads too, so that the parent can split a response time into the
 // wait for an instance, the queue inside it and the service.
-
-// Instances is how a run's requests are served by instances: the
-// dispatcher's policy and what an instance is.
-type Instances struct {
-	Policy      string        `json:"policy"`      // per-request, shared or pool:N
-	Concurrency int           `json:"concurrency"` // requests an instance serves at once (per-request: 1)
-	Init        time.Duration `json:"init_ns"`     // the cold start's CPU work
-	InitMemory  int64         `json:"init_memory_bytes"`
-	KeepAlive   time.Duration `json:"keep_alive_ns"` // an idle instance retires after this
-	// BillGranularity is what a request's duration is rounded up to in
-	// the per-request bill.
-	BillGranularity time.Duration `json:"bill_granularity_ns"`
-}
-
-// MaxInitMemory bounds --init-memory: 1 GiB an instance.
-const MaxInitMemory = 1 << 30
 
 // InstanceInit configures an instance. It crosses the child pipe as JSON.
 type InstanceInit struct {
@@ -85,8 +70,8 @@ var initMemory []byte
 // ColdStart is an instance's start after it has been placed in its slice:
 // it sets GOMAXPROCS, touches the memory and spends the CPU work of init.
 func ColdStart(ctx context.Context, init InstanceInit) (InstanceReady, error) {
-	if init.InitMemory < 0 || init.InitMemory > MaxInitMemory {
-		return InstanceReady{}, fmt.Errorf("%w: init memory %d bytes outside 0–%d", workload.ErrBadConfig, init.InitMemory, MaxInitMemory)
+	if init.InitMemory < 0 || init.InitMemory > runspec.MaxInitMemory {
+		return InstanceReady{}, fmt.Errorf("%w: init memory %d bytes outside 0–%d", workload.ErrBadConfig, init.InitMemory, runspec.MaxInitMemory)
 	}
 	gmp := ApplyGOMAXPROCS(init.GOMAXPROCS)
 	runtime.LockOSThread()

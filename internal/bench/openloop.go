@@ -10,49 +10,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/quietgc"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
-
-// OpenLoop configures an open-loop run. It crosses the child pipe as JSON.
-// Its values are checked by the config layer; RunOpenLoop only guards
-// against hanging or panicking on edge values.
-type OpenLoop struct {
-	Rate     float64 `json:"rate"`     // mean requests per second
-	Arrivals string  `json:"arrivals"` // one of ArrivalKinds
-	// On and Off shape ArrivalsOnOff: a cycle is On+Off long, and its
-	// requests (Rate × cycle) are spread evenly over On.
-	On  time.Duration `json:"on_ns"`
-	Off time.Duration `json:"off_ns"`
-	// Work is the CPU time a request needs, realised as calibrated loop
-	// iterations so that a throttled stretch lengthens it in wall time as
-	// it would real work; Wait is a sleep after it, like waiting on I/O.
-	Work time.Duration `json:"work_ns"`
-	Wait time.Duration `json:"wait_ns"`
-	// Workers serve requests, each on its own OS thread. Fewer than 1 is
-	// read as 1.
-	Workers int `json:"workers"`
-	// Queue is how many requests may wait for a worker, besides the ones
-	// being served. 0 means none: a request that arrives while every worker
-	// is busy is dropped. Dropped requests are counted, never hidden.
-	Queue    int           `json:"queue"`
-	Duration time.Duration `json:"duration_ns"` // how long arrivals are generated
-	Seed     uint64        `json:"seed"`        // decides a poisson schedule
-	// Count is ArrivalsOnce's number of requests, all at the start.
-	Count int `json:"count,omitempty"`
-	// Instances, when set, serves the schedule with instances in slices of
-	// their own, dispatched by the parent, rather than with Workers in one
-	// slice (latency --instances).
-	Instances *Instances `json:"instances,omitempty"`
-	// GOMAXPROCS: > 0 sets it; 0 keeps the Go runtime's own cgroup-aware default.
-	GOMAXPROCS int `json:"gomaxprocs"`
-	// Spans asks for every completed request's scheduled arrival and
-	// completion (LatencyResult.Requests), to tie throttle events to the
-	// requests they slowed (--trace).
-	Spans bool `json:"spans,omitempty"`
-	// NoFloor skips the harness's floor (LatencyResult.Floor nil): size
-	// measures it in its unlimited arm only, as it is the harness's and the
-	// same at every limit, where it would cost each window a second.
-	NoFloor bool `json:"no_floor,omitempty"`
-}
 
 // RequestSpan is one completed request: its scheduled arrival and its
 // completion, from the first scheduled instant t0 (LatencyResult.StartMono
@@ -98,7 +57,7 @@ type LatencyResult struct {
 	// end only the child can, as it exits once it has replied.
 	ProcessCPU time.Duration `json:"process_cpu_ns"`
 	// StartMono is CLOCK_MONOTONIC at the schedule's t0, the clock the
-	// kernel stamps throttle events with; Requests (with OpenLoop.Spans)
+	// kernel stamps throttle events with; Requests (with runspec.OpenLoop.Spans)
 	// every completed request's span from t0, in no particular order.
 	StartMono int64         `json:"start_mono_ns,omitempty"`
 	Requests  []RequestSpan `json:"requests,omitempty"`
@@ -118,12 +77,12 @@ const (
 
 // RunOpenLoop measures the harness's own floor (measureFloor), calibrates
 // the CPU loop, calls beforeStart (when not nil: the caller takes the
-// kernel's counters then), then serves the requests of Schedule(o) with
+// kernel's counters then), then serves the requests of runspec.Schedule(o) with
 // o.Workers workers, each a goroutine locked to its own OS thread, and
 // returns when the last request is served. The garbage collector runs
 // before the first arrival and not again until the last request is done
 // (quietgc.Start). When ctx ends first it stops and returns ctx.Err().
-func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (LatencyResult, error) {
+func RunOpenLoop(ctx context.Context, o runspec.OpenLoop, beforeStart func() error) (LatencyResult, error) {
 	gmp := ApplyGOMAXPROCS(o.GOMAXPROCS)
 	clk := fineClock{}
 	// The floor first: it costs almost no CPU, and in a slice with a small
@@ -159,7 +118,7 @@ func RunOpenLoop(ctx context.Context, o OpenLoop, beforeStart func() error) (Lat
 		}
 		return nil
 	}
-	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans}.run(ctx, Schedule(o), o.Workers, o.Queue, start)
+	res, err := openLoop{clock: clk, serve: serve, spans: o.Spans}.run(ctx, runspec.Schedule(o), o.Workers, o.Queue, start)
 	if err != nil {
 		return LatencyResult{}, err
 	}
@@ -175,7 +134,7 @@ type openLoop struct {
 	// serve performs the request at index i of the schedule, on the
 	// worker's own copy of the clock (own).
 	serve func(ctx context.Context, clk clock, i int) error
-	spans bool // record every request's span (OpenLoop.Spans)
+	spans bool // record every request's span (runspec.OpenLoop.Spans)
 }
 
 // run serves sched with workers workers. There is no generator: an idle
@@ -450,6 +409,3 @@ func summarise(res *LatencyResult, tallies []*tally, first time.Time) error {
 func percentile(h *hdrhistogram.Histogram, q float64, lo, hi time.Duration) time.Duration {
 	return min(max(time.Duration(h.ValueAtQuantile(q)), lo), hi)
 }
-
-// Onoff says whether the schedule is on/off, where On and Off mean something.
-func (o OpenLoop) Onoff() bool { return o.Arrivals == ArrivalsOnOff }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // BenchmarkRecord is the bookkeeping a worker adds to each request: a
@@ -37,7 +39,7 @@ func BenchmarkFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("work=%v/workers=%d", c.work, c.workers), func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 			const gap = 5 * time.Millisecond
-			o := OpenLoop{Rate: float64(time.Second / gap), Arrivals: ArrivalsFixed, Work: c.work,
+			o := runspec.OpenLoop{Rate: float64(time.Second / gap), Arrivals: runspec.ArrivalsFixed, Work: c.work,
 				Workers: c.workers, Queue: 100, Duration: time.Duration(b.N) * gap, GOMAXPROCS: c.threads}
 			res, err := RunOpenLoop(context.Background(), o, nil)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // The open loop's bookkeeping runs inside a synctest bubble: time is fake
@@ -273,22 +274,10 @@ func TestHistogramRoundTrips(t *testing.T) {
 	})
 }
 
-// OpenLoop's JSON keys name their unit.
-func TestOpenLoopJSONKeys(t *testing.T) {
-	b, err := json.Marshal(OpenLoop{On: time.Millisecond})
-	require.NoError(t, err)
-	var keys map[string]any
-	require.NoError(t, json.Unmarshal(b, &keys))
-	for _, k := range []string{"rate", "arrivals", "on_ns", "off_ns", "work_ns", "wait_ns", "workers", "queue", "duration_ns", "seed", "gomaxprocs"} {
-		assert.Contains(t, keys, k)
-	}
-	assert.EqualValues(t, 1e6, keys["on_ns"])
-}
-
 // The real thing, briefly: real clock, calibrated work, threads' CPU
 // clocks. Only lower bounds on time, which a busy machine cannot break.
 func TestRunOpenLoopShapesTheResult(t *testing.T) {
-	o := OpenLoop{Rate: 200, Arrivals: ArrivalsFixed, Work: 500 * time.Microsecond, Wait: 200 * time.Microsecond,
+	o := runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsFixed, Work: 500 * time.Microsecond, Wait: 200 * time.Microsecond,
 		Workers: 2, Queue: 20, Duration: 100 * time.Millisecond, GOMAXPROCS: 2}
 	calls := 0
 	res, err := RunOpenLoop(context.Background(), o, func() error { calls++; return nil })
@@ -317,7 +306,7 @@ func TestRunOpenLoopShapesTheResult(t *testing.T) {
 
 // NoFloor skips the floor: nil, and the run still served its schedule.
 func TestRunOpenLoopWithoutTheFloor(t *testing.T) {
-	o := OpenLoop{Rate: 200, Arrivals: ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 20,
+	o := runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 20,
 		Duration: 50 * time.Millisecond, GOMAXPROCS: 1, NoFloor: true}
 	res, err := RunOpenLoop(context.Background(), o, nil)
 	require.NoError(t, err)
@@ -342,7 +331,7 @@ func TestRunOpenLoopStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := RunOpenLoop(ctx, OpenLoop{Rate: 10, Work: time.Hour, Workers: 1, Duration: time.Hour}, nil)
+	_, err := RunOpenLoop(ctx, runspec.OpenLoop{Rate: 10, Work: time.Hour, Workers: 1, Duration: time.Hour}, nil)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }

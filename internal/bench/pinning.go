@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/throttlebench/throttlebench/internal/cpulist"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -39,7 +40,7 @@ type pinning struct {
 	set func([]int) error
 }
 
-func (pl placer) place(cfg Config) (pinning, error) {
+func (pl placer) place(cfg runspec.ClosedLoop) (pinning, error) {
 	own := cfg.Pin || cfg.OnePerCore
 	cpus, err := pl.affinity()
 	if err != nil {

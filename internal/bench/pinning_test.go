@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/topology"
 )
 
@@ -46,9 +47,9 @@ func (f *fakePlacer) sets() [][]int {
 	return out
 }
 
-func placedRun(t *testing.T, pl placer, cfg Config) (Result, error) {
+func placedRun(t *testing.T, pl placer, cfg runspec.ClosedLoop) (Result, error) {
 	t.Helper()
-	rn := sleeping(0, MaxIterations)
+	rn := sleeping(0, runspec.MaxIterations)
 	rn.placer = pl
 	cfg.Workload, cfg.Batch, cfg.Iterations = "sleep", 1, 1
 	return rn.run(context.Background(), cfg, nil)
@@ -66,19 +67,19 @@ func TestPlacement(t *testing.T) {
 	all := seq(0, 15)
 	for _, tt := range []struct {
 		name          string
-		cfg           Config
+		cfg           runspec.ClosedLoop
 		affinity      []int
 		allowed, pins []int
 		sets          [][]int // each worker thread's affinity, sorted
 	}{
-		{name: "none: the threads keep the process's CPUs", cfg: Config{Workers: 2}, affinity: all, allowed: all},
-		{name: "pin: worker i on the i-th, round again", cfg: Config{Workers: 3, Pin: true}, affinity: []int{2, 5},
+		{name: "none: the threads keep the process's CPUs", cfg: runspec.ClosedLoop{Workers: 2}, affinity: all, allowed: all},
+		{name: "pin: worker i on the i-th, round again", cfg: runspec.ClosedLoop{Workers: 3, Pin: true}, affinity: []int{2, 5},
 			allowed: []int{2, 5}, pins: []int{2, 5, 2}, sets: [][]int{{2}, {2}, {5}}},
-		{name: "one per core: the first sibling of each core", cfg: Config{Workers: 2, OnePerCore: true}, affinity: all,
+		{name: "one per core: the first sibling of each core", cfg: runspec.ClosedLoop{Workers: 2, OnePerCore: true}, affinity: all,
 			allowed: seq(0, 7), sets: [][]int{seq(0, 7), seq(0, 7)}},
-		{name: "one per core of a cpuset of siblings", cfg: Config{Workers: 1, OnePerCore: true}, affinity: []int{3, 11, 12},
+		{name: "one per core of a cpuset of siblings", cfg: runspec.ClosedLoop{Workers: 1, OnePerCore: true}, affinity: []int{3, 11, 12},
 			allowed: []int{3, 12}, sets: [][]int{{3, 12}}},
-		{name: "both: pinned within one per core", cfg: Config{Workers: 3, Pin: true, OnePerCore: true}, affinity: []int{0, 1, 8, 9},
+		{name: "both: pinned within one per core", cfg: runspec.ClosedLoop{Workers: 3, Pin: true, OnePerCore: true}, affinity: []int{0, 1, 8, 9},
 			allowed: []int{0, 1}, pins: []int{0, 1, 0}, sets: [][]int{{0}, {0}, {1}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,18 +95,18 @@ func TestPlacement(t *testing.T) {
 
 func TestPlacementFailures(t *testing.T) {
 	f := &fakePlacer{}
-	res, err := placedRun(t, f.placer(nil, errors.New("no affinity here")), Config{Workers: 1})
+	res, err := placedRun(t, f.placer(nil, errors.New("no affinity here")), runspec.ClosedLoop{Workers: 1})
 	require.NoError(t, err, "without pinning an unknown affinity is no failure")
 	assert.Nil(t, res.AllowedCPUs)
 
-	_, err = placedRun(t, f.placer(nil, errors.New("no affinity here")), Config{Workers: 1, Pin: true})
+	_, err = placedRun(t, f.placer(nil, errors.New("no affinity here")), runspec.ClosedLoop{Workers: 1, Pin: true})
 	assert.ErrorContains(t, err, "no affinity here")
 
-	_, err = placedRun(t, f.placer([]int{99}, nil), Config{Workers: 1, OnePerCore: true})
+	_, err = placedRun(t, f.placer([]int{99}, nil), runspec.ClosedLoop{Workers: 1, OnePerCore: true})
 	assert.ErrorContains(t, err, "none of the CPUs 99 this process may use is online")
 
 	f.setErr = errors.New("EINVAL")
-	_, err = placedRun(t, f.placer([]int{0, 1}, nil), Config{Workers: 2, Pin: true})
+	_, err = placedRun(t, f.placer([]int{0, 1}, nil), runspec.ClosedLoop{Workers: 2, Pin: true})
 	assert.ErrorContains(t, err, "place worker")
 	assert.ErrorContains(t, err, "EINVAL")
 }
@@ -136,12 +137,12 @@ func TestPinOnThisMachine(t *testing.T) {
 	var mu sync.Mutex
 	got := map[int][]int{}
 	next := 0
-	rn := runner{maxIterations: MaxIterations, newWorkload: func(string, report.Params, int) (workload.Workload, error) {
+	rn := runner{maxIterations: runspec.MaxIterations, newWorkload: func(string, report.Params, int) (workload.Workload, error) {
 		next++
 		return affinityWork{&mu, got, next - 1}, nil
 	}}
 	workers := len(own) + 1
-	res, err := rn.run(context.Background(), Config{Workload: "affinity", Batch: 1, Iterations: 1, Workers: workers, Pin: true}, nil)
+	res, err := rn.run(context.Background(), runspec.ClosedLoop{Workload: "affinity", Batch: 1, Iterations: 1, Workers: workers, Pin: true}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, own, res.AllowedCPUs)
 	require.Len(t, res.PinnedCPUs, workers)

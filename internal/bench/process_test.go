@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // fakeProcess stands in for the command: each run "takes" 10 ms more than
@@ -47,7 +48,7 @@ func (f *fakeProcess) DoContext(context.Context) error {
 func (f *fakeProcess) Last() workload.Process { return f.last }
 
 func processRunner(f *fakeProcess) runner {
-	return runner{maxIterations: MaxIterations, newWorkload: func(string, report.Params, int) (workload.Workload, error) { return f, nil }}
+	return runner{maxIterations: runspec.MaxIterations, newWorkload: func(string, report.Params, int) (workload.Workload, error) { return f, nil }}
 }
 
 // A process per iteration: prepared before each run, warm-ups discarded,
@@ -57,7 +58,7 @@ func processRunner(f *fakeProcess) runner {
 func TestProcessLoop(t *testing.T) {
 	f := &fakeProcess{}
 	measured := 0
-	res, err := processRunner(f).run(context.Background(), Config{Workload: "command", Batch: 1, Workers: 1, Warmup: 2, Iterations: 3, GOMAXPROCS: 3},
+	res, err := processRunner(f).run(context.Background(), runspec.ClosedLoop{Workload: "command", Batch: 1, Workers: 1, Warmup: 2, Iterations: 3, GOMAXPROCS: 3},
 		func() error {
 			measured = f.runs
 			f.log = append(f.log, "measure")
@@ -81,17 +82,17 @@ func TestProcessLoop(t *testing.T) {
 // A failed run names the iteration: a warm-up, or the n-th measured.
 func TestProcessLoopFailure(t *testing.T) {
 	f := &fakeProcess{fail: 4}
-	_, err := processRunner(f).run(context.Background(), Config{Workload: "command", Batch: 1, Workers: 1, Warmup: 1, Iterations: 5}, nil)
+	_, err := processRunner(f).run(context.Background(), runspec.ClosedLoop{Workload: "command", Batch: 1, Workers: 1, Warmup: 1, Iterations: 5}, nil)
 	assert.EqualError(t, err, "measured run 3: exited with status 3")
 	f = &fakeProcess{fail: 1}
-	_, err = processRunner(f).run(context.Background(), Config{Workload: "command", Batch: 1, Workers: 1, Warmup: 1, Iterations: 5}, nil)
+	_, err = processRunner(f).run(context.Background(), runspec.ClosedLoop{Workload: "command", Batch: 1, Workers: 1, Warmup: 1, Iterations: 5}, nil)
 	assert.EqualError(t, err, "warm-up run 1 of 1: exited with status 3")
 }
 
 // --min-time keeps running until the measured runs span it.
 func TestProcessLoopMinTime(t *testing.T) {
 	f := &fakeProcess{}
-	res, err := processRunner(f).run(context.Background(), Config{Workload: "command", Batch: 1, Workers: 1, Iterations: 1, MinTime: 100 * time.Millisecond}, nil)
+	res, err := processRunner(f).run(context.Background(), runspec.ClosedLoop{Workload: "command", Batch: 1, Workers: 1, Iterations: 1, MinTime: 100 * time.Millisecond}, nil)
 	require.NoError(t, err)
 	assert.Len(t, res.Iterations, 4, "10+20+30+40 ms ≥ 100 ms")
 }
@@ -101,7 +102,7 @@ func TestProcessLoopMinTime(t *testing.T) {
 func TestProcessLoopCounters(t *testing.T) {
 	f := &fakeProcess{}
 	var throttled uint64
-	cfg := Config{Workload: "command", Batch: 1, Workers: 1, Iterations: 2, Warmup: 1, Stat: func() (IterStat, error) {
+	cfg := runspec.ClosedLoop{Workload: "command", Batch: 1, Workers: 1, Iterations: 2, Warmup: 1, Stat: func() (runspec.IterStat, error) {
 		// Each run throttles as many periods as its number, made up.
 		n := throttled
 		if len(f.log) > 0 && f.log[len(f.log)-1] == "run" {
@@ -109,7 +110,7 @@ func TestProcessLoopCounters(t *testing.T) {
 			n = throttled
 		}
 		d := time.Duration(n) * time.Millisecond
-		return IterStat{NrPeriods: &n, NrThrottled: &n, ThrottledTime: &d}, nil
+		return runspec.IterStat{NrPeriods: &n, NrThrottled: &n, ThrottledTime: &d}, nil
 	}}
 	res, err := processRunner(f).run(context.Background(), cfg, nil)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Why a worker is locked to its OS thread, and when it need not be.
@@ -39,7 +40,7 @@ import (
 // one worker, GOMAXPROCS 1 in force, no placement (an affinity is a
 // thread's), no waits (a sleeping goroutine may wake on another thread),
 // and a workload whose operations only compute.
-func lone(cfg Config, gomaxprocs int) bool {
+func lone(cfg runspec.ClosedLoop, gomaxprocs int) bool {
 	if cfg.Workers != 1 || gomaxprocs != 1 || cfg.Pin || cfg.OnePerCore || cfg.Slow(0) {
 		return false
 	}

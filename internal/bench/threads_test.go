@@ -11,27 +11,28 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 func TestLone(t *testing.T) {
-	one := Config{Workload: "bcrypt", Workers: 1}
-	with := func(f func(*Config)) Config { c := one; f(&c); return c }
+	one := runspec.ClosedLoop{Workload: "bcrypt", Workers: 1}
+	with := func(f func(*runspec.ClosedLoop)) runspec.ClosedLoop { c := one; f(&c); return c }
 	for _, tc := range []struct {
 		name       string
-		cfg        Config
+		cfg        runspec.ClosedLoop
 		gomaxprocs int
 		want       bool
 	}{
 		{"one bcrypt worker", one, 1, true},
-		{"one spin worker", with(func(c *Config) { c.Workload = "spin" }), 1, true},
-		{"two workers", with(func(c *Config) { c.Workers = 2 }), 2, false},
+		{"one spin worker", with(func(c *runspec.ClosedLoop) { c.Workload = "spin" }), 1, true},
+		{"two workers", with(func(c *runspec.ClosedLoop) { c.Workers = 2 }), 2, false},
 		{"GOMAXPROCS 2: another thread may take the goroutine", one, 2, false},
-		{"pinned: the affinity is a thread's", with(func(c *Config) { c.Pin = true }), 1, false},
-		{"one per core: so is this one", with(func(c *Config) { c.OnePerCore = true }), 1, false},
-		{"waits: a sleeper may wake elsewhere", with(func(c *Config) { c.Sleep, c.SleepEvery, c.SlowWorkers = time.Millisecond, 1, 1 }), 1, false},
-		{"sleeping fast worker is no waits", with(func(c *Config) { c.Sleep, c.SleepEvery, c.SlowWorkers = time.Millisecond, 1, 0 }), 1, true},
-		{"memtouch maps memory: system calls of its own", with(func(c *Config) { c.Workload = "memtouch" }), 1, false},
-		{"unknown workload", with(func(c *Config) { c.Workload = "nope" }), 1, false},
+		{"pinned: the affinity is a thread's", with(func(c *runspec.ClosedLoop) { c.Pin = true }), 1, false},
+		{"one per core: so is this one", with(func(c *runspec.ClosedLoop) { c.OnePerCore = true }), 1, false},
+		{"waits: a sleeper may wake elsewhere", with(func(c *runspec.ClosedLoop) { c.Sleep, c.SleepEvery, c.SlowWorkers = time.Millisecond, 1, 1 }), 1, false},
+		{"sleeping fast worker is no waits", with(func(c *runspec.ClosedLoop) { c.Sleep, c.SleepEvery, c.SlowWorkers = time.Millisecond, 1, 0 }), 1, true},
+		{"memtouch maps memory: system calls of its own", with(func(c *runspec.ClosedLoop) { c.Workload = "memtouch" }), 1, false},
+		{"unknown workload", with(func(c *runspec.ClosedLoop) { c.Workload = "nope" }), 1, false},
 	} {
 		assert.Equal(t, tc.want, lone(tc.cfg, tc.gomaxprocs), tc.name)
 	}
@@ -51,7 +52,7 @@ func TestLoneWorkerThatMovedReportsTheProcess(t *testing.T) {
 	const batch = 4
 	rn := runner{
 		newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return countWork{&ops}, nil },
-		maxIterations: MaxIterations,
+		maxIterations: runspec.MaxIterations,
 		alone:         true,
 		threads: threadReader{
 			// Thread 1 until the second operation of the third iteration
@@ -70,7 +71,7 @@ func TestLoneWorkerThatMovedReportsTheProcess(t *testing.T) {
 			},
 		},
 	}
-	cfg := Config{Workload: "spin", Batch: batch, Iterations: 3, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+	cfg := runspec.ClosedLoop{Workload: "spin", Batch: batch, Iterations: 3, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 	res, err := rn.run(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, res.Iterations, 3)
@@ -97,15 +98,15 @@ func TestLockedWorkersReadNoThreadID(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		alone bool
-		cfg   Config
+		cfg   runspec.ClosedLoop
 	}{
-		{"Run", false, Config{Workload: "spin", Batch: 3, Iterations: 2, Workers: 1, GOMAXPROCS: 1}},
-		{"RunAlone, two workers", true, Config{Workload: "spin", Batch: 3, Iterations: 2, Workers: 2, GOMAXPROCS: 2}},
+		{"Run", false, runspec.ClosedLoop{Workload: "spin", Batch: 3, Iterations: 2, Workers: 1, GOMAXPROCS: 1}},
+		{"RunAlone, two workers", true, runspec.ClosedLoop{Workload: "spin", Batch: 3, Iterations: 2, Workers: 2, GOMAXPROCS: 2}},
 	} {
 		var ops atomic.Int64
 		rn := runner{
 			newWorkload:   func(string, report.Params, int) (workload.Workload, error) { return countWork{&ops}, nil },
-			maxIterations: MaxIterations,
+			maxIterations: runspec.MaxIterations,
 			alone:         tc.alone,
 			threads: threadReader{
 				tid: func() int { t.Errorf("%s: a locked worker read its thread id", tc.name); return 0 },

@@ -5,7 +5,7 @@
 // Messages are JSON lines, one object each, with a "type" field; the child
 // reads its stdin and writes its stdout, and its stderr is the parent's.
 //
-//	parent → child  {"type":"start","config":{…bench.Config…}}
+//	parent → child  {"type":"start","config":{…runspec.ClosedLoop…}}
 //	parent → child  {"type":"go"}       once the child is inside the slice
 //	child → parent  {"type":"warm"}     after the warm-up iterations
 //	parent → child  {"type":"measure"}  once the parent has read the counters

@@ -9,6 +9,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Type says what a message is.
@@ -44,8 +45,8 @@ const (
 // result, Kind and Error with error.
 type Message struct {
 	Type    Type                 `json:"type"`
-	Config  *bench.Config        `json:"config,omitempty"`
-	Open    *bench.OpenLoop      `json:"open,omitempty"`
+	Config  *runspec.ClosedLoop  `json:"config,omitempty"`
+	Open    *runspec.OpenLoop    `json:"open,omitempty"`
 	Result  *bench.Result        `json:"result,omitempty"`
 	Latency *bench.LatencyResult `json:"latency,omitempty"`
 	Kind    Kind                 `json:"kind,omitempty"`

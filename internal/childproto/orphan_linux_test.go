@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/testenv"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -43,7 +43,7 @@ func TestOrphanedCommandChildEmptiesItsSlice(t *testing.T) {
 				"while [ ! -s %[2]s ]; do sleep 0.01; done", dir, pidFile)
 			raw, err := json.Marshal([]string{"sh", "-c", script})
 			require.NoError(t, err)
-			cfg := bench.Config{Workload: "command", Params: report.Params{}.With("command", json.RawMessage(raw)),
+			cfg := runspec.ClosedLoop{Workload: "command", Params: report.Params{}.With("command", json.RawMessage(raw)),
 				Batch: 1, Iterations: 1, Warmup: 0, Workers: 1, GOMAXPROCS: 1, StatDir: dir}
 
 			ctx, cancel := context.WithCancel(context.Background())

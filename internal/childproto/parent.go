@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Parent is the parent's end of the protocol over the child's two streams:
@@ -36,12 +37,12 @@ func (p *Parent) send(m Message) error {
 }
 
 // Configure sends the closed loop's configuration the child will run.
-func (p *Parent) Configure(cfg bench.Config) error {
+func (p *Parent) Configure(cfg runspec.ClosedLoop) error {
 	return p.send(Message{Type: TypeStart, Config: &cfg})
 }
 
 // ConfigureOpen sends the open loop's configuration the child will run.
-func (p *Parent) ConfigureOpen(o bench.OpenLoop) error {
+func (p *Parent) ConfigureOpen(o runspec.OpenLoop) error {
 	return p.send(Message{Type: TypeStart, Open: &o})
 }
 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Process is a running workload child, spoken to through its Parent.
@@ -32,7 +32,7 @@ type Process struct {
 // A command's child (cfg.StatDir set) gets SIGTERM instead: it ends its
 // command's process group and what else is in its slice before it goes
 // (Serve), which a SIGKILL would leave running, holding the slice.
-func Start(exe string, cfg bench.Config, stderr io.Writer) (*Process, error) {
+func Start(exe string, cfg runspec.ClosedLoop, stderr io.Writer) (*Process, error) {
 	sig := syscall.SIGKILL
 	if cfg.StatDir != "" {
 		sig = syscall.SIGTERM
@@ -41,7 +41,7 @@ func Start(exe string, cfg bench.Config, stderr io.Writer) (*Process, error) {
 }
 
 // StartOpen is Start for the open loop.
-func StartOpen(exe string, o bench.OpenLoop, stderr io.Writer) (*Process, error) {
+func StartOpen(exe string, o runspec.OpenLoop, stderr io.Writer) (*Process, error) {
 	return start(exe, stderr, func(p *Parent) error { return p.ConfigureOpen(o) })
 }
 

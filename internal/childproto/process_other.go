@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 var errNotLinux = errors.New("the workload child runs on Linux only")
@@ -15,10 +16,10 @@ var errNotLinux = errors.New("the workload child runs on Linux only")
 // parent-death signal).
 type Process struct{ *Parent }
 
-func Start(string, bench.Config, io.Writer) (*Process, error)       { return nil, errNotLinux }
-func StartOpen(string, bench.OpenLoop, io.Writer) (*Process, error) { return nil, errNotLinux }
-func (c *Process) Pid() int                                         { return 0 }
-func (c *Process) Kill()                                            {}
+func Start(string, runspec.ClosedLoop, io.Writer) (*Process, error)   { return nil, errNotLinux }
+func StartOpen(string, runspec.OpenLoop, io.Writer) (*Process, error) { return nil, errNotLinux }
+func (c *Process) Pid() int                                           { return 0 }
+func (c *Process) Kill()                                              {}
 
 // Instance is a running instance child (Linux only).
 type Instance struct{ *Process }

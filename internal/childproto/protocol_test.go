@@ -19,6 +19,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // session joins a Parent to a child over io.Pipes, in memory: the child is
@@ -65,12 +66,12 @@ func (s *session) end(t *testing.T) error {
 	}
 }
 
-var small = bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
+var small = runspec.ClosedLoop{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1, GOMAXPROCS: 1}
 
 func TestServeRunsTheOpenLoop(t *testing.T) {
 	s := newSession(t, serve(context.Background()))
 	ctx := context.Background()
-	o := bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 100, Duration: 50 * time.Millisecond}
+	o := runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsFixed, Work: 100 * time.Microsecond, Workers: 1, Queue: 100, Duration: 50 * time.Millisecond}
 	require.NoError(t, s.parent.ConfigureOpen(o))
 	require.NoError(t, s.parent.Go())
 	require.NoError(t, s.parent.WaitWarm(ctx))
@@ -96,7 +97,7 @@ func TestResultOfTheOtherLoopIsAProtocolError(t *testing.T) {
 }
 
 func TestStartWithBothLoopsIsIncomplete(t *testing.T) {
-	both := bench.OpenLoop{Rate: 1}
+	both := runspec.OpenLoop{Rate: 1}
 	_, err := decode(mustJSON(t, Message{Type: TypeStart, Config: &small, Open: &both}), TypeStart)
 	assert.ErrorIs(t, err, ErrProtocol)
 	_, err = decode(mustJSON(t, Message{Type: TypeStart}), TypeStart)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Serve is the child's side: read the configuration, wait for go, run the
@@ -108,10 +109,10 @@ func emptyWhenOrphaned(ctx context.Context, in io.Reader, dir string) {
 }
 
 // StatReader turns a cgroup's cpu.stat reader into the loop's.
-func StatReader(read func() (cgroup.CPUStat, error)) func() (bench.IterStat, error) {
-	return func() (bench.IterStat, error) {
+func StatReader(read func() (cgroup.CPUStat, error)) func() (runspec.IterStat, error) {
+	return func() (runspec.IterStat, error) {
 		s, err := read()
-		return bench.IterStat{NrPeriods: s.NrPeriods, NrThrottled: s.NrThrottled, ThrottledTime: s.ThrottledTime}, err
+		return runspec.IterStat{NrPeriods: s.NrPeriods, NrThrottled: s.NrThrottled, ThrottledTime: s.ThrottledTime}, err
 	}
 }
 

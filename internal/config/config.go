@@ -11,10 +11,10 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -65,11 +65,11 @@ type Config struct {
 	Limits    bandwidth.Limits
 	LimitsSet bool
 	// Placement: Cpuset the CPUs of a created slice (nil: none asked);
-	// Pin and OnePerCore the workers' (see bench.Config).
+	// Pin and OnePerCore the workers' (see runspec.ClosedLoop).
 	Cpuset     []int
 	Pin        bool
 	OnePerCore bool
-	// The open loop's (latency): see bench.OpenLoop.
+	// The open loop's (latency): see runspec.OpenLoop.
 	Rate     float64
 	Arrivals string
 	On, Off  time.Duration
@@ -88,7 +88,7 @@ type Config struct {
 	InitMemory      int64
 	KeepAlive       time.Duration
 	BillGranularity time.Duration
-	Instances       *bench.Instances
+	Instances       *runspec.Instances
 }
 
 // GOMAXPROCSValue is the GOMAXPROCS to set: a number, the workers, or 0 for
@@ -97,7 +97,7 @@ func (c Config) GOMAXPROCSValue() int {
 	switch c.GOMAXPROCS {
 	case "workers":
 		return c.Workers
-	case "runtime", bench.RuleFloor, bench.RuleCeil:
+	case "runtime", runspec.RuleFloor, runspec.RuleCeil:
 		return 0 // floor and ceil: computed once the cgroup's quota is known
 	}
 	n, _ := strconv.Atoi(c.GOMAXPROCS)
@@ -106,7 +106,7 @@ func (c Config) GOMAXPROCSValue() int {
 
 // gomaxprocsRule is the rule bench computes from the quota, or "".
 func (c Config) gomaxprocsRule() string {
-	if c.GOMAXPROCS == bench.RuleFloor || c.GOMAXPROCS == bench.RuleCeil {
+	if c.GOMAXPROCS == runspec.RuleFloor || c.GOMAXPROCS == runspec.RuleCeil {
 		return c.GOMAXPROCS
 	}
 	return ""
@@ -114,8 +114,8 @@ func (c Config) gomaxprocsRule() string {
 
 // ClosedLoop is the closed-loop driver's configuration (run, sweep), as
 // OpenLoop is latency's.
-func (c Config) ClosedLoop() bench.Config {
-	return bench.Config{Workload: c.Workload, Params: c.Params,
+func (c Config) ClosedLoop() runspec.ClosedLoop {
+	return runspec.ClosedLoop{Workload: c.Workload, Params: c.Params,
 		Sleep: c.Sleep, SleepEvery: c.SleepEvery, SlowWorkers: c.SlowWorkers, Batch: c.Batch, Iterations: c.Iterations,
 		Warmup: c.Warmup, Workers: c.Workers, GOMAXPROCS: c.GOMAXPROCSValue(), MinTime: c.MinTime,
 		Pin: c.Pin, OnePerCore: c.OnePerCore, GOMAXPROCSRule: c.gomaxprocsRule()}
@@ -198,7 +198,7 @@ var batchParams = slices.Concat([]Param{
 		KeyJSON: "batch", Key: loopKey(func(c report.Config) int { return c.Batch })},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
-			c.Iterations, err = integer("iterations", v, 1, bench.MaxIterations)
+			c.Iterations, err = integer("iterations", v, 1, runspec.MaxIterations)
 			return
 		}},
 	{Name: "warmup", Kind: Int, Default: "1", Help: "iterations run first and discarded",
@@ -658,7 +658,7 @@ func parseSlowWorkers(c *Config, v string) error {
 }
 
 func parseGOMAXPROCS(c *Config, v string) error {
-	if !slices.Contains([]string{"workers", "runtime", bench.RuleFloor, bench.RuleCeil}, v) {
+	if !slices.Contains([]string{"workers", "runtime", runspec.RuleFloor, runspec.RuleCeil}, v) {
 		n, err := strconv.Atoi(v)
 		// GOMAXPROCS allocates per-P state: a huge value exhausts memory.
 		if err != nil || n < 1 || n > MaxCPUs {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // The fuzz targets below feed the parsers of duration and CPU parameters
@@ -199,13 +199,13 @@ func FuzzOpenLoopFlags(f *testing.F) {
 			return
 		}
 		n := c.Rate * c.Duration.Seconds()
-		if !(c.Rate > 0) || n > bench.MaxRequests {
+		if !(c.Rate > 0) || n > runspec.MaxRequests {
 			t.Fatalf("%v gave rate %v over %v: %v requests", fl, c.Rate, c.Duration, n)
 		}
 		if n > 1e5 {
 			return // too long to build in every iteration
 		}
-		s := bench.Schedule(c.OpenLoop(1))
+		s := runspec.Schedule(c.OpenLoop(1))
 		if len(s) == 0 || s[len(s)-1] >= c.Duration {
 			t.Fatalf("%v: a schedule of %d arrivals, ending at %v of %v", fl, len(s), s[len(s)-1:], c.Duration)
 		}
@@ -256,10 +256,10 @@ func FuzzInstanceFlags(f *testing.F) {
 		if _, err := instances.ParsePolicy(in.Policy, in.Concurrency, in.KeepAlive); err != nil {
 			t.Fatalf("%v: %+v does not parse: %v", fl, in, err)
 		}
-		if in.Concurrency < 1 || in.Concurrency > MaxConcurrency || in.InitMemory < 0 || in.InitMemory > bench.MaxInitMemory {
+		if in.Concurrency < 1 || in.Concurrency > MaxConcurrency || in.InitMemory < 0 || in.InitMemory > runspec.MaxInitMemory {
 			t.Fatalf("%v: %+v out of bounds", fl, in)
 		}
-		if n := len(bench.Schedule(c.OpenLoop(1))); count != "" && (n < 1 || n > MaxInstanceRequests) {
+		if n := len(runspec.Schedule(c.OpenLoop(1))); count != "" && (n < 1 || n > MaxInstanceRequests) {
 			t.Fatalf("%v: %d requests", fl, n)
 		}
 	})

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // The instances' parameters (latency --instances), and --arrivals once's
@@ -38,7 +38,7 @@ var instanceOnly = []string{"concurrency", "init", "init-memory", "keep-alive", 
 var instanceParams = []Param{
 	{Name: "count", For: Latency, Kind: Int, Help: "--arrivals once: how many requests arrive at the same instant (default 1)",
 		parse: func(c *Config, v string) (err error) {
-			c.Count, err = integer("count", v, 1, bench.MaxRequests)
+			c.Count, err = integer("count", v, 1, runspec.MaxRequests)
 			return
 		}},
 	{Name: "concurrency", For: Latency, Kind: Int,
@@ -98,7 +98,7 @@ func parseInitMemory(c *Config, v string) error {
 		return badinput.Errorf("init-memory", "invalid --init-memory %q: a number of bytes is whole; give a unit for a fraction, such as 1.5MB", v)
 	}
 	b := math.Round(f * mult)
-	if !(b >= 0) || b > bench.MaxInitMemory {
+	if !(b >= 0) || b > runspec.MaxInitMemory {
 		return bad
 	}
 	c.InitMemory = int64(b)
@@ -110,7 +110,7 @@ func parseInitMemory(c *Config, v string) error {
 // with --instances and are refused without it, as are the workers' with
 // it. given are the values the user gave.
 func resolveInstances(c *Config, given map[string]string) error {
-	if c.Arrivals == bench.ArrivalsOnce {
+	if c.Arrivals == runspec.ArrivalsOnce {
 		for _, name := range []string{"rate", "duration"} {
 			if v, ok := given[name]; ok {
 				return badinput.Errorf(name, "--%s %q does not apply to --arrivals once: --count requests arrive at the start", name, v)
@@ -152,12 +152,12 @@ func resolveInstances(c *Config, given map[string]string) error {
 		c.BillGranularity = DefaultBillGranularity
 	}
 	n := c.Rate * c.Duration.Seconds()
-	if c.Arrivals == bench.ArrivalsOnce {
+	if c.Arrivals == runspec.ArrivalsOnce {
 		n = float64(c.Count)
 	}
 	if n > MaxInstanceRequests {
 		param, what := "rate", fmt.Sprintf("--rate %v with --duration %v", c.Rate, c.Duration)
-		if c.Arrivals == bench.ArrivalsOnce {
+		if c.Arrivals == runspec.ArrivalsOnce {
 			param, what = "count", fmt.Sprintf("--count %d", c.Count)
 		}
 		return badinput.Combinationf(param, "invalid %s with --instances: %.0f requests, at most %d on instances", what, n, MaxInstanceRequests)
@@ -167,7 +167,7 @@ func resolveInstances(c *Config, given map[string]string) error {
 		return badinput.Errorf("instances", "invalid --instances %q: %v", c.InstancesPolicy, err)
 	}
 	c.Workers, c.Queue = 0, 0
-	c.Instances = &bench.Instances{Policy: c.InstancesPolicy, Concurrency: p.Concurrency, Init: c.Init, InitMemory: c.InitMemory,
+	c.Instances = &runspec.Instances{Policy: c.InstancesPolicy, Concurrency: p.Concurrency, Init: c.Init, InitMemory: c.InitMemory,
 		KeepAlive: c.KeepAlive, BillGranularity: c.BillGranularity}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // With --instances the instances' defaults apply and the workers' go;
@@ -16,19 +16,19 @@ import (
 func TestResolveInstancesDefaults(t *testing.T) {
 	c, err := ResolveFor(Latency, map[string]string{"instances": "shared", "arrivals": "once", "count": "10"})
 	require.NoError(t, err)
-	assert.Equal(t, &bench.Instances{Policy: "shared", Concurrency: 80, KeepAlive: 10 * time.Minute, BillGranularity: time.Millisecond}, c.Instances)
+	assert.Equal(t, &runspec.Instances{Policy: "shared", Concurrency: 80, KeepAlive: 10 * time.Minute, BillGranularity: time.Millisecond}, c.Instances)
 	assert.Equal(t, 10, c.Count)
 	assert.Zero(t, c.Rate, "once: no rate")
 	assert.Zero(t, c.Duration, "once: no duration")
 	assert.Zero(t, c.Workers)
 	o := c.OpenLoop(0)
-	assert.Len(t, bench.Schedule(o), 10)
+	assert.Len(t, runspec.Schedule(o), 10)
 	assert.Equal(t, c.Instances, o.Instances)
 
 	c, err = ResolveFor(Latency, map[string]string{"instances": "per-request", "concurrency": "10", "init": "70ms",
 		"init-memory": "80MB", "keep-alive": "0s", "bill-granularity": "100ms"})
 	require.NoError(t, err)
-	assert.Equal(t, &bench.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * time.Millisecond, InitMemory: 80_000_000,
+	assert.Equal(t, &runspec.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * time.Millisecond, InitMemory: 80_000_000,
 		BillGranularity: 100 * time.Millisecond}, c.Instances, "per-request serves one at a time")
 
 	c, err = ResolveFor(Latency, map[string]string{"instances": "pool:4", "concurrency": "2"})

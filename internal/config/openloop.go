@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/bench"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Bounds of the open loop's parameters: far beyond a useful run, small
@@ -20,15 +20,15 @@ const (
 	MaxCycle        = time.Hour // --on, --off
 )
 
-// openLoopParams are latency's own (bench.OpenLoop). Rate and work are
+// openLoopParams are latency's own (runspec.OpenLoop). Rate and work are
 // axes: inner to the limits, so a table reads down a rate scan.
 var openLoopParams = []Param{
 	{Name: "rate", For: Latency, Kind: Float, Default: "100", Axis: true, AxisRank: 9,
 		Help: "requests per second (the mean over a cycle for onoff)", parse: parseRate},
-	{Name: "arrivals", For: Latency, Kind: Words, Default: bench.ArrivalsPoisson, Words: bench.ArrivalKinds,
+	{Name: "arrivals", For: Latency, Kind: Words, Default: runspec.ArrivalsPoisson, Words: runspec.ArrivalKinds,
 		Help: "arrival schedule: fixed (every 1/rate), poisson (exponential gaps), onoff (a cycle's requests spread over --on, none during --off), once (--count requests at the same instant)",
 		parse: func(c *Config, v string) (err error) {
-			c.Arrivals, err = choice("arrivals", v, bench.ArrivalKinds)
+			c.Arrivals, err = choice("arrivals", v, runspec.ArrivalKinds)
 			return
 		}},
 	{Name: "on", For: Latency, Kind: Duration, Default: "50ms", Help: "onoff: how long a cycle's requests arrive",
@@ -43,7 +43,7 @@ var openLoopParams = []Param{
 	{Name: "queue", For: Latency, Kind: Int, Default: "1000",
 		Help: "requests that may wait for a worker; one that finds the queue full is dropped (and counted)",
 		parse: func(c *Config, v string) (err error) {
-			c.Queue, err = integer("queue", v, 0, bench.MaxRequests)
+			c.Queue, err = integer("queue", v, 0, runspec.MaxRequests)
 			return
 		}},
 	{Name: "duration", For: Latency, Kind: Duration, Default: "10s", Help: "how long requests arrive",
@@ -86,7 +86,7 @@ func span(name, v string, lo, hi time.Duration) (time.Duration, error) {
 // checkOpenLoop checks how the open loop's values combine; given are the
 // values the user gave, to refuse an --on or --off that would do nothing.
 func checkOpenLoop(c Config, given map[string]string) error {
-	if c.Arrivals != bench.ArrivalsOnOff {
+	if c.Arrivals != runspec.ArrivalsOnOff {
 		for _, name := range []string{"on", "off"} {
 			if v, ok := given[name]; ok {
 				return badinput.Errorf(name, "--%s %q applies only to --arrivals onoff (--arrivals is %s)", name, v, c.Arrivals)
@@ -98,16 +98,16 @@ func checkOpenLoop(c Config, given map[string]string) error {
 	// too, or the schedule would be cut at the cap and the run end early.
 	n := c.Rate * c.Duration.Seconds()
 	most := n
-	if c.Arrivals == bench.ArrivalsPoisson {
+	if c.Arrivals == runspec.ArrivalsPoisson {
 		most += 6 * math.Sqrt(n)
 	}
 	switch {
-	case most > bench.MaxRequests:
+	case most > runspec.MaxRequests:
 		return badinput.Combinationf("rate", "invalid --rate %v with --duration %v: %.0f requests, at most %d (%s); lower the rate or shorten the run",
-			c.Rate, c.Duration, n, bench.MaxRequests, capNote(c.Arrivals))
+			c.Rate, c.Duration, n, runspec.MaxRequests, capNote(c.Arrivals))
 	// Only a short schedule can be empty (poisson's first gap may pass the
 	// end); a long one is not built twice.
-	case n < 100 && len(bench.Schedule(c.OpenLoop(0))) == 0:
+	case n < 100 && len(runspec.Schedule(c.OpenLoop(0))) == 0:
 		return badinput.Combinationf("rate", "invalid --rate %v with --duration %v: no request would arrive; raise the rate or lengthen the run", c.Rate, c.Duration)
 	}
 	return nil
@@ -115,14 +115,14 @@ func checkOpenLoop(c Config, given map[string]string) error {
 
 // OpenLoop is the open-loop driver's configuration; gomaxprocs as
 // GOMAXPROCSValue gives it.
-func (c Config) OpenLoop(gomaxprocs int) bench.OpenLoop {
-	return bench.OpenLoop{Rate: c.Rate, Arrivals: c.Arrivals, On: c.On, Off: c.Off, Work: c.Work, Wait: c.Wait,
+func (c Config) OpenLoop(gomaxprocs int) runspec.OpenLoop {
+	return runspec.OpenLoop{Rate: c.Rate, Arrivals: c.Arrivals, On: c.On, Off: c.Off, Work: c.Work, Wait: c.Wait,
 		Workers: c.Workers, Queue: c.Queue, Duration: c.Duration, Seed: c.Seed, GOMAXPROCS: gomaxprocs,
 		Count: c.Count, Instances: c.Instances}
 }
 
 func capNote(arrivals string) string {
-	if arrivals == bench.ArrivalsPoisson {
+	if arrivals == runspec.ArrivalsPoisson {
 		return "less a margin for the poisson count's spread"
 	}
 	return "the longest schedule"

@@ -12,8 +12,8 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // latency's defaults: the open loop's own, the shared ones (workers,
@@ -24,7 +24,7 @@ func TestResolveLatencyDefaults(t *testing.T) {
 	assert.Equal(t, Config{
 		Workers: 1, GOMAXPROCS: "workers",
 		Limits: bandwidth.Limits{Period: DefaultPeriod, Quota: bandwidth.Unlimited},
-		Rate:   100, Arrivals: bench.ArrivalsPoisson, On: 50 * time.Millisecond, Off: 450 * time.Millisecond,
+		Rate:   100, Arrivals: runspec.ArrivalsPoisson, On: 50 * time.Millisecond, Off: 450 * time.Millisecond,
 		Work: time.Millisecond, Wait: 0, Queue: 1000, Duration: 10 * time.Second, Seed: 1,
 	}, c)
 	assert.False(t, c.LimitsSet, "no limit was given")
@@ -41,7 +41,7 @@ func TestResolveLatencyValues(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 250.5, c.Rate)
-	assert.Equal(t, bench.ArrivalsOnOff, c.Arrivals)
+	assert.Equal(t, runspec.ArrivalsOnOff, c.Arrivals)
 	assert.Equal(t, 20*time.Millisecond, c.On)
 	assert.Equal(t, time.Second, c.Off)
 	assert.Equal(t, 5*time.Millisecond, c.Work)
@@ -112,13 +112,13 @@ func TestResolveLatencyErrors(t *testing.T) {
 }
 
 // The bound on a schedule's length is rate × duration against
-// bench.MaxRequests: at it runs, above it is a Combination (each value
+// runspec.MaxRequests: at it runs, above it is a Combination (each value
 // is fine alone).
 func TestResolveLatencyMaxRequests(t *testing.T) {
 	// 1e6 /s × 10 s = MaxRequests exactly.
 	c, err := ResolveFor(Latency, map[string]string{"rate": "1000000", "duration": "10s", "arrivals": "fixed"})
 	require.NoError(t, err)
-	assert.Equal(t, float64(bench.MaxRequests), c.Rate*c.Duration.Seconds())
+	assert.Equal(t, float64(runspec.MaxRequests), c.Rate*c.Duration.Seconds())
 
 	// A poisson count may exceed its mean: it needs room for 6σ = 6√n.
 	_, err = ResolveFor(Latency, map[string]string{"rate": "1000000", "duration": "10s", "arrivals": "poisson"})
@@ -211,15 +211,15 @@ func TestParamsForLatency(t *testing.T) {
 }
 
 // Every field of the open loop is carried over, and nothing else is
-// invented: a new field of bench.OpenLoop must be set here too.
+// invented: a new field of runspec.OpenLoop must be set here too.
 func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
-	c := Config{Rate: 123.5, Arrivals: bench.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
+	c := Config{Rate: 123.5, Arrivals: runspec.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23,
-		Batch: 99, Params: report.Params{}.With("cost", 9), Count: 29, Instances: &bench.Instances{Policy: "shared"}}
+		Batch: 99, Params: report.Params{}.With("cost", 9), Count: 29, Instances: &runspec.Instances{Policy: "shared"}}
 	o := c.OpenLoop(8)
-	assert.Equal(t, bench.OpenLoop{Rate: 123.5, Arrivals: bench.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
+	assert.Equal(t, runspec.OpenLoop{Rate: 123.5, Arrivals: runspec.ArrivalsOnOff, On: 7 * time.Millisecond, Off: 11 * time.Millisecond,
 		Work: 3 * time.Millisecond, Wait: 5 * time.Millisecond, Workers: 6, Queue: 17, Duration: 19 * time.Second, Seed: 23, GOMAXPROCS: 8,
-		Count: 29, Instances: &bench.Instances{Policy: "shared"}}, o)
+		Count: 29, Instances: &runspec.Instances{Policy: "shared"}}, o)
 	// No field left at its zero value: a field added to OpenLoop and not
 	// copied shows up here.
 	v := reflect.ValueOf(o)
@@ -230,19 +230,19 @@ func TestConfigOpenLoopCopiesEveryField(t *testing.T) {
 		case "NoFloor":
 			continue // not the configuration's: size skips the floor at its levels
 		}
-		assert.False(t, v.Field(i).IsZero(), "bench.OpenLoop.%s is not copied", v.Type().Field(i).Name)
+		assert.False(t, v.Field(i).IsZero(), "runspec.OpenLoop.%s is not copied", v.Type().Field(i).Name)
 	}
 	assert.Equal(t, 0, Config{}.OpenLoop(0).GOMAXPROCS, "0: the runtime's default")
 }
 
 // Every field of the closed loop is carried over too: a new field of
-// bench.Config must be set in ClosedLoop.
+// runspec.ClosedLoop must be set in ClosedLoop.
 func TestConfigClosedLoopCopiesEveryField(t *testing.T) {
 	c := Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Sleep: time.Millisecond, SleepEvery: 3,
 		SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: "workers", MinTime: time.Second,
 		Pin: true, OnePerCore: true, Rate: 99}
 	b := c.ClosedLoop()
-	assert.Equal(t, bench.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Sleep: time.Millisecond,
+	assert.Equal(t, runspec.ClosedLoop{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 4096).With("memory", "reuse"), Sleep: time.Millisecond,
 		SleepEvery: 3, SlowWorkers: 2, Batch: 11, Iterations: 13, Warmup: 1, Workers: 4, GOMAXPROCS: 4, MinTime: time.Second,
 		Pin: true, OnePerCore: true}, b)
 	v := reflect.ValueOf(b)
@@ -253,7 +253,7 @@ func TestConfigClosedLoopCopiesEveryField(t *testing.T) {
 		case "StatDir", "Stat":
 			continue // the runner's: where the cgroup it runs in is
 		}
-		assert.False(t, v.Field(i).IsZero(), "bench.Config.%s is not copied", v.Type().Field(i).Name)
+		assert.False(t, v.Field(i).IsZero(), "runspec.ClosedLoop.%s is not copied", v.Type().Field(i).Name)
 	}
 	c.GOMAXPROCS = "ceil"
 	b = c.ClosedLoop()

@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // The fleet's dispatcher: one goroutine that runs the schedule through the
@@ -45,7 +46,7 @@ func (r *fleetRun) serve(ctx context.Context) (int64, build.Background, error) {
 func (r *fleetRun) dispatch(ctx context.Context) (int64, error) {
 	sched := r.sched
 	if sched == nil {
-		sched = bench.Schedule(r.o.Open)
+		sched = runspec.Schedule(r.o.Open)
 	}
 	r.reqs = make([]reqRecord, len(sched))
 	for i := range r.reqs {

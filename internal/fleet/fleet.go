@@ -179,7 +179,7 @@ type fleetRun struct {
 	warnMu sync.Mutex       // guards warns, added to by the instances' goroutines
 	warns  []report.Warning // for the result's warnings
 
-	sched []time.Duration // nil: the run's (bench.Schedule)
+	sched []time.Duration // nil: the run's (runspec.Schedule)
 	// primed: sched[0] is a primer, and the rest of sched is dispatched
 	// from its answer on (measureFloor), so that no request but the
 	// primer waits for the instance's cold start.

@@ -21,6 +21,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // fleetWorld fakes the kernel and the instances of a Fleet: runnertest's
@@ -256,12 +257,12 @@ func (w *fleetWorld) fleet() *Fleet {
 
 func fleetOptions(policy string, n, concurrency int) runner.Options {
 	o := runner.Options{Options: plan.Options{
-		Bench:  bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Bench:  runspec.ClosedLoop{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
 		Mode:   runner.ModeCreate,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
 	}, Env: runner.Env{Exe: "/bin/tb", Stderr: io.Discard}}
-	o.Open = bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
-		Instances: &bench.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
+	o.Open = runspec.OpenLoop{Arrivals: runspec.ArrivalsOnce, Count: n, Work: 3 * time.Millisecond, Wait: 10 * time.Millisecond,
+		Instances: &runspec.Instances{Policy: policy, Concurrency: concurrency, KeepAlive: time.Minute, BillGranularity: time.Millisecond}}
 	o.Policy = "workers"
 	return o
 }
@@ -494,7 +495,7 @@ func TestFleetGOMAXPROCSInForce(t *testing.T) {
 func TestFleetKeepAliveExpires(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	o := fleetOptions("per-request", 0, 1)
-	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = bench.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = runspec.ArrivalsFixed, 5, 400*time.Millisecond // at 0 and 200 ms
 	o.Open.Instances.KeepAlive = 50 * time.Millisecond
 	rep, err := w.fleet().Run(context.Background(), o)
 	require.NoError(t, err)
@@ -594,7 +595,7 @@ func TestFleetRefusesCurrent(t *testing.T) {
 func TestFleetKeepAliveZero(t *testing.T) {
 	w := &fleetWorld{coldStart: 5 * time.Millisecond, service: 5 * time.Millisecond}
 	o := fleetOptions("per-request", 0, 1)
-	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = bench.ArrivalsFixed, 20, 200*time.Millisecond
+	o.Open.Arrivals, o.Open.Rate, o.Open.Duration = runspec.ArrivalsFixed, 20, 200*time.Millisecond
 	o.Open.Instances.KeepAlive = 0
 	rep, err := w.fleet().Run(context.Background(), o)
 	require.NoError(t, err)

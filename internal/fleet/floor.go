@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // measureFloor is the instances' floor, measured before the run as the
@@ -29,7 +30,7 @@ func (f Fleet) measureFloor(ctx context.Context, k runner.Local, o runner.Option
 	floorSched, kind, gap := bench.FloorSchedule(o.Open)
 	sched := append([]time.Duration{0}, floorSched...)
 	// Kept alive until the end: one instance for every floor request.
-	spec := bench.Instances{Policy: instances.Shared, Concurrency: 1, KeepAlive: time.Hour}
+	spec := runspec.Instances{Policy: instances.Shared, Concurrency: 1, KeepAlive: time.Hour}
 	policy, err := instances.ParsePolicy(spec.Policy, spec.Concurrency, spec.KeepAlive)
 	if err != nil {
 		return nil, "", err

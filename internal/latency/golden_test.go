@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/golden"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -29,7 +29,7 @@ func late(ms string) string {
 // responses: none for p99.9).
 func abRow(burst string, m [8]float64, ci [4]float64, throttled, periods, bursts uint64, quotaUtil float64, warning string) Row {
 	r := &report.Latency{
-		Config: report.LatencyConfig{Rate: 46, Arrivals: bench.ArrivalsOnOff, OnMs: 150, OffMs: 600, WorkMs: 5, Workers: 4, Queue: 1000,
+		Config: report.LatencyConfig{Rate: 46, Arrivals: runspec.ArrivalsOnOff, OnMs: 150, OffMs: 600, WorkMs: 5, Workers: 4, Queue: 1000,
 			DurationS: 25, Seed: 1},
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-32000-1830560-d556b850", EffectiveCPUs: 1},
 		OfferedRPS: 46.92, AchievedRPS: 46.92, Offered: 1173, Completed: 1173,
@@ -160,7 +160,7 @@ func TestTextAt80(t *testing.T) {
 // burst: p50, p99 and their intervals, the requests and how many failed.
 func targetRow(burst string, p50, p99 float64, ci [4]float64, requests, failed int, warnings ...string) Row {
 	r := &report.Latency{
-		Config: report.LatencyConfig{Rate: 40, Arrivals: bench.ArrivalsOnOff, OnMs: 150, OffMs: 600, DurationS: 27, Seed: 1,
+		Config: report.LatencyConfig{Rate: 40, Arrivals: runspec.ArrivalsOnOff, OnMs: 150, OffMs: 600, DurationS: 27, Seed: 1,
 			TargetConfig: &report.TargetConfig{Target: "http://127.0.0.1:8080/", Method: "GET", Connections: 32, RequestTimeoutMs: 5000,
 				Serve: []string{"python3", "docs/examples/cpu_server.py", "8080", "5"}, AcceptStatus: "2xx,3xx", MaxFailures: "1%"}},
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", EffectiveCPUs: 0.5},

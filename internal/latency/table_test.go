@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -29,7 +29,7 @@ const (
 // rep is a report whose numbers have more digits than a table shows.
 func rep(rate float64, p99 float64, warnings ...string) *report.Latency {
 	r := &report.Latency{
-		Config:     report.LatencyConfig{Rate: rate, Arrivals: bench.ArrivalsPoisson, WorkMs: 5, Workers: 2, Queue: 100, DurationS: 10, Seed: 1},
+		Config:     report.LatencyConfig{Rate: rate, Arrivals: runspec.ArrivalsPoisson, WorkMs: 5, Workers: 2, Queue: 100, DurationS: 10, Seed: 1},
 		Cgroup:     report.Cgroup{Mode: "created", Version: 1, Path: "/throttlebench/tb-1", EffectiveCPUs: 1},
 		OfferedRPS: rate + 0.123456789, AchievedRPS: rate - 0.987654321, Offered: 805, Completed: 800, Dropped: 5,
 		CPUUtilisation: f64(0.123456789), PeakCPUs100ms: f64(1.23456789),
@@ -206,7 +206,7 @@ func TestWriteText(t *testing.T) {
 // The header names the onoff cycle, and current mode's cgroup.
 func TestWriteTextHeader(t *testing.T) {
 	r := rep(100, 10)
-	r.Config.Arrivals, r.Config.OnMs, r.Config.OffMs = bench.ArrivalsOnOff, 50, 450
+	r.Config.Arrivals, r.Config.OnMs, r.Config.OffMs = runspec.ArrivalsOnOff, 50, 450
 	r.Config.WaitMs = 2
 	r.Cgroup.Mode, r.Cgroup.Version, r.Cgroup.Path = "current", 2, "/user.slice/x.scope"
 	out := write(t, []Row{{Skipped: "first"}, {Report: r}}, "text", true)

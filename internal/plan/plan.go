@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Modes of --cgroup.
@@ -18,12 +18,12 @@ const (
 
 // Options describe one run. They are validated by the caller.
 type Options struct {
-	Bench   bench.Config   // the closed loop (run, sweep)
-	Open    bench.OpenLoop // the open loop (latency)
-	Policy  string         // the --gomaxprocs value as given, for the report
-	Mode    string         // ModeAuto, ModeCreate or ModeCurrent
-	Version int            // cgroup version: 0 = whichever holds the cpu controller
-	Parent  string         // where slices go; "" = the hierarchy's default
+	Bench   runspec.ClosedLoop // the closed loop (run, sweep)
+	Open    runspec.OpenLoop   // the open loop (latency)
+	Policy  string             // the --gomaxprocs value as given, for the report
+	Mode    string             // ModeAuto, ModeCreate or ModeCurrent
+	Version int                // cgroup version: 0 = whichever holds the cpu controller
+	Parent  string             // where slices go; "" = the hierarchy's default
 	// Limits to create the slice with; LimitsSet says the user asked for
 	// some, so that auto mode must not quietly run without them.
 	Limits    bandwidth.Limits

@@ -11,6 +11,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // OpenChild is the open loop's workload process: as Child, with the open
@@ -120,7 +121,7 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 
 // openWithQuota is o's open loop with --gomaxprocs floor or ceil computed
 // from the quota read back (config leaves them 0 until it is known).
-func openWithQuota(o Options, limits cgroup.Limits) bench.OpenLoop {
+func openWithQuota(o Options, limits cgroup.Limits) runspec.OpenLoop {
 	open := o.Open
 	if n, ok := QuotaGOMAXPROCS(o, limits); ok {
 		open.GOMAXPROCS = n
@@ -130,10 +131,10 @@ func openWithQuota(o Options, limits cgroup.Limits) bench.OpenLoop {
 
 // QuotaGOMAXPROCS is --gomaxprocs floor's or ceil's GOMAXPROCS under
 // limits, on the CPUs o may use, as the closed loop's
-// bench.Config.WithQuota computes it; false for another policy.
+// runspec.ClosedLoop.WithQuota computes it; false for another policy.
 func QuotaGOMAXPROCS(o Options, limits cgroup.Limits) (int, bool) {
-	if o.Policy != bench.RuleFloor && o.Policy != bench.RuleCeil {
+	if o.Policy != runspec.RuleFloor && o.Policy != runspec.RuleCeil {
 		return 0, false
 	}
-	return bench.RuleGOMAXPROCS(o.Policy, limits.CPUs(), usableCPUs(o)), true
+	return runspec.RuleGOMAXPROCS(o.Policy, limits.CPUs(), usableCPUs(o)), true
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -293,7 +294,7 @@ var openResult = bench.LatencyResult{
 
 func openOptions(mode string) Options {
 	o := options(mode)
-	o.Open = bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsPoisson, Work: 2 * time.Millisecond, Workers: 2,
+	o.Open = runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsPoisson, Work: 2 * time.Millisecond, Workers: 2,
 		Queue: 50, Duration: 10 * time.Second, Seed: 7, GOMAXPROCS: 2}
 	o.Policy = "workers"
 	return o
@@ -308,7 +309,7 @@ type latencyWorld struct {
 	pidCPU  func(pid int) (time.Duration, error)
 	before  func()
 	res     bench.LatencyResult
-	started []bench.OpenLoop
+	started []runspec.OpenLoop
 }
 
 func newLatencyWorld(w *world) *latencyWorld {
@@ -321,14 +322,14 @@ func newLatencyWorld(w *world) *latencyWorld {
 
 func (lw *latencyWorld) local() *Local {
 	l := lw.world.local()
-	l.Open.StartOpen = func(exe string, o bench.OpenLoop, _ io.Writer) (OpenChild, error) {
+	l.Open.StartOpen = func(exe string, o runspec.OpenLoop, _ io.Writer) (OpenChild, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.Step("start open " + exe); err != nil {
 			return nil, err
 		}
 		return fakeOpenChild{fakeChild: fakeChild{lw.world}, res: lw.res, before: lw.before}, nil
 	}
-	l.Open.RunOpenHere = func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
+	l.Open.RunOpenHere = func(ctx context.Context, o runspec.OpenLoop, beforeStart func() error) (bench.LatencyResult, error) {
 		lw.started = append(lw.started, o)
 		if err := lw.Step("warm here"); err != nil {
 			return bench.LatencyResult{}, err
@@ -368,7 +369,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 		"kill", "delete", "remove parent",
 	}, w.Log())
 	assert.Equal(t, cgroup.SliceSpec{Parent: "/fake/cpu/throttlebench", CreateParent: true, Limits: o.Limits}, w.Spec())
-	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started, "the child runs the open loop it was given")
+	assert.Equal(t, []runspec.OpenLoop{o.Open}, lw.started, "the child runs the open loop it was given")
 
 	assert.Equal(t, "created", rep.Cgroup.Mode)
 	assert.Equal(t, "/fake/cpu/throttlebench/tb-fake", rep.Cgroup.Dir)
@@ -377,7 +378,7 @@ func TestLatencyCreatedOrder(t *testing.T) {
 	assert.Equal(t, uint64(15), *rep.Throttling.NrPeriods, "cpu.stat after minus before")
 	assert.Equal(t, "fake", rep.Host.Kernel)
 	assert.Equal(t, 200.0, rep.Config.Rate)
-	assert.Equal(t, bench.ArrivalsPoisson, rep.Config.Arrivals)
+	assert.Equal(t, runspec.ArrivalsPoisson, rep.Config.Arrivals)
 	assert.Equal(t, 2.0, rep.Config.WorkMs)
 	assert.Equal(t, 2, rep.Config.Workers)
 	assert.Equal(t, 50, rep.Config.Queue)
@@ -580,7 +581,7 @@ func TestLatencyPermissionDenied(t *testing.T) {
 func TestLatencyGOMAXPROCSRuleFromTheQuota(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{ModeCreate, ModeCurrent} {
-		for rule, want := range map[string]int{bench.RuleFloor: 1, bench.RuleCeil: 2} {
+		for rule, want := range map[string]int{runspec.RuleFloor: 1, runspec.RuleCeil: 2} {
 			w := &world{Kernel: runnertest.Kernel{Removed: []string{"/fake/cpu/throttlebench/tb-1-2-deadbeef"}, Stats: []uint64{10, 25}}}
 			lw := newLatencyWorld(w)
 			o := openOptions(mode)
@@ -607,7 +608,7 @@ func TestLatencyCurrentOrder(t *testing.T) {
 	}, w.Log())
 	assert.NotContains(t, w.Log(), "create")
 	assert.NotContains(t, w.Log(), "pid cpu 4242")
-	assert.Equal(t, []bench.OpenLoop{o.Open}, lw.started)
+	assert.Equal(t, []runspec.OpenLoop{o.Open}, lw.started)
 	assert.Equal(t, "current", rep.Cgroup.Mode)
 	assert.Equal(t, "/user.slice", rep.Cgroup.Path)
 	require.NotNil(t, rep.Throttling.NrPeriods)

@@ -14,6 +14,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -136,7 +137,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 
 // runsProcesses says whether cfg's workload starts processes of its own
 // in the slice (the command).
-func runsProcesses(cfg bench.Config) bool {
+func runsProcesses(cfg runspec.ClosedLoop) bool {
 	spec, err := workload.Lookup(cfg.Workload)
 	return err == nil && spec.Alone
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -75,13 +76,13 @@ func (w *world) local() *Local {
 			SampleClock: func() usage.Clock { return stalledClock{} },
 		},
 		Closed: ClosedLoop{
-			StartChild: func(exe string, cfg bench.Config, _ io.Writer) (Child, error) {
+			StartChild: func(exe string, cfg runspec.ClosedLoop, _ io.Writer) (Child, error) {
 				if err := w.Step("start " + exe); err != nil {
 					return nil, err
 				}
 				return fakeChild{w}, nil
 			},
-			RunHere: func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+			RunHere: func(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (bench.Result, error) {
 				if err := w.Step("warm here"); err != nil {
 					return bench.Result{}, err
 				}
@@ -96,7 +97,7 @@ func (w *world) local() *Local {
 
 func options(mode string) Options {
 	return Options{Options: plan.Options{
-		Bench:  bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
+		Bench:  runspec.ClosedLoop{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 1, Iterations: 2, Warmup: 1, Workers: 1},
 		Mode:   mode,
 		Limits: cgroup.Limits{Period: 100 * time.Millisecond, Quota: 10 * time.Millisecond},
 	}, Env: Env{Exe: "/bin/tb", Stderr: io.Discard}}
@@ -540,7 +541,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	l := w.local()
 	res := result
 	res.AllowedCPUs = []int{3}
-	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
+	l.Closed.StartChild = func(string, runspec.ClosedLoop, io.Writer) (Child, error) { return resultChild{fakeChild{w}, res}, nil }
 	o := options(ModeCreate)
 	o.Limits.Quota = cgroup.Unlimited
 	rep, err := l.Run(context.Background(), o)
@@ -549,7 +550,7 @@ func TestEffectiveCPUsFromTheChild(t *testing.T) {
 	assert.Equal(t, "3", rep.Cgroup.AllowedCPUs)
 
 	// Current mode too: the driver runs here and says the same.
-	l.Closed.RunHere = func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error) {
+	l.Closed.RunHere = func(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (bench.Result, error) {
 		return res, beforeMeasure()
 	}
 	rep, err = l.Run(context.Background(), options(ModeCurrent))

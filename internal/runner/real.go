@@ -4,9 +4,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 )
@@ -82,7 +82,7 @@ type kernelSlice struct{ *cgroup.Slice }
 func (s kernelSlice) Cgroup() cgroup.Cgroup { return s.Slice.Cgroup }
 
 // startChild starts the workload child (see childproto.Start).
-func startChild(exe string, cfg bench.Config, stderr io.Writer) (Child, error) {
+func startChild(exe string, cfg runspec.ClosedLoop, stderr io.Writer) (Child, error) {
 	c, err := childproto.Start(exe, cfg, stderr)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func startChild(exe string, cfg bench.Config, stderr io.Writer) (Child, error) {
 }
 
 // startOpen starts the open loop's child (see childproto.StartOpen).
-func startOpen(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error) {
+func startOpen(exe string, o runspec.OpenLoop, stderr io.Writer) (OpenChild, error) {
 	c, err := childproto.StartOpen(exe, o, stderr)
 	if err != nil {
 		return nil, err

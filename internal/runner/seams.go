@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -65,10 +66,10 @@ func (m Machine) withDefaults() Machine {
 // ClosedLoop are Run's seams.
 type ClosedLoop struct {
 	// StartChild starts the workload child, not yet running (see Child).
-	StartChild func(exe string, cfg bench.Config, stderr io.Writer) (Child, error)
+	StartChild func(exe string, cfg runspec.ClosedLoop, stderr io.Writer) (Child, error)
 	// RunHere runs the workload in this process (current mode), calling
 	// beforeMeasure between the warm-up and the measured iterations.
-	RunHere func(ctx context.Context, cfg bench.Config, beforeMeasure func() error) (bench.Result, error)
+	RunHere func(ctx context.Context, cfg runspec.ClosedLoop, beforeMeasure func() error) (bench.Result, error)
 }
 
 func (c ClosedLoop) withDefaults() ClosedLoop {
@@ -84,8 +85,8 @@ func (c ClosedLoop) withDefaults() ClosedLoop {
 // OpenLoop are Latency's seams: StartOpen and RunOpenHere as StartChild
 // and RunHere.
 type OpenLoop struct {
-	StartOpen   func(exe string, o bench.OpenLoop, stderr io.Writer) (OpenChild, error)
-	RunOpenHere func(ctx context.Context, o bench.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
+	StartOpen   func(exe string, o runspec.OpenLoop, stderr io.Writer) (OpenChild, error)
+	RunOpenHere func(ctx context.Context, o runspec.OpenLoop, beforeStart func() error) (bench.LatencyResult, error)
 }
 
 func (o OpenLoop) withDefaults() OpenLoop {

@@ -17,6 +17,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -132,7 +133,9 @@ func TestTracedRun(t *testing.T) {
 	ft := &fakeTrace{clock: clock}
 	l.Tracing.Monotonic = clock.now
 	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
-	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Closed.StartChild = func(string, runspec.ClosedLoop, io.Writer) (Child, error) {
+		return tracedChild{fakeChild{w}, clock}, nil
+	}
 	o := options(ModeCreate)
 	o.Trace = true
 	var sunk throttle.Trace
@@ -208,7 +211,9 @@ func TestTracedRunGroups(t *testing.T) {
 	ft := &fakeTrace{clock: clock, groups: []uint64{10, 11, 12}}
 	l.Tracing.Monotonic = clock.now
 	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
-	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Closed.StartChild = func(string, runspec.ClosedLoop, io.Writer) (Child, error) {
+		return tracedChild{fakeChild{w}, clock}, nil
+	}
 	ns := func(ms int) *cgroup.CPUStat {
 		d := time.Duration(ms) * time.Millisecond
 		return &cgroup.CPUStat{ThrottledTime: &d}
@@ -296,7 +301,9 @@ func TestTracedListAttachesOnce(t *testing.T) {
 	ft := &fakeTrace{w: w, clock: clock}
 	l.Tracing.Monotonic = clock.now
 	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
-	l.Closed.StartChild = func(string, bench.Config, io.Writer) (Child, error) { return tracedChild{fakeChild{w}, clock}, nil }
+	l.Closed.StartChild = func(string, runspec.ClosedLoop, io.Writer) (Child, error) {
+		return tracedChild{fakeChild{w}, clock}, nil
+	}
 	o := options(ModeCreate)
 	o.Trace = true
 	for i := range 3 {

@@ -12,13 +12,13 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/target"
@@ -214,8 +214,8 @@ func (o *Flags) window(p *Plan) error {
 	n, v := DefaultClosedWindow, o.Window
 	if v != "" {
 		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > bench.MaxIterations {
-			return badinput.Errorf("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, bench.MaxIterations)
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > runspec.MaxIterations {
+			return badinput.Errorf("window", "invalid --window %q: want the closed loop's window as a number of iterations, 1–%d", v, runspec.MaxIterations)
 		}
 	}
 	p.given["iterations"], p.Window = strconv.Itoa(n), strconv.Itoa(n)+" iterations"

@@ -21,6 +21,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
@@ -249,7 +250,7 @@ func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor
 func (r run) window(ctx context.Context, o runner.Options, t *Target, started time.Time, g runner.Group, counter func() (time.Duration, error),
 	srv Server, floor *bench.Floor, mode string, notes []report.Warning) (*report.Latency, error) {
 	k := r.k
-	sched := bench.Schedule(o.Open)
+	sched := runspec.Schedule(o.Open)
 	var err error
 
 	var limits cgroup.Limits

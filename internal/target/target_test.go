@@ -16,12 +16,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runner/runnertest"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // fakeServer is --serve's process on the world's log: it serves nothing
@@ -61,7 +61,7 @@ func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 	}))
 	t.Cleanup(ts.Close)
 	o := runner.Options{Options: plan.Options{Mode: runner.ModeAuto, LimitsSet: true,
-		Open: bench.OpenLoop{Rate: 200, Arrivals: bench.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond}},
+		Open: runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond}},
 		Env: runner.Env{Exe: "/tb"}}
 	tgt := &Target{Target: plan.Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
 		HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}

@@ -10,6 +10,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/stats"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
@@ -31,7 +32,7 @@ func usage(cpu *time.Duration, source string, quota time.Duration, periods *uint
 
 // Input is everything a report is built from.
 type Input struct {
-	Config bench.Config
+	Config runspec.ClosedLoop
 	Policy string
 	Mode   string
 	Cgroup bandwidth.Group
@@ -181,7 +182,7 @@ func threadMoves(m, n int) report.Warning {
 
 // workloadConfig fills the chosen workload's own values (each default
 // filled, as it ran), and the waits where there are any.
-func workloadConfig(c *report.Config, d bench.Config) {
+func workloadConfig(c *report.Config, d runspec.ClosedLoop) {
 	c.Params = d.Params
 	if spec, err := workload.Lookup(d.Workload); err == nil {
 		if ps, err := spec.Complete(d.Params); err == nil {

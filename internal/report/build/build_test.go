@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 func u64(v uint64) *uint64               { return &v }
@@ -28,7 +29,7 @@ func iter(ws ...bench.WorkerSample) bench.Iteration {
 func sample() Input {
 	ms := time.Millisecond
 	return Input{
-		Config: bench.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
+		Config: runspec.ClosedLoop{Workload: "bcrypt", Params: report.Params{}.With("cost", 4), Batch: 10, Iterations: 3, Warmup: 1, Workers: 2, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: bandwidth.Group{Version: 1, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/cpu/throttlebench/tb-1"},
 		Limits: bandwidth.Limits{Period: 100 * ms, Quota: 50 * ms},
@@ -108,7 +109,7 @@ func TestMinTimeInJSON(t *testing.T) {
 // memtouch has its MB/s, and no cost (bcrypt's).
 func TestWorkloadParamsProfilesAndFaults(t *testing.T) {
 	in := sample()
-	in.Config = bench.Config{Workload: "memtouch", Params: report.Params{}.With("cost", 12).With("buffer_bytes", 1<<20).With("memory", "reuse"), Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
+	in.Config = runspec.ClosedLoop{Workload: "memtouch", Params: report.Params{}.With("cost", 12).With("buffer_bytes", 1<<20).With("memory", "reuse"), Batch: 10, Iterations: 3, Workers: 2, GOMAXPROCS: 2,
 		Sleep: 10 * time.Millisecond, SleepEvery: 100, SlowWorkers: 1}
 	for i := range in.Result.Iterations {
 		in.Result.Iterations[i].Workers[0].FaultsMinor = 30

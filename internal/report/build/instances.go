@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/words"
 	"gonum.org/v1/gonum/stat"
@@ -39,8 +40,8 @@ type InstanceRecord struct {
 // InstancesInput is everything a report of a run on instances is built
 // from.
 type InstancesInput struct {
-	Open   bench.OpenLoop // with Instances set
-	Policy string         // --gomaxprocs as given
+	Open   runspec.OpenLoop // with Instances set
+	Policy string           // --gomaxprocs as given
 	// Where: the first instance's slice (each has one, all with the same
 	// limits).
 	Cgroup      bandwidth.Group

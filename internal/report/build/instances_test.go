@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 const msD = time.Millisecond
@@ -17,8 +17,8 @@ const msD = time.Millisecond
 func instancesInput() InstancesInput {
 	p, th := uint64(30), uint64(4)
 	in := InstancesInput{
-		Open: bench.OpenLoop{Arrivals: bench.ArrivalsOnce, Count: 4, Work: 100 * msD, Wait: 2 * time.Second,
-			Instances: &bench.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * msD, InitMemory: 80 << 20,
+		Open: runspec.OpenLoop{Arrivals: runspec.ArrivalsOnce, Count: 4, Work: 100 * msD, Wait: 2 * time.Second,
+			Instances: &runspec.Instances{Policy: "per-request", Concurrency: 1, Init: 70 * msD, InitMemory: 80 << 20,
 				KeepAlive: 10 * time.Minute, BillGranularity: msD}},
 		Policy: "workers", Cgroup: bandwidth.Group{Version: 2, Path: "/tb-a", Dir: "/sys/fs/cgroup/tb-a"},
 		Limits: bandwidth.Limits{Period: 100 * msD, Quota: 50 * msD},

@@ -9,12 +9,13 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
 
 // LatencyInput is everything a latency report is built from.
 type LatencyInput struct {
-	Open       bench.OpenLoop
+	Open       runspec.OpenLoop
 	Policy     string
 	Mode       string
 	Cgroup     bandwidth.Group

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/report"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -23,7 +24,7 @@ func f64(v float64) *float64 { return &v }
 func quietLatency() LatencyInput {
 	ms := time.Millisecond
 	return LatencyInput{
-		Open: bench.OpenLoop{Rate: 100, Arrivals: bench.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
+		Open: runspec.OpenLoop{Rate: 100, Arrivals: runspec.ArrivalsPoisson, On: 50 * ms, Off: 450 * ms, Work: 2 * ms, Wait: 3 * ms,
 			Workers: 2, Queue: 100, Duration: 40 * time.Second, Seed: 42, GOMAXPROCS: 2},
 		Policy: "workers", Mode: "created",
 		Cgroup: bandwidth.Group{Version: 2, Path: "/throttlebench/tb-1", Dir: "/sys/fs/cgroup/throttlebench/tb-1"},
@@ -34,7 +35,7 @@ func quietLatency() LatencyInput {
 			Mean: 3 * ms, Min: 2 * ms, P50: 2500 * time.Microsecond, P90: 4 * ms, P99: 9 * ms, P999: 15 * ms, Max: 20 * ms,
 			Histogram: "HISTFAKE", Calibration: bench.Calibration{IterationsPerMs: 1234, Rounds: 5},
 			GOMAXPROCS: 2, WorkerCPU: []time.Duration{4 * time.Second, 4 * time.Second}, Late: ms,
-			Floor: &bench.Floor{Wakeups: 200, Arrivals: bench.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
+			Floor: &bench.Floor{Wakeups: 200, Arrivals: runspec.ArrivalsPoisson, Interval: ms, P50: 60 * time.Microsecond, P99: 100 * time.Microsecond,
 				P999: 300 * time.Microsecond, Max: 400 * time.Microsecond, Took: 205 * ms}},
 		Stat:      bandwidth.CPUStat{NrPeriods: u64(400), NrThrottled: u64(20), ThrottledTime: dur(30 * ms)},
 		Host:      report.Host{Kernel: "6.1", NumCPU: 4},
@@ -132,7 +133,7 @@ func TestBuildLatencyRates(t *testing.T) {
 
 // --on and --off are reported only where they shaped the arrivals.
 func TestBuildLatencyOnOff(t *testing.T) {
-	for _, arr := range []string{bench.ArrivalsFixed, bench.ArrivalsPoisson} {
+	for _, arr := range []string{runspec.ArrivalsFixed, runspec.ArrivalsPoisson} {
 		in := quietLatency()
 		in.Open.Arrivals = arr
 		r := BuildLatency(in)
@@ -141,7 +142,7 @@ func TestBuildLatencyOnOff(t *testing.T) {
 		assert.Zero(t, r.Config.OffMs, arr)
 	}
 	in := quietLatency()
-	in.Open.Arrivals = bench.ArrivalsOnOff
+	in.Open.Arrivals = runspec.ArrivalsOnOff
 	r := BuildLatency(in)
 	assert.Equal(t, 50.0, r.Config.OnMs)
 	assert.Equal(t, 450.0, r.Config.OffMs)
@@ -329,7 +330,7 @@ func TestCheckLatencyAllRules(t *testing.T) {
 // The JSON is the contract: these keys, in these units.
 func TestLatencyJSONKeys(t *testing.T) {
 	in := quietLatency()
-	in.Open.Arrivals = bench.ArrivalsOnOff
+	in.Open.Arrivals = runspec.ArrivalsOnOff
 	var buf bytes.Buffer
 	require.NoError(t, report.WriteJSON(&buf, BuildLatency(in)))
 	var doc map[string]any

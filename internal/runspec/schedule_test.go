@@ -1,4 +1,4 @@
-package bench
+package runspec
 
 import (
 	"math"

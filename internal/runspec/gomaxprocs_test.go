@@ -1,4 +1,4 @@
-package bench
+package runspec
 
 import (
 	"math"
@@ -26,7 +26,7 @@ func TestRuleGOMAXPROCS(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, RuleGOMAXPROCS(c.rule, c.cpus, c.ncpu), "%s at %v CPUs of %d", c.rule, c.cpus, c.ncpu)
 	}
-	cfg := Config{GOMAXPROCSRule: RuleCeil}.WithQuota(2.5, 8)
+	cfg := ClosedLoop{GOMAXPROCSRule: RuleCeil}.WithQuota(2.5, 8)
 	assert.Equal(t, 3, cfg.GOMAXPROCS)
-	assert.Equal(t, 5, Config{GOMAXPROCS: 5}.WithQuota(0.5, 8).GOMAXPROCS, "no rule: as given")
+	assert.Equal(t, 5, ClosedLoop{GOMAXPROCS: 5}.WithQuota(0.5, 8).GOMAXPROCS, "no rule: as given")
 }
