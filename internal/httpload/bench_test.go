@@ -16,6 +16,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // nullServerEnv makes the test binary a trivial HTTP server (TestMain):
@@ -87,7 +88,7 @@ func fixed(rate float64, d time.Duration) []time.Duration {
 const benchConnections = 32
 
 func runOurs(tb testing.TB, url string, rate float64, d time.Duration) httpload.Result {
-	res, err := httpload.Run(context.Background(), httpload.Config{URL: url, Connections: benchConnections, Timeout: 5 * time.Second}, fixed(rate, d))
+	res, err := httpload.Run(context.Background(), httpload.Config{Request: runspec.Request{URL: url, Connections: benchConnections, Timeout: 5 * time.Second}}, fixed(rate, d))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func BenchmarkVsVegeta(b *testing.B) {
 			row := func(name string, h *hdrhistogram.Histogram, errs int) {
 				fmt.Fprintf(&out, "  %-44s %8d %7d %8.0f %8.0f %8.0f %7.0f\n", name, h.TotalCount(), errs, us(h, 50), us(h, 99), us(h, 99.9), float64(h.Max())/1e3)
 			}
-			fl, err := httpload.Floor(context.Background(), httpload.Config{URL: url, Connections: benchConnections}, fixed(rate, benchSpan))
+			fl, err := httpload.Floor(context.Background(), httpload.Config{Request: runspec.Request{URL: url, Connections: benchConnections}}, fixed(rate, benchSpan))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -57,7 +57,7 @@ func newTarget(cfg Config) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request %s %s: %w", method, cfg.URL, err)
 	}
-	req.Header = cfg.Header.Clone()
+	req.Header = http.Header(cfg.Header).Clone()
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}

@@ -3,26 +3,18 @@ package httpload
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/throttlebench/throttlebench/internal/quietgc"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // Config is what to send and how.
 type Config struct {
-	URL    string      // http:// or https://
-	Method string      // "" is GET
-	Header http.Header // sent with every request; a Host entry sets the Host
-	Body   []byte      // sent with every request, Content-Length set
-	// Connections bounds the keep-alive connections, and so the requests
-	// in flight. Fewer than 1 is read as 1.
-	Connections int
-	// Timeout bounds a request from its send to the end of its response
-	// body; 0 is none. Its wait for a connection is not part of it.
-	Timeout time.Duration
+	// Request is what is sent, as a plan holds it.
+	runspec.Request
 	// Clock schedules the arrivals; nil is a NewFineClock.
 	Clock Clock
 	// During a run, the process's threads also have a scheduler slice of

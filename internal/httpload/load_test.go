@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/httpload"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // every is n arrivals gap apart from 0.
@@ -52,7 +53,7 @@ func TestOpenLoopCountsTheStall(t *testing.T) {
 	}))
 	defer srv.Close()
 	sched := every(300, time.Millisecond)
-	res := run(t, httpload.Config{URL: srv.URL, Connections: 1}, sched)
+	res := run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 1}}, sched)
 	require.Equal(t, len(sched), res.OK)
 	require.EqualValues(t, len(sched), res.Hist.TotalCount(), "every response in the histogram")
 
@@ -93,7 +94,7 @@ func TestTimeoutsCounted(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	const timeout = 50 * time.Millisecond
-	res := run(t, httpload.Config{URL: srv.URL, Connections: 4, Timeout: timeout}, every(8, 5*time.Millisecond))
+	res := run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 4, Timeout: timeout}}, every(8, 5*time.Millisecond))
 	assert.Equal(t, 8, res.Timeouts, "%+v", res.Counts)
 	assert.Zero(t, res.Hist.TotalCount(), "no response, nothing in the histogram")
 	for i, r := range res.Requests {
@@ -118,7 +119,7 @@ func TestHTTPErrorsCounted(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	res := run(t, httpload.Config{URL: srv.URL, Connections: 2}, every(30, time.Millisecond))
+	res := run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 2}}, every(30, time.Millisecond))
 	assert.Equal(t, 10, res.OK)
 	assert.Equal(t, 10, res.Classes[5])
 	assert.Equal(t, 10, res.Classes[4])
@@ -137,7 +138,7 @@ func TestConnectionRefusedCounted(t *testing.T) {
 	require.NoError(t, err)
 	url := "http://" + ln.Addr().String() + "/"
 	require.NoError(t, ln.Close()) // nothing listens there now
-	res := run(t, httpload.Config{URL: url, Connections: 3}, every(20, time.Millisecond))
+	res := run(t, httpload.Config{Request: runspec.Request{URL: url, Connections: 3}}, every(20, time.Millisecond))
 	assert.Equal(t, 20, res.ConnErrors, "%+v", res.Counts)
 	assert.Zero(t, res.Warm)
 	for _, r := range res.Requests {
@@ -153,7 +154,7 @@ func TestClosedConnections(t *testing.T) {
 		w.Header().Set("Connection", "close")
 	}))
 	defer srv.Close()
-	res := run(t, httpload.Config{URL: srv.URL, Connections: 2}, every(20, time.Millisecond))
+	res := run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 2}}, every(20, time.Millisecond))
 	assert.Equal(t, 20, res.OK, "%+v", res.Counts)
 
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -163,7 +164,7 @@ func TestClosedConnections(t *testing.T) {
 		}
 	}))
 	defer hang.Close()
-	res = run(t, httpload.Config{URL: hang.URL, Connections: 2, Method: http.MethodPost, Body: []byte("x")}, every(10, time.Millisecond))
+	res = run(t, httpload.Config{Request: runspec.Request{URL: hang.URL, Connections: 2, Method: http.MethodPost, Body: []byte("x")}}, every(10, time.Millisecond))
 	assert.Equal(t, 10, res.ConnErrors, "%+v", res.Counts)
 }
 
@@ -185,7 +186,7 @@ func TestPoolBound(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	res := run(t, httpload.Config{URL: srv.URL, Connections: 4}, make([]time.Duration, 200))
+	res := run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 4}}, make([]time.Duration, 200))
 	assert.Equal(t, 200, res.OK)
 	assert.Equal(t, 4, res.Warm)
 	assert.EqualValues(t, 4, most.Load(), "at most Connections at a time, and all of them used")
@@ -209,13 +210,13 @@ func TestRequestDelivered(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	cfg := httpload.Config{
+	cfg := httpload.Config{Request: runspec.Request{
 		URL:         srv.URL + "/api/v1?x=1",
 		Method:      http.MethodPut,
 		Header:      http.Header{"X-Tb": {"yes"}, "Host": {"example.test"}},
 		Body:        []byte(`{"n": 1}`),
 		Connections: 2,
-	}
+	}}
 	res := run(t, cfg, every(5, time.Millisecond))
 	assert.Equal(t, 5, res.OK)
 	require.Len(t, got, 5)
@@ -223,7 +224,7 @@ func TestRequestDelivered(t *testing.T) {
 		assert.Equal(t, seen{http.MethodPut, "/api/v1?x=1", "example.test", "yes", `{"n": 1}`, 8}, s)
 	}
 
-	res = run(t, httpload.Config{URL: srv.URL, Method: http.MethodHead}, every(3, time.Millisecond))
+	res = run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Method: http.MethodHead}}, every(3, time.Millisecond))
 	assert.Equal(t, 3, res.OK, "HEAD: a response without a body")
 
 	// A body larger than a request the dispatcher holds its lock for.
@@ -231,7 +232,7 @@ func TestRequestDelivered(t *testing.T) {
 	mu.Lock()
 	got = nil
 	mu.Unlock()
-	res = run(t, httpload.Config{URL: srv.URL, Method: http.MethodPost, Body: big, Connections: 2}, every(4, time.Millisecond))
+	res = run(t, httpload.Config{Request: runspec.Request{URL: srv.URL, Method: http.MethodPost, Body: big, Connections: 2}}, every(4, time.Millisecond))
 	assert.Equal(t, 4, res.OK)
 	require.Len(t, got, 4)
 	for _, s := range got {
@@ -241,7 +242,7 @@ func TestRequestDelivered(t *testing.T) {
 
 func TestBadURL(t *testing.T) {
 	for _, u := range []string{"", "ftp://x/", "http://", "://x"} {
-		_, err := httpload.Run(context.Background(), httpload.Config{URL: u}, every(1, 0))
+		_, err := httpload.Run(context.Background(), httpload.Config{Request: runspec.Request{URL: u}}, every(1, 0))
 		assert.Error(t, err, u)
 	}
 }
@@ -259,7 +260,7 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	begin := time.Now()
-	res, err := httpload.Run(ctx, httpload.Config{URL: srv.URL, Connections: 2}, every(100, 10*time.Millisecond))
+	res, err := httpload.Run(ctx, httpload.Config{Request: runspec.Request{URL: srv.URL, Connections: 2}}, every(100, 10*time.Millisecond))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(begin), time.Second, "ended at once")
 	assert.Equal(t, 100, res.Cancelled, "%+v", res.Counts)
@@ -274,7 +275,7 @@ func TestCancelled(t *testing.T) {
 // machine busy with the other packages' tests, and fail a client that
 // sends late as a rule.
 func TestFloor(t *testing.T) {
-	res, err := httpload.Floor(context.Background(), httpload.Config{URL: "http://example.test/path?q", Connections: 8}, every(300, time.Millisecond))
+	res, err := httpload.Floor(context.Background(), httpload.Config{Request: runspec.Request{URL: "http://example.test/path?q", Connections: 8}}, every(300, time.Millisecond))
 	require.NoError(t, err)
 	assert.Equal(t, 300, res.OK)
 	assert.Equal(t, 8, res.Warm)

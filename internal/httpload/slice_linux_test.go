@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +40,7 @@ func TestShortSliceDuringRun(t *testing.T) {
 	require.NotEqualValues(t, schedSlice, base)
 	clk := &sliceClock{FineClock: NewFineClock()}
 	sched := []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}
-	res, err := Run(context.Background(), Config{URL: srv.URL, Clock: clk, Connections: 2}, sched)
+	res, err := Run(context.Background(), Config{Request: runspec.Request{URL: srv.URL, Connections: 2}, Clock: clk}, sched)
 	require.NoError(t, err)
 	require.Equal(t, 4, res.OK)
 	require.Len(t, clk.seen, 4)

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
@@ -44,7 +43,7 @@ type Options struct {
 // server runs already, in the cgroup Named (--cgroup PATH: read and traced,
 // never written) or in none we know of ("": no counters).
 type Target struct {
-	HTTP       httpload.Config
+	HTTP       runspec.Request
 	Serve      []string
 	ServeReady time.Duration // how long the server may take to accept connections
 	Named      string        // the --cgroup the user gave ("" for none)

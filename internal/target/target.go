@@ -32,6 +32,14 @@ import (
 type Target struct {
 	plan.Target
 	Cgroup, Counted cgroup.Cgroup
+	// KeepGC leaves the client's garbage collector as it is
+	// (httpload.Config.KeepGC): for tests that run several clients at once.
+	KeepGC bool
+}
+
+// load is the client's configuration of t's requests.
+func (t *Target) load() httpload.Config {
+	return httpload.Config{Request: t.HTTP, KeepGC: t.KeepGC}
 }
 
 // ServeGrace is how long a server has after SIGTERM before SIGKILL.
@@ -233,7 +241,7 @@ func clientFloor(ctx context.Context, o runner.Options, t *Target) (*bench.Floor
 		return nil, nil
 	}
 	fsched, kind, gap := bench.FloorSchedule(o.Open)
-	fres, err := httpload.Floor(ctx, t.HTTP, fsched)
+	fres, err := httpload.Floor(ctx, t.load(), fsched)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -281,7 +289,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 		if err := open(); err != nil {
 			return httpload.Result{}, err
 		}
-		return httpload.Run(ctx, t.HTTP, sched)
+		return httpload.Run(ctx, t.load(), sched)
 	}, nil)
 	if err != nil {
 		return nil, err

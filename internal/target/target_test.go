@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
@@ -64,7 +63,7 @@ func targetOptions(t *testing.T) (runner.Options, *Target, string) {
 		Open: runspec.OpenLoop{Rate: 200, Arrivals: runspec.ArrivalsFixed, Duration: 100 * time.Millisecond, Workers: 4, Work: time.Millisecond}},
 		Env: runner.Env{Exe: "/tb"}}
 	tgt := &Target{Target: plan.Target{Serve: []string{"my-server", "--port", "1"}, ServeReady: time.Second,
-		HTTP: httpload.Config{URL: ts.URL + "/", Connections: 2, Timeout: time.Second, KeepGC: true}}}
+		HTTP: runspec.Request{URL: ts.URL + "/", Connections: 2, Timeout: time.Second}}, KeepGC: true}
 	return o, tgt, strings.TrimPrefix(ts.URL, "http://")
 }
 

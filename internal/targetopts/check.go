@@ -12,22 +12,24 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/target"
 )
 
 // request checks --method, --header and --body, reading the body once.
-func (t *Flags) request(c *httpload.Config) error {
+func (t *Flags) request(c *runspec.Request) error {
 	if !httpload.IsToken(t.Method) {
 		return badinput.Errorf("method", "invalid --method %q: want an HTTP method such as GET or POST", t.Method)
 	}
-	c.Header = http.Header{}
+	header := http.Header{}
 	for _, h := range t.Headers {
 		name, value, ok := httpload.ParseHeader(h)
 		if !ok {
 			return badinput.Errorf("header", `invalid --header %q: want "Name: value"`, h)
 		}
-		c.Header.Add(name, value)
+		header.Add(name, value)
 	}
+	c.Header = header
 	if t.Body != "" {
 		b, err := os.ReadFile(t.Body)
 		if err != nil {

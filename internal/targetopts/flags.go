@@ -4,11 +4,11 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/target"
 )
 
@@ -72,7 +72,7 @@ func (t *Flags) Resolve(g modes.Given, args []string, dash int, run Run) (Resolv
 	if err := modes.Refuse(mode, g); err != nil {
 		return Resolved{}, err
 	}
-	tgt := &target.Target{Target: plan.Target{ServeReady: t.ServeReady, HTTP: httpload.Config{URL: t.URL, Method: t.Method, Connections: t.Connections, Timeout: t.RequestTimeout}}}
+	tgt := &target.Target{Target: plan.Target{ServeReady: t.ServeReady, HTTP: runspec.Request{URL: t.URL, Method: t.Method, Connections: t.Connections, Timeout: t.RequestTimeout}}}
 	if err := t.request(&tgt.HTTP); err != nil {
 		return Resolved{}, err
 	}

@@ -2,6 +2,7 @@ package targetopts
 
 import (
 	"net"
+	"net/http"
 	"slices"
 	"testing"
 
@@ -9,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/httpload"
 	"github.com/throttlebench/throttlebench/internal/latency"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
 // A port that was taken is free once closed; {port} is always free, as
@@ -59,7 +60,7 @@ func TestResolveMode(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, r.Target)
 	assert.Equal(t, runner.ModeCurrent, r.Mode)
-	assert.Equal(t, "7", r.Target.HTTP.Header.Get("X-Id"))
+	assert.Equal(t, "7", http.Header(r.Target.HTTP.Header).Get("X-Id"))
 
 	_, err = f.Resolve(given("target"), nil, -1, Run{Mode: runner.ModeAuto, Traced: true})
 	assert.ErrorContains(t, err, "--trace with --target needs the server's cgroup")
@@ -80,7 +81,7 @@ func TestRequestChecks(t *testing.T) {
 		{Flags{Method: "GET", Headers: []string{"nocolon"}}, `invalid --header "nocolon": want "Name: value"`},
 		{Flags{Method: "GET", Body: "/nonexistent/body"}, `invalid --body "/nonexistent/body"`},
 	} {
-		err := tc.f.request(&httpload.Config{})
+		err := tc.f.request(&runspec.Request{})
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
