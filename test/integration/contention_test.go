@@ -126,18 +126,24 @@ func TestDefaultParentWeighs(t *testing.T) {
 }
 
 // throttlebench's default parent outweighs the loops
-// (cgroup.DefaultParentWeight): beside the same loops the work waits a
-// small share of its runnable time. The same 30 runs: wait_share
-// 0.004–0.026, mean 0.012, sd 0.006; the bound, 0.1, is 14 sd above the
-// mean and below the least the default weight's parent waited (0.300).
-// Measured on this host's 6.18 (EEVDF) only: in the v2 guest's 6.1 under
-// emulation one run waited 0.269 here against 0.626 at the default weight
-// (a clean-clone CI run), so the guest runs TestDefaultParentWeighs.
+// (cgroup.DefaultParentWeight): beside the same loops its work waits less
+// than half the share a parent at the kernel's default weight waits,
+// measured one after the other. The 30 runs above: the default parent
+// 0.004–0.026 (mean 0.012, sd 0.006), the plain one 0.300–0.393, a ratio
+// of at most 0.09. An absolute bound (0.1) failed a clean-clone CI run
+// while other builds loaded the host 12 deep (0.307): there, four pairs
+// read 0.099/0.720, 0.159/0.536, 0.235/0.577 and 0.131/0.537, ratios
+// 0.14–0.41, the default parent still far ahead; the bound, 0.5, holds
+// in both. Measured on this host's 6.18 (EEVDF) only: in the v2 guest's
+// 6.1 under emulation one run waited 0.269 here against 0.626 at the
+// default weight (a clean-clone CI run), so the guest runs
+// TestDefaultParentWeighs.
 func TestDefaultParentOutweighsANeighbour(t *testing.T) {
-	needRoot(t)
+	hier := needRoot(t)
+	plain, _ := besideLoops(t, topParent(t, hier, false))
 	c, _ := besideLoops(t, "")
 	assert.Positive(t, c.OnCPUMs)
-	assert.Less(t, c.WaitShare, 0.1)
+	assert.Less(t, c.WaitShare, plain.WaitShare/2, "the default parent against one at the default weight")
 }
 
 func warningsText(ws warnings) string { return ws.text() + "\n" }
