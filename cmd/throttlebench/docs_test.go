@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/inspect"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -125,7 +125,7 @@ func newDocChecker() *docChecker {
 		schemaPaths(reflect.TypeOf(v), "", c.keys, 0)
 	}
 	c.keys["config.workload"] = true
-	for _, s := range workload.Specs() {
+	for _, s := range decl.Specs() {
 		for _, p := range s.Params {
 			c.keys["config."+p.Key()] = true
 		}

@@ -328,7 +328,7 @@ func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFi
 }
 
 // runProcess is the closed loop of a workload that runs a process per
-// iteration (workload.Spec.Alone: one worker, one run), on the calling
+// iteration (decl.Spec.Alone: one worker, one run), on the calling
 // goroutine: each run prepared, then timed from its fork to its wait
 // (hyperfine's way: nothing back to back, no hand-off between threads
 // around it), its CPU time and faults wait4's. GOMAXPROCS, when set, is

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
@@ -92,7 +93,7 @@ func TestRunRefusesABadWorkload(t *testing.T) {
 	called := false
 	_, err := Run(context.Background(), runspec.ClosedLoop{Workload: "bcrypt", Params: bcryptAt(3), Batch: 1, Iterations: 1, Workers: 1, GOMAXPROCS: 1},
 		func() error { called = true; return nil })
-	assert.ErrorIs(t, err, workload.ErrBadConfig)
+	assert.ErrorIs(t, err, decl.ErrBadConfig)
 	assert.False(t, called)
 }
 

@@ -25,7 +25,7 @@
 // compute worker runs unlocked (threads.go says why and when).
 //
 // It may not know about cgroups: the slice is the caller's. The closed
-// loop's workloads come through workload.Spec and workload.Workload, their
+// loop's workloads come through decl.Spec and workload.Workload, their
 // values as runspec.ClosedLoop.Params as they are; the open loop's CPU
 // work is the spin workload's loop (workload.SpinLoop). What a run is
 // asked to do is plain data in internal/runspec, below config.

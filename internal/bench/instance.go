@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
@@ -71,7 +71,7 @@ var initMemory []byte
 // it sets GOMAXPROCS, touches the memory and spends the CPU work of init.
 func ColdStart(ctx context.Context, init InstanceInit) (InstanceReady, error) {
 	if init.InitMemory < 0 || init.InitMemory > runspec.MaxInitMemory {
-		return InstanceReady{}, fmt.Errorf("%w: init memory %d bytes outside 0–%d", workload.ErrBadConfig, init.InitMemory, runspec.MaxInitMemory)
+		return InstanceReady{}, fmt.Errorf("%w: init memory %d bytes outside 0–%d", decl.ErrBadConfig, init.InitMemory, runspec.MaxInitMemory)
 	}
 	gmp := ApplyGOMAXPROCS(init.GOMAXPROCS)
 	runtime.LockOSThread()

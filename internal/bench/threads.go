@@ -3,7 +3,7 @@ package bench
 import (
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
@@ -44,7 +44,7 @@ func lone(cfg runspec.ClosedLoop, gomaxprocs int) bool {
 	if cfg.Workers != 1 || gomaxprocs != 1 || cfg.Pin || cfg.OnePerCore || cfg.Slow(0) {
 		return false
 	}
-	spec, err := workload.Lookup(cfg.Workload)
+	spec, err := decl.Lookup(cfg.Workload)
 	return err == nil && spec.Compute
 }
 

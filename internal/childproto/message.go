@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
 
@@ -110,7 +110,7 @@ func kindOf(err error) Kind {
 		}
 	}
 	switch {
-	case errors.Is(err, workload.ErrBadConfig):
+	case errors.Is(err, decl.ErrBadConfig):
 		return KindBadConfig
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return KindInterrupted

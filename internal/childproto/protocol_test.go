@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 )
@@ -207,7 +207,7 @@ func TestEveryKindCrossesThePipe(t *testing.T) {
 		want error
 	}{
 		{fmt.Errorf("iteration 3: %w", errors.New("out of entropy")), ErrWorkload},
-		{fmt.Errorf("iteration 0: %w", workload.ErrBadConfig), ErrBadConfig},
+		{fmt.Errorf("iteration 0: %w", decl.ErrBadConfig), ErrBadConfig},
 		{fmt.Errorf("iteration 2: %w", context.DeadlineExceeded), ErrInterrupted},
 		{errorf(KindProtocol, "unexpected message"), ErrProtocol},
 	} {

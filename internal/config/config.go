@@ -11,7 +11,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
@@ -42,7 +42,7 @@ const DefaultPeriod = 100 * time.Millisecond
 // Config is one configuration of a run.
 type Config struct {
 	Workload string
-	// Params are the chosen workload's own values (workload.Spec: bcrypt's
+	// Params are the chosen workload's own values (decl.Spec: bcrypt's
 	// cost, memtouch's buffer_bytes, memory and touch), as its results
 	// hold them; args are every workload's flags as given, until Resolve
 	// turns the chosen one's into Params.
@@ -186,9 +186,9 @@ var Params = slices.Concat(batchParams, openLoopParams, instanceParams)
 
 // batchParams are run's and sweep's, some shared with latency.
 var batchParams = slices.Concat([]Param{
-	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(workload.Names(), ", "),
+	{Name: "workload", Kind: Words, Default: "bcrypt", Help: "CPU-bound workload: " + strings.Join(decl.Names(), ", "),
 		parse: func(c *Config, v string) (err error) {
-			c.Workload, err = choice("workload", v, workload.Names())
+			c.Workload, err = choice("workload", v, decl.Names())
 			return
 		},
 		KeyJSON: "workload", Key: workloadKey},
@@ -346,13 +346,13 @@ func usText(us int64) string {
 // (workloadKey).
 func workloadParams() []Param {
 	var out []Param
-	for _, spec := range workload.Specs() {
+	for _, spec := range decl.Specs() {
 		for _, wp := range spec.Params {
 			p := Param{Name: wp.Name, Kind: Int, Default: wp.DefaultText(), Axis: wp.Axis(), AxisRank: 1, Help: wp.Help, Hidden: wp.Hidden,
 				parse: func(c *Config, v string) error {
 					var err error
 					switch {
-					case wp.Kind != workload.Number:
+					case wp.Kind != decl.Number:
 						if _, perr := wp.Parse(v); perr != nil {
 							err = badinput.Errorf(wp.Name, "invalid --%s: %v", wp.Name, perr)
 						}
@@ -372,9 +372,9 @@ func workloadParams() []Param {
 					return err
 				}}
 			switch {
-			case wp.Kind == workload.Flag:
+			case wp.Kind == decl.Flag:
 				p.Kind = Bool
-			case wp.Kind != workload.Number:
+			case wp.Kind != decl.Number:
 				p.Kind, p.Default = Words, "" // text: nothing to parse when not given
 			case wp.Words != nil:
 				p.Kind, p.Words = Words, wp.Words
@@ -402,7 +402,7 @@ func workloadParams() []Param {
 func workloadKey(r *report.Report) (string, any) {
 	c := r.Config
 	var ps []string
-	if spec, err := workload.Lookup(c.Workload); err == nil {
+	if spec, err := decl.Lookup(c.Workload); err == nil {
 		ps = spec.KeyOf(c)
 	}
 	if c.SleepMs > 0 {
@@ -419,7 +419,7 @@ func workloadKey(r *report.Report) (string, any) {
 // alone says whether r's workload runs alone, one process per iteration
 // (the command): the closed loop's batch and workers are always 1 there.
 func alone(r *report.Report) bool {
-	spec, err := workload.Lookup(r.Config.Workload)
+	spec, err := decl.Lookup(r.Config.Workload)
 	return err == nil && spec.Alone
 }
 
@@ -513,9 +513,9 @@ func ResolveFor(cmd Command, values map[string]string) (Config, error) {
 // keeps a buffer per operation of it, at most 1 GiB): a sweep skips it, as
 // it skips other combinations that cannot be.
 func checkWorkload(c *Config, given map[string]string) error {
-	spec, err := workload.Lookup(c.Workload)
+	spec, err := decl.Lookup(c.Workload)
 	if err != nil {
-		return badinput.Errorf("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(workload.Names(), ", "))
+		return badinput.Errorf("workload", "invalid --workload %q: want one of %s", c.Workload, strings.Join(decl.Names(), ", "))
 	}
 	if err := checkAlone(c, spec, given); err != nil {
 		return err
@@ -533,16 +533,16 @@ func checkWorkload(c *Config, given map[string]string) error {
 }
 
 // loopKnobs are the closed loop's own flags, which mean nothing for a
-// workload that runs one process per iteration (workload.Spec.Alone).
+// workload that runs one process per iteration (decl.Spec.Alone).
 var loopKnobs = []string{"batch", "workers", "sleep", "sleep-every", "slow-workers", "pin", "one-per-core"}
 
 // checkAlone refuses, with a workload that runs alone (the command), the
 // loop's knobs and the other workloads' flags, and an Alone workload's
 // flags with any other workload; it runs as one worker, one operation an
 // iteration, with GOMAXPROCS left to the process unless given.
-func checkAlone(c *Config, spec workload.Spec, given map[string]string) error {
-	owner := map[string]workload.Spec{}
-	for _, s := range workload.Specs() {
+func checkAlone(c *Config, spec decl.Spec, given map[string]string) error {
+	owner := map[string]decl.Spec{}
+	for _, s := range decl.Specs() {
 		for _, p := range s.Params {
 			owner[p.Name] = s
 		}
@@ -633,8 +633,8 @@ func parseMinTime(c *Config, v string) error {
 
 func parseSleep(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 || d > workload.MaxSleep {
-		return badinput.Errorf("sleep", "invalid --sleep %q: want a duration between 0 (no sleeps) and %v, such as 10ms", v, workload.MaxSleep)
+	if err != nil || d < 0 || d > decl.MaxSleep {
+		return badinput.Errorf("sleep", "invalid --sleep %q: want a duration between 0 (no sleeps) and %v, such as 10ms", v, decl.MaxSleep)
 	}
 	c.Sleep = d
 	return nil

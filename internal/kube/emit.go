@@ -10,7 +10,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -166,7 +166,7 @@ func podFits(st sweep.Step, o Options) error {
 	// the batch.
 	kept, what := int64(1), "a buffer per worker"
 	buffer := b.Params.Int("buffer_bytes")
-	if b.Params.String("memory") == workload.MemoryReuse {
+	if b.Params.String("memory") == decl.MemoryReuse {
 		kept, what = int64(b.Batch), fmt.Sprintf("--memory reuse keeps --batch %d buffers per worker", b.Batch)
 	}
 	need := int64(b.Workers)*kept*int64(buffer) + processMemory

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -161,7 +161,7 @@ func GobenchName(r *report.Report) string {
 	if c.Workload != "bcrypt" {
 		name += "/workload=" + c.Workload
 	}
-	if spec, err := workload.Lookup(c.Workload); err == nil {
+	if spec, err := decl.Lookup(c.Workload); err == nil {
 		name += spec.GobenchOf(c)
 	}
 	if c.SleepMs > 0 {

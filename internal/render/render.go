@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -48,7 +48,7 @@ func WriteLatencies(w io.Writer, reports []*report.Latency, format string) error
 
 // workloadText names the workload with its own values, as it says.
 func workloadText(c report.Config) string {
-	if spec, err := workload.Lookup(c.Workload); err == nil {
+	if spec, err := decl.Lookup(c.Workload); err == nil {
 		return spec.TextOf(c)
 	}
 	return c.Workload
@@ -73,7 +73,7 @@ func ForPeople(ws []report.Warning) []report.Warning {
 // per iteration (the command): the closed loop's batch, workers and spread
 // mean nothing for it.
 func isAlone(name string) bool {
-	spec, err := workload.Lookup(name)
+	spec, err := decl.Lookup(name)
 	return err == nil && spec.Alone
 }
 

@@ -14,7 +14,7 @@ import (
 // (bcrypt's cost, memtouch's buffer_bytes, memory and touch), in the order
 // the workload declares them. They are written inline in the config, after
 // "workload", so each workload adds its keys without a field here; the
-// workload's Spec (internal/bench/workload) says what they are.
+// workload's Spec (internal/bench/workload/decl) says what they are.
 type Params []Param
 
 // Param is one value under its JSON key.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
 	"github.com/throttlebench/throttlebench/internal/host"
@@ -138,7 +138,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 // runsProcesses says whether cfg's workload starts processes of its own
 // in the slice (the command).
 func runsProcesses(cfg runspec.ClosedLoop) bool {
-	spec, err := workload.Lookup(cfg.Workload)
+	spec, err := decl.Lookup(cfg.Workload)
 	return err == nil && spec.Alone
 }
 

@@ -12,7 +12,7 @@ import (
 type ClosedLoop struct {
 	Workload string `json:"workload"`
 	// Params are the workload's own values as its result's config holds
-	// them (workload.Spec: bcrypt's cost, memtouch's buffer_bytes…); one
+	// them (decl.Spec: bcrypt's cost, memtouch's buffer_bytes…); one
 	// left out takes its default.
 	Params report.Params `json:"params,omitempty"`
 	// CPU with waits: the first SlowWorkers workers sleep Sleep after every

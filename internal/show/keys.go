@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/sweep"
@@ -126,7 +126,7 @@ func batchRows(reps []report.Report) []sweep.Row {
 	own := []string{"workload", "workers", "gomaxprocs", "period", "burst", "cpus"}
 	var cols []col
 	name := reps[0].Config.Workload
-	spec, err := workload.Lookup(name)
+	spec, err := decl.Lookup(name)
 	if err != nil || slices.ContainsFunc(reps, func(r report.Report) bool { return r.Config.Workload != name }) {
 		own = own[1:] // the workload key tells them apart
 	} else {

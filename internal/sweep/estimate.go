@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -78,7 +78,7 @@ func (e *Estimator) EstimateSeconds(s Shape) float64 {
 // where the limit did not hold it back, else at least one (the command's
 // own parallelism is not known above the limit it ran at).
 func (e *Estimator) Learn(r *report.Report) {
-	if spec, err := workload.Lookup(r.Config.Workload); err == nil && spec.Alone {
+	if spec, err := decl.Lookup(r.Config.Workload); err == nil && spec.Alone {
 		cpu, wall := r.Model.CPUMsPerIteration, r.Stats.MeanMs
 		if cpu <= 0 || wall <= 0 {
 			return

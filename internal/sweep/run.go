@@ -13,7 +13,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
@@ -235,7 +235,7 @@ func ShapeOf(o plan.Options, numCPU int) Shape {
 	b := o.Bench
 	// A workload without a cost is first estimated at bcrypt's default,
 	// until a finished run teaches the estimator (Learn).
-	spec, err := workload.Lookup(b.Workload)
+	spec, err := decl.Lookup(b.Workload)
 	return Shape{Cost: cmp.Or(b.Params.Int("cost"), 4), Batch: b.Batch, Iterations: b.Iterations, Warmup: b.Warmup, MinTime: b.MinTime,
 		Workers: b.Workers, GOMAXPROCS: b.GOMAXPROCS, CPUs: o.Limits.CPUs(), NumCPU: numCPU, Alone: err == nil && spec.Alone}
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
@@ -88,7 +88,7 @@ func Lay[R comparable](rows []Outcome[R], notes *table.Notes, columns []table.Co
 // alone says whether rep's workload runs alone, one process per iteration
 // (the command).
 func alone(rep *report.Report) bool {
-	spec, err := workload.Lookup(rep.Config.Workload)
+	spec, err := decl.Lookup(rep.Config.Workload)
 	return err == nil && spec.Alone
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -120,7 +121,7 @@ func TestCommandPrepare(t *testing.T) {
 }
 
 func TestCommandNaming(t *testing.T) {
-	s, err := Lookup("command")
+	s, err := decl.Lookup("command")
 	require.NoError(t, err)
 	c := report.Config{Workload: "command", Params: report.Params{}.With("command", []string{"python3", "-c", "sum(range(10))"})}
 	assert.Equal(t, "command python3 -c 'sum(range(10))'", s.TextOf(c))

@@ -11,24 +11,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 )
 
 func TestMemtouchDeclaresBufferMemoryAndTouch(t *testing.T) {
-	s, err := Lookup("memtouch")
+	s, err := decl.Lookup("memtouch")
 	require.NoError(t, err)
 	require.Len(t, s.Params, 3)
-	assert.Equal(t, Param{Name: "buffer", JSON: "buffer_bytes", Default: 1 << 20, Min: 4096, Max: 1 << 30, Help: s.Params[0].Help}, s.Params[0])
+	assert.Equal(t, decl.Param{Name: "buffer", JSON: "buffer_bytes", Default: 1 << 20, Min: 4096, Max: 1 << 30, Help: s.Params[0].Help}, s.Params[0])
 	assert.Equal(t, "memory", s.Params[1].Name)
 	assert.Equal(t, []string{"fresh", "reuse"}, s.Params[1].Words)
 	assert.Equal(t, "touch", s.Params[2].Name)
 	assert.Equal(t, []string{"all", "page"}, s.Params[2].Words)
 	assert.Equal(t, 0, s.Params[2].Default, "all: the whole buffer painted, as a memset")
 	_, err = newW("memtouch", args{"memory": 2})
-	assert.ErrorIs(t, err, ErrBadConfig)
+	assert.ErrorIs(t, err, decl.ErrBadConfig)
 	_, err = newW("memtouch", args{"touch": 2})
-	assert.ErrorIs(t, err, ErrBadConfig)
+	assert.ErrorIs(t, err, decl.ErrBadConfig)
 	_, err = newW("memtouch", args{"memory": 1, "batch": 1025})
-	assert.ErrorIs(t, err, ErrBadConfig, "reuse: 1025 buffers of 1 MiB kept are above 1 GiB")
+	assert.ErrorIs(t, err, decl.ErrBadConfig, "reuse: 1025 buffers of 1 MiB kept are above 1 GiB")
 	_, err = newW("memtouch", args{"memory": 0, "batch": 1025})
 	assert.NoError(t, err, "fresh keeps none")
 }
@@ -160,13 +162,13 @@ func TestMemtouchFaultsPerOperation(t *testing.T) {
 
 func benchMemtouch(b *testing.B, memory, touch int) {
 	const batch = 100
-	w, err := newW("memtouch", args{"buffer": DefaultBuffer, "memory": memory, "touch": touch, "batch": batch})
+	w, err := newW("memtouch", args{"buffer": decl.DefaultBuffer, "memory": memory, "touch": touch, "batch": batch})
 	require.NoError(b, err)
 	// A warm-up iteration, as the closed loop runs: reuse's first touches.
 	for range batch {
 		require.NoError(b, w.Do())
 	}
-	b.SetBytes(DefaultBuffer) // MB/s: buffer bytes covered, every byte (all) or one store per page
+	b.SetBytes(decl.DefaultBuffer) // MB/s: buffer bytes covered, every byte (all) or one store per page
 	for b.Loop() {
 		if err := w.Do(); err != nil {
 			b.Fatal(err)

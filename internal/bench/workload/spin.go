@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -14,16 +13,8 @@ const SpinUnit = 1000
 // loop as the open loop's calibrated work (internal/bench/calibrate.go).
 const SpinLoop = "xorshift64 step (3 shifts, 3 xors, one dependent chain), result kept"
 
-var spinSpec = Spec{
-	Name:    "spin",
-	Help:    "a tight integer loop: units of 1000 dependent xorshift64 steps",
-	Compute: true,
-	Params: []Param{{Name: "units", Default: 1000, Min: 1, Max: 1_000_000_000,
-		Help: "spin: units per operation, a unit being 1000 dependent xorshift64 steps (about 1.6 µs on an AMD EPYC core)"}},
-	Text: func(c report.Config) string { return fmt.Sprintf("spin %d units", c.Params.Int("units")) },
-	new: func(ps report.Params, _ int) (Workload, error) {
-		return &spinWork{iters: uint64(ps.Int("units")) * SpinUnit}, nil
-	},
+func newSpin(ps report.Params, _ int) (Workload, error) {
+	return &spinWork{iters: uint64(ps.Int("units")) * SpinUnit}, nil
 }
 
 // spinSink keeps the loop's result alive, so the compiler cannot drop it.

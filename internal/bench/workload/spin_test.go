@@ -6,10 +6,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 )
 
 func TestSpinDeclaresUnits(t *testing.T) {
-	s, err := Lookup("spin")
+	s, err := decl.Lookup("spin")
 	require.NoError(t, err)
 	require.Len(t, s.Params, 1)
 	p := s.Params[0]

@@ -2,10 +2,6 @@ package workload
 
 import "time"
 
-// MaxSleep bounds --sleep: a sleep is not cut short when a run is
-// stopped, so it must stay short against a person waiting.
-const MaxSleep = time.Second
-
 // WithWaits makes w a slow worker's, CPU work with waits as fibtest's slow
 // threads do it (100 units, then 10 ms): after every `every` operations of
 // w it sleeps d. The sleep is in the worker's wall time, not its CPU time.

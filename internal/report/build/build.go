@@ -6,7 +6,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
 	"github.com/throttlebench/throttlebench/internal/bench"
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -144,7 +144,7 @@ func Build(in Input) *report.Report {
 	}
 	r.Spread = spread(throughputs(where))
 	r.Faults = faults(minor, major, len(in.Result.Iterations), in.Config.Batch*n)
-	if spec, err := workload.Lookup(in.Config.Workload); err == nil && spec.BytesPerOp != nil && s.Mean > 0 {
+	if spec, err := decl.Lookup(in.Config.Workload); err == nil && spec.BytesPerOp != nil && s.Mean > 0 {
 		bytes := float64(spec.BytesPerOp(r.Config.Params)) * float64(in.Config.Batch*n)
 		mbs := bytes / 1e6 / (s.Mean / 1000)
 		r.MBPerS = &mbs
@@ -184,7 +184,7 @@ func threadMoves(m, n int) report.Warning {
 // filled, as it ran), and the waits where there are any.
 func workloadConfig(c *report.Config, d runspec.ClosedLoop) {
 	c.Params = d.Params
-	if spec, err := workload.Lookup(d.Workload); err == nil {
+	if spec, err := decl.Lookup(d.Workload); err == nil {
 		if ps, err := spec.Complete(d.Params); err == nil {
 			c.Params = ps
 		}

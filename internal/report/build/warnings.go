@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/throttlebench/throttlebench/internal/bench/workload"
+	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/model"
 	"github.com/throttlebench/throttlebench/internal/report"
@@ -176,7 +176,7 @@ func Check(r *report.Report, bg Background, th Thresholds) []report.Warning {
 			// clear of this rule with room for noise.
 			batch := int(math.Ceil(2 * float64(c.Batch) * ms(q.quota) / cpu))
 			fix := fmt.Sprintf("use --batch %d or more", batch)
-			if spec, err := workload.Lookup(c.Workload); err == nil && spec.Alone {
+			if spec, err := decl.Lookup(c.Workload); err == nil && spec.Alone {
 				// A command's iteration is one run: it has no batch.
 				fix = "read the mean (not the median) over many runs (--min-time), or give the command more work per run"
 			}
