@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -341,11 +342,11 @@ func (c *Collection) Reports() []report.Report {
 
 func compareConfigs(a, b *report.Report) int {
 	for _, p := range config.Params {
-		if p.Key == nil {
+		if p.Key == "" {
 			continue
 		}
-		ta, va := p.Key(a)
-		tb, vb := p.Key(b)
+		ta, va := compare.ReadKey(a, p.Key)
+		tb, vb := compare.ReadKey(b, p.Key)
 		fa, aNum := number(va)
 		fb, bNum := number(vb)
 		if aNum && bNum {

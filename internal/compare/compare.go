@@ -42,7 +42,7 @@ const (
 var DefaultMatch = func() []string {
 	var names []string
 	for _, p := range config.Params {
-		if p.Key != nil {
+		if p.Key != "" {
 			names = append(names, p.Name)
 		}
 	}
@@ -53,18 +53,13 @@ var DefaultMatch = func() []string {
 // JSON output, and how it is read from a result.
 type keyDef struct {
 	name, json string
-	get        func(r *report.Report) (text string, value any)
+	get        keyReader
 }
 
-// keyDefs are the configuration's keys, then where and how it ran.
+// keyDefs are the configuration's keys (keys.go), then where and how it
+// ran.
 var keyDefs = func() []keyDef {
-	var defs []keyDef
-	for _, p := range config.Params {
-		if p.Key != nil {
-			defs = append(defs, keyDef{p.Name, p.KeyJSON, p.Key})
-		}
-	}
-	return append(defs,
+	return append(configKeyDefs(),
 		keyDef{"host", "hostname", func(r *report.Report) (string, any) { return r.Host.Hostname, r.Host.Hostname }},
 		keyDef{"kernel", "kernel", func(r *report.Report) (string, any) { return r.Host.Kernel, r.Host.Kernel }},
 		keyDef{"version", "cgroup_version", func(r *report.Report) (string, any) {

@@ -5,8 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/throttlebench/throttlebench/internal/report"
 )
 
 // A command runs once per iteration, as one process: the loop's knobs and
@@ -46,20 +44,4 @@ func mustRaw(t *testing.T, c Config, key string) []byte {
 	raw, ok := c.Params.Raw(key)
 	require.True(t, ok, key)
 	return raw
-}
-
-// compare pairs results of the same command only: the command line (and
-// --prepare) is in the workload key.
-func TestCommandCompareKey(t *testing.T) {
-	p, ok := Lookup("workload")
-	require.True(t, ok)
-	key := func(argv []string, prepare string) string {
-		r := &report.Report{Config: report.Config{Workload: "command",
-			Params: report.Params{}.With("command", argv).With("prepare", prepare)}}
-		k, _ := p.Key(r)
-		return k
-	}
-	assert.Equal(t, "command(python3 -c pass)", key([]string{"python3", "-c", "pass"}, ""))
-	assert.Equal(t, "command(make -j2,prepare=make clean)", key([]string{"make", "-j2"}, "make clean"))
-	assert.NotEqual(t, key([]string{"sh", "-c", "a b"}, ""), key([]string{"sh", "-c", "a", "b"}, ""), "arguments keep their bounds")
 }

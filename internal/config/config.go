@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -169,12 +168,12 @@ type Param struct {
 	// AxisRank orders a sweep's axes, outermost first: the CPU share varies
 	// fastest, so a table reads down a share scan.
 	AxisRank int
-	// Key reads the parameter back from a result, for compare's matching
-	// and labels: its text and its JSON value; KeyJSON names it in compare's
-	// JSON. nil: not a key (--cpus is the quota's other spelling; counts
-	// like --iterations do not make two results different configurations).
-	Key     func(r *report.Report) (text string, value any)
-	KeyJSON string
+	// Key makes the parameter one of compare's keys, which match results
+	// by configuration: its name in a result's JSON and in compare's,
+	// which internal/compare reads back from a result by that name. "":
+	// not a key (--cpus is the quota's other spelling; counts like
+	// --iterations do not make two results different configurations).
+	Key string
 	// parse checks one value alone and stores it.
 	parse func(c *Config, v string) error
 }
@@ -191,11 +190,11 @@ var batchParams = slices.Concat([]Param{
 			c.Workload, err = choice("workload", v, decl.Names())
 			return
 		},
-		KeyJSON: "workload", Key: workloadKey},
+		Key: "workload"},
 }, workloadParams(), []Param{
 	{Name: "batch", Kind: Int, Default: "50", Help: "operations (bcrypt hashes, spin units…) per worker per iteration",
-		parse:   func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
-		KeyJSON: "batch", Key: loopKey(func(c report.Config) int { return c.Batch })},
+		parse: func(c *Config, v string) (err error) { c.Batch, err = integer("batch", v, 1, 1_000_000); return },
+		Key:   "batch"},
 	{Name: "iterations", Kind: Int, Default: "5", Help: "measured iterations",
 		parse: func(c *Config, v string) (err error) {
 			c.Iterations, err = integer("iterations", v, 1, runspec.MaxIterations)
@@ -207,8 +206,8 @@ var batchParams = slices.Concat([]Param{
 		parse: parseMinTime},
 	{Name: "workers", Kind: Int, Default: "1", Axis: true, AxisRank: 2, Help: "worker threads, each running --batch operations per iteration",
 		For: Batch | Latency, HelpLatency: "worker threads serving requests from the queue",
-		parse:   func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
-		KeyJSON: "workers", Key: loopKey(func(c report.Config) int { return c.Workers })},
+		parse: func(c *Config, v string) (err error) { c.Workers, err = integer("workers", v, 1, MaxCPUs); return },
+		Key:   "workers"},
 	{Name: "sleep", Kind: Duration, Default: "0s", Axis: true, AxisRank: 1,
 		Help:  "CPU with waits: a slow worker sleeps this long after every --sleep-every operations, up to 1s (0 = no sleeps)",
 		parse: parseSleep},
@@ -221,49 +220,28 @@ var batchParams = slices.Concat([]Param{
 		Help:  "CPU with waits: how many workers (the first ones) sleep, or all; the rest run without sleeps",
 		parse: parseSlowWorkers},
 	{Name: "gomaxprocs", Kind: Words, Default: "workers", Axis: true, AxisRank: 3, Words: []string{"workers", "runtime", "floor", "ceil"}, For: Batch | Latency,
-		Help:    "GOMAXPROCS of the workload (a command's, or --serve's server's, GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
-		parse:   parseGOMAXPROCS,
-		KeyJSON: "gomaxprocs", Key: func(r *report.Report) (string, any) {
-			if alone(r) && r.Config.GOMAXPROCSPolicy == "runtime" {
-				// Not set for the command: the number is only this
-				// machine's CPUs, not part of what ran.
-				return "", r.Config.GOMAXPROCS
-			}
-			return strconv.Itoa(r.Config.GOMAXPROCS), r.Config.GOMAXPROCS
-		}},
+		Help:  "GOMAXPROCS of the workload (a command's, or --serve's server's, GOMAXPROCS environment variable): a number, workers (each worker can run in parallel), runtime (Go's cgroup-aware default; a command's environment as it is), floor (uber-go/automaxprocs: floor(quota/period), at least 1) or ceil (Go 1.25's default: ceil(quota/period), at least 2, at most the CPUs)",
+		parse: parseGOMAXPROCS, Key: "gomaxprocs"},
 	{Name: "period", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 4, Limit: true, Help: "CFS period, 1ms–1s (default 100ms)", parse: parsePeriod,
-		KeyJSON: "period_us", Key: func(r *report.Report) (string, any) {
-			if r.Cgroup.PeriodUs == nil {
-				return "none", nil
-			}
-			return usText(*r.Cgroup.PeriodUs), *r.Cgroup.PeriodUs
-		}},
+		Key: "period_us"},
 	{Name: "quota", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 6, Limit: true, Share: true, Words: []string{"max"}, Help: "CFS quota per period, ≥ 1ms, or max (default max)", parse: parseQuota,
-		KeyJSON: "quota_us", Key: func(r *report.Report) (string, any) {
-			if r.Cgroup.QuotaUs < 0 {
-				return "max", r.Cgroup.QuotaUs
-			}
-			return usText(r.Cgroup.QuotaUs), r.Cgroup.QuotaUs
-		}},
+		Key: "quota_us"},
 	{Name: "burst", For: Batch | Latency, Kind: Duration, Axis: true, AxisRank: 5, Limit: true, Help: "CFS burst, ≤ quota: unused quota that may be saved up", parse: parseBurst,
-		KeyJSON: "burst_us", Key: func(r *report.Report) (string, any) { return usText(r.Cgroup.BurstUs), r.Cgroup.BurstUs }},
+		Key: "burst_us"},
 	{Name: "cpus", For: Batch | Latency, Kind: Float, Axis: true, AxisRank: 7, Limit: true, Share: true, Words: []string{"max"},
 		Help: "CPUs allowed, like docker --cpus or a pod's limit (0.5 or 500m): quota = cpus × period; max: no quota (as --quota max)", HelpList: ", max an unlimited arm beside the limited ones", parse: parseCPUs},
 	// Placement. The cpuset is no axis: its list format has commas.
 	{Name: "cpuset", For: Batch | Latency, Kind: Words, Limit: true,
 		Help:  "CPUs of the slice, in the kernel's list format such as 0-3,8 (the cpuset controller; default: all the parent has)",
-		parse: parseCpuset,
-		// The placement's keys read "" (compare leaves them out) when not
-		// asked for: results from before they existed read as they did.
-		KeyJSON: "cpuset", Key: func(r *report.Report) (string, any) { return r.Config.Cpuset, r.Config.Cpuset }},
+		parse: parseCpuset, Key: "cpuset"},
 	{Name: "pin", Kind: Bool, Default: "false",
-		Help:    "pin worker i to the i-th CPU it may use (round again past the last), as fibtest pins each thread",
-		parse:   boolParam("pin", func(c *Config) *bool { return &c.Pin }),
-		KeyJSON: "pin", Key: func(r *report.Report) (string, any) { return flagKey(r.Config.Pin), r.Config.Pin }},
+		Help:  "pin worker i to the i-th CPU it may use (round again past the last), as fibtest pins each thread",
+		parse: boolParam("pin", func(c *Config) *bool { return &c.Pin }),
+		Key:   "pin"},
 	{Name: "one-per-core", Kind: Bool, Default: "false",
-		Help:    "run the workers on one SMT sibling of each core they may use: half the vCPUs of an SMT machine, none taken offline",
-		parse:   boolParam("one-per-core", func(c *Config) *bool { return &c.OnePerCore }),
-		KeyJSON: "one_per_core", Key: func(r *report.Report) (string, any) { return flagKey(r.Config.OnePerCore), r.Config.OnePerCore }},
+		Help:  "run the workers on one SMT sibling of each core they may use: half the vCPUs of an SMT machine, none taken offline",
+		parse: boolParam("one-per-core", func(c *Config) *bool { return &c.OnePerCore }),
+		Key:   "one_per_core"},
 })
 
 // parseCpuset reads a CPU list; which CPUs exist here is for the command
@@ -275,14 +253,6 @@ func parseCpuset(c *Config, v string) error {
 	}
 	c.Cpuset = cpus
 	return nil
-}
-
-// flagKey is a flag's key text: "true", or "" (not set) for false.
-func flagKey(b bool) string {
-	if b {
-		return "true"
-	}
-	return ""
 }
 
 func boolParam(name string, field func(*Config) *bool) func(*Config, string) error {
@@ -331,19 +301,11 @@ func AxesFor(cmd Command) []Param {
 	return out
 }
 
-// usText shows microseconds as a Go duration: 100ms, 1.5ms, 0.
-func usText(us int64) string {
-	if us == 0 {
-		return "0"
-	}
-	return (time.Duration(us) * time.Microsecond).String()
-}
-
 // workloadParams are the Params of every workload's own parameters, as
 // each declares them (default, range or words, help), in the registry's
 // order; each is an axis. One is a compare key of its own where the
 // workload says so (bcrypt's cost); the others are in the workload's key
-// (workloadKey).
+// (internal/compare reads both).
 func workloadParams() []Param {
 	var out []Param
 	for _, spec := range decl.Specs() {
@@ -380,61 +342,12 @@ func workloadParams() []Param {
 				p.Kind, p.Words = Words, wp.Words
 			}
 			if wp.OwnKey {
-				key, owner := wp.Key(), spec.Name
-				p.KeyJSON, p.Key = key, func(r *report.Report) (string, any) {
-					n := r.Config.Params.Int(key)
-					if r.Config.Workload != owner {
-						return "", n // another workload's: cost=0 meant nothing
-					}
-					return strconv.Itoa(n), n
-				}
+				p.Key = wp.Key()
 			}
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// workloadKey is the workload's match key: its name, then the parameters
-// of the workload that ran and the waits where there are any, so that
-// spin(units=1000) and spin(units=2000) are two configurations while a
-// bcrypt result reads "bcrypt" as it always has.
-func workloadKey(r *report.Report) (string, any) {
-	c := r.Config
-	var ps []string
-	if spec, err := decl.Lookup(c.Workload); err == nil {
-		ps = spec.KeyOf(c)
-	}
-	if c.SleepMs > 0 {
-		ps = append(ps, fmt.Sprintf("sleep=%v", time.Duration(c.SleepMs*float64(time.Millisecond))),
-			"sleep-every="+strconv.Itoa(c.SleepEvery), "slow-workers="+strconv.Itoa(c.SlowWorkers))
-	}
-	if len(ps) == 0 {
-		return c.Workload, c.Workload
-	}
-	k := c.Workload + "(" + strings.Join(ps, ",") + ")"
-	return k, k
-}
-
-// alone says whether r's workload runs alone, one process per iteration
-// (the command): the closed loop's batch and workers are always 1 there.
-func alone(r *report.Report) bool {
-	spec, err := decl.Lookup(r.Config.Workload)
-	return err == nil && spec.Alone
-}
-
-// loopKey is the key of a closed-loop knob (batch, workers): its number,
-// or "" (not shown, as compare leaves out a key not set) for a command,
-// where it is always 1 and means nothing. The value stays, so that
-// compare's JSON keeps its keys.
-func loopKey(get func(report.Config) int) func(r *report.Report) (string, any) {
-	return func(r *report.Report) (string, any) {
-		n := get(r.Config)
-		if alone(r) {
-			return "", n
-		}
-		return strconv.Itoa(n), n
-	}
 }
 
 // Lookup returns the parameter called name.

@@ -167,34 +167,12 @@ func TestResolvePlacement(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown parameter --pin", "the open loop's workers are not pinned")
 }
 
-// The workload key carries memtouch's parameters, touch among them; a
-// result written before touch existed stored one byte per page, so it
-// reads as page: it matches today's --touch page, not the default; its
-// reuse kept one buffer, not one per operation of the batch.
-func TestWorkloadKeyMemtouchTouch(t *testing.T) {
-	key := func(c report.Config) string { k, _ := workloadKey(&report.Report{Config: c}); return k }
-	mt := report.Config{Workload: "memtouch", Params: report.Params{}.With("buffer_bytes", 1<<20).With("memory", "fresh"), Batch: 100}
-	old := key(mt)
-	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=page)", old)
-	mt.Params = mt.Params.With("touch", "page")
-	assert.Equal(t, old, key(mt))
-	mt.Params = mt.Params.With("touch", "all")
-	assert.Equal(t, "memtouch(buffer=1048576,memory=fresh,touch=all)", key(mt))
-
-	// Reuse says how many buffers it repainted: one per operation of the
-	// batch, one in all before touch existed.
-	mt.Params = mt.Params.With("memory", "reuse")
-	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=all,kept=100)", key(mt))
-	mt.Params = mt.Params.With("touch", "page")
-	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=100)", key(mt))
-	mt.Params = report.Params{}.With("buffer_bytes", 1<<20).With("memory", "reuse")
-	assert.Equal(t, "memtouch(buffer=1048576,memory=reuse,touch=page,kept=1)", key(mt))
-	assert.Equal(t, "spin(units=1000)", key(report.Config{Workload: "spin", Params: report.Params{}.With("units", 1000)}))
-	assert.Equal(t, "bcrypt", key(report.Config{Workload: "bcrypt", Params: report.Params{}.With("cost", 4)}))
-
+// memtouch's touch is an axis of words, and no key of its own: the workload's
+// key carries it (internal/compare's TestWorkloadKeyMemtouchTouch).
+func TestTouchParam(t *testing.T) {
 	p, ok := Lookup("touch")
 	require.True(t, ok)
 	assert.Equal(t, [3]any{Words, "all", []string{"all", "page"}}, [3]any{p.Kind, p.Default, p.Words})
 	assert.True(t, p.Axis, "a sweep may list both")
-	assert.Nil(t, p.Key, "the workload's key carries it")
+	assert.Empty(t, p.Key, "the workload's key carries it")
 }

@@ -2,7 +2,10 @@
 // how often, on how many workers, under which CFS limits. The parameters'
 // flags, the sweep's axes, compare's match keys and the labels of tables
 // and plots derive from the parameters declared here, so a new parameter (a
-// workload's own knob, a request rate) is added once, in Params.
+// workload's own knob, a request rate) is added once, in Params. A
+// parameter that is a match key names it by its JSON name (Param.Key);
+// internal/compare reads it back from a result (its keys.go), so a new key
+// needs a reader there too, or compare panics as it loads.
 //
 // Values arrive as text (a flag, one value of a sweep axis) and are checked
 // here, in one place, with errors that name the parameter, the value and

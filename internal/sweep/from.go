@@ -3,6 +3,7 @@ package sweep
 import (
 	"strconv"
 
+	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
@@ -10,9 +11,9 @@ import (
 // FromReports lays results read back (a sweep's JSON, what collect
 // recovered from a cluster) out as a sweep's rows, in the order given: one
 // column for each setting that differs among them, outermost first: the
-// node they ran on, then the configuration's keys (config.Params), the CPU
-// share as cpus (quota/period, as --cpus names it; max when unlimited) in
-// place of the quota. When nothing differs, the CPU share alone. So the
+// node they ran on, then the configuration's keys (config.Params, read
+// back as compare reads them), the CPU share as cpus (quota/period, as
+// --cpus names it; max when unlimited) in place of the quota. When nothing differs, the CPU share alone. So the
 // same limit on three nodes is one table with a node column, and one plot
 // with a line per node.
 func FromReports(reps []report.Report) []Row {
@@ -24,12 +25,12 @@ func FromReports(reps []report.Report) []Row {
 	cpus := column{"cpus", cpusText}
 	for _, p := range config.Params {
 		switch {
-		case p.Key == nil:
+		case p.Key == "":
 		case p.Name == "quota":
 			cols = append(cols, cpus)
 		default:
 			key := p.Key
-			cols = append(cols, column{p.Name, func(r *report.Report) string { t, _ := key(r); return t }})
+			cols = append(cols, column{p.Name, func(r *report.Report) string { t, _ := compare.ReadKey(r, key); return t }})
 		}
 	}
 	var shown []column
