@@ -19,6 +19,11 @@
 // Columns). Config.ClosedLoop and Config.OpenLoop are what the drivers run
 // with.
 //
+// A file a job: config.go the type and its conversions, params.go the
+// parameters (Params, Lookup, Axes), resolve.go Resolve and ResolveFor
+// with their checks of how values combine, parse.go one value's parsers;
+// openloop.go and instances.go latency's part of each.
+//
 // It may not touch the system: it only checks where an output would go
 // (atomicfile.Target).
 package config
