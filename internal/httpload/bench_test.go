@@ -172,6 +172,16 @@ func BenchmarkVsVegeta(b *testing.B) {
 			row("  vegeta from its schedule, as ours", vegSched, vegErr)
 			row("  of which httpload's send after the arrival", wake, 0)
 			k := fmt.Sprintf("%.0fk", rate/1000)
+			late := 0
+			fwake := hdrhistogram.New(1, int64(time.Minute), 3)
+			for _, q := range fl.Requests {
+				_ = fwake.RecordValue(int64(q.Start - q.Scheduled))
+				if q.Start-q.Scheduled > time.Millisecond {
+					late++
+				}
+			}
+			b.ReportMetric(us(fwake, 50), "floor-send-"+k+"-p50-µs")
+			b.ReportMetric(float64(late), "floor-late-1ms-"+k)
 			b.ReportMetric(us(ours, 50), "ours-"+k+"-p50-µs")
 			b.ReportMetric(us(ours, 99), "ours-"+k+"-p99-µs")
 			b.ReportMetric(us(veg, 50), "vegeta-"+k+"-p50-µs")

@@ -268,28 +268,22 @@ func TestCancelled(t *testing.T) {
 }
 
 // The client's floor against its own null server: every request 200,
-// dispatched on time. Here, with another helper's CPU-bound runs beside,
-// the floor at 1,000/s had a p50 of 134-155 µs (90-120 idle), a p99 of
-// 3.1-5.2 ms, and 8-17 of 300 requests sent more than 1 ms after their
-// arrival (the median 26-43 µs after); the bounds leave room for a CI
-// machine busy with the other packages' tests, and fail a client that
-// sends late as a rule.
+// each connection warmed, and none sent before its arrival. How late the
+// sends are is BenchmarkVsVegeta's figure ("its Floor", and the metrics
+// floor-send-p50-µs and floor-late-1ms): a bound here (fewer than 90 of 300
+// sent more than 1 ms after their arrival, a p50 under 2 ms) failed 6 of 8
+// runs beside ten busy loops (124-182 late, p50 up to 2.8 ms) and a
+// clean-clone CI run beside other builds; quiet, 8-17 were late.
 func TestFloor(t *testing.T) {
 	res, err := httpload.Floor(context.Background(), httpload.Config{Request: runspec.Request{URL: "http://example.test/path?q", Connections: 8}}, every(300, time.Millisecond))
 	require.NoError(t, err)
 	assert.Equal(t, 300, res.OK)
 	assert.Equal(t, 8, res.Warm)
-	assert.Less(t, res.Quantile(50), 2*time.Millisecond)
 	var wake []time.Duration
-	late := 0
 	for _, r := range res.Requests {
 		wake = append(wake, r.Start-r.Scheduled)
-		if r.Start-r.Scheduled > time.Millisecond {
-			late++
-		}
 	}
 	slices.Sort(wake)
-	assert.Less(t, wake[len(wake)/2], time.Millisecond, "the median send after its arrival")
-	assert.Less(t, late, 90, "sent more than 1 ms after its arrival")
-	t.Logf("floor at 1,000/s: p50 %v p99 %v, sent %v after the arrival at the median, %d more than 1 ms", res.Quantile(50), res.Quantile(99), wake[len(wake)/2], late)
+	assert.GreaterOrEqual(t, wake[0], time.Duration(0), "a request sent before its arrival")
+	t.Logf("floor at 1,000/s: p50 %v p99 %v, sent %v after the arrival at the median", res.Quantile(50), res.Quantile(99), wake[len(wake)/2])
 }
