@@ -31,13 +31,17 @@ import (
 	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
-// shapePeriod is the pods' CFS period: a throttled stretch is at most one
+// shapePeriod is the pods' CFS period: a throttled stretch is about one
 // period long, and a stretch cut by the window's edge (counted whole when
 // it ends, traced from the window's start) is the comparison's error:
-// shapeThrottles periods in, at most a thirtieth.
+// shapeThrottles periods in, about a sixtieth. In a guest emulated on a
+// busy host the unthrottle's timer fires late and a stretch outlasts its
+// period: with 30 throttles, a clean-clone CI run beside other builds
+// (load 12) read the container at 945.6 ms traced against 1055.6 ms
+// counted, 0.896, outside shapeBand.
 const (
 	shapePeriod    = 50 * time.Millisecond
-	shapeThrottles = 30
+	shapeThrottles = 60
 )
 
 // shapeBand is issue 34's bound: each group within 10% of its counter.
