@@ -1,16 +1,17 @@
 package main
 
 import (
-	"io"
+	"context"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cleanup"
+	"github.com/throttlebench/throttlebench/internal/options"
 )
 
-func newCmdCleanup(stdout, _ io.Writer) *cobra.Command {
-	o := &cleanup.Flags{}
+func newCmdCleanup(f *factory, runF func(context.Context, cleanup.Where) error) *cobra.Command {
+	o := &options.Cleanup{}
 	cmd := &cobra.Command{
 		Use:   "cleanup",
 		Short: "Remove slices left by runs whose process no longer lives (e.g. killed with SIGKILL)",
@@ -28,13 +29,22 @@ scope is stopped over the system bus once nothing is left in it. A scope in
 which a process still lives is left running and listed; systemd stops it
 by itself once that process is gone.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			r, err := cleanup.Run(cgroup.Host{Root: "/"}, *o)
-			r.Write(stdout, err != nil)
-			return err
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w, err := o.Resolve(cgroup.Host{Root: "/"})
+			if err != nil {
+				return err
+			}
+			return runF(cmd.Context(), w)
 		},
 	}
 	cmd.Flags().StringVar(&o.Parent, "parent", "", "cgroup under which slices were created (default: throttlebench at the top of the cpu hierarchy)")
 	cmd.Flags().StringVar(&o.Version, "cgroup-version", "auto", "cgroup version: auto, 1, 2")
 	return cmd
+}
+
+// cleanup is cleanup's engine: what it did, a line each.
+func (f *factory) cleanup(_ context.Context, w cleanup.Where) error {
+	r, err := cleanup.Run(cgroup.Host{Root: "/"}, w)
+	r.Write(f.Stdout, err != nil)
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -8,12 +9,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/collect"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
-func newCmdCollect(stdout, stderr io.Writer) *cobra.Command {
-	o := &collect.Options{}
+// collectPlan is collect resolved: its flags, and the inputs (- is In).
+type collectPlan struct {
+	Collect options.Collect
+	Inputs  []string
+	In      io.Reader
+}
+
+func newCmdCollect(f *factory, runF func(context.Context, collectPlan) error) *cobra.Command {
+	o := &options.Collect{}
 	cmd := &cobra.Command{
 		Use:   "collect [FILE|DIR|-]...",
 		Short: "Recover the results of a sweep run on a cluster from its pods' logs or a Sonobuoy archive, into one results file",
@@ -38,16 +47,21 @@ bad usage or an unreadable input.`,
 			if len(args) == 0 {
 				args = []string{"-"}
 			}
-			return runCollect(*o, args, cmd.InOrStdin(), stdout, stderr)
+			return runF(cmd.Context(), collectPlan{Collect: *o, Inputs: args, In: cmd.InOrStdin()})
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
-	f.StringSliceVar(&o.Nodes, "node", nil, "keep only the results of these nodes (comma-separated or repeated), to compare one node with another")
+	fl := cmd.Flags()
+	fl.StringVarP(&o.Output, "output", "o", "", "write the results to this file (atomically) instead of stdout")
+	fl.StringSliceVar(&o.Nodes, "node", nil, "keep only the results of these nodes (comma-separated or repeated), to compare one node with another")
 	return cmd
 }
 
-func runCollect(o collect.Options, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// collect is collect's engine.
+func (f *factory) collect(_ context.Context, p collectPlan) error {
+	return runCollect(p.Collect, p.Inputs, p.In, f.Stdout, f.Stderr)
+}
+
+func runCollect(o options.Collect, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := o.Check(args); err != nil {
 		return err
 	}

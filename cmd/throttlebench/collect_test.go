@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/throttlebench/throttlebench/internal/collect"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
@@ -127,7 +127,7 @@ func TestCollectCountsSourcesNotReasons(t *testing.T) {
 	require.NoError(t, err)
 	log := "{\n  \"schema_version\": 1,\n{\"hello\": 1}\n" + string(data)
 	var out, errb bytes.Buffer
-	err = runCollect(collect.Options{}, []string{"-"}, strings.NewReader(log), &out, &errb)
+	err = runCollect(options.Collect{}, []string{"-"}, strings.NewReader(log), &out, &errb)
 	require.Error(t, err)
 	assert.Equal(t, "1 of 1 pods or files left no result or a broken one (listed above); the 1 results recovered are written", err.Error())
 	assert.Equal(t, 2, strings.Count(errb.String(), "no result from stdin"), errb.String())
@@ -139,7 +139,7 @@ func TestCollectStdin(t *testing.T) {
 	data, err := os.ReadFile(recorded("prefixed.log"))
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	err = runCollect(collect.Options{}, []string{"-"}, bytes.NewReader(data), &out, &errb)
+	err = runCollect(options.Collect{}, []string{"-"}, bytes.NewReader(data), &out, &errb)
 	require.Error(t, err, "one pod failed")
 	reps, err := report.Load(&out)
 	require.NoError(t, err)

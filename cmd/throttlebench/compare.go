@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,12 +11,19 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/compare"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
-func newCmdCompare(stdout, stderr io.Writer) *cobra.Command {
-	o := &compare.Flags{}
+// comparePlan is compare resolved: how, and the two files.
+type comparePlan struct {
+	Run      compare.Run
+	Old, New string
+}
+
+func newCmdCompare(f *factory, runF func(context.Context, comparePlan) error) *cobra.Command {
+	o := &options.Compare{}
 	cmd := &cobra.Command{
 		Use:   "compare OLD NEW",
 		Short: "Compare two sets of results and flag significant changes in duration (for CI)",
@@ -60,30 +68,35 @@ significance test is made, and it exits 0.`,
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.Resolve()
 			if err != nil {
 				return err
 			}
-			return runCompare(r, args[0], args[1], stdout, stderr)
+			return runF(cmd.Context(), comparePlan{Run: r, Old: args[0], New: args[1]})
 		},
 	}
-	f := cmd.Flags()
-	f.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test: a change needs p below it")
-	f.StringVar(&o.Threshold, "threshold", strconv.FormatFloat(compare.DefaultThresholdPct, 'g', -1, 64)+"%",
+	fl := cmd.Flags()
+	fl.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test: a change needs p below it")
+	fl.StringVar(&o.Threshold, "threshold", strconv.FormatFloat(compare.DefaultThresholdPct, 'g', -1, 64)+"%",
 		"smallest change of the median wall time that counts, in percent (5 or 5%)")
-	f.StringVar(&o.CPUThreshold, "cpu-threshold", strconv.FormatFloat(compare.DefaultCPUThresholdPct, 'g', -1, 64)+"%",
+	fl.StringVar(&o.CPUThreshold, "cpu-threshold", strconv.FormatFloat(compare.DefaultCPUThresholdPct, 'g', -1, 64)+"%",
 		"smallest change of the median CPU time per iteration that counts (--judge code)")
-	f.StringVar(&o.Judge, "judge", compare.JudgeCode, "what decides: code (CPU per iteration where both sides have it; a wall change the machine explains fails nothing) or wall")
-	f.StringVar(&o.FailOn, "fail-on", compare.FailOnRegression, "exit 3 on: regression (significantly slower), change (slower or faster), never")
-	formatFlag(f, &o.Format, compare.Formats)
-	f.StringVar(&o.Match, "match", strings.Join(compare.DefaultMatch, ","),
+	fl.StringVar(&o.Judge, "judge", compare.JudgeCode, "what decides: code (CPU per iteration where both sides have it; a wall change the machine explains fails nothing) or wall")
+	fl.StringVar(&o.FailOn, "fail-on", compare.FailOnRegression, "exit 3 on: regression (significantly slower), change (slower or faster), never")
+	formatFlag(fl, &o.Format, compare.Formats)
+	fl.StringVar(&o.Match, "match", strings.Join(compare.DefaultMatch, ","),
 		"keys that make two results the same configuration, from: "+strings.Join(compare.Keys(), ", ")+
 			"; or +KEY and -KEY to add to or take from the default (-node: one node's results against another's)")
-	f.StringVarP(&o.Output, "output", "o", "", "write the comparison to this file (atomically) instead of stdout")
-	f.StringVar(&o.Columns, "columns", "", "the table's columns: all, or a list of "+strings.Join(compare.Columns, ", ")+
+	fl.StringVarP(&o.Output, "output", "o", "", "write the comparison to this file (atomically) instead of stdout")
+	fl.StringVar(&o.Columns, "columns", "", "the table's columns: all, or a list of "+strings.Join(compare.Columns, ", ")+
 		" (default: the configuration, the two sides and the change, and what else fits the terminal's width, 80 when not a terminal)")
 	return cmd
+}
+
+// compare is compare's engine.
+func (f *factory) compare(_ context.Context, p comparePlan) error {
+	return runCompare(p.Run, p.Old, p.New, f.Stdout, f.Stderr)
 }
 
 func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer) error {
@@ -136,22 +149,6 @@ func runCompare(r compare.Run, oldPath, newPath string, stdout, stderr io.Writer
 	}
 	if err := res.Failed(r.FailOn); err != nil {
 		return &codeError{exitRegression, err}
-	}
-	return nil
-}
-
-// compareSizes compares two size results: no test, exit 0 (NoSizeTest).
-func compareSizes(r compare.Run, old, new compare.SizeSide, stdout, stderr io.Writer) error {
-	res := compare.CompareSize(old, new)
-	if err := writeOutput(r.Output, stdout, func(w io.Writer) error {
-		return compare.WriteSize(w, res, r.Format, table.View{Width: tableWidth(r.Output, stdout)})
-	}); err != nil {
-		return err
-	}
-	if r.Format != "text" || r.Output != "" {
-		for _, w := range res.Warnings {
-			fmt.Fprintf(stderr, "throttlebench: warning: %s\n", w.Text)
-		}
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,13 +9,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/throttlebench/throttlebench/internal/kube"
-	"github.com/throttlebench/throttlebench/internal/modes"
-	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/options"
 )
 
 // registerEmit declares sweep's flags for writing Kubernetes manifests or
 // Sonobuoy plugins instead of running.
-func registerEmit(cmd *cobra.Command, e *kube.Flags) {
+func registerEmit(cmd *cobra.Command, e *options.Emit) {
 	f := cmd.Flags()
 	f.StringVar(&e.Emit, "emit", "", "write the sweep instead of running it: kubernetes (one batch/v1 Job per configuration), sonobuoy (one Sonobuoy plugin per configuration)")
 	f.StringVar(&e.Image, "image", kube.DefaultImage, "--emit: the image the pods run (FROM scratch, the binary at "+kube.Entrypoint+")")
@@ -28,21 +26,6 @@ func registerEmit(cmd *cobra.Command, e *kube.Flags) {
 	f.BoolVar(&e.PerNode, "per-node", false, "--emit kubernetes: one copy of every Job per node of --nodes or --nodes-from, pinned to it")
 	f.StringVar(&e.Nodes, "nodes", "", "--per-node: the nodes, comma-separated")
 	f.StringVar(&e.NodesFrom, "nodes-from", "", "--per-node: a file (- for stdin) of node names, one a line, such as kubectl get nodes -o name prints")
-}
-
-// sweepEmit writes the sweep's plan (runopts.Sweep.EmitRequest) through the
-// emitter instead of running it.
-func sweepEmit(cmd *cobra.Command, o *runopts.Sweep, g modes.Given, stdout, stderr io.Writer) error {
-	line := sweepCommandLine(cmd)
-	if o.Run.Argv != nil {
-		line += " -- " + strings.Join(o.Run.Argv, " ")
-	}
-	req, err := o.EmitRequest(cmd.Context(), g, cmd.InOrStdin(), line, stderr)
-	if err != nil {
-		return err
-	}
-	req.Skipped = skipped(stderr)
-	return kube.Emit(req, stdout)
 }
 
 // sweepCommandLine restates the sweep's flags as given (in the order of their

@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/childproto"
+	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -142,3 +143,16 @@ type codeError struct {
 
 func (e *codeError) Error() string { return e.err.Error() }
 func (e *codeError) Unwrap() error { return e.err }
+
+// sizeOutcome is size's exit code, from what the search came to: 0 with a
+// recommendation, exitNoLimit where it decided that no limit meets the
+// target, exitUndecided where it could not tell.
+func sizeOutcome(r sizing.Result) error {
+	switch r.Outcome {
+	case sizing.OutcomeNoLimit:
+		return &codeError{exitNoLimit, errors.New("no recommendation: " + r.Why)}
+	case sizing.OutcomeUndecided:
+		return &codeError{exitUndecided, errors.New("no recommendation, undecided: " + r.Why)}
+	}
+	return nil
+}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"io"
+	"context"
 	"os"
 	"runtime"
 	"strings"
@@ -29,7 +29,7 @@ type inspectOptions struct {
 	root   string // "/"; tests point it at a fixture tree
 }
 
-func newCmdInspect(stdout, _ io.Writer) *cobra.Command {
+func newCmdInspect(f *factory, runF func(context.Context, inspectOptions) error) *cobra.Command {
 	o := &inspectOptions{root: "/"}
 	cmd := &cobra.Command{
 		Use:   "inspect",
@@ -48,31 +48,36 @@ slice can be created here; Go's default GOMAXPROCS; how busy the machine is
 			if err := badinput.Choice("format", o.format, inspect.Formats); err != nil {
 				return err
 			}
-			affinity, _ := inspect.Affinity() // unknown (nil) where there is none
-			r, err := inspect.Gather(cmd.Context(), inspect.Options{
-				Root: o.root,
-				Process: inspect.Process{
-					Affinity: affinity, NumCPU: runtime.NumCPU(), GOMAXPROCS: startGOMAXPROCS,
-					GOMAXPROCSEnv: os.Getenv("GOMAXPROCS"), GoVersion: runtime.Version(),
-				},
-				Busy:  inspect.SampleBusy(o.root, busyWindow),
-				Trace: tracer.Probe,
-				Driver: func() (string, string) {
-					name, why, err := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(cmd.Context()))
-					if err != nil {
-						return "none", err.Error() // run would exit 2 with it
-					}
-					return name, why
-				},
-			})
-			if err != nil {
-				return err
-			}
-			return inspect.Write(stdout, r, o.format)
+			return runF(cmd.Context(), *o)
 		},
 	}
 	formatFlag(cmd.Flags(), &o.format, inspect.Formats)
 	// inspect has no -o: its help names no extension.
 	cmd.Flags().Lookup("format").Usage = "output format: " + strings.Join(inspect.Formats, ", ")
 	return cmd
+}
+
+// inspect is inspect's engine: the machine gathered and written.
+func (f *factory) inspect(ctx context.Context, o inspectOptions) error {
+	affinity, _ := inspect.Affinity() // unknown (nil) where there is none
+	r, err := inspect.Gather(ctx, inspect.Options{
+		Root: o.root,
+		Process: inspect.Process{
+			Affinity: affinity, NumCPU: runtime.NumCPU(), GOMAXPROCS: startGOMAXPROCS,
+			GOMAXPROCSEnv: os.Getenv("GOMAXPROCS"), GoVersion: runtime.Version(),
+		},
+		Busy:  inspect.SampleBusy(o.root, busyWindow),
+		Trace: tracer.Probe,
+		Driver: func() (string, string) {
+			name, why, err := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(ctx))
+			if err != nil {
+				return "none", err.Error() // run would exit 2 with it
+			}
+			return name, why
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return inspect.Write(f.Stdout, r, o.format)
 }

@@ -8,17 +8,16 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/latency"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/sweep"
-	"github.com/throttlebench/throttlebench/internal/targetopts"
 )
 
-func newCmdLatency(stdout, stderr io.Writer) *cobra.Command {
+func newCmdLatency(f *factory, runF func(context.Context, options.LatencyRun) error) *cobra.Command {
 	run := newRunFlags()
-	o := &runopts.Latency{Run: run.Flags}
+	o := &options.Latency{Run: run.Shared}
 	cmd := &cobra.Command{
 		Use:   "latency",
 		Short: "Serve requests arriving on a schedule inside a cgroup slice and report response times from the scheduled arrival",
@@ -55,27 +54,33 @@ written).`,
   sudo throttlebench latency --cpus 1 --instances per-request,shared --concurrency 10 --arrivals once --count 10 --work 100ms --wait 2s --init 70ms --init-memory 80MB --format text`,
 		Args: cobra.ArbitraryArgs, // --serve's command, after --
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), stderr)
+			r, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), f.Stderr)
 			if err != nil {
 				return err
 			}
-			return latencyRun(cmd.Context(), r, stdout, stderr)
+			traceFiles(&r.Settings)
+			return runF(cmd.Context(), r)
 		},
 	}
 	run.register(cmd, config.Latency, latency.Formats, true)
 	run.registerTrace(cmd, false)
 	run.registerColumns(cmd)
 	registerTarget(cmd, &o.Target)
-	f := cmd.Flags()
-	f.StringVar(&o.Plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
-	f.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
-	f.BoolVar(&o.Summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
+	fl.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
+	fl.BoolVar(&o.Summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
 	return cmd
+}
+
+// latency is latency's engine.
+func (f *factory) latency(ctx context.Context, r options.LatencyRun) error {
+	return latencyRun(ctx, r, f.Stdout, f.Stderr)
 }
 
 // latencyRun runs the configurations one after another, on the engine
 // resolved, and writes what they measured.
-func latencyRun(ctx context.Context, r runopts.LatencyRun, stdout, stderr io.Writer) error {
+func latencyRun(ctx context.Context, r options.LatencyRun, stdout, stderr io.Writer) error {
 	s := r.Settings
 	// Rewritten after every configuration: an interrupted list keeps what
 	// it measured.
@@ -89,7 +94,7 @@ func latencyRun(ctx context.Context, r runopts.LatencyRun, stdout, stderr io.Wri
 	if s.Output != "" {
 		loop.Save = save
 	}
-	rows, err := runopts.WithDriver(ctx, s, r.Steps, func(steps []sweep.Step) ([]latency.Row, error) { return loop.Run(ctx, steps) })
+	rows, err := options.WithDriver(ctx, s, r.Steps, func(steps []sweep.Step) ([]latency.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}
@@ -103,5 +108,5 @@ func latencyRun(ctx context.Context, r runopts.LatencyRun, stdout, stderr io.Wri
 		}
 	}
 	// Judged once the output is written: a failed target's result stays.
-	return targetopts.Failed(rows, r.Rule)
+	return options.TargetFailed(rows, r.Rule)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"path/filepath"
 	"slices"
@@ -11,9 +12,10 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/atomicfile"
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/modes"
-	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/options"
+	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // writeOutput writes what render produces to stdout, or atomically to path.
@@ -104,10 +106,10 @@ func formatFromOutput(cmd *cobra.Command) error {
 		o.Value.String(), what, strings.Join(writes, ", "), strings.Join(exts, ", "), name, hint)
 }
 
-// given is what the user gave cmd, for internal/modes: whether each flag
+// given is what the user gave cmd, for the modes' table (internal/options): whether each flag
 // was given, its value as given, and the flags given in name order.
-func given(cmd *cobra.Command) modes.Given {
-	g := modes.Given{Changed: cmd.Flags().Changed, Value: func(name string) string {
+func given(cmd *cobra.Command) options.Given {
+	g := options.Given{Changed: cmd.Flags().Changed, Value: func(name string) string {
 		if f := cmd.Flags().Lookup(name); f != nil {
 			return f.Value.String()
 		}
@@ -119,6 +121,26 @@ func given(cmd *cobra.Command) modes.Given {
 
 // view is how a command's tables show: --columns, and the width they fit
 // (tableWidth).
-func view(s runopts.Settings, stdout io.Writer) table.View {
+func view(s options.Settings, stdout io.Writer) table.View {
 	return table.View{Columns: s.Columns, Width: tableWidth(s.Output, stdout)}
+}
+
+// traceFiles has a traced window written to the files the flags named:
+// --trace-out's events, --plot's timeline (options.TraceOutputs, read at
+// the write: latency names the timeline once it has planned).
+func traceFiles(s *options.Settings) {
+	out := s.Out
+	s.TraceSink = func(tr throttle.Trace) error {
+		if out == nil {
+			return nil
+		}
+		var errs []error
+		if out.Events != "" {
+			errs = append(errs, throttle.EventsFile(out.Events, tr))
+		}
+		if out.Timeline != "" {
+			errs = append(errs, plot.SaveTimeline(out.Timeline, tr, out.Title))
+		}
+		return errors.Join(errs...)
+	}
 }

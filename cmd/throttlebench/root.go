@@ -6,6 +6,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// factory is what every command takes from the process it runs in: its
+// streams (cli/cli's cmdutil.Factory, in small). A test hands its own.
+type factory struct{ Stdout, Stderr io.Writer }
+
 // newRootCmd builds the command tree. *started is set once a command's own
 // code runs: an error before that (unknown command, wrong arguments) is a
 // usage error.
@@ -32,7 +36,12 @@ counters: as text, or in the other formats a command's --format lists
 	root.SetErr(stderr)
 	// Flag syntax errors are usage errors too: exit 2, one line.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
-	root.AddCommand(newCmdRun(stdout, stderr), newCmdSweep(stdout, stderr), newCmdCompare(stdout, stderr), newCmdCleanup(stdout, stderr), newCmdSample(stdout, stderr), newCmdLatency(stdout, stderr), newCmdSimulate(stdout, stderr), newCmdInspect(stdout, stderr), newCmdCollect(stdout, stderr), newCmdShow(stdout, stderr), newCmdSize(stdout, stderr))
-	root.AddCommand(newCmdVersion(stdout))
+	// Each command resolves its flags in one call (internal/options) and
+	// hands what they resolve to to its engine: the factory's method of
+	// the command's name here, a recorder in a test of its flags.
+	f := &factory{Stdout: stdout, Stderr: stderr}
+	root.AddCommand(newCmdRun(f, f.run), newCmdSweep(f, f.sweep), newCmdCompare(f, f.compare), newCmdCleanup(f, f.cleanup),
+		newCmdSample(f, f.sample), newCmdLatency(f, f.latency), newCmdSimulate(f, f.simulate), newCmdInspect(f, f.inspect),
+		newCmdCollect(f, f.collect), newCmdShow(f, f.show), newCmdSize(f, f.size), newCmdVersion(f))
 	return root
 }

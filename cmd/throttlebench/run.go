@@ -9,17 +9,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
+// runPlan is run resolved: how and where (Settings) it runs what
+// (Opts), and --sonobuoy-results' directory ("" without).
+type runPlan struct {
+	Settings options.Settings
+	Opts     plan.Options
+	Sonobuoy string
+}
+
+func newCmdRun(f *factory, runF func(context.Context, runPlan) error) *cobra.Command {
 	run := newRunFlags()
-	o := &runopts.Run{Run: run.Flags}
+	o := &options.Run{Run: run.Shared}
 	cmd := &cobra.Command{
 		Use:   "run [flags] [-- CMD [ARGS...]]",
 		Short: "Run bcrypt batches, or your own command, in a cgroup slice with the given CPU limits and report statistics",
@@ -29,14 +37,12 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
   sudo throttlebench run --cpus 0.5 --iterations 10 --format text -- python3 -c 'sum(range(10**7))'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, h, err := o.Resolve(cmd.Context(), cmd.Flags().Changed, args, cmd.ArgsLenAtDash(), show.RunFormats, stderr)
-			switch {
-			case err != nil:
+			s, h, err := o.Resolve(cmd.Context(), cmd.Flags().Changed, args, cmd.ArgsLenAtDash(), show.RunFormats, f.Stderr)
+			if err != nil {
 				return err
-			case o.SonobuoyResults != "":
-				return runSonobuoy(cmd.Context(), s, h, o.SonobuoyResults, stdout, stderr)
 			}
-			return runRun(cmd.Context(), s, h, stdout)
+			traceFiles(&s)
+			return runF(cmd.Context(), runPlan{Settings: s, Opts: h, Sonobuoy: o.SonobuoyResults})
 		},
 	}
 	run.register(cmd, config.Batch, show.RunFormats, false)
@@ -45,7 +51,15 @@ func newCmdRun(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func runRun(ctx context.Context, s runopts.Settings, h plan.Options, stdout io.Writer) error {
+// run is run's engine: here, or as a Sonobuoy plugin.
+func (f *factory) run(ctx context.Context, p runPlan) error {
+	if p.Sonobuoy != "" {
+		return runSonobuoy(ctx, p.Settings, p.Opts, p.Sonobuoy, f.Stdout, f.Stderr)
+	}
+	return runRun(ctx, p.Settings, p.Opts, f.Stdout)
+}
+
+func runRun(ctx context.Context, s options.Settings, h plan.Options, stdout io.Writer) error {
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
@@ -53,7 +67,7 @@ func runRun(ctx context.Context, s runopts.Settings, h plan.Options, stdout io.W
 	}
 	local := runner.NewLocal()
 	defer local.Close() // the tracer, if --trace attached it
-	rep, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
+	rep, err := options.WithDriver(ctx, s, []sweep.Step{{Opts: h}}, func(steps []sweep.Step) (*report.Report, error) {
 		return local.Run(ctx, runner.Options{Options: steps[0].Opts, Env: s.Env()})
 	})
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -4,15 +4,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 )
 
 // runFlags are the flags run, sweep and latency share, resolved by
-// internal/runopts; this file only declares them.
-type runFlags struct{ *runopts.Flags }
+// internal/options; this file only declares them.
+type runFlags struct{ *options.Shared }
 
-func newRunFlags() *runFlags { return &runFlags{runopts.New()} }
+func newRunFlags() *runFlags { return &runFlags{options.NewShared()} }
 
 // register declares the flags: the parameters' own that command takes,
 // from config.Params (lists and ranges for its axes when lists is set).

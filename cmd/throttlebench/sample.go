@@ -9,13 +9,14 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cgroupref"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/sampling"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-func newCmdSample(stdout, stderr io.Writer) *cobra.Command {
-	o := &usage.Flags{}
+func newCmdSample(f *factory, runF func(context.Context, usage.Options) error) *cobra.Command {
+	o := &options.Sample{}
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Sample a cgroup's CPU usage at the scale the bandwidth controller works (100 ms)",
@@ -53,35 +54,42 @@ written.`,
 			if err != nil {
 				return err
 			}
-			if r.Command != nil {
-				return sampleCommand(cmd.Context(), r, stdout, stderr)
-			}
-			cg, err := cgroupref.Sampled(r, cgroup.Host{Root: "/"})
-			if err != nil {
-				return err
-			}
-			return sampleOn(cmd.Context(), r, cg, nil, stdout, stderr)
+			return runF(cmd.Context(), r)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Cgroup, "cgroup", "", "the cgroup to sample: its directory, or its path relative to the top of the hierarchy (default: the current one)")
-	f.StringVar(&o.PID, "pid", "", "sample the cgroup of this process")
-	f.StringVar(&o.Interval, "interval", "100ms", "time between readings, 1ms–10s")
-	f.StringVar(&o.Duration, "duration", "0", "how long to sample, from --interval to 24h; 0: until Ctrl-C")
-	f.StringVar(&o.Limit, "limit", "", "a CPU limit to judge the trace against, in CPUs (such as 4 or 0.5)")
-	f.StringVar(&o.Period, "period", "100ms", "the CFS period the advice is for, 1ms–1s: the kernel caps a burst at the quota per period")
-	f.StringVar(&o.Target, "target", "1%", "the share of intervals the advised limit may leave above it, in percent, between 0 and 100")
-	formatFlag(f, &o.Format, usage.Formats)
-	f.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.Plot, "plot", "", "also draw the usage over time, per interval and per 1s, with --limit, into this .svg or .png file")
-	f.BoolVar(&o.Trace, "trace", false, "also record when the kernel throttled the cgroup, with eBPF (root)")
-	f.StringVar(&o.TraceOut, "trace-out", "", "with --trace (implied): write the raw throttle events to this file (JSON, or CSV for a .csv name)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Cgroup, "cgroup", "", "the cgroup to sample: its directory, or its path relative to the top of the hierarchy (default: the current one)")
+	fl.StringVar(&o.PID, "pid", "", "sample the cgroup of this process")
+	fl.StringVar(&o.Interval, "interval", "100ms", "time between readings, 1ms–10s")
+	fl.StringVar(&o.Duration, "duration", "0", "how long to sample, from --interval to 24h; 0: until Ctrl-C")
+	fl.StringVar(&o.Limit, "limit", "", "a CPU limit to judge the trace against, in CPUs (such as 4 or 0.5)")
+	fl.StringVar(&o.Period, "period", "100ms", "the CFS period the advice is for, 1ms–1s: the kernel caps a burst at the quota per period")
+	fl.StringVar(&o.Target, "target", "1%", "the share of intervals the advised limit may leave above it, in percent, between 0 and 100")
+	formatFlag(fl, &o.Format, usage.Formats)
+	fl.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	fl.StringVar(&o.Plot, "plot", "", "also draw the usage over time, per interval and per 1s, with --limit, into this .svg or .png file")
+	fl.BoolVar(&o.Trace, "trace", false, "also record when the kernel throttled the cgroup, with eBPF (root)")
+	fl.StringVar(&o.TraceOut, "trace-out", "", "with --trace (implied): write the raw throttle events to this file (JSON, or CSV for a .csv name)")
 	return cmd
 }
 
 // sampleOn samples cg through its usage counter, held open, on a timerfd
 // clock: a reading is one wake-up of one thread and one read (see
 // usage.PollClock).
+// sample is sample's engine: a command started in a slice of its own, or
+// the cgroup named (checked as it is found: a cgroup or process that is
+// not there is bad input) sampled.
+func (f *factory) sample(ctx context.Context, r usage.Options) error {
+	if r.Command != nil {
+		return sampleCommand(ctx, r, f.Stdout, f.Stderr)
+	}
+	cg, err := cgroupref.Sampled(r, cgroup.Host{Root: "/"})
+	if err != nil {
+		return err
+	}
+	return sampleOn(ctx, r, cg, nil, f.Stdout, f.Stderr)
+}
+
 func sampleOn(ctx context.Context, r usage.Options, cg cgroup.Cgroup, begin func() error, stdout, stderr io.Writer) error {
 	counter, err := cg.OpenUsage()
 	if err != nil {

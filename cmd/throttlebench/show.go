@@ -1,30 +1,26 @@
 package main
 
 import (
+	"context"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/render"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/show"
-	"github.com/throttlebench/throttlebench/internal/table"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
-type showOptions struct {
-	format, output, plot, columns string
+// showPlan is show resolved: its flags and the file.
+type showPlan struct {
+	Show options.Show
+	Path string
 }
 
-// showFormats are every format some result is shown in; each kind checks
-// its own.
-var showFormats = append([]string{"text", "json", "csv", "markdown"}, render.CIFormats...)
-
-func newCmdShow(stdout, stderr io.Writer) *cobra.Command {
-	o := &showOptions{}
+func newCmdShow(f *factory, runF func(context.Context, showPlan) error) *cobra.Command {
+	o := &options.Show{}
 	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Show a saved result (run, sweep, latency, sample, simulate, size) again as the table, or plot, that made it",
@@ -45,57 +41,42 @@ sample's summary, simulate's cells, size's arms and recommendation, in
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.execute(args[0], cmd.Flags().Changed("format"), stdout, stderr)
+			o.FormatGiven = cmd.Flags().Changed("format")
+			if err := o.Check(); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), showPlan{Show: *o, Path: args[0]})
 		},
 	}
-	f := cmd.Flags()
-	formatFlag(f, &o.format, showFormats)
-	f.Lookup("format").Usage = "output format: " + strings.Join(showFormats, ", ") + ", those the result's command writes; without it, what -o's extension names, else text"
-	f.StringVarP(&o.output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample, simulate, size)")
-	f.StringVar(&o.columns, "columns", "", columnsHelp)
+	fl := cmd.Flags()
+	formatFlag(fl, &o.Format, options.ShowFormats)
+	fl.Lookup("format").Usage = "output format: " + strings.Join(options.ShowFormats, ", ") + ", those the result's command writes; without it, what -o's extension names, else text"
+	fl.StringVarP(&o.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	fl.StringVar(&o.Plot, "plot", "", "also draw the command's picture into this .svg or .png file (sweep, latency, sample, simulate, size)")
+	fl.StringVar(&o.Columns, "columns", "", columnsHelp)
 	return cmd
 }
 
-func (o *showOptions) execute(path string, formatGiven bool, stdout, stderr io.Writer) error {
-	if err := badinput.Choice("format", o.format, showFormats); err != nil {
-		return err
-	}
-	if err := config.Plot(o.plot); err != nil {
-		return err
-	}
-	if err := config.Output("output", o.output); err != nil {
-		return err
-	}
-	res, err := show.Read(path)
+// show is show's engine: the result in the file written as asked.
+func (f *factory) show(_ context.Context, p showPlan) error {
+	o, stdout, stderr := p.Show, f.Stdout, f.Stderr
+	res, err := show.Read(p.Path)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(res.Formats(), o.format) {
-		if !formatGiven { // from -o's extension
-			return badinput.Errorf("output", "invalid --output %q: a %s result is shown as %s; give --format", o.output, res.Kind(), strings.Join(res.Formats(), ", "))
-		}
-		return badinput.Errorf("format", "invalid --format %q: a %s result is shown as %s", o.format, res.Kind(), strings.Join(res.Formats(), ", "))
-	}
-	v := table.View{Width: tableWidth(o.output, stdout)}
-	if o.columns != "" {
-		names := res.Columns(o.format)
-		if names == nil {
-			return badinput.Errorf("columns", "invalid --columns %q: a %s result's --format %s has no table of configurations", o.columns, res.Kind(), o.format)
-		}
-		if v.Columns, err = config.Columns(o.columns, o.format, names); err != nil {
-			return err
-		}
-	}
-	if o.plot != "" {
-		// A kind without a picture says so before anything is written.
-		if err := res.Plot(o.plot); err != nil {
-			return err
-		}
-	}
-	if err := writeOutput(o.output, stdout, func(w io.Writer) error { return res.Write(w, o.format, v) }); err != nil {
+	v, err := o.For(res, tableWidth(o.Output, stdout))
+	if err != nil {
 		return err
 	}
-	warnOnce(stderr, o.format, o.output, append(res.Warnings(), show.LeftOut(res, o.format)...))
+	if o.Plot != "" {
+		// A kind without a picture says so before anything is written.
+		if err := res.Plot(o.Plot); err != nil {
+			return err
+		}
+	}
+	if err := writeOutput(o.Output, stdout, func(w io.Writer) error { return res.Write(w, o.Format, v) }); err != nil {
+		return err
+	}
+	warnOnce(stderr, o.Format, o.Output, append(res.Warnings(), show.LeftOut(res, o.Format)...))
 	return nil
 }

@@ -13,19 +13,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/size"
 	"github.com/throttlebench/throttlebench/internal/sizing"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-func newCmdSize(stdout, stderr io.Writer) *cobra.Command {
+// sizePlan is size resolved: how and where its windows run, and the search.
+type sizePlan struct {
+	Settings options.Settings
+	Plan     sizing.Plan
+}
+
+func newCmdSize(f *factory, runF func(context.Context, sizePlan) error) *cobra.Command {
 	run := newRunFlags()
-	o := &sizing.Flags{Run: run.Flags}
+	o := &options.Size{Run: run.Shared}
 	cmd := &cobra.Command{
 		Use:   "size --slo TARGET [flags] [-- CMD [ARGS...]]",
 		Short: "Find the smallest CPU limit that meets a latency or duration target, by experiment, with stated confidence",
@@ -45,31 +51,31 @@ few, --budget spent); 1 a failure (the server exited); 2 bad input; 130 and
   sudo throttlebench size --slo 'mean<=1.2x' --budget 10m -- python3 -c 'sum(range(10**7))'`,
 		Args: cobra.ArbitraryArgs, // the command, after --
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), stderr)
+			s, p, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), f.Stderr)
 			if err != nil {
 				return err
 			}
-			return sizeRun(cmd.Context(), p, stdout, stderr)
+			return runF(cmd.Context(), sizePlan{Settings: s, Plan: p})
 		},
 	}
 	run.register(cmd, config.Batch|config.Latency, sizing.Formats, false)
 	registerTarget(cmd, &o.Target)
-	f := cmd.Flags()
-	f.StringVar(&o.SLO, "slo", "", "the target a window must meet (required): p99<=50ms, or relative to the unlimited arm, mean<=1.2x")
-	f.StringVar(&o.CPUsMin, "cpus-min", "", "the grid's lowest CPUs (default: from the unlimited arm's mean usage and the SLO's slack)")
-	f.StringVar(&o.CPUsMax, "cpus-max", "", "the grid's highest CPUs (default: from the unlimited arm's peak usage, at most all the CPUs)")
-	f.StringVar(&o.Step, "step", "0.05", "the grid's resolution: CPUs (0.05) or a percentage (5%)")
-	f.Float64Var(&o.Confidence, "confidence", size.DefaultConfidence, "the confidence each level's verdict must reach")
-	f.StringVar(&o.Window, "window", "", fmt.Sprintf("one window: the open loop's length (%v if not given), or the closed loop's iterations (%d if not given)", sizing.DefaultOpenWindow, sizing.DefaultClosedWindow))
-	f.DurationVar(&o.Budget, "budget", 0, "stop after this long and report the bracket reached so far (0 = no limit)")
-	f.StringVar(&o.Busy, "busy", "refuse", "a window on a busy machine: refuse it (another is taken) or count it, marked busy")
-	f.StringVar(&o.Plot, "plot", "", "draw every window's figure against the CPU limit, the target and the bracket, into this .svg or .png file")
+	fl := cmd.Flags()
+	fl.StringVar(&o.SLO, "slo", "", "the target a window must meet (required): p99<=50ms, or relative to the unlimited arm, mean<=1.2x")
+	fl.StringVar(&o.CPUsMin, "cpus-min", "", "the grid's lowest CPUs (default: from the unlimited arm's mean usage and the SLO's slack)")
+	fl.StringVar(&o.CPUsMax, "cpus-max", "", "the grid's highest CPUs (default: from the unlimited arm's peak usage, at most all the CPUs)")
+	fl.StringVar(&o.Step, "step", "0.05", "the grid's resolution: CPUs (0.05) or a percentage (5%)")
+	fl.Float64Var(&o.Confidence, "confidence", size.DefaultConfidence, "the confidence each level's verdict must reach")
+	fl.StringVar(&o.Window, "window", "", fmt.Sprintf("one window: the open loop's length (%v if not given), or the closed loop's iterations (%d if not given)", options.SizeOpenWindow, options.SizeClosedWindow))
+	fl.DurationVar(&o.Budget, "budget", 0, "stop after this long and report the bracket reached so far (0 = no limit)")
+	fl.StringVar(&o.Busy, "busy", "refuse", "a window on a busy machine: refuse it (another is taken) or count it, marked busy")
+	fl.StringVar(&o.Plot, "plot", "", "draw every window's figure against the CPU limit, the target and the bracket, into this .svg or .png file")
 	return cmd
 }
 
-// sizeRun runs the search on this machine and writes its result.
-func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error {
-	s := p.Settings
+// size is size's engine: the search on this machine, and its result written.
+func (f *factory) size(ctx context.Context, sp sizePlan) error {
+	s, p, stdout, stderr := sp.Settings, sp.Plan, f.Stdout, f.Stderr
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
@@ -80,7 +86,7 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 	// The open loop's engine is latency's own choice (the built-in loop,
 	// or --target with --serve), so a window is measured as latency
 	// measures it; the closed loop is run's.
-	open := runopts.LatencyRun{Settings: s, Target: p.Target, Rule: p.Rule}.Measure(local)
+	open := options.LatencyRun{Settings: s, Target: p.Target, Rule: p.Rule}.Measure(local)
 	closed := runner.Bind(s.Env(), local.Run)
 	window := func(ctx context.Context, o plan.Options) (sizing.Measured, error) {
 		if p.Open {
@@ -110,8 +116,8 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 		}
 		bar.Update(used, left, fmt.Sprintf("window %d of at most %d", used, atMost))
 	}
-	res, err := runopts.WithDriver(ctx, s, []sweep.Step{{Opts: unl}}, func(steps []sweep.Step) (sizing.Result, error) {
-		p.Settings.Parent = steps[0].Opts.Parent // the driver's place
+	res, err := options.WithDriver(ctx, s, []sweep.Step{{Opts: unl}}, func(steps []sweep.Step) (sizing.Result, error) {
+		p.Base.Parent = steps[0].Opts.Parent // the driver's place
 		r, err := e.Run(ctx, p)
 		r.Warnings = append(slices.Clip(steps[0].Opts.Notes), r.Warnings...) // what making the place found
 		return r, err
@@ -144,17 +150,4 @@ func sizeRun(ctx context.Context, p sizing.Plan, stdout, stderr io.Writer) error
 		return err
 	}
 	return sizeOutcome(res)
-}
-
-// sizeOutcome is size's exit code, from what the search came to: 0 with a
-// recommendation, exitNoLimit where it decided that no limit meets the
-// target, exitUndecided where it could not tell.
-func sizeOutcome(r sizing.Result) error {
-	switch r.Outcome {
-	case sizing.OutcomeNoLimit:
-		return &codeError{exitNoLimit, errors.New("no recommendation: " + r.Why)}
-	case sizing.OutcomeUndecided:
-		return &codeError{exitUndecided, errors.New("no recommendation, undecided: " + r.Why)}
-	}
-	return nil
 }

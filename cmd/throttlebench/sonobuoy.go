@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/throttlebench/throttlebench/internal/kube"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 )
 
 // run --sonobuoy-results DIR is how a Sonobuoy plugin's container runs (sweep
@@ -23,7 +23,7 @@ import (
 
 // runSonobuoy runs the configuration, writes the result (or why there is
 // none) and the done file, then waits until it is stopped.
-func runSonobuoy(ctx context.Context, s runopts.Settings, h plan.Options, dir string, stdout, stderr io.Writer) error {
+func runSonobuoy(ctx context.Context, s options.Settings, h plan.Options, dir string, stdout, stderr io.Writer) error {
 	runCtx := ctx
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc

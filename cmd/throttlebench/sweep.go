@@ -8,16 +8,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/throttlebench/throttlebench/internal/config"
+	"github.com/throttlebench/throttlebench/internal/kube"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plot"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
-	"github.com/throttlebench/throttlebench/internal/runopts"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 )
 
-func newCmdSweep(stdout, stderr io.Writer) *cobra.Command {
+func newCmdSweep(f *factory, runF func(context.Context, options.SweepPlan) error) *cobra.Command {
 	run := newRunFlags()
-	o := &runopts.Sweep{Run: run.Flags}
+	o := &options.Sweep{Run: run.Shared}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run every combination of lists or ranges of limits, workers, GOMAXPROCS and cost, one after another",
@@ -37,46 +38,48 @@ and the sweep goes on.`,
   throttlebench sweep --from results.json --plot nodes.svg`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			g := given(cmd)
-			mode, err := o.Mode(g, args, cmd.ArgsLenAtDash())
-			switch {
-			case err != nil:
+			p, err := o.Resolve(cmd.Context(), given(cmd), args, cmd.ArgsLenAtDash(), cmd.InOrStdin(), sweepCommandLine(cmd), f.Stderr)
+			if err != nil {
 				return err
-			case mode == runopts.SweepFrom:
-				return sweepFrom(o, g, stdout)
-			case mode == runopts.SweepEmit:
-				return sweepEmit(cmd, o, g, stdout, stderr)
 			}
-			return sweepRun(cmd.Context(), o, g.Changed, stdout, stderr)
+			return runF(cmd.Context(), p)
 		},
 	}
 	// A sweep is read by people first: a table by default.
 	run.register(cmd, config.Batch, sweep.Formats, true)
 	run.registerColumns(cmd)
-	f := cmd.Flags()
-	f.StringVar(&o.Plot, "plot", "", "draw the results into this .svg or .png file")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress bar, and no line before the sweep saying how many configurations run and about how long")
-	f.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Plot, "plot", "", "draw the results into this .svg or .png file")
+	fl.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress bar, and no line before the sweep saying how many configurations run and about how long")
+	fl.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse a sweep of more configurations than this (a typo in a range can make millions)")
 	registerEmit(cmd, &o.Emit)
-	f.StringVar(&o.From, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
+	fl.StringVar(&o.From, "from", "", "run nothing: show the results in this file (a sweep's --format json, collect's output) as a table in --format and a --plot")
 	return cmd
+}
+
+// sweep is sweep's engine, for the mode resolved: run here, write for a
+// cluster (--emit), or show results read back (--from).
+func (f *factory) sweep(ctx context.Context, p options.SweepPlan) error {
+	switch p.Mode {
+	case options.SweepToShow:
+		return sweepFrom(p, f.Stdout)
+	case options.SweepToEmit:
+		p.Emit.Skipped = skipped(f.Stderr)
+		return kube.Emit(p.Emit, f.Stdout)
+	}
+	return sweepRun(ctx, p, f.Stdout, f.Stderr)
 }
 
 // sweepRun runs every configuration here, one after another, and writes
 // what they measured.
-func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, stdout, stderr io.Writer) error {
-	s, steps, err := o.Run.Plan(ctx, config.Batch, changed, sweep.Formats, o.Plot, o.MaxConfigs, sweep.Columns, stderr)
-	if err != nil {
-		return err
-	}
+func sweepRun(ctx context.Context, p options.SweepPlan, stdout, stderr io.Writer) error {
+	s, steps := p.Settings, p.Steps
 	local := runner.NewLocal() // one tracer for the whole sweep, if traced
 	defer local.Close()
 	loop := sweep.Loop[*report.Report]{Runner: sweep.RunFunc[*report.Report](runner.Bind(s.Env(), local.Run)), NumCPU: runtime.NumCPU(), Timeout: s.Timeout, What: "sweep", Skipped: skipped(stderr)}
-	if !o.Quiet {
+	if !p.Quiet {
 		loop.Announce = stderr
-		// A command's output on stderr (--show-output) and a bar redrawn
-		// every second would cut each other's lines.
-		if o.Run.Value("show-output") != "true" {
+		if p.Bar {
 			loop.Progress = progressBar(stderr, len(steps)) // cleared by the loop when it ends
 		}
 	}
@@ -88,7 +91,7 @@ func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, 
 	if s.Output != "" {
 		loop.Save = save
 	}
-	rows, err := runopts.WithDriver(ctx, s, steps, func(steps []sweep.Step) ([]sweep.Row, error) { return loop.Run(ctx, steps) })
+	rows, err := options.WithDriver(ctx, s, steps, func(steps []sweep.Step) ([]sweep.Row, error) { return loop.Run(ctx, steps) })
 	if err != nil {
 		return err
 	}
@@ -96,12 +99,12 @@ func sweepRun(ctx context.Context, o *runopts.Sweep, changed func(string) bool, 
 		return err
 	}
 	warnOnce(stderr, s.Format, s.Output, outcomeWarnings(rows, func(r *report.Report) []report.Warning { return closedLoopWarnings(s.Format, r.Warnings) }))
-	if o.Plot == "" {
+	if p.Plot == "" {
 		return nil
 	}
 	chart, err := plot.Build(rows, plot.Title(rows))
 	if err != nil {
 		return err
 	}
-	return plot.Save(o.Plot, chart)
+	return plot.Save(p.Plot, chart)
 }

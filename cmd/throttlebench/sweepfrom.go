@@ -4,8 +4,7 @@ import (
 	"io"
 
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/modes"
-	"github.com/throttlebench/throttlebench/internal/runopts"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/show"
 	"github.com/throttlebench/throttlebench/internal/table"
 )
@@ -14,26 +13,23 @@ import (
 // collect recovered from a cluster) as a sweep shows what it ran, and as
 // show shows them: a table in --format, a --plot; a column and a line per
 // node when they came from several.
-func sweepFrom(o *runopts.Sweep, g modes.Given, stdout io.Writer) error {
-	if err := o.CheckFrom(g); err != nil {
-		return err
-	}
-	reps, err := loadRuns("--from", o.From)
+func sweepFrom(p options.SweepPlan, stdout io.Writer) error {
+	reps, err := loadRuns("--from", p.From)
 	if err != nil {
 		return err
 	}
 	// The same rows and renderers as show's (show.SweepResult).
 	res := show.SweepResult(reps)
-	cols, err := config.Columns(o.Run.Columns, o.Run.Format, res.Columns(o.Run.Format))
+	cols, err := config.Columns(p.Columns, p.Format, res.Columns(p.Format))
 	if err != nil {
 		return err
 	}
-	v := table.View{Columns: cols, Width: tableWidth(o.Run.Output, stdout)}
-	if err := writeOutput(o.Run.Output, stdout, func(w io.Writer) error { return res.Write(w, o.Run.Format, v) }); err != nil {
+	v := table.View{Columns: cols, Width: tableWidth(p.Output, stdout)}
+	if err := writeOutput(p.Output, stdout, func(w io.Writer) error { return res.Write(w, p.Format, v) }); err != nil {
 		return err
 	}
-	if o.Plot == "" {
+	if p.Plot == "" {
 		return nil
 	}
-	return res.Plot(o.Plot)
+	return res.Plot(p.Plot)
 }

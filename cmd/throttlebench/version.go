@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -51,13 +50,13 @@ func describeBuild(version, commit string, info *debug.BuildInfo) string {
 	return fmt.Sprintf("throttlebench %s (commit %s, %s, %s/%s)", version, commit, goVersion, runtime.GOOS, runtime.GOARCH)
 }
 
-func newCmdVersion(stdout io.Writer) *cobra.Command {
+func newCmdVersion(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the commit it was built from and the Go that built it",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintln(stdout, versionLine())
+			_, err := fmt.Fprintln(f.Stdout, versionLine())
 			return err
 		},
 	}

@@ -71,7 +71,7 @@ func latencyWarnings(rows []latency.Row) []labelled {
 	rest, shared := latency.SharedWarnings(rows)
 	var out []labelled
 	for _, w := range append(unlabelled(shared), outcomeWarnings(rest, func(r *report.Latency) []report.Warning { return r.Warnings })...) {
-		// A failed target's warning is the error's text (targetopts.Failed),
+		// A failed target's warning is the error's text (options.TargetFailed),
 		// said last: once, not twice.
 		if w.Kind != report.KindFailedRun {
 			out = append(out, w)

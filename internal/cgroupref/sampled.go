@@ -16,7 +16,7 @@ func Sampled(o usage.Options, h cgroup.Host) (cgroup.Cgroup, error) {
 	var cg cgroup.Cgroup
 	var err error
 	if o.PID > 0 {
-		flag, value = "pid", o.PIDGiven()
+		flag, value = "pid", o.PIDGiven
 		cg, err = h.UsageCgroupOfPID(o.PID)
 	} else {
 		cg, err = h.UsageCgroup(o.Cgroup)

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,11 +16,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// pid is sample's options with --pid p, as the flags resolve them.
-func pid(t *testing.T, p string) usage.Options {
-	o, err := usage.Flags{PID: p, Interval: "100ms", Duration: "0", Period: "100ms", Target: "1%", Format: "json"}.Resolve()
-	require.NoError(t, err)
-	return o
+// pid is sample's options with --pid p, as options.Sample resolves them.
+func pid(p int) usage.Options {
+	return usage.Options{PID: p, PIDGiven: strconv.Itoa(p), Interval: 100 * time.Millisecond, Period: 100 * time.Millisecond, Target: 0.01, Format: "json"}
 }
 
 // A cgroup or process that is not there is bad input; one that is, is
@@ -27,7 +27,7 @@ func TestSampled(t *testing.T) {
 	root, err := filepath.Abs("../cgroup/testdata/lookup-v1")
 	require.NoError(t, err)
 	h := cgroup.Host{Root: root}
-	cg, err := Sampled(pid(t, "4242"), h)
+	cg, err := Sampled(pid(4242), h)
 	require.NoError(t, err)
 	assert.Equal(t, "/kube/pod1", cg.Path)
 	cg, err = Sampled(usage.Options{Cgroup: "job"}, h)
@@ -35,7 +35,7 @@ func TestSampled(t *testing.T) {
 	assert.Equal(t, "/job", cg.Path)
 
 	var e *badinput.Error
-	_, err = Sampled(pid(t, "12345"), h)
+	_, err = Sampled(pid(12345), h)
 	require.ErrorAs(t, err, &e)
 	assert.Contains(t, err.Error(), `invalid --pid "12345": `)
 	_, err = Sampled(usage.Options{Cgroup: "only-cpu"}, h)

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/config"
 )
 
-// Flags are the cleanup command's flags as given.
-type Flags struct {
-	Parent  string // --parent; "" for the default
-	Version string // --cgroup-version: auto, 1, 2
+// Where is where cleanup looks, as options.Cleanup resolves its flags:
+// the cpu hierarchy, and the parent in it (checked), which is the
+// hierarchy's default unless Named.
+type Where struct {
+	Hier   cgroup.Hierarchy
+	Parent string
+	Named  bool
 }
 
 // Part is what was done in one place.
@@ -30,32 +31,19 @@ type Result struct {
 	Where  string
 }
 
-// Run removes what runs that no longer live left. A bad --parent or
-// --cgroup-version is a badinput.Error, found before anything is removed.
-func Run(h cgroup.Host, f Flags) (Result, error) {
-	version, err := config.CgroupVersion(f.Version)
-	if err != nil {
-		return Result{}, err
-	}
-	hier, err := h.CPUHierarchy(version)
-	if err != nil {
-		return Result{}, err
-	}
-	parent := hier.DefaultParent()
-	if f.Parent != "" {
-		if parent, err = hier.ParentDir(f.Parent); err != nil {
-			return Result{}, badinput.Errorf("parent", "invalid --parent %q: %v", f.Parent, err)
-		}
-	}
+// Run removes what runs that no longer live left, below w.
+func Run(h cgroup.Host, w Where) (Result, error) {
+	hier, parent := w.Hier, w.Parent
+	var err error
 	var r Result
 	// Where v1 keeps cpuacct or cpusets apart, a run left twins of its
 	// slice there, under the same parent path.
-	r.Parent.Removed, r.Parent.Skipped, err = h.Tidy(hier, parent, f.Parent == "")
+	r.Parent.Removed, r.Parent.Skipped, err = h.Tidy(hier, parent, !w.Named)
 	r.Where = parent
 	// Under systemd, a run's slices were in its own scope in
 	// throttlebench.slice: the scopes of runs that no longer live are
 	// tidied too, and stopped once empty.
-	if f.Parent == "" && hier.WholeV2() {
+	if !w.Named && hier.WholeV2() {
 		r.Where += " nor in " + cgroup.ScopeSliceDir(hier)
 		s := &Part{}
 		var serr error

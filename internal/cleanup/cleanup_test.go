@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 )
 
@@ -28,10 +27,4 @@ func TestResultWrite(t *testing.T) {
 	b.Reset()
 	Result{Where: "/p"}.Write(&b, true)
 	assert.Empty(t, b.String(), "a failure is the error's to say")
-}
-
-// Bad input is refused before anything is looked at.
-func TestRunRefusesBadVersion(t *testing.T) {
-	_, err := Run(cgroup.Host{Root: t.TempDir()}, Flags{Version: "3"})
-	assert.ErrorAs(t, err, new(*badinput.Error))
 }

@@ -4,8 +4,8 @@
 // the results tarball sonobuoy retrieve brings back from the plugins of
 // sweep --emit sonobuoy. Every source that holds no result is listed with
 // the reason, never dropped. Bytes in, results and reasons out; only Read
-// (inputs.go) opens the files and directories the command names, and
-// Options.Check refuses bad ones with config's errors.
+// (inputs.go) opens the files and directories the command names, once
+// options.Collect.Check has refused bad ones.
 //
 // It may not run anything, or drop a source silently.
 package collect

@@ -12,29 +12,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
-// What collect cannot take is refused before any input is read, as bad
-// input (a badinput.Error) naming the flag or the input.
-func TestOptionsCheck(t *testing.T) {
-	log := filepath.Join("testdata", "single.log")
-	require.NoError(t, Options{}.Check([]string{"-", log, "testdata"}))
-	require.NoError(t, Options{Nodes: []string{"node-a"}}.Check([]string{"-"}))
-	for _, tc := range []struct {
-		o      Options
-		inputs []string
-		want   string
-	}{
-		{Options{Output: "/dev/full"}, []string{"-"}, `invalid --output "/dev/full": /dev/full is not a regular file`},
-		{Options{Nodes: []string{"Node_A"}}, []string{"-"}, `invalid --node "Node_A": `},
-		{Options{}, []string{"-", log, "-"}, "invalid arguments: - (stdin) given 2 times; stdin can be read once"},
-		{Options{}, []string{"/nonexistent/pods.log"}, `invalid input "/nonexistent/pods.log": no such file or directory; want a log file, a results archive, a directory, or - for stdin`},
-	} {
-		err := tc.o.Check(tc.inputs)
-		var e *badinput.Error
-		require.ErrorAs(t, err, &e, tc.want)
-		assert.Contains(t, err.Error(), tc.want)
-	}
-}
-
 // Read takes stdin, a log, an archive (by its bytes, whatever its name),
 // and a directory, into one collection.
 func TestRead(t *testing.T) {

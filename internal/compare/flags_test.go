@@ -10,50 +10,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
-func compareDefaults() Flags {
-	return Flags{Alpha: DefaultAlpha, Threshold: "5%", CPUThreshold: "3%", FailOn: FailOnRegression, Format: "text", Match: "workload,cost", Judge: JudgeCode}
-}
-
-func TestFlagsResolve(t *testing.T) {
-	r, err := compareDefaults().Resolve()
-	require.NoError(t, err)
-	assert.Equal(t, Run{Options: Options{Match: []string{"workload", "cost"}, Alpha: 0.05, ThresholdPct: 5, CPUThresholdPct: 3, Judge: JudgeCode}, FailOn: "regression", Format: "text"}, r)
-
-	f := compareDefaults()
-	f.Threshold, f.CPUThreshold, f.Match = " 12.5 ", "2", "-node"
-	r, err = f.Resolve()
-	require.NoError(t, err)
-	assert.Equal(t, 12.5, r.ThresholdPct)
-	assert.Equal(t, 2.0, r.CPUThresholdPct)
-	assert.NotContains(t, r.Match, "node")
-}
-
-// Every refusal is a badinput.Error (exit 2) naming the flag.
-func TestFlagsRefuse(t *testing.T) {
-	for _, tc := range []struct {
-		set  func(*Flags)
-		flag string
-		want string
-	}{
-		{func(f *Flags) { f.Alpha = 1 }, "alpha", "invalid --alpha 1: must be between 0 and 1 (exclusive), such as 0.05"},
-		{func(f *Flags) { f.Threshold = "Inf%" }, "threshold", `invalid --threshold "Inf%": want a percentage ≥ 0, such as 5 or 5%`},
-		{func(f *Flags) { f.CPUThreshold = "-1%" }, "cpu-threshold", `invalid --cpu-threshold "-1%": want a percentage ≥ 0, such as 3 or 3%`},
-		{func(f *Flags) { f.CPUThreshold = "" }, "cpu-threshold", `invalid --cpu-threshold "": want a percentage ≥ 0`},
-		{func(f *Flags) { f.FailOn = "always" }, "fail-on", "want one of regression, change, never"},
-		{func(f *Flags) { f.Format = "gobench" }, "format", "want one of text, markdown, json"},
-		{func(f *Flags) { f.Match = "workload,-node" }, "match", `invalid --match "workload,-node": want a comma-separated list of workload, cost,`},
-		{func(f *Flags) { f.Output = "/nonexistent/dir/x.txt" }, "output", "does not exist"},
-	} {
-		f := compareDefaults()
-		tc.set(&f)
-		_, err := f.Resolve()
-		var e *badinput.Error
-		require.ErrorAs(t, err, &e, tc.want)
-		assert.Equal(t, tc.flag, e.Param, err.Error())
-		assert.Contains(t, err.Error(), tc.want)
-	}
-}
-
 // A file that cannot be read, or holds no result, is bad input named by
 // which side it is.
 func TestLoadFile(t *testing.T) {

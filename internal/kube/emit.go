@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -12,39 +11,14 @@ import (
 	"github.com/throttlebench/throttlebench/internal/badinput"
 	"github.com/throttlebench/throttlebench/internal/bench/workload/decl"
 	"github.com/throttlebench/throttlebench/internal/config"
-	"github.com/throttlebench/throttlebench/internal/modes"
 	"github.com/throttlebench/throttlebench/internal/sweep"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
-// Check refuses, before the sweep is planned, what cannot be emitted: an
-// unknown --emit, a flag a pod cannot express (value gives a flag's value
-// as given, for the message), a cgroup mode other than the pods' own
-// (mode is --cgroup), a sweep without --cpus.
-func (f Flags) Check(changed func(string) bool, value func(string) string, mode string) error {
-	if err := badinput.Choice("emit", f.Emit, []string{Kubernetes, Sonobuoy}); err != nil {
-		return err
-	}
-	if err := modes.Refuse(modes.SweepEmit, modes.Given{Changed: changed, Value: value}); err != nil {
-		return err
-	}
-	if mode == "create" {
-		return badinput.Errorf("cgroup", "--cgroup %q cannot be emitted: each pod measures the cgroup its CPU limit gives it (--cgroup current); drop --cgroup", mode)
-	}
-	if err := badinput.Choice("cgroup", mode, []string{"auto", "current"}); err != nil {
-		return err
-	}
-	if !changed("cpus") {
-		return badinput.Errorf("cpus", "--emit %s needs --cpus: the pods' CPU limits are what is measured, such as --cpus 0.25,0.5,1", f.Emit)
-	}
-	return nil
-}
-
 // Request is a planned sweep to write instead of running it.
 type Request struct {
-	Flags   Flags
-	Changed func(string) bool // whether the user gave a flag
-	Stdin   io.Reader         // --nodes-from -
+	// Options are the emit flags resolved (options.Emit.Resolve).
+	Options Options
 	// Steps are the sweep's configurations as sweep.Plan made them (their
 	// Opts.Bench says what each runs: memtouch's buffers must fit the
 	// pod), and Given its parameters as the user gave them (flag → value).
@@ -52,28 +26,22 @@ type Request struct {
 	Given map[string]string
 	// Pass are run's settings every pod is given as they were here
 	// (--cgroup-version, --timeout).
-	Pass []string
-	// Timeout is --timeout (0: none): the Jobs' deadline follows it.
-	Timeout     time.Duration
+	Pass        []string
 	MaxConfigs  int
 	Output      string // a file (kubernetes), a directory (sonobuoy); "" for stdout
 	CommandLine string // the sweep's own, for the header
-	Now         time.Time
 	// Skipped hears of each configuration left out, and why.
 	Skipped func(c sweep.Config, why string)
 }
 
 // Emit writes the sweep's Jobs or plugins.
 func Emit(r Request, stdout io.Writer) error {
-	o, err := r.Flags.options(r.Changed, r.Stdin, r.Timeout, r.Now)
-	if err != nil {
-		return err
-	}
+	o := r.Options
 	runs, err := r.runs(o)
 	if err != nil {
 		return err
 	}
-	if r.Flags.Emit == Sonobuoy {
+	if o.Emit == Sonobuoy {
 		return writePlugins(r.Output, stdout, o, runs, r.CommandLine)
 	}
 	if err := config.Output("output", r.Output); err != nil {
@@ -112,7 +80,7 @@ func (r Request) runs(o Options) ([]Run, error) {
 			return nil, badinput.Errorf("cpus", "invalid --cpus %q for --emit: a pod's CPU limit is whole millicores (steps of 0.001 CPUs)", cpus)
 		}
 		run := Run{Index: i, CPU: q, Args: []string{"run", "--cgroup", "current", "--format", "json"}}
-		if r.Flags.Emit == Sonobuoy {
+		if o.Emit == Sonobuoy {
 			run.Args = append(run.Args, "--sonobuoy-results", SonobuoyResults)
 		}
 		for _, name := range given {

@@ -49,6 +49,8 @@ type Run struct {
 
 // Options are what every Job of a sweep shares.
 type Options struct {
+	// Emit is what is written: Kubernetes (Jobs) or Sonobuoy (plugins).
+	Emit    string
 	SweepID string
 	Image   string
 	Memory  resource.Quantity // the memory request and limit

@@ -68,19 +68,19 @@ func TestSweepID(t *testing.T) {
 	longest := 0
 	for n := 1; n <= 63; n++ {
 		id := strings.Repeat("a", n)
-		if sweepID(id) != "" {
+		if SweepID(id) != "" {
 			break
 		}
 		longest = n
-		assert.Empty(t, content.IsLabelValue(JobName(id, sweep.MaxConfigs-1, maxNodes-1)))
+		assert.Empty(t, content.IsLabelValue(JobName(id, sweep.MaxConfigs-1, MaxNodes-1)))
 		assert.Empty(t, content.IsLabelValue(PluginName(id, sweep.MaxConfigs-1)))
 	}
 	assert.NotZero(t, longest)
-	assert.Contains(t, sweepID(strings.Repeat("a", longest+1)), "too long")
-	assert.Empty(t, sweepID("20240101-120000"))
+	assert.Contains(t, SweepID(strings.Repeat("a", longest+1)), "too long")
+	assert.Empty(t, SweepID("20240101-120000"))
 	for _, bad := range []string{"", "x_y", "Big", "-x", "a.b"} {
-		assert.NotEmpty(t, sweepID(bad), "%q", bad)
-		assert.Contains(t, sweepID(bad), content.IsDNS1123Label(bad)[0], "%q: apimachinery's reason", bad)
+		assert.NotEmpty(t, SweepID(bad), "%q", bad)
+		assert.Contains(t, SweepID(bad), content.IsDNS1123Label(bad)[0], "%q: apimachinery's reason", bad)
 	}
 }
 
@@ -122,36 +122,5 @@ func TestCPULimit(t *testing.T) {
 	for _, cpus := range []string{"0.1234", "0.0005", "0", "-1", "half", ""} {
 		_, ok := CPULimit(cpus)
 		assert.False(t, ok, cpus)
-	}
-}
-
-// --pod-memory takes what Kubernetes takes for a quantity (resource.
-// ParseQuantity: exponents, a leading dot or sign), from 32Mi up.
-func TestPodMemory(t *testing.T) {
-	min := resource.MustParse("32Mi")
-	for _, s := range []string{"256Mi", "1Gi", "1.5G", "1e9", ".5Gi", "+1Gi", "1e3", "32Mi", "33554431", "-1Mi", "1Ki", "lots", "", "1MB", "0x10", "Mi"} {
-		q, err := resource.ParseQuantity(s)
-		want := err == nil && q.Cmp(min) >= 0
-		o, err := Flags{Emit: Kubernetes, Image: DefaultImage, PodMemory: s}.options(none, nil, 0, testNow)
-		assert.Equal(t, want, err == nil, "%q: %v", s, err)
-		if want {
-			assert.Zero(t, o.Memory.Cmp(q), "%q", s)
-		} else {
-			assert.ErrorContains(t, err, "invalid --pod-memory")
-		}
-	}
-}
-
-// --image is any printable reference without blanks: what the manifest
-// can carry exactly (YAML reads a NEL as a line break, and JSON turns a
-// byte that is not UTF-8 into U+FFFD).
-func TestImage(t *testing.T) {
-	for _, img := range []string{"", "a b", "a\tb", "a\nb", "a\u0085b", "a\x7fb", "a\xffb", "a\u2028b"} {
-		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, testNow)
-		usage(t, err, "image", "want an image reference")
-	}
-	for _, img := range []string{"throttlebench:dev", "registry.example.com:5000/tb@sha256:0123abcd", "ÿ/é:1e3"} {
-		_, err := Flags{Emit: Kubernetes, Image: img, PodMemory: DefaultPodMemory}.options(none, nil, 0, testNow)
-		assert.NoError(t, err, img)
 	}
 }

@@ -1,10 +1,11 @@
-package sizing
+package sizing_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"sync"
@@ -16,15 +17,39 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/bandwidth"
+	"github.com/throttlebench/throttlebench/internal/options"
 	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/size"
+	"github.com/throttlebench/throttlebench/internal/sizing"
 )
 
-// resolve is resolveFlags (flags_test.go) where the flags must resolve.
-func resolve(t *testing.T, o Flags, params map[string]string, args ...string) Plan {
+// resolve is size's flags resolved as the command resolves them (o its
+// own, params the shared ones by name), where they must resolve: no
+// cobra, no kernel.
+func resolve(t *testing.T, o options.Size, params map[string]string, args ...string) sizing.Plan {
 	t.Helper()
-	p, err := resolveFlags(o, params, args...)
+	f := options.NewShared()
+	f.Mode, f.Version, f.Driver, f.Format = "auto", "auto", "cgroupfs", "json"
+	for k, v := range params {
+		f.Values[k] = &v
+	}
+	o.Run = f
+	if o.Step == "" {
+		o.Step = "0.05"
+	}
+	if o.Confidence == 0 {
+		o.Confidence = size.DefaultConfidence
+	}
+	if o.Busy == "" {
+		o.Busy = "refuse"
+	}
+	changed := func(name string) bool { _, ok := params[name]; return ok }
+	dash := -1
+	if len(args) > 0 {
+		dash = 0
+	}
+	_, p, err := o.Resolve(context.Background(), options.Given{Changed: changed, Value: f.Value}, args, dash, io.Discard)
 	require.NoError(t, err)
 	return p
 }
@@ -45,7 +70,7 @@ type fake struct {
 	// it reports (the unlimited arm's).
 	floorP99 float64
 	// edit, when set, changes a result before it is returned.
-	edit func(cpus float64, m *Measured)
+	edit func(cpus float64, m *sizing.Measured)
 	// block, when set, makes a limited window wait for ctx.
 	block func(ctx context.Context)
 }
@@ -57,7 +82,7 @@ func cpusOf(l bandwidth.Limits) float64 {
 	return l.CPUs()
 }
 
-func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
+func (f *fake) window(ctx context.Context, o plan.Options) (sizing.Measured, error) {
 	f.mu.Lock()
 	f.limits = append(f.limits, o.Limits)
 	f.mu.Unlock()
@@ -65,7 +90,7 @@ func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
 	if f.block != nil && !math.IsInf(cpus, 1) {
 		f.block(ctx)
 		if ctx.Err() != nil {
-			return Measured{}, ctx.Err()
+			return sizing.Measured{}, ctx.Err()
 		}
 	}
 	fig := f.figure(cpus)
@@ -73,7 +98,7 @@ func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
 	if !f.open {
 		cpu = 2 * fig * f.usedCPUs // its two iterations' span
 	}
-	var m Measured
+	var m sizing.Measured
 	if f.open {
 		m.Latency = &report.Latency{OfferedRPS: 100, AchievedRPS: 100, Offered: 200, Completed: 200, CPUMs: &cpu, WindowMs: 500,
 			LatencyMs: report.LatencyMs{P50: fig / 2, P90: fig / 1.5, P99: fig, P999: fig}, Host: report.Host{Kernel: "6.18"}}
@@ -102,14 +127,14 @@ func (f *fake) window(ctx context.Context, o plan.Options) (Measured, error) {
 // the grid's 0.6, bracketed by 0.4, and every window ran at its level's
 // quota at --period.
 func TestEngineFindsTheThreshold(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "period": "50ms"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "period": "50ms"})
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
 		if c >= 0.5 {
 			return 10
 		}
 		return 200
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.NotNil(t, r.Recommendation)
 	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
@@ -144,12 +169,12 @@ func TestEngineFindsTheThreshold(t *testing.T) {
 
 // The contract's keys, as the issue lists them.
 func TestResultKeys(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 { return 10 + 1000*math.Max(0, 0.5-c) }}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "json", 0))
+	require.NoError(t, sizing.Write(&buf, r, "json", 0))
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
 	rec := m["recommendation"].(map[string]any)
@@ -176,7 +201,7 @@ func TestResultKeys(t *testing.T) {
 	}
 	assert.Contains(t, m, "warnings")
 	buf.Reset()
-	require.NoError(t, Write(&buf, r, "text", 0))
+	require.NoError(t, sizing.Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), "resources.limits.cpu: 600m, docker run --cpus 0.6")
 	assert.Contains(t, buf.String(), "unlimited")
 }
@@ -186,10 +211,10 @@ func TestResultKeys(t *testing.T) {
 // long below it, so mean<=1.2x needs 0.5/1.2 CPUs, and the answer is the
 // grid's first level at or above that.
 func TestEngineClosedLoopDefaultRange(t *testing.T) {
-	p := resolve(t, Flags{SLO: "mean<=1.2x"}, map[string]string{"workload": "spin"})
+	p := resolve(t, options.Size{SLO: "mean<=1.2x"}, map[string]string{"workload": "spin"})
 	need := 0.5 / 1.2
 	f := &fake{usedCPUs: 0.5, figure: func(c float64) float64 { return 100 * math.Max(1, 0.5/c) }}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.NotNil(t, r.Range)
 	assert.Less(t, r.Range.MinCPUs, need)
@@ -206,13 +231,13 @@ func TestEngineClosedLoopDefaultRange(t *testing.T) {
 // A busy machine refuses a window (no verdict); a short rate fails one
 // whatever its figure; an unlimited arm that fails searches nothing.
 func TestEngineGuards(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *sizing.Measured) {
 		if c < 0.7 {
 			m.Latency.Contention = waitedFortyPercent()
 		}
 	}}
-	r, err := Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	for _, a := range r.Arms[1:] {
 		if *a.CPUs < 0.7 {
@@ -223,12 +248,12 @@ func TestEngineGuards(t *testing.T) {
 	assert.Equal(t, report.KindWindowsRefused, r.Warnings[len(r.Warnings)-1].Kind)
 	assert.Contains(t, r.Warnings[len(r.Warnings)-1].Text, "waited for CPUs others held (a median 40%")
 
-	short := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+	short := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *sizing.Measured) {
 		if c < 0.5 {
 			m.Latency.AchievedRPS, m.Latency.Dropped = 60, 80
 		}
 	}}
-	r, err = Engine{Window: short.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: short.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.6, *r.Bracket.PassCPUs, 1e-9)
 	for _, a := range r.Arms[1:] {
@@ -239,28 +264,28 @@ func TestEngineGuards(t *testing.T) {
 	}
 
 	never := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 80 }}
-	r, err = Engine{Window: never.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: never.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Nil(t, r.Recommendation)
 	assert.Len(t, r.Arms, 1)
 	assert.Nil(t, r.Range)
 	assert.Equal(t, size.Fail, r.Arms[0].Verdict)
-	assert.Equal(t, OutcomeNoLimit, r.Outcome)
+	assert.Equal(t, sizing.OutcomeNoLimit, r.Outcome)
 	assert.Len(t, never.limits, failsAfter(p.Test), "only the unlimited arm ran, until its test failed")
 	assert.Contains(t, r.Why, "the unlimited arm fails p99<=50ms (0 of 2 counted windows met it)")
 	assert.Contains(t, r.Why, "never went above 0.50 CPUs in any 100 ms while it failed: it was not short of CPU", "half a CPU of two used: more cannot help")
 
 	// Failing while using one CPU whole: serial work.
 	serial := &fake{open: true, usedCPUs: 1, figure: func(float64) float64 { return 80 }}
-	r, err = Engine{Window: serial.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: serial.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Contains(t, r.Why, "never went above 1.00 CPUs in any 100 ms while it failed: the work is serial")
 
 	// Failing while using more than one CPU: not serial, said nothing of.
 	parallel := &fake{open: true, usedCPUs: 1.6, figure: func(float64) float64 { return 80 }}
-	r, err = Engine{Window: parallel.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: parallel.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
-	assert.Equal(t, OutcomeNoLimit, r.Outcome)
+	assert.Equal(t, sizing.OutcomeNoLimit, r.Outcome)
 	assert.NotContains(t, r.Why, "serial")
 }
 
@@ -293,24 +318,24 @@ func waitedFortyPercent() *report.Contention {
 // --budget ends the search with the bracket so far and no error; a cancel
 // (Ctrl-C) returns its error; a budget spent in the unlimited arm says so.
 func TestEngineBudgetAndCancel(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Budget: 200 * time.Millisecond}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Budget: 200 * time.Millisecond}, map[string]string{"rate": "100"})
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, block: func(ctx context.Context) { <-ctx.Done() }}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.True(t, r.Incomplete)
 	assert.NotEmpty(t, r.Stopped)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	f = &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, block: func(context.Context) { cancel() }}
-	_, err = Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
+	_, err = sizing.Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
 	assert.ErrorIs(t, err, context.Canceled)
 
 	p.Budget = time.Nanosecond
 	time.Sleep(time.Millisecond)
 	f = &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }}
-	r, err = Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
-	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Equal(t, sizing.OutcomeUndecided, r.Outcome)
 	assert.Contains(t, r.Why, "--budget 1ns ran out while the unlimited arm was measured: give a longer one")
 	assert.Nil(t, r.Recommendation)
 }
@@ -318,30 +343,30 @@ func TestEngineBudgetAndCancel(t *testing.T) {
 // A cancel keeps what was measured, marked incomplete; --serve's server
 // exiting ends the search at once, with how it exited.
 func TestEngineKeepsWhatWasMeasured(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, _ *Measured) {
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, _ *sizing.Measured) {
 		if !math.IsInf(c, 1) {
 			if n++; n == 3 {
 				cancel()
 			}
 		}
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(ctx, p)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.True(t, r.Incomplete)
-	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Equal(t, sizing.OutcomeUndecided, r.Outcome)
 	assert.GreaterOrEqual(t, len(r.Arms), 2, "the unlimited arm and the level measured")
 	assert.Equal(t, p.Test.MinWindows(), len(r.Arms[0].Windows))
 
-	exits := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+	exits := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *sizing.Measured) {
 		if c < 1 {
 			m.Latency.TargetResult = &report.TargetResult{ServerExited: "exit status 3: bind: address in use"}
 		}
 	}}
-	r, err = Engine{Window: exits.window, NumCPU: 2}.Run(context.Background(), p)
-	var se *ServerExitedError
+	r, err = sizing.Engine{Window: exits.window, NumCPU: 2}.Run(context.Background(), p)
+	var se *sizing.ServerExitedError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, r.Stopped, "the server exited: exit status 3")
 	assert.Len(t, exits.limits, p.Test.MinWindows()+1, "the unlimited arm, then one window")
@@ -351,33 +376,33 @@ func TestEngineKeepsWhatWasMeasured(t *testing.T) {
 // pass, refused ones not counting; all refused, it stops at a level's cap
 // and searches nothing.
 func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
 	n := 0
-	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *Measured) {
+	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(c float64, m *sizing.Measured) {
 		if math.IsInf(c, 1) {
 			if n++; n <= 2 {
 				m.Latency.Contention = waitedFortyPercent()
 			}
 		}
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	unl := r.Arms[0]
 	assert.Equal(t, size.Pass, unl.Verdict)
 	assert.Equal(t, 2, unl.Refused)
 	assert.Len(t, unl.Windows, p.Test.MinWindows()+2)
 
-	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(_ float64, m *Measured) {
+	busy := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 10 }, edit: func(_ float64, m *sizing.Measured) {
 		m.Latency.Contention = waitedFortyPercent()
 	}}
-	r, err = Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: busy.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Len(t, r.Arms, 1)
 	assert.Len(t, r.Arms[0].Windows, p.Test.LevelWindows)
 	assert.Contains(t, r.Why, "undecided on p99<=50ms after 20 windows (0 of 0 counted windows met it, 20 refused (contended")
 	assert.Contains(t, r.Why, "20 of its windows waited a median 40% of their runnable time for CPUs others held")
 	assert.Contains(t, r.Warnings[len(r.Warnings)-1].Text, "--busy count")
-	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Equal(t, sizing.OutcomeUndecided, r.Outcome)
 	assert.Nil(t, r.Recommendation)
 }
 
@@ -385,17 +410,17 @@ func TestUnlimitedArmReplacesRefusedWindows(t *testing.T) {
 // machine never quiet the search still answers, and says which way the
 // competition leans.
 func TestBusyCount(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Busy: "count"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Busy: "count"}, map[string]string{"rate": "100"})
 	assert.True(t, p.CountBusy)
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(c float64) float64 {
 		if c >= 0.6 {
 			return 10
 		}
 		return 200
-	}, edit: func(_ float64, m *Measured) {
+	}, edit: func(_ float64, m *sizing.Measured) {
 		m.Latency.Contention = waitedFortyPercent()
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.NotNil(t, r.Recommendation)
 	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
@@ -420,17 +445,17 @@ func TestBusyCount(t *testing.T) {
 // are ten) × 1.15 averages the bursts away, about 0.54, and fails; krr
 // needs 750 s of usage (null).
 func TestUsageRulesMeasured(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Window: "500ms"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2", Window: "500ms"}, map[string]string{"rate": "100"})
 	f := &fake{open: true, usedCPUs: 0.36, intervals: []float64{1, 0.2, 0.2, 0.2, 0.2}, figure: func(c float64) float64 {
 		if c >= 0.7 {
 			return 10
 		}
 		return 200
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, r.UsageRules, 3)
-	byName := map[string]Rule{}
+	byName := map[string]sizing.Rule{}
 	for _, u := range r.UsageRules {
 		byName[u.Name] = u
 	}
@@ -448,7 +473,7 @@ func TestUsageRulesMeasured(t *testing.T) {
 	assert.Equal(t, size.Fail, *v.Verdict)
 	assert.Nil(t, byName["krr"].CPUs)
 	assert.Nil(t, byName["krr"].Verdict)
-	rules := map[string]Arm{}
+	rules := map[string]sizing.Arm{}
 	for _, a := range r.Arms {
 		if a.Rule != "" {
 			rules[a.Rule] = a
@@ -465,11 +490,11 @@ func TestUsageRulesMeasured(t *testing.T) {
 	assert.Equal(t, n, r.Windows)
 	assert.Len(t, f.limits, n)
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "text", 0))
+	require.NoError(t, sizing.Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), " (vpa)")
 	// At a width, the prose wraps (the table's rows are as wide as they are).
 	buf.Reset()
-	require.NoError(t, Write(&buf, r, "text", 60))
+	require.NoError(t, sizing.Write(&buf, r, "text", 60))
 	for _, line := range strings.Split(buf.String(), "\n") {
 		if strings.HasPrefix(line, "grid:") || strings.HasPrefix(line, "recommendation:") || strings.HasPrefix(line, "warning:") {
 			assert.LessOrEqual(t, utf8.RuneCountInString(line), 60, line)
@@ -482,12 +507,12 @@ func TestUsageRulesMeasured(t *testing.T) {
 // where without one 0.6 is needed; the recommendation is the smaller
 // quota, with its burst, and each burst's bracket is a pair.
 func TestBurstPairs(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "burst": "20ms,0"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100", "burst": "20ms,0"})
 	assert.Equal(t, []time.Duration{0, 20 * time.Millisecond}, p.Bursts)
 	var mu sync.Mutex
 	bursts := map[time.Duration]int{}
 	f := &fake{open: true, usedCPUs: 0.5, figure: func(float64) float64 { return 0 }}
-	window := func(ctx context.Context, o plan.Options) (Measured, error) {
+	window := func(ctx context.Context, o plan.Options) (sizing.Measured, error) {
 		c, b := cpusOf(o.Limits), o.Limits.Burst
 		mu.Lock()
 		bursts[b]++
@@ -500,7 +525,7 @@ func TestBurstPairs(t *testing.T) {
 		}
 		return f.window(ctx, o)
 	}
-	r, err := Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, r.Pairs, 2)
 	assert.InDelta(t, 0.6, *r.Pairs[0].PassCPUs, 1e-9)
@@ -517,13 +542,13 @@ func TestBurstPairs(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, r, "text", 0))
+	require.NoError(t, sizing.Write(&buf, r, "text", 0))
 	assert.Contains(t, buf.String(), "burst 20ms")
 
 	// A burst above the low levels' quota searches from the first level
 	// that holds it, and says so.
 	p.Bursts = []time.Duration{50 * time.Millisecond}
-	r, err = Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
+	r, err = sizing.Engine{Window: window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	for _, a := range r.Arms {
 		if a.BurstUs > 0 {
@@ -536,30 +561,13 @@ func TestBurstPairs(t *testing.T) {
 // The harness's floor is measured in the unlimited arm's windows only: a
 // level's and a rule's skip it (the same at every limit, a second each).
 func TestFloorInTheUnlimitedArmOnly(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms"}, map[string]string{"rate": "100"})
+	p := resolve(t, options.Size{SLO: "p99<=50ms"}, map[string]string{"rate": "100"})
 	o, err := p.Options(math.Inf(1), 0)
 	require.NoError(t, err)
 	assert.False(t, o.Open.NoFloor)
 	o, err = p.Options(0.5, 0)
 	require.NoError(t, err)
 	assert.True(t, o.Open.NoFloor)
-}
-
-// A window that ended with its last response before the schedule did
-// (on-off arrivals) has the rest as idle intervals in the rules' trace,
-// as the service it stands for has: 1.5 s of schedule, responses done at
-// 900 ms, is 9 intervals sampled and 6 idle.
-func TestTraceIdleTail(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", Window: "1500ms"}, map[string]string{"rate": "100"})
-	cpu := 500.0
-	m := Measured{Latency: &report.Latency{OfferedRPS: 100, AchievedRPS: 100, WindowMs: 901, CPUMs: &cpu,
-		CPUs100ms: []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5}}}
-	w := p.record(m, math.NaN())
-	tr, ok := w.trace()
-	require.True(t, ok)
-	assert.Equal(t, 15, tr.Len())
-	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5, 0, 0, 0, 0, 0, 0}, tr.CPUs())
-	assert.Equal(t, []float64{1, 1, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5}, m.Latency.CPUs100ms, "the report's own trace is left as it was")
 }
 
 // The harness's floor comes from the unlimited arm's windows, at the SLO's
@@ -572,9 +580,9 @@ func TestFloorReported(t *testing.T) {
 		want  float64
 		warn  bool
 	}{{"p99<=50ms", 20, 20, true}, {"p99<=50ms", 1, 1, false}, {"p50<=50ms", 20, 10, false}, {"p99.9<=50ms", 10, 20, true}} {
-		p := resolve(t, Flags{SLO: c.slo, CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+		p := resolve(t, options.Size{SLO: c.slo, CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
 		f := &fake{open: true, usedCPUs: 0.5, floorP99: c.floor, figure: func(float64) float64 { return 1 }}
-		r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+		r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 		require.NoError(t, err, c.slo)
 		require.NotNil(t, r.FloorMs, c.slo)
 		assert.Equal(t, c.want, *r.FloorMs, c.slo)
@@ -586,11 +594,11 @@ func TestFloorReported(t *testing.T) {
 // A wait under the refusal's share (a nice-19 loop on every CPU) is
 // counted, and said: the search answers, and a warning gives the wait.
 func TestLesserWaitIsCountedAndSaid(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(_ float64, m *Measured) {
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(_ float64, m *sizing.Measured) {
 		m.Latency.Contention = &report.Contention{WaitMs: 400, WaitShare: 0.28, Contended: true}
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	require.NotNil(t, r.Recommendation)
 	assert.InDelta(t, 0.6, *r.Recommendation.CPUs, 1e-9)
@@ -606,16 +614,16 @@ func TestLesserWaitIsCountedAndSaid(t *testing.T) {
 // No level passing where the levels' windows were refused is no answer
 // either way: undecided, not "no limit".
 func TestNoPassWithRefusedLevelsIsUndecided(t *testing.T) {
-	p := resolve(t, Flags{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
-	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(c float64, m *Measured) {
+	p := resolve(t, options.Size{SLO: "p99<=50ms", CPUsMin: "0.2", CPUsMax: "1", Step: "0.2"}, map[string]string{"rate": "100"})
+	f := &fake{open: true, usedCPUs: 0.5, figure: needs(0.6), edit: func(c float64, m *sizing.Measured) {
 		if c >= 0.6 && !math.IsInf(c, 1) {
 			m.Latency.Contention = waitedFortyPercent()
 		}
 	}}
-	r, err := Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
+	r, err := sizing.Engine{Window: f.window, NumCPU: 2}.Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.Nil(t, r.Recommendation)
-	assert.Equal(t, OutcomeUndecided, r.Outcome)
+	assert.Equal(t, sizing.OutcomeUndecided, r.Outcome)
 	assert.Contains(t, r.Why, "no level passed, and")
 	assert.Contains(t, r.Why, "the levels left undecided did not fail")
 }

@@ -18,7 +18,7 @@ func TestWholeMachineWarning(t *testing.T) {
 		want string
 	}{
 		{Options{Cgroup: "/"}, "cgroup / is the whole machine: every process's CPU is counted"},
-		{Options{PID: 1234, pid: "1234"}, "process 1234 is in cgroup /, the whole machine: every process's CPU is counted"},
+		{Options{PID: 1234, PIDGiven: "1234"}, "process 1234 is in cgroup /, the whole machine: every process's CPU is counted"},
 		{Options{}, "this process is in cgroup /, the whole machine: every process's CPU is counted"},
 	} {
 		w := tc.o.WholeMachine(true)
