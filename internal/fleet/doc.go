@@ -9,8 +9,9 @@
 // and the cgroups (its tracer shared by a list's configurations), a
 // runner.Place for where the slices go, runner.RunWindow for the measured
 // window (the machine's background; each instance's cpu.stat is read just
-// before its slice goes and summed), and a runner.TraceWindow that tracks
-// each slice as it is made and untracks it before its removal.
+// before its slice goes and summed), and a trace window
+// (runner.Local.TraceTracked, a tracewindow.Window) that tracks each slice
+// as it is made and untracks it before its removal.
 //
 // Invariants: when Run returns, every slice it made is removed and every
 // instance it started has ended; nothing here prints: what happened on the

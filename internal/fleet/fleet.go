@@ -15,6 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/instances"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
 // InstanceChild is an instance's process (see childproto.Instance). It
@@ -160,7 +161,7 @@ type fleetRun struct {
 	k       runner.Local
 	o       runner.Options
 	place   *runner.Place
-	tw      *runner.TraceWindow // --trace; nil without, or before the first slice
+	tw      *tracewindow.Window // --trace; nil without, or before the first slice
 	twOnce  sync.Once
 	init    bench.InstanceInit
 	m       *instances.Machine

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
 // fleetTracer is a tracer for the fleet's goroutines: it notes what is
@@ -29,7 +29,7 @@ type fleetTracer struct {
 	late     []string // slices untracked after their removal
 }
 
-func (f *fleetTracer) attach(func(throttle.Event)) (runner.TraceHandle, error) {
+func (f *fleetTracer) attach(func(throttle.Event)) (tracewindow.Handle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached++

@@ -9,7 +9,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
-	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // The core as the engines outside this package (internal/fleet) use it:
@@ -83,42 +82,6 @@ func ReadBack(g Group) (cgroup.Limits, []cgroup.Level, error) { return readBack(
 
 // ReportGroup is a cgroup as the report names it.
 func ReportGroup(cg cgroup.Cgroup) bandwidth.Group { return group(cg) }
-
-// TraceTracked is a trace window (--trace; one that traces nothing
-// without) of the groups tracked one by one (Track), made under parent.
-func (k Local) TraceTracked(o Options, parent string) *TraceWindow {
-	return &TraceWindow{k.startTraceOf(o, parent)}
-}
-
-func (t *TraceWindow) inner() *traceWindow {
-	if t == nil {
-		return nil
-	}
-	return t.tw
-}
-
-// Track adds the cgroup at dir to what the tracer follows; Untrack takes
-// it off, after its counters' last read and before its removal.
-func (t *TraceWindow) Track(dir string)   { t.inner().track(dir) }
-func (t *TraceWindow) Untrack(dir string) { t.inner().untrack(dir) }
-
-// Counted keeps the counters of a tracked group read just before its
-// removal within the window, which the window's end finds no more.
-func (t *TraceWindow) Counted(cg cgroup.Cgroup, st cgroup.CPUStat) { t.inner().counted(cg, st) }
-
-// Latency adds what the trace says to a latency report; spans are the
-// completed requests' lives on CLOCK_MONOTONIC.
-func (t *TraceWindow) Latency(rep *report.Latency, spans []throttle.Span) {
-	t.inner().traceLatency(rep, spans)
-}
-
-// TraceGroup is a trace window (--trace; one that traces nothing without)
-// of the cgroup at dir and its descendants, attaching the Local's tracer
-// if this is its first traced run; where it cannot, the run goes on
-// untraced and its result says why. Called before the window opens.
-func (k Local) TraceGroup(o Options, dir string) *TraceWindow {
-	return &TraceWindow{k.startTrace(o, dir)}
-}
 
 // InSlice runs created in a slice made where o says, which it removes on
 // every path (after created returns); what placing found on its way

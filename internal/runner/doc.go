@@ -13,9 +13,10 @@
 //     just before the measured part and again just after, samples the
 //     workload's 100 ms peak in between, and returns what changed);
 //   - the trace window (trace.go: one tracer per Local, attached at its
-//     first traced run and shared by a list's runs; each run tracks only
-//     its own groups, and sets each group's traced time against its own
-//     counter).
+//     first traced run and shared by a list's runs; the window itself, in
+//     which each run tracks only its own groups and sets each group's
+//     traced time against its own counter, is internal/tracewindow's);
+//   - the window's waits (internal/waits, read through Machine.WaitsOf).
 //
 // Its own engines are the closed loop (Local.Run) and the open loop
 // (Local.Latency), each in a workload child inside a created slice

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runspec"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
 // OpenChild is the open loop's workload process: as Child, with the open
@@ -38,7 +39,7 @@ func (l *Local) Latency(ctx context.Context, o Options) (*report.Latency, error)
 
 // latencyReport builds the open loop's report from its window.
 func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, source, mode string, cg cgroup.Cgroup, limits cgroup.Limits,
-	chain []cgroup.Level, cpuset string, started time.Time, warnings []report.Warning, tw *traceWindow) *report.Latency {
+	chain []cgroup.Level, cpuset string, started time.Time, warnings []report.Warning, tw *tracewindow.Window) *report.Latency {
 	rep := build.BuildLatency(build.LatencyInput{
 		Open: o.Open, Policy: o.Policy, Mode: mode, Cgroup: group(cg), Limits: limits, Chain: chain,
 		NumCPU: runtime.NumCPU(), Result: res, Stat: m.Stat, Host: k.HostInfo(o.Host.Root, started),
@@ -46,7 +47,7 @@ func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, sou
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 	rep.CPUs100ms = m.Intervals
-	tw.traceLatency(rep, openLoopSpans(res))
+	tw.Latency(rep, tracewindow.OpenLoopSpans(res))
 	return rep
 }
 
@@ -66,9 +67,9 @@ func (k Local) latencyCreated(ctx context.Context, o Options, started time.Time,
 	}
 	// The child is alone in its slice: its CPU time is the slice's usage,
 	// read the same way on v1 (whose created slice has no cpuacct) and v2.
-	tw := k.startTrace(o, slice.Cgroup().Dir)
-	defer tw.stop()
-	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Clock: k.SampleClock,
+	tw := k.TraceGroup(o, slice.Cgroup().Dir)
+	defer tw.Stop()
+	w := Window{Group: slice, Trace: tw, HostCPU: k.hostCPU(o), Clock: k.SampleClock,
 		CPU: func() (time.Duration, error) { return k.PIDCPU(child.Pid()) }, Waits: k.WaitsOf(slice.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		if err := open(); err != nil {
@@ -106,9 +107,9 @@ func (k Local) latencyCurrent(ctx context.Context, o Options, started time.Time,
 	if _, err := cg.Usage(); err != nil {
 		cpu, source = k.ProcessCPU, report.SourceProcess
 	}
-	tw := k.startTrace(o, cg.Cgroup().Dir)
-	defer tw.stop()
-	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock,
+	tw := k.TraceGroup(o, cg.Cgroup().Dir)
+	defer tw.Stop()
+	w := Window{Group: cg, Trace: tw, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU, CPU: cpu, Clock: k.SampleClock,
 		Waits: k.WaitsOf(cg.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.LatencyResult, error) {
 		return k.Open.RunOpenHere(ctx, o.Open, open)

@@ -15,6 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runspec"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -31,7 +32,7 @@ type Local struct {
 	Tracing  Tracing
 	Commands Commands
 
-	ts *traceSession // the tracer the traced runs share (session)
+	ts *tracewindow.Session // the tracer the traced runs share (session)
 }
 
 // NewLocal returns the runner on this machine's kernel.
@@ -93,14 +94,14 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	if err := placeAndWarm(ctx, slice, child); err != nil {
 		return nil, err
 	}
-	tw := k.startTrace(o, slice.Cgroup().Dir)
-	defer tw.stop()
+	tw := k.TraceGroup(o, slice.Cgroup().Dir)
+	defer tw.Stop()
 	// The machine's counters and the slice's usage: the workload is the
 	// child, alone in its slice, and its own CPU time comes back with the
 	// result.
 	// The slice's usage is sampled too, every usage.PeakInterval: size's usage
 	// rules are computed from that trace.
-	w := Window{Group: slice, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock,
+	w := Window{Group: slice, Trace: tw, HostCPU: k.hostCPU(o), Usage: slice.Usage, CPU: slice.Usage, Clock: k.SampleClock,
 		Waits: k.WaitsOf(slice.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		if err := open(); err != nil {
@@ -131,7 +132,7 @@ func (k Local) runCreated(ctx context.Context, o Options, started time.Time, sli
 	use, source := cgroupUsage(m.Background, own)
 	rep := k.build(o, started, "created", slice.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, cpuset, notes)
 	rep.CPUs100ms = m.Intervals
-	tw.traceRun(rep, res)
+	tw.Run(rep, res)
 	return rep, nil
 }
 
@@ -183,9 +184,9 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	}
 	// Others may share this cgroup: its counters cover them too. Its usage
 	// against this process's own CPU time tells whether they did.
-	tw := k.startTrace(o, cg.Cgroup().Dir)
-	defer tw.stop()
-	w := Window{Group: cg, Trace: &TraceWindow{tw}, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU,
+	tw := k.TraceGroup(o, cg.Cgroup().Dir)
+	defer tw.Stop()
+	w := Window{Group: cg, Trace: tw, HostCPU: k.hostCPU(o), Usage: cg.Usage, Process: k.ProcessCPU,
 		Waits: k.WaitsOf(cg.Cgroup(), o.Host.Root)}
 	res, m, err := RunWindow(ctx, w, func(open func() error) (bench.Result, error) {
 		return k.Closed.RunHere(ctx, o.Bench, open)
@@ -197,7 +198,7 @@ func (k Local) runCurrent(ctx context.Context, o Options, started time.Time, war
 	// though not that of others in the cgroup.
 	use, source := cgroupUsage(m.Background, m.Background.ProcessCPU)
 	rep := k.build(o, started, "current", cg.Cgroup(), limits, chain, res, m.Stat, m.Background, use, source, "", warnings)
-	tw.traceRun(rep, res)
+	tw.Run(rep, res)
 	return rep, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
 // The real kernel, processes and clocks behind Local's seams: the defaults
@@ -101,7 +102,7 @@ func startOpen(exe string, o runspec.OpenLoop, stderr io.Writer) (OpenChild, err
 
 // newTracer attaches the eBPF throttle tracer, tracing no group yet (see
 // tracer.New).
-func newTracer(onEvent func(throttle.Event)) (TraceHandle, error) {
+func newTracer(onEvent func(throttle.Event)) (tracewindow.Handle, error) {
 	t, err := tracer.New(onEvent)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/waits"
 )
 
 // Local's seams, by who uses them. Each group's zero value is the real
@@ -36,6 +38,11 @@ type Machine struct {
 	// SchedStat reads a thread's scheduler counters below a filesystem
 	// root (a window's waits).
 	SchedStat func(root string, tid int) (host.SchedStat, error)
+}
+
+// WaitsOf reads the waits of cgroup g's threads, below root.
+func (m Machine) WaitsOf(g cgroup.Cgroup, root string) *waits.Readers {
+	return waits.Of(g, root, m.SchedStat)
 }
 
 func (m Machine) withDefaults() Machine {
@@ -105,7 +112,7 @@ type Tracing struct {
 	// the first traced run; Close detaches it); Monotonic reads
 	// CLOCK_MONOTONIC, the clock of its events and of the measured window
 	// they are matched to.
-	NewTracer func(onEvent func(throttle.Event)) (TraceHandle, error)
+	NewTracer func(onEvent func(throttle.Event)) (tracewindow.Handle, error)
 	Monotonic func() int64
 	// TraceFamily reads the traced cgroup's family and counters around
 	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id

@@ -1,96 +1,19 @@
 package runner
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/plan"
-	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
-// TraceHandle is the throttle tracer a Local attaches once for all its
-// traced runs (tracer.New), tracing no group until Track: each run tracks
-// its own groups, and untracks them before it removes them, so that one
-// attach serves a whole sweep, list or --instances run, and a run sees no
-// other run's groups. Sync hands on what the kernel recorded so far;
-// LostSoFar counts what it could not keep so far; Stop detaches it.
-type TraceHandle interface {
-	Track(id uint64) error
-	Untrack(id uint64) error
-	Sync() error
-	LostSoFar() uint64
-	Stop() (lost uint64, err error)
-	Attach() string
-}
-
-// maxTraceEvents bounds the events a run keeps (32 bytes each): beyond it,
-// they are only counted (throttle.Collector), as a long sample needs.
-const maxTraceEvents = 1 << 20
-
-// traceSession is a Local's tracer, attached at its first traced run and
-// kept until Close: the events go to the window open now (one at a time).
-type traceSession struct {
-	mu       sync.Mutex
-	h        TraceHandle
-	why      error // why it could not attach: no later run tries again
-	attaches int
-	sink     func(throttle.Event) // the open window's; nil between windows
-}
-
-// tracer attaches the tracer on the first call (newTracer); later calls
-// return the same one, and the attaches so far.
-func (s *traceSession) tracer(newTracer func(func(throttle.Event)) (TraceHandle, error)) (TraceHandle, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.h == nil && s.why == nil {
-		if newTracer == nil {
-			s.why = fmt.Errorf("this build cannot trace")
-		} else if s.h, s.why = newTracer(s.deliver); s.why == nil {
-			s.attaches++
-		}
-	}
-	return s.h, s.attaches, s.why
-}
-
-// deliver hands an event to the open window, if any (the tracer's
-// goroutine, or Stop).
-func (s *traceSession) deliver(e throttle.Event) {
-	s.mu.Lock()
-	sink := s.sink
-	s.mu.Unlock()
-	if sink != nil {
-		sink(e)
-	}
-}
-
-func (s *traceSession) setSink(f func(throttle.Event)) {
-	s.mu.Lock()
-	s.sink = f
-	s.mu.Unlock()
-}
-
-// stop detaches the tracer, if attached; a later traced run attaches again.
-func (s *traceSession) stop() (uint64, error) {
-	s.mu.Lock()
-	h := s.h
-	s.h, s.why = nil, nil
-	s.mu.Unlock()
-	if h == nil {
-		return 0, nil
-	}
-	return h.Stop()
-}
+// A Local's trace windows (--trace; internal/tracewindow), made through
+// its Tracing seams in its one tracer session.
 
 // session is l's tracer session, made on first use.
-func (l *Local) session() *traceSession {
+func (l *Local) session() *tracewindow.Session {
 	if l.ts == nil {
-		l.ts = &traceSession{}
+		l.ts = &tracewindow.Session{}
 	}
 	return l.ts
 }
@@ -102,394 +25,51 @@ func (l *Local) Close() error {
 	if l.ts == nil {
 		return nil
 	}
-	_, err := l.ts.stop()
+	_, err := l.ts.Stop()
 	return err
 }
 
-// traceWindow records the throttle events of a run's own groups over the
-// measured window, from open to close, and turns them into the result's
-// keys. Its zero value (nil) traces nothing: a run without --trace.
-type traceWindow struct {
-	s        *traceSession
-	h        TraceHandle
-	why      error // why tracing did not start: said once, in the warnings
-	mu       sync.Mutex
-	col      throttle.Collector
-	t0, t1   int64 // CLOCK_MONOTONIC, the measured window
-	now      func() int64
-	lost0    uint64 // the tracer's losses at open
-	lost     uint64
-	attaches int
-	stopped  bool
-	last     bool // stop the tracer at the window's end (sample: its one window)
-	sink     func(throttle.Trace) error
-
-	// The run's own groups: dir and its descendants (a run's slice, the
-	// current cgroup, a named one), or, where dir is "", the groups
-	// tracked one by one (track: an instance's slice as it is made), ids
-	// kept in own after their untrack. famDir is the cgroup whose family
-	// is read: dir, or the instances' parent, of which only the
-	// ancestors and the run's own slices are kept (other runs' slices
-	// share the default parent).
-	dir        string
-	famDir     string
-	own        map[uint64]bool
-	tracked    map[string]uint64 // tracked now, by directory
-	trackErr   error
-	family     func() ([]cgroup.Member, error)
-	id         func(dir string) (uint64, error)
-	start, end []cgroup.Member
-	gone       []cgroup.Member
-	famWhy     error // why the counters could not be read
-	// emptyStretches says whether the kernel's throttled counters count
-	// stretches no thread waited through (Tracing.CountsEmptyStretches).
-	emptyStretches func() bool
-}
-
-// startTrace traces the cgroup at dir and its descendants when o asks for
-// it (--trace), attaching the Local's tracer if this is its first traced
-// run; where it cannot, the run goes on untraced and says why. It is
-// called before the window opens: the attach is not measured.
-func (k Local) startTrace(o Options, dir string) *traceWindow {
-	tw := k.newTraceWindow(o, dir, dir)
-	tw.track(dir)
-	return tw
-}
-
-// startTraceOf traces nothing yet: the groups are tracked one by one
-// (track), and parent is where they are made.
-func (k Local) startTraceOf(o Options, parent string) *traceWindow {
-	return k.newTraceWindow(o, "", parent)
-}
-
-func (k Local) newTraceWindow(o Options, dir, famDir string) *traceWindow {
+// newTraceWindow is nil where o does not ask for --trace; a Local used by
+// value (no session) has a session of this window alone.
+func (k Local) newTraceWindow(o Options, dir, famDir string, last bool) *tracewindow.Window {
 	if !o.Trace {
 		return nil
 	}
 	tr := k.Tracing.withDefaults()
-	tw := &traceWindow{col: throttle.Collector{Max: maxTraceEvents}, sink: o.TraceSink, now: tr.Monotonic, dir: dir, famDir: famDir,
-		id: tr.CgroupID, own: map[uint64]bool{}, tracked: map[string]uint64{}, s: k.ts, emptyStretches: tr.CountsEmptyStretches}
-	tw.family = func() ([]cgroup.Member, error) {
-		fam, err := tr.TraceFamily(o.Host, famDir)
-		return tw.ownFamily(fam), err
-	}
-	if tw.s == nil {
-		tw.s = &traceSession{} // a Local used by value: this window alone
-		tw.last = true
-	}
-	tw.h, tw.attaches, tw.why = tw.s.tracer(tr.NewTracer)
-	if tw.why != nil {
-		return tw
-	}
-	tw.lost0 = tw.h.LostSoFar()
-	tw.s.setSink(func(e throttle.Event) {
-		tw.mu.Lock()
-		tw.col.Add(e)
-		tw.mu.Unlock()
-	})
+	c := tracewindow.Config{Dir: dir, FamDir: famDir, NewTracer: tr.NewTracer, Now: tr.Monotonic, ID: tr.CgroupID,
+		EmptyStretches: tr.CountsEmptyStretches, Sink: o.TraceSink, Last: last}
+	c.Family = func(dir string) ([]cgroup.Member, error) { return tr.TraceFamily(o.Host, dir) }
+	return tracewindow.New(k.ts, c)
+}
+
+// Trace is a trace window for a caller outside this package, of one
+// cgroup over a window that is not a run's (sample --trace: Open and
+// Close frame it, Summary ends it): it attaches the tracer to the cgroup
+// at dir (of the cpu hierarchy); where it cannot, Summary says why. sink,
+// when set, gets the window's events (--trace-out). The window is its
+// tracer's last: the holds open at its end end with it.
+func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *tracewindow.Window {
+	l.session()
+	k := l.withDefaults()
+	tw := k.newTraceWindow(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir, dir, true)
+	tw.Track(dir)
 	return tw
 }
 
-// ownFamily is the part of a family read that is the run's: everything
-// where the run traces a cgroup whole; else the ancestors (the parent
-// among them) and the groups it tracked.
-func (tw *traceWindow) ownFamily(fam []cgroup.Member) []cgroup.Member {
-	if tw.dir != "" {
-		return fam
-	}
-	tw.mu.Lock()
-	defer tw.mu.Unlock()
-	var out []cgroup.Member
-	for _, m := range fam {
-		switch {
-		case m.Relation == cgroup.RelTarget:
-			m.Relation = cgroup.RelAncestor // the parent: its other children are not the run's
-		case m.Relation == cgroup.RelDescendant && !tw.own[m.ID]:
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
+// TraceGroup is a trace window (--trace; nil, tracing nothing, without)
+// of the cgroup at dir and its descendants, attaching the Local's tracer
+// if this is its first traced run; where it cannot, the run goes on
+// untraced and its result says why. It is called before the window
+// opens: the attach is not measured.
+func (k Local) TraceGroup(o Options, dir string) *tracewindow.Window {
+	tw := k.newTraceWindow(o, dir, dir, false)
+	tw.Track(dir)
+	return tw
 }
 
-// track adds the cgroup at dir (and its descendants) to what the tracer
-// follows; a group it could not add is said in the warnings.
-func (tw *traceWindow) track(dir string) {
-	if tw == nil || tw.h == nil {
-		return
-	}
-	id, err := tw.id(dir)
-	if err == nil {
-		err = tw.h.Track(id)
-	}
-	tw.mu.Lock()
-	defer tw.mu.Unlock()
-	if err != nil {
-		if tw.trackErr == nil {
-			tw.trackErr = err
-		}
-		return
-	}
-	tw.own[id] = true
-	tw.tracked[dir] = id
-}
-
-// untrack takes the cgroup at dir off what the tracer follows: after its
-// counters' last read, before its removal.
-func (tw *traceWindow) untrack(dir string) {
-	if tw == nil || tw.h == nil {
-		return
-	}
-	tw.mu.Lock()
-	id, ok := tw.tracked[dir]
-	delete(tw.tracked, dir)
-	tw.mu.Unlock()
-	if ok {
-		tw.h.Untrack(id)
-	}
-}
-
-// open marks the start of the measured window, and reads the counters of
-// the traced cgroup's family just before.
-func (tw *traceWindow) open() {
-	if tw == nil {
-		return
-	}
-	if tw.why == nil {
-		tw.start, tw.famWhy = tw.family()
-	}
-	tw.t0 = tw.now()
-}
-
-// close marks its end, and reads the family's counters again just after;
-// stop detaches the tracer and drains it, on every path (deferred), and
-// may be called again.
-func (tw *traceWindow) close() {
-	if tw == nil || tw.t1 != 0 {
-		return
-	}
-	tw.t1 = tw.now()
-	if tw.why == nil && tw.famWhy == nil && tw.t0 != 0 {
-		tw.end, tw.famWhy = tw.family()
-	}
-}
-
-// counted keeps the counters st of a group of the run's below the traced
-// cgroup or tracked (cg), read just before its removal within the window:
-// an instance's slice, which close finds no more. Safe from any goroutine.
-func (tw *traceWindow) counted(cg cgroup.Cgroup, st cgroup.CPUStat) {
-	if tw == nil {
-		return
-	}
-	id, err := tw.id(cg.Dir)
-	if err != nil {
-		return // its traced time stays unchecked, and the result says so
-	}
-	tw.mu.Lock()
-	defer tw.mu.Unlock()
-	if !tw.own[id] && (tw.dir == "" || !strings.HasPrefix(cg.Dir, tw.dir+"/")) {
-		return
-	}
-	tw.gone = append(tw.gone, cgroup.Member{ID: id, Path: cg.Path, Relation: cgroup.RelDescendant, Stat: &st})
-}
-
-// counters are each group's throttled time over the window, in ms.
-func (tw *traceWindow) counters() []throttle.Counter {
-	tw.mu.Lock()
-	end := append(slices.Clone(tw.end), tw.gone...)
-	tw.mu.Unlock()
-	var out []throttle.Counter
-	for _, c := range cgroup.FamilyOver(tw.start, end) {
-		tc := throttle.Counter{ID: c.ID, Path: c.Path, Relation: c.Relation}
-		if c.Throttled != nil {
-			ms := float64(*c.Throttled) / float64(time.Millisecond)
-			tc.CounterMs = &ms
-		}
-		out = append(out, tc)
-	}
-	return out
-}
-
-// stop ends the window's part in the tracer, on every path (deferred),
-// and may be called again: what the kernel recorded until now is read
-// (Sync), the groups still tracked are untracked, and the events stop
-// coming here. The tracer stays attached for the Local's next run (Close
-// detaches it); where the window is the last (sample), it is detached
-// here, which ends the holds still open as ending now.
-func (tw *traceWindow) stop() {
-	if tw == nil || tw.h == nil || tw.stopped {
-		return
-	}
-	tw.stopped = true
-	var err error
-	if tw.last {
-		tw.lost, err = tw.s.stop()
-		tw.mu.Lock()
-		clear(tw.tracked) // gone with the tracer
-		tw.mu.Unlock()
-	} else {
-		err = tw.h.Sync()
-		tw.lost = tw.h.LostSoFar() - tw.lost0
-	}
-	tw.mu.Lock()
-	dirs := make([]string, 0, len(tw.tracked))
-	for dir := range tw.tracked {
-		dirs = append(dirs, dir)
-	}
-	tw.mu.Unlock()
-	for _, dir := range dirs {
-		tw.untrack(dir)
-	}
-	tw.s.setSink(nil)
-	if err != nil && tw.why == nil {
-		tw.why = fmt.Errorf("stopping the tracer: %w", err)
-	}
-}
-
-// events are the kept events, after stop.
-func (tw *traceWindow) events() []throttle.Event {
-	tw.mu.Lock()
-	defer tw.mu.Unlock()
-	return tw.col.Events()
-}
-
-// summary stops the tracer and describes the window, each throttled
-// group set against its own counter over it; the warnings are for the
-// result. nil, with the reason as a warning, where nothing was traced.
-func (tw *traceWindow) summary() (*report.ThrottleEvents, []report.Warning) {
-	if tw == nil {
-		return nil, nil
-	}
-	tw.close()
-	tw.stop()
-	if tw.why != nil {
-		return nil, []report.Warning{report.Warn(report.KindTraceIncomplete, "throttle events not traced: %v; the run went on without them", tw.why)}
-	}
-	tw.mu.Lock()
-	s := tw.col.Summarize(tw.lost, tw.t0, tw.t1)
-	trackErr := tw.trackErr
-	tw.mu.Unlock()
-	s.Attaches = tw.attaches
-	if trackErr != nil {
-		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events of some of the run's groups not traced: %v", trackErr))
-	}
-	if tw.famWhy != nil {
-		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceUnchecked, "throttle events not set against cpu.stat: the counters of the traced cgroup "+
-			"and the groups around it could not be read: %v", tw.famWhy))
-		return &s, s.Warnings
-	}
-	throttle.Compare(&s, tw.counters(), tw.emptyStretches())
-	return &s, s.Warnings
-}
-
-// sinkTo hands the window, its events and spans to the sink, if any;
-// what it could not write is a warning.
-func (tw *traceWindow) sinkTo(spans []throttle.Span, what string) []report.Warning {
-	if tw.sink == nil {
-		return nil
-	}
-	if err := tw.sink(throttle.Trace{T0: tw.t0, T1: tw.t1, Events: tw.events(), Spans: spans, What: what}); err != nil {
-		return []report.Warning{report.Warn(report.KindTraceIncomplete, "the trace could not be written: %v", err)}
-	}
-	return nil
-}
-
-// iterationSpans are the iterations on CLOCK_MONOTONIC.
-func iterationSpans(its []bench.Iteration) []throttle.Span {
-	spans := make([]throttle.Span, len(its))
-	for i, it := range its {
-		spans[i] = throttle.Span{Start: it.StartMono, End: it.StartMono + int64(it.Wall), CPU: -1}
-	}
-	return spans
-}
-
-// requests describes the requests the throttles hit: each request's
-// overlap, from its scheduled arrival to its completion, with the union
-// over CPUs of the throttled intervals.
-func (tw *traceWindow) requests(spans []throttle.Span) *report.RequestThrottles {
-	response := make([]int64, len(spans))
-	for i, s := range spans {
-		response[i] = s.End - s.Start
-	}
-	r := throttle.SummarizeRequests(response, throttle.Overlap(spans, tw.events()))
-	return &r
-}
-
-// traceRun adds what the trace says to a run's report.
-func (tw *traceWindow) traceRun(rep *report.Report, res bench.Result) {
-	s, warnings := tw.summary()
-	for _, w := range warnings {
-		rep.AddWarning(w)
-	}
-	if s == nil {
-		return
-	}
-	spans := iterationSpans(res.Iterations)
-	rep.ThrottleEvents = s
-	rep.ThrottledMsPerIteration = throttle.ThrottledMsPerIteration(spans, tw.events())
-	for _, w := range tw.sinkTo(spans, "iteration") {
-		rep.AddWarning(w)
-	}
-}
-
-// traceLatency adds what the trace says to a latency report; spans are the
-// completed requests' lives on CLOCK_MONOTONIC.
-func (tw *traceWindow) traceLatency(rep *report.Latency, spans []throttle.Span) {
-	s, warnings := tw.summary()
-	for _, w := range warnings {
-		rep.AddWarning(w)
-	}
-	if s == nil {
-		return
-	}
-	rep.ThrottleEvents = s
-	rep.RequestThrottles = tw.requests(spans)
-	for _, w := range tw.sinkTo(spans, "request") {
-		rep.AddWarning(w)
-	}
-}
-
-// openLoopSpans are the open loop's completed requests on CLOCK_MONOTONIC.
-func openLoopSpans(res bench.LatencyResult) []throttle.Span {
-	spans := make([]throttle.Span, len(res.Requests))
-	for i, r := range res.Requests {
-		spans[i] = throttle.Span{Start: res.StartMono + int64(r.Arrival), End: res.StartMono + int64(r.Done), CPU: -1}
-	}
-	return spans
-}
-
-// TraceWindow is a trace window for a caller outside this package: of one
-// cgroup over a window that is not a run's (sample --trace: Open and Close
-// frame it, Summary ends it), or of the slices a fleet tracks one by one
-// (TraceTracked).
-type TraceWindow struct{ tw *traceWindow }
-
-// Trace attaches the tracer to the cgroup at dir (of the cpu hierarchy);
-// where it cannot, Summary says why. sink, when set, gets the window's
-// events (--trace-out).
-func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *TraceWindow {
-	l.session()
-	k := l.withDefaults()
-	tw := k.startTrace(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir)
-	tw.last = true // one window: the holds open at its end end with it
-	return &TraceWindow{tw}
-}
-
-// Open and Close frame the window. A nil TraceWindow, or one without
-// --trace, traces nothing.
-func (t *TraceWindow) Open()  { t.inner().open() }
-func (t *TraceWindow) Close() { t.inner().close() }
-
-// Stop ends the window's part in the tracer (detaching it where the window
-// is its only one); Summary does too, and it may be called again.
-func (t *TraceWindow) Stop() { t.inner().stop() }
-
-// Summary describes the window, each throttled group against its own
-// counter over it; the warnings are for the result.
-func (t *TraceWindow) Summary() (*report.ThrottleEvents, []report.Warning) {
-	s, warnings := t.inner().summary()
-	if s != nil {
-		warnings = append(warnings, t.tw.sinkTo(nil, "")...)
-	}
-	return s, warnings
+// TraceTracked is a trace window (--trace; nil, tracing nothing, without)
+// that traces nothing yet: the groups are tracked one by one (Track), and
+// parent is where they are made.
+func (k Local) TraceTracked(o Options, parent string) *tracewindow.Window {
+	return k.newTraceWindow(o, "", parent, false)
 }

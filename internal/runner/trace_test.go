@@ -15,10 +15,10 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
-	"github.com/throttlebench/throttlebench/internal/plan"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
 // fakeTrace is a tracer that, at each Sync, reports one throttle on CPU 1
@@ -45,7 +45,7 @@ func (c *fakeMono) now() int64                    { return c.t }
 func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t }
 
 // attach is the fake's tracer.New, as a Local's NewTracer.
-func (f *fakeTrace) attach(onEvent func(throttle.Event)) (TraceHandle, error) {
+func (f *fakeTrace) attach(onEvent func(throttle.Event)) (tracewindow.Handle, error) {
 	f.onEvent = onEvent
 	if f.w != nil {
 		f.w.Step("attach")
@@ -173,7 +173,7 @@ func TestTraceUnavailable(t *testing.T) {
 	w := &world{}
 	l := w.local()
 	calls := 0
-	l.Tracing.NewTracer = func(func(throttle.Event)) (TraceHandle, error) {
+	l.Tracing.NewTracer = func(func(throttle.Event)) (tracewindow.Handle, error) {
 		calls++
 		return nil, errors.New("loading the BPF program was refused (operation not permitted)")
 	}
@@ -265,27 +265,6 @@ func TestTracedRunGroups(t *testing.T) {
 	assert.Equal(t, 86.0, te.Agreement.CounterMs)
 }
 
-// counted: a group below the traced cgroup, read before its removal,
-// replaces the window's end reading of it; one elsewhere is ignored.
-func TestTraceWindowCounted(t *testing.T) {
-	t.Parallel()
-	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
-	tw := &traceWindow{dir: "/cg/parent", id: func(dir string) (uint64, error) {
-		return map[string]uint64{"/cg/parent/i1": 5, "/cg/other": 6}[dir], nil
-	}}
-	tw.start = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
-	tw.end = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
-	tw.counted(cgroup.Cgroup{Path: "/parent/i1", Dir: "/cg/parent/i1"}, cgroup.CPUStat{ThrottledTime: d(40)})
-	tw.counted(cgroup.Cgroup{Path: "/other", Dir: "/cg/other"}, cgroup.CPUStat{ThrottledTime: d(9)})
-	tw.counted(cgroup.Cgroup{Path: "/parentx", Dir: "/cg/parentx"}, cgroup.CPUStat{ThrottledTime: d(9)})
-	got := tw.counters()
-	require.Len(t, got, 2)
-	assert.Equal(t, throttle.Counter{ID: 5, Path: "/parent/i1", Relation: cgroup.RelDescendant, CounterMs: ptrF(40)}, got[1],
-		"made and removed within the window: its last reading is all of it")
-	var nilTW *traceWindow
-	nilTW.counted(cgroup.Cgroup{Dir: "/cg/parent/x"}, cgroup.CPUStat{}) // untraced: nothing
-}
-
 func ptrF(v float64) *float64 { return &v }
 
 // A list of traced runs on one Local (sweep, latency's lists) attaches
@@ -335,49 +314,4 @@ func TestTracedListAttachesOnce(t *testing.T) {
 	assert.Equal(t, 2, rep.ThrottleEvents.Attaches, "after Close, attached again")
 	require.NoError(t, l.Close())
 	assert.Equal(t, 2, ft.stopped)
-}
-
-// A run whose groups are tracked one by one (the instances' slices) keeps,
-// of its parent's family, the ancestors (the parent among them, whose
-// other children are not the run's) and the groups it tracked: another
-// run's slice under the same parent is not its own, at either end of the
-// window, nor when its counters are read before its removal.
-func TestTraceWindowOwnFamily(t *testing.T) {
-	t.Parallel()
-	ids := map[string]uint64{"/cg/tb/mine": 5, "/cg/tb/other": 6}
-	ft := &fakeTrace{clock: &fakeMono{}}
-	l := &Local{Tracing: Tracing{NewTracer: ft.attach, CgroupID: func(dir string) (uint64, error) { return ids[dir], nil }}}
-	d := func(ms int) *cgroup.CPUStat {
-		v := time.Duration(ms) * time.Millisecond
-		return &cgroup.CPUStat{ThrottledTime: &v}
-	}
-	l.Tracing.TraceFamily = func(_ cgroup.Host, dir string) ([]cgroup.Member, error) {
-		assert.Equal(t, "/cg/tb", dir)
-		return []cgroup.Member{
-			{ID: 2, Path: "/tb", Relation: cgroup.RelTarget, Stat: d(0)},
-			{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
-			{ID: 6, Path: "/tb/other", Relation: cgroup.RelDescendant, Stat: d(90)},
-			{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
-		}, nil
-	}
-	l.session()
-	tw := l.withDefaults().startTraceOf(Options{Options: plan.Options{Trace: true}}, "/cg/tb")
-	require.NoError(t, tw.why)
-	tw.track("/cg/tb/mine")
-	assert.Equal(t, []uint64{5}, ft.ids, "only the run's slice is traced")
-	fam, err := tw.family()
-	require.NoError(t, err)
-	assert.Equal(t, []cgroup.Member{
-		{ID: 2, Path: "/tb", Relation: cgroup.RelAncestor, Stat: d(0)},
-		{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
-		{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
-	}, fam)
-	tw.counted(cgroup.Cgroup{Path: "/tb/other", Dir: "/cg/tb/other"}, *d(90))
-	tw.counted(cgroup.Cgroup{Path: "/tb/mine", Dir: "/cg/tb/mine"}, *d(40))
-	require.Len(t, tw.gone, 1)
-	assert.Equal(t, uint64(5), tw.gone[0].ID)
-	tw.untrack("/cg/tb/mine")
-	assert.Empty(t, ft.ids)
-	tw.stop()
-	require.NoError(t, l.Close())
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report/build"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/usage"
+	"github.com/throttlebench/throttlebench/internal/waits"
 )
 
 // Window is one measured stretch of a run, the same for every engine: the
@@ -22,7 +24,7 @@ type Window struct {
 	// their own slices).
 	Group Group
 	// Trace is the run's trace window (--trace), opened and closed with it.
-	Trace *TraceWindow
+	Trace *tracewindow.Window
 	// HostCPU reads the machine's CPU times; Usage the measured cgroup's
 	// usage and Process this process's CPU time, where they mean something
 	// (current mode; a client beside its server).
@@ -34,7 +36,7 @@ type Window struct {
 	Clock func() usage.Clock
 	// Waits reads the measured threads' waits (Machine.WaitsOf): the
 	// window's contention; nil for none.
-	Waits *Waits
+	Waits *waits.Readers
 }
 
 // Measured is what a window read: the cgroup's counters' change, the
@@ -66,7 +68,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 		t0       time.Time
 		stopPeak = func() (*float64, []float64) { return nil, nil }
 		opened   bool
-		waits    = newWaitTracker(w.Waits)
+		wt       = waits.NewTracker(w.Waits)
 		stopWait = func() {}
 	)
 	res, err := run(func() error {
@@ -79,8 +81,8 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 			}
 		}
 		bgBefore = read(w.HostCPU, w.Usage, w.Process)
-		waits.open()
-		stopWait = waits.every()
+		wt.Open()
+		stopWait = wt.Every()
 		if w.CPU != nil {
 			if c, err := w.CPU(); err == nil {
 				cpu0 = &c
@@ -113,7 +115,7 @@ func RunWindow[R any](ctx context.Context, w Window, run func(open func() error)
 	}
 	bgAfter := read(w.HostCPU, w.Usage, w.Process)
 	m.Background = background(bgBefore, bgAfter)
-	m.Background.Waits = waits.close()
+	m.Background.Waits = wt.Close()
 	var after cgroup.CPUStat
 	if w.Group != nil {
 		after, err = w.Group.Stat()

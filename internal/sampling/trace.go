@@ -8,6 +8,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
@@ -15,7 +16,7 @@ import (
 // the cpu hierarchy (where the kernel throttles it; on v1 the cgroup named
 // may be cpuacct's); the window reads the counters it is set against.
 type sampleTrace struct {
-	w   *runner.TraceWindow
+	w   *tracewindow.Window
 	cpu cgroup.Cgroup
 	why string
 }

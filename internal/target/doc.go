@@ -13,7 +13,7 @@
 // (made, removed on every path), runner.RunWindow for the measured window
 // (the group's cpu.stat, the server's CPU time and its 100 ms peak, the
 // machine's background with the client counted as ours), and
-// runner.TraceWindow for --trace. The client's own floor is measured
+// runner.Local.TraceGroup (a tracewindow.Window) for --trace. The client's own floor is measured
 // first, before the server takes any CPU.
 //
 // Its test seams are Engine's fields; nothing here prints: a server that

@@ -23,6 +23,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/runner"
 	"github.com/throttlebench/throttlebench/internal/runspec"
 	"github.com/throttlebench/throttlebench/internal/throttle"
+	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -265,7 +266,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 	var chain []cgroup.Level
 	var cg cgroup.Cgroup
 	cpuset := ""
-	var tw *runner.TraceWindow
+	var tw *tracewindow.Window
 	if g != nil {
 		cg = g.Cgroup()
 		if s, ok := g.(runner.Slice); ok {

@@ -2,7 +2,7 @@
 
 package tracer_test
 
-// A pod's shapes, traced as sample --trace traces them (runner.TraceWindow:
+// A pod's shapes, traced as sample --trace traces them (runner.Local.Trace:
 // the tracer, the family's counters read around the window, the summary):
 // each throttled group's traced time against its own cpu.stat, within 10%.
 // Here and not in test/integration so that the VM's tracer part (test-v2.sh

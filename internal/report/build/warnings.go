@@ -37,15 +37,15 @@ type Background struct {
 }
 
 // Waits is the measured threads' scheduler counters' change over a
-// window (runner's wait tracker): their run delay and time on CPU summed,
+// window (internal/waits' Tracker): their run delay and time on CPU summed,
 // how many threads were read, and the cgroup's CPU pressure (v2; nil on
 // v1).
 type Waits struct {
 	Threads         int
 	RunDelay, OnCPU time.Duration
 	// Waited is the run delay beyond the quota's hold, taken apart thread
-	// by thread between samples (runner's waitTracker says how); nil
-	// where the throttled time was not read at every sample.
+	// by thread between samples (waits.Tracker says how); nil where the
+	// throttled time was not read at every sample.
 	Waited                     *time.Duration
 	PressureSome, PressureFull *time.Duration
 }

@@ -1,4 +1,4 @@
-package runner
+package waits
 
 import (
 	"errors"
@@ -19,8 +19,8 @@ type fakeThreads struct {
 	pressure cgroup.Pressure
 }
 
-func (f *fakeThreads) waits() *Waits {
-	return &Waits{
+func (f *fakeThreads) readers() *Readers {
+	return &Readers{
 		Threads: func() ([]int, error) {
 			var tids []int
 			for tid := range f.stats {
@@ -51,8 +51,8 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 		11: {OnCPU: ms(50), RunDelay: ms(40)},
 		12: {OnCPU: ms(900), RunDelay: ms(900)},
 	}, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10)}}
-	tr := newWaitTracker(f.waits())
-	tr.open()
+	tr := NewTracker(f.readers())
+	tr.Open()
 	f.stats[10] = host.SchedStat{OnCPU: ms(1100), RunDelay: ms(520)}
 	f.stats[11] = host.SchedStat{OnCPU: ms(70), RunDelay: ms(45)}
 	f.stats[13] = host.SchedStat{OnCPU: ms(30), RunDelay: ms(7)} // born
@@ -61,7 +61,7 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 	delete(f.stats, 11) // exits after the sample
 	f.stats[10] = host.SchedStat{OnCPU: ms(1200), RunDelay: ms(530)}
 	f.pressure = cgroup.Pressure{Some: ms(160), Full: ms(12)}
-	w := tr.close()
+	w := tr.Close()
 	require.NotNil(t, w)
 	assert.Equal(t, 4, w.Threads)
 	assert.Equal(t, ms(200+20+30), w.OnCPU)
@@ -74,13 +74,13 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 // No thread list read: no waits (not zero waits); no tracker: nothing.
 func TestWaitTrackerWithoutThreads(t *testing.T) {
 	t.Parallel()
-	tr := newWaitTracker(&Waits{Threads: func() ([]int, error) { return nil, errors.New("no cgroup") }})
-	tr.open()
-	assert.Nil(t, tr.close())
-	var none *waitTracker = newWaitTracker(nil)
-	none.open()
-	none.every()()
-	assert.Nil(t, none.close())
+	tr := NewTracker(&Readers{Threads: func() ([]int, error) { return nil, errors.New("no cgroup") }})
+	tr.Open()
+	assert.Nil(t, tr.Close())
+	var none *Tracker = NewTracker(nil)
+	none.Open()
+	none.Every()()
+	assert.Nil(t, none.Close())
 }
 
 // The quota's hold is taken apart thread by thread between samples: in
@@ -94,10 +94,10 @@ func TestWaitTrackerTakesTheHoldApartPerThread(t *testing.T) {
 		1: {RunDelay: ms(100)}, 2: {RunDelay: ms(100)}, 3: {RunDelay: ms(100)}, 4: {RunDelay: ms(100)},
 	}}
 	throttled, ok := ms(1000), true
-	w := f.waits()
+	w := f.readers()
 	w.Throttled = func() (time.Duration, bool, error) { return throttled, ok, nil }
-	tr := newWaitTracker(w)
-	tr.open()
+	tr := NewTracker(w)
+	tr.Open()
 	// 50 ms throttled: all four held throughout, one of them also waited
 	// 30 ms for a CPU.
 	throttled += ms(50)
@@ -109,16 +109,16 @@ func TestWaitTrackerTakesTheHoldApartPerThread(t *testing.T) {
 	// Nothing throttled: every millisecond of run delay is a wait.
 	f.stats[2] = host.SchedStat{RunDelay: ms(160)}
 	f.stats[5] = host.SchedStat{RunDelay: ms(7)} // born
-	got := tr.close()
+	got := tr.Close()
 	require.NotNil(t, got)
 	assert.Equal(t, ms(80+50*3+10+7), got.RunDelay)
 	require.NotNil(t, got.Waited)
 	assert.Equal(t, ms(30+10+7), *got.Waited)
 
 	ok = false
-	tr = newWaitTracker(w)
-	tr.open()
-	got = tr.close()
+	tr = NewTracker(w)
+	tr.Open()
+	got = tr.Close()
 	require.NotNil(t, got)
 	assert.Nil(t, got.Waited, "no throttled time read: no split")
 }

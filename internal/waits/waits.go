@@ -1,4 +1,4 @@
-package runner
+package waits
 
 import (
 	"sync"
@@ -10,25 +10,25 @@ import (
 	"github.com/throttlebench/throttlebench/internal/usage"
 )
 
-// Waits reads what the measured threads waited for: the threads of the
+// Readers read what the measured threads waited for: the threads of the
 // measured cgroup, one thread's scheduler counters, the cgroup's CPU
 // pressure (ok false where the kernel keeps none) and its throttled time
-// (ok false where it has no bandwidth counters). Machine.WaitsOf makes the
-// kernel's; a test fakes them.
-type Waits struct {
+// (ok false where it has no bandwidth counters). Of makes the kernel's; a
+// test fakes them.
+type Readers struct {
 	Threads   func() ([]int, error)
 	SchedStat func(tid int) (host.SchedStat, error)
 	Pressure  func() (p cgroup.Pressure, ok bool, err error)
 	Throttled func() (d time.Duration, ok bool, err error)
 }
 
-// WaitsOf reads the waits of cgroup g's threads, below root.
-func (m Machine) WaitsOf(g cgroup.Cgroup, root string) *Waits {
-	read := m.SchedStat
+// Of reads the waits of cgroup g's threads, below root; read reads a
+// thread's scheduler counters (nil: host.ReadSchedStat).
+func Of(g cgroup.Cgroup, root string, read func(root string, tid int) (host.SchedStat, error)) *Readers {
 	if read == nil {
 		read = host.ReadSchedStat
 	}
-	return &Waits{
+	return &Readers{
 		Threads:   g.Threads,
 		SchedStat: func(tid int) (host.SchedStat, error) { return read(root, tid) },
 		Pressure:  g.Pressure,
@@ -42,13 +42,13 @@ func (m Machine) WaitsOf(g cgroup.Cgroup, root string) *Waits {
 	}
 }
 
-// maxWaitThreads is the most threads a window's waits are read for, every
+// maxThreads is the most threads a window's waits are read for, every
 // usage.PeakInterval: a created slice holds a few dozen; current mode in a
 // cgroup as wide as a host's session can hold thousands, whose reading
 // would load the machine it measures (the waits are then not read).
-const maxWaitThreads = 1024
+const maxThreads = 1024
 
-// waitTracker follows the measured threads' run delay over a window. The
+// Tracker follows the measured threads' run delay over a window. The
 // threads are read at its start, every usage.PeakInterval and at its end, and
 // each keeps the first and the last counters read: a thread that exits
 // (a command's process, a server's worker) is counted to its last sample,
@@ -70,8 +70,8 @@ const maxWaitThreads = 1024
 // thread that both waited and was held in one interval on a machine where
 // several run queues were throttled counts part of its wait as held. The
 // work's own threads waiting for each other stay in the wait, as before.
-type waitTracker struct {
-	w           *Waits
+type Tracker struct {
+	w           *Readers
 	mu          sync.Mutex
 	first, last map[int]host.SchedStat
 	read        bool // a thread list was read
@@ -86,18 +86,20 @@ type waitTracker struct {
 	waited    time.Duration
 }
 
-func newWaitTracker(w *Waits) *waitTracker {
-	return &waitTracker{w: w, first: map[int]host.SchedStat{}, last: map[int]host.SchedStat{}}
+// NewTracker follows the threads w reads; nil w follows nothing, and its
+// Close gives nil.
+func NewTracker(w *Readers) *Tracker {
+	return &Tracker{w: w, first: map[int]host.SchedStat{}, last: map[int]host.SchedStat{}}
 }
 
 // sample reads every thread's counters now. A reader that fails leaves
 // the sample out: it never fails a run.
-func (t *waitTracker) sample() {
+func (t *Tracker) sample() {
 	if t == nil || t.w == nil {
 		return
 	}
 	tids, err := t.w.Threads()
-	if err != nil || len(tids) > maxWaitThreads {
+	if err != nil || len(tids) > maxThreads {
 		return
 	}
 	read := make(map[int]host.SchedStat, len(tids))
@@ -136,8 +138,8 @@ func (t *waitTracker) sample() {
 	t.read, t.started = true, true
 }
 
-// open takes the window's first sample and the pressure at its start.
-func (t *waitTracker) open() {
+// Open takes the window's first sample and the pressure at its start.
+func (t *Tracker) Open() {
 	if t == nil || t.w == nil {
 		return
 	}
@@ -149,8 +151,8 @@ func (t *waitTracker) open() {
 	}
 }
 
-// every samples every usage.PeakInterval until the returned stop is called.
-func (t *waitTracker) every() (stop func()) {
+// Every samples every usage.PeakInterval until the returned stop is called.
+func (t *Tracker) Every() (stop func()) {
 	if t == nil || t.w == nil {
 		return func() {}
 	}
@@ -172,9 +174,9 @@ func (t *waitTracker) every() (stop func()) {
 	return func() { once.Do(func() { close(done); <-stopped }) }
 }
 
-// close takes the last sample and the pressure at the end, and gives the
+// Close takes the last sample and the pressure at the end, and gives the
 // window's waits; nil where no thread list was read.
-func (t *waitTracker) close() *build.Waits {
+func (t *Tracker) Close() *build.Waits {
 	if t == nil || t.w == nil {
 		return nil
 	}

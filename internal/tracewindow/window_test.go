@@ -1,0 +1,102 @@
+package tracewindow
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/throttle"
+)
+
+// fakeHandle is a tracer that notes the groups it traces and records no
+// event: the window's own bookkeeping, without the runner (whose tests
+// trace a whole run through runner.Tracing).
+type fakeHandle struct {
+	ids     []uint64 // tracked now
+	stopped int
+}
+
+func (f *fakeHandle) attach(func(throttle.Event)) (Handle, error) { return f, nil }
+func (f *fakeHandle) Track(id uint64) error                       { f.ids = append(f.ids, id); return nil }
+func (f *fakeHandle) Untrack(id uint64) error {
+	f.ids = slices.DeleteFunc(f.ids, func(x uint64) bool { return x == id })
+	return nil
+}
+func (f *fakeHandle) Sync() error           { return nil }
+func (f *fakeHandle) LostSoFar() uint64     { return 0 }
+func (f *fakeHandle) Stop() (uint64, error) { f.stopped++; return 0, nil }
+func (f *fakeHandle) Attach() string        { return "fake" }
+
+// Counted: a group below the traced cgroup, read before its removal,
+// replaces the window's end reading of it; one elsewhere is ignored.
+func TestWindowCounted(t *testing.T) {
+	t.Parallel()
+	d := func(ms int) *time.Duration { v := time.Duration(ms) * time.Millisecond; return &v }
+	tw := &Window{dir: "/cg/parent", id: func(dir string) (uint64, error) {
+		return map[string]uint64{"/cg/parent/i1": 5, "/cg/other": 6}[dir], nil
+	}}
+	tw.start = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
+	tw.end = []cgroup.Member{{ID: 1, Path: "/parent", Relation: cgroup.RelTarget, Stat: &cgroup.CPUStat{ThrottledTime: d(0)}}}
+	tw.Counted(cgroup.Cgroup{Path: "/parent/i1", Dir: "/cg/parent/i1"}, cgroup.CPUStat{ThrottledTime: d(40)})
+	tw.Counted(cgroup.Cgroup{Path: "/other", Dir: "/cg/other"}, cgroup.CPUStat{ThrottledTime: d(9)})
+	tw.Counted(cgroup.Cgroup{Path: "/parentx", Dir: "/cg/parentx"}, cgroup.CPUStat{ThrottledTime: d(9)})
+	got := tw.counters()
+	require.Len(t, got, 2)
+	assert.Equal(t, throttle.Counter{ID: 5, Path: "/parent/i1", Relation: cgroup.RelDescendant, CounterMs: ptrF(40)}, got[1],
+		"made and removed within the window: its last reading is all of it")
+	var nilTW *Window
+	nilTW.Counted(cgroup.Cgroup{Dir: "/cg/parent/x"}, cgroup.CPUStat{}) // untraced: nothing
+}
+
+func ptrF(v float64) *float64 { return &v }
+
+// A run whose groups are tracked one by one (the instances' slices) keeps,
+// of its parent's family, the ancestors (the parent among them, whose
+// other children are not the run's) and the groups it tracked: another
+// run's slice under the same parent is not its own, at either end of the
+// window, nor when its counters are read before its removal.
+func TestWindowOwnFamily(t *testing.T) {
+	t.Parallel()
+	ids := map[string]uint64{"/cg/tb/mine": 5, "/cg/tb/other": 6}
+	ft := &fakeHandle{}
+	d := func(ms int) *cgroup.CPUStat {
+		v := time.Duration(ms) * time.Millisecond
+		return &cgroup.CPUStat{ThrottledTime: &v}
+	}
+	family := func(dir string) ([]cgroup.Member, error) {
+		assert.Equal(t, "/cg/tb", dir)
+		return []cgroup.Member{
+			{ID: 2, Path: "/tb", Relation: cgroup.RelTarget, Stat: d(0)},
+			{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
+			{ID: 6, Path: "/tb/other", Relation: cgroup.RelDescendant, Stat: d(90)},
+			{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
+		}, nil
+	}
+	s := &Session{}
+	tw := New(s, Config{FamDir: "/cg/tb", NewTracer: ft.attach, Now: func() int64 { return 0 },
+		ID: func(dir string) (uint64, error) { return ids[dir], nil }, Family: family})
+	require.NoError(t, tw.why)
+	tw.Track("/cg/tb/mine")
+	assert.Equal(t, []uint64{5}, ft.ids, "only the run's slice is traced")
+	fam, err := tw.family()
+	require.NoError(t, err)
+	assert.Equal(t, []cgroup.Member{
+		{ID: 2, Path: "/tb", Relation: cgroup.RelAncestor, Stat: d(0)},
+		{ID: 5, Path: "/tb/mine", Relation: cgroup.RelDescendant, Stat: d(40)},
+		{ID: 1, Path: "/", Relation: cgroup.RelAncestor},
+	}, fam)
+	tw.Counted(cgroup.Cgroup{Path: "/tb/other", Dir: "/cg/tb/other"}, *d(90))
+	tw.Counted(cgroup.Cgroup{Path: "/tb/mine", Dir: "/cg/tb/mine"}, *d(40))
+	require.Len(t, tw.gone, 1)
+	assert.Equal(t, uint64(5), tw.gone[0].ID)
+	tw.Untrack("/cg/tb/mine")
+	assert.Empty(t, ft.ids)
+	tw.Stop()
+	_, err = s.Stop()
+	require.NoError(t, err)
+	assert.Equal(t, 1, ft.stopped)
+}
