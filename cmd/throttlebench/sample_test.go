@@ -53,8 +53,10 @@ func sampleFile(t *testing.T, r usage.Options, ctx context.Context, stop func())
 // sampleAt is sampleFile of a v1 cgroup at path; "/" is the host's top (it
 // has release_agent).
 func sampleAt(t *testing.T, path string, r usage.Options, ctx context.Context, stop func()) (string, error) {
+	// The directory is a fixture's mount point, below the fixture's root
+	// (Hierarchy.Root): its counter is read beneath it, as on cgroupfs.
 	dir := t.TempDir()
-	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: path, Dir: dir}
+	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1, MountPoint: dir, Root: filepath.Dir(dir)}, Path: path, Dir: dir}
 	if path == "/" {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "release_agent"), nil, 0o644))
 	}
@@ -203,8 +205,8 @@ func TestSampleHelpCreates(t *testing.T) {
 // as none: the text and the JSON's warnings say there is nothing to
 // advise (issue 46).
 func TestSampleIdleAdvisesNoLimit(t *testing.T) {
-	dir := t.TempDir()
-	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Path: "/idle", Dir: dir}
+	dir := t.TempDir() // a fixture's mount point, as sampleAt's
+	cg := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1, MountPoint: dir, Root: filepath.Dir(dir)}, Path: "/idle", Dir: dir}
 	ms := time.Millisecond
 	for _, format := range []string{"text", "json"} {
 		clk := &onTime{file: filepath.Join(dir, "cpuacct.usage"), stop: func() {},

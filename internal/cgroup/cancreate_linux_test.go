@@ -11,10 +11,16 @@ import (
 )
 
 func TestCanCreateSlice(t *testing.T) {
-	v1 := func(mp string) Hierarchy { return Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/"} }
-	v2 := func(mp string) Hierarchy { return Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"} }
+	// Each mount point a fixture's (fixtureMount), its root the directory
+	// above it.
+	v1 := func(mp string) Hierarchy {
+		return Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
+	}
+	v2 := func(mp string) Hierarchy {
+		return Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: filepath.Dir(mp)}
+	}
 
-	mp := t.TempDir()
+	mp, _ := fixtureMount(t)
 	ok, why := v1(mp).CanCreateSlice()
 	assert.True(t, ok, why)
 	assert.Equal(t, mp+" is writable", why, "without the default parent its mount point decides")
@@ -32,7 +38,7 @@ func TestCanCreateSlice(t *testing.T) {
 	// v2: the top does not enable +cpu for its children. throttlebench
 	// does not write it there (it writes only its own default parent's),
 	// so no slice would have a cpu.max.
-	mp = t.TempDir()
+	mp, _ = fixtureMount(t)
 	writeFiles(t, mp, map[string]string{"cgroup.subtree_control": "memory\n", "cgroup.procs": "1\n7\n"})
 	ok, why = v2(mp).CanCreateSlice()
 	assert.False(t, ok)

@@ -69,14 +69,14 @@ func (cpu Hierarchy) TwinParents(parent string, cpusets *Hierarchy) []string {
 	return twins
 }
 
-// readCpus reads the CPUs in force in the cpuset at dir as the kernel
-// writes them ("0-3,8"): the effective ones where the kernel has the file,
-// else those asked for.
-func readCpus(v version, dir string) (string, error) {
+// readCpus reads the CPUs in force in the cpuset at dir, below fs's mount
+// point, as the kernel writes them ("0-3,8"): the effective ones where the
+// kernel has the file, else those asked for.
+func readCpus(v version, fs cgroupfs, dir string) (string, error) {
 	cpus, effective, _ := v.cpusetFiles()
-	data, err := readFile(filepath.Join(dir, effective))
+	data, err := fs.readFile(filepath.Join(dir, effective))
 	if errors.Is(err, os.ErrNotExist) {
-		data, err = readFile(filepath.Join(dir, cpus))
+		data, err = fs.readFile(filepath.Join(dir, cpus))
 	}
 	if err != nil {
 		return "", err
@@ -90,7 +90,7 @@ func readCpus(v version, dir string) (string, error) {
 // none (a v1 cpuset not set up). Nothing is created or changed.
 func (hier Hierarchy) CpusetCPUs(dir string) ([]int, error) {
 	for d := filepath.Clean(dir); hier.contains(d); d = filepath.Dir(d) {
-		s, err := readCpus(hier.version(), d)
+		s, err := readCpus(hier.version(), hier.cgroupfs(), d)
 		if errors.Is(err, os.ErrNotExist) {
 			if d == hier.MountPoint {
 				break

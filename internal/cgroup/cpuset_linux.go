@@ -10,5 +10,5 @@ func (s *Slice) Cpuset() (string, error) {
 	if s.cpuset == "" {
 		return "", nil
 	}
-	return readCpus(s.version(), s.cpuset)
+	return readCpus(s.version(), s.cgroupfsOf(s.cpuset), s.cpuset)
 }

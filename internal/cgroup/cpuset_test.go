@@ -37,9 +37,9 @@ func TestCpusetHierarchy(t *testing.T) {
 	}
 
 	// A v2 tree whose top offers no cpuset controller has none to give.
-	mp := t.TempDir()
+	mp, root := fixtureMount(t)
 	require.NoError(t, os.WriteFile(filepath.Join(mp, "cgroup.controllers"), []byte("cpu io memory\n"), 0o644))
-	_, err := Host{Root: "/"}.CpusetHierarchy(Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/"})
+	_, err := Host{Root: root}.CpusetHierarchy(Hierarchy{Version: 2, MountPoint: mp, MountRoot: "/", Root: root})
 	assert.ErrorIs(t, err, ErrNoCpuset)
 
 	// A v1 host without a cpuset mount.
@@ -91,8 +91,8 @@ func TestTwinParents(t *testing.T) {
 // v2's cpuset.cpus.effective; a v2 cgroup without the controller has no
 // such files, and its parent's count.
 func TestCpusetCPUs(t *testing.T) {
-	mp := t.TempDir()
-	v1 := Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/"}
+	mp, root := fixtureMount(t)
+	v1 := Hierarchy{Version: 1, MountPoint: mp, MountRoot: "/", Root: root}
 	write := func(rel, name, v string) {
 		require.NoError(t, os.MkdirAll(filepath.Join(mp, rel), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(mp, rel, name), []byte(v), 0o644))
@@ -116,8 +116,8 @@ func TestCpusetCPUs(t *testing.T) {
 	assert.NotNil(t, got)
 	assert.Empty(t, got)
 
-	v2mp := t.TempDir()
-	v2 := Hierarchy{Version: 2, MountPoint: v2mp, MountRoot: "/"}
+	v2mp, v2root := fixtureMount(t)
+	v2 := Hierarchy{Version: 2, MountPoint: v2mp, MountRoot: "/", Root: v2root}
 	require.NoError(t, os.WriteFile(filepath.Join(v2mp, "cpuset.cpus.effective"), []byte("0-1\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(v2mp, "user.slice"), 0o755))
 	got, err = v2.CpusetCPUs(filepath.Join(v2mp, "user.slice"))
@@ -126,8 +126,8 @@ func TestCpusetCPUs(t *testing.T) {
 
 	_, err = Hierarchy{Version: 2, MountPoint: t.TempDir()}.CpusetCPUs("/elsewhere")
 	assert.ErrorIs(t, err, ErrNoCpuset)
-	bad := t.TempDir()
+	bad, badRoot := fixtureMount(t)
 	require.NoError(t, os.WriteFile(filepath.Join(bad, "cpuset.cpus"), []byte("0-x\n"), 0o644))
-	_, err = Hierarchy{Version: 1, MountPoint: bad}.CpusetCPUs(bad)
+	_, err = Hierarchy{Version: 1, MountPoint: bad, Root: badRoot}.CpusetCPUs(bad)
 	assert.Error(t, err)
 }

@@ -219,8 +219,9 @@ func TestCreateSliceCpusetFailureLeavesNothing(t *testing.T) {
 
 // Delete removes the twin with the slice; a twin gone already is no error.
 func TestDeleteRemovesTheTwin(t *testing.T) {
-	base := t.TempDir()
-	s := &Slice{Cgroup: Cgroup{Dir: filepath.Join(base, "cpu", "tb-1")}, twin: filepath.Join(base, "cpuset", "tb-1")}
+	cpu, cpuset := fakeV1(t)
+	s := &Slice{Cgroup: Cgroup{Hierarchy: cpu, Dir: filepath.Join(cpu.MountPoint, "tb-1")},
+		twin: filepath.Join(cpuset.MountPoint, "tb-1"), twinMount: cpuset.MountPoint}
 	require.NoError(t, os.MkdirAll(s.Dir, 0o755))
 	require.NoError(t, os.MkdirAll(s.twin, 0o755))
 	require.NoError(t, s.Delete())
@@ -250,7 +251,7 @@ func TestCleanStaleTwins(t *testing.T) {
 	for _, d := range []string{stale, other, filepath.Join(twinParent, live)} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
-	removed, skipped, err := Hierarchy{}.CleanStale(twinParent)
+	removed, skipped, err := cpuset.CleanStale(twinParent)
 	require.NoError(t, err)
 	assert.Equal(t, []string{stale}, removed)
 	assert.Empty(t, skipped)

@@ -40,7 +40,7 @@ func (h Host) DriverFacts(ctx context.Context) DriverFacts {
 		// to it is its cgroup's controllers.
 		uid := os.Getuid()
 		unit := fmt.Sprintf("user@%d.service", uid)
-		if c, err := readFile(filepath.Join(hier.MountPoint, fmt.Sprintf("user.slice/user-%d.slice", uid), unit, "cgroup.controllers")); err == nil {
+		if c, err := hier.cgroupfs().readFile(filepath.Join(hier.MountPoint, fmt.Sprintf("user.slice/user-%d.slice", uid), unit, "cgroup.controllers")); err == nil {
 			f.UserManager, f.UserControllers = unit, strings.Fields(string(c))
 		}
 	}
@@ -207,7 +207,7 @@ func (d *systemdDriver) Open(ctx context.Context) (p Place, err error) {
 	if err = d.writeProcs(self, os.Getpid()); err != nil {
 		return p, fmt.Errorf("systemd: move this process into %s: %w", self, err)
 	}
-	have, err := readFile(filepath.Join(d.scope, "cgroup.controllers"))
+	have, err := d.cgfs.readFile(filepath.Join(d.scope, "cgroup.controllers"))
 	if err != nil {
 		return p, err
 	}
@@ -259,7 +259,7 @@ func (d *systemdDriver) Close() error {
 				return fmt.Errorf("systemd: leave %s: %w", d.scope, errors.Join(err, err2))
 			}
 		}
-		if err := rmdirEmpty(filepath.Join(d.scope, scopeSelf)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := rmdirEmpty(d.cgfs, filepath.Join(d.scope, scopeSelf)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

@@ -15,13 +15,13 @@ import (
 // famTree is a fake cgroup hierarchy below a temporary directory: a
 // directory per cgroup, with the files given.
 func famTree(t *testing.T, version int, files map[string]string) Hierarchy {
-	root := t.TempDir()
+	mp, root := fixtureMount(t)
 	for name, body := range files {
-		p := filepath.Join(root, name)
+		p := filepath.Join(mp, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	return Hierarchy{Version: version, MountPoint: root, MountRoot: "/"}
+	return Hierarchy{Version: version, MountPoint: mp, MountRoot: "/", Root: root}
 }
 
 func idOf(t *testing.T, dir string) uint64 {

@@ -141,7 +141,7 @@ func (c Cgroup) Limits() (Limits, error) {
 	l := Limits{Quota: Unlimited}
 	var errs []error
 	for _, f := range c.version().limitFiles() {
-		data, err := readFile(filepath.Join(c.Dir, f.name))
+		data, err := c.cgroupfs().readFile(filepath.Join(c.Dir, f.name))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
@@ -160,7 +160,7 @@ func (c Cgroup) Limits() (Limits, error) {
 // weight file (the top of the hierarchy).
 func (c Cgroup) Weight() (int, error) {
 	name, toV2 := c.version().weightFile()
-	data, err := readFile(filepath.Join(c.Dir, name))
+	data, err := c.cgroupfs().readFile(filepath.Join(c.Dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -176,7 +176,7 @@ func (c Cgroup) Weight() (int, error) {
 
 // Stat reads the throttling counters of c.
 func (c Cgroup) Stat() (CPUStat, error) {
-	data, err := readFile(filepath.Join(c.Dir, "cpu.stat"))
+	data, err := c.cgroupfs().readFile(filepath.Join(c.Dir, "cpu.stat"))
 	if errors.Is(err, os.ErrNotExist) {
 		return CPUStat{}, nil
 	}

@@ -23,6 +23,18 @@ func fixture(name string) (Host, string) {
 	return Host{Root: root}, filepath.Join(root, "sys/fs/cgroup")
 }
 
+// fixtureMount is a fresh directory that stands in for a hierarchy's
+// mount point (mp), and the fixture's root above it, its Hierarchy.Root:
+// the files below mp are read, written and removed beneath mp as beneath
+// a cgroupfs mount (cgroupfs.fixtureMagic), and nowhere else.
+func fixtureMount(t *testing.T) (mp, root string) {
+	t.Helper()
+	root = t.TempDir()
+	mp = filepath.Join(root, "cg")
+	require.NoError(t, os.Mkdir(mp, 0o755))
+	return mp, root
+}
+
 func assertInf(t *testing.T, got float64) {
 	t.Helper()
 	assert.True(t, math.IsInf(got, 1), "want +Inf, got %v", got)
@@ -235,7 +247,7 @@ func TestLimitsV2WithoutCPUController(t *testing.T) {
 	_, err := h.CPUHierarchy(0)
 	require.ErrorIs(t, err, ErrNoCPUController)
 
-	hier := Hierarchy{Version: 2, MountPoint: cg, MountRoot: "/"}
+	hier := Hierarchy{Version: 2, MountPoint: cg, MountRoot: "/", Root: h.Root}
 	leaf, err := hier.At("/user.slice/app")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(cg, "user.slice/app"), leaf.Dir)
@@ -295,24 +307,24 @@ func TestLimitsMalformed(t *testing.T) {
 func TestLimitsUnreadable(t *testing.T) {
 	// A directory where cpu.max should be: the read fails with something
 	// other than "does not exist", and that error is reported.
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "cpu.max"), 0o755))
-	_, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, MountRoot: "/"}, Path: "/", Dir: dir}.Limits()
+	_, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, MountRoot: "/", Root: root}, Path: "/", Dir: dir}.Limits()
 	assert.Error(t, err)
 	assert.NotErrorIs(t, err, os.ErrNotExist)
 }
 
 func TestLimitsV2Burst(t *testing.T) {
-	_, cg := fixture("v2")
-	l, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: cg, MountRoot: "/"}, Dir: filepath.Join(cg, "user.slice")}.Limits()
+	h, cg := fixture("v2")
+	l, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: cg, MountRoot: "/", Root: h.Root}, Dir: filepath.Join(cg, "user.slice")}.Limits()
 	require.NoError(t, err)
 	assert.Equal(t, Limits{Period: 100 * time.Millisecond, Quota: 50 * time.Millisecond, Burst: 20 * time.Millisecond}, l)
 }
 
 func TestLimitsUnlimitedBurstIsZero(t *testing.T) {
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpu.max.burst"), []byte("max\n"), 0o644))
-	l, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, MountRoot: "/"}, Dir: dir}.Limits()
+	l, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, MountRoot: "/", Root: root}, Dir: dir}.Limits()
 	require.NoError(t, err)
 	assert.Equal(t, Limits{Quota: Unlimited}, l)
 }
@@ -376,8 +388,8 @@ func TestStatOldKernelHasNoBurst(t *testing.T) {
 func TestStatMissingFile(t *testing.T) {
 	// A cgroup directory without cpu.stat reads as "nothing reported",
 	// never as zeroes.
-	dir := t.TempDir()
-	s, err := Cgroup{Hierarchy: Hierarchy{Version: 1, MountPoint: dir, MountRoot: "/"}, Dir: dir}.Stat()
+	dir, root := fixtureMount(t)
+	s, err := Cgroup{Hierarchy: Hierarchy{Version: 1, MountPoint: dir, MountRoot: "/", Root: root}, Dir: dir}.Stat()
 	require.NoError(t, err)
 	assert.Equal(t, CPUStat{}, s)
 }
@@ -481,9 +493,18 @@ func TestChainEffectiveCPUsAgainstAllowedCPUs(t *testing.T) {
 }
 
 func TestChainDirOutsideMountPoint(t *testing.T) {
-	// A Cgroup whose Dir is not below its mount point yields just itself.
-	_, cg := fixture("docker-v1")
-	c := Cgroup{Hierarchy: Hierarchy{Version: 1, MountPoint: filepath.Join(cg, "cpu"), MountRoot: "/"}, Dir: filepath.Join(cg, "cpu,cpuacct")}
+	// A Cgroup whose Dir is not below its mount point is read from
+	// nowhere: its files are opened beneath the mount point, and the
+	// chain stops at it, refused, rather than climb.
+	h, cg := fixture("docker-v1")
+	c := Cgroup{Hierarchy: Hierarchy{Version: 1, MountPoint: filepath.Join(cg, "cpu"), MountRoot: "/", Root: h.Root}, Dir: filepath.Join(cg, "cpu,cpuacct")}
+	_, err := c.Chain()
+	require.ErrorIs(t, err, errNotCgroupfs)
+	assert.ErrorContains(t, err, "leaves the mount point")
+
+	// Below its own mount point it reads its limit (0.2 CPUs) and stops
+	// at the top.
+	c.MountPoint = c.Dir
 	chain, err := c.Chain()
 	require.NoError(t, err)
 	require.Len(t, chain, 1)
@@ -648,7 +669,7 @@ func TestAccountingUnknown(t *testing.T) {
 }
 
 func TestUsageMalformed(t *testing.T) {
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	for _, c := range []struct {
 		version int
 		file    string
@@ -660,7 +681,7 @@ func TestUsageMalformed(t *testing.T) {
 		{2, "cpu.stat", "nr_periods 3\n", ErrNoUsage},
 	} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.data), 0o644))
-		_, err := Cgroup{Hierarchy: Hierarchy{Version: c.version}, Dir: dir}.Usage()
+		_, err := Cgroup{Hierarchy: Hierarchy{Version: c.version, MountPoint: dir, Root: root}, Dir: dir}.Usage()
 		assert.ErrorIs(t, err, c.want, "%s: %q", c.file, c.data)
 		os.Remove(filepath.Join(dir, c.file))
 	}
@@ -683,16 +704,16 @@ func TestWeightOnEachScale(t *testing.T) {
 		{2, "cpu.weight", "10000\n", 10000},
 		{2, "", "", 0},
 	} {
-		dir := t.TempDir()
+		dir, root := fixtureMount(t)
 		if c.file != "" {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, c.file), []byte(c.value), 0o644))
 		}
-		w, err := Cgroup{Hierarchy: Hierarchy{Version: c.version}, Dir: dir}.Weight()
+		w, err := Cgroup{Hierarchy: Hierarchy{Version: c.version, MountPoint: dir, Root: root}, Dir: dir}.Weight()
 		require.NoError(t, err)
 		assert.Equal(t, c.want, w, "v%d %s %q", c.version, c.file, c.value)
 	}
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpu.weight"), []byte("heavy\n"), 0o644))
-	_, err := Cgroup{Hierarchy: Hierarchy{Version: 2}, Dir: dir}.Weight()
+	_, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, Root: root}, Dir: dir}.Weight()
 	assert.ErrorIs(t, err, ErrParse)
 }

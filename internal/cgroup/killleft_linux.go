@@ -23,7 +23,7 @@ import (
 // a pidfd and found in the slice again before the signal, so that a
 // reused PID is never hit. It returns how many it killed.
 func (s *Slice) KillLeft(except int) (int, error) {
-	return Host{Root: s.Root}.KillIn(s.Dir, except)
+	return Host{Root: s.Root}.killIn(s.cgroupfs(), s.Dir, except)
 }
 
 // KillIn is Host.KillIn on this machine's own /proc.
@@ -32,12 +32,22 @@ func KillIn(dir string, except int) (int, error) { return Host{Root: "/"}.KillIn
 // KillIn kills every process in the cgroup at dir but except (the
 // caller itself, for the workload child in its own slice; 0 for none) and
 // waits until they are gone: KillLeft's way, for the workload child of a
-// command whose run was stopped. dir is a slice of ours.
+// command whose run was stopped. dir is a slice of ours, read beneath the
+// mount point that the host's mount table says holds it.
 func (h Host) KillIn(dir string, except int) (int, error) {
+	fs, err := h.cgroupfsAt(dir)
+	if err != nil {
+		return 0, err
+	}
+	return h.killIn(fs, dir, except)
+}
+
+// killIn is KillIn on dir below fs's mount point.
+func (h Host) killIn(fs cgroupfs, dir string, except int) (int, error) {
 	killed := 0
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		pids, err := procs(dir)
+		pids, err := procs(fs, dir)
 		pids = slices.DeleteFunc(pids, func(p string) bool { return p == strconv.Itoa(except) })
 		if err != nil || len(pids) == 0 {
 			return killed, err
@@ -61,7 +71,7 @@ func (h Host) KillIn(dir string, except int) (int, error) {
 				unix.Close(fd)
 				continue
 			}
-			if again, _ := procs(dir); slices.Contains(again, p) {
+			if again, _ := procs(fs, dir); slices.Contains(again, p) {
 				if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err == nil {
 					killed++
 				} else if !errors.Is(err, unix.ESRCH) {

@@ -96,13 +96,13 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 		if err != nil {
 			return Cpuset{}, err
 		}
-		cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
+		cpus, err := readTrimmed(cg.cgroupfs(), filepath.Join(cg.Dir, "cpuset.cpus"))
 		if err != nil {
 			return Cpuset{}, err
 		}
 		// cpuset.effective_cpus came with Linux 4.3; before it the
 		// written set was the one in force.
-		eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.effective_cpus"))
+		eff, err := readTrimmed(cg.cgroupfs(), filepath.Join(cg.Dir, "cpuset.effective_cpus"))
 		if errors.Is(err, os.ErrNotExist) {
 			eff, err = cpus, nil
 		}
@@ -118,9 +118,9 @@ func (h Host) SelfCpuset() (Cpuset, error) {
 			return Cpuset{}, err
 		}
 		for {
-			eff, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus.effective"))
+			eff, err := readTrimmed(cg.cgroupfs(), filepath.Join(cg.Dir, "cpuset.cpus.effective"))
 			if err == nil {
-				cpus, err := readTrimmed(filepath.Join(cg.Dir, "cpuset.cpus"))
+				cpus, err := readTrimmed(cg.cgroupfs(), filepath.Join(cg.Dir, "cpuset.cpus"))
 				if errors.Is(err, os.ErrNotExist) { // the root cgroup has no cpuset.cpus
 					cpus, err = "", nil
 				}
@@ -183,8 +183,9 @@ func (c Cgroup) BurstSupport() (supported, known bool, file string) {
 	return false, false, ""
 }
 
-// readTrimmed reads a one-line pseudo-file without its newline.
-func readTrimmed(p string) (string, error) {
-	b, err := readFile(p)
+// readTrimmed reads a one-line cgroup file, below fs's mount point,
+// without its newline.
+func readTrimmed(fs cgroupfs, p string) (string, error) {
+	b, err := fs.readFile(p)
 	return strings.TrimSpace(string(b)), err
 }

@@ -119,11 +119,11 @@ func TestUsageCgroupNoCounter(t *testing.T) {
 
 // cgroupDir is a cgroup of version v at path whose directory holds files.
 func cgroupDir(t *testing.T, v int, path string, files ...string) Cgroup {
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	for _, f := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
 	}
-	return Cgroup{Hierarchy: Hierarchy{Version: v}, Path: path, Dir: dir}
+	return Cgroup{Hierarchy: Hierarchy{Version: v, MountPoint: dir, Root: root}, Path: path, Dir: dir}
 }
 
 // IsHostRoot: the host's top has v1's release_agent, or lacks v2's

@@ -75,7 +75,7 @@ func (t mountTable) v2Offering(ctrl string) []Hierarchy {
 	var out []Hierarchy
 	for _, m := range t.v2() {
 		hier := t.hierarchy(m, 2)
-		data, err := readFile(filepath.Join(hier.MountPoint, "cgroup.controllers"))
+		data, err := hier.cgroupfs().readFile(filepath.Join(hier.MountPoint, "cgroup.controllers"))
 		if err == nil && slices.Contains(strings.Fields(string(data)), ctrl) {
 			out = append(out, hier)
 		}

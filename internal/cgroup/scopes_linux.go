@@ -86,9 +86,10 @@ func stopScope(conn *sddbus.Conn, unit string) error {
 
 // cleanScopes is CleanScopes with the bus behind stop, so that the rule
 // can be tried on a plain directory tree; parent is throttlebench.slice's
-// directory.
+// directory, listed, read and removed in beneath hier's mount point.
 func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (removed, stopped []string, skipped []Skipped, err error) {
-	entries, err := os.ReadDir(parent)
+	cgfs := hier.cgroupfs()
+	entries, err := cgfs.readDir(parent)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil, nil
 	}
@@ -111,7 +112,7 @@ func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (r
 		}
 		self := filepath.Join(scope, scopeSelf)
 		if st, err := os.Lstat(self); err == nil && st.IsDir() {
-			pids, err := procs(self)
+			pids, err := procs(cgfs, self)
 			switch {
 			case err != nil:
 				errs = append(errs, err)
@@ -119,7 +120,7 @@ func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (r
 			case len(pids) > 0:
 				skipped = append(skipped, Skipped{self, fmt.Sprintf("holds processes %s that its run (gone) did not take with it; left alone", strings.Join(pids, ", "))})
 			default:
-				if err := rmdirEmpty(self); err != nil {
+				if err := rmdirEmpty(cgfs, self); err != nil {
 					errs = append(errs, err)
 					continue
 				}
@@ -128,7 +129,7 @@ func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (r
 		}
 		// Stopping a scope kills what is in it: only one with no process
 		// and no cgroup left below it is stopped.
-		sub, err := os.ReadDir(scope)
+		sub, err := cgfs.readDir(scope)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -137,7 +138,7 @@ func cleanScopes(hier Hierarchy, parent string, stop func(unit string) error) (r
 			skipped = append(skipped, Skipped{scope, "a cgroup in it was left (above): the scope " + e.Name() + " is not stopped"})
 			continue
 		}
-		pids, err := procs(scope)
+		pids, err := procs(cgfs, scope)
 		if err != nil {
 			errs = append(errs, err)
 			continue

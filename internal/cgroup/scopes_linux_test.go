@@ -34,8 +34,8 @@ func TestCleanScopes(t *testing.T) {
 	pid := os.Getpid()
 	st, err := procStartTime("", pid)
 	require.NoError(t, err)
-	top := t.TempDir()
-	hier := Hierarchy{MountPoint: top}
+	hier := fakeV1Hier(t, false)
+	top := hier.MountPoint
 	in := filepath.Join(top, ScopeSlice)
 	mk := func(dirs ...string) {
 		for _, d := range dirs {
@@ -113,7 +113,8 @@ func TestCleanScopes(t *testing.T) {
 }
 
 func TestCleanScopesNoSlice(t *testing.T) {
-	removed, stopped, skipped, err := cleanScopes(Hierarchy{}, filepath.Join(t.TempDir(), ScopeSlice), func(string) error {
+	hier := fakeV1Hier(t, false)
+	removed, stopped, skipped, err := cleanScopes(hier, filepath.Join(hier.MountPoint, ScopeSlice), func(string) error {
 		t.Fatal("nothing to stop")
 		return nil
 	})

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,7 +51,9 @@ type Slice struct {
 	acct string // its twin in v1's cpuacct hierarchy, where mounted apart; "" when none
 	// twin is the slice's own cpuset in v1's separate cpuset hierarchy
 	// (--cpuset): the same name under the same parent path; "" when none.
-	twin string
+	// twinMount is that hierarchy's mount point, beneath which it is read
+	// and removed.
+	twin, twinMount string
 	// cpuset is where the slice's cpuset files are: twin, or the slice
 	// itself; "" without --cpuset.
 	cpuset string
@@ -77,12 +79,12 @@ type manager interface {
 	// remove has the library remove the slice (and its cpuacct twin); one
 	// gone already is no error. removeTwin removes its cpuset twin at dir.
 	remove() error
-	removeTwin(dir string) error
+	removeTwin(fs cgroupfs, dir string) error
 }
 
 func newManager(hier Hierarchy) manager {
 	if hier.Version == 2 {
-		return &v2Slice{}
+		return &v2Slice{cgfs: hier.cgroupfs()}
 	}
 	return &v1Slice{}
 }
@@ -149,7 +151,7 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 	// link since ParentDir resolved it is refused, as bad as it was named.
 	for attempt := 0; ; attempt++ {
 		if spec.CreateParent {
-			if err := hier.cgroupfs().mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := hier.cgroupfs().mkdir(parent, 0o755); err != nil && !errors.Is(err, iofs.ErrExist) {
 				return nil, permissionError(fmt.Errorf("create parent %s: %w", parent, err))
 			}
 		}
@@ -157,10 +159,10 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 		if err == nil {
 			break
 		}
-		if errors.Is(err, fs.ErrNotExist) && spec.CreateParent && attempt < 5 {
+		if errors.Is(err, iofs.ErrNotExist) && spec.CreateParent && attempt < 5 {
 			continue
 		}
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, iofs.ErrNotExist) {
 			return nil, &ParentError{Given: spec.Parent, Reason: fmt.Sprintf("%s does not exist", parent)}
 		}
 		if errors.Is(err, errNotCgroupfs) && !spec.CreateParent {
@@ -199,13 +201,22 @@ func (hier Hierarchy) CreateSlice(spec SliceSpec) (*Slice, error) {
 func (s *Slice) removeDirs() {
 	for _, d := range []string{s.twin, s.acct, s.Dir} {
 		if d != "" {
-			os.Remove(d)
+			s.cgroupfsOf(d).remove(d)
 		}
 	}
 }
 
+// cgroupfsOf is the mount point beneath which the slice's directory dir
+// (the slice, or one of its twins) is read and removed.
+func (s *Slice) cgroupfsOf(dir string) cgroupfs {
+	if dir == s.twin && s.twinMount != "" {
+		return cgroupfs{mount: s.twinMount, root: s.Root}
+	}
+	return s.cgroupfsAt(dir)
+}
+
 func permissionError(err error) error {
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+	if errors.Is(err, iofs.ErrPermission) || errors.Is(err, syscall.EROFS) {
 		return fmt.Errorf("%w: %w", ErrPermission, err)
 	}
 	return err
@@ -250,12 +261,12 @@ func (s *Slice) Delete() error {
 		if d == "" {
 			continue
 		}
-		if err := checkRemovable(d); err != nil {
+		if err := checkRemovable(s.cgroupfsOf(d), d); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
-		if s.twin != "" && checkRemovable(s.twin) == nil {
+		if s.twin != "" && checkRemovable(s.cgroupfsOf(s.twin), s.twin) == nil {
 			errs = append(errs, s.deleteTwin())
 		}
 		return errors.Join(errs...)
@@ -264,9 +275,9 @@ func (s *Slice) Delete() error {
 	if s.m != nil {
 		err = s.m.remove()
 	} else {
-		err = errors.Join(rmdirEmpty(s.Dir), rmdirEmpty(s.acct))
+		err = errors.Join(rmdirEmpty(s.cgroupfsOf(s.Dir), s.Dir), rmdirEmpty(s.cgroupfsOf(s.acct), s.acct))
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		err = fmt.Errorf("remove %s: %w", s.Dir, err)
 	} else {
 		err = nil
@@ -280,9 +291,9 @@ func (s *Slice) deleteTwin() error {
 	}
 	var err error
 	if s.m != nil {
-		err = s.m.removeTwin(s.twin)
+		err = s.m.removeTwin(s.cgroupfsOf(s.twin), s.twin)
 	} else {
-		err = rmdirEmpty(s.twin)
+		err = rmdirEmpty(s.cgroupfsOf(s.twin), s.twin)
 	}
 	if err != nil {
 		return fmt.Errorf("remove %s: %w", s.twin, err)
@@ -290,15 +301,16 @@ func (s *Slice) deleteTwin() error {
 	return nil
 }
 
-// checkRemovable waits until no process is left in the cgroup at dir and
-// refuses one with child cgroups, which our slices never have: the
-// library's removal would take an empty child with it, and it is not ours.
-func checkRemovable(dir string) error {
-	if err := waitEmpty(dir, 5*time.Second); err != nil {
+// checkRemovable waits until no process is left in the cgroup at dir
+// (below fs's mount point) and refuses one with child cgroups, which our
+// slices never have: the library's removal would take an empty child with
+// it, and it is not ours.
+func checkRemovable(fs cgroupfs, dir string) error {
+	if err := waitEmpty(fs, dir, 5*time.Second); err != nil {
 		return err
 	}
-	sub, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	sub, err := fs.readDir(dir)
+	if errors.Is(err, iofs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
@@ -312,12 +324,13 @@ func checkRemovable(dir string) error {
 	return nil
 }
 
-// rmdirEmpty removes a cgroup directory found empty. The kernel may refuse
+// rmdirEmpty removes a cgroup directory found empty, beneath fs's mount
+// point (cgroupfs.remove). The kernel may refuse
 // the rmdir (EBUSY) for a moment while the last task of the group is torn
 // down: it retries with growing pauses, 150 ms in all, as the library's
 // removal does. A process that entered meanwhile keeps it busy, and the
 // directory stays.
-func rmdirEmpty(dir string) error {
+func rmdirEmpty(fs cgroupfs, dir string) error {
 	if dir == "" {
 		return nil
 	}
@@ -328,7 +341,7 @@ func rmdirEmpty(dir string) error {
 			time.Sleep(delay)
 			delay *= 2
 		}
-		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+		if err = fs.remove(dir); err == nil || errors.Is(err, iofs.ErrNotExist) {
 			return nil
 		}
 		if !errors.Is(err, syscall.EBUSY) {
@@ -341,18 +354,20 @@ func rmdirEmpty(dir string) error {
 // RemoveDefaultParent removes the default parent when no slice is left in
 // it, so that a run leaves nothing behind, and its cpuacct twin where v1
 // mounts cpuacct apart; while another run uses it the kernel refuses
-// (EBUSY or ENOTEMPTY) and it stays.
+// (EBUSY or ENOTEMPTY) and it stays. Each goes beneath its own mount
+// point (cgroupfs.remove).
 func (hier Hierarchy) RemoveDefaultParent() {
-	os.Remove(hier.DefaultParent())
+	hier.cgroupfs().remove(hier.DefaultParent())
 	for _, twin := range hier.TwinParents(hier.DefaultParent(), nil) {
-		os.Remove(twin)
+		hier.cgroupfsAt(twin).remove(twin)
 	}
 }
 
-// procs lists the processes in cgroup dir; a directory without cgroup.procs
-// (already removed, or not a cgroup) has none.
-func procs(dir string) ([]string, error) {
-	data, err := readFile(filepath.Join(dir, "cgroup.procs"))
+// procs lists the processes in cgroup dir, below fs's mount point; a
+// directory without cgroup.procs (already removed, or not a cgroup) has
+// none.
+func procs(fs cgroupfs, dir string) ([]string, error) {
+	data, err := fs.readFile(filepath.Join(dir, "cgroup.procs"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -361,10 +376,10 @@ func procs(dir string) ([]string, error) {
 
 // waitEmpty waits until no process is left in dir. After a reaped child
 // that is at once.
-func waitEmpty(dir string, timeout time.Duration) error {
+func waitEmpty(fs cgroupfs, dir string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		pids, err := procs(dir)
+		pids, err := procs(fs, dir)
 		if err != nil || len(pids) == 0 {
 			return err
 		}
@@ -410,10 +425,10 @@ func dying(root string, pids []string) bool {
 
 // waitDying waits while the processes in dir are all dying, until it is
 // empty; it returns what is left when one is not, or the time is up.
-func waitDying(root, dir string, timeout time.Duration) ([]string, error) {
+func waitDying(root string, fs cgroupfs, dir string, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		pids, err := procs(dir)
+		pids, err := procs(fs, dir)
 		if err != nil || len(pids) == 0 || !dying(root, pids) || time.Now().After(deadline) {
 			return pids, err
 		}
@@ -437,8 +452,13 @@ type Skipped struct {
 // a run we cannot see (another PID namespace sharing this cgroup tree) or
 // someone put processes there that are not ours. Only empty directories
 // named like our slices, without child cgroups, are removed.
+//
+// parent is listed, and each slice read and removed, beneath the mount
+// point that holds it (cgroupfs.remove): a parent whose path crosses a
+// link is refused, not followed.
 func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Skipped, err error) {
-	entries, err := os.ReadDir(parent)
+	cgfs := hier.cgroupfsAt(parent)
+	entries, err := cgfs.readDir(parent)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -452,7 +472,7 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 			continue
 		}
 		dir := filepath.Join(parent, e.Name())
-		pids, err := procs(dir)
+		pids, err := procs(cgfs, dir)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -461,7 +481,7 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 			// The owner's SIGKILL reaches the workload through the parent-death
 			// signal, but a throttled group may wait up to a period for the CPU
 			// to exit: the leader is a zombie while its threads still go.
-			pids, err = waitDying(hier.Root, dir, 3*time.Second)
+			pids, err = waitDying(hier.Root, cgfs, dir, 3*time.Second)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -471,13 +491,13 @@ func (hier Hierarchy) CleanStale(parent string) (removed []string, skipped []Ski
 			skipped = append(skipped, Skipped{dir, fmt.Sprintf("holds processes %s: a run we cannot see (another PID namespace) or processes that are not ours; left alone", strings.Join(pids, ", "))})
 			continue
 		}
-		if sub, err := os.ReadDir(dir); err == nil && slices.ContainsFunc(sub, fs.DirEntry.IsDir) {
+		if sub, err := cgfs.readDir(dir); err == nil && slices.ContainsFunc(sub, iofs.DirEntry.IsDir) {
 			skipped = append(skipped, Skipped{dir, "has child cgroups, which our slices never have; left alone"})
 			continue
 		}
 		// rmdir: on cgroupfs it fails (EBUSY) if a process entered meanwhile,
 		// and for a moment while a dead run's last task is torn down.
-		if err := rmdirEmpty(dir); err != nil {
+		if err := rmdirEmpty(cgfs, dir); err != nil {
 			errs = append(errs, err)
 			continue
 		}

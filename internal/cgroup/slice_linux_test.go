@@ -73,8 +73,9 @@ func TestCleanStale(t *testing.T) {
 	st, err := procStartTime("", pid)
 	require.NoError(t, err)
 
-	// A plain directory standing in for a slice parent: none of it is a cgroup.
-	parent := t.TempDir()
+	// A fixture's directory standing in for a slice parent: none of it is
+	// a cgroup.
+	hier, parent := fakeParent(t)
 	dead := fmt.Sprintf("tb-999999999-%d-deadbeef", st)   // owner gone
 	reused := fmt.Sprintf("tb-%d-%d-cafebabe", pid, st+1) // our pid, another process's start time
 	live := fmt.Sprintf("tb-%d-%d-0badf00d", pid, st)     // this very process
@@ -93,7 +94,7 @@ func TestCleanStale(t *testing.T) {
 	linkLike := "tb-999999999-1-1111aaaa"
 	require.NoError(t, os.Symlink(target, filepath.Join(parent, linkLike)))
 
-	removed, skipped, err := Hierarchy{}.CleanStale(parent)
+	removed, skipped, err := hier.CleanStale(parent)
 	require.NoError(t, err)
 	slices.Sort(removed)
 	want := []string{filepath.Join(parent, reused), filepath.Join(parent, dead)}
@@ -112,14 +113,26 @@ func TestCleanStale(t *testing.T) {
 	assert.DirExists(t, target, "a link is never followed")
 
 	// A second sweep removes nothing more and leaves the same alone.
-	removed, skipped, err = Hierarchy{}.CleanStale(parent)
+	removed, skipped, err = hier.CleanStale(parent)
 	require.NoError(t, err)
 	assert.Empty(t, removed)
 	assert.Len(t, skipped, 2)
 }
 
+// fakeParent is a fixture's hierarchy (fakeV1Hier) and a parent directory
+// in it, where a test makes its slices and reads and removes them, beneath
+// the mount point as on cgroupfs.
+func fakeParent(t *testing.T) (Hierarchy, string) {
+	t.Helper()
+	hier := fakeV1Hier(t, false)
+	parent := filepath.Join(hier.MountPoint, "parent")
+	require.NoError(t, os.Mkdir(parent, 0o755))
+	return hier, parent
+}
+
 func TestCleanStaleMissingParent(t *testing.T) {
-	removed, skipped, err := Hierarchy{}.CleanStale(filepath.Join(t.TempDir(), "no-such-parent"))
+	hier, parent := fakeParent(t)
+	removed, skipped, err := hier.CleanStale(filepath.Join(parent, "no-such-parent"))
 	assert.NoError(t, err)
 	assert.Empty(t, removed)
 	assert.Empty(t, skipped)
@@ -129,14 +142,14 @@ func TestCleanStaleReportsFailureAndGoesOn(t *testing.T) {
 	// In a plain directory a stale "slice" that holds a file cannot be
 	// removed (in cgroupfs rmdir ignores the interface files): the failure
 	// is reported, and the other stale slice is still removed.
-	parent := t.TempDir()
+	hier, parent := fakeParent(t)
 	stuck := filepath.Join(parent, "tb-999999999-1-00000001")
 	gone := filepath.Join(parent, "tb-999999999-1-00000002")
 	require.NoError(t, os.Mkdir(stuck, 0o755))
 	require.NoError(t, os.Mkdir(gone, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stuck, "cgroup.procs"), nil, 0o644))
 
-	removed, _, err := Hierarchy{}.CleanStale(parent)
+	removed, _, err := hier.CleanStale(parent)
 	assert.Error(t, err)
 	assert.Equal(t, []string{gone}, removed)
 	assert.DirExists(t, stuck)
@@ -145,14 +158,15 @@ func TestCleanStaleReportsFailureAndGoesOn(t *testing.T) {
 func TestWaitEmpty(t *testing.T) {
 	// No cgroup.procs (already removed, or not a cgroup) and an empty one:
 	// nothing to wait for.
-	assert.NoError(t, waitEmpty(t.TempDir(), time.Second))
-	dir := t.TempDir()
+	hier, dir := fakeParent(t)
+	fs := hier.cgroupfs()
+	assert.NoError(t, waitEmpty(fs, dir, time.Second))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), nil, 0o644))
-	assert.NoError(t, waitEmpty(dir, time.Second))
+	assert.NoError(t, waitEmpty(fs, dir, time.Second))
 
 	// Processes that stay are named, not killed.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("4242\n"), 0o644))
-	err := waitEmpty(dir, 30*time.Millisecond)
+	err := waitEmpty(fs, dir, 30*time.Millisecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "processes 4242 that throttlebench did not start")
 }

@@ -56,7 +56,7 @@ func (m *v1Slice) check(spec SliceSpec) error {
 	// children can have none either.
 	cpus, _, mems := v1{}.cpusetFiles()
 	for _, f := range []struct{ name, what string }{{mems, "memory nodes"}, {cpus, "CPUs"}} {
-		data, err := readFile(filepath.Join(cs.Parent, f.name))
+		data, err := cs.Hier.cgroupfs().readFile(filepath.Join(cs.Parent, f.name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return &ParentError{Given: spec.Parent, Reason: fmt.Sprintf(
@@ -119,7 +119,7 @@ func (m *v1Slice) placeCpuset(s *Slice, spec SliceSpec, name string) error {
 	cg, err := newV1Group(group, []v1Mount{{cgroup1.Cpuset, cs.Hier.MountPoint}}, res)
 	if own != s.Dir {
 		// Made (or half made) apart from the slice: removed with it.
-		s.twin = own
+		s.twin, s.twinMount = own, cs.Hier.MountPoint
 	}
 	if err != nil {
 		return fmt.Errorf("write CPUs %s to %s: %w", list, filepath.Join(own, "cpuset.cpus"), err)
@@ -167,9 +167,9 @@ func (m *v1Slice) remove() error {
 
 // removeTwin removes the cpuset twin at dir: through the library where it
 // was made whole, else (half made) as an empty directory.
-func (m *v1Slice) removeTwin(dir string) error {
+func (m *v1Slice) removeTwin(fs cgroupfs, dir string) error {
 	if m.twin == nil {
-		return rmdirEmpty(dir)
+		return rmdirEmpty(fs, dir)
 	}
 	if err := m.twin.Delete(); !errors.Is(err, cgroup1.ErrCgroupDeleted) {
 		return err

@@ -23,8 +23,9 @@ import (
 // must have them already, and so must the top of the hierarchy for the
 // default parent (check).
 type v2Slice struct {
-	dir string
-	m   *cgroup2.Manager
+	cgfs cgroupfs // the hierarchy's, for check's reading
+	dir  string
+	m    *cgroup2.Manager
 }
 
 // check refuses, before anything is made, a v2 parent whose children
@@ -34,14 +35,14 @@ type v2Slice struct {
 // writes that file only in its own default parent, so for the default
 // parent it is the top of the hierarchy that must enable them; a parent
 // the user named must enable them for its children itself.
-func (*v2Slice) check(spec SliceSpec) error {
+func (v *v2Slice) check(spec SliceSpec) error {
 	given := filepath.Clean(spec.Parent)
 	at := given
 	if spec.CreateParent {
 		at = filepath.Dir(given)
 	}
 	ctl := filepath.Join(at, "cgroup.subtree_control")
-	data, err := readFile(ctl)
+	data, err := v.cgfs.readFile(ctl)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -125,4 +126,4 @@ func (v *v2Slice) remove() error { return v.m.Delete() }
 
 // removeTwin: a v2 slice has no twin; a directory named so is only ever
 // an empty one.
-func (*v2Slice) removeTwin(dir string) error { return rmdirEmpty(dir) }
+func (v *v2Slice) removeTwin(fs cgroupfs, dir string) error { return rmdirEmpty(fs, dir) }

@@ -251,14 +251,15 @@ func TestAddProcWritesThePID(t *testing.T) {
 }
 
 func TestDeleteRemovesTheDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "tb-1")
+	hier, parent := fakeParent(t)
+	dir := filepath.Join(parent, "tb-1")
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	s := &Slice{Cgroup: Cgroup{Dir: dir}}
+	s := &Slice{Cgroup: Cgroup{Hierarchy: hier, Dir: dir}}
 	require.NoError(t, s.Delete())
 	assert.NoDirExists(t, dir)
 	assert.NoError(t, s.Delete(), "deleting twice is no error")
 
-	hier := fakeV1Hier(t, true)
+	hier = fakeV1Hier(t, true)
 	s, err := hier.CreateSlice(SliceSpec{Parent: hier.DefaultParent(), CreateParent: true, Limits: limits20of100})
 	require.NoError(t, err)
 	require.NoError(t, s.Delete())

@@ -17,10 +17,15 @@ type StatFile struct {
 }
 
 // OpenStat opens cpu.stat in the cgroup directory dir (the cpu
-// hierarchy's).
+// hierarchy's), beneath the mount point that this machine's mount table
+// says holds it: dir is all a workload's child is told.
 func OpenStat(dir string) (*StatFile, error) {
 	path := filepath.Join(dir, "cpu.stat")
-	f, err := openCounter(path)
+	fs, err := Host{Root: "/"}.cgroupfsAt(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	f, err := openCounter(fs, path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}

@@ -42,7 +42,7 @@ const usageBufSize = 1024
 func (c Cgroup) OpenUsage() (*UsageFile, error) {
 	u := &UsageFile{dir: c.Dir, v: c.version()}
 	u.name = u.v.usageFile()
-	f, err := openCounter(filepath.Join(c.Dir, u.name))
+	f, err := openCounter(c.cgroupfs(), filepath.Join(c.Dir, u.name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: no %s in %s", ErrNoUsage, u.name, c.Dir)
 	}

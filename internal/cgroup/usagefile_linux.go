@@ -17,8 +17,10 @@ import (
 // per-CPU statistics, under a lock), so the scheduler need not know.
 type counterFile struct{ fd int }
 
-func openCounter(path string) (counterFile, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// openCounter opens the counter at path beneath fs's mount point, as
+// every cgroup file is read (cgroupfs_linux.go).
+func openCounter(fs cgroupfs, path string) (counterFile, error) {
+	fd, err := fs.openFd("open", path, unix.O_RDONLY, 0)
 	if err != nil {
 		return counterFile{fd: -1}, err
 	}

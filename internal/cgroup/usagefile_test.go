@@ -73,14 +73,14 @@ func TestUsageUsecOfAgreesOnFixtures(t *testing.T) {
 // counterAt writes a counter file and returns the cgroup it belongs to.
 func counterAt(t *testing.T, version int, content string) (Cgroup, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir, root := fixtureMount(t)
 	name := "cpuacct.usage"
 	if version == 2 {
 		name = "cpu.stat"
 	}
 	path := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-	return Cgroup{Hierarchy: Hierarchy{Version: version}, Dir: dir}, path
+	return Cgroup{Hierarchy: Hierarchy{Version: version, MountPoint: dir, Root: root}, Dir: dir}, path
 }
 
 func TestUsageFile(t *testing.T) {
@@ -140,7 +140,8 @@ func TestUsageFile(t *testing.T) {
 		}
 	})
 	t.Run("missing", func(t *testing.T) {
-		_, err := Cgroup{Hierarchy: Hierarchy{Version: 2}, Dir: t.TempDir()}.OpenUsage()
+		dir, root := fixtureMount(t)
+		_, err := Cgroup{Hierarchy: Hierarchy{Version: 2, MountPoint: dir, Root: root}, Dir: dir}.OpenUsage()
 		assert.ErrorIs(t, err, ErrNoUsage)
 		assert.ErrorContains(t, err, "cpu.stat")
 	})

@@ -48,7 +48,7 @@ func (v2) cpusetFiles() (string, string, string) {
 // cpusets are in the cpu hierarchy itself, when its top offers the
 // controller.
 func (v2) cpusets(_ Host, cpu Hierarchy) (Hierarchy, error) {
-	ctrl, err := readFile(filepath.Join(cpu.MountPoint, "cgroup.controllers"))
+	ctrl, err := cpu.cgroupfs().readFile(filepath.Join(cpu.MountPoint, "cgroup.controllers"))
 	if err != nil {
 		return Hierarchy{}, err
 	}
@@ -67,7 +67,7 @@ func (v2) accounting(_ Host, cg Cgroup) (Cgroup, error) { return cg, nil }
 // parent's.
 func (v2) topRefuses(hier Hierarchy) string {
 	sub := filepath.Join(hier.MountPoint, "cgroup.subtree_control")
-	ctrl, err := readFile(sub)
+	ctrl, err := hier.cgroupfs().readFile(sub)
 	if err != nil {
 		return fmt.Sprintf("cannot read %s: %v", sub, err)
 	}

@@ -81,7 +81,7 @@ func (hier Hierarchy) version() version {
 // readUsage reads c's usage counter, as the version names and parses it.
 func readUsage(c Cgroup, v version) (time.Duration, error) {
 	name := v.usageFile()
-	data, err := readFile(filepath.Join(c.Dir, name))
+	data, err := c.cgroupfs().readFile(filepath.Join(c.Dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("%w: no %s in %s", ErrNoUsage, name, c.Dir)
 	}

@@ -88,7 +88,7 @@ func TestPollClockWaitsWithoutAllocating(t *testing.T) {
 func TestSamplerOnPollClock(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpuacct.usage"), []byte("1000\n"), 0o644))
-	counter, err := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Dir: dir}.OpenUsage()
+	counter, err := cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1, MountPoint: dir, Root: filepath.Dir(dir)}, Dir: dir}.OpenUsage() // a fixture's (counterFile)
 	require.NoError(t, err)
 	defer counter.Close()
 	c := openClock(t)

@@ -51,10 +51,12 @@ func (c *scripted) SleepUntil(ctx context.Context, t time.Duration) error {
 }
 
 // counterFile is a v1 cpuacct cgroup in a temporary directory, read through
-// the same code as a real one.
+// the same code as a real one: the directory is a fixture's mount point,
+// below the fixture's root (Hierarchy.Root), and its counter is read
+// beneath it, as on cgroupfs.
 func counterFile(t *testing.T) (cgroup.Cgroup, string) {
 	dir := t.TempDir()
-	return cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1}, Dir: dir}, filepath.Join(dir, "cpuacct.usage")
+	return cgroup.Cgroup{Hierarchy: cgroup.Hierarchy{Version: 1, MountPoint: dir, Root: filepath.Dir(dir)}, Dir: dir}, filepath.Join(dir, "cpuacct.usage")
 }
 
 func TestSamplerExact(t *testing.T) {
