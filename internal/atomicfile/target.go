@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/user"
 	"strconv"
+
+	"github.com/throttlebench/throttlebench/internal/badinput"
 )
 
 // TargetError says why a path is no place for a result file.
@@ -113,4 +115,17 @@ func kind(m fs.FileMode) string {
 		return "a socket"
 	}
 	return "not a plain file"
+}
+
+// CheckFlag is Target as a flag's check, before any work is done: a path
+// that is no place for an output is bad input naming the flag (exit 2);
+// "" (stdout, or none) is fine. The write checks it again.
+func CheckFlag(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := Target(path); err != nil {
+		return badinput.Errorf(flag, "invalid --%s %q: %v", flag, path, err)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,27 +15,10 @@ import (
 // The checks of the flags that are not parameters: each refusal is an
 // *badinput.Error of one line naming the flag and the value.
 func TestChecksOfOtherFlags(t *testing.T) {
-	dir := t.TempDir()
 	require.NoError(t, badinput.Choice("format", "csv", []string{"json", "csv"}))
 	err := badinput.Choice("format", "yaml", []string{"json", "csv"})
 	checkUsageError(t, err, "format")
 	assert.EqualError(t, err, `invalid --format "yaml": want one of json, csv`)
-
-	require.NoError(t, Output("output", ""), "stdout")
-	require.NoError(t, Output("output", filepath.Join(dir, "new.json")))
-	err = Output("output", filepath.Join(dir, "missing", "x.json"))
-	checkUsageError(t, err, "output")
-	assert.ErrorContains(t, err, "does not exist")
-	checkUsageError(t, Output("output", dir), "output")
-
-	require.NoError(t, Plot(""))
-	require.NoError(t, Plot(filepath.Join(dir, "chart.PNG")), "the extension in any case")
-	err = Plot(filepath.Join(dir, "chart.pdf"))
-	checkUsageError(t, err, "plot")
-	assert.ErrorContains(t, err, "want a file name ending in .svg or .png")
-	err = Plot("/nonexistent/x.svg")
-	checkUsageError(t, err, "plot")
-	assert.ErrorContains(t, err, "does not exist")
 
 	require.NoError(t, Timeout(0))
 	require.NoError(t, Timeout(MaxTimeout))

@@ -11,12 +11,13 @@
 // here, in one place, with errors that name the parameter, the value and
 // what is allowed.
 //
-// badinput.Error is the one error of bad input (Usagef builds it): whichever
+// badinput.Error is the one error of bad input (badinput.Errorf): whichever
 // package resolves a command's options uses it, and the command exits 2
 // with its one line. An Error marked Combination is bad only in how values
 // combine: what a sweep skips. check.go holds the checks of flags that are
-// not parameters (Choice, Output, Plot, Timeout, CgroupVersion, InCurrent,
-// Columns). Config.ClosedLoop and Config.OpenLoop are what the drivers run
+// not parameters that several commands share (Timeout, CgroupVersion,
+// InCurrent, Columns); where an output may go is internal/options' check
+// (options.Output), which asks the file system. Config.ClosedLoop and Config.OpenLoop are what the drivers run
 // with.
 //
 // A file a job: config.go the type and its conversions, params.go the
@@ -24,6 +25,5 @@
 // with their checks of how values combine, parse.go one value's parsers;
 // openloop.go and instances.go latency's part of each.
 //
-// It may not touch the system: it only checks where an output would go
-// (atomicfile.Target).
+// It may not touch the system.
 package config

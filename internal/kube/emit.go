@@ -44,7 +44,7 @@ func Emit(r Request, stdout io.Writer) error {
 	if o.Emit == Sonobuoy {
 		return writePlugins(r.Output, stdout, o, runs, r.CommandLine)
 	}
-	if err := config.Output("output", r.Output); err != nil {
+	if err := atomicfile.CheckFlag("output", r.Output); err != nil {
 		return err
 	}
 	o.Header = jobsHeader(o, runs, r.Output, r.CommandLine)

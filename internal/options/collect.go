@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/throttlebench/throttlebench/internal/badinput"
-	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/kube"
 )
 
@@ -19,7 +18,7 @@ type Collect struct {
 // cannot take: bad input is a badinput.Error. An input is a file, a
 // directory, or - for stdin (once).
 func (o Collect) Check(inputs []string) error {
-	if err := config.Output("output", o.Output); err != nil {
+	if err := Output("output", o.Output); err != nil {
 		return err
 	}
 	for _, n := range o.Nodes {

@@ -44,7 +44,7 @@ func (f Compare) Resolve() (compare.Run, error) {
 		return compare.Run{}, badinput.Errorf("match", "invalid --match %q: want a comma-separated list of %s, or of +KEY and -KEY to change the default",
 			f.Match, strings.Join(compare.Keys(), ", "))
 	}
-	if err := config.Output("output", f.Output); err != nil {
+	if err := Output("output", f.Output); err != nil {
 		return compare.Run{}, err
 	}
 	cols, err := config.Columns(f.Columns, f.Format, compare.Columns)

@@ -23,7 +23,7 @@ func (o *Shared) Plan(ctx context.Context, command config.Command, changed func(
 	if err := badinput.Choice("format", o.Format, formats); err != nil {
 		return Settings{}, nil, err
 	}
-	if err := config.Plot(plotPath); err != nil {
+	if err := Plot(plotPath); err != nil {
 		return Settings{}, nil, err
 	}
 	if err := sweep.CheckMaxConfigs(maxConfigs); err != nil {

@@ -84,13 +84,13 @@ func (f Sample) Resolve() (usage.Options, error) {
 	if err := badinput.Choice("format", f.Format, usage.Formats); err != nil {
 		return o, err
 	}
-	if err := config.Output("output", f.Output); err != nil {
+	if err := Output("output", f.Output); err != nil {
 		return o, err
 	}
-	if err := config.Output("trace-out", f.TraceOut); err != nil {
+	if err := Output("trace-out", f.TraceOut); err != nil {
 		return o, err
 	}
-	if err := config.Plot(f.Plot); err != nil {
+	if err := Plot(f.Plot); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -80,10 +80,10 @@ func (o *Shared) Settings(ctx context.Context, changed func(string) bool, stderr
 	if changed("cpuset") || changed("one-per-core") {
 		s.CPUs = ReadPlacement(s.Host, s.Version, s.Parent)
 	}
-	if err := config.Output("output", o.Output); err != nil {
+	if err := Output("output", o.Output); err != nil {
 		return s, err
 	}
-	if err := config.Output("trace-out", o.TraceOut); err != nil {
+	if err := Output("trace-out", o.TraceOut); err != nil {
 		return s, err
 	}
 	s.Trace = o.Trace || o.TraceOut != ""
@@ -92,7 +92,7 @@ func (o *Shared) Settings(ctx context.Context, changed func(string) bool, stderr
 		if !s.Trace {
 			return s, badinput.Errorf("plot", "--plot %q draws the traced window's timeline: add --trace", o.Plot)
 		}
-		if err := config.Plot(o.Plot); err != nil {
+		if err := Plot(o.Plot); err != nil {
 			return s, err
 		}
 		s.Out.Timeline, s.Out.Title = o.Plot, "throttlebench run --trace"

@@ -27,10 +27,10 @@ func (o Show) Check() error {
 	if err := badinput.Choice("format", o.Format, ShowFormats); err != nil {
 		return err
 	}
-	if err := config.Plot(o.Plot); err != nil {
+	if err := Plot(o.Plot); err != nil {
 		return err
 	}
-	return config.Output("output", o.Output)
+	return Output("output", o.Output)
 }
 
 // For checks the flags against the result read (its kind's formats and

@@ -132,10 +132,10 @@ func (s Simulate) Resolve(changed func(string) bool) (SimulateRun, error) {
 	if err := badinput.Choice("format", s.Format, model.SimulateFormats); err != nil {
 		return r, err
 	}
-	if err := config.Output("output", s.Output); err != nil {
+	if err := Output("output", s.Output); err != nil {
 		return r, err
 	}
-	if err := config.Plot(s.Plot); err != nil {
+	if err := Plot(s.Plot); err != nil {
 		return r, err
 	}
 	if r.Columns, err = config.Columns(s.Columns, s.Format, model.CellColumns(s.Format)); err != nil {

@@ -125,7 +125,7 @@ func (o *Size) Resolve(ctx context.Context, g Given, args []string, dash int, st
 		return s, p, badinput.Errorf("budget", "invalid --budget %v: want a duration above 0, or 0 for none", o.Budget)
 	}
 	p.Budget = o.Budget
-	if err := config.Plot(o.Plot); err != nil {
+	if err := Plot(o.Plot); err != nil {
 		return s, p, err
 	}
 	p.Plot = o.Plot

@@ -66,10 +66,10 @@ func (o *Sweep) CheckFrom(g Given) error {
 	if err := badinput.Choice("format", o.Run.Format, sweep.Formats); err != nil {
 		return err
 	}
-	if err := config.Plot(o.Plot); err != nil {
+	if err := Plot(o.Plot); err != nil {
 		return err
 	}
-	return config.Output("output", o.Run.Output)
+	return Output("output", o.Run.Output)
 }
 
 // EmitRequest checks --emit's flags and plans the sweep to write instead
