@@ -388,6 +388,7 @@ func TestCommandSoak(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); ok {
 			outcome = ee.ProcessState.String()
 		}
+		cleaned := "" // cleanup's report, after a SIGKILL
 		if fault == "SIGKILL" {
 			// The parent could not clean up: its workload child, told by
 			// its parent-death signal (SIGTERM for a command), kills what
@@ -396,9 +397,11 @@ func TestCommandSoak(t *testing.T) {
 			for len(tagged(tag)) > 0 && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if o := tb(t, "cleanup", "--parent", parent); o.code != 0 {
+			o := tb(t, "cleanup", "--parent", parent)
+			if o.code != 0 {
 				t.Errorf("trial %d: cleanup: %s", i, o.stderr)
 			}
+			cleaned = "; cleanup said: " + strings.TrimSpace(o.stdout)
 		}
 		deadline := time.Now().Add(3 * time.Second)
 		for len(tagged(tag)) > 0 && time.Now().Before(deadline) {
@@ -411,7 +414,7 @@ func TestCommandSoak(t *testing.T) {
 			t.Errorf("trial %d (%s at %v, %s): processes left: %v", i, fault, at, outcome, left)
 		}
 		if left := subdirs(t, parent); len(left) > 0 {
-			t.Errorf("trial %d (%s at %v, %s): slices left: %v", i, fault, at, outcome, left)
+			t.Errorf("trial %d (%s at %v, %s): slices left: %v%s", i, fault, at, outcome, left, cleaned)
 		}
 		if outcome == "exit 0" {
 			var r result
