@@ -10,6 +10,12 @@
 #   v2       cgroup v2 in the busybox guest (test/vm/test-v2.sh v2)
 #   smt      the SMT guest (test/vm/test-v2.sh smt)
 #   tracer   the tracer's tests on the guest's kernel (test/vm/test-v2.sh tracer)
+#   tracer-6.12  the same, and the runs traced whole, on Debian's 6.12
+#            (TB_VM_KERNEL=6.12 test/vm/test-v2.sh tracer): named only, not
+#            yet in the default list, while the tracer's middle throttle
+#            model (a queue with its own clock, 6.6-6.17) fails two of its
+#            tests there (issue 49: TestTraceThreadsHeldTogether's ends
+#            8.9 ms apart at the median, TestTraceTwoRunsTogether -10.7%)
 #   systemd  the stock systemd guest (test-systemd)
 #   docker   the Docker image in a real engine (test-docker)
 #   kube     a real Kubernetes node (test-kube)
@@ -30,6 +36,7 @@ stage_cmd() {
 	host) $make --no-print-directory test-host ;;
 	fuzz) $make --no-print-directory test-fuzz ;;
 	v2 | smt | tracer) test/vm/test-v2.sh "$1" ;;
+	tracer-6.12) TB_VM_KERNEL=6.12 test/vm/test-v2.sh tracer ;;
 	systemd) $make --no-print-directory test-systemd ;;
 	docker) $make --no-print-directory test-docker ;;
 	kube) $make --no-print-directory test-kube ;;
@@ -49,7 +56,7 @@ rows=()
 failed=0
 for s in "${stages[@]}"; do
 	if ((stop)); then
-		rows+=("$(printf '%-8s %-8s %8s %6s  %s' "$s" "-" "-" "-" "not run (interrupted)")")
+		rows+=("$(printf '%-11s %-8s %8s %6s  %s' "$s" "-" "-" "-" "not run (interrupted)")")
 		continue
 	fi
 	start=$(date +%s.%N)
@@ -61,7 +68,7 @@ for s in "${stages[@]}"; do
 	verdict=ok
 	((rc == 0)) || { verdict="FAILED (exit $rc)"; failed=1; }
 	echo "== stage $s: end $(date -u +%H:%M:%S), $verdict, ${took} s"
-	rows+=("$(printf '%-8s %-8s %8s %6s  %s' "$s" "$(date -u -d "@${start%.*}" +%H:%M:%S)" "$(date -u -d "@${end%.*}" +%H:%M:%S)" "$took" "$verdict")")
+	rows+=("$(printf '%-11s %-8s %8s %6s  %s' "$s" "$(date -u -d "@${start%.*}" +%H:%M:%S)" "$(date -u -d "@${end%.*}" +%H:%M:%S)" "$took" "$verdict")")
 done
 
 echo
@@ -69,7 +76,7 @@ echo "make test: the VM boots, one line per guest:"
 cat "$TB_VM_SUMMARY"
 echo
 echo "make test: the stages (UTC; seconds):"
-printf '%-8s %-8s %8s %6s  %s\n' stage start end took result
+printf '%-11s %-8s %8s %6s  %s\n' stage start end took result
 printf '%s\n' "${rows[@]}"
 ((stop)) && exit "$stop"
 exit "$failed"

@@ -23,7 +23,11 @@
 # Environment:
 #   TB_VM_CACHE       cache dir (default: <repo>/.cache/vm)
 #   TB_VM_KERNEL_PKG  pin a kernel package, e.g. linux-image-6.1.0-56-amd64
-#                     (default: whatever linux-image-amd64 depends on)
+#                     (default: whatever TB_VM_KERNEL_META depends on)
+#   TB_VM_KERNEL_META the meta package followed (default linux-image-amd64,
+#                     bookworm's 6.1; linux-image-6.12-amd64 is the 6.12
+#                     that bookworm's security archive ships beside it).
+#                     A cache holds one kernel: give each its TB_VM_CACHE.
 #   TB_VM_ACCEL       auto|kvm|tcg, as for run.sh (auto probes KVM once)
 # To refresh the kernel/busybox, delete the cache dir and run again.
 set -euo pipefail
@@ -106,12 +110,14 @@ ensure_kernel() {
 	else
 		# The meta package only depends on the real, versioned image package:
 		#   Depends: linux-image-6.1.0-56-amd64 (= 6.1.192-2)
-		(cd "$tmp" && apt_download linux-image-amd64)
-		deps=$(dpkg-deb -f "$tmp"/linux-image-amd64_*.deb Depends)
+		#   Depends: linux-image-6.12.117+deb12-amd64 (= 6.12.117-1~deb12u1)
+		local meta=${TB_VM_KERNEL_META:-linux-image-amd64}
+		(cd "$tmp" && apt_download "$meta")
+		deps=$(dpkg-deb -f "$tmp"/"$meta"_*.deb Depends)
 		pkg=${deps%%[ ,]*}
 		ver=$(sed -n 's/^[^ ,]* (= \([^)]*\)).*$/\1/p' <<<"$deps")
 		[[ $pkg == linux-image-*-amd64 ]] ||
-			tb_die 1 "cannot parse linux-image-amd64 Depends: '$deps'"
+			tb_die 1 "cannot parse $meta Depends: '$deps'"
 		(cd "$tmp" && apt_download "$pkg${ver:+=$ver}")
 	fi
 	local deb
