@@ -77,12 +77,40 @@ type queueKey struct {
 type openHold struct {
 	Record
 	runEnd int64 // the first Run of its queue after its start; 0 if none
+	// stretches are its queue's throttled stretches seen since its start,
+	// where the queue keeps its own throttled clock (Interpreter.
+	// SelfClock): its hold's own first.
+	stretches []stretch
+}
+
+// stretch is one throttled stretch of a queue, as its records saw it: it
+// began at start on the queue's clock, when the sum of its earlier
+// stretches was sum; (t, c) is one instant on CLOCK_MONOTONIC and on that
+// clock, to map the one onto the other; end is where it ended on
+// CLOCK_MONOTONIC, 0 while that is not known.
+type stretch struct {
+	start, sum uint64
+	t          int64
+	c          uint64
+	end        int64
 }
 
 // Interpreter turns a stream of records, in the order the kernel wrote
 // them, into held intervals. The zero value is ready. Not safe for
 // concurrent use.
 type Interpreter struct {
+	// SelfClock says the records' clocks are the queue's own throttled
+	// clock on rq_clock (cfs_rq.throttled_clock_self, 6.6+), set by the
+	// tracer from what it loaded: a hold on a kernel that throttles whole
+	// queues can then be split at each unthrottle. A thread left waiting
+	// when its queue is unthrottled (its group's others ran first, and
+	// used up the quota again) is held through several stretches, and
+	// between them waits for a CPU, not for the quota: on 6.12 such holds
+	// ended at the sum of all their stretches from the first's start,
+	// and threads held together ended up to 30 ms apart (TestTrace-
+	// ThreadsHeldTogether, the 6.12 lane).
+	SelfClock bool
+
 	open    map[int32]*openHold
 	lastRun map[queueKey]int64
 	sleeps  map[queueKey]Record // the Sleep of each queue with no Run since
@@ -96,6 +124,13 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 		in.lastRun = map[queueKey]int64{}
 		in.sleeps = map[queueKey]Record{}
 	}
+	if in.SelfClock && r.Clock != 0 {
+		for _, h := range in.open {
+			if h.Group == r.Group && h.CPU == r.CPU && h.Time <= r.Time && r.TID != h.TID {
+				h.observe(r)
+			}
+		}
+	}
 	switch r.Kind {
 	case RecordHold, RecordWake:
 		if _, ok := in.open[r.TID]; ok {
@@ -104,6 +139,9 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			in.Losses.EndLost++
 		}
 		h := &openHold{Record: r}
+		if in.SelfClock && r.SelfClock != 0 && r.Clock != 0 {
+			h.stretches = []stretch{{start: r.SelfClock, sum: r.SelfTime, t: r.Time, c: r.Clock}}
+		}
 		// A Run stamped after the start but written before it (another
 		// CPU's record) still ends it.
 		if t := in.lastRun[queueKey{r.Group, r.CPU}]; t > r.Time {
@@ -141,7 +179,58 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			return
 		}
 		delete(in.open, r.TID)
+		if len(h.stretches) > 0 {
+			h.split(r, emit)
+			return
+		}
 		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group, Since: since(h.Record)})
+	}
+}
+
+// observe takes what record r says of h's queue: the stretch h saw last
+// ended when the sum of the queue's stretches grew past the sum at its
+// start (it grows by a stretch's length at its unthrottle), and a stretch
+// begun at another start is a new one, through which h, still not run,
+// was held again.
+func (h *openHold) observe(r Record) {
+	last := &h.stretches[len(h.stretches)-1]
+	if last.end == 0 && r.SelfTime > last.sum {
+		if unthrottled := last.start + (r.SelfTime - last.sum); unthrottled <= r.Clock {
+			last.end = r.Time - int64(r.Clock-unthrottled)
+		} else {
+			last.end = r.Time
+		}
+	}
+	if last.end != 0 && r.SelfClock != 0 && r.SelfClock != last.start {
+		h.stretches = append(h.stretches, stretch{start: r.SelfClock, sum: r.SelfTime, t: r.Time, c: r.Clock})
+	}
+}
+
+// split ends hold h at its thread's Back b: an interval for each
+// stretch it was held through, each from the stretch's start (the hold's
+// own, for the first) to its unthrottle, none past b. A stretch whose end
+// no record told ends at b.
+func (h *openHold) split(b Record, emit func(Event)) {
+	if b.Clock != 0 {
+		h.observe(b)
+	}
+	for i, s := range h.stretches {
+		start := h.Time
+		if i > 0 {
+			start = max(h.Time, s.t-int64(s.c-s.start))
+		}
+		end := b.Time
+		if s.end != 0 && s.end < end {
+			end = s.end
+		}
+		if end <= start {
+			continue
+		}
+		e := Event{CPU: h.CPU, TID: h.TID, Start: start, End: end, Group: h.Group}
+		if i == 0 {
+			e.Since = since(h.Record)
+		}
+		emit(e)
 	}
 }
 
@@ -227,9 +316,15 @@ func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit fun
 func (in *Interpreter) Open() int { return len(in.open) }
 
 // Intervals is the intervals of a whole stream of records that ended at
-// now with the threads stillHeld still held, and what could not be known.
+// now with the threads stillHeld still held, and what could not be known,
+// by a zero Interpreter.
 func Intervals(records []Record, now int64, stillHeld func(tid int32) bool) ([]Event, RecordLosses) {
 	var in Interpreter
+	return in.All(records, now, stillHeld)
+}
+
+// All is Intervals by in, which must not have been used.
+func (in *Interpreter) All(records []Record, now int64, stillHeld func(tid int32) bool) ([]Event, RecordLosses) {
 	var out []Event
 	emit := func(e Event) { out = append(out, e) }
 	for _, r := range records {

@@ -308,3 +308,40 @@ func TestIntervalsSleepLeavesAnEmptyStretch(t *testing.T) {
 	assert.Empty(t, ev)
 	assert.Equal(t, uint64(1), l.SleepsUnended)
 }
+
+// Where the kernel throttles whole queues and keeps each one's own clock
+// (6.6-6.17), a thread left waiting at an unthrottle (its group's others
+// ran first and used up the quota again) is held through the next stretch
+// too: its hold is split at each unthrottle, each part ending where the
+// queue's throttled time grew, and the gap between, where it waited for a
+// CPU, is in none. Without the split the hold ended at the sum of both
+// stretches from the first's start, in the gap's place.
+func TestIntervalsSplitAtEachUnthrottle(t *testing.T) {
+	const lag = 1000 // the queue's rq_clock runs 1000 ns behind CLOCK_MONOTONIC
+	clk := func(r Record, selfClock, selfTime int64) Record {
+		r.Clock, r.SelfClock, r.SelfTime = uint64(r.Time-lag), uint64(selfClock-lag), uint64(selfTime)
+		return r
+	}
+	// Stretch 1: 10-50 ms (40 ms); thread 7 held at 10 ms. Stretch 2:
+	// 60-90 ms (30 ms), seen when thread 8 is held at 60 ms; 7 comes back
+	// at 95 ms.
+	h7 := clk(hold(7, 0, 5, 10*msNs), 10*msNs, 100*msNs)
+	h8 := clk(hold(8, 0, 5, 60*msNs), 60*msNs, 140*msNs)
+	b8 := clk(back(8, 0, 0, 5, 92*msNs), 0, 170*msNs)
+	b8.SelfClock = 0
+	b7 := clk(back(7, 0, 0, 5, 95*msNs), 0, 170*msNs)
+	b7.SelfClock = 0
+	records := []Record{h7, h8, b8, b7}
+
+	in := Interpreter{SelfClock: true}
+	ev, losses := in.All(records, 100*msNs, none)
+	assert.Zero(t, losses)
+	assert.Equal(t, []Event{
+		{CPU: 0, TID: 8, Start: 60 * msNs, End: 90 * msNs, Group: 5},
+		{CPU: 0, TID: 7, Start: 10 * msNs, End: 50 * msNs, Group: 5},
+		{CPU: 0, TID: 7, Start: 60 * msNs, End: 90 * msNs, Group: 5},
+	}, ev, "7 and 8, held together in the second stretch, end together")
+
+	ev, _ = Intervals(records, 100*msNs, none)
+	assert.Equal(t, Event{CPU: 0, TID: 7, Start: 10 * msNs, End: 80 * msNs, Group: 5}, ev[1], "unsplit: 70 ms of stretches from the first's start")
+}

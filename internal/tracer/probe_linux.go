@@ -87,6 +87,17 @@ func CountsEmptyStretches() bool {
 	return err != nil || !hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
 }
 
+// splitsHolds is whether a hold is split at each unthrottle it waited
+// through (throttle.Interpreter.SelfClock): where the kernel throttles
+// whole queues and keeps each one's throttled clock on rq_clock (6.6 to
+// 6.17, Debian's and RHEL 10's 6.12 among them). A kernel that throttles
+// threads one by one holds each again at each throttle (a Back and a Hold
+// of its own); one without that clock ends a hold at its group's next run.
+func splitsHolds() bool {
+	kernel, err := btf.LoadKernelSpec()
+	return err == nil && endClock(kernel) == "self" && !hasMember(kernel, "task_struct", "throttled")
+}
+
 // ExactStarts is whether a hold starts when the thread itself meets the
 // throttle on this kernel (it throttles threads one by one, 6.18+), rather
 // than when it is switched out or woken while its queue is marked

@@ -94,6 +94,7 @@ func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord fun
 	}
 	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), synced: make(chan struct{}),
 		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
+	t.interp.SelfClock = splitsHolds()
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
