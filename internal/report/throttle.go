@@ -24,8 +24,8 @@ type ThrottleEvents struct {
 	TotalMs float64 `json:"total_ms"`
 	// EmptyMs is the part of TotalMs in which no thread was held: a
 	// queue throttled with none of its group's threads runnable (one used
-	// up the quota and went to sleep), which kernels before 6.8 count in
-	// their throttled time; 0 (omitted) from 6.8, which counts none.
+	// up the quota and went to sleep), which kernels before 6.6 count in
+	// their throttled time; 0 (omitted) from 6.6, which counts none.
 	EmptyMs float64 `json:"empty_ms,omitempty"`
 	// DurationMs describes the clipped durations of the counted events.
 	DurationMs EventDurationsMs `json:"duration_ms"`

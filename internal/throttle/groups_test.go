@@ -176,7 +176,7 @@ func TestGroupJSONKeys(t *testing.T) {
 }
 
 // Where the kernel's counter also counts stretches no thread waited through
-// (before 6.8), a group traced under its counter is told so; one traced
+// (before 6.6), a group traced under its counter is told so; one traced
 // over it, and any group on a kernel that counts only waits, is not.
 func TestGroupUnderItsCounterNamesEmptyStretches(t *testing.T) {
 	const why = "also counts the stretches in which none of the group's threads was runnable"

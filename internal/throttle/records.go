@@ -25,11 +25,11 @@ const (
 	// queue's clocks read then.
 	RecordBack RecordKind = 3
 	// RecordRun: a traced group running again on a CPU where it had a
-	// Hold or a Sleep since its last Run (before 6.8), with the queue's
+	// Hold or a Sleep since its last Run (before 6.6), with the queue's
 	// clocks.
 	RecordRun RecordKind = 4
 	// RecordSleep: a thread of a traced group gone to sleep leaving its
-	// queue throttled (before 6.8): a stretch that kernel's counter
+	// queue throttled (before 6.6): a stretch that kernel's counter
 	// counts, with none of the group's threads held; its Run ends it.
 	RecordSleep RecordKind = 5
 )
@@ -37,7 +37,7 @@ const (
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
 // clocks are the throttled queue's throttled clocks, where its stretch
 // began (SelfClock) and the sum of its stretches (SelfTime), and its CPU's
-// clock they run on (Clock): throttled_clock_self on rq_clock (6.8+),
+// clock they run on (Clock): throttled_clock_self on rq_clock (6.6+),
 // else the ones kept for load tracking (throttled_clock_pelt on
 // rq_clock_pelt, 5.19+; throttled_clock_task on rq_clock_task); zero
 // where unknown.
@@ -240,7 +240,7 @@ func (h *openHold) split(b Record, emit func(Event)) {
 // for the quota), or at the unthrottle itself, read from the queue's own
 // throttled clock: the stretch begun at SelfClock ended when SelfTime grew
 // by its length, on the clock that ran from h.Clock at h's start (taken to
-// run at CLOCK_MONOTONIC's rate: exact for rq_clock; before 6.8 the Run
+// run at CLOCK_MONOTONIC's rate: exact for rq_clock; before 6.6 the Run
 // bound also applies, where PELT's clock may be scaled).
 func end(h *openHold, b Record) int64 {
 	e := b.Time

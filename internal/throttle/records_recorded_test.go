@@ -86,7 +86,7 @@ func perQueue(events []Event, t0, t1 int64) int64 {
 
 // TestRecordedStreams: the records of real runs (testdata/records) give
 // intervals whose union per run queue is the kernel's own counter: within
-// 1% where the kernel keeps each queue's throttled clock (6.8+: the ends
+// 1% where the kernel keeps each queue's throttled clock (6.6+: the ends
 // are the unthrottles; -0.00% in all four here), within 15% where it does
 // not (6.1: the ends are the group's next run on that CPU; +0.1% to +6.2%
 // and, held together over a 1 s window, -8.7%).

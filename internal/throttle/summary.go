@@ -229,7 +229,7 @@ func disagreements(off []Group, emptyCounted bool) []report.Warning {
 			w += fmt.Sprintf(" (%+.0f%%)", 100*(g.TracedMs / *g.CounterMs - 1))
 		}
 		if emptyCounted && g.TracedMs < *g.CounterMs {
-			w += "; this kernel's counter (before 6.8) also counts the stretches in which none of the group's threads " +
+			w += "; this kernel's counter (before 6.6) also counts the stretches in which none of the group's threads " +
 				"was runnable, traced only where the group ran on that CPU again"
 		}
 		out = append(out, report.Warning{Kind: report.KindTraceDisagrees, Text: w + "; the counter is the measure of throttling"})

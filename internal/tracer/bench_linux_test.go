@@ -98,7 +98,7 @@ func BenchmarkRingBuffer(b *testing.B) {
 // machine runs the program: a test of a global), "traced_held" the same
 // while a spinner of that cgroup is held by its quota 90% of the time
 // (then every switch looks the next thread up among the held, and, on a
-// kernel without a throttled clock per queue (before 6.8), on a CPU where
+// kernel without a throttled clock per queue (before 6.6), on a CPU where
 // a thread is held, looks the next thread's queues up among those waiting
 // for a run), "traced_own" to the cgroup they are in (their switches
 // are sleeps, not preemptions: no walk). Compare ns/op: the ratio is the

@@ -32,10 +32,10 @@ func Probe() (ends string, err error) {
 				"(this kernel throttles threads one by one, task_struct.throttled, 6.18+), and "
 		}
 		return start + "a held interval ends at the unthrottle (this kernel keeps each run queue's throttled clock, " +
-			"cfs_rq.throttled_clock_self, 6.8+), even where a busy CPU runs others first", nil
+			"cfs_rq.throttled_clock_self, 6.6+), even where a busy CPU runs others first", nil
 	case "pelt", "task":
 		return "a held interval ends at the unthrottle, read from the clock the run queue keeps for load tracking " +
-			"(cfs_rq.throttled_clock_" + endClock(kernel) + ", before 6.8), and no later than when its group next runs " +
+			"(cfs_rq.throttled_clock_" + endClock(kernel) + ", before 6.6), and no later than when its group next runs " +
 			"on that CPU: exact where that clock runs at the CPU's own rate (VMs, CPUs the kernel does not scale by " +
 			"frequency); where the kernel scales it, the trace can part from the counter, and the run warns where the " +
 			"two part by more than 10%", nil
@@ -47,7 +47,7 @@ func Probe() (ends string, err error) {
 
 // endClock is the run queue's throttled clock an interval's end is read
 // from on this kernel: "self" (cfs_rq.throttled_clock_self, on rq_clock,
-// 6.8+: exact), "pelt" (throttled_clock_pelt, on rq_clock_pelt, 5.19+),
+// 6.6+: exact), "pelt" (throttled_clock_pelt, on rq_clock_pelt, 5.19+),
 // "task" (throttled_clock_task, on rq_clock_task, before), or "" (none
 // known: ends come from the group's next run alone). The pelt and task
 // clocks run at rq_clock's rate where the kernel neither scales PELT by
@@ -66,7 +66,7 @@ func endClock(kernel *btf.Spec) string {
 // this kernel, read from its run queue's throttled clock (endClock),
 // rather than when the group next runs on that CPU; false where the
 // kernel's BTF cannot be read. Tests choose their agreement bounds by it:
-// before 6.8 they run where that clock is unscaled (the VM).
+// before 6.6 they run where that clock is unscaled (the VM).
 func ExactEnds() bool {
 	kernel, err := btf.LoadKernelSpec()
 	return err == nil && endClock(kernel) != ""
@@ -78,7 +78,7 @@ func ExactEnds() bool {
 // quota and went to sleep leaves its queue throttled, counted to the
 // unthrottle, while no thread waits. The kernel stopped counting them
 // ("sched: don't account throttle time for empty groups") in the series
-// that added cfs_rq's throttled_clock_self (6.8+), so that is the mark;
+// that added cfs_rq's throttled_clock_self (6.6+), so that is the mark;
 // true where the kernel's BTF cannot be read. Where true the program
 // traces them (SLEEP) to the group's next run on that CPU (Event.Empty),
 // and one whose group never runs there again is missing from the trace.
@@ -111,7 +111,7 @@ func ExactStarts() bool {
 
 // hasMember is whether the kernel's struct has the member: what load sets
 // the program's read-only task_based and self_clock by (cfs_rq's
-// throttled_clock_self_time, 6.8+: intervals end at the unthrottle;
+// throttled_clock_self_time, 6.6+: intervals end at the unthrottle;
 // task_struct's throttled, 6.18+: they start when the thread itself is
 // throttled).
 func hasMember(kernel *btf.Spec, structName, member string) bool {

@@ -142,7 +142,7 @@ func (t *Tracer) Untrack(id uint64) error {
 	if errors.Is(err, ebpf.ErrKeyNotExist) {
 		err = nil
 	}
-	// The queues of the group waiting for its next run (before 6.8): it
+	// The queues of the group waiting for its next run (before 6.6): it
 	// may never run again. Each SLEEP's deleted here leaves its CPU's
 	// count, as the program's deletes do.
 	for _, m := range []*ebpf.Map{t.objs.Queues, t.objs.Sleeps} {
@@ -263,7 +263,7 @@ type Losses struct {
 	// OpenAtStop is not a loss: the intervals still held at Stop,
 	// handed on as ending then (Stop).
 	OpenAtStop uint64
-	// SleepsUnended, before 6.8: stretches a thread left throttled as it
+	// SleepsUnended, before 6.6: stretches a thread left throttled as it
 	// went to sleep whose end no RUN told (their group did not run on
 	// that CPU again while traced): the counter has them, the trace not.
 	SleepsUnended uint64

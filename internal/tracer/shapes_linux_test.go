@@ -190,7 +190,7 @@ func removeShapeGroup(t *testing.T, dir string) {
 // spin starts a busy shell loop in g on cpu alone (pinned after the move,
 // which resets a thread's affinity where a cpuset applies), and kills it
 // by its PID at cleanup. A CPU each: the loops of a pod wait for no CPU
-// behind each other, which kernels before 6.8 would trace as throttling.
+// behind each other, which kernels before 6.6 would trace as throttling.
 func spin(t *testing.T, g shapeGroup, cpu int) {
 	cmd := exec.Command("sh", "-c", "while :; do :; done")
 	require.NoError(t, cmd.Start())

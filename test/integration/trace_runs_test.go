@@ -90,7 +90,7 @@ func (w *writerString) Write(p []byte) (int, error) { w.s += string(p); return l
 // (ratios 3.03 and 1.49, issue 34).
 //
 // Where the kernel's counters count only stretches in which a thread
-// waited (6.8+: this host), the total is within 10% (or 1 ms, a few ticks
+// waited (6.6+: this host), the total is within 10% (or 1 ms, a few ticks
 // of a counter) either way. Before 6.8 (the v2 VM's 6.1) a hold's end is
 // read from the queue's PELT clock, and the stretches the counter counts
 // with no thread waiting are traced from the thread that went to sleep

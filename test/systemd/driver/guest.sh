@@ -150,7 +150,7 @@ noleft "latency --instances"
 # the host's make test holds (internal/tracer's sameOrder). A defect of the
 # kinds met so far traced -87% to -94%, or up to +86%; how close a correct
 # tracer comes on this image's 6.1, which neither ends a hold at the
-# unthrottle (6.8+) nor throttles threads one by one (6.18+), is a figure,
+# unthrottle (6.6+) nor throttles threads one by one (6.18+), is a figure,
 # not a bound: 6% under in both boots here (1001.3 ms against 1066.2 with
 # 10 iterations, 2906.2 against 3084.5 with 30 on a host at load 16),
 # printed with every run. 30 iterations, about 3 s of counter, keep the

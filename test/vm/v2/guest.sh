@@ -41,7 +41,7 @@ TestInstancesWithoutPrivilege         instances'"'"' slices as a user who is not
 TestInstancesReportTheFloor           the instances'"'"' floor after a cold start of a second (TCG)
 TestTracerProgramsCounted             the tracer on 6.1: programs loaded and gone
 TestTraceRunEveryIteration            6.1'"'"'s throttle model: holds tied to iterations
-TestTraceTwoRunsTogether              6.1'"'"'s hold ends (before 6.8), two runs at once
+TestTraceTwoRunsTogether              6.1'"'"'s hold ends (before 6.6), two runs at once
 TestTraceInstances                    slices tracked and untracked one by one
 TestTracePerRequestInstances          holds tied to requests, per-request instances
 TestTraceWithoutPrivilege             no tracer for a user who is not root
