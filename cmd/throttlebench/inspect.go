@@ -68,6 +68,7 @@ func (f *factory) inspect(ctx context.Context, o inspectOptions) error {
 		},
 		Busy:  inspect.SampleBusy(o.root, busyWindow),
 		Trace: tracer.Probe,
+		Model: tracer.Model,
 		Driver: func() (string, string) {
 			name, why, err := cgroup.ChooseDriver(cgroup.DriverAuto, cgroup.Host{Root: o.root}.DriverFacts(ctx))
 			if err != nil {

@@ -53,6 +53,12 @@ type CgroupDriver struct {
 type Tracing struct {
 	Available bool   `json:"available"`
 	Why       string `json:"why"`
+	// Model is the kernel's throttle model, read from its BTF whether or
+	// not the tracer loads here: "queue" (whole run queues, no clock of
+	// their own: before 6.6), "queue_clock" (whole queues, each with its
+	// own throttled clock: 6.6-6.17) or "task" (threads throttled one by
+	// one: 6.18+); omitted where the BTF cannot be read.
+	Model string `json:"throttle_model,omitempty"`
 }
 
 // CPUs is the CPU layout and what this process may use of it.
@@ -154,6 +160,9 @@ type Options struct {
 	// Trace tries whether throttle events can be traced here and says how
 	// their intervals end (tracer.Probe); nil says it was not tried.
 	Trace func() (string, error)
+	// Model reads the kernel's throttle model (tracer.Model); nil leaves
+	// it out.
+	Model func() string
 	// Driver says which cgroup driver auto picks here and why; nil leaves
 	// it out.
 	Driver func() (name, why string)
@@ -207,6 +216,9 @@ func Gather(ctx context.Context, o Options) (*Report, error) {
 		} else {
 			r.Tracing = Tracing{Available: true, Why: "the tracer's BPF program loads here; " + ends}
 		}
+	}
+	if o.Model != nil {
+		r.Tracing.Model = o.Model()
 	}
 	if o.Busy != nil {
 		if b, err := o.Busy(ctx); err == nil {

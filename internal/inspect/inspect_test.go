@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/golden"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // machine builds a fixture machine: a CPU layout from the topology
@@ -284,6 +285,24 @@ func TestTracing(t *testing.T) {
 	r := gather(t, o)
 	assert.False(t, r.Tracing.Available)
 	assert.Equal(t, "tracing throttle events needs root or CAP_BPF and CAP_PERFMON", r.Tracing.Why)
+
+	// The throttle model is read whether or not the tracer loads, and
+	// said in a line of its own.
+	for _, m := range []string{throttle.ModelQueue, throttle.ModelQueueClock, throttle.ModelTask} {
+		o.Model = func() string { return m }
+		r = gather(t, o)
+		assert.Equal(t, m, r.Tracing.Model)
+		var b bytes.Buffer
+		require.NoError(t, Write(&b, r, "text"))
+		assert.Contains(t, b.String(), "throttling  "+throttleModels[m], m)
+		b.Reset()
+		require.NoError(t, Write(&b, r, "json"))
+		assert.Contains(t, b.String(), `"throttle_model": "`+m+`"`)
+	}
+	o.Model = func() string { return "" }
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, gather(t, o), "text"))
+	assert.NotContains(t, b.String(), "throttling", "no BTF: no line")
 }
 
 // The cgroup driver auto picks is shown as asked; under systemd the slices

@@ -8,6 +8,7 @@ import (
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/cpulist"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -160,6 +161,9 @@ func Text(r *Report) string {
 	} else {
 		row("tracing", "throttle events cannot be traced (--trace): %s", r.Tracing.Why)
 	}
+	if m := r.Tracing.Model; m != "" {
+		row("throttling", "%s", throttleModels[m])
+	}
 	if m := r.Machine; m != nil {
 		row("busy", "%.2f of %s on average over %vms", m.BusyCPUs, words.N(len(c.Online), "CPU"), m.WindowMs)
 	}
@@ -210,4 +214,11 @@ func list(ids []int) string {
 		return "none"
 	}
 	return cpulist.Format(ids)
+}
+
+// throttleModels word each throttle model (throttle.Model*) for people.
+var throttleModels = map[string]string{
+	throttle.ModelQueue:      "this kernel throttles whole run queues and keeps no throttled clock of their own (before 6.6): a traced hold ends at its group's next run where the load-tracking clock is scaled",
+	throttle.ModelQueueClock: "this kernel throttles whole run queues, each with its own throttled clock (6.6-6.17): a traced hold ends at each unthrottle it waited through",
+	throttle.ModelTask:       "this kernel throttles threads one by one, on their way back to user space (6.18+): a traced hold starts where the thread meets the throttle",
 }

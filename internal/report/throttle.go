@@ -15,6 +15,12 @@ package report
 // (Groups) is built to be compared with it.
 type ThrottleEvents struct {
 	Source string `json:"source"` // "ebpf"
+	// Model is the kernel's throttle model, which decides how exact the
+	// trace is: "queue" (whole run queues, no clock of their own: before
+	// 6.6), "queue_clock" (whole queues with their own throttled clock,
+	// 6.6-6.17) or "task" (threads one by one, 6.18+); omitted where the
+	// kernel's BTF could not be read.
+	Model string `json:"model,omitempty"`
 	// Count is the number of events that overlap the window.
 	Count int `json:"count"`
 	// TotalMs sums, over run queues (CPU and throttled group), the length

@@ -124,6 +124,9 @@ type Tracing struct {
 	// count stretches no thread waited through
 	// (tracer.CountsEmptyStretches), which a group's warning then names.
 	CountsEmptyStretches func() bool
+	// Model is the kernel's throttle model (tracer.Model), which a traced
+	// result records.
+	Model func() string
 }
 
 func (t Tracing) withDefaults() Tracing {
@@ -141,6 +144,9 @@ func (t Tracing) withDefaults() Tracing {
 	}
 	if t.CountsEmptyStretches == nil {
 		t.CountsEmptyStretches = tracer.CountsEmptyStretches
+	}
+	if t.Model == nil {
+		t.Model = tracer.Model
 	}
 	return t
 }

@@ -37,7 +37,7 @@ func (k Local) newTraceWindow(o Options, dir, famDir string, last bool) *tracewi
 	}
 	tr := k.Tracing.withDefaults()
 	c := tracewindow.Config{Dir: dir, FamDir: famDir, NewTracer: tr.NewTracer, Now: tr.Monotonic, ID: tr.CgroupID,
-		EmptyStretches: tr.CountsEmptyStretches, Sink: o.TraceSink, Last: last}
+		EmptyStretches: tr.CountsEmptyStretches, Model: tr.Model, Sink: o.TraceSink, Last: last}
 	c.Family = func(dir string) ([]cgroup.Member, error) { return tr.TraceFamily(o.Host, dir) }
 	return tracewindow.New(k.ts, c)
 }

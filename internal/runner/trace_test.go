@@ -133,6 +133,7 @@ func TestTracedRun(t *testing.T) {
 	ft := &fakeTrace{clock: clock}
 	l.Tracing.Monotonic = clock.now
 	l.Tracing.NewTracer, l.Tracing.CgroupID = ft.attach, fakeIDs
+	l.Tracing.Model = func() string { return throttle.ModelQueueClock }
 	l.Closed.StartChild = func(string, runspec.ClosedLoop, io.Writer) (Child, error) {
 		return tracedChild{fakeChild{w}, clock}, nil
 	}
@@ -154,6 +155,7 @@ func TestTracedRun(t *testing.T) {
 	require.NotNil(t, rep.ThrottleEvents)
 	te := rep.ThrottleEvents
 	assert.Equal(t, "ebpf", te.Source)
+	assert.Equal(t, throttle.ModelQueueClock, te.Model, "the kernel's throttle model, recorded")
 	assert.Equal(t, 1, te.Count)
 	assert.Equal(t, uint64(3), te.EventsLost)
 	require.Len(t, te.CPUs, 1)

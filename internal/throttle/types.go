@@ -16,3 +16,22 @@ type (
 	Request     = report.P99Request
 	LatencyMs   = report.LatencyMs
 )
+
+// The throttle models of the kernels: how the kernel holds a group's
+// threads when its quota runs out, which decides how the tracer tells a
+// held interval's start and end (docs/tracer.md, "The kernels production
+// runs").
+const (
+	// ModelQueue: whole run queues are throttled, and the kernel keeps
+	// no throttled clock of their own (before 6.6): a hold ends at the
+	// load-tracking clock's unthrottle, no later than its group's next
+	// run on that CPU.
+	ModelQueue = "queue"
+	// ModelQueueClock: whole run queues, each with its own throttled
+	// clock (cfs_rq.throttled_clock_self, 6.6-6.17): a hold ends at each
+	// unthrottle it waited through.
+	ModelQueueClock = "queue_clock"
+	// ModelTask: threads throttled one by one on their way back to user
+	// space (task_struct.throttled, 6.18+), each queue with its clock.
+	ModelTask = "task"
+)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf/btf"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // Probe says whether throttle events can be traced here and, if so, how
@@ -85,6 +86,22 @@ func ExactEnds() bool {
 func CountsEmptyStretches() bool {
 	kernel, err := btf.LoadKernelSpec()
 	return err != nil || !hasMember(kernel, "cfs_rq", "throttled_clock_self_time")
+}
+
+// Model is this kernel's throttle model (throttle.ModelQueue,
+// ModelQueueClock or ModelTask), from its BTF; "" where that cannot be
+// read.
+func Model() string {
+	kernel, err := btf.LoadKernelSpec()
+	switch {
+	case err != nil:
+		return ""
+	case hasMember(kernel, "task_struct", "throttled"):
+		return throttle.ModelTask
+	case endClock(kernel) == "self":
+		return throttle.ModelQueueClock
+	}
+	return throttle.ModelQueue
 }
 
 // splitsHolds is whether a hold is split at each unthrottle it waited

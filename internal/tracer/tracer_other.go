@@ -25,6 +25,9 @@ func CountsEmptyStretches() bool { return true }
 // ExactStarts: nor starts.
 func ExactStarts() bool { return false }
 
+// Model is "": there is no kernel to read.
+func Model() string { return "" }
+
 // New fails: tracing is Linux-only.
 func New(onEvent func(throttle.Event)) (*Tracer, error) { return nil, errLinuxOnly }
 

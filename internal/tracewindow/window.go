@@ -117,6 +117,7 @@ type Window struct {
 	gone           []cgroup.Member
 	famWhy         error // why the counters could not be read
 	emptyStretches func() bool
+	model          func() string
 }
 
 // Config is what a window reads through (runner.Tracing's seams, bound to
@@ -140,6 +141,9 @@ type Config struct {
 	// EmptyStretches says whether the kernel's throttled counters count
 	// stretches no thread waited through (tracer.CountsEmptyStretches).
 	EmptyStretches func() bool
+	// Model is the kernel's throttle model (tracer.Model), which the
+	// summary records.
+	Model func() string
 	// Sink, when set, gets the window's events and spans (--trace-out).
 	Sink func(throttle.Trace) error
 	// Last says the window is the session's last (sample: its one window):
@@ -153,7 +157,7 @@ type Config struct {
 // until Track.
 func New(s *Session, c Config) *Window {
 	tw := &Window{col: throttle.Collector{Max: maxEvents}, sink: c.Sink, now: c.Now, dir: c.Dir, id: c.ID,
-		own: map[uint64]bool{}, tracked: map[string]uint64{}, s: s, emptyStretches: c.EmptyStretches, last: c.Last}
+		own: map[uint64]bool{}, tracked: map[string]uint64{}, s: s, emptyStretches: c.EmptyStretches, model: c.Model, last: c.Last}
 	tw.family = func() ([]cgroup.Member, error) {
 		fam, err := c.Family(c.FamDir)
 		return tw.ownFamily(fam), err
@@ -355,6 +359,9 @@ func (tw *Window) summary() (*report.ThrottleEvents, []report.Warning) {
 	trackErr := tw.trackErr
 	tw.mu.Unlock()
 	s.Attaches = tw.attaches
+	if tw.model != nil {
+		s.Model = tw.model()
+	}
 	if trackErr != nil {
 		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events of some of the run's groups not traced: %v", trackErr))
 	}
