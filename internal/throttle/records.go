@@ -209,7 +209,7 @@ func (h *openHold) observe(r Record) {
 // split ends hold h at its thread's Back b: an interval for each
 // stretch it was held through, each from the stretch's start (the hold's
 // own, for the first) to its unthrottle, none past b. A stretch whose end
-// no record told ends at b.
+// no record told ends at b; the first is handed on even where it is empty.
 func (h *openHold) split(b Record, emit func(Event)) {
 	if b.Clock != 0 {
 		h.observe(b)
@@ -224,7 +224,13 @@ func (h *openHold) split(b Record, emit func(Event)) {
 			end = s.end
 		}
 		if end <= start {
-			continue
+			if i > 0 {
+				continue
+			}
+			// The hold's own part is handed on, if empty, as an
+			// unsplit hold is (end): an unthrottle stamped before the
+			// switch-out that recorded the hold (another CPU's).
+			end = start
 		}
 		e := Event{CPU: h.CPU, TID: h.TID, Start: start, End: end, Group: h.Group}
 		if i == 0 {
