@@ -59,6 +59,7 @@ func (f *fleetTracer) Untrack(id uint64) error {
 func (f *fleetTracer) Sync() error       { return nil }
 func (f *fleetTracer) LostSoFar() uint64 { return 0 }
 func (f *fleetTracer) Attach() string    { return "fake" }
+func (f *fleetTracer) HoldEnds() string  { return "" }
 func (f *fleetTracer) Stop() (uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

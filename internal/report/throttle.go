@@ -21,6 +21,13 @@ type ThrottleEvents struct {
 	// 6.6-6.17) or "task" (threads one by one, 6.18+); omitted where the
 	// kernel's BTF could not be read.
 	Model string `json:"model,omitempty"`
+	// HoldEnds is where the tracer ended each hold on this kernel:
+	// "unthrottle" (the kernel's unthrottle, hooked: exact), "queue_clock"
+	// (the queue's own throttled clock, 6.6+: exact but where an
+	// ancestor's limit binds too) or "upper_bound" (before 6.6 with no
+	// hook: no later than the group's next run, so the traced time is an
+	// upper bound, and a trace_upper_bound warning says so).
+	HoldEnds string `json:"hold_ends,omitempty"`
 	// Count is the number of events that overlap the window.
 	Count int `json:"count"`
 	// TotalMs sums, over run queues (CPU and throttled group), the length

@@ -115,6 +115,7 @@ const (
 	KindTraceIncomplete      = "trace_incomplete"
 	KindTraceDisagrees       = "trace_disagrees"
 	KindTraceUnchecked       = "trace_unchecked"
+	KindTraceUpperBound      = "trace_upper_bound"
 	KindWholeMachine         = "whole_machine"
 	KindNoLimitToAdvise      = "no_limit_to_advise"
 	KindWindowsRefused       = "windows_refused"
@@ -178,6 +179,7 @@ var Kinds = []KindInfo{
 	{KindTraceIncomplete, "throttle events were not traced, lost or not kept: the trace misses some"},
 	{KindTraceDisagrees, "a group's traced throttle time and its cpu.stat counter part: the counter is the measure"},
 	{KindTraceUnchecked, "traced throttle time that no counter could check"},
+	{KindTraceUpperBound, "this kernel lets the tracer see no unthrottle: a hold ends no later than its group's next run, an upper bound"},
 	{KindWholeMachine, "the cgroup sampled is the whole machine: the usage and advice are not one service's"},
 	{KindNoLimitToAdvise, "the sample used no CPU: there is no limit to advise"},
 	{KindWindowsRefused, "size refused windows whose work waited for CPUs others held"},

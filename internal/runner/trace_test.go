@@ -92,7 +92,8 @@ func (f *fakeTrace) Stop() (uint64, error) {
 	return 0, nil
 }
 
-func (f *fakeTrace) Attach() string { return "fake" }
+func (f *fakeTrace) Attach() string   { return "fake" }
+func (f *fakeTrace) HoldEnds() string { return "" }
 
 // fakeIDs are the kernfs ids of the fake world's directories.
 func fakeIDs(dir string) (uint64, error) {

@@ -32,6 +32,13 @@ const (
 	// queue throttled (before 6.6): a stretch that kernel's counter
 	// counts, with none of the group's threads held; its Run ends it.
 	RecordSleep RecordKind = 5
+	// RecordThrottle: a held thread's (TID) own run queue, or one above
+	// it, of Group, throttled on CPU (only where the tracer hooks the
+	// kernel's throttle_cfs_rq: Interpreter.Hooked).
+	RecordThrottle RecordKind = 6
+	// RecordUnthrottle: such a queue unthrottled, with the first of its
+	// ancestors still throttled itself (Next), which holds its threads on.
+	RecordUnthrottle RecordKind = 7
 )
 
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
@@ -50,6 +57,11 @@ type Record struct {
 	Group uint64 // the throttled queue's cgroup (kernfs id)
 
 	Clock, SelfClock, SelfTime uint64
+
+	// Next, on an Unthrottle (and a Hold or Wake where hooked): the group
+	// of the first ancestor queue on the same CPU still throttled itself;
+	// 0 where none is.
+	Next uint64
 }
 
 // RecordLosses are the intervals records could not give.
@@ -81,6 +93,19 @@ type openHold struct {
 	// where the queue keeps its own throttled clock (Interpreter.
 	// SelfClock): its hold's own first.
 	stretches []stretch
+	// parts are its stretches as the kernel's throttles and unthrottles
+	// told them (Interpreter.Hooked), each under a group whose throttle
+	// held the thread: its own queue's first. Two groups' parts may
+	// overlap (a container and its pod both throttled); one group's do
+	// not.
+	parts []part
+}
+
+// part is one stretch of a hold under one group's throttle, from start to
+// end (0 while it lasts).
+type part struct {
+	group      uint64
+	start, end int64
 }
 
 // stretch is one throttled stretch of a queue, as its records saw it: it
@@ -110,6 +135,23 @@ type Interpreter struct {
 	// and threads held together ended up to 30 ms apart (TestTrace-
 	// ThreadsHeldTogether, the 6.12 lane).
 	SelfClock bool
+	// Hooked says the stream has the kernel's throttles and unthrottles
+	// of the queues that hold traced threads (RecordThrottle,
+	// RecordUnthrottle), set by the tracer where its hooks attached: a
+	// hold then ends at its queue's unthrottle, on every kernel, and is
+	// split there, each part under the group whose throttle held the
+	// thread: a container's own, then its pod's where the pod's still
+	// holds it (both limits binding), and again at each throttle it
+	// waits through. Clocks and Runs are not read.
+	Hooked bool
+	// EmptyStretches says the kernel's counters count a queue's stretch
+	// though none of its entities is runnable (before 6.6): where hooked,
+	// a hold whose queue's ancestor is throttled itself too (Next) is
+	// then in the ancestor's stretch from the start, which that
+	// ancestor's counter counts although the held queue left it; from
+	// 6.6 the ancestor's counter counts only from when the queue comes
+	// back (its unthrottle).
+	EmptyStretches bool
 
 	open    map[int32]*openHold
 	lastRun map[queueKey]int64
@@ -139,6 +181,12 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			in.Losses.EndLost++
 		}
 		h := &openHold{Record: r}
+		if in.Hooked {
+			h.parts = []part{{group: r.Group, start: r.Time}}
+			if in.EmptyStretches && r.Next != 0 {
+				h.parts = append(h.parts, part{group: r.Next, start: r.Time})
+			}
+		}
 		if in.SelfClock && r.SelfClock != 0 && r.Clock != 0 {
 			h.stretches = []stretch{{start: r.SelfClock, sum: r.SelfTime, t: r.Time, c: r.Clock}}
 		}
@@ -172,6 +220,8 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 				h.runEnd = r.Time
 			}
 		}
+	case RecordThrottle, RecordUnthrottle:
+		in.bandwidth(r, emit)
 	case RecordBack:
 		h, ok := in.open[r.TID]
 		if !ok {
@@ -179,11 +229,82 @@ func (in *Interpreter) Add(r Record, emit func(Event)) {
 			return
 		}
 		delete(in.open, r.TID)
+		if h.parts != nil {
+			h.finish(r.Time, emit)
+			return
+		}
 		if len(h.stretches) > 0 {
 			h.split(r, emit)
 			return
 		}
 		emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: end(h, r), Group: h.Group, Since: since(h.Record)})
+	}
+}
+
+// bandwidth takes a Throttle or Unthrottle r: an Unthrottle of a queue
+// ends the part of each hold on it (and a Sleep's stretch), and where an
+// ancestor's throttle still holds the queue's threads a part under that
+// one begins; a Throttle of its thread's queue, or of one above it,
+// begins a new part for a hold whose thread still waits, unthrottled.
+func (in *Interpreter) bandwidth(r Record, emit func(Event)) {
+	if r.Kind == RecordThrottle {
+		if h, ok := in.open[r.TID]; ok && len(h.parts) > 0 && !h.holding(r.Group) {
+			h.parts = append(h.parts, part{group: r.Group, start: max(r.Time, h.Time)})
+		}
+		return
+	}
+	for _, h := range in.open {
+		if h.CPU != r.CPU || len(h.parts) == 0 {
+			continue
+		}
+		ended := false
+		for i := range h.parts {
+			if p := &h.parts[i]; p.end == 0 && p.group == r.Group && p.start <= r.Time {
+				p.end, ended = r.Time, true
+			}
+		}
+		if ended && r.Next != 0 && !h.holding(r.Next) {
+			h.parts = append(h.parts, part{group: r.Next, start: r.Time})
+		}
+	}
+	q := queueKey{r.Group, r.CPU}
+	if s, ok := in.sleeps[q]; ok && r.Time > s.Time {
+		delete(in.sleeps, q)
+		emit(Event{CPU: s.CPU, TID: s.TID, Start: s.Time, End: r.Time, Group: s.Group, Since: since(s), Empty: true})
+	}
+}
+
+// holding is whether h has an open part under group.
+func (h *openHold) holding(group uint64) bool {
+	for _, p := range h.parts {
+		if p.end == 0 && p.group == group {
+			return true
+		}
+	}
+	return false
+}
+
+// finish ends hold h at end, its thread's Back (or the stream's end): an
+// interval for each part, none past end; a part begun at or after end is
+// dropped, and the first is handed on even where it is empty, as an
+// unsplit hold's is.
+func (h *openHold) finish(end int64, emit func(Event)) {
+	for i, p := range h.parts {
+		e := end
+		if p.end != 0 && p.end < e {
+			e = p.end
+		}
+		if e <= p.start {
+			if i > 0 {
+				continue
+			}
+			e = p.start
+		}
+		ev := Event{CPU: h.CPU, TID: h.TID, Start: p.start, End: e, Group: p.group}
+		if i == 0 {
+			ev.Since = since(h.Record)
+		}
+		emit(ev)
 	}
 }
 
@@ -312,6 +433,10 @@ func (in *Interpreter) Close(now int64, stillHeld func(tid int32) bool, emit fun
 			continue
 		}
 		in.Losses.OpenAtEnd++
+		if h.parts != nil {
+			h.finish(now, emit)
+			continue
+		}
 		if now > h.Time {
 			emit(Event{CPU: h.CPU, TID: h.TID, Start: h.Time, End: now, Group: h.Group, Since: since(h.Record)})
 		}

@@ -345,3 +345,116 @@ func TestIntervalsSplitAtEachUnthrottle(t *testing.T) {
 	ev, _ = Intervals(records, 100*msNs, none)
 	assert.Equal(t, Event{CPU: 0, TID: 7, Start: 10 * msNs, End: 80 * msNs, Group: 5}, ev[1], "unsplit: 70 ms of stretches from the first's start")
 }
+
+func throttleRec(tid int32, cpu int, group uint64, t int64) Record {
+	return Record{Kind: RecordThrottle, CPU: cpu, OnCPU: cpu, TID: tid, Time: t, Group: group}
+}
+
+func unthrottle(cpu int, group, next uint64, t int64) Record {
+	return Record{Kind: RecordUnthrottle, CPU: cpu, OnCPU: cpu, Time: t, Group: group, Next: next}
+}
+
+func hooked(records []Record, now int64, stillHeld func(int32) bool) ([]Event, RecordLosses) {
+	in := Interpreter{Hooked: true}
+	return in.All(records, now, stillHeld)
+}
+
+// Hooked (issue 49): the kernel's unthrottle ends a hold, not the thread's
+// Back, however late a busy CPU runs it, and neither a Run nor the
+// queue's clocks are read; a hold of another queue, or of the same group
+// on another CPU, is left alone.
+func TestHookedUnthrottleEndsTheHold(t *testing.T) {
+	h := hold(7, 1, 5, 10*msNs)
+	h.Clock, h.SelfClock, h.SelfTime = 1, 1, 1 // read by no rule here
+	ev, l := hooked([]Record{
+		h, hold(8, 0, 5, 11*msNs), hold(9, 1, 6, 12*msNs),
+		unthrottle(1, 5, 0, 40*msNs), run(1, 5, 45*msNs),
+		back(7, 1, 1, 5, 90*msNs), back(8, 0, 0, 5, 91*msNs), back(9, 1, 1, 6, 92*msNs),
+	}, 100*msNs, none)
+	assert.Equal(t, []Event{
+		{CPU: 1, TID: 7, Start: 10 * msNs, End: 40 * msNs, Group: 5},
+		{CPU: 0, TID: 8, Start: 11 * msNs, End: 91 * msNs, Group: 5},
+		{CPU: 1, TID: 9, Start: 12 * msNs, End: 92 * msNs, Group: 6},
+	}, ev)
+	assert.Zero(t, l)
+}
+
+// Both limits binding: a container (5) unthrottled while its pod (4) is
+// still throttled itself leaves its thread held by the pod: the hold is
+// split there, the container's part ending at its unthrottle and the
+// pod's at the pod's; a thread still waiting when its queue, or one above
+// it, throttles again is held again, from that throttle, under that
+// group. A throttle told to another thread begins nothing for this one.
+func TestHookedSplitsWhereAnAncestorHoldsOn(t *testing.T) {
+	ev, _ := hooked([]Record{
+		hold(7, 1, 5, 10*msNs),
+		unthrottle(1, 5, 4, 30*msNs),
+		unthrottle(1, 4, 0, 50*msNs),
+		throttleRec(8, 1, 6, 55*msNs),
+		throttleRec(7, 1, 5, 60*msNs),
+		unthrottle(1, 5, 0, 70*msNs),
+		throttleRec(7, 1, 4, 72*msNs),
+		unthrottle(1, 4, 0, 75*msNs),
+		back(7, 1, 1, 5, 80*msNs),
+	}, 100*msNs, none)
+	assert.Equal(t, []Event{
+		{CPU: 1, TID: 7, Start: 10 * msNs, End: 30 * msNs, Group: 5},
+		{CPU: 1, TID: 7, Start: 30 * msNs, End: 50 * msNs, Group: 4},
+		{CPU: 1, TID: 7, Start: 60 * msNs, End: 70 * msNs, Group: 5},
+		{CPU: 1, TID: 7, Start: 72 * msNs, End: 75 * msNs, Group: 4},
+	}, ev)
+}
+
+// A hold still open at the end is ended there, part by part; an
+// unthrottle stamped before the hold (another CPU's record, written
+// after) ends nothing; before 6.6 a Sleep's empty stretch ends at its
+// queue's unthrottle.
+func TestHookedEdges(t *testing.T) {
+	s := Record{Kind: RecordSleep, CPU: 2, OnCPU: 2, TID: 3, Time: 5 * msNs, Group: 9}
+	ev, l := hooked([]Record{
+		s,
+		hold(7, 1, 5, 10*msNs),
+		unthrottle(1, 5, 0, 9*msNs),
+		unthrottle(1, 5, 4, 30*msNs),
+		unthrottle(2, 9, 0, 20*msNs),
+	}, 100*msNs, func(tid int32) bool { return tid == 7 })
+	assert.Equal(t, []Event{
+		{CPU: 2, TID: 3, Start: 5 * msNs, End: 20 * msNs, Group: 9, Empty: true},
+		{CPU: 1, TID: 7, Start: 10 * msNs, End: 30 * msNs, Group: 5},
+		{CPU: 1, TID: 7, Start: 30 * msNs, End: 100 * msNs, Group: 4},
+	}, ev)
+	assert.Equal(t, uint64(1), l.OpenAtEnd)
+	assert.Zero(t, l.SleepsUnended)
+}
+
+// Before 6.6 (EmptyStretches) a container's hold whose pod is throttled
+// itself too is in the pod's stretch from its start, which the pod's
+// counter counts though the container's queue left it; from 6.6 only from
+// the container's unthrottle. A throttle of the pod while the thread is
+// held by the container (another container of the pod ran there) is in
+// the pod's stretch on every kernel.
+func TestHookedOverlappingGroups(t *testing.T) {
+	h := hold(7, 1, 5, 10*msNs)
+	h.Next = 4
+	stream := []Record{h, unthrottle(1, 5, 4, 30*msNs), unthrottle(1, 4, 0, 50*msNs), back(7, 1, 1, 5, 60*msNs)}
+	for _, empty := range []bool{true, false} {
+		in := Interpreter{Hooked: true, EmptyStretches: empty}
+		ev, _ := in.All(stream, 100*msNs, none)
+		podStart := 30 * msNs
+		if empty {
+			podStart = 10 * msNs
+		}
+		assert.Equal(t, []Event{
+			{CPU: 1, TID: 7, Start: 10 * msNs, End: 30 * msNs, Group: 5},
+			{CPU: 1, TID: 7, Start: podStart, End: 50 * msNs, Group: 4},
+		}, ev, "empty stretches counted: %v", empty)
+	}
+	ev, _ := hooked([]Record{
+		hold(7, 1, 5, 10*msNs), throttleRec(7, 1, 4, 20*msNs), throttleRec(7, 1, 5, 21*msNs),
+		unthrottle(1, 4, 0, 25*msNs), unthrottle(1, 5, 0, 30*msNs), back(7, 1, 1, 5, 60*msNs),
+	}, 100*msNs, none)
+	assert.Equal(t, []Event{
+		{CPU: 1, TID: 7, Start: 10 * msNs, End: 30 * msNs, Group: 5},
+		{CPU: 1, TID: 7, Start: 20 * msNs, End: 25 * msNs, Group: 4},
+	}, ev)
+}

@@ -35,3 +35,22 @@ const (
 	// space (task_struct.throttled, 6.18+), each queue with its clock.
 	ModelTask = "task"
 )
+
+// Where the tracer ends a hold (ThrottleEvents.HoldEnds).
+const (
+	// EndsUnthrottle: at the kernel's unthrottle of the queue that held
+	// it, hooked (fentry or a kprobe on unthrottle_cfs_rq), split where an
+	// ancestor's throttle holds it on: exact on every model.
+	EndsUnthrottle = "unthrottle"
+	// EndsQueueClock: read from the queue's own throttled clock (6.6+),
+	// no hook: exact, except that the clock runs while any of the
+	// queue's ancestors is throttled too, so with both a container's and
+	// its pod's limits binding the container's figure is an upper bound
+	// and its pod's a lower one.
+	EndsQueueClock = "queue_clock"
+	// EndsUpperBound: no hook and no clock of the queue's own (before
+	// 6.6): at the load-tracking clock's unthrottle, no later than the
+	// group's next run on that CPU, which on a busy CPU comes late: the
+	// traced time is an upper bound.
+	EndsUpperBound = "upper_bound"
+)

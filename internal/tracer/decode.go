@@ -8,8 +8,8 @@ import (
 )
 
 // recordSize is the size of struct record in throttle.bpf.c: u32 kind,
-// cpu, tid, on_cpu; u64 time_ns, group, clock, self_clock, self_time.
-const recordSize = 56
+// cpu, tid, on_cpu; u64 time_ns, group, clock, self_clock, self_time, next.
+const recordSize = 64
 
 // decode turns one ring-buffer record (struct record, in the host's byte
 // order, which is the BPF program's) into a throttle.Record.
@@ -29,8 +29,9 @@ func decode(raw []byte) (throttle.Record, error) {
 		Clock:     u64(32),
 		SelfClock: u64(40),
 		SelfTime:  u64(48),
+		Next:      u64(56),
 	}
-	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordSleep {
+	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordUnthrottle {
 		return throttle.Record{}, fmt.Errorf("decode throttle record: unknown kind %d", r.Kind)
 	}
 	return r, nil

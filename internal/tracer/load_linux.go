@@ -5,6 +5,7 @@ package tracer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 
@@ -29,29 +30,16 @@ var attachOrder = []string{AttachBTF, AttachRaw}
 var tracepoints = []string{"sched_switch", "sched_wakeup", "sched_wakeup_new"}
 
 // objects are what one tracer loads: the programs of its attach point
-// (tracepoints' order), the maps and the variables, as bpf2go typed them.
+// (tracepoints' order), the maps and the variables, as bpf2go typed them;
+// the collection they came from (it keeps the variables' maps), and the
+// spec with this kernel's rules set and every map, for the hooks.
 type objects struct {
 	progs [3]*ebpf.Program
 	throttleMaps
 	throttleVariables
-}
-
-// btfObjects and rawObjects are the objects of each attach point, for
-// LoadAndAssign, which loads only what they name.
-type btfObjects struct {
-	Switch    *ebpf.Program `ebpf:"sched_switch_btf"`
-	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_btf"`
-	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_btf"`
-	throttleMaps
-	throttleVariables
-}
-
-type rawObjects struct {
-	Switch    *ebpf.Program `ebpf:"sched_switch_raw"`
-	Wakeup    *ebpf.Program `ebpf:"sched_wakeup_raw"`
-	WakeupNew *ebpf.Program `ebpf:"sched_wakeup_new_raw"`
-	throttleMaps
-	throttleVariables
+	coll *ebpf.Collection
+	spec *ebpf.CollectionSpec
+	maps map[string]*ebpf.Map
 }
 
 func (o *objects) Close() error {
@@ -59,6 +47,7 @@ func (o *objects) Close() error {
 	for _, p := range o.progs {
 		errs = append(errs, p.Close())
 	}
+	o.coll.Close()
 	return errors.Join(errs...)
 }
 
@@ -152,21 +141,39 @@ func loadOne(kernel *btf.Spec, a string) (*objects, error) {
 			return nil, err
 		}
 	}
-	switch a {
-	case AttachBTF:
-		var o btfObjects
-		if err := spec.LoadAndAssign(&o, nil); err != nil {
-			return nil, err
-		}
-		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
-	case AttachRaw:
-		var o rawObjects
-		if err := spec.LoadAndAssign(&o, nil); err != nil {
-			return nil, err
-		}
-		return &objects{[3]*ebpf.Program{o.Switch, o.Wakeup, o.WakeupNew}, o.throttleMaps, o.throttleVariables}, nil
+	progs := map[string][3]string{
+		AttachBTF: {throttleProgSchedSwitchBtf, throttleProgSchedWakeupBtf, throttleProgSchedWakeupNewBtf},
+		AttachRaw: {throttleProgSchedSwitchRaw, throttleProgSchedWakeupRaw, throttleProgSchedWakeupNewRaw},
+	}[a]
+	if progs[0] == "" {
+		return nil, fmt.Errorf("unknown attach point %q", a)
 	}
-	return nil, fmt.Errorf("unknown attach point %q", a)
+	// The attach point's programs alone: the others (the other attach
+	// point's, the hooks) are loaded apart or not at all.
+	base := spec.Copy()
+	for name := range base.Programs {
+		if name != progs[0] && name != progs[1] && name != progs[2] {
+			delete(base.Programs, name)
+		}
+	}
+	coll, err := ebpf.NewCollection(base)
+	if err != nil {
+		return nil, err
+	}
+	o := &objects{coll: coll, spec: spec, maps: maps.Clone(coll.Maps)}
+	var typed struct {
+		throttleMaps
+		throttleVariables
+	}
+	if err := coll.Assign(&typed); err != nil {
+		coll.Close()
+		return nil, err
+	}
+	o.throttleMaps, o.throttleVariables = typed.throttleMaps, typed.throttleVariables
+	for i, name := range progs {
+		o.progs[i] = coll.DetachProgram(name)
+	}
+	return o, nil
 }
 
 func isPerm(err error) bool {

@@ -16,6 +16,16 @@ import (
 // loads and its attach fails), loads the programs (tp_btf, then raw_tp)
 // without attaching them, and closes them at once.
 func Probe() (ends string, err error) {
+	ends, err = probeEnds()
+	if err != nil {
+		return "", err
+	}
+	return ends + "; where the kernel lets the tracer hook throttle_cfs_rq and unthrottle_cfs_rq (fentry, else kprobes; " +
+		"attached by a traced run only), each hold ends at the unthrottle itself instead, split where an ancestor's " +
+		"throttle holds the thread on (throttle_events.hold_ends says which a run used)", nil
+}
+
+func probeEnds() (ends string, err error) {
 	objs, _, err := load(attachOrder)
 	if err != nil {
 		return "", err

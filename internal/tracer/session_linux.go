@@ -29,9 +29,12 @@ type Tracer struct {
 	objs   *objects
 	prog   *ebpf.Program // the one on sched_switch
 	links  []link.Link
-	nread  atomic.Uint64 // records read
-	rd     *ringbuf.Reader
-	done   chan struct{} // closed when the reading goroutine has returned
+	hooks  hooks // throttle_cfs_rq's and unthrottle_cfs_rq's, where attached
+	// hooksWhy is why no kind of hooks attached (each kind's error).
+	hooksWhy error
+	nread    atomic.Uint64 // records read
+	rd       *ringbuf.Reader
+	done     chan struct{} // closed when the reading goroutine has returned
 
 	// interp turns records into intervals: the reading goroutine's
 	// until done, then Stop's.
@@ -94,13 +97,28 @@ func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord fun
 	}
 	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), synced: make(chan struct{}),
 		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
-	t.interp.SelfClock = splitsHolds()
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
 		}
+		t.hooks.close()
 		objs.Close()
 		return nil, err
+	}
+	// The hooks first, and told to write, so that the tracepoints'
+	// programs, attached after, find them there from their first record.
+	// Where the kernel takes neither kind, the queues' clocks or the
+	// group's next run end the holds, as before the hooks.
+	if h, err := attachHooks(objs.spec, objs.maps); err != nil {
+		t.hooksWhy = err
+		t.interp.SelfClock = splitsHolds()
+	} else {
+		t.hooks = h
+		if err := objs.Hooked.Set(true); err != nil {
+			return fail(fmt.Errorf("trace throttle events: %w", err))
+		}
+		t.interp.Hooked = true
+		t.interp.EmptyStretches = CountsEmptyStretches()
 	}
 	t.links, err = attachAll(attach, objs.progs[:])
 	if err != nil {
@@ -145,7 +163,7 @@ func (t *Tracer) Untrack(id uint64) error {
 	// The queues of the group waiting for its next run (before 6.6): it
 	// may never run again. Each SLEEP's deleted here leaves its CPU's
 	// count, as the program's deletes do.
-	for _, m := range []*ebpf.Map{t.objs.Queues, t.objs.Sleeps} {
+	for _, m := range []*ebpf.Map{t.objs.Queues, t.objs.Sleeps, t.objs.Throttlers} {
 		var q throttleQueue
 		var value []byte
 		var stale []throttleQueue
@@ -248,6 +266,25 @@ func (t *Tracer) LostSoFar() uint64 {
 // Attach names the attach point in use: AttachBTF or AttachRaw.
 func (t *Tracer) Attach() string { return t.attach }
 
+// Hooks names the kind of throttle hooks attached (HooksFentry,
+// HooksKprobe), HooksNone where the kernel took neither: then a hold ends
+// where its queue's clocks or its group's next run say.
+func (t *Tracer) Hooks() string { return t.hooks.kind }
+
+// HoldEnds is where this tracer ends a hold: at the hooked unthrottle
+// (throttle.EndsUnthrottle), else from the queue's own throttled clock
+// where the kernel keeps one (EndsQueueClock, 6.6+), else no later than
+// the group's next run (EndsUpperBound).
+func (t *Tracer) HoldEnds() string {
+	switch {
+	case t.hooks.kind != HooksNone:
+		return throttle.EndsUnthrottle
+	case ExactEnds() && !CountsEmptyStretches():
+		return throttle.EndsQueueClock
+	}
+	return throttle.EndsUpperBound
+}
+
 // Losses are the held intervals a trace could not pass on, by cause; Stop
 // returns their sum.
 type Losses struct {
@@ -290,6 +327,7 @@ func (t *Tracer) Stop() (lost uint64, err error) {
 		for _, l := range t.links {
 			errs = append(errs, l.Close())
 		}
+		errs = append(errs, t.hooks.close())
 		// Flush wakes the reader, which returns what was pending, then
 		// ErrFlushed. A program run already under way on another CPU
 		// when the link closed may still submit after this: counted

@@ -6,8 +6,11 @@
 // cgroups while CFS bandwidth throttled them, as raw records; what they
 // mean (where a held interval starts and ends) is decided in Go
 // (internal/throttle's Interpreter), where it can be tested. Built on the
-// scheduler's stable tracepoints only (sched_switch, sched_wakeup,
-// sched_wakeup_new): no kprobes or fentry, which some kernels refuse.
+// scheduler's stable tracepoints (sched_switch, sched_wakeup,
+// sched_wakeup_new) and, where the kernel allows them, a hook on each of
+// throttle_cfs_rq and unthrottle_cfs_rq (fentry, else a kprobe; there is no
+// throttle tracepoint), which some kernels refuse: then the tracepoints
+// alone, and ends read from the queues' clocks.
 //
 // Records (struct record):
 //   HOLD  a thread of a traced group switched out still runnable while
@@ -20,13 +23,23 @@
 //         read now (found again from the thread, not from a stored
 //         pointer), so that Go sees an unthrottle between the two;
 //   SLEEP a thread of a traced group gone to sleep leaving its queue
-//         throttled (only before 6.8, whose counter counts the stretch
+//         throttled (only before 6.6, whose counter counts the stretch
 //         though no thread waits through it);
 //   RUN   a traced group running again on a CPU where it had a HOLD or a
-//         SLEEP since its last RUN (only before 6.8), with the queue's
+//         SLEEP since its last RUN (only before 6.6, and not hooked), with the queue's
 //         clocks: the end of a SLEEP's stretch, and a bound on a hold's
 //         where the queue's throttled clocks run on a clock that may be
 //         scaled, PELT's.
+//   THROTTLE
+//         a held thread's own queue, or one above it, throttled: a
+//         thread still waiting after an unthrottle is held again (one per
+//         held thread below the queue);
+//   UNTHROTTLE
+//         a run queue that holds or held a traced thread (or of a traced
+//         group) unthrottled, with the first of its ancestors still
+//         throttled itself (next), which holds its threads on. Both only
+//         where the hooks attach; then Go ends holds here, and no RUN is
+//         written.
 //
 // Kernel differences are chosen at load through read-only data that user
 // space sets (task_based, self_clock, pelt_clock, task_clock), so the verifier drops what this
@@ -110,12 +123,12 @@ struct cfs_rq {
 	int throttle_count;
 	struct rq *rq;
 	struct task_group *tg;
-	// 6.8+ (cpu.stat.local's source): when this queue was last throttled,
+	// 6.6+ (cpu.stat.local's source): when this queue was last throttled,
 	// on rq_clock, and the sum of its throttled stretches, added at each
 	// unthrottle.
 	__u64 throttled_clock_self;
 	__u64 throttled_clock_self_time;
-	// Before 6.8, the same for the stretch its hierarchy was throttled
+	// Before 6.6, the same for the stretch its hierarchy was throttled
 	// (itself or an ancestor; the queue that is throttled itself starts
 	// it), kept for PELT: on rq_clock_pelt() from 5.19, on
 	// rq_clock_task() before.
@@ -146,6 +159,8 @@ enum kind {
 	BACK = 3,
 	RUN = 4,
 	SLEEP = 5,
+	THROTTLE = 6,
+	UNTHROTTLE = 7,
 };
 
 struct record {
@@ -157,13 +172,17 @@ struct record {
 	__u64 group; // the throttled queue's cgroup (kernfs id)
 	// That queue's throttled clocks, where it began and their sum, and its
 	// CPU's clock they run on: throttled_clock_self and _self_time on
-	// rq_clock (6.8+), else throttled_clock_pelt and _pelt_time on
+	// rq_clock (6.6+), else throttled_clock_pelt and _pelt_time on
 	// rq_clock_pelt (5.19+), else throttled_clock_task and _task_time on
 	// rq_clock_task; zero where unknown (BACK: the thread is no longer
 	// under that group).
 	__u64 clock;
 	__u64 self_clock;
 	__u64 self_time;
+	// UNTHROTTLE, and HOLD or WAKE where hooked: the group of the first
+	// ancestor queue, on the same CPU, (still) throttled itself; 0 where
+	// none.
+	__u64 next;
 };
 
 // Keeps struct record in the object's BTF, for bpf2go's -type record.
@@ -171,12 +190,17 @@ const struct record *unused_record __attribute__((unused));
 
 // Set by user space before load, from the kernel's BTF.
 const volatile bool task_based = 0; // task_struct.throttled exists (6.18+)
-const volatile bool self_clock = 0; // cfs_rq.throttled_clock_self_time (6.8+)
+const volatile bool self_clock = 0; // cfs_rq.throttled_clock_self_time (6.6+)
 const volatile bool pelt_clock = 0; // else cfs_rq.throttled_clock_pelt_time (5.19+)
 const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
 
+// Set by user space once the throttle hooks are attached, before the
+// tracepoints are: holds and sleeps then name their queue in throttlers,
+// and the hooks, not RUN, end them.
+volatile bool hooked = 0;
+
 // Read by user space at Stop. lost, lost_back, lost_run: HOLD, WAKE or
-// SLEEP, BACK and RUN records a full ring buffer refused; lost_held: holds
+// SLEEP, BACK and RUN (or THROTTLE, UNTHROTTLE) records a full ring buffer refused; lost_held: holds
 // the held map refused (full or busy); lost_queues: holds and sleeps the
 // queues or sleeps map refused (their RUN may not come); submitted:
 // records sent, set against those read for the ones in flight at Stop.
@@ -190,7 +214,7 @@ __u64 submitted = 0;
 // Entries in held: while it is zero a switch-in needs no lookup.
 __u64 nheld = 0;
 
-// Before 6.8 only: entries in sleeps, the program's +1 and -1 and user
+// Before 6.6, unhooked, only: entries in sleeps, the program's +1 and -1 and user
 // space's -1 at Untrack (as slept_on's); while it and nheld are zero a
 // switch-in looks for no RUN.
 __s64 nslept = 0;
@@ -213,6 +237,10 @@ struct hold {
 	__u64 group; // the throttled queue's group and CPU, to find it again
 	__u32 cpu;
 	__u32 pad;
+	// The thread's own queue then (a struct cfs_rq *, only compared and
+	// probe-read): a throttle of it or of one above it holds the thread
+	// again where it still waits (hooked).
+	__u64 leaf;
 };
 
 struct {
@@ -224,7 +252,7 @@ struct {
 
 #define MAX_CPUS 4096
 
-// Before 6.8 only: per CPU, the entries in held whose queue is on it.
+// Before 6.6, unhooked, only: per CPU, the entries in held whose queue is on it.
 // Each +1 follows a successful insert in held and each -1 a successful
 // delete of the same entry, so it is the number of those entries however
 // many CPUs change it. While it and slept_on are zero a switch-in on that
@@ -236,7 +264,7 @@ struct {
 	__type(value, __s64);
 } held_on SEC(".maps");
 
-// Before 6.8 only: per CPU, the entries in sleeps on it: +1 at each
+// Before 6.6, unhooked, only: per CPU, the entries in sleeps on it: +1 at each
 // insert and -1 at each delete, the program's, and user space's at
 // Untrack (a plain read and write of the element, so that a change of the
 // program's on that CPU at the same moment can be lost: then RUNs are
@@ -248,7 +276,7 @@ struct {
 	__type(value, __s64);
 } slept_on SEC(".maps");
 
-// Before 6.8 only: the queues (group, CPU) with a hold and no RUN since
+// Before 6.6, unhooked, only: the queues (group, CPU) with a hold and no RUN since
 // (queues), and those with a SLEEP and no RUN since (sleeps). The RUN
 // deletes the entry: one RUN per hold or stretch, and the maps hold only
 // queues waiting for their group to run. User space deletes a group's
@@ -272,6 +300,17 @@ struct {
 	__type(key, struct queue);
 	__type(value, __u8);
 } sleeps SEC(".maps");
+
+// Where hooked: the queues (group, CPU) a hold or sleep was recorded on,
+// or that hold a held thread on (an UNTHROTTLE's next), and so whose
+// throttles and unthrottles are written. Kept until Stop (user space
+// deletes a group's at Untrack): a thread may wait through several.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct queue);
+	__type(value, __u8);
+} throttlers SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -372,17 +411,48 @@ static __always_inline void add_on(void *counts, __u32 cpu, __s64 d)
 		__sync_fetch_and_add(n, d);
 }
 
+// held_by is the group of the first of cfs's ancestor queues on cpu that
+// is throttled itself (its own quota ran out), 0 where none is.
+static __always_inline __u64 held_by(struct cfs_rq *cfs, __u32 cpu)
+{
+	struct task_group *tg = BPF_CORE_READ(cfs, tg, parent);
+
+	for (int i = 0; i < MAX_LEVELS && tg && cpu < MAX_CPUS; i++) {
+		struct cfs_rq **per_cpu = BPF_CORE_READ(tg, cfs_rq);
+		struct cfs_rq *q = 0;
+		if (!per_cpu || bpf_core_read(&q, sizeof(q), per_cpu + cpu) || !q)
+			return 0;
+		if (BPF_CORE_READ_BITFIELD_PROBED(q, throttled))
+			return group_of(q);
+		tg = BPF_CORE_READ(tg, parent);
+	}
+	return 0;
+}
+
+// watch puts queue (group, cpu) in throttlers: its throttles and
+// unthrottles are written from now on.
+static __always_inline void watch(__u64 group, __u32 cpu)
+{
+	struct queue q = { .group = group, .cpu = cpu };
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&throttlers, &q, &one, BPF_ANY))
+		__sync_fetch_and_add(&lost_queues, 1);
+}
+
 // hold records that thread tid, held by the throttled queue cfs, began to
 // wait at now. The record is reserved before the thread enters held, so
 // that its BACK, written only after, comes after it in the buffer.
-static __always_inline void hold(enum kind kind, __u32 tid, struct cfs_rq *cfs)
+static __always_inline void hold(enum kind kind, struct task_struct *t, struct cfs_rq *cfs)
 {
+	__u32 tid = BPF_CORE_READ(t, pid);
 	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&lost, 1);
 		return;
 	}
-	struct hold h = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu) };
+	struct hold h = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu),
+			  .leaf = (__u64)BPF_CORE_READ(t, se.cfs_rq) };
 	long err = bpf_map_update_elem(&held, &tid, &h, BPF_NOEXIST);
 	if (err) {
 		// Already held: its first start stands.
@@ -393,7 +463,9 @@ static __always_inline void hold(enum kind kind, __u32 tid, struct cfs_rq *cfs)
 	}
 	__sync_fetch_and_add(&nheld, 1);
 	__u64 now = bpf_ktime_get_ns();
-	if (!self_clock) {
+	if (hooked) {
+		watch(h.group, h.cpu);
+	} else if (!self_clock) {
 		add_on(&held_on, h.cpu, 1);
 		struct queue q = { .group = h.group, .cpu = h.cpu };
 		if (bpf_map_update_elem(&queues, &q, &now, BPF_ANY))
@@ -401,6 +473,8 @@ static __always_inline void hold(enum kind kind, __u32 tid, struct cfs_rq *cfs)
 	}
 	*r = (struct record){ .kind = kind, .cpu = h.cpu, .tid = tid, .on_cpu = bpf_get_smp_processor_id(),
 			      .time_ns = now, .group = h.group };
+	if (hooked)
+		r->next = held_by(cfs, h.cpu);
 	clocks(r, cfs);
 	submit(r);
 }
@@ -439,7 +513,7 @@ static __always_inline void back(struct task_struct *next, __u32 tid, struct hol
 	if (bpf_map_delete_elem(&held, &tid) != 0)
 		return; // another CPU took it
 	__sync_fetch_and_sub(&nheld, 1);
-	if (!self_clock)
+	if (!self_clock && !hooked)
 		add_on(&held_on, v.cpu, -1);
 	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
@@ -455,7 +529,7 @@ static __always_inline void back(struct task_struct *next, __u32 tid, struct hol
 }
 
 // sleeping records that thread tid of a traced group went to sleep
-// leaving its queue cfs throttled (before 6.8): the stretch, which that
+// leaving its queue cfs throttled (before 6.6): the stretch, which that
 // kernel's counter counts, begins with none of its threads held.
 static __always_inline void sleeping(__u32 tid, struct cfs_rq *cfs)
 {
@@ -466,8 +540,13 @@ static __always_inline void sleeping(__u32 tid, struct cfs_rq *cfs)
 	}
 	struct queue q = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu) };
 	__u8 one = 1;
-	long err = bpf_map_update_elem(&sleeps, &q, &one, BPF_NOEXIST);
-	if (err == 0) {
+	long err = 0;
+	if (hooked)
+		watch(q.group, q.cpu);
+	else
+		err = bpf_map_update_elem(&sleeps, &q, &one, BPF_NOEXIST);
+	if (hooked) {
+	} else if (err == 0) {
 		__sync_fetch_and_add(&nslept, 1);
 		add_on(&slept_on, q.cpu, 1);
 	} else if (err != -EEXIST) {
@@ -521,7 +600,7 @@ static __always_inline void run_again(struct task_struct *next)
 
 // left_throttled is whether t, going to sleep, leaves its queue throttled,
 // itself or by an ancestor (before 6.18 throttle_count counts both): the
-// test every sleeping switch pays before 6.8, so where the program is
+// test every sleeping switch pays before 6.6, so where the program is
 // typed (tp_btf) by direct loads, not probe reads.
 static __always_inline bool left_throttled(struct task_struct *t, bool typed)
 {
@@ -543,12 +622,12 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		if (h)
 			back(next, tid, h);
 	}
-	if (!self_clock && (nheld || nslept > 0))
+	if (!self_clock && !hooked && (nheld || nslept > 0))
 		run_again(next);
 
 	// A hold: still runnable (preempted, or switched out in state 0),
 	// throttled, and only then the walk up the groups, the costly test.
-	// Before 6.8, a thread going to sleep as its queue throttles is a
+	// Before 6.6, a thread going to sleep as its queue throttles is a
 	// SLEEP.
 	if (!preempt && prev_state != 0) {
 		if (!self_clock && !task_based && left_throttled(prev, typed) && traced(prev))
@@ -563,7 +642,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	}
 	if (!traced(prev))
 		return 0;
-	hold(HOLD, BPF_CORE_READ(prev, pid), throttled_cfs(prev));
+	hold(HOLD, prev, throttled_cfs(prev));
 	return 0;
 }
 
@@ -575,7 +654,7 @@ static __always_inline int on_wakeup(struct task_struct *p)
 {
 	if (task_based || !rq_throttled(p) || !traced(p))
 		return 0;
-	hold(WAKE, BPF_CORE_READ(p, pid), throttled_cfs(p));
+	hold(WAKE, p, throttled_cfs(p));
 	return 0;
 }
 
@@ -619,6 +698,124 @@ SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
 	return on_wakeup(p);
+}
+
+// A throttle being told to the held threads below the throttled queue.
+struct throttling {
+	struct cfs_rq *cfs;
+	__u64 group;
+	__u32 cpu;
+	__u64 now;
+};
+
+// held_below, for each held thread: where its own queue is the throttled
+// one or below it, a THROTTLE for that thread (tid), and the queue
+// watched, so that its unthrottle is written too.
+static long held_below(void *map, __u32 *tid, struct hold *h, struct throttling *c)
+{
+	// Read before the walk: bpf_core_read's preserve_access_index would
+	// take c->cpu for a kernel field to relocate.
+	__u32 cpu = c->cpu;
+
+	if (h->cpu != cpu)
+		return 0;
+	struct cfs_rq *q = (struct cfs_rq *)h->leaf;
+	for (int i = 0; i < MAX_LEVELS && q; i++) {
+		if (q == c->cfs) {
+			struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+			if (!r) {
+				__sync_fetch_and_add(&lost_run, 1);
+				return 0;
+			}
+			*r = (struct record){ .kind = THROTTLE, .cpu = c->cpu, .tid = *tid,
+					      .on_cpu = bpf_get_smp_processor_id(), .time_ns = c->now, .group = c->group };
+			submit(r);
+			watch(c->group, c->cpu);
+			return 0;
+		}
+		struct task_group *tg = BPF_CORE_READ(q, tg, parent);
+		struct cfs_rq **per_cpu = tg ? BPF_CORE_READ(tg, cfs_rq) : 0;
+		q = 0;
+		if (!per_cpu || cpu >= MAX_CPUS || bpf_core_read(&q, sizeof(q), per_cpu + cpu))
+			return 0;
+	}
+	return 0;
+}
+
+// on_bandwidth is called as the kernel throttles or unthrottles queue cfs.
+// A throttle is told to each held thread below it (held_below); an
+// unthrottle is written where the queue is watched or its group traced
+// (its stretch can hold a traced thread), and an ancestor still
+// throttled itself, which holds the queue's threads on, is named (next)
+// and watched.
+static __always_inline int on_bandwidth(enum kind kind, struct cfs_rq *cfs, bool want_throttled)
+{
+	if (!hooked || !cfs)
+		return 0;
+	// A call that changes nothing writes nothing: throttle_cfs_rq returns
+	// without throttling where it finds runtime at the last moment, so it
+	// is seen at its exit (fexit), throttled, or at its entry (kprobe),
+	// not yet throttled, where that may still happen; unthrottle_cfs_rq
+	// at its exit, unthrottled (fexit), or its entry, throttled (kprobe).
+	if (BPF_CORE_READ_BITFIELD_PROBED(cfs, throttled) != want_throttled)
+		return 0;
+	if (kind == THROTTLE) {
+		if (!nheld)
+			return 0;
+		struct throttling c = { .cfs = cfs, .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu),
+					.now = bpf_ktime_get_ns() };
+		bpf_for_each_map_elem(&held, held_below, &c, 0);
+		return 0;
+	}
+	struct queue q = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu) };
+	if (!bpf_map_lookup_elem(&throttlers, &q) && !bpf_map_lookup_elem(&groups, &q.group))
+		return 0;
+	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&lost_run, 1);
+		return 0;
+	}
+	*r = (struct record){ .kind = kind, .cpu = q.cpu, .on_cpu = bpf_get_smp_processor_id(),
+			      .time_ns = bpf_ktime_get_ns(), .group = q.group };
+	r->next = held_by(cfs, q.cpu);
+	if (r->next)
+		watch(r->next, q.cpu);
+	submit(r);
+	return 0;
+}
+
+// The hooks, fexit where the kernel takes it, else kprobes at entry
+// (x86-64: the argument is read from struct pt_regs' di, which CO-RE finds
+// on that architecture only; elsewhere the kprobes do not load).
+SEC("fexit/throttle_cfs_rq")
+int BPF_PROG(throttle_fexit, struct cfs_rq *cfs)
+{
+	return on_bandwidth(THROTTLE, cfs, 1);
+}
+
+// At the unthrottle's exit: the queue's entity is back in its parent,
+// which may have throttled on it (an ancestor out of quota), so that the
+// ancestor that holds its threads on is known.
+SEC("fexit/unthrottle_cfs_rq")
+int BPF_PROG(unthrottle_fexit, struct cfs_rq *cfs)
+{
+	return on_bandwidth(UNTHROTTLE, cfs, 0);
+}
+
+struct pt_regs {
+	unsigned long di;
+} __attribute__((preserve_access_index));
+
+SEC("kprobe/throttle_cfs_rq")
+int throttle_kprobe(struct pt_regs *ctx)
+{
+	return on_bandwidth(THROTTLE, (struct cfs_rq *)BPF_CORE_READ(ctx, di), 0);
+}
+
+SEC("kprobe/unthrottle_cfs_rq")
+int unthrottle_kprobe(struct pt_regs *ctx)
+{
+	return on_bandwidth(UNTHROTTLE, (struct cfs_rq *)BPF_CORE_READ(ctx, di), 1);
 }
 
 // GPL-compatible: bpf_probe_read_kernel, behind BPF_CORE_READ, is GPL-only.

@@ -18,6 +18,7 @@ type throttleHold struct {
 	Group uint64
 	Cpu   uint32
 	Pad   uint32
+	Leaf  uint64
 }
 
 type throttleQueue struct {
@@ -38,6 +39,7 @@ type throttleRecord struct {
 	Clock     uint64
 	SelfClock uint64
 	SelfTime  uint64
+	Next      uint64
 }
 
 // Names of all BPF objects in the ELF.
@@ -51,12 +53,18 @@ const (
 	throttleMapQueues             = "queues"
 	throttleMapSleeps             = "sleeps"
 	throttleMapSleptOn            = "slept_on"
+	throttleMapThrottlers         = "throttlers"
 	throttleProgSchedSwitchBtf    = "sched_switch_btf"
 	throttleProgSchedSwitchRaw    = "sched_switch_raw"
 	throttleProgSchedWakeupBtf    = "sched_wakeup_btf"
 	throttleProgSchedWakeupNewBtf = "sched_wakeup_new_btf"
 	throttleProgSchedWakeupNewRaw = "sched_wakeup_new_raw"
 	throttleProgSchedWakeupRaw    = "sched_wakeup_raw"
+	throttleProgThrottleFexit     = "throttle_fexit"
+	throttleProgThrottleKprobe    = "throttle_kprobe"
+	throttleProgUnthrottleFexit   = "unthrottle_fexit"
+	throttleProgUnthrottleKprobe  = "unthrottle_kprobe"
+	throttleVarHooked             = "hooked"
 	throttleVarLost               = "lost"
 	throttleVarLostBack           = "lost_back"
 	throttleVarLostHeld           = "lost_held"
@@ -120,25 +128,31 @@ type throttleProgramSpecs struct {
 	SchedWakeupNewBtf *ebpf.ProgramSpec `ebpf:"sched_wakeup_new_btf"`
 	SchedWakeupNewRaw *ebpf.ProgramSpec `ebpf:"sched_wakeup_new_raw"`
 	SchedWakeupRaw    *ebpf.ProgramSpec `ebpf:"sched_wakeup_raw"`
+	ThrottleFexit     *ebpf.ProgramSpec `ebpf:"throttle_fexit"`
+	ThrottleKprobe    *ebpf.ProgramSpec `ebpf:"throttle_kprobe"`
+	UnthrottleFexit   *ebpf.ProgramSpec `ebpf:"unthrottle_fexit"`
+	UnthrottleKprobe  *ebpf.ProgramSpec `ebpf:"unthrottle_kprobe"`
 }
 
 // throttleMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleMapSpecs struct {
-	Events  *ebpf.MapSpec `ebpf:"events"`
-	Groups  *ebpf.MapSpec `ebpf:"groups"`
-	Held    *ebpf.MapSpec `ebpf:"held"`
-	HeldOn  *ebpf.MapSpec `ebpf:"held_on"`
-	Queues  *ebpf.MapSpec `ebpf:"queues"`
-	Sleeps  *ebpf.MapSpec `ebpf:"sleeps"`
-	SleptOn *ebpf.MapSpec `ebpf:"slept_on"`
+	Events     *ebpf.MapSpec `ebpf:"events"`
+	Groups     *ebpf.MapSpec `ebpf:"groups"`
+	Held       *ebpf.MapSpec `ebpf:"held"`
+	HeldOn     *ebpf.MapSpec `ebpf:"held_on"`
+	Queues     *ebpf.MapSpec `ebpf:"queues"`
+	Sleeps     *ebpf.MapSpec `ebpf:"sleeps"`
+	SleptOn    *ebpf.MapSpec `ebpf:"slept_on"`
+	Throttlers *ebpf.MapSpec `ebpf:"throttlers"`
 }
 
 // throttleVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleVariableSpecs struct {
+	Hooked       *ebpf.VariableSpec `ebpf:"hooked"`
 	Lost         *ebpf.VariableSpec `ebpf:"lost"`
 	LostBack     *ebpf.VariableSpec `ebpf:"lost_back"`
 	LostHeld     *ebpf.VariableSpec `ebpf:"lost_held"`
@@ -174,13 +188,14 @@ func (o *throttleObjects) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleMaps struct {
-	Events  *ebpf.Map `ebpf:"events"`
-	Groups  *ebpf.Map `ebpf:"groups"`
-	Held    *ebpf.Map `ebpf:"held"`
-	HeldOn  *ebpf.Map `ebpf:"held_on"`
-	Queues  *ebpf.Map `ebpf:"queues"`
-	Sleeps  *ebpf.Map `ebpf:"sleeps"`
-	SleptOn *ebpf.Map `ebpf:"slept_on"`
+	Events     *ebpf.Map `ebpf:"events"`
+	Groups     *ebpf.Map `ebpf:"groups"`
+	Held       *ebpf.Map `ebpf:"held"`
+	HeldOn     *ebpf.Map `ebpf:"held_on"`
+	Queues     *ebpf.Map `ebpf:"queues"`
+	Sleeps     *ebpf.Map `ebpf:"sleeps"`
+	SleptOn    *ebpf.Map `ebpf:"slept_on"`
+	Throttlers *ebpf.Map `ebpf:"throttlers"`
 }
 
 func (m *throttleMaps) Close() error {
@@ -192,6 +207,7 @@ func (m *throttleMaps) Close() error {
 		m.Queues,
 		m.Sleeps,
 		m.SleptOn,
+		m.Throttlers,
 	)
 }
 
@@ -199,6 +215,7 @@ func (m *throttleMaps) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleVariables struct {
+	Hooked       *ebpf.Variable `ebpf:"hooked"`
 	Lost         *ebpf.Variable `ebpf:"lost"`
 	LostBack     *ebpf.Variable `ebpf:"lost_back"`
 	LostHeld     *ebpf.Variable `ebpf:"lost_held"`
@@ -224,6 +241,10 @@ type throttlePrograms struct {
 	SchedWakeupNewBtf *ebpf.Program `ebpf:"sched_wakeup_new_btf"`
 	SchedWakeupNewRaw *ebpf.Program `ebpf:"sched_wakeup_new_raw"`
 	SchedWakeupRaw    *ebpf.Program `ebpf:"sched_wakeup_raw"`
+	ThrottleFexit     *ebpf.Program `ebpf:"throttle_fexit"`
+	ThrottleKprobe    *ebpf.Program `ebpf:"throttle_kprobe"`
+	UnthrottleFexit   *ebpf.Program `ebpf:"unthrottle_fexit"`
+	UnthrottleKprobe  *ebpf.Program `ebpf:"unthrottle_kprobe"`
 }
 
 func (p *throttlePrograms) Close() error {
@@ -234,6 +255,10 @@ func (p *throttlePrograms) Close() error {
 		p.SchedWakeupNewBtf,
 		p.SchedWakeupNewRaw,
 		p.SchedWakeupRaw,
+		p.ThrottleFexit,
+		p.ThrottleKprobe,
+		p.UnthrottleFexit,
+		p.UnthrottleKprobe,
 	)
 }
 

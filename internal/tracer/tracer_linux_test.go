@@ -685,3 +685,29 @@ func nap(cpu int) error {
 		_ = unix.Nanosleep(&ts, nil)
 	}
 }
+
+// The throttle hooks (issue 49) attach where the kernel allows them, and
+// then a hold ends at the unthrottle: the guests' Debian kernels take
+// fentry (their guest.sh says so in TB_TRACER_HOOKS); a kernel with
+// kprobes takes one kind or the other; this host's 6.18 has neither, and
+// its holds end on the queues' own clocks.
+func TestHooks(t *testing.T) {
+	needRoot(t)
+	tr, err := New(func(throttle.Event) {})
+	require.NoError(t, err)
+	defer tr.Stop()
+	t.Logf("hooks %q, hold ends %s; why none: %v; throttle_cfs_rq not hooked: %v", tr.Hooks(), tr.HoldEnds(), tr.hooksWhy, tr.hooks.partial)
+	_, noKprobes := os.Stat("/sys/bus/event_source/devices/kprobe")
+	switch want := os.Getenv("TB_TRACER_HOOKS"); {
+	case want != "":
+		assert.Equal(t, want, tr.Hooks())
+		assert.NoError(t, tr.hooks.partial, "throttle_cfs_rq hooked too")
+	case noKprobes == nil:
+		assert.NotEqual(t, HooksNone, tr.Hooks(), "this kernel has kprobes")
+	}
+	if tr.Hooks() != HooksNone {
+		assert.Equal(t, throttle.EndsUnthrottle, tr.HoldEnds())
+	} else {
+		assert.NotEqual(t, throttle.EndsUnthrottle, tr.HoldEnds())
+	}
+}

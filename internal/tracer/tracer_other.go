@@ -49,6 +49,9 @@ func (t *Tracer) Stop() (lost uint64, err error) { return 0, nil }
 // Attach names no attach point.
 func (t *Tracer) Attach() string { return "" }
 
+// HoldEnds is where a hold ends: none is traced here.
+func (t *Tracer) HoldEnds() string { return "" }
+
 // Sync does nothing.
 func (t *Tracer) Sync() error { return nil }
 

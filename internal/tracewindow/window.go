@@ -26,6 +26,9 @@ type Handle interface {
 	LostSoFar() uint64
 	Stop() (lost uint64, err error)
 	Attach() string
+	// HoldEnds is where the tracer ends a hold here
+	// (throttle.EndsUnthrottle, EndsQueueClock, EndsUpperBound).
+	HoldEnds() string
 }
 
 // maxEvents bounds the events a run keeps (32 bytes each): beyond it,
@@ -361,6 +364,14 @@ func (tw *Window) summary() (*report.ThrottleEvents, []report.Warning) {
 	s.Attaches = tw.attaches
 	if tw.model != nil {
 		s.Model = tw.model()
+	}
+	if tw.h != nil {
+		s.HoldEnds = tw.h.HoldEnds()
+	}
+	if s.HoldEnds == throttle.EndsUpperBound {
+		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceUpperBound, "the traced throttled time is an upper bound: this kernel "+
+			"keeps no throttled clock per run queue (before 6.6) and let the tracer hook neither throttle_cfs_rq nor unthrottle_cfs_rq "+
+			"(fentry or kprobe), so a hold ends no later than its group's next run on that CPU, which comes late on a busy CPU"))
 	}
 	if trackErr != nil {
 		s.Warnings = append(s.Warnings, report.Warn(report.KindTraceIncomplete, "throttle events of some of the run's groups not traced: %v", trackErr))

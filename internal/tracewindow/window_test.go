@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/throttlebench/throttlebench/internal/cgroup"
+	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
@@ -18,6 +19,7 @@ import (
 type fakeHandle struct {
 	ids     []uint64 // tracked now
 	stopped int
+	ends    string
 }
 
 func (f *fakeHandle) attach(func(throttle.Event)) (Handle, error) { return f, nil }
@@ -30,6 +32,7 @@ func (f *fakeHandle) Sync() error           { return nil }
 func (f *fakeHandle) LostSoFar() uint64     { return 0 }
 func (f *fakeHandle) Stop() (uint64, error) { f.stopped++; return 0, nil }
 func (f *fakeHandle) Attach() string        { return "fake" }
+func (f *fakeHandle) HoldEnds() string      { return f.ends }
 
 // Counted: a group below the traced cgroup, read before its removal,
 // replaces the window's end reading of it; one elsewhere is ignored.
@@ -99,4 +102,27 @@ func TestWindowOwnFamily(t *testing.T) {
 	_, err = s.Stop()
 	require.NoError(t, err)
 	assert.Equal(t, 1, ft.stopped)
+}
+
+// A result says where its holds ended (hold_ends), the tracer's word;
+// where that is only an upper bound (before 6.6, unhooked), a
+// trace_upper_bound warning says so, and not otherwise.
+func TestWindowHoldEnds(t *testing.T) {
+	t.Parallel()
+	for _, ends := range []string{throttle.EndsUnthrottle, throttle.EndsQueueClock, throttle.EndsUpperBound} {
+		ft := &fakeHandle{ends: ends}
+		s := &Session{}
+		tw := New(s, Config{FamDir: "/cg/tb", NewTracer: ft.attach, Now: func() int64 { return 0 },
+			ID:     func(string) (uint64, error) { return 5, nil },
+			Family: func(string) ([]cgroup.Member, error) { return nil, nil }, EmptyStretches: func() bool { return false }})
+		require.NoError(t, tw.why)
+		tw.Open()
+		te, warnings := tw.Summary()
+		require.NotNil(t, te, ends)
+		assert.Equal(t, ends, te.HoldEnds)
+		upper := slices.ContainsFunc(warnings, func(w report.Warning) bool { return w.Kind == report.KindTraceUpperBound })
+		assert.Equal(t, ends == throttle.EndsUpperBound, upper, ends)
+		_, err := s.Stop()
+		require.NoError(t, err)
+	}
 }

@@ -37,6 +37,7 @@ struct record {
 	__u64 clock;
 	__u64 self_clock;
 	__u64 self_time;
+	__u64 next;
 };
 
 __u64 lost = 0;
