@@ -53,6 +53,10 @@
 #                every metric's samples). -count 5 in process, 3 for
 #                httpload's 1x benchmark, 2 for test/integration's;
 #                BENCH_COUNT=N sets all three
+#   make bench-vm  the tracer's benchmarks in the VM guests on Debian's
+#                6.1 and 6.12 (root; about 5 minutes a kernel), recorded
+#                in BENCH_HISTORY under the guest's kernel: the figures per
+#                kernel (agreement with cpu.stat, cost per context switch)
 #   make bench-check  the newest run of each benchmark in BENCH_HISTORY
 #                against its earlier runs on the same machine and kernel
 #                (BENCH_MATCH), per metric: Mann-Whitney U (internal/compare)
@@ -82,7 +86,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker test-kube fuzz soak bench bench-check benchhist image clean
+.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker test-kube fuzz soak bench bench-vm bench-check benchhist image clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/throttlebench
@@ -157,6 +161,7 @@ test-vm:
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh || rc=1; \
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh smt || rc=1; \
 	TB_VM_SUMMARY=$$summary test/vm/test-v2.sh tracer || rc=1; \
+	TB_VM_SUMMARY=$$summary TB_VM_KERNEL=6.12 test/vm/test-v2.sh tracer || rc=1; \
 	echo "test-vm: the VM boots, one line per guest:"; cat $$summary; \
 	exit $$rc
 
@@ -232,6 +237,20 @@ bench: build benchhist
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -count $(or $(BENCH_COUNT),5) -timeout 30m ./internal/bench/workload ./internal/stats ./internal/usage ./internal/bench ./internal/model ./internal/throttle ./internal/tracer
 	$(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),3) -timeout 30m ./internal/httpload
 	THROTTLEBENCH_BIN=$(CURDIR)/$(BIN) $(BENCH_RECORD) $(GO) test -run '^$$' -bench . -benchtime 1x -count $(or $(BENCH_COUNT),2) -timeout 150m ./test/integration
+
+# The tracer's benchmarks in the VM guests, on Debian's 6.1 and 6.12 (make
+# bench runs them on this host's kernel), each kernel's console recorded
+# in BENCH_HISTORY under the guest's kernel and CPU (benchhist record
+# -guest): BENCH_COUNT rounds each (default 3), about 5 minutes a kernel.
+bench-vm: BENCH_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+bench-vm: benchhist
+	rc=0; mkdir -p bin; for k in 6.1 6.12; do \
+		log=bin/bench-vm-$$k.log; \
+		TB_VM_KERNEL=$$k TB_VM_BENCH_COUNT=$(or $(BENCH_COUNT),3) test/vm/test-v2.sh tracer >$$log 2>&1 || rc=1; \
+		release=$$(sed -n 's/^kernel: //p' $$log | head -n 1 | tr -d '\r'); \
+		if [ -z "$$release" ]; then echo "bench-vm: the $$k guest did not start (see $$log)"; rc=1; continue; fi; \
+		$(BENCHHIST) record -history '$(BENCH_HISTORY)' -time $(BENCH_TIME) -go "$$($(GO) env GOVERSION)" -guest "$$release" <$$log || rc=1; \
+	done; exit $$rc
 
 # The newest run of each benchmark against its earlier runs (no root
 # needed): one table, exit 0 when nothing moved. When a metric moved,

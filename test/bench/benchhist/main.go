@@ -1,14 +1,18 @@
 // Command benchhist keeps make bench's history and checks it
 // (internal/benchhist holds the logic; docs/development.md the use).
 //
-//	benchhist record [-history DIR] [-time T] [-go VERSION] [-- COMMAND ARGS...]
+//	benchhist record [-history DIR] [-time T] [-go VERSION] [-guest KERNEL] [-- COMMAND ARGS...]
 //	benchhist check  [-history DIR] [-alpha A] [-threshold PCT] [-match KEYS] [-runs N] [-all] [-format text|markdown]
 //
 // record runs COMMAND (go test -bench ...), shows its output as it comes,
 // and appends a line per benchmark to the history; it exits with
 // COMMAND's status, so that a failing benchmark still fails make bench.
 // An interrupted run records nothing. Without COMMAND it reads go test's
-// output from stdin (and exits 0 however the test went).
+// output from stdin (and exits 0 however the test went). -guest says the
+// benchmarks ran in a VM guest (make bench-vm: its console, on stdin) on
+// that kernel, with cgroup v2 alone: its lines name that kernel and the
+// guest's CPU (go test's cpu: line) and CPU count, so that check sets them
+// against the same guest's runs only.
 //
 // check exits 0 when nothing moved, 3 when a metric moved (significant
 // and above the threshold), 1 on an error, 2 on bad usage.
@@ -31,6 +35,7 @@ import (
 	"time"
 
 	"github.com/throttlebench/throttlebench/internal/benchhist"
+	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/compare"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
@@ -78,6 +83,7 @@ func record(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	history := fs.String("history", defaultHistory, "the history's directory")
 	at := fs.String("time", "", "the run's start, RFC 3339 (make bench passes one for all its packages); default now")
 	goVersion := fs.String("go", "", "the Go version that ran the benchmarks (go env GOVERSION); default the one that built benchhist")
+	guest := fs.String("guest", "", "the kernel (uname -r) of the VM guest the benchmarks ran in, cgroup v2 alone; default: they ran here")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -152,6 +158,13 @@ func record(stdin io.Reader, stdout, stderr io.Writer, args []string) int {
 	case interrupted.Load() || status >= 128:
 		fmt.Fprintln(stderr, "benchhist record: interrupted: nothing recorded")
 		return max(status, 130)
+	}
+	if *guest != "" {
+		env.Kernel, env.Cgroup = *guest, benchhist.Cgroup{Version: 2, Mode: cgroup.ModeV2}
+		env.Machine = benchhist.Machine{}
+		if len(benches) > 0 {
+			env.Machine.CPUModel, env.Machine.NumCPU = benches[0].Config["cpu"], benches[0].Procs
+		}
 	}
 	files, err := benchhist.AppendAll(benches, env, *history, module())
 	if err != nil {

@@ -112,3 +112,27 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, errOut, "no history below")
 }
+
+// -guest records a VM guest's run (its console on stdin, kernel messages
+// among go test's lines) under the guest's kernel, CPU and cgroup v2: a
+// check sets it against that guest's runs only, never against this
+// host's, so a slower emulated CPU moves nothing.
+func TestRecordGuest(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	host := goTest(865000, 866000, 867000)
+	code, _, errOut := runMain(t, host, "record", "-history", hist, "-time", "2026-01-01T10:00:00Z")
+	require.Equal(t, 0, code, errOut)
+	console := "[   12.5] random: crng init done\nkernel: 6.12.117+deb12-amd64\n" +
+		strings.Replace(goTest(9e6, 9.1e6, 9.2e6), "cpu: AMD EPYC", "cpu: QEMU Virtual CPU version 2.5+", 1)
+	code, _, errOut = runMain(t, console, "record", "-history", hist, "-time", "2026-01-02T10:00:00Z", "-guest", "6.12.117+deb12-amd64")
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(filepath.Join(hist, "internal/stats/BenchmarkSummarize.jsonl"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[1], `"kernel":"6.12.117+deb12-amd64"`)
+	assert.Contains(t, lines[1], `"cgroup":{"version":2,"mode":"v2"}`)
+	assert.Contains(t, lines[1], `"cpu_model":"QEMU Virtual CPU version 2.5+","num_cpu":2`)
+	code, out, _ := runMain(t, "", "check", "-history", hist)
+	assert.Equal(t, exitOK, code, "ten times slower in the guest, and nothing moved: %s", out)
+}
