@@ -10,10 +10,11 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// The throttle hooks' kinds, as a result names them (Tracer.Hooks): the
-// kernel's throttle_cfs_rq and unthrottle_cfs_rq hooked by fexit and
-// fentry, or by kprobes, or not at all (this kernel allows neither: holds
-// end where the queues' clocks or the group's next run say).
+// The throttle hooks' kinds (Tracer.Hooks): the kernel's throttle_cfs_rq
+// and unthrottle_cfs_rq hooked at their exits through BPF trampolines
+// (fexit: HooksFentry, the kind fentry and fexit share), or at their
+// entries by kprobes, or not at all (this kernel allows neither: holds end
+// where the queues' clocks or the group's next run say).
 const (
 	HooksFentry = "fentry"
 	HooksKprobe = "kprobe"

@@ -20,7 +20,7 @@ func Probe() (ends string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return ends + "; where the kernel lets the tracer hook throttle_cfs_rq and unthrottle_cfs_rq (fentry, else kprobes; " +
+	return ends + "; where the kernel lets the tracer hook throttle_cfs_rq and unthrottle_cfs_rq (fexit, else kprobes; " +
 		"attached by a traced run only), each hold ends at the unthrottle itself instead, split where an ancestor's " +
 		"throttle holds the thread on (throttle_events.hold_ends says which a run used)", nil
 }

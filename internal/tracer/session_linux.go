@@ -160,9 +160,10 @@ func (t *Tracer) Untrack(id uint64) error {
 	if errors.Is(err, ebpf.ErrKeyNotExist) {
 		err = nil
 	}
-	// The queues of the group waiting for its next run (before 6.6): it
-	// may never run again. Each SLEEP's deleted here leaves its CPU's
-	// count, as the program's deletes do.
+	// The queues of the group waiting for its next run (before 6.6,
+	// unhooked): it may never run again; and those whose throttles the
+	// hooks write. Each SLEEP's deleted here leaves its CPU's count, as
+	// the program's deletes do.
 	for _, m := range []*ebpf.Map{t.objs.Queues, t.objs.Sleeps, t.objs.Throttlers} {
 		var q throttleQueue
 		var value []byte

@@ -8,7 +8,7 @@
 // (internal/throttle's Interpreter), where it can be tested. Built on the
 // scheduler's stable tracepoints (sched_switch, sched_wakeup,
 // sched_wakeup_new) and, where the kernel allows them, a hook on each of
-// throttle_cfs_rq and unthrottle_cfs_rq (fentry, else a kprobe; there is no
+// throttle_cfs_rq and unthrottle_cfs_rq (fexit, else kprobes; there is no
 // throttle tracepoint), which some kernels refuse: then the tracepoints
 // alone, and ends read from the queues' clocks.
 //
@@ -26,8 +26,9 @@
 //         throttled (only before 6.6, whose counter counts the stretch
 //         though no thread waits through it);
 //   RUN   a traced group running again on a CPU where it had a HOLD or a
-//         SLEEP since its last RUN (only before 6.6, and not hooked), with the queue's
-//         clocks: the end of a SLEEP's stretch, and a bound on a hold's
+//         SLEEP since its last RUN (only before 6.6, and not hooked),
+//         with the queue's clocks: the end of a SLEEP's stretch, and a
+//         bound on a hold's
 //         where the queue's throttled clocks run on a clock that may be
 //         scaled, PELT's.
 //   THROTTLE
@@ -42,8 +43,8 @@
 //         written.
 //
 // Kernel differences are chosen at load through read-only data that user
-// space sets (task_based, self_clock, pelt_clock, task_clock), so the verifier drops what this
-// kernel does not need, as libbpf-tools does.
+// space sets (task_based, self_clock, pelt_clock, task_clock), so the
+// verifier drops what this kernel does not need, as libbpf-tools does.
 //
 // No vmlinux.h: the few kernel structs read are declared below with
 // preserve_access_index, so CO-RE relocates their offsets against the
@@ -200,9 +201,10 @@ const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
 volatile bool hooked = 0;
 
 // Read by user space at Stop. lost, lost_back, lost_run: HOLD, WAKE or
-// SLEEP, BACK and RUN (or THROTTLE, UNTHROTTLE) records a full ring buffer refused; lost_held: holds
-// the held map refused (full or busy); lost_queues: holds and sleeps the
-// queues or sleeps map refused (their RUN may not come); submitted:
+// SLEEP, BACK, and RUN, THROTTLE or UNTHROTTLE records a full ring buffer
+// refused; lost_held: holds the held map refused (full or busy);
+// lost_queues: holds and sleeps the queues, sleeps or throttlers map
+// refused (their RUN or UNTHROTTLE may not come); submitted:
 // records sent, set against those read for the ones in flight at Stop.
 __u64 lost = 0;
 __u64 lost_back = 0;
@@ -214,9 +216,9 @@ __u64 submitted = 0;
 // Entries in held: while it is zero a switch-in needs no lookup.
 __u64 nheld = 0;
 
-// Before 6.6, unhooked, only: entries in sleeps, the program's +1 and -1 and user
-// space's -1 at Untrack (as slept_on's); while it and nheld are zero a
-// switch-in looks for no RUN.
+// Before 6.6, unhooked, only: entries in sleeps, the program's +1 and -1
+// and user space's -1 at Untrack (as slept_on's); while it and nheld are
+// zero a switch-in looks for no RUN.
 __s64 nslept = 0;
 
 // The traced groups (kernfs ids), filled and changed by user space while
@@ -252,11 +254,11 @@ struct {
 
 #define MAX_CPUS 4096
 
-// Before 6.6, unhooked, only: per CPU, the entries in held whose queue is on it.
-// Each +1 follows a successful insert in held and each -1 a successful
-// delete of the same entry, so it is the number of those entries however
-// many CPUs change it. While it and slept_on are zero a switch-in on that
-// CPU writes no RUN.
+// Before 6.6, unhooked, only: per CPU, the entries in held whose queue is
+// on it. Each +1 follows a successful insert in held and each -1 a
+// successful delete of the same entry, so it is the number of those
+// entries however many CPUs change it. While it and slept_on are zero a
+// switch-in on that CPU writes no RUN.
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_CPUS);
@@ -264,8 +266,8 @@ struct {
 	__type(value, __s64);
 } held_on SEC(".maps");
 
-// Before 6.6, unhooked, only: per CPU, the entries in sleeps on it: +1 at each
-// insert and -1 at each delete, the program's, and user space's at
+// Before 6.6, unhooked, only: per CPU, the entries in sleeps on it: +1 at
+// each insert and -1 at each delete, the program's, and user space's at
 // Untrack (a plain read and write of the element, so that a change of the
 // program's on that CPU at the same moment can be lost: then RUNs are
 // looked for in vain, or a SLEEP's missed, on that CPU until Stop).
@@ -276,9 +278,9 @@ struct {
 	__type(value, __s64);
 } slept_on SEC(".maps");
 
-// Before 6.6, unhooked, only: the queues (group, CPU) with a hold and no RUN since
-// (queues), and those with a SLEEP and no RUN since (sleeps). The RUN
-// deletes the entry: one RUN per hold or stretch, and the maps hold only
+// Before 6.6, unhooked, only: the queues (group, CPU) with a hold and no
+// RUN since (queues), and those with a SLEEP and no RUN since (sleeps).
+// The RUN deletes the entry: one RUN per hold or stretch, and the maps hold only
 // queues waiting for their group to run. User space deletes a group's
 // entries at Untrack.
 struct queue {
@@ -540,17 +542,16 @@ static __always_inline void sleeping(__u32 tid, struct cfs_rq *cfs)
 	}
 	struct queue q = { .group = group_of(cfs), .cpu = BPF_CORE_READ(cfs, rq, cpu) };
 	__u8 one = 1;
-	long err = 0;
-	if (hooked)
-		watch(q.group, q.cpu);
-	else
-		err = bpf_map_update_elem(&sleeps, &q, &one, BPF_NOEXIST);
 	if (hooked) {
-	} else if (err == 0) {
-		__sync_fetch_and_add(&nslept, 1);
-		add_on(&slept_on, q.cpu, 1);
-	} else if (err != -EEXIST) {
-		__sync_fetch_and_add(&lost_queues, 1);
+		watch(q.group, q.cpu); // its UNTHROTTLE ends the stretch
+	} else {
+		long err = bpf_map_update_elem(&sleeps, &q, &one, BPF_NOEXIST);
+		if (err == 0) {
+			__sync_fetch_and_add(&nslept, 1);
+			add_on(&slept_on, q.cpu, 1);
+		} else if (err != -EEXIST) {
+			__sync_fetch_and_add(&lost_queues, 1);
+		}
 	}
 	*r = (struct record){ .kind = SLEEP, .cpu = q.cpu, .tid = tid, .on_cpu = bpf_get_smp_processor_id(),
 			      .time_ns = bpf_ktime_get_ns(), .group = q.group };
