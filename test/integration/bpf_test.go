@@ -78,15 +78,30 @@ func programsIn(glob string) map[ebpf.ProgramID]bool {
 }
 
 // isTracerProgram says whether the program id is one of the tracer's, by
-// its name (false when it is gone).
+// its name (false when it is gone): the tracepoints' and, where the kernel
+// takes them, the throttle hooks' (throttle_cfs_rq's, unthrottle_cfs_rq's).
 func isTracerProgram(id ebpf.ProgramID) bool {
+	name := programName(id)
+	for _, prefix := range []string{"sched_switch_", "sched_wakeup_", "throttle_", "unthrottle_"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// programName is the kernel's name of program id ("" when it is gone).
+func programName(id ebpf.ProgramID) string {
 	p, err := ebpf.NewProgramFromID(id)
 	if err != nil {
-		return false
+		return ""
 	}
 	info, err := p.Info()
 	p.Close()
-	return err == nil && (strings.HasPrefix(info.Name, "sched_switch_") || strings.HasPrefix(info.Name, "sched_wakeup_"))
+	if err != nil {
+		return ""
+	}
+	return info.Name
 }
 
 // newSince is what of now was not in before.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 )
 
@@ -29,6 +30,7 @@ type traceRun struct {
 	} `json:"throttling"`
 	ThrottleEvents *struct {
 		TotalMs  float64 `json:"total_ms"`
+		HoldEnds string  `json:"hold_ends"`
 		Attaches *int    `json:"attaches"`
 		Groups   []struct {
 			Path     string `json:"path"`
@@ -89,9 +91,12 @@ func (w *writerString) Write(p []byte) (int, error) { w.s += string(p); return l
 // shared parent, 62.58 ms traced against 20.66 and 41.92 ms counted
 // (ratios 3.03 and 1.49, issue 34).
 //
-// Where the kernel's counters count only stretches in which a thread
-// waited (6.6+: this host), the total is within 10% (or 1 ms, a few ticks
-// of a counter) either way. Before 6.8 (the v2 VM's 6.1) a hold's end is
+// Where the tracer ends holds exactly (hold_ends unthrottle: the kernel's
+// unthrottle hooked, as on the 6.12 VM; queue_clock: 6.6+, this host),
+// the total is within 10% (or 1 ms, a few ticks of a counter) either way.
+// Before 6.6 (the v2 VM's 6.1) the bound stays 20% until the hooked ends
+// there have had the runs beside a busy loop that a bound needs (issue
+// 49); unhooked there (hold_ends upper_bound), a hold's end is
 // read from the queue's PELT clock, and the stretches the counter counts
 // with no thread waiting are traced from the thread that went to sleep
 // leaving its queue throttled (SLEEP) to the group's next run: 64 runs (32
@@ -127,9 +132,10 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		require.NotNil(t, r.Throttling.ThrottledMs, "run %d", i+1)
 		traced, mine := r.ThrottleEvents.TotalMs, *r.Throttling.ThrottledMs
 		counted += mine
-		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms", i+1, traced, mine)
+		t.Logf("run %d: %.2f ms traced, its instances' counters %.2f ms (%+.1f%%; hold ends: %s)", i+1, traced, mine,
+			100*(traced-mine)/max(mine, 1e-9), r.ThrottleEvents.HoldEnds)
 		band := 0.10
-		if tracer.CountsEmptyStretches() {
+		if r.ThrottleEvents.HoldEnds == throttle.EndsUpperBound || tracer.CountsEmptyStretches() {
 			band = 0.20
 		}
 		assert.LessOrEqual(t, traced-mine, max(band*mine, 1.0),
@@ -170,7 +176,7 @@ func TestTraceListAttachesOnce(t *testing.T) {
 	// Every program the process held while it ran: a new attach loads new
 	// ones (new ids); each configuration runs a second or more, and the
 	// programs are read every 10 ms.
-	seen := map[ebpf.ProgramID]bool{}
+	seen := map[ebpf.ProgramID]string{} // their names, read while they live
 	var err error
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -181,15 +187,25 @@ wait:
 			break wait
 		case <-tick.C:
 			for id := range tracerProgramsHeldBy(cmd.Process.Pid) {
-				seen[id] = true
+				if _, ok := seen[id]; !ok {
+					seen[id] = programName(id)
+				}
 			}
 		}
 	}
 	require.NoError(t, err, stderr.s)
 	// One program per tracepoint (sched_switch, sched_wakeup,
-	// sched_wakeup_new) each attach.
-	t.Logf("4 configurations: %d tracer programs held, %d attaches", len(seen), len(seen)/3)
-	assert.Len(t, seen, 3, "the programs held over the list: one attach's")
+	// sched_wakeup_new) each attach, and the two throttle hooks' where the
+	// kernel takes them: one sched_switch program, one attach.
+	switches := 0
+	for _, name := range seen {
+		if strings.HasPrefix(name, "sched_switch_") {
+			switches++
+		}
+	}
+	t.Logf("4 configurations: %d tracer programs held, %d attaches", len(seen), switches)
+	assert.Equal(t, 1, switches, "the programs held over the list: one attach's")
+	assert.LessOrEqual(t, len(seen), 5, "the programs held over the list: one attach's (three tracepoints, two hooks)")
 	var rows []traceRun
 	require.NoError(t, json.Unmarshal([]byte(stdout.s), &rows))
 	require.Len(t, rows, 4)
