@@ -218,7 +218,7 @@ func list(ids []int) string {
 
 // throttleModels word each throttle model (throttle.Model*) for people.
 var throttleModels = map[string]string{
-	throttle.ModelQueue:      "this kernel throttles whole run queues and keeps no throttled clock of their own (before 6.6): a traced hold ends at its group's next run where the load-tracking clock is scaled",
+	throttle.ModelQueue:      "this kernel throttles whole run queues and keeps no throttled clock of their own (before 6.6): a traced hold ends at the unthrottle where the tracer can hook it, else at its group's next run where the load-tracking clock is scaled",
 	throttle.ModelQueueClock: "this kernel throttles whole run queues, each with its own throttled clock (6.6-6.17): a traced hold ends at each unthrottle it waited through",
 	throttle.ModelTask:       "this kernel throttles threads one by one, on their way back to user space (6.18+): a traced hold starts where the thread meets the throttle",
 }
