@@ -121,7 +121,7 @@ func TestShapeLimitedContainerUnlimitedPod(t *testing.T) {
 // Where it cannot (this host's 6.18 allows neither fentry nor kprobes),
 // a hold ends on the queue's own throttled clock, which runs while any
 // ancestor is throttled too: a's row is then an upper bound and the
-// pod's a lower one (5 runs here: a +33% to +48%, the pod -14% to -20%),
+// pod's a lower one (7 runs here: a +3.2% to +48%, the pod -20% to -3.1%),
 // and the run's warning says they part.
 func TestShapeBothLimitsBind(t *testing.T) {
 	hier := shapeHierarchy(t)
