@@ -26,25 +26,48 @@ type contention struct {
 }
 
 // besideLoops runs the work beside a busy loop at nice 0 pinned on each
-// CPU, in parent ("" for throttlebench's default parent), and returns its
-// contention block and warnings.
-func besideLoops(t *testing.T, parent string) (*contention, warnings) {
+// CPU, once in each of parents ("" for throttlebench's default parent),
+// the runs at once, and returns their contention blocks and warnings.
+func besideLoops(t *testing.T, parents ...string) ([]*contention, []warnings) {
 	t.Helper()
 	for cpu := range runtime.NumCPU() {
 		loop := exec.Command("taskset", "-c", strconv.Itoa(cpu), "sh", "-c", "while :; do :; done")
 		require.NoError(t, loop.Start())
 		defer func() { loop.Process.Kill(); loop.Wait() }()
 	}
-	dir := t.TempDir()
-	tag := newTag(t)
-	out := filepath.Join(dir, "l.json")
-	args := []string{"latency", "--rate", "100", "--work", "5ms", "--workers", "1", "--duration", "2s", "-o", out}
-	if parent != "" {
-		args = append(args, "--parent", parent)
+	// The parents' runs at once, so that each meets the same load.
+	type run struct {
+		parent, tag, dir, out string
+		done                  chan outcome
 	}
-	o := runCmd(t, taggedCmd(tag, args...))
-	require.Equal(t, 0, o.code, o.stderr)
-	assertNothingLeft(t, parent, tag, dir, "l.json")
+	var runs []run
+	for _, parent := range parents {
+		r := run{parent: parent, tag: newTag(t), dir: t.TempDir(), done: make(chan outcome, 1)}
+		r.out = filepath.Join(r.dir, "l.json")
+		args := []string{"latency", "--rate", "100", "--work", "5ms", "--workers", "1", "--duration", "2s", "-o", r.out}
+		if parent != "" {
+			args = append(args, "--parent", parent)
+		}
+		cmd := taggedCmd(r.tag, args...)
+		go func() { r.done <- runCmdQuiet(cmd) }()
+		runs = append(runs, r)
+	}
+	var cs []*contention
+	var ws []warnings
+	for _, r := range runs {
+		o := <-r.done
+		require.Equal(t, 0, o.code, o.stderr)
+		assertNothingLeft(t, r.parent, r.tag, r.dir, "l.json")
+		c, w := contentionIn(t, r.parent, r.out)
+		cs, ws = append(cs, c), append(ws, w)
+	}
+	return cs, ws
+}
+
+// contentionIn reads the contention block and warnings of the result at
+// out, a run in parent.
+func contentionIn(t *testing.T, parent, out string) (*contention, warnings) {
+	t.Helper()
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	var r struct {
@@ -70,7 +93,8 @@ func besideLoops(t *testing.T, parent string) (*contention, warnings) {
 // fails it far less than once in 1,000 runs.
 func TestContentionOfABusyLoopOnEachCPU(t *testing.T) {
 	hier := needRoot(t)
-	c, warnings := besideLoops(t, topParent(t, hier, false))
+	cs, ws := besideLoops(t, topParent(t, hier, false))
+	c, warnings := cs[0], ws[0]
 	assert.GreaterOrEqual(t, c.Threads, 1)
 	assert.Positive(t, c.OnCPUMs)
 	assert.GreaterOrEqual(t, c.WaitShare, 0.15)
@@ -128,7 +152,16 @@ func TestDefaultParentWeighs(t *testing.T) {
 // throttlebench's default parent outweighs the loops
 // (cgroup.DefaultParentWeight): beside the same loops its work waits less
 // than half the share a parent at the kernel's default weight waits,
-// measured one after the other. The 30 runs above: the default parent
+// the two measured at once, so that both meet the same load: measured one
+// after the other, a clean-clone CI run (issue 49's) read 0.523 against
+// 0.588, the other packages' tests (go test runs two at once) loading the
+// second and not the first. 30 runs at once beside the stress harness's
+// busy loop on every CPU (go run ./test/stress -n 30 -run
+// '^TestDefaultParentOutweighsANeighbour$' ./test/integration,
+// 2026-11-29): the default parent 0.015–0.150 (mean 0.072), the plain
+// one 0.371–0.569 (0.494), a ratio of 0.028–0.264 (mean 0.148, sd 0.060):
+// the bound, 0.5, is 5.9 sd above the mean. One after the other, the 30
+// runs above: the default parent
 // 0.004–0.026 (mean 0.012, sd 0.006), the plain one 0.300–0.393, a ratio
 // of at most 0.09. An absolute bound (0.1) failed a clean-clone CI run
 // while other builds loaded the host 12 deep (0.307): there, four pairs
@@ -140,8 +173,8 @@ func TestDefaultParentWeighs(t *testing.T) {
 // TestDefaultParentWeighs.
 func TestDefaultParentOutweighsANeighbour(t *testing.T) {
 	hier := needRoot(t)
-	plain, _ := besideLoops(t, topParent(t, hier, false))
-	c, _ := besideLoops(t, "")
+	cs, _ := besideLoops(t, topParent(t, hier, false), "")
+	plain, c := cs[0], cs[1]
 	assert.Positive(t, c.OnCPUMs)
 	assert.Less(t, c.WaitShare, plain.WaitShare/2, "the default parent against one at the default weight")
 }
