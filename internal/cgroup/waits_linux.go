@@ -15,9 +15,12 @@ import (
 // the time at least one of its threads (Some), and all of them (Full),
 // were runnable but not running. The kernel counts a thread held by the
 // quota as waiting too, so over a window it covers throttling as well as
-// waiting for CPUs others hold.
+// waiting for CPUs others hold. FullOK says the kernel keeps full for the
+// cgroup: cgroups' cpu.pressure has had its full line since Linux 5.13,
+// some alone before.
 type Pressure struct {
 	Some, Full time.Duration
+	FullOK     bool
 }
 
 // Threads lists the threads in c (v2 cgroup.threads, v1 tasks), through
@@ -25,7 +28,10 @@ type Pressure struct {
 func (c Cgroup) Threads() ([]int, error) { return c.version().threads(c) }
 
 // Pressure reads c's CPU pressure; ok is false where the kernel keeps
-// none for a cgroup (v1, a v2 kernel built without PSI or booted psi=0).
+// none for a cgroup (v1; the top cgroup, whose pressure is the machine's,
+// /proc/pressure/cpu; a v2 kernel built without PSI or booted psi=0, where
+// cpu.pressure is absent or reading it fails with EOPNOTSUPP), which is no
+// error.
 func (c Cgroup) Pressure() (p Pressure, ok bool, err error) { return c.version().pressure(c) }
 
 // group is c's path below its hierarchy's mount point, as the library's
@@ -60,12 +66,19 @@ func (v2) pressure(c Cgroup) (Pressure, bool, error) {
 	if err != nil {
 		return Pressure{}, false, err
 	}
+	// The library reads cpu.pressure beside cpu.stat, and gives no PSI
+	// where the file is absent, unreadable (EOPNOTSUPP where PSI is off)
+	// or malformed.
 	psi := st.GetCPU().GetPSI()
 	if psi.GetSome() == nil {
-		return Pressure{}, false, nil // no cpu.pressure: a kernel without PSI
+		return Pressure{}, false, nil
 	}
 	us := func(total uint64) time.Duration { return time.Duration(total) * time.Microsecond }
-	return Pressure{Some: us(psi.GetSome().GetTotal()), Full: us(psi.GetFull().GetTotal())}, true, nil
+	p := Pressure{Some: us(psi.GetSome().GetTotal())}
+	if full := psi.GetFull(); full != nil {
+		p.Full, p.FullOK = us(full.GetTotal()), true
+	}
+	return p, true, nil
 }
 
 func (c Cgroup) v2Manager() (*cgroup2.Manager, error) {

@@ -7,6 +7,7 @@ import "time"
 // Pressure is a cgroup's CPU pressure totals; Linux only.
 type Pressure struct {
 	Some, Full time.Duration
+	FullOK     bool
 }
 
 // Threads: none off Linux.

@@ -184,10 +184,30 @@ func ContentionText(c *report.Contention) string {
 	if c.OthersCPUs != nil {
 		s += fmt.Sprintf("; others used %.2f CPUs", *c.OthersCPUs)
 	}
-	if c.PressureSomeMs != nil && c.PressureFullMs != nil {
-		s += fmt.Sprintf("; cpu.pressure some %s, full %s", table.MsSpaced(*c.PressureSomeMs), table.MsSpaced(*c.PressureFullMs))
+	if p := PressureText(c); p != "" {
+		s += "; cpu.pressure " + p
 	}
 	return s + "\n"
+}
+
+// PressureText is the window's cpu.pressure: some and full, each in ms
+// and as a share of the window ("some 30.00 ms (3.0% of the window), full
+// 10.00 ms (1.0%)"); "" where the kernel keeps none for the cgroup (v1, PSI off).
+func PressureText(c *report.Contention) string {
+	if c == nil || c.PressureSomeMs == nil {
+		return ""
+	}
+	one := func(name string, ms, share *float64, of string) string {
+		if ms == nil {
+			return name + " not kept"
+		}
+		s := name + " " + table.MsSpaced(*ms)
+		if share != nil {
+			s += fmt.Sprintf(" (%.1f%%%s)", 100**share, of)
+		}
+		return s
+	}
+	return one("some", c.PressureSomeMs, c.PressureSomeShare, " of the window") + ", " + one("full", c.PressureFullMs, c.PressureFullShare, "")
 }
 
 func migrationsText(source string) string {

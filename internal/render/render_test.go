@@ -272,7 +272,10 @@ func TestCommandSummaryHasNoWorkers(t *testing.T) {
 // The contention line: the wait, its share, and the kernel's figures.
 func TestContentionText(t *testing.T) {
 	assert.Equal(t, "", ContentionText(nil))
-	o, s, f := 0.4, 30.0, 10.0
-	got := ContentionText(&report.Contention{Threads: 3, RunDelayMs: 60, ThrottledMs: 40, WaitMs: 20, OnCPUMs: 380, WaitShare: 0.05, OthersCPUs: &o, PressureSomeMs: &s, PressureFullMs: &f})
-	assert.Equal(t, "  Contention:        waited 20.00 ms for CPUs others held, 5.0% of the time runnable and not throttled (run delay 60.00 ms less 40.00 ms throttled, 3 threads); others used 0.40 CPUs; cpu.pressure some 30.00 ms, full 10.00 ms\n", got)
+	o, s, f, ss, fs := 0.4, 30.0, 10.0, 0.075, 0.025
+	got := ContentionText(&report.Contention{Threads: 3, RunDelayMs: 60, ThrottledMs: 40, WaitMs: 20, OnCPUMs: 380, WaitShare: 0.05, OthersCPUs: &o, PressureSomeMs: &s, PressureFullMs: &f, PressureSomeShare: &ss, PressureFullShare: &fs})
+	assert.Equal(t, "  Contention:        waited 20.00 ms for CPUs others held, 5.0% of the time runnable and not throttled (run delay 60.00 ms less 40.00 ms throttled, 3 threads); others used 0.40 CPUs; cpu.pressure some 30.00 ms (7.5% of the window), full 10.00 ms (2.5%)\n", got)
+	assert.Equal(t, "some 30.00 ms (7.5% of the window), full not kept", PressureText(&report.Contention{PressureSomeMs: &s, PressureSomeShare: &ss}),
+		"a kernel that keeps some alone")
+	assert.Equal(t, "", PressureText(&report.Contention{Threads: 3}), "v1: no pressure")
 }

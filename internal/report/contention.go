@@ -33,10 +33,18 @@ type Contention struct {
 	// window, in CPUs on average; null where not known.
 	OthersCPUs *float64 `json:"others_cpus"`
 	// PressureSomeMs and PressureFullMs are the change of the cgroup's
-	// cpu.pressure totals (some, full) over the window: v2 only (null on
-	// v1); the kernel counts time held by the quota there too.
-	PressureSomeMs *float64 `json:"pressure_some_ms"`
-	PressureFullMs *float64 `json:"pressure_full_ms"`
+	// cpu.pressure totals (some: at least one of its threads runnable and
+	// not running; full: all of them) over the window: v2 only (null on v1,
+	// where the kernel keeps no pressure per cgroup, and where PSI is off;
+	// full null where the kernel keeps some alone). The kernel counts the
+	// time the quota held the threads there as well as their waits for
+	// CPUs others held. PressureSomeShare and PressureFullShare are each
+	// over the time between the two readings: the share of the window the
+	// cgroup was under that pressure, 0 to 1.
+	PressureSomeMs    *float64 `json:"pressure_some_ms"`
+	PressureFullMs    *float64 `json:"pressure_full_ms"`
+	PressureSomeShare *float64 `json:"pressure_some_share"`
+	PressureFullShare *float64 `json:"pressure_full_share"`
 	// Contended says the wait is a real share of the window
 	// (build.DefaultThresholds.ContendedShare): its figures are measured
 	// under contention, and the busy-machine warning says so.

@@ -75,10 +75,13 @@ type Tracker struct {
 	mu          sync.Mutex
 	first, last map[int]host.SchedStat
 	read        bool // a thread list was read
-	pressure0   *cgroup.Pressure
-	pressureOK  bool
-	pressure1   *cgroup.Pressure
-	started     bool
+	// pressure0 and pressure1 are the cgroup's CPU pressure at the
+	// window's start and end, read at at0 and at1.
+	pressure0  *cgroup.Pressure
+	pressureOK bool
+	pressure1  *cgroup.Pressure
+	at0, at1   time.Time
+	started    bool
 	// throttled is the cgroup's throttled time at the last sample; split
 	// says every sample read it, so waited holds the wait beyond the hold.
 	throttled time.Duration
@@ -146,7 +149,7 @@ func (t *Tracker) Open() {
 	t.sample()
 	if t.w.Pressure != nil {
 		if p, ok, err := t.w.Pressure(); err == nil && ok {
-			t.pressure0, t.pressureOK = &p, true
+			t.pressure0, t.pressureOK, t.at0 = &p, true, time.Now()
 		}
 	}
 }
@@ -183,7 +186,7 @@ func (t *Tracker) Close() *build.Waits {
 	t.sample()
 	if t.pressureOK {
 		if p, ok, err := t.w.Pressure(); err == nil && ok {
-			t.pressure1 = &p
+			t.pressure1, t.at1 = &p, time.Now()
 		}
 	}
 	t.mu.Lock()
@@ -203,9 +206,13 @@ func (t *Tracker) Close() *build.Waits {
 			w.OnCPU += l.OnCPU - f.OnCPU
 		}
 	}
-	if t.pressure0 != nil && t.pressure1 != nil && t.pressure1.Some >= t.pressure0.Some && t.pressure1.Full >= t.pressure0.Full {
-		some, full := t.pressure1.Some-t.pressure0.Some, t.pressure1.Full-t.pressure0.Full
-		w.PressureSome, w.PressureFull = &some, &full
+	if p0, p1 := t.pressure0, t.pressure1; p0 != nil && p1 != nil && p1.Some >= p0.Some {
+		some := p1.Some - p0.Some
+		w.PressureSome, w.PressureWindow = &some, t.at1.Sub(t.at0)
+		if p0.FullOK && p1.FullOK && p1.Full >= p0.Full {
+			full := p1.Full - p0.Full
+			w.PressureFull = &full
+		}
 	}
 	return w
 }

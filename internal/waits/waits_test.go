@@ -50,7 +50,7 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 		10: {OnCPU: ms(1000), RunDelay: ms(500)},
 		11: {OnCPU: ms(50), RunDelay: ms(40)},
 		12: {OnCPU: ms(900), RunDelay: ms(900)},
-	}, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10)}}
+	}, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10), FullOK: true}}
 	tr := NewTracker(f.readers())
 	tr.Open()
 	f.stats[10] = host.SchedStat{OnCPU: ms(1100), RunDelay: ms(520)}
@@ -60,7 +60,7 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 	tr.sample()
 	delete(f.stats, 11) // exits after the sample
 	f.stats[10] = host.SchedStat{OnCPU: ms(1200), RunDelay: ms(530)}
-	f.pressure = cgroup.Pressure{Some: ms(160), Full: ms(12)}
+	f.pressure = cgroup.Pressure{Some: ms(160), Full: ms(12), FullOK: true}
 	w := tr.Close()
 	require.NotNil(t, w)
 	assert.Equal(t, 4, w.Threads)
@@ -68,7 +68,67 @@ func TestWaitTrackerCountsEachThreadsWindow(t *testing.T) {
 	assert.Equal(t, ms(30+5+7), w.RunDelay)
 	require.NotNil(t, w.PressureSome)
 	assert.Equal(t, ms(60), *w.PressureSome)
+	require.NotNil(t, w.PressureFull)
 	assert.Equal(t, ms(2), *w.PressureFull)
+	assert.Positive(t, w.PressureWindow, "the time between the two readings")
+}
+
+// The pressure's window is the time between its two readings: the
+// growth's share of it is the share of the window the cgroup was under
+// pressure. Full is left out where the kernel keeps some alone (before
+// 5.13); both where the kernel keeps none (v1, PSI off), or where a
+// total went down (the cgroup made anew).
+func TestWaitTrackerPressure(t *testing.T) {
+	t.Parallel()
+	threads := map[int]host.SchedStat{10: {OnCPU: ms(1), RunDelay: ms(1)}}
+	t.Run("window", func(t *testing.T) {
+		t.Parallel()
+		f := &fakeThreads{stats: threads, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10), FullOK: true}}
+		tr := NewTracker(f.readers())
+		before := time.Now()
+		tr.Open()
+		time.Sleep(20 * time.Millisecond)
+		f.pressure = cgroup.Pressure{Some: ms(110), Full: ms(15), FullOK: true}
+		w := tr.Close()
+		elapsed := time.Since(before)
+		require.NotNil(t, w)
+		assert.GreaterOrEqual(t, w.PressureWindow, 20*time.Millisecond)
+		assert.LessOrEqual(t, w.PressureWindow, elapsed)
+	})
+	t.Run("some alone", func(t *testing.T) {
+		t.Parallel()
+		f := &fakeThreads{stats: threads, pressure: cgroup.Pressure{Some: ms(100)}}
+		tr := NewTracker(f.readers())
+		tr.Open()
+		f.pressure = cgroup.Pressure{Some: ms(130)}
+		w := tr.Close()
+		require.NotNil(t, w)
+		require.NotNil(t, w.PressureSome)
+		assert.Equal(t, ms(30), *w.PressureSome)
+		assert.Nil(t, w.PressureFull, "no full line: not known, not 0")
+	})
+	t.Run("none", func(t *testing.T) {
+		t.Parallel()
+		r := (&fakeThreads{stats: threads}).readers()
+		r.Pressure = func() (cgroup.Pressure, bool, error) { return cgroup.Pressure{}, false, nil }
+		tr := NewTracker(r)
+		tr.Open()
+		w := tr.Close()
+		require.NotNil(t, w, "the threads' waits are still read")
+		assert.Nil(t, w.PressureSome)
+		assert.Nil(t, w.PressureFull)
+	})
+	t.Run("went down", func(t *testing.T) {
+		t.Parallel()
+		f := &fakeThreads{stats: threads, pressure: cgroup.Pressure{Some: ms(100), Full: ms(10), FullOK: true}}
+		tr := NewTracker(f.readers())
+		tr.Open()
+		f.pressure = cgroup.Pressure{Some: ms(5), Full: ms(1), FullOK: true}
+		w := tr.Close()
+		require.NotNil(t, w)
+		assert.Nil(t, w.PressureSome)
+		assert.Nil(t, w.PressureFull)
+	})
 }
 
 // No thread list read: no waits (not zero waits); no tracker: nothing.

@@ -49,12 +49,25 @@ func Contend(bg Background, t report.Throttling, own *time.Duration, th Threshol
 	if c.WaitMs+c.OnCPUMs > 0 {
 		c.WaitShare = c.WaitMs / (c.WaitMs + c.OnCPUMs)
 	}
-	if w.PressureSome != nil && w.PressureFull != nil {
-		some, full := ms(*w.PressureSome), ms(*w.PressureFull)
-		c.PressureSomeMs, c.PressureFullMs = &some, &full
-	}
+	c.PressureSomeMs, c.PressureSomeShare = pressure(w.PressureSome, w.PressureWindow)
+	c.PressureFullMs, c.PressureFullShare = pressure(w.PressureFull, w.PressureWindow)
 	c.Contended = c.WaitShare >= th.ContendedShare && c.WaitMs >= ms(th.ContendedMin)
 	return c
+}
+
+// pressure is a cpu.pressure total's growth d in ms and as a share of the
+// window it grew over; nil, nil where it was not read. The share is nil
+// too where the window is not known.
+func pressure(d *time.Duration, window time.Duration) (msp, share *float64) {
+	if d == nil {
+		return nil, nil
+	}
+	m := ms(*d)
+	if window <= 0 {
+		return &m, nil
+	}
+	sh := float64(*d) / float64(window)
+	return &m, &sh
 }
 
 // busyMachine is the busy-machine warning, what may come out high named

@@ -10,6 +10,38 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 )
 
+// Pressure's growth in ms and as a share of the time between its two
+// readings; full apart from some (the kernel may keep some alone); no
+// share without a window; nothing where nothing was read.
+func TestContendPressure(t *testing.T) {
+	d := func(n int) *time.Duration { x := time.Duration(n) * time.Millisecond; return &x }
+	bg := Background{Window: time.Second, Waits: &Waits{Threads: 2, PressureSome: d(500), PressureFull: d(125), PressureWindow: 2 * time.Second}}
+	c := Contend(bg, report.Throttling{}, nil, DefaultThresholds)
+	require.NotNil(t, c)
+	require.NotNil(t, c.PressureSomeShare)
+	require.NotNil(t, c.PressureFullShare)
+	assert.InDelta(t, 500, *c.PressureSomeMs, 1e-9)
+	assert.InDelta(t, 125, *c.PressureFullMs, 1e-9)
+	assert.InDelta(t, 0.25, *c.PressureSomeShare, 1e-9, "over the pressure's own window, not the background's")
+	assert.InDelta(t, 0.0625, *c.PressureFullShare, 1e-9)
+
+	bg.Waits.PressureFull = nil
+	c = Contend(bg, report.Throttling{}, nil, DefaultThresholds)
+	assert.NotNil(t, c.PressureSomeMs)
+	assert.Nil(t, c.PressureFullMs)
+	assert.Nil(t, c.PressureFullShare)
+
+	bg.Waits.PressureWindow = 0
+	c = Contend(bg, report.Throttling{}, nil, DefaultThresholds)
+	assert.NotNil(t, c.PressureSomeMs)
+	assert.Nil(t, c.PressureSomeShare)
+
+	bg.Waits.PressureSome = nil
+	c = Contend(bg, report.Throttling{}, nil, DefaultThresholds)
+	assert.Nil(t, c.PressureSomeMs)
+	assert.Nil(t, c.PressureSomeShare)
+}
+
 func TestContend(t *testing.T) {
 	d := func(n int) *time.Duration { x := time.Duration(n) * time.Millisecond; return &x }
 	f := func(x float64) *float64 { return &x }

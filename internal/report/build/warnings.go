@@ -46,8 +46,13 @@ type Waits struct {
 	// Waited is the run delay beyond the quota's hold, taken apart thread
 	// by thread between samples (waits.Tracker says how); nil where the
 	// throttled time was not read at every sample.
-	Waited                     *time.Duration
+	Waited *time.Duration
+	// PressureSome and PressureFull are the growth of the cgroup's
+	// cpu.pressure totals between two readings PressureWindow apart (v2;
+	// nil on v1, where the kernel keeps none, and Full nil where it keeps
+	// some alone).
 	PressureSome, PressureFull *time.Duration
+	PressureWindow             time.Duration
 }
 
 // Thresholds of the warnings, in one place; DefaultThresholds says why each
