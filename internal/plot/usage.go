@@ -12,12 +12,58 @@ import (
 )
 
 // SaveUsage draws a sampled trace into path (.svg or .png), written whole or
-// not at all: the usage of every interval, the same at 1 s, and the limit.
+// not at all: the usage of every interval, the same at 1 s, and the limit;
+// below it, on the same time axis, the cgroup's CPU pressure in each
+// interval where it was read (v2).
 func SaveUsage(path string, f usage.File) error {
 	return usagePicture(f).save(path)
 }
 
-func usagePicture(f usage.File) picture { return stack(10*vg.Inch, 5*vg.Inch, []*panel{usagePanel(f)}) }
+func usagePicture(f usage.File) picture {
+	if p := pressurePanel(f); p != nil {
+		return stack(10*vg.Inch, 8*vg.Inch, []*panel{usagePanel(f), p})
+	}
+	return stack(10*vg.Inch, 5*vg.Inch, []*panel{usagePanel(f)})
+}
+
+// pressurePanel is the share of each interval the cgroup was under CPU
+// pressure (some, full: cpu.pressure's growth over the interval's span),
+// at the interval's middle as the usage is; nil where it was not read.
+func pressurePanel(f usage.File) *panel {
+	if f.PressureSomeMs == nil || len(f.TMs) == 0 {
+		return nil
+	}
+	p := &panel{
+		title: "cpu.pressure: the share of each interval some (at least one) or all of the cgroup's threads waited, for a CPU or its quota",
+		x:     axis{label: "time (s)"},
+		y:     axis{label: "pressure (% of the interval)"},
+	}
+	hi := 0.0
+	for i, s := range []struct {
+		name string
+		v    []float64
+	}{{"some", f.PressureSomeMs}, {"full", f.PressureFullMs}} {
+		if s.v == nil {
+			continue
+		}
+		var pts plotter.XYs
+		prev := 0.0
+		for j, at := range f.TMs {
+			if span := at - prev; span > 0 {
+				y := 100 * s.v[j] / span
+				pts = append(pts, plotter.XY{X: (prev + at) / 2000, Y: y})
+				hi = max(hi, y)
+			}
+			prev = at
+		}
+		l := newLine(s.name, pts, i, false)
+		l.Width = vg.Points(0.75)
+		p.lines = append(p.lines, l)
+	}
+	p.x.min, p.x.max = widen(0, f.TMs[len(f.TMs)-1]/1000)
+	p.y.min, p.y.max = widen(0, max(hi*1.05, 1))
+	return p
+}
 
 // usagePanel puts the two views side by side on one time axis: the spikes
 // the bandwidth controller sees per period, and the smooth line monitoring

@@ -97,3 +97,37 @@ func TestSaveUsagePNG(t *testing.T) {
 	img := decodePNG(t, path)
 	assert.Equal(t, 1200, img.Bounds().Dx())
 }
+
+// Where the pressure was read, a second panel on the same time axis: the
+// share of each interval under some and full pressure, at the interval's
+// middle; none where it was not (v1), and full left out where the kernel
+// keeps some alone.
+func TestUsagePressurePanel(t *testing.T) {
+	assert.Nil(t, pressurePanel(usageFile(2)), "no pressure read")
+	assert.Len(t, usagePicture(usageFile(2)).figs, 1)
+
+	f := usageFile(2)
+	f.PressureSomeMs, f.PressureFullMs = make([]float64, len(f.TMs)), make([]float64, len(f.TMs))
+	f.PressureSomeMs[3], f.PressureFullMs[3] = 60, 25
+	p := pressurePanel(f)
+	require.NotNil(t, p)
+	require.Len(t, p.lines, 2)
+	some, full := p.lines[0], p.lines[1]
+	assert.Equal(t, []string{"some", "full"}, []string{some.label, full.label})
+	require.Len(t, some.XYs, 25)
+	assert.InDelta(t, 0.35, some.XYs[3].X, 1e-9, "at its interval's middle, as the usage's spike")
+	assert.InDelta(t, 60, some.XYs[3].Y, 1e-9, "60 ms of a 100 ms interval")
+	assert.InDelta(t, 25, full.XYs[3].Y, 1e-9)
+	assert.InDelta(t, 2.5, p.x.max, 1e-9, "the usage panel's time axis")
+	assert.Greater(t, p.y.max, 60.0)
+	assert.Len(t, usagePicture(f).figs, 2)
+
+	f.PressureFullMs = nil
+	require.Len(t, pressurePanel(f).lines, 1)
+
+	path := filepath.Join(t.TempDir(), "usage.svg")
+	require.NoError(t, SaveUsage(path, f))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), ">pressure (% of the interval)<")
+}

@@ -40,7 +40,9 @@ func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.C
 			return f, nil, err
 		}
 	}
-	rec := usage.Sampler{Counter: counter, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU}.Run(ctx)
+	// The cgroup's CPU pressure beside its usage, where the kernel keeps
+	// it (v2): on v1 the first reading says there is none.
+	rec := usage.Sampler{Counter: counter, Clock: clock, Interval: r.Interval, Duration: r.Duration, CPU: host.ProcessCPU, Pressure: pressureOf(cg)}.Run(ctx)
 	if errors.Is(context.Cause(ctx), runner.ErrCommandExited) {
 		rec.Interrupted = false // sample -- CMD: the command's end is sampling's
 	}
@@ -65,4 +67,12 @@ func Run(ctx context.Context, r usage.Options, cg cgroup.Cgroup, counter usage.C
 		after = context.Cause(ctx)
 	}
 	return f, after, nil
+}
+
+// pressureOf reads cg's CPU pressure as the sampler takes it.
+func pressureOf(cg cgroup.Cgroup) func() (usage.Pressure, bool, error) {
+	return func() (usage.Pressure, bool, error) {
+		p, ok, err := cg.Pressure()
+		return usage.Pressure{Some: p.Some, Full: p.Full, FullOK: p.FullOK}, ok, err
+	}
 }

@@ -30,10 +30,22 @@ type File struct {
 	Interrupted   bool       `json:"interrupted"`
 	TMs           []float64  `json:"t_ms"`
 	UsageCPUs     []float64  `json:"usage_cpus"`
-	LimitCPUs     *float64   `json:"limit_cpus"`
-	Summary       struct {
+	// PressureSomeMs and PressureFullMs are the growth of the cgroup's
+	// cpu.pressure totals (some, full) over each interval, beside
+	// usage_cpus: v2 only, null where the kernel keeps none (v1, PSI off,
+	// the top cgroup) and full null where it keeps some alone.
+	PressureSomeMs []float64 `json:"pressure_some_ms"`
+	PressureFullMs []float64 `json:"pressure_full_ms"`
+	LimitCPUs      *float64  `json:"limit_cpus"`
+	Summary        struct {
 		Interval SummaryJSON  `json:"interval"`
 		Coarse   *SummaryJSON `json:"coarse"`
+		// The pressure's growth over the whole sampling, in ms and as a
+		// share of duration_ms; null where the series are.
+		PressureSomeMs    *float64 `json:"pressure_some_ms"`
+		PressureFullMs    *float64 `json:"pressure_full_ms"`
+		PressureSomeShare *float64 `json:"pressure_some_share"`
+		PressureFullShare *float64 `json:"pressure_full_share"`
 	} `json:"summary"`
 	Advice  Advice      `json:"advice"`
 	Sampler SamplerJSON `json:"sampler"`
@@ -130,6 +142,7 @@ func Build(rec Recording, m Meta) File {
 	for i := range f.TMs {
 		f.TMs[i] = ms(t.Samples[i+1].At - t.Samples[0].At)
 	}
+	f.pressure(rec.Pressure)
 	if m.Limit > 0 {
 		f.LimitCPUs = &m.Limit
 	}
@@ -167,6 +180,42 @@ func Build(rec Recording, m Meta) File {
 	f.Sampler.LateUs.P50, f.Sampler.LateUs.P99, f.Sampler.LateUs.Max = ls.P50, ls.P99, ls.Max
 	f.Sampler.Missed = rec.Missed
 	return f
+}
+
+// pressure fills the pressure's series and totals from its reading at
+// each sample (ps, one per sample; nil for none).
+func (f *File) pressure(ps []Pressure) {
+	n := len(f.TMs)
+	if n == 0 || len(ps) != n+1 {
+		return
+	}
+	f.PressureSomeMs = make([]float64, n)
+	full := ps[0].FullOK
+	for _, p := range ps {
+		full = full && p.FullOK
+	}
+	if full {
+		f.PressureFullMs = make([]float64, n)
+	}
+	for i := range n {
+		f.PressureSomeMs[i] = ms(ps[i+1].Some - ps[i].Some)
+		if full {
+			f.PressureFullMs[i] = ms(ps[i+1].Full - ps[i].Full)
+		}
+	}
+	total := func(d time.Duration) (*float64, *float64) {
+		m := ms(d)
+		if f.DurationMs <= 0 {
+			return &m, nil
+		}
+		sh := m / f.DurationMs
+		return &m, &sh
+	}
+	s := &f.Summary
+	s.PressureSomeMs, s.PressureSomeShare = total(ps[n].Some - ps[0].Some)
+	if full {
+		s.PressureFullMs, s.PressureFullShare = total(ps[n].Full - ps[0].Full)
+	}
 }
 
 // NoLimit says why there is no limit to advise, where the advised limit

@@ -32,15 +32,69 @@ func Write(w io.Writer, f File, format string) error {
 }
 
 // intervals is one row per interval: when it ended, how long it lasted,
-// the usage in it.
+// the usage in it, and the pressure's growth over it where it was read.
 func intervals(f File) *table.Table {
 	t := &table.Table{Columns: []table.Column{{Name: "t_ms"}, {Name: "span_ms"}, {Name: "usage_cpus"}}}
+	series := []struct {
+		name string
+		v    []float64
+	}{{"pressure_some_ms", f.PressureSomeMs}, {"pressure_full_ms", f.PressureFullMs}}
+	for _, s := range series {
+		if s.v != nil {
+			t.Columns = append(t.Columns, table.Column{Name: s.name})
+		}
+	}
 	prev := 0.0
 	for i, u := range f.UsageCPUs {
-		t.Rows = append(t.Rows, []string{num(f.TMs[i]), num(f.TMs[i] - prev), num(u)})
+		row := []string{num(f.TMs[i]), num(f.TMs[i] - prev), num(u)}
+		for _, s := range series {
+			if s.v != nil {
+				row = append(row, num(s.v[i]))
+			}
+		}
+		t.Rows = append(t.Rows, row)
 		prev = f.TMs[i]
 	}
 	return t
+}
+
+// pressureText is the line on the pressure: its growth over the sampling
+// in ms and as a share of it, and the most in one interval; "" where it
+// was not read.
+func pressureText(f File) string {
+	s := f.Summary
+	if s.PressureSomeMs == nil {
+		return ""
+	}
+	one := func(name string, total, share *float64, series []float64) string {
+		if total == nil {
+			return name + " not kept"
+		}
+		out := name + " " + table.Ms(*total)
+		if share != nil {
+			out += " (" + pct(*share) + ")"
+		}
+		most, at := 0.0, 0
+		for i, v := range series {
+			if v > most {
+				most, at = v, i
+			}
+		}
+		if span := f.TMs[at] - prevT(f, at); most > 0 && span > 0 {
+			out += ", at most " + pct(most/span) + " of one interval"
+		}
+		return out
+	}
+	return "cpu.pressure: " + one("some", s.PressureSomeMs, s.PressureSomeShare, f.PressureSomeMs) + "; " +
+		one("full", s.PressureFullMs, s.PressureFullShare, f.PressureFullMs) + "\n"
+}
+
+// prevT is when interval i began.
+func prevT(f File, i int) float64 {
+	if i == 0 {
+		return 0
+	}
+	return f.TMs[i-1]
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -84,6 +138,9 @@ func writeText(w io.Writer, f File) error {
 	}
 	if err := table.Text(w, t); err != nil {
 		return err
+	}
+	if p := pressureText(f); p != "" {
+		fmt.Fprint(w, "\n"+p)
 	}
 
 	writeAdvice(w, f)

@@ -43,6 +43,21 @@ type Sampler struct {
 	// CPU reads this process's CPU time, to report the sampler's own cost;
 	// nil leaves it unmeasured.
 	CPU func() (time.Duration, error)
+	// Pressure reads the cgroup's CPU pressure beside each reading of the
+	// counter (sample's: cgroup.Cgroup.Pressure); nil, or ok false at the
+	// first reading (v1, PSI off), reads none. It costs more than the
+	// counter: containerd/cgroups reads cpu.stat and cpu.pressure, and
+	// allocates.
+	Pressure func() (Pressure, bool, error)
+}
+
+// Pressure is a cgroup's CPU pressure totals at one reading (cgroup v2's
+// cpu.pressure, as internal/cgroup reads it; plain values here, so that a
+// trace names no machinery): the time some and all of its threads were
+// runnable and not running; FullOK says the kernel keeps full.
+type Pressure struct {
+	Some, Full time.Duration
+	FullOK     bool
 }
 
 // Recording is what a Sampler collected, and how well it kept time.
@@ -63,6 +78,10 @@ type Recording struct {
 	// Err is why sampling stopped early (a read failed, the counter went
 	// backwards); what was collected before it is kept.
 	Err error
+	// Pressure is the cgroup's CPU pressure at each sample of Trace; nil
+	// where it was not read at every one (none kept, a read that failed,
+	// a total that went down).
+	Pressure []Pressure
 }
 
 // Run samples until Duration has passed, ctx ends, or a read fails.
@@ -78,7 +97,11 @@ func (s Sampler) Run(ctx context.Context) Recording {
 		// collection, whose cycles wake threads of their own, while sampling.
 		n := min(last+1, maxPrealloc)
 		rec.Trace.Samples, rec.Late = make([]Sample, 0, n), make([]time.Duration, 0, n)
+		if s.Pressure != nil {
+			rec.Pressure = make([]Pressure, 0, n)
+		}
 	}
+	pressure := s.Pressure != nil
 	for k := 0; ; {
 		due := start + time.Duration(k)*s.Interval
 		if err := s.Clock.SleepUntil(ctx, due); err != nil {
@@ -87,6 +110,16 @@ func (s Sampler) Run(ctx context.Context) Recording {
 		}
 		t0 := s.Clock.Now()
 		u, err := s.Counter.Usage()
+		var p Pressure
+		if pressure && err == nil {
+			var ok bool
+			p, ok, err = s.Pressure()
+			// Pressure that cannot be read leaves the series out, never
+			// the usage.
+			if pressure = ok && err == nil; !pressure {
+				rec.Pressure, err = nil, nil
+			}
+		}
 		t1 := s.Clock.Now()
 		if err != nil {
 			rec.Err = fmt.Errorf("reading the usage counter: %w", err)
@@ -99,6 +132,13 @@ func (s Sampler) Run(ctx context.Context) Recording {
 		}
 		rec.Trace.Samples = append(rec.Trace.Samples, smp)
 		rec.Late = append(rec.Late, t0-due)
+		if pressure {
+			if n := len(rec.Pressure); n > 0 && (p.Some < rec.Pressure[n-1].Some || p.Full < rec.Pressure[n-1].Full) {
+				pressure, rec.Pressure = false, nil
+			} else {
+				rec.Pressure = append(rec.Pressure, p)
+			}
+		}
 		if k == last {
 			break
 		}
