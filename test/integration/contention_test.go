@@ -15,14 +15,19 @@ import (
 	tbreport "github.com/throttlebench/throttlebench/internal/report"
 )
 
-// contention is the contention block of a latency result.
+// contention is the contention block of a run's or a latency's result.
 type contention struct {
-	Threads        int      `json:"threads"`
-	WaitMs         float64  `json:"wait_ms"`
-	WaitShare      float64  `json:"wait_share"`
-	OnCPUMs        float64  `json:"on_cpu_ms"`
-	PressureSomeMs *float64 `json:"pressure_some_ms"`
-	Contended      bool     `json:"contended"`
+	Threads           int      `json:"threads"`
+	RunDelayMs        float64  `json:"run_delay_ms"`
+	ThrottledMs       float64  `json:"throttled_ms"`
+	WaitMs            float64  `json:"wait_ms"`
+	WaitShare         float64  `json:"wait_share"`
+	OnCPUMs           float64  `json:"on_cpu_ms"`
+	PressureSomeMs    *float64 `json:"pressure_some_ms"`
+	PressureFullMs    *float64 `json:"pressure_full_ms"`
+	PressureSomeShare *float64 `json:"pressure_some_share"`
+	PressureFullShare *float64 `json:"pressure_full_share"`
+	Contended         bool     `json:"contended"`
 }
 
 // besideLoops runs the work beside a busy loop at nice 0 pinned on each

@@ -177,7 +177,8 @@ type result struct {
 		ExpectedMs float64 `json:"expected_ms"`
 		Ratio      float64 `json:"ratio"`
 	} `json:"model"`
-	Warnings warnings `json:"warnings"`
+	Contention *contention `json:"contention"`
+	Warnings   warnings    `json:"warnings"`
 }
 
 type outcome struct {
