@@ -34,7 +34,8 @@ const PeakInterval = 100 * time.Millisecond
 // What a reading costs is the Counter's and the Clock's: with a
 // cgroup.UsageFile and a PollClock (sample's) it is one thread woken, one
 // read, and no allocation; with a cgroup.Cgroup and NewClock, an open, read
-// and close of the counter file and three threads woken.
+// and close of the counter file and three threads woken. Pressure, where
+// it is read (sample's on v2), adds its own reads and allocations.
 type Sampler struct {
 	Counter  Counter
 	Clock    Clock
