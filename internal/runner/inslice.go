@@ -40,6 +40,16 @@ func inCgroup[R warned](k Local, ctx context.Context, o Options,
 		note := report.Warn(report.KindCurrentCgroup, "ran in the current cgroup: cannot create a slice under %s (%v)", p.parent, err)
 		return current(ctx, o, started, append(p.notes, note))
 	}
+	// Where the default parent cannot be made (on v2, the top enables no
+	// cpu controller for its children: a container's private cgroup
+	// namespace, whose root is the container's own cgroup, holding its
+	// processes), auto mode without limits measures where it is, as in a
+	// v1 container. A parent the user named is refused as before.
+	var pe *cgroup.ParentError
+	if errors.As(err, &pe) && p.ownParent && o.Mode == ModeAuto && !o.LimitsSet {
+		note := report.Warn(report.KindCurrentCgroup, "ran in the current cgroup: %v", err)
+		return current(ctx, o, started, append(p.notes, note))
+	}
 	if err != nil {
 		return none, p.needsPrivilege(err, ", or measure the limits you are in with --cgroup current")
 	}

@@ -297,6 +297,41 @@ func TestPermissionDenied(t *testing.T) {
 	}
 }
 
+// Where the default parent cannot give slices their limits (v2's top
+// enables no cpu for its children: a container's own cgroup namespace),
+// auto mode without limits measures where it is and says why; with
+// limits, or under a parent the user named, the refusal stands.
+func TestDefaultParentRefusedFallsBack(t *testing.T) {
+	t.Parallel()
+	refused := &cgroup.ParentError{Given: "/fake/cpu/throttlebench", Reason: "/fake/cpu does not enable the cpu controller for its children"}
+	for _, tc := range []struct {
+		name      string
+		limitsSet bool
+		parent    string
+		fallBack  bool
+	}{
+		{name: "auto falls back", fallBack: true},
+		{name: "with limits refused", limitsSet: true},
+		{name: "a named parent refused", parent: "/fake/cpu/mine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &world{Kernel: runnertest.Kernel{Fail: map[string]error{"create": refused}}}
+			o := options(ModeAuto)
+			o.LimitsSet, o.Parent = tc.limitsSet, tc.parent
+			rep, err := w.local().Run(context.Background(), o)
+			if !tc.fallBack {
+				require.Error(t, err)
+				assert.ErrorContains(t, err, refused.Reason)
+				assert.NotContains(t, w.Log(), "self", "not measured where it is")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "current", rep.Cgroup.Mode)
+			assert.Contains(t, rep.Warnings, report.Warning{Kind: report.KindCurrentCgroup, Text: "ran in the current cgroup: " + refused.Reason})
+		})
+	}
+}
+
 // Without a cpu hierarchy, auto mode without limits measures where it is;
 // otherwise the error is the hierarchy's, for the caller to tell apart.
 func TestNoHierarchy(t *testing.T) {
