@@ -15,6 +15,7 @@
 #            most production nodes between 6.1 and this host's 6.18, the
 #            tracer's middle throttle model (issue 49)
 #   systemd  the stock systemd guest (test-systemd)
+#   docker-v2  Docker on cgroup v2 in the systemd guest (test-docker-v2)
 #   docker   the Docker image in a real engine (test-docker)
 #   kube     a real Kubernetes node (test-kube)
 # MAKE names the make to call (the Makefile passes its own); the VM boots'
@@ -22,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 make=${MAKE:-make}
-all=(host fuzz v2 smt tracer tracer-6.12 systemd docker kube)
+all=(host fuzz v2 smt tracer tracer-6.12 systemd docker-v2 docker kube)
 stages=("$@")
 ((${#stages[@]})) || stages=("${all[@]}")
 mkdir -p bin
@@ -36,6 +37,7 @@ stage_cmd() {
 	v2 | smt | tracer) test/vm/test-v2.sh "$1" ;;
 	tracer-6.12) TB_VM_KERNEL=6.12 test/vm/test-v2.sh tracer ;;
 	systemd) $make --no-print-directory test-systemd ;;
+	docker-v2) $make --no-print-directory test-docker-v2 ;;
 	docker) $make --no-print-directory test-docker ;;
 	kube) $make --no-print-directory test-kube ;;
 	*)

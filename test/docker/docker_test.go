@@ -28,6 +28,7 @@ type result struct {
 	Cgroup struct {
 		Mode          string  `json:"mode"`
 		Version       int     `json:"version"`
+		Path          string  `json:"path"`
 		PeriodUs      *int64  `json:"period_us"`
 		QuotaUs       int64   `json:"quota_us"`
 		EffectiveCPUs float64 `json:"effective_cpus"`

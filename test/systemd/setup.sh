@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # Build the stock systemd guest that test/systemd/run.sh boots: a Debian
-# bookworm image (systemd as PID 1, dbus-user-session, libpam-systemd, a
-# user tbuser 1000:1000) made by Debian's debvm-create from the Debian
-# mirror, with its own kernel and initrd taken out beside it.
+# bookworm image (systemd as PID 1, dbus-user-session, libpam-systemd,
+# Debian's docker.io, a user tbuser 1000:1000) made by Debian's
+# debvm-create from the Debian mirror, with its own kernel and initrd
+# taken out beside it.
 #
 # Usage: sudo bash test/systemd/setup.sh   (from any working directory)
 #
@@ -11,8 +12,8 @@
 # missing or when this script or tb-run changed (their hash is the stamp).
 #   * host packages (apt): debvm, mmdebstrap, qemu-system-x86 (no
 #     recommends), e2fsprogs (debugfs)
-#   * $TB_SYSTEMD_CACHE/image.ext4   the raw ext4 root (1 GiB, sparse; about
-#                                     450 MiB used)
+#   * $TB_SYSTEMD_CACHE/image.ext4   the raw ext4 root (2 GiB, sparse; about
+#                                     710 MiB used)
 #   * $TB_SYSTEMD_CACHE/vmlinuz, initrd.img, kernel.release, systemd.version
 #   * $TB_SYSTEMD_CACHE/stamp        the hash of the inputs
 # run.sh never writes the image: it boots it with qemu's -snapshot.
@@ -57,15 +58,24 @@ fi
 mkdir -p "$TB_SYSTEMD_CACHE"
 tb_mktemp TMP
 start=$(tb_now)
-tb_log "debvm-create -r $SUITE (systemd, dbus-user-session, libpam-systemd, make, tbuser)"
+tb_log "debvm-create -r $SUITE (systemd, dbus-user-session, libpam-systemd, make, docker.io, apparmor, tbuser)"
 # No ssh key and no NIC: the guest is reached only through its console and
 # the payload disk. tbuser is there for the cases without root (issue 26),
-# make for the Makefile's make run as that user.
-debvm-create -r "$SUITE" -o "$TMP/image.ext4" -- \
-	--include=dbus-user-session,libpam-systemd,procps,make \
+# make for the Makefile's make run as that user. docker.io (with its
+# containerd and runc) is the engine of the Docker guest (issue 50): its
+# units are disabled, so that the other guests' boots start none of it;
+# that guest configures it (docker/guest.sh). apparmor: the kernel has it
+# on, and the engine then loads its docker-default profile with
+# apparmor_parser, as on Debian's hosts (docker.io recommends it; without
+# it no container starts); its own unit, which parses every profile at
+# boot, is disabled too. 2 GiB (sparse): the engine's 260 MB beside the
+# system's 450 left too little room for images and layers.
+debvm-create -r "$SUITE" -z 2G -o "$TMP/image.ext4" -- \
+	--include=dbus-user-session,libpam-systemd,procps,make,docker.io,apparmor \
 	"--customize-hook=upload $HERE/tb-run /usr/local/sbin/tb-run" \
 	'--customize-hook=chmod 755 "$1/usr/local/sbin/tb-run"' \
 	'--customize-hook=chroot "$1" useradd -m -u 1000 -U -s /bin/sh tbuser' \
+	'--customize-hook=chroot "$1" systemctl disable docker.service docker.socket containerd.service apparmor.service' \
 	>"$TMP/create.log" 2>&1 || {
 	tail -n 30 "$TMP/create.log" >&2
 	tb_die 1 "debvm-create failed"

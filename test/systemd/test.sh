@@ -19,6 +19,9 @@ cp -a "$HERE/$GUEST/." "$PAYLOAD/"
 (cd "$HERE/../.." && CGO_ENABLED=0 go build -trimpath -o "$PAYLOAD/throttlebench" ./cmd/throttlebench)
 # The Makefile, for make run as a user (is sudo needed?), with the binary.
 cp "$HERE/../../Makefile" "$PAYLOAD/Makefile"
+# A guest that needs more brings its own payload.sh (docker: the image's
+# build context and test/docker's checks).
+[[ ! -f $HERE/$GUEST/payload.sh ]] || bash "$HERE/$GUEST/payload.sh" "$PAYLOAD"
 # A boot that hung or died (124, 125) before the payload started cannot be
 # ours: booted once more, and said so. Every boot ends in one line, also
 # appended to TB_VM_SUMMARY (make test prints them all at its end).
