@@ -57,6 +57,9 @@ func newCgroup(t testing.TB, limited bool) throttledCgroup {
 	cg := throttledCgroup{hier: hier, dir: filepath.Join(hier.MountPoint, fmt.Sprintf("tb-tracer-test-%d-%d", os.Getpid(), n))}
 	require.NoError(t, os.Mkdir(cg.dir, 0o755))
 	t.Cleanup(func() { removeCgroup(t, cg.dir) })
+	// Every test cgroup here is at the top: weighed, so that its quota,
+	// not the neighbours, decides when it is throttled (weigh says why).
+	cg.weigh(t)
 	if limited {
 		cg.limit(t)
 	}
@@ -78,7 +81,12 @@ func (cg throttledCgroup) limit(t testing.TB) {
 // yields the CPU to what runs in it and its quotas, not the neighbours,
 // decide how much it runs: beside a host loaded 14 deep, three children of
 // a parent at the default weight got less CPU than their 10 ms quotas and
-// one was never throttled.
+// one was never throttled. On this host's 6.18, beside a busy loop on
+// every CPU and the package's tests, a lone spinner held to 10 ms per
+// 100 ms at the default weight stayed runnable and unthrottled for 2-3 s
+// at a time (its periods went by, it did not run): TestSync and
+// TestHeldDrains, which wait 5 s for two throttles or for the spinner to
+// run to its exit, failed so.
 func (cg throttledCgroup) weigh(t testing.TB) {
 	if cg.hier.Version == 1 {
 		cg.write(t, "cpu.shares", strconv.Itoa(cgroup.DefaultParentWeight*1024/100))

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,14 +184,29 @@ func shapeHierarchy(t *testing.T) cgroup.Hierarchy {
 
 // newShapeGroup makes a cgroup at the top of hier (parent "": a pod, of a
 // name of its own) or in parent, limited to cpus (0: no limit), removed at
-// cleanup.
+// cleanup. A pod weighs what throttlebench's default parent does
+// (cgroup.DefaultParentWeight, 100 times the default): its limits, not
+// its weight against other work, must decide when it is throttled. At the
+// default weight, beside a busy loop on every CPU, the pod's share of a
+// CPU was about a third (its weight split between its two CPUs), barely
+// above TestShapeBothLimitsBind's 0.3 CPU: that test then waited its
+// minute for 60 throttles and failed in both of two runs of the package
+// (go run ./test/stress ./internal/tracer, one beside a loop a CPU, one
+// beside two); beside two, TestShapeLimitedPodLimitedContainer's 0.2 CPU
+// did too. Weighed, 10 runs of 10 passed beside a loop a CPU.
 func newShapeGroup(t *testing.T, hier cgroup.Hierarchy, parent, name string, cpus float64) shapeGroup {
-	if parent == "" {
+	top := parent == ""
+	if top {
 		parent, name = hier.MountPoint, fmt.Sprintf("tb-shape-%d-%d", os.Getpid(), shapeSeq.Add(1))
 	}
 	g := shapeGroup{hier: hier, dir: filepath.Join(parent, name)}
 	require.NoError(t, os.Mkdir(g.dir, 0o755))
 	t.Cleanup(func() { removeShapeGroup(t, g.dir) })
+	if top && hier.Version == 1 {
+		g.write(t, "cpu.shares", strconv.Itoa(cgroup.DefaultParentWeight*1024/100))
+	} else if top {
+		g.write(t, "cpu.weight", strconv.Itoa(cgroup.DefaultParentWeight))
+	}
 	if cpus > 0 {
 		quota := int64(cpus * float64(shapePeriod/time.Microsecond))
 		if hier.Version == 1 {
