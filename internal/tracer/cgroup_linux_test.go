@@ -83,8 +83,9 @@ func (cg throttledCgroup) limit(t testing.TB) {
 // a parent at the default weight got less CPU than their 10 ms quotas and
 // one was never throttled. On this host's 6.18, beside a busy loop on
 // every CPU and the package's tests, a lone spinner held to 10 ms per
-// 100 ms at the default weight stayed runnable and unthrottled for 2-3 s
-// at a time (its periods went by, it did not run): TestSync and
+// 100 ms at the default weight stayed runnable and unthrottled for up to
+// 7.4 s (its periods went by, it did not run; track_linux_test.go's hang
+// has the figures): TestSync and
 // TestHeldDrains, which wait 5 s for two throttles or for the spinner to
 // run to its exit, failed so.
 func (cg throttledCgroup) weigh(t testing.TB) {

@@ -87,20 +87,20 @@ func TestHeldDrains(t *testing.T) {
 	p, err := os.FindProcess(pid)
 	require.NoError(t, err)
 	require.NoError(t, p.Kill())
-	var n uint64
-	var left []string
-	drained := func() bool {
+	// held is what the program still holds: its count, and each entry
+	// with its thread's state.
+	held := func() (n uint64, left []string) {
 		require.NoError(t, tr.objs.Nheld.Get(&n))
-		left = left[:0]
 		var tid uint32
 		var h throttleHold
 		for it := tr.objs.Held.Iterate(); it.Next(&tid, &h); {
 			left = append(left, fmt.Sprintf("tid %d (cpu %d, group %d): %s", tid, h.Cpu, h.Group, threadState(int(tid))))
 		}
-		return n == 0 && len(left) == 0
+		return n, left
 	}
+	drained := func() bool { n, left := held(); return n == 0 && len(left) == 0 }
 	if !assert.Eventually(t, drained, hang, 10*time.Millisecond) {
-		drained()
+		n, left := held()
 		t.Errorf("after its thread %d was killed, nheld %d and the held map %q", pid, n, left)
 	}
 }
