@@ -285,7 +285,8 @@ func TestTraceSiblingGroups(t *testing.T) {
 // traceSiblings traces TestTraceSiblingGroups' load for 1.5 s: how many
 // groups the events name, and their union against the summed counters.
 func traceSiblings(t testing.TB) (int, traced) {
-	parent := newCgroup(t, false) // weighed, as every cgroup newCgroup makes
+	parent := newCgroup(t, false)
+	parent.weigh(t)
 	var kids []throttledCgroup
 	for i := range 3 {
 		kid := parent.limitedChild(t, fmt.Sprintf("kid%d", i))

@@ -66,6 +66,7 @@ func TestCgroupNamespaces(t *testing.T) {
 // cpu.cfs_burst_us), read from inside by run --cgroup current. Meanwhile
 // sample, the container's first process, samples the container itself:
 // the run's work is in its series, and Ctrl-C (SIGINT) ends it cleanly.
+// Both read the container's cpu.pressure on v2 (issue 50).
 func TestBurstAndSampleInsideContainer(t *testing.T) {
 	img := image(t)
 	// Named, and its removal set before it runs: a run that fails to start
@@ -89,8 +90,20 @@ func TestBurstAndSampleInsideContainer(t *testing.T) {
 			BurstUs       int64   `json:"burst_us"`
 			EffectiveCPUs float64 `json:"effective_cpus"`
 		} `json:"cgroup"`
+		Contention *struct {
+			PressureSomeMs *float64 `json:"pressure_some_ms"`
+		} `json:"contention"`
 	}
 	require.NoError(t, json.Unmarshal(runOut, &r), string(runOut))
+	// The container's own cpu.pressure on v2 (none per cgroup on v1): its
+	// worker, wanting a whole CPU, is held half of each period by 0.5.
+	require.NotNil(t, r.Contention, "the run's waits were read")
+	if unified() {
+		require.NotNil(t, r.Contention.PressureSomeMs, "v2: the container's cpu.pressure")
+		assert.Positive(t, *r.Contention.PressureSomeMs, "a worker held by the quota is under pressure")
+	} else {
+		assert.Nil(t, r.Contention.PressureSomeMs, "v1 keeps no pressure per cgroup")
+	}
 	assert.Equal(t, "current", r.Cgroup.Mode)
 	assert.Equal(t, int64(50000), r.Cgroup.QuotaUs)
 	assert.Equal(t, int64(20000), r.Cgroup.BurstUs, "the burst written on the host, read inside")
@@ -109,6 +122,7 @@ func TestBurstAndSampleInsideContainer(t *testing.T) {
 		} `json:"cgroup"`
 		Interrupted bool      `json:"interrupted"`
 		UsageCPUs   []float64 `json:"usage_cpus"`
+		PressureMs  []float64 `json:"pressure_some_ms"`
 	}
 	require.NoError(t, json.Unmarshal(logs, &f), string(logs))
 	assert.Equal(t, hostVersion(), f.Cgroup.Version)
@@ -122,6 +136,16 @@ func TestBurstAndSampleInsideContainer(t *testing.T) {
 	// The run keeps the container at its 0.5 CPU for three iterations, more
 	// than one 100 ms interval whole: a tenth of a CPU is far below it.
 	assert.Greater(t, peak, 0.1, "the run's work in the container's series (%d intervals)", len(f.UsageCPUs))
+	if unified() {
+		require.Len(t, f.PressureMs, len(f.UsageCPUs), "v2: the container's pressure, an interval each")
+		sum := 0.0
+		for _, p := range f.PressureMs {
+			sum += p
+		}
+		assert.Positive(t, sum, "the run held by the container's quota is in its pressure series")
+	} else {
+		assert.Empty(t, f.PressureMs, "v1 keeps no pressure per cgroup")
+	}
 }
 
 // containerBurstFile is the burst file on this host of container id's
