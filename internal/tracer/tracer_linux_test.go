@@ -448,11 +448,14 @@ func TestStartNeedsACgroupDirectory(t *testing.T) {
 
 // TestStartStopRepeatedly: tracers come and go while a throttled thread
 // switches (as in a sweep, or the soak): each Stop leaves nothing behind,
-// and the kernel takes it (a check for kernels such as the VM's 6.1).
+// and the kernel takes it (a check for kernels such as the VM's 6.1). Ten
+// times, each of the five pauses between Start and Stop twice: under TCG a
+// start and stop takes about 2.6 s (the verifier), and twenty took 60 s of
+// each tracer lane of make test; make soak starts and stops far more.
 func TestStartStopRepeatedly(t *testing.T) {
 	cg := newThrottledCgroup(t)
 	startSpinner(t, cg.dir)
-	for i := range 20 {
+	for i := range 10 {
 		tr, err := Start(cg.dir, func(throttle.Event) {})
 		require.NoError(t, err, "start %d", i)
 		info, err := tr.prog.Info()
