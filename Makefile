@@ -11,8 +11,9 @@
 #                (test/stages.sh): unit + host cgroups (test-host),
 #                six boundary fuzz targets for 3s each (test-fuzz), cgroup v2 in a VM
 #                (test-vm), a stock systemd guest (test-systemd), Docker
-#                on cgroup v2 in it (test-docker-v2), the Docker image
-#                (test-docker), a real Kubernetes node (test-kube)
+#                and a Kubernetes 1.35 node on cgroup v2 in it
+#                (test-containers-v2), the Docker image (test-docker), a
+#                real Kubernetes node on this host's v1 (test-kube)
 #   make fuzz    every fuzz target for FUZZTIME (60s) each: about 14 minutes
 #   make test-stress  the timing-sensitive packages' tests STRESS_N (5)
 #                times beside a busy loop pinned to each CPU (root), and how
@@ -86,7 +87,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker-v2 test-docker test-kube fuzz soak bench bench-vm bench-check benchhist image clean
+.PHONY: build install run check docs generate test test-host test-stress test-fuzz test-vm test-systemd test-docker-v2 test-containers-v2 test-docker test-kube fuzz soak bench bench-vm bench-check benchhist image clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/throttlebench
@@ -180,6 +181,14 @@ test-systemd:
 test-docker-v2:
 	mkdir -p bin; bash test/systemd/setup.sh
 	TB_VM_SUMMARY=$(CURDIR)/$(VM_BOOTS) bash test/systemd/test.sh docker
+
+# The same guest, and after its Docker checks a Kubernetes 1.35 node in it
+# (test/kube/v2.sh): kubelet and containerd with the systemd cgroup driver
+# in the guest, the control plane on this host through ports qemu forwards
+# on 127.0.0.1; test/kube's checks of the pods' cgroups run in the guest.
+# make test runs this one boot for both (stage containers-v2).
+test-containers-v2:
+	mkdir -p bin; TB_VM_SUMMARY=$(CURDIR)/$(VM_BOOTS) test/kube/v2.sh
 
 # The container path: a real Docker engine (started and stopped here if none
 # runs), the image, docker run with --cpu-period/--cpu-quota and --cpus.

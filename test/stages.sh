@@ -15,15 +15,16 @@
 #            most production nodes between 6.1 and this host's 6.18, the
 #            tracer's middle throttle model (issue 49)
 #   systemd  the stock systemd guest (test-systemd)
-#   docker-v2  Docker on cgroup v2 in the systemd guest (test-docker-v2)
+#   containers-v2  Docker and a Kubernetes 1.35 node on cgroup v2, in one
+#            boot of the systemd guest (test-containers-v2: test/kube/v2.sh)
 #   docker   the Docker image in a real engine (test-docker)
-#   kube     a real Kubernetes node (test-kube)
+#   kube     a real Kubernetes node on this host's cgroup v1 (test-kube)
 # MAKE names the make to call (the Makefile passes its own); the VM boots'
 # summary goes to TB_VM_SUMMARY (bin/test-vm-boots.txt).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 make=${MAKE:-make}
-all=(host fuzz v2 smt tracer tracer-6.12 systemd docker-v2 docker kube)
+all=(host fuzz v2 smt tracer tracer-6.12 systemd containers-v2 docker kube)
 stages=("$@")
 ((${#stages[@]})) || stages=("${all[@]}")
 mkdir -p bin
@@ -37,7 +38,7 @@ stage_cmd() {
 	v2 | smt | tracer) test/vm/test-v2.sh "$1" ;;
 	tracer-6.12) TB_VM_KERNEL=6.12 test/vm/test-v2.sh tracer ;;
 	systemd) $make --no-print-directory test-systemd ;;
-	docker-v2) $make --no-print-directory test-docker-v2 ;;
+	containers-v2) $make --no-print-directory test-containers-v2 ;;
 	docker) $make --no-print-directory test-docker ;;
 	kube) $make --no-print-directory test-kube ;;
 	*)
@@ -56,7 +57,7 @@ rows=()
 failed=0
 for s in "${stages[@]}"; do
 	if ((stop)); then
-		rows+=("$(printf '%-11s %-8s %8s %6s  %s' "$s" "-" "-" "-" "not run (interrupted)")")
+		rows+=("$(printf '%-13s %-8s %8s %6s  %s' "$s" "-" "-" "-" "not run (interrupted)")")
 		continue
 	fi
 	start=$(date +%s.%N)
@@ -68,7 +69,7 @@ for s in "${stages[@]}"; do
 	verdict=ok
 	((rc == 0)) || { verdict="FAILED (exit $rc)"; failed=1; }
 	echo "== stage $s: end $(date -u +%H:%M:%S), $verdict, ${took} s"
-	rows+=("$(printf '%-11s %-8s %8s %6s  %s' "$s" "$(date -u -d "@${start%.*}" +%H:%M:%S)" "$(date -u -d "@${end%.*}" +%H:%M:%S)" "$took" "$verdict")")
+	rows+=("$(printf '%-13s %-8s %8s %6s  %s' "$s" "$(date -u -d "@${start%.*}" +%H:%M:%S)" "$(date -u -d "@${end%.*}" +%H:%M:%S)" "$took" "$verdict")")
 done
 
 echo
@@ -76,7 +77,7 @@ echo "make test: the VM boots, one line per guest:"
 cat "$TB_VM_SUMMARY"
 echo
 echo "make test: the stages (UTC; seconds):"
-printf '%-11s %-8s %8s %6s  %s\n' stage start end took result
+printf '%-13s %-8s %8s %6s  %s\n' stage start end took result
 printf '%s\n' "${rows[@]}"
 ((stop)) && exit "$stop"
 exit "$failed"

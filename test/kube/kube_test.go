@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -133,10 +134,13 @@ func (c cluster) runningPod(t *testing.T, selector string) corev1.Pod {
 	return running
 }
 
-// onHost is what the host shows of one running pod.
+// onHost is what the host shows of one running pod: its cgroup version,
+// both quotas and periods (µs), and the container's cpu.shares (v1) or
+// cpu.weight (v2).
 type onHost struct {
-	podQuota, podPeriod, ctrQuota, ctrPeriod, ctrShares int64
-	procs                                               []proc
+	version                                                        int
+	podQuota, podPeriod, ctrQuota, ctrPeriod, ctrShares, ctrWeight int64
+	procs                                                          []proc
 }
 
 // proc is what /proc shows of one of the container's processes.
@@ -149,19 +153,32 @@ type proc struct {
 	age time.Duration
 }
 
-// readHost reads a running pod's cgroups (v1, the kubelet's cgroupfs
-// driver: a Guaranteed pod's cgroup is kubepods/pod<UID>, its container's
-// below it, named by the container's ID) and its container's processes.
+// readHost reads a running pod's cgroups and its container's processes.
+// On v1 (the kubelet's cgroupfs driver) a Guaranteed pod's cgroup is
+// kubepods/pod<UID> under the cpu controller, its container's below it,
+// named by the container's ID. On v2 (the systemd driver) the container is
+// the scope cri-containerd-<ID>.scope, in its pod's slice
+// (kubepods-pod<UID with underscores>.slice for a Guaranteed pod), and the
+// limits are cpu.max and cpu.weight.
 func readHost(t *testing.T, p corev1.Pod) onHost {
 	t.Helper()
 	require.Len(t, p.Status.ContainerStatuses, 1)
 	id := strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
-	pod := filepath.Join("/sys/fs/cgroup/cpu/kubepods", "pod"+string(p.UID))
-	ctr := filepath.Join(pod, id)
-	h := onHost{
-		podQuota: readInt(t, pod, "cpu.cfs_quota_us"), podPeriod: readInt(t, pod, "cpu.cfs_period_us"),
-		ctrQuota: readInt(t, ctr, "cpu.cfs_quota_us"), ctrPeriod: readInt(t, ctr, "cpu.cfs_period_us"),
-		ctrShares: readInt(t, ctr, "cpu.shares"),
+	var h onHost
+	var ctr string
+	if h.version = cgroupVersion(t); h.version == 2 {
+		ctr = findScope(t, "cri-containerd-"+id+".scope")
+		pod := filepath.Dir(ctr)
+		require.Contains(t, filepath.Base(pod), "pod"+strings.ReplaceAll(string(p.UID), "-", "_"), "%s: the container's scope is not in its pod's slice", ctr)
+		h.podQuota, h.podPeriod = readMax(t, pod)
+		h.ctrQuota, h.ctrPeriod = readMax(t, ctr)
+		h.ctrWeight = readInt(t, ctr, "cpu.weight")
+	} else {
+		pod := filepath.Join("/sys/fs/cgroup/cpu/kubepods", "pod"+string(p.UID))
+		ctr = filepath.Join(pod, id)
+		h.podQuota, h.podPeriod = readInt(t, pod, "cpu.cfs_quota_us"), readInt(t, pod, "cpu.cfs_period_us")
+		h.ctrQuota, h.ctrPeriod = readInt(t, ctr, "cpu.cfs_quota_us"), readInt(t, ctr, "cpu.cfs_period_us")
+		h.ctrShares = readInt(t, ctr, "cpu.shares")
 	}
 	pids, err := os.ReadFile(filepath.Join(ctr, "cgroup.procs"))
 	require.NoError(t, err)
@@ -170,6 +187,51 @@ func readHost(t *testing.T, p corev1.Pod) onHost {
 	}
 	require.NotEmpty(t, h.procs, "no process in %s", ctr)
 	return h
+}
+
+// cgroupVersion is the node's: 2 where /sys/fs/cgroup is cgroup2 alone.
+func cgroupVersion(t *testing.T) int {
+	t.Helper()
+	var st unix.Statfs_t
+	require.NoError(t, unix.Statfs("/sys/fs/cgroup", &st))
+	if st.Type == unix.CGROUP2_SUPER_MAGIC {
+		return 2
+	}
+	return 1
+}
+
+// findScope finds a container's scope below kubepods.slice.
+func findScope(t *testing.T, name string) string {
+	t.Helper()
+	var found string
+	err := filepath.WalkDir("/sys/fs/cgroup/kubepods.slice", func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == name {
+			found = path
+			return filepath.SkipAll
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, found, "no %s below /sys/fs/cgroup/kubepods.slice", name)
+	return found
+}
+
+// readMax reads cpu.max: the quota ("max": -1, as v1 writes none) and the
+// period, in µs.
+func readMax(t *testing.T, dir string) (quota, period int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.Len(t, f, 2, "%s/cpu.max: %q", dir, b)
+	quota = -1
+	if f[0] != "max" {
+		quota, err = strconv.ParseInt(f[0], 10, 64)
+		require.NoError(t, err)
+	}
+	period, err = strconv.ParseInt(f[1], 10, 64)
+	require.NoError(t, err)
+	return quota, period
 }
 
 func readInt(t *testing.T, dir, file string) int64 {
@@ -245,8 +307,12 @@ func (c cluster) sweep(t *testing.T, dir, id string, extra ...string) []onHost {
 		c.k(t, "apply", "-f", file, "-l", sel)
 		running := c.runningPod(t, sel)
 		h := readHost(t, running)
-		t.Logf("%s: pod %s, quota/period: pod %d/%d, container %d/%d, cpu.shares %d; %d processes, read %v after the container's start",
-			sel, running.Name, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, h.ctrShares, len(h.procs), h.procs[0].age.Round(time.Millisecond))
+		share := fmt.Sprintf("cpu.shares %d", h.ctrShares)
+		if h.version == 2 {
+			share = fmt.Sprintf("cpu.weight %d", h.ctrWeight)
+		}
+		t.Logf("%s: pod %s, cgroup v%d, quota/period: pod %d/%d, container %d/%d, the container's %s; %d processes, read %v after the container's start",
+			sel, running.Name, h.version, h.podQuota, h.podPeriod, h.ctrQuota, h.ctrPeriod, share, len(h.procs), h.procs[0].age.Round(time.Millisecond))
 		seen = append(seen, h)
 		c.k(t, "wait", "job", "-l", sel, "--for=condition=Complete", "--timeout=2m")
 	}
@@ -274,13 +340,23 @@ func readResults(t *testing.T, file string) []report.Report {
 }
 
 // TestEmittedSweepOnARealNode: the Jobs run, each pod's cgroups carry the
-// quota asked, its processes the security context asked, and collect and
-// compare read the results back, a failed pod reported as failed.
+// quota asked, its processes the security context asked, and collect reads
+// the results back ("one sweep"); then compare, and a failed pod reported as
+// failed ("a second sweep"). The v2 node (test/kube/v2.sh) runs the first
+// alone: the second changes nothing between cgroup versions.
 func TestEmittedSweepOnARealNode(t *testing.T) {
 	c := newCluster(t)
 	c.fresh(t, "a", "b", "bad")
 	dir := t.TempDir()
+	a := filepath.Join(dir, "a.json")
+	if !t.Run("one sweep", func(t *testing.T) { c.oneSweep(t, dir, a) }) {
+		return
+	}
+	t.Run("a second sweep, a failed pod, compare", func(t *testing.T) { c.secondSweep(t, dir, a) })
+}
 
+// oneSweep: sweep a's Jobs, read on the host and collected into file a.
+func (c cluster) oneSweep(t *testing.T, dir, a string) {
 	seenA := c.sweep(t, dir, "a")
 	for i, h := range seenA {
 		want := limits[i] * cfsPeriod / 1000
@@ -290,7 +366,13 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 		assert.Equal(t, want, h.ctrQuota, "container's quota, %dm", limits[i])
 		assert.Equal(t, int64(cfsPeriod), h.podPeriod, "pod's period, %dm", limits[i])
 		assert.Equal(t, want, h.podQuota, "pod's quota, %dm", limits[i])
-		assert.Equal(t, limits[i]*1024/1000, h.ctrShares, "container's cpu.shares (request × 1024), %dm", limits[i])
+		if h.version == 2 {
+			// runc's conversion of the request's shares (× 1024) to
+			// a weight, 1 to 10000.
+			assert.Equal(t, 1+(limits[i]*1024/1000-2)*9999/262142, h.ctrWeight, "container's cpu.weight, %dm", limits[i])
+		} else {
+			assert.Equal(t, limits[i]*1024/1000, h.ctrShares, "container's cpu.shares (request × 1024), %dm", limits[i])
+		}
 		// The security context, as runc applied it: user and group 65534,
 		// no new privileges, no capabilities, seccomp filtering
 		// (RuntimeDefault), a read-only root.
@@ -306,7 +388,6 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 
 	// collect: one result per configuration on the one node, nothing
 	// missing (exit 0).
-	a := filepath.Join(dir, "a.json")
 	_, summary := c.tb(t, 0, "collect", c.logs(t, dir, "a", "a"), "-o", a)
 	t.Log(strings.TrimSpace(summary))
 	assert.Contains(t, summary, "3 results from 3 pods")
@@ -316,7 +397,7 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 		h := seenA[i]
 		assert.Equal(t, c.node, r.Host.Node, "config %d's node", i)
 		assert.Equal(t, "current", r.Cgroup.Mode)
-		assert.Equal(t, 1, r.Cgroup.Version)
+		assert.Equal(t, h.version, r.Cgroup.Version)
 		require.NotNil(t, r.Cgroup.PeriodUs)
 		assert.Equal(t, h.ctrPeriod, *r.Cgroup.PeriodUs, "config %d's period as the pod read it", i)
 		assert.Equal(t, h.ctrQuota, r.Cgroup.QuotaUs, "config %d's quota as the pod read it", i)
@@ -332,9 +413,12 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 		assert.Positive(t, *r.Throttling.ThrottledMs, "config %d's throttled_ms", i)
 	}
 
-	// A second sweep, and beside it a Job whose pod fails (its command is
-	// not in the image): collect writes the three results and lists the
-	// failed pod, exit 1.
+}
+
+// secondSweep: a second sweep, and beside it a Job whose pod fails (its
+// command is not in the image): collect writes the three results and lists
+// the failed pod, exit 1; compare pairs them with file a's.
+func (c cluster) secondSweep(t *testing.T, dir, a string) {
 	c.sweep(t, dir, "b")
 	bad := filepath.Join(dir, "bad.yaml")
 	c.tb(t, 0, "sweep", "--cpus", "0.5", "--sweep-id", "bad", "--ttl", "0", "--image", "throttlebench:dev",
@@ -345,7 +429,7 @@ func TestEmittedSweepOnARealNode(t *testing.T) {
 	require.Len(t, pods, 1)
 	assert.Equal(t, corev1.PodFailed, pods[0].Status.Phase)
 	b := filepath.Join(dir, "b.json")
-	_, summary = c.tb(t, 1, "collect", c.logs(t, dir, "b", "b", "bad"), "-o", b)
+	_, summary := c.tb(t, 1, "collect", c.logs(t, dir, "b", "b", "bad"), "-o", b)
 	t.Log(strings.TrimSpace(summary))
 	assert.Contains(t, summary, "no result from pod/"+pods[0].Name+"/throttlebench")
 	assert.Contains(t, summary, "3 results from 4 pods")

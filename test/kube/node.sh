@@ -1,6 +1,8 @@
 # node.sh: a single-node Kubernetes cluster on this host for make test-kube
 # (issue 37), sourced by run.sh: node_up starts it, node_down takes it all
 # down again, and host_state writes what must be the same before and after.
+# v2.sh (the v2 node, issue 50) runs control_start and control_ready alone
+# here, its kubelet and containerd in a guest, and node_down as well.
 #
 # From build.sh's upstream binaries and Debian's containerd, runc and CNI
 # plugins, everything on 127.0.0.1 with no CA work:
@@ -54,6 +56,7 @@ TBK_PIDS=()     # started by node_up, in order
 TBK_KUBELET=    # the kubelet's PID, once started
 TBK_BEFORE=     # host_state before node_up
 TBK=            # the state directory
+TBK_START=      # $SECONDS at control_start
 
 tbk_log() { echo "node.sh: $*" >&2; }
 
@@ -132,26 +135,19 @@ tbk_start() { # NAME CMD...: in the background, its output in $TBK/NAME.log
 kc() { "$B/kubectl" --kubeconfig "$TBK/kubeconfig" "$@"; }
 tbk_ctr() { ctr --address "$TBK/containerd.sock" -n k8s.io "$@"; }
 
-node_up() {
-	local c image
-	for c in /sys/fs/cgroup/*/kubepods; do
-		[ -e "$c" ] && { tbk_log "$c exists: another kubelet runs on this host; not starting a second"; return 1; }
-	done
-	if ip link show tbk0 >/dev/null 2>&1; then tbk_log "a link tbk0 exists already"; return 1; fi
+# control_start: the host's state noted, $TBK made, etcd and the apiserver
+# started (not waited for: the caller starts what else it can meanwhile).
+# control_ready then waits for the apiserver and starts the controller-
+# manager and the scheduler. The v2 node (v2.sh) runs these alone on the
+# host: its kubelet and containerd run in the guest.
+control_start() {
 	TBK_BEFORE=$(host_state)
 	TBK=$(mktemp -d /tmp/tbk.XXXXXX)
 	mkdir -p "$TBK/certs" "$TBK/cni/net.d" "$TBK/kubelet" "$TBK/pod-logs"
 	openssl genrsa -out "$TBK/sa.key" 2048 2>/dev/null
 	echo "tb-token,admin,admin,system:masters" >"$TBK/tokens.csv"
-	cat >"$TBK/kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: tb, cluster: {server: "$TBK_API", insecure-skip-tls-verify: true}}]
-users: [{name: admin, user: {token: tb-token}}]
-contexts: [{name: tb, context: {cluster: tb, user: admin}}]
-current-context: tb
-EOF
-	local start=$SECONDS
+	tbk_kubeconfig "$TBK_API" >"$TBK/kubeconfig"
+	TBK_START=$SECONDS
 	tbk_start etcd "$B/etcd" --data-dir "$TBK/etcd" \
 		--listen-client-urls http://127.0.0.1:23790 --advertise-client-urls http://127.0.0.1:23790 \
 		--listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
@@ -162,7 +158,37 @@ EOF
 		--kubelet-preferred-address-types=Hostname \
 		--service-cluster-ip-range=10.96.0.0/24 --service-account-issuer=https://kubernetes.default.svc \
 		--service-account-key-file="$TBK/sa.key" --service-account-signing-key-file="$TBK/sa.key"
+}
 
+control_ready() {
+	tbk_wait "the apiserver's /readyz" 60 kc get --raw /readyz || return 1
+	tbk_log "apiserver ready after $((SECONDS - TBK_START)) s"
+	tbk_start controller-manager "$B/kube-controller-manager" --kubeconfig="$TBK/kubeconfig" \
+		--leader-elect=false --secure-port=0 --service-account-private-key-file="$TBK/sa.key" \
+		--use-service-account-credentials=false
+	tbk_start scheduler "$B/kube-scheduler" --kubeconfig="$TBK/kubeconfig" --leader-elect=false --secure-port=0
+}
+
+# tbk_kubeconfig SERVER: the admin's kubeconfig for an apiserver at SERVER
+# (its certificate self-signed, so not verified; the token is the one user).
+tbk_kubeconfig() {
+	cat <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: tb, cluster: {server: "$1", insecure-skip-tls-verify: true}}]
+users: [{name: admin, user: {token: tb-token}}]
+contexts: [{name: tb, context: {cluster: tb, user: admin}}]
+current-context: tb
+EOF
+}
+
+node_up() {
+	local c image
+	for c in /sys/fs/cgroup/*/kubepods; do
+		[ -e "$c" ] && { tbk_log "$c exists: another kubelet runs on this host; not starting a second"; return 1; }
+	done
+	if ip link show tbk0 >/dev/null 2>&1; then tbk_log "a link tbk0 exists already"; return 1; fi
+	control_start
 	# The runtime meanwhile.
 	cat >"$TBK/cni/net.d/10-tbk.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "tbk", "plugins": [{"type": "bridge", "bridge": "tbk0",
@@ -195,18 +221,16 @@ EOF
 		tbk_ctr images import "$image" >/dev/null || { tbk_log "import $image failed"; return 1; }
 	done
 
-	tbk_wait "the apiserver's /readyz" 60 kc get --raw /readyz || return 1
-	tbk_log "apiserver ready after $((SECONDS - start)) s"
-	tbk_start controller-manager "$B/kube-controller-manager" --kubeconfig="$TBK/kubeconfig" \
-		--leader-elect=false --secure-port=0 --service-account-private-key-file="$TBK/sa.key" \
-		--use-service-account-credentials=false
-	tbk_start scheduler "$B/kube-scheduler" --kubeconfig="$TBK/kubeconfig" --leader-elect=false --secure-port=0
+	control_ready || return 1
 
 	cat >"$TBK/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 containerRuntimeEndpoint: unix://$TBK/containerd.sock
 cgroupDriver: cgroupfs
+# This host is cgroup v1 (hybrid), which a 1.35 kubelet refuses unless told
+# (KEP-5573): what a user who keeps a v1 node on 1.35 must set too.
+failCgroupV1: false
 failSwapOn: false
 address: 127.0.0.1
 port: 10350
@@ -225,7 +249,7 @@ EOF
 		--root-dir="$TBK/kubelet" --hostname-override="$TBK_NODE"
 	TBK_KUBELET=${TBK_PIDS[-1]}
 	tbk_wait "node $TBK_NODE Ready" 120 kc wait node "$TBK_NODE" --for=condition=Ready --timeout=1s || return 1
-	tbk_log "node $TBK_NODE Ready after $((SECONDS - start)) s"
+	tbk_log "node $TBK_NODE Ready after $((SECONDS - TBK_START)) s"
 }
 
 tbk_stop_pid() { # PID: SIGTERM, SIGKILL after 5 s

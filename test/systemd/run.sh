@@ -26,6 +26,11 @@
 #   TB_VM_SMP          guest CPUs (default 2)
 #   TB_VM_APPEND       extra kernel command line
 #   TB_VM_LOG          if set, the full console log (CR stripped) is copied there
+#   TB_SYSTEMD_NET     if set, the guest gets a NIC (virtio: ens4 in this
+#                      image) on qemu's user network with
+#                      restrict=on: it reaches nothing but what this names,
+#                      comma-separated guestfwd= and hostfwd= rules (the v2
+#                      Kubernetes node: test/kube/v2.sh)
 #
 # What guest.sh can rely on:
 #   * Debian bookworm with systemd 252 as PID 1 (setup.sh's cache has the
@@ -39,7 +44,8 @@
 #     in system.slice/kernel-command-line.service.
 #   * Users: root and tbuser (1000:1000, home /home/tbuser, shell /bin/sh);
 #     runuser, setpriv, su from util-linux; procps.
-#   * No network but lo; the clock from the emulated RTC (host time, UTC).
+#   * No network but lo (with TB_SYSTEMD_NET, a NIC the guest brings up
+#     itself: 10.0.2.15/24, qemu's side 10.0.2.2); the clock from the emulated RTC (host time, UTC).
 #   * Don't print "TB-VM-RESULT", "TB-VM-INIT-ERROR" or "TB-VM-PAYLOAD"
 #     lines: tb-run prints them, tagged with a per-run random id.
 set -euo pipefail
@@ -95,6 +101,10 @@ APPEND+=" systemd.run_success_action=poweroff systemd.run_failure_action=powerof
 APPEND+=" trace_event=sched:sched_switch,sched:sched_wakeup"
 APPEND+=" tb.id=$NONCE${TB_VM_APPEND:+ $TB_VM_APPEND}"
 
+NET_ARGS=()
+[[ -z ${TB_SYSTEMD_NET:-} ]] ||
+	NET_ARGS=(-netdev "user,id=net0,restrict=on,$TB_SYSTEMD_NET" -device virtio-net-pci,netdev=net0)
+
 tb_log "booting $(cat "$TB_SYSTEMD_CACHE/systemd.version"), kernel $(cat "$TB_SYSTEMD_CACHE/kernel.release")," \
 	"accel=$ACCEL smp=$SMP mem=${MEM}M timeout=${TIMEOUT}s payload=$PAYLOAD"
 START=$(tb_now)
@@ -108,6 +118,7 @@ tb_qemu_start "$LOG" "${ACCEL_ARGS[@]}" -m "$MEM" -smp "$SMP" \
 	-drive "file=$TMP/payload.tar,format=raw,if=none,id=payload,readonly=on" \
 	-device virtio-blk-pci,drive=payload,serial=tbpayload \
 	-device virtio-rng-pci \
+	${NET_ARGS[@]+"${NET_ARGS[@]}"} \
 	-monitor "pipe:$MON"
 QPID=$TB_QEMU_PID
 tail -n +1 -s 0.1 -f --pid="$QPID" "$LOG" | tr -d '\r' &

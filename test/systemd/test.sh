@@ -22,11 +22,18 @@ cp "$HERE/../../Makefile" "$PAYLOAD/Makefile"
 # A guest that needs more brings its own payload.sh (docker: the image's
 # build context and test/docker's checks).
 [[ ! -f $HERE/$GUEST/payload.sh ]] || bash "$HERE/$GUEST/payload.sh" "$PAYLOAD"
+# TB_SYSTEMD_EXTRA=DIR: DIR goes in too, as /payload/$(basename DIR) (the
+# v2 Kubernetes node's binaries: test/kube/v2.sh).
+[[ -z ${TB_SYSTEMD_EXTRA:-} ]] || cp -a "$TB_SYSTEMD_EXTRA" "$PAYLOAD/"
 # A boot that hung or died (124, 125) before the payload started cannot be
 # ours: booted once more, and said so. Every boot ends in one line, also
 # appended to TB_VM_SUMMARY (make test prints them all at its end).
 LOG=$(mktemp "${TMPDIR:-/tmp}/tb-systemd-log.XXXXXX")
 trap 'rm -rf -- "$PAYLOAD" "$LOG"' EXIT
+# Signalled (with run.sh, whose traps take qemu down), it exits through
+# its EXIT trap: nothing of the payload is left.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 notes=()
 rc=0
 for boot in 1 2; do

@@ -8,7 +8,8 @@
 # read inside, and sample inside the container sampling the container.
 # Only those: what v2 does not change (plots, latency, the Jobs' round
 # trip) runs on the host's engine (make test-docker). Then the engine is
-# stopped and nothing of it may be left. Each check prints "PASS name" or
+# stopped and nothing of it may be left. With kube/ in the payload
+# (test/kube/v2.sh), the v2 Kubernetes node follows (kube.sh). Each check prints "PASS name" or
 # "FAIL name: why"; the exit status is the number of failures.
 fails=0
 . /payload/guestlib.sh
@@ -57,6 +58,7 @@ fi
 
 cd /payload/ctx/test/docker || exit 1
 checks='^(TestQuotaInsideContainer|TestDockerCPUsFlag|TestImageDefaultCommand|TestCgroupNamespaces|TestBurstAndSampleInsideContainer)$'
+[ ! -f /payload/docker-checks ] || checks=$(cat /payload/docker-checks)
 # A batch of 30, not 100: emulated, the iteration at 0.2 CPU took 6 s
 # (docker_test.go's batch says why 30 still holds).
 if TB_DOCKER_IMAGE=throttlebench:dev TB_DOCKER_BATCH=30 ./dockertest -test.v -test.count=1 -test.run "$checks"; then
@@ -71,7 +73,14 @@ left=$(containers)
 # The scopes go as the containers do: waited for, not assumed.
 wait_for 60 "no docker-*.scope left" no_scopes &&
 	pass "no container scope left"
+# The v2 Kubernetes node's pods run the image the engine built.
+kube_images=/var/tmp/tb-images.tar
+if [ -d /payload/kube ]; then
+	docker save -o $kube_images throttlebench:dev || fail "docker save throttlebench:dev" "rc=$?"
+fi
 systemctl stop docker docker.socket containerd
 if systemctl is-active -q docker containerd; then fail "engine stopped" "$(systemctl is-active docker containerd)"; else pass "engine stopped"; fi
+umount /var/lib/docker
+[ ! -d /payload/kube ] || . /payload/kube.sh
 echo "docker guest: $fails failure(s)"
 exit "$fails"

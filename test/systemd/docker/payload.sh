@@ -9,3 +9,6 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 mkdir -p "$payload/ctx/bin" "$payload/ctx/test/docker"
 cp "$repo/Dockerfile" "$payload/ctx/Dockerfile"
 (cd "$repo" && CGO_ENABLED=0 go test -c -trimpath -o "$payload/ctx/test/docker/dockertest" ./test/docker)
+# TB_DOCKER_V2_RUN: the checks to run, a -test.run pattern (default: those
+# guest.sh names).
+[[ -z ${TB_DOCKER_V2_RUN:-} ]] || printf '%s\n' "$TB_DOCKER_V2_RUN" >"$payload/docker-checks"
