@@ -3,13 +3,14 @@
 # systemd cgroup driver, as v2 hosts run it) in the stock systemd guest
 # builds the image from the Dockerfile and runs test/docker's checks of
 # the container's view: --cpu-period/--cpu-quota and --cpus read from
-# cpu.max, effective_cpus, the throttling counted, the default command,
-# the private and the host cgroup namespace, a burst written on the host
-# read inside, and sample inside the container sampling the container.
-# Only those: what v2 does not change (plots, latency, the Jobs' round
-# trip) runs on the host's engine (make test-docker). Then the engine is
-# stopped and nothing of it may be left. With kube/ in the payload
-# (test/kube/v2.sh), the v2 Kubernetes node follows (kube.sh). Each check prints "PASS name" or
+# cpu.max, effective_cpus, the throttling counted, the private and the
+# host cgroup namespace, a burst written on the host read inside, and
+# sample inside the container sampling the container. Only those: what v2
+# does not change (plots, latency, the Jobs' round trip, the image's
+# default command) runs on the host's engine (make test-docker). Then the
+# engine is stopped and nothing of it may be left. With kube/ in the
+# payload (test/kube/v2.sh), the v2 Kubernetes node follows (kube.sh).
+# Each check prints "PASS name" or
 # "FAIL name: why"; the exit status is the number of failures.
 fails=0
 . /payload/guestlib.sh
@@ -57,7 +58,10 @@ else
 fi
 
 cd /payload/ctx/test/docker || exit 1
-checks='^(TestQuotaInsideContainer|TestDockerCPUsFlag|TestImageDefaultCommand|TestCgroupNamespaces|TestBurstAndSampleInsideContainer)$'
+# Not TestImageDefaultCommand: the image's default command reads its
+# limits as --cgroup current does in the others (20 s of make test's
+# budget, beside a busy loop, for nothing v2 changes).
+checks='^(TestQuotaInsideContainer|TestDockerCPUsFlag|TestCgroupNamespaces|TestBurstAndSampleInsideContainer)$'
 [ ! -f /payload/docker-checks ] || checks=$(cat /payload/docker-checks)
 # A batch of 30, not 100: emulated, the iteration at 0.2 CPU took 6 s
 # (docker_test.go's batch says why 30 still holds).
