@@ -182,6 +182,73 @@ current-context: tb
 EOF
 }
 
+# node_configs DIR STATE DRIVER: the node's CNI network, containerd's and
+# the kubelet's configuration, written into DIR (cni/net.d/10-tbk.conflist,
+# containerd.toml, kubelet.yaml) for a node whose state lives in STATE and
+# whose cgroup driver is DRIVER: cgroupfs, this host's v1 node (DIR and
+# STATE are $TBK), or systemd, the v2 node in the guest (v2.sh writes its
+# files into the payload, for the guest's STATE). One definition for both.
+node_configs() {
+	local dir=$1 state=$2 driver=$3 systemd=false address=127.0.0.1
+	# On v2, runc's systemd driver too (each container a
+	# cri-containerd-ID.scope in its pod's slice), and the kubelet on every
+	# address of the guest: qemu's hostfwd reaches it at 10.0.2.15, not
+	# on lo.
+	[ "$driver" = systemd ] && systemd=true address=0.0.0.0
+	mkdir -p "$dir/cni/net.d"
+	cat >"$dir/cni/net.d/10-tbk.conflist" <<EOF
+{"cniVersion": "0.4.0", "name": "tbk", "plugins": [{"type": "bridge", "bridge": "tbk0",
+ "isGateway": false, "ipMasq": false,
+ "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.213.0.0/24"}]], "dataDir": "$state/cni/ipam"}}]}
+EOF
+	cat >"$dir/containerd.toml" <<EOF
+version = 2
+root = "$state/root"
+state = "$state/state"
+[grpc]
+  address = "$state/containerd.sock"
+[ttrpc]
+  address = "$state/containerd-ttrpc.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/throttlebench/pause:tb"
+  # The kubelet asks -998 for sandboxes and -997 for Guaranteed containers;
+  # a negative oom_score_adj needs CAP_SYS_RESOURCE, which root lacks where
+  # this host is itself sandboxed (ours: runc then fails with "can't get
+  # final child's PID from pipe: EOF"). No lower than containerd's own.
+  restrict_oom_score_adj = true
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+  SystemdCgroup = $systemd
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = "/usr/lib/cni"
+  conf_dir = "$state/cni/net.d"
+EOF
+	cat >"$dir/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+containerRuntimeEndpoint: unix://$state/containerd.sock
+cgroupDriver: $driver
+# The v1 node is this host's cgroup v1 (hybrid), which a 1.35 kubelet
+# refuses unless told (KEP-5573): what a user who keeps a v1 node on 1.35
+# must set too. Without effect on v2.
+failCgroupV1: false
+failSwapOn: false
+address: $address
+port: 10350
+readOnlyPort: 0
+healthzPort: 0
+authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+podLogsDir: $state/pod-logs
+resolvConf: ""
+# The images were imported, not pulled: image GC must never take them.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
+EOF
+}
+
 node_up() {
 	local c image
 	for c in /sys/fs/cgroup/*/kubepods; do
@@ -190,30 +257,7 @@ node_up() {
 	if ip link show tbk0 >/dev/null 2>&1; then tbk_log "a link tbk0 exists already"; return 1; fi
 	control_start
 	# The runtime meanwhile.
-	cat >"$TBK/cni/net.d/10-tbk.conflist" <<EOF
-{"cniVersion": "0.4.0", "name": "tbk", "plugins": [{"type": "bridge", "bridge": "tbk0",
- "isGateway": false, "ipMasq": false,
- "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.213.0.0/24"}]], "dataDir": "$TBK/cni/ipam"}}]}
-EOF
-	cat >"$TBK/containerd.toml" <<EOF
-version = 2
-root = "$TBK/root"
-state = "$TBK/state"
-[grpc]
-  address = "$TBK/containerd.sock"
-[ttrpc]
-  address = "$TBK/containerd-ttrpc.sock"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/throttlebench/pause:tb"
-  # The kubelet asks -998 for sandboxes and -997 for Guaranteed containers;
-  # a negative oom_score_adj needs CAP_SYS_RESOURCE, which root lacks where
-  # this host is itself sandboxed (ours: runc then fails with "can't get
-  # final child's PID from pipe: EOF"). No lower than containerd's own.
-  restrict_oom_score_adj = true
-[plugins."io.containerd.grpc.v1.cri".cni]
-  bin_dir = "/usr/lib/cni"
-  conf_dir = "$TBK/cni/net.d"
-EOF
+	node_configs "$TBK" "$TBK" cgroupfs
 	tbk_start containerd containerd --config "$TBK/containerd.toml"
 	tbk_wait "containerd's socket" 30 test -S "$TBK/containerd.sock" || return 1
 	tbk_wait "containerd's CRI plugin" 30 bash -c "ctr --address '$TBK/containerd.sock' plugins ls | grep -q 'io.containerd.grpc.v1 *cri .* ok'" || return 1
@@ -223,28 +267,6 @@ EOF
 
 	control_ready || return 1
 
-	cat >"$TBK/kubelet.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-containerRuntimeEndpoint: unix://$TBK/containerd.sock
-cgroupDriver: cgroupfs
-# This host is cgroup v1 (hybrid), which a 1.35 kubelet refuses unless told
-# (KEP-5573): what a user who keeps a v1 node on 1.35 must set too.
-failCgroupV1: false
-failSwapOn: false
-address: 127.0.0.1
-port: 10350
-readOnlyPort: 0
-healthzPort: 0
-authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-podLogsDir: $TBK/pod-logs
-resolvConf: ""
-# The images were imported, not pulled: image GC must never take them.
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
-EOF
 	tbk_start kubelet "$B/kubelet" --kubeconfig="$TBK/kubeconfig" --config="$TBK/kubelet.yaml" \
 		--root-dir="$TBK/kubelet" --hostname-override="$TBK_NODE"
 	TBK_KUBELET=${TBK_PIDS[-1]}

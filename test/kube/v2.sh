@@ -70,6 +70,9 @@ CGO_ENABLED=0 go test -c -trimpath -o "$kube/kubetest" ./test/kube
 # node's (kube_test.go says which is which).
 echo "${TB_KUBE_V2_RUN:-^(TestEmittedSweepOnARealNode|TestPodLevelLimit)\$/^one_sweep\$}" >"$kube/tests"
 tbk_kubeconfig https://10.0.2.100:64430 >"$kube/kubeconfig"
+# The node's configuration for the guest's state directory, /run/tbk
+# (docker/kube.sh copies it there), and the systemd cgroup driver.
+node_configs "$kube/state" /run/tbk systemd
 echo "v2.sh: binaries ready after $((SECONDS - start)) s"
 
 control_start

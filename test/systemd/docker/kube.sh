@@ -25,33 +25,10 @@ ip addr add 10.0.2.15/24 dev "$nic" 2>/dev/null
 ip route add default via 10.0.2.2 2>/dev/null
 echo "kube: $nic $(ip -4 -o addr show dev "$nic" | awk '{print $4}'), apiserver $(grep -o 'https://[^"]*' $K/kubeconfig)"
 
-mkdir -p $S/cni/net.d
-cat >$S/cni/net.d/10-tbk.conflist <<EOF
-{"cniVersion": "0.4.0", "name": "tbk", "plugins": [{"type": "bridge", "bridge": "tbk0",
- "isGateway": false, "ipMasq": false,
- "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.213.0.0/24"}]], "dataDir": "$S/cni/ipam"}}]}
-EOF
-# As test/kube/node.sh's, with runc's systemd cgroup driver: each
-# container a cri-containerd-ID.scope in its pod's slice.
-cat >$S/containerd.toml <<EOF
-version = 2
-root = "$S/root"
-state = "$S/state"
-[grpc]
-  address = "$S/containerd.sock"
-[ttrpc]
-  address = "$S/containerd-ttrpc.sock"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/throttlebench/pause:tb"
-  restrict_oom_score_adj = true
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-  SystemdCgroup = true
-[plugins."io.containerd.grpc.v1.cri".cni]
-  bin_dir = "/usr/lib/cni"
-  conf_dir = "$S/cni/net.d"
-EOF
+# The node's configuration, as test/kube/node.sh's node_configs wrote it
+# on the host for this state directory and the systemd driver.
+mkdir -p $S
+cp -r $K/state/. $S/
 containerd --config $S/containerd.toml >$S/containerd.log 2>&1 &
 containerd_pid=$!
 cri_ok() { ctr --address $S/containerd.sock plugins ls 2>/dev/null | grep -q 'io.containerd.grpc.v1 *cri .* ok'; }
@@ -61,24 +38,6 @@ for image in $K/pause.tar "$kube_images"; do
 done
 rm -f "$kube_images"
 
-cat >$S/kubelet.yaml <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-containerRuntimeEndpoint: unix://$S/containerd.sock
-cgroupDriver: systemd
-failSwapOn: false
-address: 0.0.0.0
-port: 10350
-readOnlyPort: 0
-healthzPort: 0
-authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-podLogsDir: $S/pod-logs
-resolvConf: ""
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
-EOF
 $K/kubelet --kubeconfig=$K/kubeconfig --config=$S/kubelet.yaml --root-dir=$S/kubelet \
 	--hostname-override=localhost >$S/kubelet.log 2>&1 &
 kubelet_pid=$!
