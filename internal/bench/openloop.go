@@ -19,6 +19,10 @@ import (
 type RequestSpan struct {
 	Arrival time.Duration `json:"a"`
 	Done    time.Duration `json:"d"`
+	// TID is the worker thread that served it (gettid: the kernel's id
+	// in the child's PID namespace), whose switches split its time by
+	// cause (--trace).
+	TID int32 `json:"t,omitempty"`
 }
 
 // LatencyResult is what an open-loop run measured. A response time is a
@@ -212,6 +216,7 @@ func (e openLoop) work(ctx context.Context, fail context.CancelCauseFunc, d *dis
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer preciseTimers()()
+	t.tid = int32(gettid())
 	c0 := threadCPU()
 	ready()
 	<-begin
@@ -341,6 +346,7 @@ type tally struct {
 	late     time.Duration // the most an idle wait overran its arrival
 	cpu      time.Duration
 	spans    []RequestSpan // with openLoop.spans: room for every request
+	tid      int32         // the worker's thread, for its spans
 }
 
 func newTally() *tally {
@@ -354,7 +360,7 @@ func newTally() *tally {
 func (t *tally) record(done, due, t0 time.Time) {
 	lat := max(done.Sub(due), 0)
 	if t.spans != nil {
-		t.spans = append(t.spans, RequestSpan{Arrival: due.Sub(t0), Done: done.Sub(t0)})
+		t.spans = append(t.spans, RequestSpan{Arrival: due.Sub(t0), Done: done.Sub(t0), TID: t.tid})
 	}
 	_ = t.hist.RecordValue(min(int64(lat), histHighest)) // in range by construction
 	if t.n == 0 || lat < t.min {

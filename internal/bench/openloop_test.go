@@ -354,8 +354,14 @@ func TestOpenLoopSpans(t *testing.T) {
 			byArrival[r.Arrival] = r
 			assert.GreaterOrEqual(t, r.Done, r.Arrival)
 		}
-		assert.Equal(t, RequestSpan{Arrival: 0, Done: time.Millisecond}, byArrival[0])
-		assert.Equal(t, RequestSpan{Arrival: 100 * time.Millisecond, Done: 301 * time.Millisecond}, byArrival[100*time.Millisecond],
+		// One worker: every request is its thread's.
+		tid := byArrival[0].TID
+		assert.Equal(t, int32(gettid()) != 0, tid != 0, "the worker's thread where the OS has thread ids")
+		for _, r := range res.Requests {
+			assert.Equal(t, tid, r.TID)
+		}
+		assert.Equal(t, RequestSpan{Arrival: 0, Done: time.Millisecond, TID: tid}, byArrival[0])
+		assert.Equal(t, RequestSpan{Arrival: 100 * time.Millisecond, Done: 301 * time.Millisecond, TID: tid}, byArrival[100*time.Millisecond],
 			"due at 100 ms, taken at 300 ms when the worker woke, done 1 ms later")
 
 		e.spans = false

@@ -29,7 +29,7 @@ type fleetTracer struct {
 	late     []string // slices untracked after their removal
 }
 
-func (f *fleetTracer) attach(func(throttle.Event)) (tracewindow.Handle, error) {
+func (f *fleetTracer) attach(func(throttle.Event), func(throttle.State)) (tracewindow.Handle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached++
@@ -56,10 +56,11 @@ func (f *fleetTracer) Untrack(id uint64) error {
 	return nil
 }
 
-func (f *fleetTracer) Sync() error       { return nil }
-func (f *fleetTracer) LostSoFar() uint64 { return 0 }
-func (f *fleetTracer) Attach() string    { return "fake" }
-func (f *fleetTracer) HoldEnds() string  { return "" }
+func (f *fleetTracer) Sync() error             { return nil }
+func (f *fleetTracer) LostSoFar() uint64       { return 0 }
+func (f *fleetTracer) StatesLostSoFar() uint64 { return 0 }
+func (f *fleetTracer) Attach() string          { return "fake" }
+func (f *fleetTracer) HoldEnds() string        { return "" }
 func (f *fleetTracer) Stop() (uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

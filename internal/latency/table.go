@@ -79,7 +79,8 @@ func Columns(keys []string, instances bool) []string {
 
 // traced is --trace's lines under the table, a configuration each: what
 // the kernel's throttle events add up to against the counter, and how
-// much of the p99 request's time was throttling.
+// much of the p99 request's time was throttling; then what the p99
+// requests spent their time on (the breakdown).
 func traced(rows []Row) string {
 	var b strings.Builder
 	for _, r := range rows {
@@ -102,6 +103,11 @@ func traced(rows []Row) string {
 			what += " " + d
 		}
 		fmt.Fprintf(&b, "%s: %s\n", what, line)
+		if rep.RequestThrottles != nil {
+			if l := throttle.BreakdownLine(rep.Breakdown, "requests"); l != "" {
+				fmt.Fprintf(&b, "%s: %s\n", what, l)
+			}
+		}
 	}
 	return b.String()
 }

@@ -185,6 +185,53 @@ type RequestThrottles struct {
 	// times ranked in the caller's order), with its own throttled overlap:
 	// the latency_ms p99 is its response time. Nil when there are none.
 	P99Request *P99Request `json:"p99_request,omitempty"`
+	// Breakdown is each request's time split by cause, from the traced
+	// threads that served it; nil where the tracer gave no thread's
+	// states (a tracer without them, or requests tied to no thread).
+	Breakdown *Breakdown `json:"breakdown,omitempty"`
+}
+
+// Breakdown splits the time of a result's requests (or iterations) into
+// four parts that sum to it: on a CPU, held by the quota (throttled),
+// waiting for a CPU others held (runnable, not throttled), and off CPU
+// (asleep or blocked). Each part is the serving threads' time in that
+// state from the request's scheduled arrival to its completion (an
+// iteration's: the mean over its workers' threads).
+type Breakdown struct {
+	// Threads says how a request is tied to the threads whose time is
+	// split: "worker" (the open loop's worker thread that served it),
+	// "workers" (an iteration: the mean over its workers' threads).
+	Threads string `json:"threads"`
+	// Count is how many were split; Unknown how many were not (no
+	// state of their thread was traced).
+	Count   int `json:"count"`
+	Unknown int `json:"unknown"`
+	// Each part's p50 and p99 over those split, in ms (nearest rank,
+	// each part ranked on its own).
+	OnCPUMs   PartMs `json:"on_cpu_ms"`
+	HeldMs    PartMs `json:"held_ms"`
+	WaitingMs PartMs `json:"waiting_ms"`
+	OffCPUMs  PartMs `json:"off_cpu_ms"`
+	// P99Share is each part's share of the summed time of the p99
+	// requests: those whose time is at or above the p99 of those split
+	// (nearest rank): what the slow ones spent their time on. The shares
+	// sum to 1. P99Count is how many they are.
+	P99Share Shares `json:"p99_share"`
+	P99Count int    `json:"p99_count"`
+}
+
+// PartMs is one part's percentiles over requests, in ms.
+type PartMs struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// Shares are the four parts as fractions of a time.
+type Shares struct {
+	OnCPU   float64 `json:"on_cpu"`
+	Held    float64 `json:"held"`
+	Waiting float64 `json:"waiting"`
+	OffCPU  float64 `json:"off_cpu"`
 }
 
 // ThrottledMs are a set of overlaps, in ms: mean exact, p99 and max by

@@ -102,8 +102,8 @@ func startOpen(exe string, o runspec.OpenLoop, stderr io.Writer) (OpenChild, err
 
 // newTracer attaches the eBPF throttle tracer, tracing no group yet (see
 // tracer.New).
-func newTracer(onEvent func(throttle.Event)) (tracewindow.Handle, error) {
-	t, err := tracer.New(onEvent)
+func newTracer(onEvent func(throttle.Event), onState func(throttle.State)) (tracewindow.Handle, error) {
+	t, err := tracer.New(onEvent, onState)
 	if err != nil {
 		return nil, err
 	}

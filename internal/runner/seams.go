@@ -10,7 +10,6 @@ import (
 	"github.com/throttlebench/throttlebench/internal/host"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/runspec"
-	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracer"
 	"github.com/throttlebench/throttlebench/internal/tracewindow"
 	"github.com/throttlebench/throttlebench/internal/usage"
@@ -112,7 +111,7 @@ type Tracing struct {
 	// the first traced run; Close detaches it); Monotonic reads
 	// CLOCK_MONOTONIC, the clock of its events and of the measured window
 	// they are matched to.
-	NewTracer func(onEvent func(throttle.Event)) (tracewindow.Handle, error)
+	NewTracer tracewindow.NewTracer
 	Monotonic func() int64
 	// TraceFamily reads the traced cgroup's family and counters around
 	// the window (cgroup.Host.FamilyOf), CgroupID a cgroup's kernfs id

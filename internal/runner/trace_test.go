@@ -45,7 +45,7 @@ func (c *fakeMono) now() int64                    { return c.t }
 func (c *fakeMono) advance(d time.Duration) int64 { c.t += int64(d); return c.t }
 
 // attach is the fake's tracer.New, as a Local's NewTracer.
-func (f *fakeTrace) attach(onEvent func(throttle.Event)) (tracewindow.Handle, error) {
+func (f *fakeTrace) attach(onEvent func(throttle.Event), _ func(throttle.State)) (tracewindow.Handle, error) {
 	f.onEvent = onEvent
 	if f.w != nil {
 		f.w.Step("attach")
@@ -83,6 +83,8 @@ func (f *fakeTrace) Sync() error {
 
 // LostSoFar: 3 more at each Sync.
 func (f *fakeTrace) LostSoFar() uint64 { return 3 * uint64(f.synced) }
+
+func (f *fakeTrace) StatesLostSoFar() uint64 { return 0 }
 
 func (f *fakeTrace) Stop() (uint64, error) {
 	f.stopped++
@@ -176,7 +178,7 @@ func TestTraceUnavailable(t *testing.T) {
 	w := &world{}
 	l := w.local()
 	calls := 0
-	l.Tracing.NewTracer = func(func(throttle.Event)) (tracewindow.Handle, error) {
+	l.Tracing.NewTracer = func(func(throttle.Event), func(throttle.State)) (tracewindow.Handle, error) {
 		calls++
 		return nil, errors.New("loading the BPF program was refused (operation not permitted)")
 	}

@@ -49,4 +49,8 @@ type Trace struct {
 	Events []Event
 	Spans  []Span
 	What   string // "request" or "iteration"
+	// Parts splits each span's time by cause where Known says it could
+	// be (Timelines); nil where no thread's states were traced.
+	Parts []Parts
+	Known []bool
 }

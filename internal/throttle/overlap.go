@@ -6,10 +6,12 @@ import (
 
 // Span is the life of one request (scheduled arrival to completion) or one
 // iteration, on CLOCK_MONOTONIC ns like the events. CPU is the CPU it ran
-// on, or -1 when unknown.
+// on, or -1 when unknown; TID the thread that served it (the kernel's
+// thread id), 0 when unknown.
 type Span struct {
 	Start, End int64
 	CPU        int
+	TID        int32
 }
 
 // cover is a union of intervals ready to answer "how much of [s, e) does

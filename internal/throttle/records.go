@@ -39,6 +39,13 @@ const (
 	// RecordUnthrottle: such a queue unthrottled, with the first of its
 	// ancestors still throttled itself (Next), which holds its threads on.
 	RecordUnthrottle RecordKind = 7
+	// RecordOff: a traced thread switched out (Next 1: still runnable,
+	// preempted or throttled; 0: asleep or blocked).
+	RecordOff RecordKind = 8
+	// RecordOn: a traced thread switched in.
+	RecordOn RecordKind = 9
+	// RecordWoken: a traced thread woken, or new.
+	RecordWoken RecordKind = 10
 )
 
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
@@ -157,10 +164,22 @@ type Interpreter struct {
 	lastRun map[queueKey]int64
 	sleeps  map[queueKey]Record // the Sleep of each queue with no Run since
 	Losses  RecordLosses
+
+	// OnState, when set, takes each change of a traced thread's state
+	// (RecordOff, RecordOn, RecordWoken), which holds and ends do not
+	// use: the timelines a breakdown is cut from (Timelines).
+	OnState func(State)
 }
 
 // Add takes the next record and hands each interval it ends to emit.
 func (in *Interpreter) Add(r Record, emit func(Event)) {
+	switch r.Kind {
+	case RecordOff, RecordOn, RecordWoken:
+		if in.OnState != nil {
+			in.OnState(stateOf(r))
+		}
+		return
+	}
 	if in.open == nil {
 		in.open = map[int32]*openHold{}
 		in.lastRun = map[queueKey]int64{}

@@ -31,7 +31,7 @@ func decode(raw []byte) (throttle.Record, error) {
 		SelfTime:  u64(48),
 		Next:      u64(56),
 	}
-	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordUnthrottle {
+	if r.Kind < throttle.RecordHold || r.Kind > throttle.RecordWoken {
 		return throttle.Record{}, fmt.Errorf("decode throttle record: unknown kind %d", r.Kind)
 	}
 	return r, nil

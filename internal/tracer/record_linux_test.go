@@ -104,7 +104,7 @@ func TestRecordStreams(t *testing.T) {
 			var mu sync.Mutex
 			rec := recording{Kernel: kernel, TaskBased: ExactStarts(), SelfClock: ExactEnds(),
 				Made: fmt.Sprintf("TestRecordStreams/%s (%s=DIR go test -run TestRecordStreams ./internal/tracer) on %s", c.name, recordEnv, kernel)}
-			tr, err := attachNew(func(throttle.Event) {}, attachOrder, func(r throttle.Record) {
+			tr, err := attachNew(func(throttle.Event) {}, nil, attachOrder, func(r throttle.Record) {
 				mu.Lock()
 				rec.Records = append(rec.Records, [9]int64{int64(r.Kind), int64(r.CPU), int64(r.OnCPU), int64(r.TID), r.Time,
 					int64(r.Group), int64(r.Clock), int64(r.SelfClock), int64(r.SelfTime)})

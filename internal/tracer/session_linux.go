@@ -83,20 +83,24 @@ func CgroupID(dir string) (uint64, error) {
 // New loads and attaches the tracer with no group traced yet: Track adds
 // them, while it is attached. onEvent is called for each held interval as
 // it ends, from a goroutine of the tracer's own, and, from Stop, for each
-// still open then, as ending at Stop. onEvent must not call Stop.
-func New(onEvent func(throttle.Event)) (*Tracer, error) {
-	return attachNew(onEvent, attachOrder, nil)
+// still open then, as ending at Stop. onState, where not nil, is called
+// from the same goroutine for each change of a traced thread's state
+// (switched in, out, woken: throttle.State), the timelines a breakdown is
+// cut from; nil asks the kernel for none. Neither may call Stop.
+func New(onEvent func(throttle.Event), onState func(throttle.State)) (*Tracer, error) {
+	return attachNew(onEvent, onState, attachOrder, nil)
 }
 
 // attachNew is New on the attach points given; onRecord, when set, sees
 // each record first (tests record streams with it).
-func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord func(throttle.Record)) (*Tracer, error) {
+func attachNew(onEvent func(throttle.Event), onState func(throttle.State), attachPoints []string, onRecord func(throttle.Record)) (*Tracer, error) {
 	objs, attach, err := load(attachPoints)
 	if err != nil {
 		return nil, err
 	}
 	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), synced: make(chan struct{}),
 		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
+	t.interp.OnState = onState
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
@@ -119,6 +123,11 @@ func attachNew(onEvent func(throttle.Event), attachPoints []string, onRecord fun
 		}
 		t.interp.Hooked = true
 		t.interp.EmptyStretches = CountsEmptyStretches()
+	}
+	if onState != nil {
+		if err := objs.States.Set(true); err != nil {
+			return fail(fmt.Errorf("trace throttle events: %w", err))
+		}
 	}
 	t.links, err = attachAll(attach, objs.progs[:])
 	if err != nil {
@@ -143,6 +152,19 @@ func (t *Tracer) Track(id uint64) error {
 		return fmt.Errorf("trace throttle events: track cgroup %d: %w", id, err)
 	}
 	t.groups[id] = true
+	return t.newGeneration()
+}
+
+// newGeneration tells the program that the traced groups changed: each
+// thread's group is looked up again (the leaves map), after the change.
+func (t *Tracer) newGeneration() error {
+	var g uint64
+	if err := t.objs.Generation.Get(&g); err != nil {
+		return fmt.Errorf("trace throttle events: %w", err)
+	}
+	if err := t.objs.Generation.Set(g + 1); err != nil {
+		return fmt.Errorf("trace throttle events: %w", err)
+	}
 	return nil
 }
 
@@ -160,6 +182,7 @@ func (t *Tracer) Untrack(id uint64) error {
 	if errors.Is(err, ebpf.ErrKeyNotExist) {
 		err = nil
 	}
+	err = errors.Join(err, t.newGeneration())
 	// The queues of the group waiting for its next run (before 6.6,
 	// unhooked): it may never run again; and those whose throttles the
 	// hooks write. Each SLEEP's deleted here leaves its CPU's count, as
@@ -262,6 +285,14 @@ func (t *Tracer) LostSoFar() uint64 {
 		}
 	}
 	return sum
+}
+
+// StatesLostSoFar is the state records (throttle.State) a full ring
+// buffer refused so far: a thread's timeline with a gap.
+func (t *Tracer) StatesLostSoFar() uint64 {
+	var n uint64
+	_ = t.objs.LostStates.Get(&n)
+	return n
 }
 
 // Attach names the attach point in use: AttachBTF or AttachRaw.

@@ -5,7 +5,8 @@ import "github.com/throttlebench/throttlebench/internal/throttle"
 // Start traces the cgroup at cgroupDir (a directory of the cpu controller's
 // hierarchy, v1 or v2; its descendants are traced too): New, then Track of
 // its id, as a run does (runner's trace window). The tests' way in: onEvent
-// is as New's.
+// is as New's; the threads' states are asked for, and dropped, so that
+// what a test or benchmark measures is the tracer a run attaches.
 func Start(cgroupDir string, onEvent func(throttle.Event)) (*Tracer, error) {
 	return start(cgroupDir, onEvent, attachOrder)
 }
@@ -17,7 +18,7 @@ func start(cgroupDir string, onEvent func(throttle.Event), attaches []string) (*
 	if err != nil {
 		return nil, err
 	}
-	t, err := attachNew(onEvent, attaches, nil)
+	t, err := attachNew(onEvent, func(throttle.State) {}, attaches, nil)
 	if err != nil {
 		return nil, err
 	}

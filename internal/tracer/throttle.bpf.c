@@ -41,6 +41,13 @@
 //         throttled itself (next), which holds its threads on. Both only
 //         where the hooks attach; then Go ends holds here, and no RUN is
 //         written.
+//   OFF, ON, WOKEN
+//         a thread of a traced group switched out (next: 1 where it stays
+//         runnable, preempted or throttled; 0 where it sleeps or blocks),
+//         switched in, or woken (or new): each traced thread's life as
+//         on a CPU, waiting for one, or off CPU, from which Go splits a
+//         request's time by cause (throttle.Timeline). Only while
+//         user space asks for them (states).
 //
 // Kernel differences are chosen at load through read-only data that user
 // space sets (task_based, self_clock, pelt_clock, task_clock), so the
@@ -73,6 +80,7 @@ typedef _Bool bool;
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_LRU_HASH = 9,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
@@ -162,6 +170,9 @@ enum kind {
 	SLEEP = 5,
 	THROTTLE = 6,
 	UNTHROTTLE = 7,
+	OFF = 8,
+	ON = 9,
+	WOKEN = 10,
 };
 
 struct record {
@@ -182,7 +193,7 @@ struct record {
 	__u64 self_time;
 	// UNTHROTTLE, and HOLD or WAKE where hooked: the group of the first
 	// ancestor queue, on the same CPU, (still) throttled itself; 0 where
-	// none.
+	// none. OFF: 1 where the thread stays runnable.
 	__u64 next;
 };
 
@@ -200,6 +211,13 @@ const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
 // and the hooks, not RUN, end them.
 volatile bool hooked = 0;
 
+// Set by user space: write OFF, ON and WOKEN for the traced threads.
+volatile bool states = 0;
+
+// Bumped by user space after each change of groups: a thread's group's
+// entry in leaves of another generation is looked up again.
+volatile __u64 generation = 0;
+
 // Read by user space at Stop. lost, lost_back, lost_run: HOLD, WAKE or
 // SLEEP, BACK, and RUN, THROTTLE or UNTHROTTLE records a full ring buffer
 // refused; lost_held: holds the held map refused (full or busy);
@@ -212,6 +230,9 @@ __u64 lost_run = 0;
 __u64 lost_held = 0;
 __u64 lost_queues = 0;
 __u64 submitted = 0;
+// OFF, ON and WOKEN records a full ring buffer refused: a thread's
+// timeline has a gap (its requests' breakdown may be wrong).
+__u64 lost_states = 0;
 
 // Entries in held: while it is zero a switch-in needs no lookup.
 __u64 nheld = 0;
@@ -314,6 +335,23 @@ struct {
 	__type(value, __u8);
 } throttlers SEC(".maps");
 
+// Whether a thread's own group (the leaf, kernfs id) is traced, as
+// traced() found it in generation gen: the test every switch pays for
+// both its threads while states are written, one lookup where the walk
+// up the groups would be several. An LRU: every group on the machine may
+// pass through; one pushed out is walked again.
+struct leaf {
+	__u64 gen;
+	__u64 traced;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct leaf);
+} leaves SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); // 1 MiB: about 16 thousand records
@@ -340,6 +378,31 @@ static __always_inline bool traced(struct task_struct *t)
 		tg = BPF_CORE_READ(tg, parent);
 	}
 	return 0;
+}
+
+// Whether t is traced, as traced(), through leaves. typed: t is a BTF
+// pointer (tp_btf), whose fields are read by direct loads.
+static __always_inline bool thread_traced(struct task_struct *t, bool typed)
+{
+	__u64 id;
+
+	if (typed) {
+		struct task_group *tg = t->sched_task_group;
+		if (!tg)
+			return 0;
+		id = tg->css.cgroup->kn->id;
+	} else {
+		id = BPF_CORE_READ(t, sched_task_group, css.cgroup, kn, id);
+	}
+	__u64 gen = generation;
+	struct leaf *l = bpf_map_lookup_elem(&leaves, &id);
+	if (l && l->gen == gen)
+		return l->traced;
+	// Read gen before the walk: a change of groups after it bumps
+	// generation, and this entry is walked again.
+	struct leaf v = { .gen = gen, .traced = traced(t) };
+	bpf_map_update_elem(&leaves, &id, &v, BPF_ANY);
+	return v.traced;
 }
 
 // Whether t's run queue on its CPU is throttled, itself or an ancestor.
@@ -403,6 +466,19 @@ static __always_inline void submit(struct record *r)
 										 BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(r, flags);
 	__sync_fetch_and_add(&submitted, 1);
+}
+
+// state writes an OFF, ON or WOKEN record of thread t, on cpu.
+static __always_inline void state(enum kind kind, struct task_struct *t, __u32 cpu, __u64 runnable)
+{
+	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&lost_states, 1);
+		return;
+	}
+	*r = (struct record){ .kind = kind, .cpu = cpu, .tid = BPF_CORE_READ(t, pid),
+			      .on_cpu = bpf_get_smp_processor_id(), .time_ns = bpf_ktime_get_ns(), .next = runnable };
+	submit(r);
 }
 
 static __always_inline void add_on(void *counts, __u32 cpu, __s64 d)
@@ -625,6 +701,13 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	}
 	if (!self_clock && !hooked && (nheld || nslept > 0))
 		run_again(next);
+	if (states) {
+		__u32 cpu = bpf_get_smp_processor_id();
+		if (thread_traced(prev, typed))
+			state(OFF, prev, cpu, preempt || prev_state == 0);
+		if (thread_traced(next, typed))
+			state(ON, next, cpu, 0);
+	}
 
 	// A hold: still runnable (preempted, or switched out in state 0),
 	// throttled, and only then the walk up the groups, the costly test.
@@ -651,8 +734,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 // throttled queue waits there without having run. Not where threads are
 // throttled one by one: the woken thread runs in the kernel first, and
 // meets the throttle on its way out, which on_switch sees.
-static __always_inline int on_wakeup(struct task_struct *p)
+static __always_inline int on_wakeup(struct task_struct *p, bool typed)
 {
+	if (states && thread_traced(p, typed))
+		state(WOKEN, p, BPF_CORE_READ(p, se.cfs_rq, rq, cpu), 0);
 	if (task_based || !rq_throttled(p) || !traced(p))
 		return 0;
 	hold(WAKE, p, throttled_cfs(p));
@@ -672,13 +757,13 @@ int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup_btf, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, 1);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, 1);
 }
 
 // Raw tracepoints: the same for kernels that refuse tp_btf.
@@ -692,13 +777,13 @@ int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev, struct ta
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, 0);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, 0);
 }
 
 // A throttle being told to the held threads below the throttled queue.

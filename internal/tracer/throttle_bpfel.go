@@ -21,6 +21,12 @@ type throttleHold struct {
 	Leaf  uint64
 }
 
+type throttleLeaf struct {
+	_      structs.HostLayout
+	Gen    uint64
+	Traced uint64
+}
+
 type throttleQueue struct {
 	_     structs.HostLayout
 	Group uint64
@@ -50,6 +56,7 @@ const (
 	throttleMapGroups             = "groups"
 	throttleMapHeld               = "held"
 	throttleMapHeldOn             = "held_on"
+	throttleMapLeaves             = "leaves"
 	throttleMapQueues             = "queues"
 	throttleMapSleeps             = "sleeps"
 	throttleMapSleptOn            = "slept_on"
@@ -64,16 +71,19 @@ const (
 	throttleProgThrottleKprobe    = "throttle_kprobe"
 	throttleProgUnthrottleFexit   = "unthrottle_fexit"
 	throttleProgUnthrottleKprobe  = "unthrottle_kprobe"
+	throttleVarGeneration         = "generation"
 	throttleVarHooked             = "hooked"
 	throttleVarLost               = "lost"
 	throttleVarLostBack           = "lost_back"
 	throttleVarLostHeld           = "lost_held"
 	throttleVarLostQueues         = "lost_queues"
 	throttleVarLostRun            = "lost_run"
+	throttleVarLostStates         = "lost_states"
 	throttleVarNheld              = "nheld"
 	throttleVarNslept             = "nslept"
 	throttleVarPeltClock          = "pelt_clock"
 	throttleVarSelfClock          = "self_clock"
+	throttleVarStates             = "states"
 	throttleVarSubmitted          = "submitted"
 	throttleVarTaskBased          = "task_based"
 	throttleVarTaskClock          = "task_clock"
@@ -142,6 +152,7 @@ type throttleMapSpecs struct {
 	Groups     *ebpf.MapSpec `ebpf:"groups"`
 	Held       *ebpf.MapSpec `ebpf:"held"`
 	HeldOn     *ebpf.MapSpec `ebpf:"held_on"`
+	Leaves     *ebpf.MapSpec `ebpf:"leaves"`
 	Queues     *ebpf.MapSpec `ebpf:"queues"`
 	Sleeps     *ebpf.MapSpec `ebpf:"sleeps"`
 	SleptOn    *ebpf.MapSpec `ebpf:"slept_on"`
@@ -152,16 +163,19 @@ type throttleMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type throttleVariableSpecs struct {
+	Generation   *ebpf.VariableSpec `ebpf:"generation"`
 	Hooked       *ebpf.VariableSpec `ebpf:"hooked"`
 	Lost         *ebpf.VariableSpec `ebpf:"lost"`
 	LostBack     *ebpf.VariableSpec `ebpf:"lost_back"`
 	LostHeld     *ebpf.VariableSpec `ebpf:"lost_held"`
 	LostQueues   *ebpf.VariableSpec `ebpf:"lost_queues"`
 	LostRun      *ebpf.VariableSpec `ebpf:"lost_run"`
+	LostStates   *ebpf.VariableSpec `ebpf:"lost_states"`
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
 	Nslept       *ebpf.VariableSpec `ebpf:"nslept"`
 	PeltClock    *ebpf.VariableSpec `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
+	States       *ebpf.VariableSpec `ebpf:"states"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
 	TaskBased    *ebpf.VariableSpec `ebpf:"task_based"`
 	TaskClock    *ebpf.VariableSpec `ebpf:"task_clock"`
@@ -192,6 +206,7 @@ type throttleMaps struct {
 	Groups     *ebpf.Map `ebpf:"groups"`
 	Held       *ebpf.Map `ebpf:"held"`
 	HeldOn     *ebpf.Map `ebpf:"held_on"`
+	Leaves     *ebpf.Map `ebpf:"leaves"`
 	Queues     *ebpf.Map `ebpf:"queues"`
 	Sleeps     *ebpf.Map `ebpf:"sleeps"`
 	SleptOn    *ebpf.Map `ebpf:"slept_on"`
@@ -204,6 +219,7 @@ func (m *throttleMaps) Close() error {
 		m.Groups,
 		m.Held,
 		m.HeldOn,
+		m.Leaves,
 		m.Queues,
 		m.Sleeps,
 		m.SleptOn,
@@ -215,16 +231,19 @@ func (m *throttleMaps) Close() error {
 //
 // It can be passed to loadThrottleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type throttleVariables struct {
+	Generation   *ebpf.Variable `ebpf:"generation"`
 	Hooked       *ebpf.Variable `ebpf:"hooked"`
 	Lost         *ebpf.Variable `ebpf:"lost"`
 	LostBack     *ebpf.Variable `ebpf:"lost_back"`
 	LostHeld     *ebpf.Variable `ebpf:"lost_held"`
 	LostQueues   *ebpf.Variable `ebpf:"lost_queues"`
 	LostRun      *ebpf.Variable `ebpf:"lost_run"`
+	LostStates   *ebpf.Variable `ebpf:"lost_states"`
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
 	Nslept       *ebpf.Variable `ebpf:"nslept"`
 	PeltClock    *ebpf.Variable `ebpf:"pelt_clock"`
 	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
+	States       *ebpf.Variable `ebpf:"states"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`
 	TaskBased    *ebpf.Variable `ebpf:"task_based"`
 	TaskClock    *ebpf.Variable `ebpf:"task_clock"`

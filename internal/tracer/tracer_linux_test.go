@@ -696,7 +696,7 @@ func nap(cpu int) error {
 // its holds end on the queues' own clocks.
 func TestHooks(t *testing.T) {
 	needRoot(t)
-	tr, err := New(func(throttle.Event) {})
+	tr, err := New(func(throttle.Event) {}, nil)
 	require.NoError(t, err)
 	defer tr.Stop()
 	t.Logf("hooks %q, hold ends %s; why none: %v; throttle_cfs_rq not hooked: %v", tr.Hooks(), tr.HoldEnds(), tr.hooksWhy, tr.hooks.partial)

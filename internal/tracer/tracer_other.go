@@ -29,7 +29,7 @@ func ExactStarts() bool { return false }
 func Model() string { return "" }
 
 // New fails: tracing is Linux-only.
-func New(onEvent func(throttle.Event)) (*Tracer, error) { return nil, errLinuxOnly }
+func New(func(throttle.Event), func(throttle.State)) (*Tracer, error) { return nil, errLinuxOnly }
 
 // CgroupID fails: tracing is Linux-only.
 func CgroupID(dir string) (uint64, error) { return 0, errLinuxOnly }
@@ -57,3 +57,6 @@ func (t *Tracer) Sync() error { return nil }
 
 // LostSoFar: nothing traced, nothing lost.
 func (t *Tracer) LostSoFar() uint64 { return 0 }
+
+// StatesLostSoFar: nothing traced, nothing lost.
+func (t *Tracer) StatesLostSoFar() uint64 { return 0 }

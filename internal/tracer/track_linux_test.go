@@ -33,7 +33,7 @@ func TestTrackWhileAttached(t *testing.T) {
 
 	before := Attaches()
 	var rec recorder
-	tr, err := New(rec.add)
+	tr, err := New(rec.add, nil)
 	require.NoError(t, err)
 	defer tr.Stop()
 	assert.Equal(t, before+1, Attaches())
@@ -180,7 +180,7 @@ func TestSync(t *testing.T) {
 	id, err := CgroupID(cg.dir)
 	require.NoError(t, err)
 	var rec recorder
-	tr, err := New(rec.add)
+	tr, err := New(rec.add, nil)
 	require.NoError(t, err)
 	defer tr.Stop()
 	require.NoError(t, tr.Track(id))

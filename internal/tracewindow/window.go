@@ -24,6 +24,9 @@ type Handle interface {
 	Untrack(id uint64) error
 	Sync() error
 	LostSoFar() uint64
+	// StatesLostSoFar counts the threads' changes of state it could not
+	// keep so far (a gap in a timeline).
+	StatesLostSoFar() uint64
 	Stop() (lost uint64, err error)
 	Attach() string
 	// HoldEnds is where the tracer ends a hold here
@@ -35,6 +38,17 @@ type Handle interface {
 // they are only counted (throttle.Collector), as a long sample needs.
 const maxEvents = 1 << 20
 
+// maxStates bounds the threads' changes of state a run keeps (24 bytes
+// each), for the breakdown of its requests: a thread switching 10,000
+// times a second fills it in about 100 s. Beyond it, the breakdown says
+// it is incomplete.
+const maxStates = 1 << 21
+
+// NewTracer attaches a tracer tracing no group yet, which hands each held
+// interval to onEvent and each traced thread's change of state to
+// onState (tracer.New).
+type NewTracer func(onEvent func(throttle.Event), onState func(throttle.State)) (Handle, error)
+
 // Session is the tracer a runner's traced runs share (runner.Local's),
 // attached at its first window and kept until Stop: the events go to the
 // window open now (one at a time). Its zero value is ready.
@@ -44,17 +58,18 @@ type Session struct {
 	why      error // why it could not attach: no later run tries again
 	attaches int
 	sink     func(throttle.Event) // the open window's; nil between windows
+	states   func(throttle.State) // the same for the threads' states
 }
 
 // tracer attaches the tracer on the first call (newTracer); later calls
 // return the same one, and the attaches so far.
-func (s *Session) tracer(newTracer func(func(throttle.Event)) (Handle, error)) (Handle, int, error) {
+func (s *Session) tracer(newTracer NewTracer) (Handle, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.h == nil && s.why == nil {
 		if newTracer == nil {
 			s.why = fmt.Errorf("this build cannot trace")
-		} else if s.h, s.why = newTracer(s.deliver); s.why == nil {
+		} else if s.h, s.why = newTracer(s.deliver, s.deliverState); s.why == nil {
 			s.attaches++
 		}
 	}
@@ -72,9 +87,19 @@ func (s *Session) deliver(e throttle.Event) {
 	}
 }
 
-func (s *Session) setSink(f func(throttle.Event)) {
+// deliverState hands a thread's change of state to the open window.
+func (s *Session) deliverState(st throttle.State) {
 	s.mu.Lock()
-	s.sink = f
+	sink := s.states
+	s.mu.Unlock()
+	if sink != nil {
+		sink(st)
+	}
+}
+
+func (s *Session) setSink(f func(throttle.Event), g func(throttle.State)) {
+	s.mu.Lock()
+	s.sink, s.states = f, g
 	s.mu.Unlock()
 }
 
@@ -94,19 +119,24 @@ func (s *Session) Stop() (uint64, error) {
 // measured window, from Open to Close, and turns them into the result's
 // keys. A nil Window traces nothing: a run without --trace.
 type Window struct {
-	s        *Session
-	h        Handle
-	why      error // why tracing did not start: said once, in the warnings
-	mu       sync.Mutex
-	col      throttle.Collector
-	t0, t1   int64 // CLOCK_MONOTONIC, the measured window
-	now      func() int64
-	lost0    uint64 // the tracer's losses at open
-	lost     uint64
-	attaches int
-	stopped  bool
-	last     bool // stop the tracer at the window's end (sample: its one window)
-	sink     func(throttle.Trace) error
+	s      *Session
+	h      Handle
+	why    error // why tracing did not start: said once, in the warnings
+	mu     sync.Mutex
+	col    throttle.Collector
+	t0, t1 int64 // CLOCK_MONOTONIC, the measured window
+	now    func() int64
+	lost0  uint64 // the tracer's losses at open
+	lost   uint64
+	// The traced threads' changes of state, kept up to maxStates (the
+	// others counted), and those the tracer lost over the window.
+	states              []throttle.State
+	statesNotKept       int
+	states0, statesLost uint64
+	attaches            int
+	stopped             bool
+	last                bool // stop the tracer at the window's end (sample: its one window)
+	sink                func(throttle.Trace) error
 
 	// The run's own groups (Config.Dir, FamDir): ids kept in own after
 	// their Untrack.
@@ -134,7 +164,7 @@ type Config struct {
 	// slices share the default parent).
 	Dir, FamDir string
 	// NewTracer attaches the session's tracer, at its first window.
-	NewTracer func(onEvent func(throttle.Event)) (Handle, error)
+	NewTracer NewTracer
 	// Now reads CLOCK_MONOTONIC, the clock of the events; ID is a
 	// cgroup's kernfs id; Family reads the family of the cgroup at a
 	// directory and its counters (cgroup.Host.FamilyOf).
@@ -173,10 +203,18 @@ func New(s *Session, c Config) *Window {
 	if tw.why != nil {
 		return tw
 	}
-	tw.lost0 = tw.h.LostSoFar()
+	tw.lost0, tw.states0 = tw.h.LostSoFar(), tw.h.StatesLostSoFar()
 	tw.s.setSink(func(e throttle.Event) {
 		tw.mu.Lock()
 		tw.col.Add(e)
+		tw.mu.Unlock()
+	}, func(st throttle.State) {
+		tw.mu.Lock()
+		if len(tw.states) < maxStates {
+			tw.states = append(tw.states, st)
+		} else {
+			tw.statesNotKept++
+		}
 		tw.mu.Unlock()
 	})
 	return tw
@@ -314,6 +352,7 @@ func (tw *Window) Stop() {
 	}
 	tw.stopped = true
 	var err error
+	tw.statesLost = tw.h.StatesLostSoFar() - tw.states0
 	if tw.last {
 		tw.lost, err = tw.s.Stop()
 		tw.mu.Lock()
@@ -332,7 +371,7 @@ func (tw *Window) Stop() {
 	for _, dir := range dirs {
 		tw.Untrack(dir)
 	}
-	tw.s.setSink(nil)
+	tw.s.setSink(nil, nil)
 	if err != nil && tw.why == nil {
 		tw.why = fmt.Errorf("stopping the tracer: %w", err)
 	}
@@ -387,11 +426,12 @@ func (tw *Window) summary() (*report.ThrottleEvents, []report.Warning) {
 
 // sinkTo hands the window, its events and spans to the sink, if any;
 // what it could not write is a warning.
-func (tw *Window) sinkTo(spans []throttle.Span, what string) []report.Warning {
+func (tw *Window) sinkTo(spans []throttle.Span, what string, parts []throttle.Parts, known []bool) []report.Warning {
 	if tw.sink == nil {
 		return nil
 	}
-	if err := tw.sink(throttle.Trace{T0: tw.t0, T1: tw.t1, Events: tw.events(), Spans: spans, What: what}); err != nil {
+	tr := throttle.Trace{T0: tw.t0, T1: tw.t1, Events: tw.events(), Spans: spans, What: what, Parts: parts, Known: known}
+	if err := tw.sink(tr); err != nil {
 		return []report.Warning{report.Warn(report.KindTraceIncomplete, "the trace could not be written: %v", err)}
 	}
 	return nil
@@ -409,13 +449,54 @@ func iterationSpans(its []bench.Iteration) []throttle.Span {
 // requests describes the requests the throttles hit: each request's
 // overlap, from its scheduled arrival to its completion, with the union
 // over CPUs of the throttled intervals.
-func (tw *Window) requests(spans []throttle.Span) *report.RequestThrottles {
+// Each request's time is split by cause (parts; known false where its
+// thread was not traced), for the breakdown and the sink.
+func (tw *Window) requests(spans []throttle.Span) (*report.RequestThrottles, []throttle.Parts, []bool) {
 	response := make([]int64, len(spans))
 	for i, s := range spans {
 		response[i] = s.End - s.Start
 	}
-	r := throttle.SummarizeRequests(response, throttle.Overlap(spans, tw.events()))
-	return &r
+	events := tw.events()
+	r := throttle.SummarizeRequests(response, throttle.Overlap(spans, events))
+	parts, known := tw.split(spans, events)
+	r.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorker)
+	return &r, parts, known
+}
+
+// split splits each span's time by cause, from its thread's states and
+// held intervals; nil where the tracer gave no thread's states.
+func (tw *Window) split(spans []throttle.Span, events []throttle.Event) ([]throttle.Parts, []bool) {
+	tw.mu.Lock()
+	states := tw.states
+	tw.mu.Unlock()
+	if len(states) == 0 {
+		return nil, nil
+	}
+	return throttle.NewTimelines(states, events).SpanParts(spans)
+}
+
+// breakdownWarnings say why a breakdown may be wrong: changes of state
+// lost by the kernel or not kept here leave gaps in the threads'
+// timelines; requests whose thread was not traced are not split.
+func (tw *Window) breakdownWarnings(b *report.Breakdown) []report.Warning {
+	if b == nil {
+		return nil
+	}
+	var out []report.Warning
+	tw.mu.Lock()
+	lost, notKept := tw.statesLost, tw.statesNotKept
+	tw.mu.Unlock()
+	if lost > 0 || notKept > 0 {
+		out = append(out, report.Warn(report.KindTraceIncomplete, "the breakdown of requests by cause may be wrong: %d of the "+
+			"threads' switches and wake-ups were lost to a full ring buffer and %d not kept (more than %d), leaving gaps in "+
+			"their timelines", lost, notKept, maxStates))
+	}
+	if b.Unknown > 0 {
+		out = append(out, report.Warn(report.KindTraceIncomplete, "%d of %d requests not broken down by cause: no switch of "+
+			"the thread that served them was traced (a thread in another PID namespace than throttlebench's, or not in the traced cgroup)",
+			b.Unknown, b.Unknown+b.Count))
+	}
+	return out
 }
 
 // Run adds what the trace says to a run's report.
@@ -430,7 +511,7 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 	spans := iterationSpans(res.Iterations)
 	rep.ThrottleEvents = s
 	rep.ThrottledMsPerIteration = throttle.ThrottledMsPerIteration(spans, tw.events())
-	for _, w := range tw.sinkTo(spans, "iteration") {
+	for _, w := range tw.sinkTo(spans, "iteration", nil, nil) {
 		rep.AddWarning(w)
 	}
 }
@@ -446,8 +527,13 @@ func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span) {
 		return
 	}
 	rep.ThrottleEvents = s
-	rep.RequestThrottles = tw.requests(spans)
-	for _, w := range tw.sinkTo(spans, "request") {
+	var parts []throttle.Parts
+	var known []bool
+	rep.RequestThrottles, parts, known = tw.requests(spans)
+	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown) {
+		rep.AddWarning(w)
+	}
+	for _, w := range tw.sinkTo(spans, "request", parts, known) {
 		rep.AddWarning(w)
 	}
 }
@@ -456,7 +542,7 @@ func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span) {
 func OpenLoopSpans(res bench.LatencyResult) []throttle.Span {
 	spans := make([]throttle.Span, len(res.Requests))
 	for i, r := range res.Requests {
-		spans[i] = throttle.Span{Start: res.StartMono + int64(r.Arrival), End: res.StartMono + int64(r.Done), CPU: -1}
+		spans[i] = throttle.Span{Start: res.StartMono + int64(r.Arrival), End: res.StartMono + int64(r.Done), CPU: -1, TID: r.TID}
 	}
 	return spans
 }
@@ -467,7 +553,7 @@ func OpenLoopSpans(res bench.LatencyResult) []throttle.Span {
 func (tw *Window) Summary() (*report.ThrottleEvents, []report.Warning) {
 	s, warnings := tw.summary()
 	if s != nil {
-		warnings = append(warnings, tw.sinkTo(nil, "")...)
+		warnings = append(warnings, tw.sinkTo(nil, "", nil, nil)...)
 	}
 	return s, warnings
 }

@@ -22,17 +22,20 @@ type fakeHandle struct {
 	ends    string
 }
 
-func (f *fakeHandle) attach(func(throttle.Event)) (Handle, error) { return f, nil }
-func (f *fakeHandle) Track(id uint64) error                       { f.ids = append(f.ids, id); return nil }
+func (f *fakeHandle) attach(func(throttle.Event), func(throttle.State)) (Handle, error) {
+	return f, nil
+}
+func (f *fakeHandle) Track(id uint64) error { f.ids = append(f.ids, id); return nil }
 func (f *fakeHandle) Untrack(id uint64) error {
 	f.ids = slices.DeleteFunc(f.ids, func(x uint64) bool { return x == id })
 	return nil
 }
-func (f *fakeHandle) Sync() error           { return nil }
-func (f *fakeHandle) LostSoFar() uint64     { return 0 }
-func (f *fakeHandle) Stop() (uint64, error) { f.stopped++; return 0, nil }
-func (f *fakeHandle) Attach() string        { return "fake" }
-func (f *fakeHandle) HoldEnds() string      { return f.ends }
+func (f *fakeHandle) Sync() error             { return nil }
+func (f *fakeHandle) LostSoFar() uint64       { return 0 }
+func (f *fakeHandle) StatesLostSoFar() uint64 { return 0 }
+func (f *fakeHandle) Stop() (uint64, error)   { f.stopped++; return 0, nil }
+func (f *fakeHandle) Attach() string          { return "fake" }
+func (f *fakeHandle) HoldEnds() string        { return f.ends }
 
 // Counted: a group below the traced cgroup, read before its removal,
 // replaces the window's end reading of it; one elsewhere is ignored.

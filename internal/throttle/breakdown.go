@@ -1,0 +1,119 @@
+package throttle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/throttlebench/throttlebench/internal/report"
+)
+
+// How a result's requests are tied to threads (report.Breakdown's
+// Threads).
+const (
+	ThreadsWorker  = "worker"
+	ThreadsWorkers = "workers"
+)
+
+// SpanParts splits each span's time by cause, from its thread's timeline
+// (Span.TID); known[i] is false where span i has no thread or no state of
+// its thread was traced.
+func (t *Timelines) SpanParts(spans []Span) (parts []Parts, known []bool) {
+	parts, known = make([]Parts, len(spans)), make([]bool, len(spans))
+	for i, s := range spans {
+		if s.TID != 0 {
+			parts[i], known[i] = t.Split(s.TID, s.Start, s.End)
+		}
+	}
+	return parts, known
+}
+
+// SummarizeBreakdown describes the parts of the spans known (the other
+// spans are counted as unknown): each part's p50 and p99, and the parts'
+// shares of the p99 spans' summed time, those whose total is at or
+// above the p99 of the totals. threads is how a span is tied to its
+// threads (ThreadsWorker, ThreadsWorkers). nil where none is known.
+func SummarizeBreakdown(parts []Parts, known []bool, threads string) *report.Breakdown {
+	var split []Parts
+	for i, p := range parts {
+		if known[i] {
+			split = append(split, p)
+		}
+	}
+	if len(split) == 0 {
+		return nil
+	}
+	b := &report.Breakdown{Threads: threads, Count: len(split), Unknown: len(parts) - len(split)}
+	pms := func(c Cause) report.PartMs {
+		ns := make([]int64, len(split))
+		for i, p := range split {
+			ns[i] = p[c]
+		}
+		ms := sortedMs(ns)
+		return report.PartMs{P50: nearestRank(ms, 0.50), P99: nearestRank(ms, 0.99)}
+	}
+	b.OnCPUMs, b.HeldMs, b.WaitingMs, b.OffCPUMs = pms(OnCPU), pms(Held), pms(Waiting), pms(OffCPU)
+	slices.SortStableFunc(split, func(a, b Parts) int { return cmp.Compare(a.Total(), b.Total()) })
+	slow := split[rankIndex(0.99, len(split)):]
+	var sum Parts
+	for _, p := range slow {
+		for c := range sum {
+			sum[c] += p[c]
+		}
+	}
+	b.P99Count = len(slow)
+	if total := float64(sum.Total()); total > 0 {
+		b.P99Share = report.Shares{OnCPU: float64(sum[OnCPU]) / total, Held: float64(sum[Held]) / total,
+			Waiting: float64(sum[Waiting]) / total, OffCPU: float64(sum[OffCPU]) / total}
+	}
+	return b
+}
+
+// causeWords are the causes as the text report names them.
+var causeWords = [numCauses]string{OnCPU: "on CPU", Held: "held by the quota", Waiting: "waiting for a CPU", OffCPU: "off CPU"}
+
+// Dominant is the cause with the largest share of the p99 requests' time.
+func Dominant(s report.Shares) Cause {
+	shares := [numCauses]float64{OnCPU: s.OnCPU, Held: s.Held, Waiting: s.Waiting, OffCPU: s.OffCPU}
+	best := OnCPU
+	for c := range numCauses {
+		if shares[c] > shares[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// String names the cause as the text report does.
+func (c Cause) String() string {
+	if c < numCauses {
+		return causeWords[c]
+	}
+	return fmt.Sprintf("cause %d", c)
+}
+
+// BreakdownLine is the text report's sentence of b, such as "p99
+// requests: 62% held by the quota, 21% waiting for a CPU, 17% on CPU":
+// the parts of the slow requests' time, largest first, those under 0.5%
+// left out. what names them ("requests", "iterations"). Empty for nil.
+func BreakdownLine(b *report.Breakdown, what string) string {
+	if b == nil {
+		return ""
+	}
+	s := b.P99Share
+	shares := [numCauses]float64{OnCPU: s.OnCPU, Held: s.Held, Waiting: s.Waiting, OffCPU: s.OffCPU}
+	order := []Cause{OnCPU, Held, Waiting, OffCPU}
+	slices.SortStableFunc(order, func(a, b Cause) int { return cmp.Compare(shares[b], shares[a]) })
+	var words []string
+	for _, c := range order {
+		if shares[c] >= 0.005 {
+			words = append(words, fmt.Sprintf("%.0f%% %s", 100*shares[c], c))
+		}
+	}
+	line := fmt.Sprintf("p99 %s: %s", what, strings.Join(words, ", "))
+	if b.Unknown > 0 {
+		line += fmt.Sprintf(" (%d of %d not traced)", b.Unknown, b.Unknown+b.Count)
+	}
+	return line
+}

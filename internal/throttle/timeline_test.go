@@ -1,0 +1,132 @@
+package throttle
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func on(tid int32, t int64) State        { return State{TID: tid, Time: t, To: OnCPU} }
+func preempted(tid int32, t int64) State { return State{TID: tid, Time: t, To: Waiting} }
+func slept(tid int32, t int64) State     { return State{TID: tid, Time: t, To: OffCPU} }
+func woken(tid int32, t int64) State     { return State{TID: tid, Time: t, To: Waiting, Woken: true} }
+
+func parts(on, held, waiting, off int64) Parts {
+	return Parts{OnCPU: on, Held: held, Waiting: waiting, OffCPU: off}
+}
+
+func TestTimelineSplit(t *testing.T) {
+	// Thread 7: asleep until 10, runnable to 15, on a CPU to 20,
+	// throttled out and held 20-50, waits for a CPU to 60, runs to 70,
+	// sleeps. Thread 8's hold is not thread 7's.
+	states := []State{on(7, 15), woken(7, 10), preempted(7, 20), on(7, 60), slept(7, 70), on(8, 0)}
+	events := []Event{{TID: 7, Start: 20, End: 50}, {TID: 8, Start: 0, End: 100}}
+	tl := NewTimelines(states, events)
+	for _, c := range []struct {
+		name string
+		s, e int64
+		want Parts
+	}{
+		{"the whole life", 0, 100, parts(15, 30, 15, 40)},
+		{"inside a hold", 25, 35, parts(0, 10, 0, 0)},
+		{"across a hold's end", 45, 65, parts(5, 5, 10, 0)},
+		{"before the first state", -10, 5, parts(0, 0, 0, 15)},
+		{"after the last", 80, 90, parts(0, 0, 0, 10)},
+		{"empty", 30, 30, parts(0, 0, 0, 0)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := tl.Split(7, c.s, c.e)
+			require.True(t, ok)
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.e-c.s, got.Total())
+		})
+	}
+	_, ok := tl.Split(9, 0, 10)
+	assert.False(t, ok, "a thread with no state is unknown")
+	got, _ := tl.Split(8, -10, 10)
+	assert.Equal(t, parts(10, 0, 10, 0), got, "switched in at 0: waiting before, running after, where its hold counts for nothing")
+}
+
+func TestTimelineWakeUpOfARunningThreadChangesNothing(t *testing.T) {
+	tl := NewTimelines([]State{on(1, 0), woken(1, 5), slept(1, 10), woken(1, 12), woken(1, 13), on(1, 20)}, nil)
+	got, _ := tl.Split(1, 0, 20)
+	assert.Equal(t, parts(10, 0, 8, 2), got)
+}
+
+func TestTimelineHeldBeforeTheFirstState(t *testing.T) {
+	// Switched in at 12 after a hold from 0 to 10 that began before the
+	// trace saw the thread: waiting before its first state, held where
+	// the hold covers it.
+	tl := NewTimelines([]State{on(3, 12)}, []Event{{TID: 3, Start: 0, End: 10}})
+	got, _ := tl.Split(3, -5, 12)
+	assert.Equal(t, parts(0, 10, 7, 0), got)
+}
+
+func TestTimelineHoldOutsideARunnableStretchCountsForNothing(t *testing.T) {
+	// A hold the states say the thread was running through (its switch
+	// out lost): the states win.
+	tl := NewTimelines([]State{on(3, 0), slept(3, 100)}, []Event{{TID: 3, Start: 20, End: 40}, {TID: 3, Start: 50, End: 60, Empty: true}})
+	got, _ := tl.Split(3, 0, 100)
+	assert.Equal(t, parts(100, 0, 0, 0), got)
+}
+
+func TestTimelinePartsSumToTheSpan(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var states []State
+		var events []Event
+		var x int64
+		for range 1 + r.IntN(40) {
+			x += r.Int64N(50)
+			switch r.IntN(4) {
+			case 0:
+				states = append(states, on(1, x))
+			case 1:
+				states = append(states, preempted(1, x))
+				events = append(events, Event{TID: 1, Start: x, End: x + r.Int64N(80)})
+			case 2:
+				states = append(states, slept(1, x))
+			default:
+				states = append(states, woken(1, x))
+			}
+		}
+		tl := NewTimelines(states, events)
+		s := r.Int64N(x+100) - 50
+		e := s + r.Int64N(x+100)
+		got, ok := tl.Split(1, s, e)
+		require.True(t, ok)
+		require.Equal(t, e-s, got.Total(), "%v %v [%d, %d): %v", states, events, s, e, got)
+		for c, v := range got {
+			require.GreaterOrEqual(t, v, int64(0), "cause %d", c)
+		}
+	}
+}
+
+func TestSummarizeBreakdown(t *testing.T) {
+	// 98 fast requests on a CPU, two slow ones mostly held, one unknown.
+	var ps []Parts
+	var known []bool
+	for range 98 {
+		ps, known = append(ps, parts(2e6, 0, 0, 0)), append(known, true)
+	}
+	ps, known = append(ps, parts(2e6, 60e6, 10e6, 8e6), parts(2e6, 50e6, 0, 8e6), Parts{}), append(known, true, true, false)
+	b := SummarizeBreakdown(ps, known, ThreadsWorker)
+	require.NotNil(t, b)
+	assert.Equal(t, 100, b.Count)
+	assert.Equal(t, 1, b.Unknown)
+	assert.Equal(t, 2, b.P99Count)
+	assert.InDelta(t, 110.0/140, b.P99Share.Held, 1e-9)
+	assert.InDelta(t, 10.0/140, b.P99Share.Waiting, 1e-9)
+	assert.InDelta(t, 4.0/140, b.P99Share.OnCPU, 1e-9)
+	assert.InDelta(t, 16.0/140, b.P99Share.OffCPU, 1e-9)
+	assert.Equal(t, 2.0, b.OnCPUMs.P99)
+	assert.Equal(t, 50.0, b.HeldMs.P99)
+	assert.Equal(t, 0.0, b.HeldMs.P50)
+	assert.Equal(t, Held, Dominant(b.P99Share))
+	assert.Equal(t, "p99 requests: 79% held by the quota, 11% off CPU, 7% waiting for a CPU, 3% on CPU (1 of 101 not traced)",
+		BreakdownLine(b, "requests"))
+	assert.Nil(t, SummarizeBreakdown([]Parts{{}}, []bool{false}, ThreadsWorker))
+	assert.Empty(t, BreakdownLine(nil, "requests"))
+}
