@@ -67,7 +67,7 @@ written).`,
 	run.registerColumns(cmd)
 	registerTarget(cmd, &o.Target)
 	fl := cmd.Flags()
-	fl.StringVar(&o.Plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst, into this .svg or .png file; with --trace and one configuration, its timeline instead")
+	fl.StringVar(&o.Plot, "plot", "", "draw p99 and p50 against the rate or the CPUs, one line per burst (against the burst where only it varies), into this .svg or .png file; with --trace and one configuration, its timeline instead")
 	fl.IntVar(&o.MaxConfigs, "max-configs", 1000, "refuse more configurations than this (a typo in a range can make millions)")
 	fl.BoolVar(&o.Summary, "summary", false, "--instances: leave out requests[] (every request's parts), keep their percentiles")
 	return cmd

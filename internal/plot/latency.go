@@ -47,9 +47,21 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	}
 	xFlag, xLabel := "rate", "offered rate (requests/s)"
 	x := func(r latency.Row) float64 { return r.Report.OfferedRPS }
-	if !latencyVaries(ran, "rate") {
-		xFlag, xLabel = "", "CPU share (effective CPUs)"
-		x = func(r latency.Row) float64 { return r.Report.Cgroup.EffectiveCPUs }
+	share := func(r latency.Row) float64 { return r.Report.Cgroup.EffectiveCPUs }
+	switch {
+	case latencyVaries(ran, "rate"):
+	case !slices.ContainsFunc(ran, func(r latency.Row) bool { return share(r) != share(ran[0]) }) && latencyVaries(ran, "burst"):
+		// A burst A/B at one limit: burst on the axis, where the CPU
+		// share would put every point at one x (on a 0.9–1.1 axis,
+		// burst in the legend alone: users read it as one point).
+		cpus := "CPUs"
+		if share(ran[0]) == 1 {
+			cpus = "CPU"
+		}
+		xFlag, xLabel = "burst", fmt.Sprintf("CPU burst (ms), at %g %s", share(ran[0]), cpus)
+		x = func(r latency.Row) float64 { return float64(r.Report.Cgroup.BurstUs) / 1000 }
+	default:
+		xFlag, xLabel, x = "", "CPU share (effective CPUs)", share
 	}
 	// One series per combination of the other swept values.
 	type series struct {

@@ -116,6 +116,25 @@ func TestLatencyPanelOverCPUs(t *testing.T) {
 	assert.Equal(t, xys(0.5, 9, 1, 5.5, 2, 5.1), p.lines[3].XYs)
 }
 
+// A burst A/B at one limit and one rate (latency --cpus 1 --burst
+// 0,20ms,50ms --plot): burst on the x axis, one line, where the CPU
+// share put every point at x = 1 with burst in the legend alone.
+func TestLatencyPanelOverBurst(t *testing.T) {
+	row := func(burst string, us int64, p50, p99 float64) latency.Row {
+		r := latencyRow(sweep.Config{{Flag: "burst", Value: burst}, {Flag: "cpus", Value: "1"}}, 40, 1, p50, p99)
+		r.Report.Cgroup.BurstUs = us
+		return r
+	}
+	p, err := latencyPanel([]latency.Row{row("0s", 0, 6, 95), row("20ms", 20000, 5.5, 40), row("50ms", 50000, 5.2, 9)})
+	require.NoError(t, err)
+	assert.Equal(t, "CPU burst (ms), at 1 CPU", p.x.label)
+	require.Len(t, p.lines, 2, "one series: burst is the axis")
+	assert.Equal(t, "p99", p.lines[0].label)
+	assert.Equal(t, xys(0, 95, 20, 40, 50, 9), p.lines[0].XYs)
+	assert.LessOrEqual(t, p.x.min, 0.0)
+	assert.GreaterOrEqual(t, p.x.max, 50.0)
+}
+
 func TestSaveLatencySVG(t *testing.T) {
 	for name, rows := range map[string][]latency.Row{"rates": latencyOverRates(), "cpus": latencyOverCPUs()} {
 		t.Run(name, func(t *testing.T) {
