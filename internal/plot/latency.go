@@ -3,9 +3,11 @@ package plot
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -32,7 +34,72 @@ func latencyPicture(rows []latency.Row) (picture, error) {
 	if err != nil {
 		return picture{}, err
 	}
+	if c := causesByConfig(rows, p); c != nil {
+		return stack(9*vg.Inch, 9*vg.Inch, []*panel{p, c}), nil
+	}
 	return stack(9*vg.Inch, 6*vg.Inch, []*panel{p}), nil
+}
+
+// causesByConfig is, under the latency panel lat and on its x axis, each
+// traced configuration's p99 response time split by what its p99
+// requests spent their time on (their breakdown's shares), a stacked bar
+// per configuration; nil where none was split (no --trace).
+func causesByConfig(rows []latency.Row, lat *panel) *panel {
+	type bar struct {
+		x, p99 float64
+		shares [4]float64
+	}
+	var bars []bar
+	xs := map[float64]int{} // bars at each x, placed side by side
+	for _, r := range rows {
+		if r.Report == nil || r.Report.RequestThrottles == nil || r.Report.Breakdown == nil || r.Report.LatencyMs.None {
+			continue
+		}
+		s := r.Report.Breakdown.P99Share
+		x := latencyX(rows, r)
+		bars = append(bars, bar{x: x, p99: r.Report.LatencyMs.P99, shares: [4]float64{s.OnCPU, s.Held, s.Waiting, s.OffCPU}})
+		xs[x]++
+	}
+	if len(bars) == 0 {
+		return nil
+	}
+	// Each x's bars share 0.6 of the least gap between two xs (of the
+	// axis' width where there is one x).
+	gap := lat.x.max - lat.x.min
+	keys := slices.Sorted(maps.Keys(xs))
+	for i := 1; i < len(keys); i++ {
+		gap = min(gap, keys[i]-keys[i-1])
+	}
+	p := &panel{title: "what the p99 requests spent their time on: p99 response time split by their shares",
+		x: lat.x, y: axis{label: "p99 response time (ms)"}}
+	polys := make([]*plotter.Polygon, len(causeColors))
+	for k, c := range causeColors {
+		polys[k] = &plotter.Polygon{Color: c.color}
+	}
+	placed := map[float64]int{}
+	hi := 0.0
+	for _, b := range bars {
+		w := 0.6 * gap / float64(xs[b.x])
+		left := b.x - 0.3*gap + w*float64(placed[b.x])
+		placed[b.x]++
+		y := 0.0
+		for k, c := range causeColors {
+			h := b.shares[c.cause] * b.p99
+			if h > 0 {
+				polys[k].XYs = append(polys[k].XYs, plotter.XYs{{X: left, Y: y}, {X: left + w, Y: y}, {X: left + w, Y: y + h}, {X: left, Y: y + h}})
+			}
+			y += h
+		}
+		hi = max(hi, y)
+	}
+	for k, c := range causeColors {
+		if len(polys[k].XYs) > 0 {
+			p.bands = append(p.bands, polys[k])
+		}
+		p.keys = append(p.keys, legendEntry{c.cause.String(), []plot.Thumbnailer{polys[k]}})
+	}
+	p.y.min, p.y.max = 0, max(hi*1.05, 1)
+	return p
 }
 
 func latencyPanel(rows []latency.Row) (*panel, error) {
@@ -45,24 +112,8 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 	if len(ran) == 0 {
 		return nil, errors.New("nothing to plot: every configuration was skipped")
 	}
-	xFlag, xLabel := "rate", "offered rate (requests/s)"
-	x := func(r latency.Row) float64 { return r.Report.OfferedRPS }
-	share := func(r latency.Row) float64 { return r.Report.Cgroup.EffectiveCPUs }
-	switch {
-	case latencyVaries(ran, "rate"):
-	case !slices.ContainsFunc(ran, func(r latency.Row) bool { return share(r) != share(ran[0]) }) && latencyVaries(ran, "burst"):
-		// A burst A/B at one limit: burst on the axis, where the CPU
-		// share would put every point at one x (on a 0.9–1.1 axis,
-		// burst in the legend alone: users read it as one point).
-		cpus := "CPUs"
-		if share(ran[0]) == 1 {
-			cpus = "CPU"
-		}
-		xFlag, xLabel = "burst", fmt.Sprintf("CPU burst (ms), at %g %s", share(ran[0]), cpus)
-		x = func(r latency.Row) float64 { return float64(r.Report.Cgroup.BurstUs) / 1000 }
-	default:
-		xFlag, xLabel, x = "", "CPU share (effective CPUs)", share
-	}
+	xFlag, xLabel := latencyAxis(ran)
+	x := func(r latency.Row) float64 { return latencyX(ran, r) }
 	// One series per combination of the other swept values.
 	type series struct {
 		label string
@@ -165,6 +216,44 @@ func latencyTitle(c report.LatencyConfig, rateFixed bool) string {
 		}
 	}
 	return fmt.Sprintf("throttlebench latency --target %s %s: %s arrivals%s, %s", t.Method, t.Target, c.Arrivals, rate, server)
+}
+
+// latencyAxis is what the x axis of ran (the rows that ran) is: the
+// offered rate where it varies; else the burst where it alone varies at
+// one CPU share (a burst A/B at one limit: the CPU share would put every
+// point at one x, on a 0.9–1.1 axis with burst in the legend alone, which
+// users read as one point); else the CPU share (flag ""). It returns the
+// swept flag on the axis and the axis' label.
+func latencyAxis(ran []latency.Row) (flag, label string) {
+	share := func(r latency.Row) float64 { return r.Report.Cgroup.EffectiveCPUs }
+	switch {
+	case latencyVaries(ran, "rate"):
+		return "rate", "offered rate (requests/s)"
+	case !slices.ContainsFunc(ran, func(r latency.Row) bool { return share(r) != share(ran[0]) }) && latencyVaries(ran, "burst"):
+		cpus := "CPUs"
+		if share(ran[0]) == 1 {
+			cpus = "CPU"
+		}
+		return "burst", fmt.Sprintf("CPU burst (ms), at %g %s", share(ran[0]), cpus)
+	}
+	return "", "CPU share (effective CPUs)"
+}
+
+// latencyX is where row r sits on the x axis of rows (latencyAxis).
+func latencyX(rows []latency.Row, r latency.Row) float64 {
+	var ran []latency.Row
+	for _, q := range rows {
+		if q.Report != nil {
+			ran = append(ran, q)
+		}
+	}
+	switch flag, _ := latencyAxis(ran); flag {
+	case "rate":
+		return r.Report.OfferedRPS
+	case "burst":
+		return float64(r.Report.Cgroup.BurstUs) / 1000
+	}
+	return r.Report.Cgroup.EffectiveCPUs
 }
 
 func latencyVaries(rows []latency.Row, flag string) bool {

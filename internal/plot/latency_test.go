@@ -135,6 +135,45 @@ func TestLatencyPanelOverBurst(t *testing.T) {
 	assert.GreaterOrEqual(t, p.x.max, 50.0)
 }
 
+// With --trace, each configuration's p99 split by what its p99 requests
+// spent their time on, a stacked bar at its place on the same axis: the
+// burst A/B's held part where there is no burst, none with it.
+func TestLatencyCausesByConfig(t *testing.T) {
+	row := func(burst string, us int64, p99 float64, s report.Shares) latency.Row {
+		r := latencyRow(sweep.Config{{Flag: "burst", Value: burst}, {Flag: "cpus", Value: "1"}}, 40, 1, 5, p99)
+		r.Report.Cgroup.BurstUs = us
+		r.Report.RequestThrottles = &report.RequestThrottles{Breakdown: &report.Breakdown{P99Share: s}}
+		return r
+	}
+	rows := []latency.Row{
+		row("0s", 0, 100, report.Shares{OnCPU: 0.2, Held: 0.7, Waiting: 0.1}),
+		row("50ms", 50000, 10, report.Shares{OnCPU: 0.9, Waiting: 0.1}),
+	}
+	lat, err := latencyPanel(rows)
+	require.NoError(t, err)
+	p := causesByConfig(rows, lat)
+	require.NotNil(t, p)
+	assert.Equal(t, lat.x, p.x, "the same axis")
+	require.Len(t, p.keys, 4)
+	assert.Equal(t, "held by the quota", p.keys[1].text)
+	require.Len(t, p.bands, 3, "on CPU, held, waiting: nothing was off CPU")
+	held := p.bands[1].XYs
+	require.Len(t, held, 1, "held at burst 0 alone")
+	x0, y0 := held[0].XY(0)
+	x1, _ := held[0].XY(1)
+	_, y2 := held[0].XY(2)
+	assert.InDelta(t, 20, y0, 1e-9, "on top of the 20 ms on CPU")
+	assert.InDelta(t, 90, y2, 1e-9, "70 ms held")
+	assert.Less(t, x0, 0.0)
+	assert.Greater(t, x1, 0.0)
+	assert.InDelta(t, 105, p.y.max, 1e-9)
+
+	untraced := latencyOverCPUs()
+	lat, err = latencyPanel(untraced)
+	require.NoError(t, err)
+	assert.Nil(t, causesByConfig(untraced, lat), "no breakdown, no panel")
+}
+
 func TestSaveLatencySVG(t *testing.T) {
 	for name, rows := range map[string][]latency.Row{"rates": latencyOverRates(), "cpus": latencyOverCPUs()} {
 		t.Run(name, func(t *testing.T) {

@@ -33,6 +33,7 @@ type panel struct {
 	bands  []*plotter.Polygon // below the lines
 	lines  []line
 	labels []*plotter.Labels // above the lines: "max" at an unlimited point
+	keys   []legendEntry     // the bands' legend entries, after the lines'
 }
 
 // axis is an axis' label and range, on a log scale where log is set.
@@ -118,6 +119,7 @@ func (p *panel) plot(width vg.Length) *figure {
 	for _, l := range p.labels {
 		pl.Add(l)
 	}
+	legend = append(legend, p.keys...)
 	title := p.title
 	if len(legend) == 0 && len(p.lines) > 0 {
 		title += " (not reported)" // an empty panel is not a failure to draw

@@ -152,8 +152,71 @@ func timelinePicture(tr throttle.Trace, title string) (picture, error) {
 	lanes.X.Tick.Marker = top.X.Tick.Marker
 	lanes.Y.Min, lanes.Y.Max = -0.6, max(float64(len(cpus))-0.4, 0.6)
 
-	return picture{w: w, h: h, tiles: stackTiles, figs: [][]*figure{
-		{newFigure(top, title, legend, w-vg.Inch)},
-		{newFigure(lanes, "throttled stretches, per CPU", nil, w-vg.Inch)},
-	}}, nil
+	figs := [][]*figure{{newFigure(top, title, legend, w-vg.Inch)}}
+	if causes, legend := causesPanel(tr, sec, ms, top.X.Min, top.X.Max); causes != nil {
+		figs = append(figs, []*figure{newFigure(causes, what+"s' time by cause (each a bar at its scheduled arrival)", legend, w-vg.Inch)})
+	}
+	figs = append(figs, []*figure{newFigure(lanes, "throttled stretches, per CPU", nil, w-vg.Inch)})
+	return picture{w: w, h: h, tiles: stackTiles, figs: figs}, nil
+}
+
+// causeColors are the parts of a request's time, stacked from the
+// bottom: on CPU, held by the quota (the throttled red of the other
+// panels), waiting for a CPU, off CPU.
+var causeColors = [...]struct {
+	cause throttle.Cause
+	color color.Color
+}{
+	{throttle.OnCPU, plotutil.SoftColors[2]},
+	{throttle.Held, throttleColor},
+	{throttle.Waiting, plotutil.SoftColors[4]},
+	{throttle.OffCPU, color.Gray{Y: 0xb0}},
+}
+
+// causesPanel stacks each split span's time by cause, a bar at its start
+// as wide as 0.8 of the mean gap between starts; nil where no span was
+// split (a trace without the threads' states).
+func causesPanel(tr throttle.Trace, sec func(int64) float64, ms func(int64) float64, xmin, xmax float64) (*plot.Plot, []legendEntry) {
+	var split []int
+	for i := range tr.Spans {
+		if i < len(tr.Known) && tr.Known[i] {
+			split = append(split, i)
+		}
+	}
+	if len(split) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.X.Label.Text = "scheduled arrival (s from the start of the window)"
+	p.Y.Label.Text = "time (ms)"
+	p.Add(plotter.NewGrid())
+	half := 0.4 * (xmax - xmin) / float64(len(split))
+	bars := make([]*plotter.Polygon, len(causeColors))
+	for k, c := range causeColors {
+		bars[k] = &plotter.Polygon{Color: c.color}
+	}
+	hi := 0.0
+	for _, i := range split {
+		x, y := sec(tr.Spans[i].Start), 0.0
+		for k, c := range causeColors {
+			h := ms(tr.Parts[i][c.cause])
+			if h > 0 {
+				bars[k].XYs = append(bars[k].XYs, plotter.XYs{{X: x - half, Y: y}, {X: x + half, Y: y}, {X: x + half, Y: y + h}, {X: x - half, Y: y + h}})
+			}
+			y += h
+		}
+		hi = max(hi, y)
+	}
+	var legend []legendEntry
+	for k, c := range causeColors {
+		if len(bars[k].XYs) > 0 {
+			p.Add(bars[k])
+		}
+		legend = append(legend, legendEntry{c.cause.String(), []plot.Thumbnailer{bars[k]}})
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	p.X.Tick.Marker = linearTicks(10)
+	p.Y.Min, p.Y.Max = 0, max(hi*1.05, 1)
+	p.Y.Tick.Marker = linearTicks(6)
+	return p, legend
 }

@@ -61,3 +61,36 @@ func TestSaveTimeline(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "empty.svg"))
 	assert.Error(t, SaveTimeline(filepath.Join(dir, "t.pdf"), onOffTrace(), "x"))
 }
+
+// With the requests split by cause, a panel between the two stacks each
+// request's time: the held part of a request in a throttle is drawn, as
+// tall as it was held; without the split, no such panel.
+func TestTimelineCauses(t *testing.T) {
+	tr := onOffTrace()
+	for _, s := range tr.Spans {
+		d := s.End - s.Start
+		held := max(d-3e6, 0)
+		tr.Parts = append(tr.Parts, throttle.Parts{throttle.OnCPU: 2e6, throttle.Held: held, throttle.Waiting: 0.5e6, throttle.OffCPU: 0.5e6})
+		tr.Known = append(tr.Known, true)
+	}
+	sec := func(ns int64) float64 { return float64(ns-tr.T0) / 1e9 }
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	p, legend := causesPanel(tr, sec, ms, 0, 2)
+	require.NotNil(t, p)
+	var names []string
+	for _, e := range legend {
+		names = append(names, e.text)
+	}
+	assert.Equal(t, []string{"on CPU", "held by the quota", "waiting for a CPU", "off CPU"}, names)
+	assert.InDelta(t, 153*1.05, p.Y.Max, 1e-9, "the tallest bar: the request at 1.3 s, held 150 ms")
+
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "t.svg")
+	require.NoError(t, SaveTimeline(svg, tr, "latency --trace"))
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(data), "time by cause (each a bar at its scheduled arrival)"), "the panel's title")
+	require.NoError(t, SaveTimeline(svg, onOffTrace(), "latency --trace"))
+	data, _ = os.ReadFile(svg)
+	assert.False(t, strings.Contains(string(data), "by cause"), "no split, no panel")
+}
