@@ -42,6 +42,7 @@ var fixtures = []struct {
 	{"latency-list.json", "latency", config.Latency, map[string]string{"cpus": "0.5,1", "burst": "0,20ms", "rate": "50", "work": "2ms", "duration": "1s"}},
 	{"latency-instances.json", "latency", config.Latency, map[string]string{"instances": "shared,per-request", "arrivals": "once", "count": "3"}},
 	{"latency-target.json", "latency", config.Latency, map[string]string{"cpus": "0.5", "rate": "20", "duration": "1s"}},
+	{"latency-traced.json", "latency", config.Latency, map[string]string{"cpus": "0.3", "rate": "20", "work": "10ms", "duration": "1s"}},
 	{"sample.json", "sample", 0, nil},
 	{"simulate.json", "simulate", 0, nil},
 }
@@ -298,4 +299,14 @@ func TestIdleSample(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, res.Write(&b, "text", table.View{}))
 	assert.Contains(t, b.String(), "max")
+}
+
+// A traced latency result shows what its slow requests spent their time
+// on, read back from its breakdown, as latency printed it.
+func TestShowTracedBreakdown(t *testing.T) {
+	res, err := Read(filepath.Join("testdata", "latency-traced.json"))
+	require.NoError(t, err)
+	var got bytes.Buffer
+	require.NoError(t, res.Write(&got, "text", table.View{Width: table.DefaultWidth}))
+	assert.Regexp(t, `p99 requests: \d+% held by the\s+quota, \d+% on\s+CPU`, got.String())
 }
