@@ -40,6 +40,11 @@ type WorkerSample struct {
 	// KernelMigrations; 0 otherwise.
 	Migrations       uint64 `json:"migrations"`
 	KernelMigrations bool   `json:"kernel_migrations"`
+	// TID is the worker's thread over the iteration (gettid: the
+	// kernel's id in the child's PID namespace), whose switches split the
+	// iteration's time by cause (--trace); 0 where it changed threads or
+	// is not known (a command's run).
+	TID int32 `json:"tid,omitempty"`
 }
 
 // subStat is what the counters moved from before to s; nil where either
@@ -287,15 +292,17 @@ type worker struct {
 // placed), then, for each start received until start is closed, runs one
 // batch and reports it to results.
 func (wk worker) run(ctx context.Context, start <-chan time.Time, placed chan<- error, results chan<- batchDone) {
+	locked := 0 // its thread, where it is locked to one
 	if !wk.free {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		locked = gettid()
 	}
 	placed <- wk.pins.apply(wk.id)
 	var where placement
 	var sched schedFile
 	for range start {
-		results <- wk.batchOnce(ctx, &where, &sched)
+		results <- wk.batchOnce(ctx, &where, &sched, locked)
 	}
 }
 
@@ -303,7 +310,7 @@ func (wk worker) run(ctx context.Context, start <-chan time.Time, placed chan<- 
 // or an operation fails. The file read and the system calls stay outside
 // the operations; only getcpu (and a lone worker's gettid) runs between
 // them.
-func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFile) batchDone {
+func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFile, locked int) batchDone {
 	threads := wk.rn.threads
 	r0 := threads.begin(sched, wk.free)
 	where.reset()
@@ -324,6 +331,12 @@ func (wk worker) batchOnce(ctx context.Context, where *placement, sched *schedFi
 	end := time.Now()
 	s := threads.end(sched, wk.free).sample(r0, moved)
 	s.Ops, s.CPUs, s.CPUChanges = ops, where.cpus.List(), where.changes
+	switch {
+	case !wk.free:
+		s.TID = int32(locked)
+	case !moved:
+		s.TID = int32(r0.tid)
+	}
 	return batchDone{id: wk.id, end: end, sample: s, moved: moved, err: err}
 }
 

@@ -154,6 +154,35 @@ func TestLoneWorkerKeepsItsThread(t *testing.T) {
 	}
 }
 
+// Each worker's sample names its thread, the one whose switches split the
+// iteration's time by cause (--trace): a locked worker's is the same in
+// every iteration and no other worker's; the lone worker's is named where
+// it kept its thread through the iteration.
+func TestWorkersNameTheirThreads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cfg := runspec.ClosedLoop{Workload: "spin", Batch: 5, Iterations: 3, Workers: 2, GOMAXPROCS: 2}
+	res, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	first := res.Iterations[0].Workers
+	assert.NotZero(t, first[0].TID)
+	assert.NotEqual(t, first[0].TID, first[1].TID, "a thread each")
+	for i, it := range res.Iterations {
+		for w := range it.Workers {
+			assert.Equal(t, first[w].TID, it.Workers[w].TID, "iteration %d, worker %d: locked to its thread", i, w)
+		}
+	}
+	cfg.Workers, cfg.GOMAXPROCS = 1, 1
+	res, err = RunAlone(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	unnamed := 0
+	for _, it := range res.Iterations {
+		if it.Workers[0].TID == 0 {
+			unnamed++
+		}
+	}
+	assert.Equal(t, res.ThreadMoves, unnamed, "named unless it changed threads during the iteration")
+}
+
 // yieldWork starts a goroutine each operation and yields to it: on the
 // worker's own thread when the worker is not locked (GOMAXPROCS 1, so the
 // one thread holding the P runs whatever is runnable), on another thread

@@ -15,6 +15,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/config"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/stats"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -201,6 +202,10 @@ type Summary struct {
 	CPU []float64
 	// Machine is what the machine's other work cost this side.
 	Machine Machine
+	// P99Share is what its slowest iterations spent their time on
+	// (--trace's breakdown, pooled: throttle.PoolShares); nil where no
+	// result has one.
+	P99Share *report.Shares
 }
 
 // Row is one configuration found on both sides.
@@ -531,6 +536,11 @@ func summarize(runs []*report.Report) Summary {
 	}
 	s.N = len(s.Values)
 	s.CPU, s.Machine = cpuOf(runs), machineOf(runs)
+	var bs []*report.Breakdown
+	for _, r := range runs {
+		bs = append(bs, r.Breakdown)
+	}
+	s.P99Share = throttle.PoolShares(bs)
 	if counters && periods > 0 {
 		f := float64(throttled) / float64(periods)
 		s.ThrottledFraction = &f

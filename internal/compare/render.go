@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/render"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 )
 
 // Formats lists the output formats of a comparison.
@@ -143,6 +144,9 @@ func makeLayout(res Result) layout {
 		if why := r.Why(); why != "" {
 			c.cpu += mark(&l.notes, why)
 		}
+		if why := causesText(r); why != "" {
+			c.change += mark(&l.notes, why)
+		}
 		c.bold = r.Significant
 		c.throttled = pairText(r.Old.ThrottledFraction, r.New.ThrottledFraction, func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })
 		c.ratio = pairText(r.Old.ModelRatio, r.New.ModelRatio, func(v float64) string { return fmt.Sprintf("%.2f", v) })
@@ -155,6 +159,23 @@ func makeLayout(res Result) layout {
 		l.onlyNew = append(l.onlyNew, label(u.Fields)+resultsText(u.Results))
 	}
 	return l
+}
+
+// causesText says what each side's slowest iterations spent their time
+// on, where either side was traced: "by cause, the p99 iterations: old
+// 62% held by the quota, 38% on CPU; new 97% on CPU, 3% waiting for a
+// CPU"; "" where neither was.
+func causesText(r Row) string {
+	if r.Old.P99Share == nil && r.New.P99Share == nil {
+		return ""
+	}
+	side := func(s *report.Shares) string {
+		if s == nil {
+			return "not traced"
+		}
+		return throttle.SharesText(*s)
+	}
+	return fmt.Sprintf("by cause, the p99 iterations: old %s; new %s", side(r.Old.P99Share), side(r.New.P99Share))
 }
 
 func resultsText(n int) string {
@@ -531,7 +552,10 @@ type jsonSummary struct {
 	// where a result lacks them.
 	CPUMsPerIteration []float64   `json:"cpu_ms_per_iteration"`
 	Machine           jsonMachine `json:"machine"`
-	Notes             []string    `json:"notes"`
+	// P99Share is what the slowest iterations spent their time on
+	// (--trace); null where no result says.
+	P99Share *report.Shares `json:"p99_share"`
+	Notes    []string       `json:"notes"`
 }
 
 type jsonUnmatch struct {
@@ -585,7 +609,7 @@ func toJSON(res Result) jsonResult {
 	sum := func(s Summary) jsonSummary {
 		out := jsonSummary{Results: s.Runs, N: s.N, ThrottledFraction: numPtr(s.ThrottledFraction), ModelRatio: numPtr(s.ModelRatio),
 			DurationsMs: s.Values, Notes: nonNil(s.Notes), CPUMsPerIteration: s.CPU,
-			Machine: jsonMachine{WaitShare: numPtr(s.Machine.WaitShare), OthersCPUs: numPtr(s.Machine.OthersCPUs)}}
+			Machine: jsonMachine{WaitShare: numPtr(s.Machine.WaitShare), OthersCPUs: numPtr(s.Machine.OthersCPUs)}, P99Share: s.P99Share}
 		if out.DurationsMs == nil {
 			out.DurationsMs = []float64{}
 		}

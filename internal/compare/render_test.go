@@ -115,3 +115,32 @@ func TestCompareRenderUnknownFormat(t *testing.T) {
 func TestCompareSummaryText(t *testing.T) {
 	assert.True(t, strings.HasPrefix(summaryText(Summary{N: 3, Center: 10, Lo: 9.95, Hi: 10.02}), "10.00ms ± 0.5%"))
 }
+
+// Where --trace split the iterations by cause, the comparison says what
+// each side's slowest iterations spent their time on: pooled over a
+// side's results by how many slow iterations each stands for, a note
+// beside the change, and p99_share in the JSON.
+func TestCompareSaysWhatTheSlowIterationsSpentTheirTimeOn(t *testing.T) {
+	traced := func(held float64, n int, durations ...float64) report.Report {
+		r := rep(50000, durations...)
+		r.Breakdown = &report.Breakdown{Threads: "workers", Count: 10, P99Count: n,
+			P99Share: report.Shares{OnCPU: 1 - held, Held: held}}
+		return r
+	}
+	old := []report.Report{traced(0.6, 1, series(10, 40)...), traced(0.9, 2, series(10, 40)...)}
+	res := Compare(old, []report.Report{traced(0, 1, series(10, 20)...)}, Options{})
+	require.Len(t, res.Rows, 1)
+	require.NotNil(t, res.Rows[0].Old.P99Share)
+	assert.InDelta(t, 0.8, res.Rows[0].Old.P99Share.Held, 1e-9, "(0.6·1 + 0.9·2) / 3")
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, res, "text", table.View{Width: 200}))
+	assert.Contains(t, b.String(), "by cause, the p99 iterations: old 80% held by the quota, 20% on CPU; new 100% on CPU")
+	b.Reset()
+	require.NoError(t, Write(&b, res, "json", table.View{}))
+	assert.Contains(t, b.String(), `"p99_share": {`)
+
+	res = Compare([]report.Report{rep(50000, series(10, 40)...)}, []report.Report{rep(50000, series(10, 40)...)}, Options{})
+	b.Reset()
+	require.NoError(t, Write(&b, res, "text", table.View{Width: 200}))
+	assert.NotContains(t, b.String(), "by cause", "neither side traced")
+}

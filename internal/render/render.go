@@ -13,6 +13,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/cpulist"
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/table"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/words"
 )
 
@@ -144,6 +145,9 @@ func writeText(w io.Writer, r *report.Report) error {
 	b.WriteString(usageText(r.Usage, t))
 	b.WriteString(ContentionText(r.Contention))
 	b.WriteString(eventsText(r.ThrottleEvents, r.ThrottledMsPerIteration))
+	if l := throttle.BreakdownLine(r.Breakdown, "iterations"); l != "" {
+		fmt.Fprintf(&b, "  By cause:          %s\n", l)
+	}
 	m := r.Model
 	fmt.Fprintf(&b, "  Model:             %s CPU per iteration on %s → expected %s; measured/expected %.2f\n",
 		table.MsSpaced(m.CPUMsPerIteration), words.F(roundSig(m.Parallelism, 3), "CPU"), table.MsSpaced(m.ExpectedMs), m.Ratio)

@@ -24,6 +24,10 @@ type Report struct {
 	// throttled time, durations_ms's twin: the union over CPUs of the
 	// traced throttles that overlapped it.
 	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration,omitempty"`
+	// Breakdown (--trace) is each iteration's time split by cause, the
+	// mean over its workers' threads; nil where none was split (a
+	// command's run, whose threads are not the harness's).
+	Breakdown *Breakdown `json:"breakdown,omitempty"`
 	// CountersPerIteration is durations_ms's other twin: each measured
 	// iteration's CPU time (the workers' threads, or a command's process
 	// tree) and, for a command, what the cgroup's cpu.stat moved over it.

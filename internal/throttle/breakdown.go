@@ -16,6 +16,43 @@ const (
 	ThreadsWorkers = "workers"
 )
 
+// ThreadsParts splits each span's time by cause over several threads
+// each (threads[i] are span i's: an iteration's workers), the mean of
+// their parts, which sum to the span's time as each thread's do; known[i]
+// is false where span i has no thread, or one of its threads has no
+// state traced or is 0 (not known).
+func (t *Timelines) ThreadsParts(spans []Span, threads [][]int32) (parts []Parts, known []bool) {
+	parts, known = make([]Parts, len(spans)), make([]bool, len(spans))
+	for i, s := range spans {
+		if i >= len(threads) || len(threads[i]) == 0 {
+			continue
+		}
+		var sum Parts
+		known[i] = true
+		for _, tid := range threads[i] {
+			p, ok := t.Split(tid, s.Start, s.End)
+			if !ok || tid == 0 {
+				known[i] = false
+				break
+			}
+			for c := range sum {
+				sum[c] += p[c]
+			}
+		}
+		if !known[i] {
+			continue
+		}
+		n := int64(len(threads[i]))
+		for c := range sum {
+			parts[i][c] = sum[c] / n
+		}
+		// The integer mean loses up to n-1 ns: given back to on CPU, so
+		// that the parts still sum to the span.
+		parts[i][OnCPU] += (s.End - s.Start) - parts[i].Total()
+	}
+	return parts, known
+}
+
 // SpanParts splits each span's time by cause, from its thread's timeline
 // (Span.TID); known[i] is false where span i has no thread or no state of
 // its thread was traced.
@@ -70,6 +107,45 @@ func SummarizeBreakdown(parts []Parts, known []bool, threads string) *report.Bre
 	return b
 }
 
+// SharesText words shares largest first, those under 0.5% left out: "62%
+// held by the quota, 21% waiting for a CPU, 17% on CPU".
+func SharesText(s report.Shares) string {
+	shares := [numCauses]float64{OnCPU: s.OnCPU, Held: s.Held, Waiting: s.Waiting, OffCPU: s.OffCPU}
+	order := []Cause{OnCPU, Held, Waiting, OffCPU}
+	slices.SortStableFunc(order, func(a, b Cause) int { return cmp.Compare(shares[b], shares[a]) })
+	var words []string
+	for _, c := range order {
+		if shares[c] >= 0.005 {
+			words = append(words, fmt.Sprintf("%.0f%% %s", 100*shares[c], c))
+		}
+	}
+	return strings.Join(words, ", ")
+}
+
+// PoolShares is the p99 shares of several results' breakdowns pooled,
+// each weighted by its p99 count (the slow ones it stands for); nil where
+// none has one.
+func PoolShares(bs []*report.Breakdown) *report.Shares {
+	var sum report.Shares
+	n := 0
+	for _, b := range bs {
+		if b == nil || b.P99Count == 0 {
+			continue
+		}
+		w := float64(b.P99Count)
+		sum.OnCPU += w * b.P99Share.OnCPU
+		sum.Held += w * b.P99Share.Held
+		sum.Waiting += w * b.P99Share.Waiting
+		sum.OffCPU += w * b.P99Share.OffCPU
+		n += b.P99Count
+	}
+	if n == 0 {
+		return nil
+	}
+	f := float64(n)
+	return &report.Shares{OnCPU: sum.OnCPU / f, Held: sum.Held / f, Waiting: sum.Waiting / f, OffCPU: sum.OffCPU / f}
+}
+
 // causeWords are the causes as the text report names them.
 var causeWords = [numCauses]string{OnCPU: "on CPU", Held: "held by the quota", Waiting: "waiting for a CPU", OffCPU: "off CPU"}
 
@@ -101,17 +177,7 @@ func BreakdownLine(b *report.Breakdown, what string) string {
 	if b == nil {
 		return ""
 	}
-	s := b.P99Share
-	shares := [numCauses]float64{OnCPU: s.OnCPU, Held: s.Held, Waiting: s.Waiting, OffCPU: s.OffCPU}
-	order := []Cause{OnCPU, Held, Waiting, OffCPU}
-	slices.SortStableFunc(order, func(a, b Cause) int { return cmp.Compare(shares[b], shares[a]) })
-	var words []string
-	for _, c := range order {
-		if shares[c] >= 0.005 {
-			words = append(words, fmt.Sprintf("%.0f%% %s", 100*shares[c], c))
-		}
-	}
-	line := fmt.Sprintf("p99 %s: %s", what, strings.Join(words, ", "))
+	line := fmt.Sprintf("p99 %s: %s", what, SharesText(b.P99Share))
 	if b.Unknown > 0 {
 		line += fmt.Sprintf(" (%d of %d not traced)", b.Unknown, b.Unknown+b.Count)
 	}

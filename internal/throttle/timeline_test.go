@@ -130,3 +130,20 @@ func TestSummarizeBreakdown(t *testing.T) {
 	assert.Nil(t, SummarizeBreakdown([]Parts{{}}, []bool{false}, ThreadsWorker))
 	assert.Empty(t, BreakdownLine(nil, "requests"))
 }
+
+// An iteration's time is the mean of its workers' threads' parts, which
+// still sum to its time; a worker not named, or not traced, leaves it
+// unknown.
+func TestThreadsParts(t *testing.T) {
+	// Thread 1 runs 0-60 then is held to 100; thread 2 waits 0-30, runs
+	// to 100.
+	tl := NewTimelines([]State{on(1, 0), preempted(1, 60), on(2, 30)}, []Event{{TID: 1, Start: 60, End: 100}})
+	spans := []Span{{Start: 0, End: 100}, {Start: 0, End: 100}, {Start: 0, End: 100}, {Start: 0, End: 100}}
+	ps, known := tl.ThreadsParts(spans, [][]int32{{1, 2}, {1, 0}, {1, 9}, nil})
+	assert.Equal(t, []bool{true, false, false, false}, known)
+	assert.Equal(t, parts(65, 20, 15, 0), ps[0], "(60+70)/2 on, 40/2 held, 30/2 waiting")
+	assert.Equal(t, int64(100), ps[0].Total())
+	odd := []Span{{Start: 0, End: 101}}
+	ps, _ = NewTimelines([]State{on(1, 0), on(2, 0), on(3, 0), slept(1, 1), slept(2, 1), slept(3, 1)}, nil).ThreadsParts(odd, [][]int32{{1, 2, 3}})
+	assert.Equal(t, int64(101), ps[0].Total(), "the integer mean's remainder kept")
+}

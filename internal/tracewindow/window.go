@@ -466,19 +466,24 @@ func (tw *Window) requests(spans []throttle.Span) (*report.RequestThrottles, []t
 // split splits each span's time by cause, from its thread's states and
 // held intervals; nil where the tracer gave no thread's states.
 func (tw *Window) split(spans []throttle.Span, events []throttle.Event) ([]throttle.Parts, []bool) {
-	tw.mu.Lock()
-	states := tw.states
-	tw.mu.Unlock()
+	states := tw.statesNow()
 	if len(states) == 0 {
 		return nil, nil
 	}
 	return throttle.NewTimelines(states, events).SpanParts(spans)
 }
 
+// statesNow are the threads' changes of state kept so far.
+func (tw *Window) statesNow() []throttle.State {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	return tw.states
+}
+
 // breakdownWarnings say why a breakdown may be wrong: changes of state
 // lost by the kernel or not kept here leave gaps in the threads'
 // timelines; requests whose thread was not traced are not split.
-func (tw *Window) breakdownWarnings(b *report.Breakdown) []report.Warning {
+func (tw *Window) breakdownWarnings(b *report.Breakdown, what string) []report.Warning {
 	if b == nil {
 		return nil
 	}
@@ -487,14 +492,14 @@ func (tw *Window) breakdownWarnings(b *report.Breakdown) []report.Warning {
 	lost, notKept := tw.statesLost, tw.statesNotKept
 	tw.mu.Unlock()
 	if lost > 0 || notKept > 0 {
-		out = append(out, report.Warn(report.KindTraceIncomplete, "the breakdown of requests by cause may be wrong: %d of the "+
+		out = append(out, report.Warn(report.KindTraceIncomplete, "the breakdown of %s by cause may be wrong: %d of the "+
 			"threads' switches and wake-ups were lost to a full ring buffer and %d not kept (more than %d), leaving gaps in "+
-			"their timelines", lost, notKept, maxStates))
+			"their timelines", what, lost, notKept, maxStates))
 	}
 	if b.Unknown > 0 {
-		out = append(out, report.Warn(report.KindTraceIncomplete, "%d of %d requests not broken down by cause: no switch of "+
-			"the thread that served them was traced (a thread in another PID namespace than throttlebench's, or not in the traced cgroup)",
-			b.Unknown, b.Unknown+b.Count))
+		out = append(out, report.Warn(report.KindTraceIncomplete, "%d of %d %s not broken down by cause: no switch of "+
+			"a thread that served them was traced (a thread in another PID namespace than throttlebench's, or not in the traced "+
+			"cgroup), or a worker changed threads", b.Unknown, b.Unknown+b.Count, what))
 	}
 	return out
 }
@@ -509,9 +514,25 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 		return
 	}
 	spans := iterationSpans(res.Iterations)
+	events := tw.events()
 	rep.ThrottleEvents = s
-	rep.ThrottledMsPerIteration = throttle.ThrottledMsPerIteration(spans, tw.events())
-	for _, w := range tw.sinkTo(spans, "iteration", nil, nil) {
+	rep.ThrottledMsPerIteration = throttle.ThrottledMsPerIteration(spans, events)
+	var parts []throttle.Parts
+	var known []bool
+	if states := tw.statesNow(); len(states) > 0 {
+		threads := make([][]int32, len(res.Iterations))
+		for i, it := range res.Iterations {
+			for _, w := range it.Workers {
+				threads[i] = append(threads[i], w.TID)
+			}
+		}
+		parts, known = throttle.NewTimelines(states, events).ThreadsParts(spans, threads)
+		rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorkers)
+		for _, w := range tw.breakdownWarnings(rep.Breakdown, "iterations") {
+			rep.AddWarning(w)
+		}
+	}
+	for _, w := range tw.sinkTo(spans, "iteration", parts, known) {
 		rep.AddWarning(w)
 	}
 }
@@ -530,7 +551,7 @@ func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span) {
 	var parts []throttle.Parts
 	var known []bool
 	rep.RequestThrottles, parts, known = tw.requests(spans)
-	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown) {
+	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown, "requests") {
 		rep.AddWarning(w)
 	}
 	for _, w := range tw.sinkTo(spans, "request", parts, known) {
