@@ -258,12 +258,13 @@ bench: build benchhist
 # The tracer's benchmarks in the VM guests, on Debian's 6.1 and 6.12 (make
 # bench runs them on this host's kernel), each kernel's console recorded
 # in BENCH_HISTORY under the guest's kernel and CPU (benchhist record
-# -guest): BENCH_COUNT rounds each (default 3), about 5 minutes a kernel.
+# -guest): BENCH_COUNT rounds each (default 3), about 5 minutes a kernel;
+# BENCH_VM=REGEXP runs those benchmarks alone.
 bench-vm: BENCH_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 bench-vm: benchhist
 	rc=0; mkdir -p bin; for k in 6.1 6.12; do \
 		log=bin/bench-vm-$$k.log; \
-		TB_VM_KERNEL=$$k TB_VM_BENCH_COUNT=$(or $(BENCH_COUNT),3) test/vm/test-v2.sh tracer >$$log 2>&1 || rc=1; \
+		TB_VM_KERNEL=$$k TB_VM_BENCH_COUNT=$(or $(BENCH_COUNT),3) TB_VM_BENCH='$(or $(BENCH_VM),.)' test/vm/test-v2.sh tracer >$$log 2>&1 || rc=1; \
 		release=$$(sed -n 's/^kernel: //p' $$log | head -n 1 | tr -d '\r'); \
 		if [ -z "$$release" ]; then echo "bench-vm: the $$k guest did not start (see $$log)"; rc=1; continue; fi; \
 		$(BENCHHIST) record -history '$(BENCH_HISTORY)' -time $(BENCH_TIME) -go "$$($(GO) env GOVERSION)" -guest "$$release" <$$log || rc=1; \

@@ -152,7 +152,8 @@ const (
 	holdEnv   = "TB_TRACER_HOLD"
 )
 
-// TestMain lets the benchmarks run bounce in a child process of their own;
+// TestMain lets the benchmarks run bounce in a child process of their own,
+// and with TB_TRACER_WORK a worker (work);
 // with TB_TRACER_HOLD=1 the binary holds two idle probes on sched_switch
 // until SIGTERM (see hold), with TB_TRACER_HOLD=stats the BPF run-time
 // stats on as well; with TB_TRACER_NAP=CPU it is a napper (nap).
@@ -164,6 +165,18 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if v := os.Getenv(workEnv); v != "" {
+		var threads, spin, sleep int
+		_, err := fmt.Sscanf(v, "%d,%d,%d", &threads, &spin, &sleep)
+		if err == nil {
+			err = work(threads, time.Duration(spin)*time.Millisecond, time.Duration(sleep)*time.Millisecond)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if v := os.Getenv(holdEnv); v == "1" || v == "stats" {
 		if err := hold(v == "stats"); err != nil {

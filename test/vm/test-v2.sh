@@ -101,6 +101,8 @@ elif [[ $guest == tracer ]]; then
 		# make bench-vm: the benchmarks alone, that many times each (the
 		# tests are make test's); about 60 s a round quiet.
 		echo "$TB_VM_BENCH_COUNT" >"$payload/bench-count"
+		# TB_VM_BENCH: which of them (a -test.bench regexp; all by default).
+		echo "${TB_VM_BENCH:-.}" >"$payload/bench-run"
 		timeout=${TB_VM_TIMEOUT:-$((300 + 240 * TB_VM_BENCH_COUNT))}
 	elif [[ $kernel != 6.1 ]]; then
 		# The runs traced whole, which the v2 lane runs on 6.1: their

@@ -26,7 +26,7 @@ if [ -f bench-count ]; then
 	# make bench-vm: the benchmarks alone, bench-count times each, for
 	# make bench's history (benchhist record -guest reads this console).
 	n=$(cat bench-count)
-	timeout -s QUIT $((240 * n)) ./tracer.test -test.run '^$' -test.bench . -test.benchtime 1s -test.count "$n"
+	timeout -s QUIT $((240 * n)) ./tracer.test -test.run '^$' -test.bench "$(cat bench-run)" -test.benchtime 1s -test.count "$n"
 	exit $?
 fi
 t0=$(uptime_cs)
