@@ -33,6 +33,10 @@ type State struct {
 	TID  int32
 	Time int64
 	To   Cause
+	// CPU is the CPU it was switched on or off, or woken onto (the queue
+	// it waits in); Group its own group (kernfs id), 0 where unknown.
+	CPU   int
+	Group uint64
 	// Woken: a wake-up, which leaves a thread already on a CPU or
 	// runnable as it was (the kernel wakes a thread that has not yet
 	// gone to sleep).
@@ -40,7 +44,7 @@ type State struct {
 }
 
 func stateOf(r Record) State {
-	s := State{TID: r.TID, Time: r.Time}
+	s := State{TID: r.TID, Time: r.Time, CPU: r.CPU, Group: r.Group}
 	switch r.Kind {
 	case RecordOff:
 		s.To = OffCPU
@@ -81,33 +85,71 @@ type timeline struct {
 
 // NewTimelines builds each thread's timeline from its states (any order:
 // sorted here by time, equal times kept in the order given, which is the
-// kernel's) and its held intervals among events. What a thread did before
+// kernel's) and the held intervals among events. What a thread did before
 // its first state is what that state ended: switched in, it was waiting;
 // switched out, on a CPU; woken, off CPU. A thread's runnable stretches
 // are held where its own held intervals cover them, else waiting; a held
 // interval outside them (a stretch the states missed) counts for nothing.
-func NewTimelines(states []State, events []Event) *Timelines {
+//
+// queued says the kernel throttles whole run queues (before 6.18,
+// ModelQueue and ModelQueueClock): a thread waiting in its group's queue
+// on a CPU is held by that queue's throttle whether or not it was the one
+// switched out by it (a hold is recorded for the thread that was
+// running). Its runnable stretches on that CPU are then held too where a
+// thread of the same group was held there. Where threads are throttled
+// one by one (6.18+), one held thread holds no other.
+func NewTimelines(states []State, events []Event, queued bool) *Timelines {
 	byTID := map[int32][]State{}
+	groupOf := map[int32]uint64{}
 	for _, s := range states {
 		byTID[s.TID] = append(byTID[s.TID], s)
-	}
-	held := map[int32][]Interval{}
-	for _, e := range events {
-		if !e.Empty && e.End > e.Start {
-			if _, ok := byTID[e.TID]; ok {
-				held[e.TID] = append(held[e.TID], Interval{e.Start, e.End})
-			}
+		if s.Group != 0 {
+			groupOf[s.TID] = s.Group
 		}
+	}
+	type queue struct {
+		group uint64
+		cpu   int
+	}
+	own := map[int32][]Interval{}
+	byQueue := map[queue][]Interval{}
+	for _, e := range events {
+		if e.Empty || e.End <= e.Start {
+			continue
+		}
+		if _, ok := byTID[e.TID]; !ok {
+			continue
+		}
+		own[e.TID] = append(own[e.TID], Interval{e.Start, e.End})
+		if g := groupOf[e.TID]; queued && g != 0 {
+			q := queue{g, e.CPU}
+			byQueue[q] = append(byQueue[q], Interval{e.Start, e.End})
+		}
+	}
+	for q, ivs := range byQueue {
+		byQueue[q] = mergeInPlace(ivs)
 	}
 	t := &Timelines{threads: make(map[int32]*timeline, len(byTID))}
 	for tid, ss := range byTID {
 		slices.SortStableFunc(ss, func(a, b State) int { return cmp.Compare(a.Time, b.Time) })
-		t.threads[tid] = build(ss, mergeInPlace(held[tid]))
+		mine := mergeInPlace(own[tid])
+		g := groupOf[tid]
+		held := func(cpu int) []Interval {
+			shared := byQueue[queue{g, cpu}]
+			if cpu < 0 || len(shared) == 0 {
+				return mine
+			}
+			return mergeInPlace(append(slices.Clone(mine), shared...))
+		}
+		t.threads[tid] = build(ss, mine, held)
 	}
 	return t
 }
 
-func build(ss []State, held []Interval) *timeline {
+// build is one thread's timeline from its states, sorted; mine are its
+// own held intervals, merged, and held(cpu) those that hold it while it
+// waits on cpu (-1: not known), merged.
+func build(ss []State, mine []Interval, held func(cpu int) []Interval) *timeline {
 	tl := &timeline{}
 	switch first := ss[0]; {
 	case first.Woken:
@@ -117,20 +159,23 @@ func build(ss []State, held []Interval) *timeline {
 	default:
 		tl.before = OnCPU
 	}
-	// The states, as runs of one cause.
+	// The states, as runs of one cause, each runnable one with the CPU
+	// whose queue it waits in (-1 where not known: before the first
+	// state).
 	at := []int64{}
 	cause := []Cause{}
+	cpus := []int{}
 	cur := tl.before
-	if len(held) > 0 && held[0].Start < ss[0].Time {
+	if len(mine) > 0 && mine[0].Start < ss[0].Time {
 		// The stretch before the first state may be held too.
-		at, cause = append(at, held[0].Start), append(cause, cur)
+		at, cause, cpus = append(at, mine[0].Start), append(cause, cur), append(cpus, -1)
 	}
 	for _, s := range ss {
 		if s.Woken && cur != OffCPU || s.To == cur {
 			continue
 		}
 		cur = s.To
-		at, cause = append(at, s.Time), append(cause, s.To)
+		at, cause, cpus = append(at, s.Time), append(cause, s.To), append(cpus, s.CPU)
 	}
 	// The runnable stretches cut by the held intervals.
 	for i := range at {
@@ -142,15 +187,16 @@ func build(ss []State, held []Interval) *timeline {
 			tl.add(at[i], cause[i])
 			continue
 		}
+		h := held(cpus[i])
 		x := at[i]
-		k := sort.Search(len(held), func(j int) bool { return held[j].End > x })
-		for ; k < len(held) && held[k].Start < end; k++ {
-			if s := max(held[k].Start, x); s > x {
+		k := sort.Search(len(h), func(j int) bool { return h[j].End > x })
+		for ; k < len(h) && h[k].Start < end; k++ {
+			if s := max(h[k].Start, x); s > x {
 				tl.add(x, Waiting)
 				x = s
 			}
 			tl.add(x, Held)
-			x = min(held[k].End, end)
+			x = min(h[k].End, end)
 		}
 		if x < end {
 			tl.add(x, Waiting)

@@ -23,7 +23,7 @@ func TestTimelineSplit(t *testing.T) {
 	// sleeps. Thread 8's hold is not thread 7's.
 	states := []State{on(7, 15), woken(7, 10), preempted(7, 20), on(7, 60), slept(7, 70), on(8, 0)}
 	events := []Event{{TID: 7, Start: 20, End: 50}, {TID: 8, Start: 0, End: 100}}
-	tl := NewTimelines(states, events)
+	tl := NewTimelines(states, events, false)
 	for _, c := range []struct {
 		name string
 		s, e int64
@@ -50,7 +50,7 @@ func TestTimelineSplit(t *testing.T) {
 }
 
 func TestTimelineWakeUpOfARunningThreadChangesNothing(t *testing.T) {
-	tl := NewTimelines([]State{on(1, 0), woken(1, 5), slept(1, 10), woken(1, 12), woken(1, 13), on(1, 20)}, nil)
+	tl := NewTimelines([]State{on(1, 0), woken(1, 5), slept(1, 10), woken(1, 12), woken(1, 13), on(1, 20)}, nil, false)
 	got, _ := tl.Split(1, 0, 20)
 	assert.Equal(t, parts(10, 0, 8, 2), got)
 }
@@ -59,7 +59,7 @@ func TestTimelineHeldBeforeTheFirstState(t *testing.T) {
 	// Switched in at 12 after a hold from 0 to 10 that began before the
 	// trace saw the thread: waiting before its first state, held where
 	// the hold covers it.
-	tl := NewTimelines([]State{on(3, 12)}, []Event{{TID: 3, Start: 0, End: 10}})
+	tl := NewTimelines([]State{on(3, 12)}, []Event{{TID: 3, Start: 0, End: 10}}, false)
 	got, _ := tl.Split(3, -5, 12)
 	assert.Equal(t, parts(0, 10, 7, 0), got)
 }
@@ -67,7 +67,7 @@ func TestTimelineHeldBeforeTheFirstState(t *testing.T) {
 func TestTimelineHoldOutsideARunnableStretchCountsForNothing(t *testing.T) {
 	// A hold the states say the thread was running through (its switch
 	// out lost): the states win.
-	tl := NewTimelines([]State{on(3, 0), slept(3, 100)}, []Event{{TID: 3, Start: 20, End: 40}, {TID: 3, Start: 50, End: 60, Empty: true}})
+	tl := NewTimelines([]State{on(3, 0), slept(3, 100)}, []Event{{TID: 3, Start: 20, End: 40}, {TID: 3, Start: 50, End: 60, Empty: true}}, false)
 	got, _ := tl.Split(3, 0, 100)
 	assert.Equal(t, parts(100, 0, 0, 0), got)
 }
@@ -92,7 +92,7 @@ func TestTimelinePartsSumToTheSpan(t *testing.T) {
 				states = append(states, woken(1, x))
 			}
 		}
-		tl := NewTimelines(states, events)
+		tl := NewTimelines(states, events, false)
 		s := r.Int64N(x+100) - 50
 		e := s + r.Int64N(x+100)
 		got, ok := tl.Split(1, s, e)
@@ -137,13 +137,39 @@ func TestSummarizeBreakdown(t *testing.T) {
 func TestThreadsParts(t *testing.T) {
 	// Thread 1 runs 0-60 then is held to 100; thread 2 waits 0-30, runs
 	// to 100.
-	tl := NewTimelines([]State{on(1, 0), preempted(1, 60), on(2, 30)}, []Event{{TID: 1, Start: 60, End: 100}})
+	tl := NewTimelines([]State{on(1, 0), preempted(1, 60), on(2, 30)}, []Event{{TID: 1, Start: 60, End: 100}}, false)
 	spans := []Span{{Start: 0, End: 100}, {Start: 0, End: 100}, {Start: 0, End: 100}, {Start: 0, End: 100}}
 	ps, known := tl.ThreadsParts(spans, [][]int32{{1, 2}, {1, 0}, {1, 9}, nil})
 	assert.Equal(t, []bool{true, false, false, false}, known)
 	assert.Equal(t, parts(65, 20, 15, 0), ps[0], "(60+70)/2 on, 40/2 held, 30/2 waiting")
 	assert.Equal(t, int64(100), ps[0].Total())
 	odd := []Span{{Start: 0, End: 101}}
-	ps, _ = NewTimelines([]State{on(1, 0), on(2, 0), on(3, 0), slept(1, 1), slept(2, 1), slept(3, 1)}, nil).ThreadsParts(odd, [][]int32{{1, 2, 3}})
+	ps, _ = NewTimelines([]State{on(1, 0), on(2, 0), on(3, 0), slept(1, 1), slept(2, 1), slept(3, 1)}, nil, false).ThreadsParts(odd, [][]int32{{1, 2, 3}})
 	assert.Equal(t, int64(101), ps[0].Total(), "the integer mean's remainder kept")
+}
+
+// Where the kernel throttles whole queues, a thread waiting in its
+// group's queue on a CPU is held while a thread of that group is held
+// there (the hold is recorded for the one that was running); not a thread
+// of another group, nor one waiting on another CPU, nor anyone where
+// threads are throttled one by one.
+func TestTimelineQueuedThreadsHeldTogether(t *testing.T) {
+	at := func(s State, cpu int, group uint64) State { s.CPU, s.Group = cpu, group; return s }
+	states := []State{
+		at(on(1, 0), 0, 5), at(preempted(1, 10), 0, 5), at(on(1, 50), 0, 5),
+		at(preempted(2, 5), 0, 5), at(on(2, 60), 0, 5),
+		at(preempted(3, 5), 0, 6), at(on(3, 60), 0, 6),
+		at(preempted(4, 5), 1, 5), at(on(4, 60), 1, 5),
+	}
+	events := []Event{{CPU: 0, TID: 1, Start: 10, End: 50, Group: 5}}
+	split := func(queued bool, tid int32) Parts {
+		p, ok := NewTimelines(states, events, queued).Split(tid, 5, 60)
+		require.True(t, ok)
+		return p
+	}
+	assert.Equal(t, parts(0, 40, 15, 0), split(true, 2), "held with thread 1 on CPU 0")
+	assert.Equal(t, parts(0, 0, 55, 0), split(false, 2), "threads throttled one by one")
+	assert.Equal(t, parts(0, 0, 55, 0), split(true, 3), "another group")
+	assert.Equal(t, parts(0, 0, 55, 0), split(true, 4), "another CPU")
+	assert.Equal(t, parts(15, 40, 0, 0), split(true, 1), "thread 1's own hold")
 }

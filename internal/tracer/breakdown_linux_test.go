@@ -146,7 +146,7 @@ func breakdownAgainstClocks(t testing.TB, cg throttledCgroup, threads int, spin,
 	require.NoError(t, err)
 
 	mu.Lock()
-	tl := throttle.NewTimelines(states, events)
+	tl := throttle.NewTimelines(states, events, Model() != throttle.ModelTask)
 	mu.Unlock()
 	var a agreement
 	for i, tid := range tids {

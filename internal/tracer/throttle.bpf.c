@@ -42,9 +42,10 @@
 //         where the hooks attach; then Go ends holds here, and no RUN is
 //         written.
 //   OFF, ON, WOKEN
-//         a thread of a traced group switched out (next: 1 where it stays
-//         runnable, preempted or throttled; 0 where it sleeps or blocks),
-//         switched in, or woken (or new): each traced thread's life as
+//         a thread of a traced group (group: its own) switched out on cpu
+//         (next: 1 where it stays runnable, preempted or throttled; 0
+//         where it sleeps or blocks), switched in on cpu, or woken (or
+//         new) onto cpu's queue: each traced thread's life as
 //         on a CPU, waiting for one, or off CPU, from which Go splits a
 //         request's time by cause (throttle.Timeline). Only while
 //         user space asks for them (states).
@@ -380,9 +381,10 @@ static __always_inline bool traced(struct task_struct *t)
 	return 0;
 }
 
-// Whether t is traced, as traced(), through leaves. typed: t is a BTF
-// pointer (tp_btf), whose fields are read by direct loads.
-static __always_inline bool thread_traced(struct task_struct *t, bool typed)
+// The group of t's own (kernfs id) where t is traced, as traced(), found
+// through leaves; 0 where it is not. typed: t is a BTF pointer (tp_btf),
+// whose fields are read by direct loads.
+static __always_inline __u64 thread_traced(struct task_struct *t, bool typed)
 {
 	__u64 id;
 
@@ -397,12 +399,12 @@ static __always_inline bool thread_traced(struct task_struct *t, bool typed)
 	__u64 gen = generation;
 	struct leaf *l = bpf_map_lookup_elem(&leaves, &id);
 	if (l && l->gen == gen)
-		return l->traced;
+		return l->traced ? id : 0;
 	// Read gen before the walk: a change of groups after it bumps
 	// generation, and this entry is walked again.
 	struct leaf v = { .gen = gen, .traced = traced(t) };
 	bpf_map_update_elem(&leaves, &id, &v, BPF_ANY);
-	return v.traced;
+	return v.traced ? id : 0;
 }
 
 // Whether t's run queue on its CPU is throttled, itself or an ancestor.
@@ -468,8 +470,9 @@ static __always_inline void submit(struct record *r)
 	__sync_fetch_and_add(&submitted, 1);
 }
 
-// state writes an OFF, ON or WOKEN record of thread t, on cpu.
-static __always_inline void state(enum kind kind, struct task_struct *t, __u32 cpu, __u64 runnable)
+// state writes an OFF, ON or WOKEN record of thread t of group (its own),
+// on cpu.
+static __always_inline void state(enum kind kind, struct task_struct *t, __u64 group, __u32 cpu, __u64 runnable)
 {
 	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
@@ -477,7 +480,8 @@ static __always_inline void state(enum kind kind, struct task_struct *t, __u32 c
 		return;
 	}
 	*r = (struct record){ .kind = kind, .cpu = cpu, .tid = BPF_CORE_READ(t, pid),
-			      .on_cpu = bpf_get_smp_processor_id(), .time_ns = bpf_ktime_get_ns(), .next = runnable };
+			      .on_cpu = bpf_get_smp_processor_id(), .time_ns = bpf_ktime_get_ns(), .group = group,
+			      .next = runnable };
 	submit(r);
 }
 
@@ -703,10 +707,12 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		run_again(next);
 	if (states) {
 		__u32 cpu = bpf_get_smp_processor_id();
-		if (thread_traced(prev, typed))
-			state(OFF, prev, cpu, preempt || prev_state == 0);
-		if (thread_traced(next, typed))
-			state(ON, next, cpu, 0);
+		__u64 group = thread_traced(prev, typed);
+		if (group)
+			state(OFF, prev, group, cpu, preempt || prev_state == 0);
+		group = thread_traced(next, typed);
+		if (group)
+			state(ON, next, group, cpu, 0);
 	}
 
 	// A hold: still runnable (preempted, or switched out in state 0),
@@ -736,8 +742,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 // meets the throttle on its way out, which on_switch sees.
 static __always_inline int on_wakeup(struct task_struct *p, bool typed)
 {
-	if (states && thread_traced(p, typed))
-		state(WOKEN, p, BPF_CORE_READ(p, se.cfs_rq, rq, cpu), 0);
+	__u64 group = states ? thread_traced(p, typed) : 0;
+	if (group)
+		state(WOKEN, p, group, BPF_CORE_READ(p, se.cfs_rq, rq, cpu), 0);
 	if (task_based || !rq_throttled(p) || !traced(p))
 		return 0;
 	hold(WAKE, p, throttled_cfs(p));

@@ -470,7 +470,14 @@ func (tw *Window) split(spans []throttle.Span, events []throttle.Event) ([]throt
 	if len(states) == 0 {
 		return nil, nil
 	}
-	return throttle.NewTimelines(states, events).SpanParts(spans)
+	return throttle.NewTimelines(states, events, tw.queued()).SpanParts(spans)
+}
+
+// queued says the kernel throttles whole run queues (before 6.18): a
+// thread waiting in a throttled queue is held with the one switched out
+// (throttle.NewTimelines).
+func (tw *Window) queued() bool {
+	return tw.model != nil && tw.model() != throttle.ModelTask
 }
 
 // statesNow are the threads' changes of state kept so far.
@@ -526,7 +533,7 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 				threads[i] = append(threads[i], w.TID)
 			}
 		}
-		parts, known = throttle.NewTimelines(states, events).ThreadsParts(spans, threads)
+		parts, known = throttle.NewTimelines(states, events, tw.queued()).ThreadsParts(spans, threads)
 		rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorkers)
 		for _, w := range tw.breakdownWarnings(rep.Breakdown, "iterations") {
 			rep.AddWarning(w)
