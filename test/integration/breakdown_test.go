@@ -18,10 +18,13 @@ import (
 
 // breakdown is a latency result's breakdown of its requests by cause.
 type breakdown struct {
-	Threads  string `json:"threads"`
-	Count    int    `json:"count"`
-	Unknown  int    `json:"unknown"`
-	HeldMs   struct{ P50, P99 float64 }
+	Threads string `json:"threads"`
+	Count   int    `json:"count"`
+	Unknown int    `json:"unknown"`
+	HeldMs  struct {
+		P50 float64 `json:"p50"`
+		P99 float64 `json:"p99"`
+	} `json:"held_ms"`
 	P99Share struct {
 		OnCPU   float64 `json:"on_cpu"`
 		Held    float64 `json:"held"`

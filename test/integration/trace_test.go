@@ -37,10 +37,11 @@ type traced struct {
 			Ratio     *float64 `json:"ratio"`
 		} `json:"agreement"`
 	} `json:"throttle_events"`
-	ThrottledRequests       *int      `json:"throttled_requests"`
-	DurationsMs             []float64 `json:"durations_ms"`
-	ThrottledMsPerIteration []float64 `json:"throttled_ms_per_iteration"`
-	Warnings                warnings  `json:"warnings"`
+	ThrottledRequests       *int       `json:"throttled_requests"`
+	DurationsMs             []float64  `json:"durations_ms"`
+	ThrottledMsPerIteration []float64  `json:"throttled_ms_per_iteration"`
+	Breakdown               *breakdown `json:"breakdown"`
+	Warnings                warnings   `json:"warnings"`
 }
 
 // needTrace skips (in CI: fails) where this kernel cannot trace, saying why.
@@ -134,6 +135,15 @@ func TestTraceRunEveryIteration(t *testing.T) {
 	for i, ms := range r.ThrottledMsPerIteration {
 		assert.Positive(t, ms, "iteration %d of %.1f ms", i, r.DurationsMs[i])
 		assert.Less(t, ms, r.DurationsMs[i]+1, "iteration %d: its throttled time lies within it", i)
+	}
+	// Each iteration split by cause over its worker's thread: every one
+	// held by the quota, so the slowest too.
+	if b := r.Breakdown; assert.NotNil(t, b, "warnings %q", r.Warnings) {
+		assert.Equal(t, "workers", b.Threads)
+		assert.Equal(t, len(r.DurationsMs), b.Count)
+		assert.Zero(t, b.Unknown)
+		assert.Positive(t, b.P99Share.Held)
+		assert.Positive(t, b.HeldMs.P50)
 	}
 	data, err := os.ReadFile(events)
 	require.NoError(t, err)
