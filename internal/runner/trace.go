@@ -30,14 +30,16 @@ func (l *Local) Close() error {
 }
 
 // newTraceWindow is nil where o does not ask for --trace; a Local used by
-// value (no session) has a session of this window alone.
-func (k Local) newTraceWindow(o Options, dir, famDir string, last bool) *tracewindow.Window {
+// value (no session) has a session of this window alone. states: keep the
+// threads' states, for a breakdown of the window's requests or
+// iterations by cause.
+func (k Local) newTraceWindow(o Options, dir, famDir string, last, states bool) *tracewindow.Window {
 	if !o.Trace {
 		return nil
 	}
 	tr := k.Tracing.withDefaults()
 	c := tracewindow.Config{Dir: dir, FamDir: famDir, NewTracer: tr.NewTracer, Now: tr.Monotonic, ID: tr.CgroupID,
-		EmptyStretches: tr.CountsEmptyStretches, Model: tr.Model, Sink: o.TraceSink, Last: last}
+		EmptyStretches: tr.CountsEmptyStretches, Model: tr.Model, Sink: o.TraceSink, Last: last, States: states}
 	c.Family = func(dir string) ([]cgroup.Member, error) { return tr.TraceFamily(o.Host, dir) }
 	return tracewindow.New(k.ts, c)
 }
@@ -51,7 +53,7 @@ func (k Local) newTraceWindow(o Options, dir, famDir string, last bool) *tracewi
 func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *tracewindow.Window {
 	l.session()
 	k := l.withDefaults()
-	tw := k.newTraceWindow(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir, dir, true)
+	tw := k.newTraceWindow(Options{Options: plan.Options{Trace: true}, Env: Env{TraceSink: sink}}, dir, dir, true, false)
 	tw.Track(dir)
 	return tw
 }
@@ -62,14 +64,15 @@ func (l *Local) Trace(dir string, sink func(throttle.Trace) error) *tracewindow.
 // untraced and its result says why. It is called before the window
 // opens: the attach is not measured.
 func (k Local) TraceGroup(o Options, dir string) *tracewindow.Window {
-	tw := k.newTraceWindow(o, dir, dir, false)
+	tw := k.newTraceWindow(o, dir, dir, false, true)
 	tw.Track(dir)
 	return tw
 }
 
 // TraceTracked is a trace window (--trace; nil, tracing nothing, without)
 // that traces nothing yet: the groups are tracked one by one (Track), and
-// parent is where they are made.
+// parent is where they are made. Its requests are not split by cause
+// (no one thread serves one whole), so the threads' states are not kept.
 func (k Local) TraceTracked(o Options, parent string) *tracewindow.Window {
-	return k.newTraceWindow(o, "", parent, false)
+	return k.newTraceWindow(o, "", parent, false, false)
 }

@@ -182,6 +182,10 @@ type Config struct {
 	// Last says the window is the session's last (sample: its one window):
 	// its Stop detaches the tracer, which ends the holds open then.
 	Last bool
+	// States keeps the traced threads' changes of state, from which the
+	// window's requests or iterations are split by cause; without it
+	// (sample, the instances) none is kept.
+	States bool
 }
 
 // New is a window of s's tracer, attaching it if this is its first
@@ -209,6 +213,9 @@ func New(s *Session, c Config) *Window {
 		tw.col.Add(e)
 		tw.mu.Unlock()
 	}, func(st throttle.State) {
+		if !c.States {
+			return
+		}
 		tw.mu.Lock()
 		if len(tw.states) < maxStates {
 			tw.states = append(tw.states, st)

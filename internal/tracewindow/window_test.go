@@ -2,6 +2,7 @@ package tracewindow
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,9 +21,15 @@ type fakeHandle struct {
 	ids     []uint64 // tracked now
 	stopped int
 	ends    string
+	// What the window handed the tracer to call, kept for a test to
+	// deliver with.
+	onEvent func(throttle.Event)
+	onState func(throttle.State)
+	lost    uint64 // states lost so far
 }
 
-func (f *fakeHandle) attach(func(throttle.Event), func(throttle.State)) (Handle, error) {
+func (f *fakeHandle) attach(onEvent func(throttle.Event), onState func(throttle.State)) (Handle, error) {
+	f.onEvent, f.onState = onEvent, onState
 	return f, nil
 }
 func (f *fakeHandle) Track(id uint64) error { f.ids = append(f.ids, id); return nil }
@@ -32,7 +39,7 @@ func (f *fakeHandle) Untrack(id uint64) error {
 }
 func (f *fakeHandle) Sync() error             { return nil }
 func (f *fakeHandle) LostSoFar() uint64       { return 0 }
-func (f *fakeHandle) StatesLostSoFar() uint64 { return 0 }
+func (f *fakeHandle) StatesLostSoFar() uint64 { return f.lost }
 func (f *fakeHandle) Stop() (uint64, error)   { f.stopped++; return 0, nil }
 func (f *fakeHandle) Attach() string          { return "fake" }
 func (f *fakeHandle) HoldEnds() string        { return f.ends }
@@ -128,4 +135,46 @@ func TestWindowHoldEnds(t *testing.T) {
 		_, err := s.Stop()
 		require.NoError(t, err)
 	}
+}
+
+// A latency window splits each request by its worker's timeline (states
+// and holds handed over while it is open): a breakdown in the result; a
+// window that keeps no states (sample, the instances) has none, and states
+// lost by the kernel are a warning.
+func TestWindowBreakdown(t *testing.T) {
+	t.Parallel()
+	run := func(states bool, lost uint64) *report.Latency {
+		ft := &fakeHandle{}
+		s := &Session{}
+		tw := New(s, Config{FamDir: "/cg/tb", Dir: "/cg/tb", NewTracer: ft.attach, Now: func() int64 { return 0 },
+			ID:     func(string) (uint64, error) { return 5, nil },
+			Family: func(string) ([]cgroup.Member, error) { return nil, nil }, EmptyStretches: func() bool { return false },
+			States: states})
+		require.NoError(t, tw.why)
+		ft.lost = lost
+		// Thread 7 on a CPU 0-10, held 10-40, waiting to 50, on to 60.
+		ft.onState(throttle.State{TID: 7, Time: 0, To: throttle.OnCPU})
+		ft.onState(throttle.State{TID: 7, Time: 10, To: throttle.Waiting})
+		ft.onEvent(throttle.Event{TID: 7, Start: 10, End: 40})
+		ft.onState(throttle.State{TID: 7, Time: 50, To: throttle.OnCPU})
+		ft.onState(throttle.State{TID: 7, Time: 60, To: throttle.OffCPU})
+		var rep report.Latency
+		tw.Latency(&rep, []throttle.Span{{Start: 0, End: 60, TID: 7, CPU: -1}, {Start: 0, End: 60, TID: 8, CPU: -1}})
+		_, err := s.Stop()
+		require.NoError(t, err)
+		return &rep
+	}
+	rep := run(true, 0)
+	require.NotNil(t, rep.RequestThrottles)
+	b := rep.Breakdown
+	require.NotNil(t, b)
+	assert.Equal(t, 1, b.Count)
+	assert.Equal(t, 1, b.Unknown, "thread 8 was never seen")
+	assert.InDelta(t, 0.5, b.P99Share.Held, 1e-9)
+	assert.Contains(t, report.Texts(rep.Warnings)[0], "1 of 2 requests not broken down by cause")
+
+	assert.Nil(t, run(false, 0).Breakdown, "no states kept")
+	lost := run(true, 3)
+	require.NotNil(t, lost.Breakdown)
+	assert.Contains(t, strings.Join(report.Texts(lost.Warnings), "\n"), "3 of the threads' switches and wake-ups were lost")
 }
