@@ -32,7 +32,7 @@ type Tracer struct {
 	hooks  hooks // throttle_cfs_rq's and unthrottle_cfs_rq's, where attached
 	// hooksWhy is why no kind of hooks attached (each kind's error).
 	hooksWhy error
-	nread    atomic.Uint64 // records read
+	nread    atomic.Uint64 // records read, the threads' states apart (as submitted)
 	rd       *ringbuf.Reader
 	done     chan struct{} // closed when the reading goroutine has returned
 
@@ -237,12 +237,16 @@ func (t *Tracer) read() {
 			// nothing more will come.
 			return
 		}
-		t.nread.Add(1)
 		// A record of another size would mean a stale object; the
 		// staleness test guards against it, so it is dropped here.
 		r, err := decode(rec.RawSample)
 		if err != nil {
+			t.nread.Add(1)
 			continue
+		}
+		// As the program counts submitted: the threads' states apart.
+		if !r.Kind.State() {
+			t.nread.Add(1)
 		}
 		if t.onRecord != nil {
 			t.onRecord(r)

@@ -48,6 +48,15 @@ type throttleRecord struct {
 	Next      uint64
 }
 
+type throttleSeen struct {
+	_      structs.HostLayout
+	Task   uint64
+	Tg     uint64
+	Gen    uint64
+	Group  uint64
+	Traced uint64
+}
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
@@ -58,6 +67,7 @@ const (
 	throttleMapHeldOn             = "held_on"
 	throttleMapLeaves             = "leaves"
 	throttleMapQueues             = "queues"
+	throttleMapSeen               = "seen"
 	throttleMapSleeps             = "sleeps"
 	throttleMapSleptOn            = "slept_on"
 	throttleMapThrottlers         = "throttlers"
@@ -154,6 +164,7 @@ type throttleMapSpecs struct {
 	HeldOn     *ebpf.MapSpec `ebpf:"held_on"`
 	Leaves     *ebpf.MapSpec `ebpf:"leaves"`
 	Queues     *ebpf.MapSpec `ebpf:"queues"`
+	Seen       *ebpf.MapSpec `ebpf:"seen"`
 	Sleeps     *ebpf.MapSpec `ebpf:"sleeps"`
 	SleptOn    *ebpf.MapSpec `ebpf:"slept_on"`
 	Throttlers *ebpf.MapSpec `ebpf:"throttlers"`
@@ -208,6 +219,7 @@ type throttleMaps struct {
 	HeldOn     *ebpf.Map `ebpf:"held_on"`
 	Leaves     *ebpf.Map `ebpf:"leaves"`
 	Queues     *ebpf.Map `ebpf:"queues"`
+	Seen       *ebpf.Map `ebpf:"seen"`
 	Sleeps     *ebpf.Map `ebpf:"sleeps"`
 	SleptOn    *ebpf.Map `ebpf:"slept_on"`
 	Throttlers *ebpf.Map `ebpf:"throttlers"`
@@ -221,6 +233,7 @@ func (m *throttleMaps) Close() error {
 		m.HeldOn,
 		m.Leaves,
 		m.Queues,
+		m.Seen,
 		m.Sleeps,
 		m.SleptOn,
 		m.Throttlers,
