@@ -48,6 +48,10 @@ const (
 	RecordWoken RecordKind = 10
 )
 
+// State says whether k is a thread's change of state (RecordOff,
+// RecordOn, RecordWoken), which holds and ends do not use.
+func (k RecordKind) State() bool { return k >= RecordOff && k <= RecordWoken }
+
 // Record is one thing the kernel saw. Times are CLOCK_MONOTONIC ns; the
 // clocks are the throttled queue's throttled clocks, where its stretch
 // began (SelfClock) and the sum of its stretches (SelfTime), and its CPU's
@@ -173,8 +177,7 @@ type Interpreter struct {
 
 // Add takes the next record and hands each interval it ends to emit.
 func (in *Interpreter) Add(r Record, emit func(Event)) {
-	switch r.Kind {
-	case RecordOff, RecordOn, RecordWoken:
+	if r.Kind.State() {
 		if in.OnState != nil {
 			in.OnState(stateOf(r))
 		}
