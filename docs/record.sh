@@ -84,7 +84,13 @@ wait_quiet() {
 }
 
 # skip NAME: why an example is not recorded (yet), or nothing.
+# TB_DOCS_ONLY=NAME records that example alone, the others kept as they
+# are.
 skip() {
+	if [ -n "${TB_DOCS_ONLY:-}" ] && [ "$1" != "$TB_DOCS_ONLY" ]; then
+		echo "not TB_DOCS_ONLY ($TB_DOCS_ONLY)"
+		return
+	fi
 	case $1 in
 	own) "$tb" run --help | grep -q -- '-- CMD' || echo "run --help does not mention -- CMD yet" ;;
 	esac
