@@ -30,7 +30,12 @@ if [ -f bench-count ]; then
 	exit $?
 fi
 t0=$(uptime_cs)
-./tracer.test -test.v -test.count=1 -test.timeout 5m
+# Not TestBreakdownAgainstClocks (6 s a guest in clean-clone CI run 31):
+# make bench-vm records the breakdown's agreement on these kernels
+# (BenchmarkBreakdownAgreement), and the runs traced whole check the
+# breakdown itself here (TestTraceRunEveryIteration: 6.1 in the v2 lane,
+# 6.12 below).
+./tracer.test -test.v -test.count=1 -test.timeout 5m -test.skip '^TestBreakdownAgainstClocks$'
 rc=$?
 t1=$(uptime_cs)
 if [ -f benchmarks ]; then
