@@ -213,9 +213,15 @@ func BenchmarkBreakdownAgreement(b *testing.B) {
 }
 
 // The breakdown over a throttled thread's window is the kernel's own
-// account of it in kind: time on a CPU and runnable both seen, and the
-// parts of a window sum to it. How closely they agree is
-// BenchmarkBreakdownAgreement's.
+// account of it in kind: its time on a CPU, runnable and held each that
+// of schedstat's run time, run delay and the cgroup's throttled time.
+// How closely they agree is BenchmarkBreakdownAgreement's. 30 runs beside
+// a busy loop on every CPU (this host's 6.18, 2026-11-30), as ratios to
+// the kernel's: on a CPU 0.963–1.034 (mean 1.004, sd 0.010), runnable
+// 0.998–1.004 (sd 0.001), held 0.9999–1.0000; the bounds, within half
+// either way and within a fifth, are 19 sd and more away. The emulated
+// guests (make bench-vm) read on a CPU up to 15% over and held up to 9%
+// short in a run; they leave this test to the benchmark.
 func TestBreakdownAgainstClocks(t *testing.T) {
 	a := breakdownAgainstClocks(t, newThrottledCgroup(t), 1, 10*time.Millisecond, 0, 0)
 	t.Logf("on %v / %v, runnable %v / %v, held %v / %v", a.on, a.ran, a.runnable, a.delayed, a.held, a.counted)
@@ -223,4 +229,5 @@ func TestBreakdownAgainstClocks(t *testing.T) {
 	assert.Positive(t, a.held)
 	assert.InDelta(t, 1, float64(a.on)/float64(a.ran), 0.5, "on a CPU against schedstat")
 	assert.InDelta(t, 1, float64(a.runnable)/float64(a.delayed), 0.5, "runnable against the run delay")
+	assert.InDelta(t, 1, float64(a.held)/float64(a.counted), 0.2, "held against the cgroup's throttled time")
 }
