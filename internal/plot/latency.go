@@ -49,14 +49,24 @@ func causesByConfig(rows []latency.Row, lat *panel) *panel {
 		x, p99 float64
 		shares [4]float64
 	}
+	var ran []latency.Row
+	for _, r := range rows {
+		if r.Report != nil {
+			ran = append(ran, r)
+		}
+	}
+	if len(ran) == 0 {
+		return nil
+	}
+	flag, _ := latencyAxis(ran)
 	var bars []bar
 	xs := map[float64]int{} // bars at each x, placed side by side
-	for _, r := range rows {
-		if r.Report == nil || r.Report.RequestThrottles == nil || r.Report.Breakdown == nil || r.Report.LatencyMs.None {
+	for _, r := range ran {
+		if r.Report.RequestThrottles == nil || r.Report.Breakdown == nil || r.Report.LatencyMs.None {
 			continue
 		}
 		s := r.Report.Breakdown.P99Share
-		x := latencyX(rows, r)
+		x := latencyX(flag, r)
 		bars = append(bars, bar{x: x, p99: r.Report.LatencyMs.P99, shares: [4]float64{s.OnCPU, s.Held, s.Waiting, s.OffCPU}})
 		xs[x]++
 	}
@@ -113,7 +123,7 @@ func latencyPanel(rows []latency.Row) (*panel, error) {
 		return nil, errors.New("nothing to plot: every configuration was skipped")
 	}
 	xFlag, xLabel := latencyAxis(ran)
-	x := func(r latency.Row) float64 { return latencyX(ran, r) }
+	x := func(r latency.Row) float64 { return latencyX(xFlag, r) }
 	// One series per combination of the other swept values.
 	type series struct {
 		label string
@@ -239,15 +249,9 @@ func latencyAxis(ran []latency.Row) (flag, label string) {
 	return "", "CPU share (effective CPUs)"
 }
 
-// latencyX is where row r sits on the x axis of rows (latencyAxis).
-func latencyX(rows []latency.Row, r latency.Row) float64 {
-	var ran []latency.Row
-	for _, q := range rows {
-		if q.Report != nil {
-			ran = append(ran, q)
-		}
-	}
-	switch flag, _ := latencyAxis(ran); flag {
+// latencyX is where row r sits on an x axis of the swept flag (latencyAxis).
+func latencyX(flag string, r latency.Row) float64 {
+	switch flag {
 	case "rate":
 		return r.Report.OfferedRPS
 	case "burst":
