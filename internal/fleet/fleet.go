@@ -147,10 +147,12 @@ func (f *Fleet) Run(ctx context.Context, o runner.Options) (*report.Latency, err
 	// each slice is tracked as it is made and untracked after its
 	// counters' last read, before its removal (other runs' slices may
 	// share the parent). The Local's tracer is attached, if it is not yet,
-	// when the first slice is made (startTrace); the window runs from then
-	// to after the last slice is removed, as the instances' summed counters
-	// do.
-	defer func() { r.tw.Stop() }()
+	// before the first request arrives: attached in the first cold start,
+	// its 0.2 s were every waiting request's. The window runs from when the
+	// first slice is made (startTrace) to after the last slice is removed,
+	// as the instances' summed counters do.
+	r.tw = k.TraceTracked(o, p.Parent())
+	defer r.tw.Stop()
 	return r.run(ctx)
 }
 
@@ -161,7 +163,7 @@ type fleetRun struct {
 	k       runner.Local
 	o       runner.Options
 	place   *runner.Place
-	tw      *tracewindow.Window // --trace; nil without, or before the first slice
+	tw      *tracewindow.Window // --trace; nil without
 	twOnce  sync.Once
 	init    bench.InstanceInit
 	m       *instances.Machine
@@ -253,10 +255,10 @@ func startInstance(exe string, init bench.InstanceInit, stderr io.Writer) (Insta
 }
 
 // startTrace opens the window, once, when the first slice exists (the
-// default parent is made with it); the slices are tracked one by one.
+// default parent, whose family it reads, is made with it); the slices are
+// tracked one by one.
 func (r *fleetRun) startTrace() {
 	r.twOnce.Do(func() {
-		r.tw = r.k.TraceTracked(r.o, r.place.Parent())
 		r.tw.Open()
 	})
 }
