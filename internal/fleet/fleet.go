@@ -227,6 +227,7 @@ type liveInstance struct {
 	ended   bool
 	stat    cgroup.CPUStat
 	statErr error
+	group   uint64 // its slice's id to the tracer (--trace; else 0)
 
 	// The dispatcher's own.
 	asked   int64 // when the machine started it

@@ -30,6 +30,9 @@ func (r *fleetRun) instance(li *liveInstance) {
 	}
 	r.startTrace()
 	r.tw.Track(slice.Cgroup().Dir)
+	li.mu.Lock()
+	li.group = r.tw.GroupOf(slice.Cgroup().Dir)
+	li.mu.Unlock()
 	defer func() {
 		// The process has ended (its Kill, deferred later, ran first):
 		// the slice's usage counter holds all the CPU it used in there,

@@ -81,13 +81,16 @@ func (r *fleetRun) build(end int64, bg build.Background) (*report.Latency, error
 	// failed) is still a result: completed 0, and the warnings say why.
 	res := build.BuildInstances(in)
 	if r.tw != nil {
+		// Each request over its instance's threads, as one: from its
+		// arrival (its instance's cold start, or its wait behind the
+		// requests before it, included) to its reply.
 		var spans []throttle.Span
 		for _, q := range r.reqs {
 			if q.failed == "" && q.reply != nil {
-				spans = append(spans, throttle.Span{Start: q.arrival, End: q.received, CPU: -1})
+				spans = append(spans, throttle.Span{Start: q.arrival, End: q.received, CPU: -1, Group: r.insts[q.instance].group})
 			}
 		}
-		r.tw.Latency(res, spans)
+		r.tw.Latency(res, spans, throttle.ThreadsInstance)
 	}
 	r.warnMu.Lock()
 	for _, w := range r.warns {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/throttlebench/throttlebench/internal/bench"
 	"github.com/throttlebench/throttlebench/internal/cgroup"
 	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracewindow"
@@ -27,21 +28,29 @@ type fleetTracer struct {
 	tracked  map[uint64]bool
 	ever     []uint64
 	late     []string // slices untracked after their removal
+	onState  func(throttle.State)
 }
 
-func (f *fleetTracer) attach(func(throttle.Event), func(throttle.State)) (tracewindow.Handle, error) {
+func (f *fleetTracer) attach(_ func(throttle.Event), onState func(throttle.State)) (tracewindow.Handle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached++
 	f.tracked = map[uint64]bool{}
+	f.onState = onState
 	return f, nil
 }
 
+// Track also says that a thread of the group (its id for a thread id)
+// is on a CPU from now on.
 func (f *fleetTracer) Track(id uint64) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.tracked[id] = true
 	f.ever = append(f.ever, id)
+	onState := f.onState
+	f.mu.Unlock()
+	if onState != nil {
+		onState(throttle.State{TID: int32(id), Time: bench.Monotonic(), To: throttle.OnCPU, Group: id})
+	}
 	return nil
 }
 
@@ -114,6 +123,16 @@ func TestFleetTracesItsOwnSlices(t *testing.T) {
 		assert.Equal(t, 1, rep.ThrottleEvents.Attaches, "configuration %d", i)
 		for _, g := range rep.ThrottleEvents.Groups {
 			assert.NotEqual(t, uint64(99), g.CgroupID, "another run's slice is not this run's: %+v", g)
+		}
+		// Each request split over its own instance's threads: off CPU
+		// until its instance's slice was made (the cold start's
+		// beginning), on a CPU since.
+		if b := rep.RequestThrottles.Breakdown; assert.NotNil(t, b, "configuration %d: %q", i, rep.Warnings) {
+			assert.Equal(t, throttle.ThreadsInstance, b.Threads)
+			assert.Equal(t, rep.Completed, b.Count)
+			assert.Zero(t, b.Unknown)
+			assert.Positive(t, b.OnCPUMs.P50)
+			assert.Positive(t, b.OffCPUMs.P50)
 		}
 	}
 	w.allGone(t)

@@ -200,7 +200,11 @@ type RequestThrottles struct {
 type Breakdown struct {
 	// Threads says how a request is tied to the threads whose time is
 	// split: "worker" (the open loop's worker thread that served it),
-	// "workers" (an iteration: the mean over its workers' threads).
+	// "workers" (an iteration: the mean over its workers' threads);
+	// "instance", "server", "command" (the threads of the request's
+	// instance, of the server, of the command's run, as one pool: at
+	// each instant the state of the one furthest along, on a CPU before
+	// held, held before waiting, waiting before off CPU).
 	Threads string `json:"threads"`
 	// Count is how many were split; Unknown how many were not (no
 	// state of their thread was traced).

@@ -12,6 +12,7 @@ import (
 	"github.com/throttlebench/throttlebench/internal/report"
 	"github.com/throttlebench/throttlebench/internal/report/build"
 	"github.com/throttlebench/throttlebench/internal/runspec"
+	"github.com/throttlebench/throttlebench/internal/throttle"
 	"github.com/throttlebench/throttlebench/internal/tracewindow"
 )
 
@@ -47,7 +48,7 @@ func (k Local) latencyReport(o Options, res bench.LatencyResult, m Measured, sou
 		Cpuset: o.CPUs, CgroupCpuset: cpuset,
 	})
 	rep.CPUs100ms = m.Intervals
-	tw.Latency(rep, tracewindow.OpenLoopSpans(res))
+	tw.Latency(rep, tracewindow.OpenLoopSpans(res), throttle.ThreadsWorker)
 	return rep
 }
 

@@ -71,8 +71,8 @@ func (k Local) TraceGroup(o Options, dir string) *tracewindow.Window {
 
 // TraceTracked is a trace window (--trace; nil, tracing nothing, without)
 // that traces nothing yet: the groups are tracked one by one (Track), and
-// parent is where they are made. Its requests are not split by cause
-// (no one thread serves one whole), so the threads' states are not kept.
+// parent is where they are made (--instances: a request is split by
+// cause over its instance's threads, tracewindow.Window.GroupOf).
 func (k Local) TraceTracked(o Options, parent string) *tracewindow.Window {
-	return k.newTraceWindow(o, "", parent, false, false)
+	return k.newTraceWindow(o, "", parent, false, true)
 }

@@ -335,7 +335,7 @@ func (r run) window(ctx context.Context, o runner.Options, t *Target, started ti
 		}
 	}
 	if g != nil {
-		tw.Latency(rep, targetSpans(res))
+		tw.Latency(rep, targetSpans(res), throttle.ThreadsServer)
 	}
 	return rep, nil
 }
@@ -389,7 +389,10 @@ func targetSpans(res httpload.Result) []throttle.Span {
 	spans := make([]throttle.Span, 0, res.Responses())
 	for _, r := range res.Requests {
 		if r.Outcome == httpload.Response {
-			spans = append(spans, throttle.Span{Start: res.StartMono + int64(r.Scheduled), End: res.StartMono + int64(r.End), CPU: -1})
+			// Served on whichever of its threads the server likes: its
+			// threads (all that are traced) as one.
+			spans = append(spans, throttle.Span{Start: res.StartMono + int64(r.Scheduled), End: res.StartMono + int64(r.End), CPU: -1,
+				Group: throttle.AnyGroup})
 		}
 	}
 	return spans

@@ -14,6 +14,15 @@ import (
 const (
 	ThreadsWorker  = "worker"
 	ThreadsWorkers = "workers"
+	// ThreadsInstance: an --instances instance's threads as one pool
+	// (Timelines.SplitPool), from the request's arrival, its cold start
+	// included, to its reply.
+	ThreadsInstance = "instance"
+	// ThreadsServer: the server's threads (--target, --serve) as one pool.
+	ThreadsServer = "server"
+	// ThreadsCommand: a command's run (run -- CMD): the slice's threads
+	// as one pool.
+	ThreadsCommand = "command"
 )
 
 // ThreadsParts splits each span's time by cause over several threads
@@ -54,12 +63,15 @@ func (t *Timelines) ThreadsParts(spans []Span, threads [][]int32) (parts []Parts
 }
 
 // SpanParts splits each span's time by cause, from its thread's timeline
-// (Span.TID); known[i] is false where span i has no thread or no state of
-// its thread was traced.
+// (Span.TID) or its pool's (Span.Group); known[i] is false where span i
+// has neither, or no state of its threads was traced.
 func (t *Timelines) SpanParts(spans []Span) (parts []Parts, known []bool) {
 	parts, known = make([]Parts, len(spans)), make([]bool, len(spans))
 	for i, s := range spans {
-		if s.TID != 0 {
+		switch {
+		case s.Group != 0:
+			parts[i], known[i] = t.SplitPool(s.Group, s.Start, s.End)
+		case s.TID != 0:
 			parts[i], known[i] = t.Split(s.TID, s.Start, s.End)
 		}
 	}
@@ -70,7 +82,7 @@ func (t *Timelines) SpanParts(spans []Span) (parts []Parts, known []bool) {
 // spans are counted as unknown): each part's p50 and p99, and the parts'
 // shares of the p99 spans' summed time, those whose total is at or
 // above the p99 of the totals. threads is how a span is tied to its
-// threads (ThreadsWorker, ThreadsWorkers). nil where none is known.
+// threads (ThreadsWorker, ThreadsInstance, ...). nil where none is known.
 func SummarizeBreakdown(parts []Parts, known []bool, threads string) *report.Breakdown {
 	var split []Parts
 	for i, p := range parts {

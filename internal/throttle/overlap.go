@@ -7,12 +7,19 @@ import (
 // Span is the life of one request (scheduled arrival to completion) or one
 // iteration, on CLOCK_MONOTONIC ns like the events. CPU is the CPU it ran
 // on, or -1 when unknown; TID the thread that served it (the kernel's
-// thread id), 0 when unknown.
+// thread id), 0 when unknown. Group, where not 0, names the threads that
+// served it as one pool instead (Timelines.SpanParts): those of a group
+// (an instance's slice, by its kernfs id), or AnyGroup.
 type Span struct {
 	Start, End int64
 	CPU        int
 	TID        int32
+	Group      uint64
 }
+
+// AnyGroup, as a Span's Group, pools every traced thread: a server's,
+// which serves each request on whichever of its threads it likes.
+const AnyGroup = ^uint64(0)
 
 // cover is a union of intervals ready to answer "how much of [s, e) does
 // it cover" in O(log n): the sorted disjoint intervals and, for each, the

@@ -71,6 +71,8 @@ func (p Parts) Total() int64 { return p[OnCPU] + p[Held] + p[Waiting] + p[OffCPU
 // served) is split by where its stretches fall (Split).
 type Timelines struct {
 	threads map[int32]*timeline
+	groupOf map[int32]uint64
+	pools   map[uint64]*timeline // built on first use (pool)
 }
 
 // timeline is one thread's: cause[i] from at[i] to at[i+1] (the last on
@@ -129,7 +131,7 @@ func NewTimelines(states []State, events []Event, queued bool) *Timelines {
 	for q, ivs := range byQueue {
 		byQueue[q] = mergeInPlace(ivs)
 	}
-	t := &Timelines{threads: make(map[int32]*timeline, len(byTID))}
+	t := &Timelines{threads: make(map[int32]*timeline, len(byTID)), groupOf: groupOf, pools: map[uint64]*timeline{}}
 	for tid, ss := range byTID {
 		slices.SortStableFunc(ss, func(a, b State) int { return cmp.Compare(a.Time, b.Time) })
 		mine := mergeInPlace(own[tid])
@@ -202,12 +204,71 @@ func build(ss []State, mine []Interval, held func(cpu int) []Interval) *timeline
 			tl.add(x, Waiting)
 		}
 	}
+	tl.sums()
+	return tl
+}
+
+// sums fills sum from the stretches.
+func (tl *timeline) sums() {
 	tl.sum = make([]Parts, len(tl.at))
 	for i := 1; i < len(tl.at); i++ {
 		tl.sum[i] = tl.sum[i-1]
 		tl.sum[i][tl.cause[i-1]] += tl.at[i] - tl.at[i-1]
 	}
-	return tl
+}
+
+// pool is the threads of group g (AnyGroup: every thread traced) as one
+// timeline: at each instant the cause of the thread furthest along, in
+// Cause's order (one on a CPU makes the pool's time on CPU; else one held
+// makes it held; else one waiting, waiting; else off CPU). A thread
+// counts from its first state on: before it, it may not yet have been in
+// the group (an instance's process is made outside its slice), and a
+// pool none of whose threads is known yet is off CPU. nil where no
+// thread of g was traced.
+func (t *Timelines) pool(g uint64) *timeline {
+	if tl, ok := t.pools[g]; ok {
+		return tl
+	}
+	type change struct {
+		at int64
+		c  Cause
+		n  int // +1: a thread enters cause c; -1: leaves it
+	}
+	var changes []change
+	for tid, tl := range t.threads {
+		if g != AnyGroup && t.groupOf[tid] != g {
+			continue
+		}
+		for i, x := range tl.at {
+			if i > 0 {
+				changes = append(changes, change{x, tl.cause[i-1], -1})
+			}
+			changes = append(changes, change{x, tl.cause[i], +1})
+		}
+	}
+	var p *timeline
+	if len(changes) > 0 {
+		slices.SortStableFunc(changes, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+		p = &timeline{before: OffCPU}
+		var in [numCauses]int
+		for i, ch := range changes {
+			in[ch.c] += ch.n
+			if i+1 < len(changes) && changes[i+1].at == ch.at {
+				continue // the instant's other changes first
+			}
+			c := OffCPU
+			for k := range in {
+				if in[k] > 0 {
+					c = Cause(k)
+					break
+				}
+			}
+			p.add(ch.at, c)
+		}
+		p.sums()
+	}
+	t.pools[g] = p
+	return p
 }
 
 // add starts a stretch of cause c at x: one begun at the same instant is
@@ -241,6 +302,17 @@ func (tl *timeline) upTo(x int64) Parts {
 // tid was seen (its time is unknown).
 func (t *Timelines) Split(tid int32, s, e int64) (Parts, bool) {
 	tl, ok := t.threads[tid]
+	return tl.split(s, e, ok)
+}
+
+// SplitPool is the time in [s, e) of group g's threads as one (pool);
+// false where no thread of g was traced.
+func (t *Timelines) SplitPool(g uint64, s, e int64) (Parts, bool) {
+	tl := t.pool(g)
+	return tl.split(s, e, tl != nil)
+}
+
+func (tl *timeline) split(s, e int64, ok bool) (Parts, bool) {
 	if !ok || e < s {
 		return Parts{}, ok
 	}

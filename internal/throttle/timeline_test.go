@@ -173,3 +173,50 @@ func TestTimelineQueuedThreadsHeldTogether(t *testing.T) {
 	assert.Equal(t, parts(0, 0, 55, 0), split(true, 4), "another CPU")
 	assert.Equal(t, parts(15, 40, 0, 0), split(true, 1), "thread 1's own hold")
 }
+
+func inGroup(g uint64, ss ...State) []State {
+	for i := range ss {
+		ss[i].Group = g
+	}
+	return ss
+}
+
+// A pool (an instance's or a server's threads) is, at each instant, as
+// far along as its furthest thread: on a CPU if one runs, else held if
+// one is held, else waiting if one waits, else off CPU; a thread counts
+// from its first state, and the threads of another group not at all.
+func TestTimelinePool(t *testing.T) {
+	// Group 5: thread 1 is woken at 10, runs 12-20, is held 20-40 and
+	// runs to 45, then sleeps; thread 2 first seen switched out at 30
+	// (running from 25, a state the trace missed: it does not count),
+	// asleep until woken at 50, runs 52-60. Thread 3, of group 6, runs
+	// throughout.
+	states := append(inGroup(5, woken(1, 10), on(1, 12), preempted(1, 20), on(1, 40), slept(1, 45),
+		slept(2, 30), woken(2, 50), on(2, 52), slept(2, 60)), inGroup(6, on(3, 0))...)
+	events := []Event{{TID: 1, Start: 20, End: 40}}
+	tl := NewTimelines(states, events, false)
+	for _, c := range []struct {
+		name string
+		g    uint64
+		s, e int64
+		want Parts
+	}{
+		{"before any thread is seen", 5, 0, 10, parts(0, 0, 0, 10)},
+		{"the whole", 5, 0, 70, parts(21, 20, 4, 25)},
+		{"one held, the other asleep", 5, 20, 40, parts(0, 20, 0, 0)},
+		{"every thread", AnyGroup, 0, 70, parts(70, 0, 0, 0)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := tl.SplitPool(c.g, c.s, c.e)
+			require.True(t, ok)
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.e-c.s, got.Total())
+		})
+	}
+	_, ok := tl.SplitPool(7, 0, 10)
+	assert.False(t, ok, "a group with no thread traced is unknown")
+	p, known := tl.SpanParts([]Span{{Start: 40, End: 55, Group: 5}, {Start: 40, End: 55, TID: 1}, {Start: 40, End: 55}})
+	assert.Equal(t, []bool{true, true, false}, known, "a pool, a thread, neither")
+	assert.Equal(t, parts(8, 0, 2, 5), p[0], "thread 1 runs to 45; both asleep to 50; thread 2 waits to 52, runs")
+	assert.Equal(t, parts(5, 0, 0, 10), p[1])
+}

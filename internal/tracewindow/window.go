@@ -271,6 +271,18 @@ func (tw *Window) Track(dir string) {
 	tw.tracked[dir] = id
 }
 
+// GroupOf is the id of the cgroup at dir, tracked (the group its
+// threads' states carry, which pools them: throttle.Span's Group); 0
+// where it is not tracked.
+func (tw *Window) GroupOf(dir string) uint64 {
+	if tw == nil {
+		return 0
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	return tw.tracked[dir]
+}
+
 // Untrack takes the cgroup at dir off what the tracer follows: after its
 // counters' last read, before its removal.
 func (tw *Window) Untrack(dir string) {
@@ -458,7 +470,7 @@ func iterationSpans(its []bench.Iteration) []throttle.Span {
 // over CPUs of the throttled intervals.
 // Each request's time is split by cause (parts; known false where its
 // thread was not traced), for the breakdown and the sink.
-func (tw *Window) requests(spans []throttle.Span) (*report.RequestThrottles, []throttle.Parts, []bool) {
+func (tw *Window) requests(spans []throttle.Span, threads string) (*report.RequestThrottles, []throttle.Parts, []bool) {
 	response := make([]int64, len(spans))
 	for i, s := range spans {
 		response[i] = s.End - s.Start
@@ -466,7 +478,7 @@ func (tw *Window) requests(spans []throttle.Span) (*report.RequestThrottles, []t
 	events := tw.events()
 	r := throttle.SummarizeRequests(response, throttle.Overlap(spans, events))
 	parts, known := tw.split(spans, events)
-	r.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorker)
+	r.Breakdown = throttle.SummarizeBreakdown(parts, known, threads)
 	return &r, parts, known
 }
 
@@ -534,14 +546,25 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 	var parts []throttle.Parts
 	var known []bool
 	if states := tw.statesNow(); len(states) > 0 {
-		threads := make([][]int32, len(res.Iterations))
-		for i, it := range res.Iterations {
-			for _, w := range it.Workers {
-				threads[i] = append(threads[i], w.TID)
+		tl := throttle.NewTimelines(states, events, tw.queued())
+		if rep.Config.Workload == "command" {
+			// A command's run: its threads, whichever they are, as one
+			// (the workload child that started it waits off CPU).
+			for i := range spans {
+				spans[i].Group = throttle.AnyGroup
 			}
+			parts, known = tl.SpanParts(spans)
+			rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsCommand)
+		} else {
+			threads := make([][]int32, len(res.Iterations))
+			for i, it := range res.Iterations {
+				for _, w := range it.Workers {
+					threads[i] = append(threads[i], w.TID)
+				}
+			}
+			parts, known = tl.ThreadsParts(spans, threads)
+			rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorkers)
 		}
-		parts, known = throttle.NewTimelines(states, events, tw.queued()).ThreadsParts(spans, threads)
-		rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorkers)
 		for _, w := range tw.breakdownWarnings(rep.Breakdown, "iterations") {
 			rep.AddWarning(w)
 		}
@@ -552,8 +575,9 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 }
 
 // Latency adds what the trace says to a latency report; spans are the
-// completed requests' lives on CLOCK_MONOTONIC.
-func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span) {
+// completed requests' lives on CLOCK_MONOTONIC, tied to their threads as
+// threads says (throttle.ThreadsWorker, ...).
+func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span, threads string) {
 	s, warnings := tw.summary()
 	for _, w := range warnings {
 		rep.AddWarning(w)
@@ -564,7 +588,7 @@ func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span) {
 	rep.ThrottleEvents = s
 	var parts []throttle.Parts
 	var known []bool
-	rep.RequestThrottles, parts, known = tw.requests(spans)
+	rep.RequestThrottles, parts, known = tw.requests(spans, threads)
 	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown, "requests") {
 		rep.AddWarning(w)
 	}

@@ -159,7 +159,7 @@ func TestWindowBreakdown(t *testing.T) {
 		ft.onState(throttle.State{TID: 7, Time: 50, To: throttle.OnCPU})
 		ft.onState(throttle.State{TID: 7, Time: 60, To: throttle.OffCPU})
 		var rep report.Latency
-		tw.Latency(&rep, []throttle.Span{{Start: 0, End: 60, TID: 7, CPU: -1}, {Start: 0, End: 60, TID: 8, CPU: -1}})
+		tw.Latency(&rep, []throttle.Span{{Start: 0, End: 60, TID: 7, CPU: -1}, {Start: 0, End: 60, TID: 8, CPU: -1}}, throttle.ThreadsWorker)
 		_, err := s.Stop()
 		require.NoError(t, err)
 		return &rep

@@ -448,7 +448,8 @@ func TestCommandShowOutput(t *testing.T) {
 	}
 }
 
-// --trace ties throttles to a command's runs as to any iterations.
+// --trace ties throttles to a command's runs as to any iterations, and
+// splits each run's time over the command's threads.
 func TestCommandTrace(t *testing.T) {
 	hier := needRoot(t)
 	needTrace(t)
@@ -458,6 +459,8 @@ func TestCommandTrace(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	var r struct {
 		PerIteration []float64 `json:"throttled_ms_per_iteration"`
+		Breakdown    *breakdown
+		Warnings     warnings
 	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r))
 	require.Len(t, r.PerIteration, 3)
@@ -465,5 +468,11 @@ func TestCommandTrace(t *testing.T) {
 		// A run of about 60 ms of CPU at 0.2 CPU waits about 240 ms
 		// throttled (measured: 400–470 ms with python3's startup).
 		assert.Greater(t, ms, 50.0, "run %d", i)
+	}
+	if b := r.Breakdown; assert.NotNil(t, b, "warnings %q", r.Warnings) {
+		assert.Equal(t, "command", b.Threads)
+		assert.Equal(t, 3, b.Count)
+		assert.Zero(t, b.Unknown)
+		assert.Positive(t, b.HeldMs.P50, "every run held, as its throttled time says")
 	}
 }

@@ -57,10 +57,11 @@ type targetResult struct {
 		Status2xx                                       int `json:"status_2xx"`
 		ConnErrors                                      int `json:"connection_errors"`
 	} `json:"http"`
-	ServerExited      string   `json:"server_exited"`
-	ServerStderr      []string `json:"server_stderr"`
-	ThrottledRequests *int     `json:"throttled_requests"`
-	Warnings          warnings `json:"warnings"`
+	ServerExited      string     `json:"server_exited"`
+	ServerStderr      []string   `json:"server_stderr"`
+	ThrottledRequests *int       `json:"throttled_requests"`
+	Breakdown         *breakdown `json:"breakdown"`
+	Warnings          warnings   `json:"warnings"`
 }
 
 // freePort is a port nothing listens on, for a server of a test's.
@@ -253,8 +254,18 @@ func TestTargetServeBurstAB(t *testing.T) {
 		t.Logf("burst %s: p50 %.2f ms, p99 %.2f ms, throttled %d/%d periods, %d of %d requests met a throttle",
 			[]string{"0", "40ms"}[i], r.LatencyMs.P50, r.LatencyMs.P99, *r.Throttling.NrThrottled, *r.Throttling.NrPeriods, *r.ThrottledRequests, r.HTTP.Responses)
 		assert.Equal(t, r.HTTP.Requests, r.HTTP.Status2xx)
+		// Each request split over the server's threads, as one.
+		if b := r.Breakdown; assert.NotNil(t, b, "warnings %q", r.Warnings) {
+			assert.Equal(t, "server", b.Threads)
+			assert.Equal(t, r.HTTP.Responses, b.Count)
+			assert.Zero(t, b.Unknown)
+			assert.InDelta(t, 1, b.P99Share.OnCPU+b.P99Share.Held+b.P99Share.Waiting+b.P99Share.OffCPU, 1e-6)
+		}
 	}
 	assert.Greater(t, *without.ThrottledRequests, 0, "without burst, requests met throttles")
+	if b := without.Breakdown; b != nil {
+		assert.Positive(t, b.HeldMs.P99, "without burst, requests held by the quota")
+	}
 	assert.Less(t, *with.ThrottledRequests, *without.ThrottledRequests, "fewer with 40 ms of burst")
 	noServerLeft(t, srv[3])
 }

@@ -37,7 +37,9 @@ type traceRun struct {
 			Relation string `json:"relation"`
 		} `json:"groups"`
 	} `json:"throttle_events"`
-	Warnings warnings `json:"warnings"`
+	Completed int        `json:"completed"`
+	Breakdown *breakdown `json:"breakdown"`
+	Warnings  warnings   `json:"warnings"`
 }
 
 // startTogether starts one process per args, each held in a shell until
@@ -150,6 +152,17 @@ func TestTraceTwoRunsTogether(t *testing.T) {
 		}
 		if mine > 0 { // a run whose instances were not throttled has no group to list
 			assert.NotEmpty(t, own[i], "run %d: the groups it traced", i+1)
+		}
+		// Each request split over its own instance's threads, which the
+		// quota held (not the other run's).
+		if b := r.Breakdown; assert.NotNil(t, b, "run %d: warnings %q", i+1, r.Warnings) {
+			assert.Equal(t, "instance", b.Threads)
+			assert.Equal(t, r.Completed, b.Count)
+			assert.Zero(t, b.Unknown)
+			assert.InDelta(t, 1, b.P99Share.OnCPU+b.P99Share.Held+b.P99Share.Waiting+b.P99Share.OffCPU, 1e-6)
+			if mine > 0 {
+				assert.Positive(t, b.HeldMs.P99, "run %d", i+1)
+			}
 		}
 	}
 	for path := range own[0] {
