@@ -509,9 +509,15 @@ func (tw *Window) statesNow() []throttle.State {
 // breakdownWarnings say why a breakdown may be wrong: changes of state
 // lost by the kernel or not kept here leave gaps in the threads'
 // timelines; requests whose thread was not traced are not split.
-func (tw *Window) breakdownWarnings(b *report.Breakdown, what string) []report.Warning {
+func (tw *Window) breakdownWarnings(b *report.Breakdown, what string, spans int, split bool) []report.Warning {
 	if b == nil {
-		return nil
+		if split && spans > 0 {
+			// States were traced, and none of the spans' threads was
+			// among them.
+			b = &report.Breakdown{Unknown: spans}
+		} else {
+			return nil
+		}
 	}
 	var out []report.Warning
 	tw.mu.Lock()
@@ -565,7 +571,7 @@ func (tw *Window) Run(rep *report.Report, res bench.Result) {
 			parts, known = tl.ThreadsParts(spans, threads)
 			rep.Breakdown = throttle.SummarizeBreakdown(parts, known, throttle.ThreadsWorkers)
 		}
-		for _, w := range tw.breakdownWarnings(rep.Breakdown, "iterations") {
+		for _, w := range tw.breakdownWarnings(rep.Breakdown, "iterations", len(spans), parts != nil) {
 			rep.AddWarning(w)
 		}
 	}
@@ -589,7 +595,7 @@ func (tw *Window) Latency(rep *report.Latency, spans []throttle.Span, threads st
 	var parts []throttle.Parts
 	var known []bool
 	rep.RequestThrottles, parts, known = tw.requests(spans, threads)
-	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown, "requests") {
+	for _, w := range tw.breakdownWarnings(rep.RequestThrottles.Breakdown, "requests", len(spans), parts != nil) {
 		rep.AddWarning(w)
 	}
 	for _, w := range tw.sinkTo(spans, "request", parts, known) {

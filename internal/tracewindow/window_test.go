@@ -143,7 +143,7 @@ func TestWindowHoldEnds(t *testing.T) {
 // lost by the kernel are a warning.
 func TestWindowBreakdown(t *testing.T) {
 	t.Parallel()
-	run := func(states bool, lost uint64) *report.Latency {
+	run := func(states bool, lost uint64, spans ...throttle.Span) *report.Latency {
 		ft := &fakeHandle{}
 		s := &Session{}
 		tw := New(s, Config{FamDir: "/cg/tb", Dir: "/cg/tb", NewTracer: ft.attach, Now: func() int64 { return 0 },
@@ -159,7 +159,10 @@ func TestWindowBreakdown(t *testing.T) {
 		ft.onState(throttle.State{TID: 7, Time: 50, To: throttle.OnCPU})
 		ft.onState(throttle.State{TID: 7, Time: 60, To: throttle.OffCPU})
 		var rep report.Latency
-		tw.Latency(&rep, []throttle.Span{{Start: 0, End: 60, TID: 7, CPU: -1}, {Start: 0, End: 60, TID: 8, CPU: -1}}, throttle.ThreadsWorker)
+		if spans == nil {
+			spans = []throttle.Span{{Start: 0, End: 60, TID: 7, CPU: -1}, {Start: 0, End: 60, TID: 8, CPU: -1}}
+		}
+		tw.Latency(&rep, spans, throttle.ThreadsWorker)
 		_, err := s.Stop()
 		require.NoError(t, err)
 		return &rep
@@ -174,6 +177,10 @@ func TestWindowBreakdown(t *testing.T) {
 	assert.Contains(t, report.Texts(rep.Warnings)[0], "1 of 2 requests not broken down by cause")
 
 	assert.Nil(t, run(false, 0).Breakdown, "no states kept")
+	none := run(true, 0, throttle.Span{Start: 0, End: 60, TID: 8, CPU: -1})
+	assert.Nil(t, none.Breakdown, "no request's thread seen")
+	assert.Contains(t, strings.Join(report.Texts(none.Warnings), "\n"), "1 of 1 requests not broken down by cause",
+		"said, though there is no breakdown to say it in")
 	lost := run(true, 3)
 	require.NotNil(t, lost.Breakdown)
 	assert.Contains(t, strings.Join(report.Texts(lost.Warnings), "\n"), "3 of the threads' switches and wake-ups were lost")
