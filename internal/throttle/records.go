@@ -67,6 +67,9 @@ type Record struct {
 	Time  int64
 	Group uint64 // the throttled queue's cgroup (kernfs id)
 
+	// The throttled queue's clocks; on a thread's state (Off, On,
+	// Woken), Clock is its id in the tracer's PID namespace where that is
+	// not the root one (0: none, or not visible there).
 	Clock, SelfClock, SelfTime uint64
 
 	// Next, on an Unthrottle (and a Hold or Wake where hooked): the group

@@ -135,6 +135,9 @@ func loadOne(kernel *btf.Spec, a string) (*objects, error) {
 	if err := vars.TaskBased.Set(hasMember(kernel, "task_struct", "throttled")); err != nil {
 		return nil, err
 	}
+	if err := vars.Pidns.Set(pidNamespace()); err != nil {
+		return nil, err
+	}
 	clock := endClock(kernel)
 	for v, c := range map[*ebpf.VariableSpec]string{vars.SelfClock: "self", vars.PeltClock: "pelt", vars.TaskClock: "task"} {
 		if err := v.Set(clock == c); err != nil {
@@ -194,4 +197,19 @@ func explain(err error) error {
 	default:
 		return fmt.Errorf("tracing throttle events: loading the BPF program failed: %w", err)
 	}
+}
+
+// rootPIDNamespace is the root PID namespace's inode number
+// (PROC_PID_INIT_INO), fixed by the kernel.
+const rootPIDNamespace = 0xEFFFFFFC
+
+// pidNamespace is the inode number of this process's PID namespace where
+// that is not the root one (a container's), else 0: the program then
+// writes each traced thread's id in it beside the kernel's.
+func pidNamespace() uint32 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil || st.Ino == rootPIDNamespace {
+		return 0
+	}
+	return uint32(st.Ino)
 }

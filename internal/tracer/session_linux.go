@@ -42,6 +42,11 @@ type Tracer struct {
 	onEvent func(throttle.Event)
 	// onRecord, when set (tests), sees each record before interp.
 	onRecord func(throttle.Record)
+	// ids maps the kernel's thread ids to this process's PID namespace's,
+	// from the states' records, where that namespace is not the root one
+	// (inNamespace); nil in the root one. The reading goroutine's, then
+	// Stop's.
+	ids map[int32]int32
 
 	mu     sync.Mutex // guards tracked
 	groups map[uint64]bool
@@ -101,6 +106,9 @@ func attachNew(onEvent func(throttle.Event), onState func(throttle.State), attac
 	t := &Tracer{attach: attach, objs: objs, prog: objs.progs[0], done: make(chan struct{}), synced: make(chan struct{}),
 		onEvent: onEvent, onRecord: onRecord, groups: map[uint64]bool{}}
 	t.interp.OnState = onState
+	if onState != nil && pidNamespace() != 0 {
+		t.inNamespace(onEvent, onState)
+	}
 	fail := func(err error) (*Tracer, error) {
 		for _, l := range t.links {
 			l.Close()
@@ -250,6 +258,9 @@ func (t *Tracer) read() {
 		}
 		if t.onRecord != nil {
 			t.onRecord(r)
+		}
+		if t.ids != nil && r.Kind.State() && r.Clock != 0 {
+			t.ids[r.TID] = int32(r.Clock)
 		}
 		t.interp.Add(r, t.onEvent)
 	}
@@ -417,4 +428,29 @@ func monotonicNow() int64 {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	return ts.Nano()
+}
+
+// inNamespace has the events and states handed on name each thread by its
+// id in this process's PID namespace, the one a worker reads for itself
+// (gettid) and stamps its requests with, where the states' records gave
+// it (a thread of another namespace keeps the kernel's). The records, and
+// the interpreter that pairs them, keep the kernel's ids.
+func (t *Tracer) inNamespace(onEvent func(throttle.Event), onState func(throttle.State)) {
+	t.ids = map[int32]int32{}
+	id := func(tid int32) int32 {
+		if ns, ok := t.ids[tid]; ok {
+			return ns
+		}
+		return tid
+	}
+	if onEvent != nil {
+		t.onEvent = func(e throttle.Event) {
+			e.TID = id(e.TID)
+			onEvent(e)
+		}
+	}
+	t.interp.OnState = func(s throttle.State) {
+		s.TID = id(s.TID)
+		onState(s)
+	}
 }

@@ -47,8 +47,10 @@
 //         where it sleeps or blocks), switched in on cpu, or woken (or
 //         new) onto cpu's queue: each traced thread's life as
 //         on a CPU, waiting for one, or off CPU, from which Go splits a
-//         request's time by cause (throttle.Timeline). Only while
-//         user space asks for them (states).
+//         request's time by cause (throttle.Timelines). Only while
+//         user space asks for them (states). clock: the thread's id in
+//         user space's PID namespace where that is not the root one
+//         (pidns), else 0.
 //
 // Kernel differences are chosen at load through read-only data that user
 // space sets (task_based, self_clock, pelt_clock, task_clock), so the
@@ -154,8 +156,29 @@ struct sched_entity {
 	struct sched_entity *parent; // its group's entity, NULL at the top
 } __attribute__((preserve_access_index));
 
+// A thread's ids, one per PID namespace from the root one down to its
+// own (level); the array's element is two words on every 64-bit kernel.
+struct ns_common {
+	unsigned int inum; // the namespace's inode number (/proc/PID/ns/pid)
+} __attribute__((preserve_access_index));
+
+struct pid_namespace {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+struct upid {
+	int nr;
+	struct pid_namespace *ns;
+};
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[];
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid; // the thread id
+	struct pid *thread_pid;
 	struct sched_entity se;
 	struct task_group *sched_task_group;
 	// 6.18+ (task-based throttling): set when the thread, on its way back
@@ -207,6 +230,13 @@ const volatile bool task_based = 0; // task_struct.throttled exists (6.18+)
 const volatile bool self_clock = 0; // cfs_rq.throttled_clock_self_time (6.6+)
 const volatile bool pelt_clock = 0; // else cfs_rq.throttled_clock_pelt_time (5.19+)
 const volatile bool task_clock = 0; // else cfs_rq.throttled_clock_task_time
+
+// Set by user space before load: the inode number of its PID namespace
+// where that is not the root one, else 0. A traced thread's OFF, ON and
+// WOKEN then carry its id in that namespace (clock), where that is its
+// own innermost one: the id its process reads for itself (gettid), which
+// the records' tid, the kernel's, is not.
+const volatile __u32 pidns = 0;
 
 // Set by user space once the throttle hooks are attached, before the
 // tracepoints are: holds and sleeps then name their queue in throttlers,
@@ -525,6 +555,25 @@ static __always_inline void submit(struct record *r)
 	__sync_fetch_and_add(&submitted, 1);
 }
 
+// ns_tid is thread t's id in user space's PID namespace (pidns), where
+// that is its innermost one; 0 where not, or in the root namespace.
+static __always_inline __u32 ns_tid(struct task_struct *t)
+{
+	if (!pidns)
+		return 0;
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	if (!p)
+		return 0;
+	__u32 level = BPF_CORE_READ(p, level);
+	struct upid u = {};
+	if (level > 32 || bpf_probe_read_kernel(&u, sizeof(u), (void *)p + bpf_core_field_offset(struct pid, numbers) +
+										 level * sizeof(struct upid)))
+		return 0;
+	if (!u.ns || BPF_CORE_READ(u.ns, ns.inum) != pidns)
+		return 0;
+	return u.nr;
+}
+
 // state writes an OFF, ON or WOKEN record of thread t of group (its own),
 // on cpu. Not counted in submitted, which says how many holds and ends
 // were in flight at Stop (a shared counter every CPU's records would
@@ -539,7 +588,7 @@ static __always_inline void state(enum kind kind, struct task_struct *t, __u64 g
 	}
 	*r = (struct record){ .kind = kind, .cpu = cpu, .tid = BPF_CORE_READ(t, pid),
 			      .on_cpu = bpf_get_smp_processor_id(), .time_ns = bpf_ktime_get_ns(), .group = group,
-			      .next = runnable };
+			      .clock = ns_tid(t), .next = runnable };
 	send(r);
 }
 

@@ -92,6 +92,7 @@ const (
 	throttleVarNheld              = "nheld"
 	throttleVarNslept             = "nslept"
 	throttleVarPeltClock          = "pelt_clock"
+	throttleVarPidns              = "pidns"
 	throttleVarSelfClock          = "self_clock"
 	throttleVarStates             = "states"
 	throttleVarSubmitted          = "submitted"
@@ -185,6 +186,7 @@ type throttleVariableSpecs struct {
 	Nheld        *ebpf.VariableSpec `ebpf:"nheld"`
 	Nslept       *ebpf.VariableSpec `ebpf:"nslept"`
 	PeltClock    *ebpf.VariableSpec `ebpf:"pelt_clock"`
+	Pidns        *ebpf.VariableSpec `ebpf:"pidns"`
 	SelfClock    *ebpf.VariableSpec `ebpf:"self_clock"`
 	States       *ebpf.VariableSpec `ebpf:"states"`
 	Submitted    *ebpf.VariableSpec `ebpf:"submitted"`
@@ -255,6 +257,7 @@ type throttleVariables struct {
 	Nheld        *ebpf.Variable `ebpf:"nheld"`
 	Nslept       *ebpf.Variable `ebpf:"nslept"`
 	PeltClock    *ebpf.Variable `ebpf:"pelt_clock"`
+	Pidns        *ebpf.Variable `ebpf:"pidns"`
 	SelfClock    *ebpf.Variable `ebpf:"self_clock"`
 	States       *ebpf.Variable `ebpf:"states"`
 	Submitted    *ebpf.Variable `ebpf:"submitted"`
