@@ -184,7 +184,7 @@ type Config struct {
 	Last bool
 	// States keeps the traced threads' changes of state, from which the
 	// window's requests or iterations are split by cause; without it
-	// (sample, the instances) none is kept.
+	// (sample) none is kept.
 	States bool
 }
 

@@ -139,7 +139,7 @@ func TestWindowHoldEnds(t *testing.T) {
 
 // A latency window splits each request by its worker's timeline (states
 // and holds handed over while it is open): a breakdown in the result; a
-// window that keeps no states (sample, the instances) has none, and states
+// window that keeps no states (sample) has none, and states
 // lost by the kernel are a warning.
 func TestWindowBreakdown(t *testing.T) {
 	t.Parallel()
